@@ -1,0 +1,37 @@
+# StormScope — newcomers: `make run`, then `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SAMPLE_WS := $(VENV)/sample_workspace.duckdb
+
+.PHONY: install run test lint golden bench clean
+
+install: $(STAMP)
+
+$(STAMP): requirements.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+# Opens StormScope on the sample captures (a workspace of its own under .venv/).
+run: install
+	$(PY) main.py gui sample_traces -w $(SAMPLE_WS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+
+test: lint
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+
+# Regenerate the golden files of the corpus tests (review the diff by eye before committing).
+golden: install
+	STORMSCOPE_REGEN_GOLDEN=1 $(PY) -m pytest -q tests/test_golden_iostat.py
+
+bench: install
+	$(PY) benchmarks/bench_import.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,2 @@
+"""Analyses: pure functions over the workspace (alignment, storm metrics, latency shares, cap checks,
+sizing). No Qt."""

@@ -1,0 +1,294 @@
+"""The workspace: one DuckDB file holding every imported run (no Qt here).
+
+The schema is public -- users query it with ``main.py sql`` -- and documented
+in the README. Importing a file is one transaction: on any error nothing of
+that file remains. A file whose SHA-256 is already stored is a duplicate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart
+from parsers.iostat_columns import METRICS
+
+SCHEMA_VERSION = 1
+
+IOSTAT_COLUMNS: list[tuple[str, str]] = [
+    ("run_id", "INTEGER NOT NULL"),
+    ("sample_idx", "INTEGER NOT NULL"),
+    ("ts", "TIMESTAMP"),
+    ("t_s", "DOUBLE"),
+    ("device", "VARCHAR NOT NULL"),
+    ("since_boot", "BOOLEAN NOT NULL DEFAULT false"),
+    *[(m, "DOUBLE") for m in METRICS],
+    ("is_group", "BOOLEAN NOT NULL DEFAULT false"),
+]
+
+CPU_COLUMNS: list[tuple[str, str]] = [
+    ("run_id", "INTEGER NOT NULL"), ("sample_idx", "INTEGER NOT NULL"), ("ts", "TIMESTAMP"),
+    ("t_s", "DOUBLE"), ("user", "DOUBLE"), ("nice", "DOUBLE"), ("system", "DOUBLE"),
+    ("iowait", "DOUBLE"), ("steal", "DOUBLE"), ("idle", "DOUBLE"),
+]
+
+DDL = [
+    "CREATE SEQUENCE IF NOT EXISTS run_id_seq START 1",
+    """CREATE TABLE IF NOT EXISTS runs (
+        run_id INTEGER PRIMARY KEY DEFAULT nextval('run_id_seq'),
+        name VARCHAR NOT NULL,
+        kind VARCHAR NOT NULL,
+        format VARCHAR NOT NULL,
+        source_path VARCHAR NOT NULL,
+        source_sha256 VARCHAR NOT NULL,
+        source_size BIGINT,
+        host VARCHAR,
+        os VARCHAR,
+        tool_version VARCHAR,
+        file_date DATE,
+        started_at TIMESTAMP,
+        ended_at TIMESTAMP,
+        interval_s DOUBLE,
+        interval_source VARCHAR,
+        n_samples INTEGER,
+        n_devices INTEGER,
+        n_rows BIGINT,
+        imported_at TIMESTAMP NOT NULL,
+        tags MAP(VARCHAR, VARCHAR),
+        meta JSON,
+        warnings VARCHAR[]
+    )""",
+    "CREATE TABLE IF NOT EXISTS iostat_samples ("
+    + ", ".join(f"{n} {t}" for n, t in IOSTAT_COLUMNS) + ")",
+    "CREATE TABLE IF NOT EXISTS cpu_samples (" + ", ".join(f"{n} {t}" for n, t in CPU_COLUMNS) + ")",
+    "CREATE TABLE IF NOT EXISTS workspace_info (key VARCHAR PRIMARY KEY, value VARCHAR)",
+]
+
+# tables that hold per-run rows; deleting a run deletes from each
+RUN_TABLES = ["iostat_samples", "cpu_samples"]
+
+
+def default_workspace_path() -> Path:
+    env = os.environ.get("STORMSCOPE_WORKSPACE")
+    if env:
+        return Path(env)
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("StormScope", appauthor=False)) / "workspace.duckdb"
+
+
+def sha256_of(path: str | os.PathLike, chunk: int = 4 * 1024 * 1024) -> tuple[str, int]:
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as fh:
+        while True:
+            b = fh.read(chunk)
+            if not b:
+                break
+            h.update(b)
+            size += len(b)
+    return h.hexdigest(), size
+
+
+@dataclass
+class ImportResult:
+    path: str
+    status: str  # imported | duplicate | failed
+    kind: str | None = None
+    format: str | None = None
+    run_ids: list[int] = field(default_factory=list)
+    rows: int = 0
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path, "status": self.status, "run_ids": self.run_ids, "kind": self.kind,
+            "format": self.format, "rows": self.rows, "warnings": self.warnings, "error": self.error,
+        }
+
+
+class Workspace:
+    """A DuckDB workspace file. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, path: str | os.PathLike, read_only: bool = False):
+        self.path = Path(path)
+        self.read_only = read_only
+        if read_only:
+            if not self.path.exists():
+                raise FileNotFoundError(f"workspace {self.path} does not exist")
+            self.con = duckdb.connect(str(self.path), read_only=True)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.con = duckdb.connect(str(self.path))
+            self._migrate()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    def _migrate(self) -> None:
+        for stmt in DDL:
+            self.con.execute(stmt)
+        self.con.execute(
+            "INSERT OR REPLACE INTO workspace_info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
+        )
+
+    # ---- queries ----------------------------------------------------------------------------
+    def query(self, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
+        """Run a query and return a polars frame."""
+        rel = self.con.sql(sql, params=params) if params else self.con.sql(sql)
+        return pl.from_arrow(rel.to_arrow_table())  # type: ignore[return-value]
+
+    def runs(self) -> list[dict[str, Any]]:
+        cur = self.con.execute(
+            "SELECT run_id, name, kind, format, host, started_at, ended_at, interval_s, interval_source, "
+            "n_samples, n_devices, n_rows, tags, source_path, source_sha256, warnings FROM runs ORDER BY run_id")
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+    def run(self, run_id: int) -> dict[str, Any] | None:
+        cur = self.con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
+        rows = cur.fetchall()
+        if not rows:
+            return None
+        return dict(zip([d[0] for d in cur.description], rows[0]))
+
+    def find_duplicate(self, sha: str) -> list[int]:
+        return [r[0] for r in self.con.execute(
+            "SELECT run_id FROM runs WHERE source_sha256 = ? ORDER BY run_id", [sha]).fetchall()]
+
+    def delete_run(self, run_id: int) -> None:
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            for t in RUN_TABLES:
+                self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run_id])
+            self.con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
+    # ---- import -----------------------------------------------------------------------------
+    def import_events(
+        self, path: str, fmt_id: str, kind: str, events: Iterable[Event], options: ImportOptions,
+        sha: str, size: int, warnings: list[str],
+    ) -> tuple[list[int], int]:
+        """Store the events of one file in a single transaction. Returns (run_ids, rows)."""
+        con = self.con
+        run_ids: dict[str, int] = {}
+        rows = 0
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for ev in events:
+                if isinstance(ev, RunStart):
+                    run_ids[ev.key] = self._insert_run(path, fmt_id, ev, options, sha, size, len(run_ids))
+                elif isinstance(ev, Rows):
+                    rid = run_ids[ev.key]
+                    if ev.table == "_sample_attrs":
+                        self._apply_sample_attrs(rid, ev.frame)
+                    else:
+                        self._insert_rows(ev.table, rid, ev.frame)
+                        rows += ev.frame.height
+                elif isinstance(ev, RunEnd):
+                    rid = run_ids[ev.key]
+                    self._finish_run(rid, ev.updates, ev.info)
+            if not run_ids:
+                raise ParseError("the file holds no run")
+            n_runs = len(run_ids)
+            for key, rid in run_ids.items():
+                if n_runs > 1 and not options.name:
+                    con.execute("UPDATE runs SET name = name || ' — ' || ? WHERE run_id = ?", [key, rid])
+                con.execute("UPDATE runs SET warnings = ? WHERE run_id = ?", [warnings, rid])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        return list(run_ids.values()), rows
+
+    def _insert_run(self, path: str, fmt_id: str, ev: RunStart, options: ImportOptions, sha: str,
+                    size: int, index: int) -> int:
+        info = ev.info
+        name = options.name or Path(path).stem
+        meta = {k: v for k, v in info.meta.items() if not k.startswith("_")}
+        tags = dict(options.tags)
+        row = self.con.execute(
+            """INSERT INTO runs (name, kind, format, source_path, source_sha256, source_size, host, os,
+                   tool_version, file_date, started_at, interval_s, interval_source, imported_at, tags, meta)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, MAP(?::VARCHAR[], ?::VARCHAR[]), ?)
+               RETURNING run_id""",
+            [name, info.kind, fmt_id, str(Path(path).resolve()), sha, size, info.host, info.os,
+             info.tool_version, info.file_date, info.started_at, info.interval_s, info.interval_source,
+             datetime.now(UTC).replace(tzinfo=None), list(tags.keys()), list(tags.values()),
+             json.dumps(meta, default=str)],
+        ).fetchall()[0]
+        return int(row[0])
+
+    def _finish_run(self, run_id: int, updates: dict[str, Any], info: RunInfo | None) -> None:
+        allowed = {"n_samples", "n_devices", "ended_at", "started_at", "interval_s", "interval_source",
+                   "tool_version", "host", "os", "file_date"}
+        sets: dict[str, Any] = {}
+        if info is not None:
+            sets.update({
+                "host": info.host, "os": info.os, "tool_version": info.tool_version, "file_date": info.file_date,
+                "started_at": info.started_at, "interval_s": info.interval_s,
+                "interval_source": info.interval_source,
+                "meta": json.dumps({k: v for k, v in info.meta.items() if not k.startswith("_")}, default=str),
+            })
+        sets.update({k: v for k, v in updates.items() if k in allowed})
+        n_rows = self.con.execute(
+            "SELECT count(*) FROM iostat_samples WHERE run_id = ?", [run_id]).fetchall()[0][0]
+        sets["n_rows"] = n_rows
+        cols = ", ".join(f"{k} = ?" for k in sets)
+        self.con.execute(f"UPDATE runs SET {cols} WHERE run_id = ?", [*sets.values(), run_id])
+
+    def _insert_rows(self, table: str, run_id: int, frame: pl.DataFrame) -> None:
+        cols = self.table_columns(table)
+        present = [c for c in frame.columns if c in cols]
+        df = frame.select(present).with_columns(pl.lit(run_id, dtype=pl.Int32).alias("run_id"))
+        self.con.register("_incoming", df.to_arrow())
+        try:
+            names = ", ".join(df.columns)
+            self.con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _incoming")
+        finally:
+            self.con.unregister("_incoming")
+
+    def _apply_sample_attrs(self, run_id: int, frame: pl.DataFrame) -> None:
+        self.con.register("_attrs", frame.to_arrow())
+        try:
+            self.con.execute(
+                """UPDATE iostat_samples AS s SET ts = a.ts, t_s = a.t_s, since_boot = a.since_boot
+                   FROM _attrs AS a WHERE s.run_id = ? AND s.sample_idx = a.sample_idx""", [run_id])
+        finally:
+            self.con.unregister("_attrs")
+
+    def table_columns(self, table: str) -> list[str]:
+        return [r[0] for r in self.con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+            [table]).fetchall()]
+
+    # ---- misc -------------------------------------------------------------------------------
+    def set_tags(self, run_id: int, tags: dict[str, str]) -> None:
+        self.con.execute("UPDATE runs SET tags = MAP(?::VARCHAR[], ?::VARCHAR[]) WHERE run_id = ?",
+                         [list(tags), list(tags.values()), run_id])
+
+    def rename_run(self, run_id: int, name: str) -> None:
+        self.con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
+
+
+def open_state(state: JobState | None) -> JobState:
+    return state or JobState()

@@ -1,0 +1,136 @@
+"""Shared vocabulary of all format parsers.
+
+A parser turns one source file into a stream of *events* that the workspace
+stores inside one transaction:
+
+* :class:`RunStart` opens a run (one per source file, or one per host when a
+  file holds several hosts),
+* :class:`Rows` carries a polars frame for one table of that run (a parser may
+  send many, so large files stream in bounded memory),
+* :class:`RunEnd` carries what is only known at the end (interval, period ...).
+
+Parsers never touch DuckDB or Qt. Errors are raised as :class:`ParseError`
+naming the line, and everything a user should know but that did not stop the
+import is reported through ``warn``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, Protocol
+
+import polars as pl
+
+
+class ParseError(Exception):
+    """Bad input. ``line`` is 1-based (None when the problem is not tied to a line)."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+    def located(self, path: str) -> str:
+        where = f"{path}:{self.line}" if self.line else path
+        return f"{where}: {self.message}"
+
+
+class Cancelled(Exception):
+    """The user cancelled a long job."""
+
+
+class JobState:
+    """Progress and cancellation for long jobs (plain object, no Qt).
+
+    The GUI wraps it to forward progress to a progress bar; the CLI uses it
+    as is. ``progress`` receives a fraction 0..1 and a short message.
+    """
+
+    def __init__(self, on_progress: Callable[[float, str], None] | None = None):
+        self._on_progress = on_progress
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        self._cancelled = True
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def check(self) -> None:
+        if self._cancelled:
+            raise Cancelled("cancelled by the user")
+
+    def progress(self, fraction: float, message: str = "") -> None:
+        self.check()
+        if self._on_progress is not None:
+            self._on_progress(max(0.0, min(1.0, fraction)), message)
+
+
+@dataclass
+class ImportOptions:
+    """What the user can tell an importer that the file does not say."""
+
+    interval_s: float | None = None
+    first_report: str = "auto"  # auto | since-boot | interval
+    name: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    chunk_bytes: int = 32 * 1024 * 1024
+
+
+@dataclass
+class RunInfo:
+    """Metadata of one run, as known when it starts."""
+
+    kind: str
+    host: str | None = None
+    tool_version: str | None = None
+    os: str | None = None
+    file_date: date | None = None
+    started_at: datetime | None = None
+    interval_s: float | None = None
+    interval_source: str | None = None  # timestamps | user | unknown
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RunStart:
+    key: str
+    info: RunInfo
+
+
+@dataclass
+class Rows:
+    key: str
+    table: str
+    frame: pl.DataFrame
+
+
+@dataclass
+class RunEnd:
+    """Closes a run; ``info`` (when given) replaces the metadata sent with RunStart."""
+
+    key: str
+    updates: dict[str, Any] = field(default_factory=dict)
+    info: RunInfo | None = None
+
+
+Event = RunStart | Rows | RunEnd
+WarnFn = Callable[[str, "int | None"], None]
+
+
+class Format(Protocol):
+    """One supported file format (an entry of the registry)."""
+
+    id: str  # stable identifier, e.g. "iostat-text"
+    kind: str  # run kind stored in runs.kind, e.g. "iostat"
+    label: str
+    priority: int  # breaks ties between equal sniff scores (higher wins)
+
+    def sniff(self, head: bytes) -> float:
+        """Likelihood 0..1 that ``head`` (the first KB of a file) is this format."""
+
+    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        """Parse the file at ``path`` into events."""

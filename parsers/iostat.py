@@ -1,0 +1,616 @@
+"""sysstat ``iostat`` text output, 9.x to 12.7, every report layout.
+
+How it works: the file is read in chunks cut at blank lines. Each chunk is
+split into *blocks* (text between blank lines); Python walks the blocks to
+follow the report structure (banner, ``-t`` timestamp, ``avg-cpu:`` block,
+``Device`` header) while the device rows themselves -- almost all of the
+bytes -- are split and converted in bulk by polars. Memory is bounded by the
+chunk size; throughput is measured by ``benchmarks/bench_import.py``.
+
+Columns are found by their header names (see :mod:`parsers.iostat_columns`),
+never by position, so every release, ``-k/-m/--human``, ``--pretty``/``-j``
+(device name last), ``-s``, ``-g`` groups and decimal-comma locales share
+one code path.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+import polars as pl
+
+from parsers.base import (
+    Event,
+    ImportOptions,
+    JobState,
+    ParseError,
+    Rows,
+    RunEnd,
+    RunInfo,
+    RunStart,
+    WarnFn,
+)
+from parsers.iostat_columns import (
+    COLUMNS,
+    CPU_COLUMNS,
+    KB_COLUMNS,
+    layout_family,
+)
+from parsers.textutil import RawStamp, resolve_stamps, split_stamp
+
+BANNER = re.compile(
+    r"^(?P<os>[A-Za-z][\w.-]*)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+(?P<date>\S+(?:\s\S+)?)"
+    r"\s+_(?P<arch>[^_\s]+(?:_[^_\s]+)*)_\s+\((?P<cpus>\d+)\s+CPU\)"
+)
+DEVICE_HEADER = re.compile(r"^\s*Device:?\s|\sDevice:?\s*$")
+CPU_HEADER = re.compile(r"^\s*avg-cpu:")
+_SPLIT_BLOCKS = re.compile(r"\n[ \t]*\n")
+_HUMAN = re.compile(r"^([0-9.,]+)([kMGTP])$")
+MAX_LINE = 64 * 1024
+SINCE_BOOT_RATIO = 3.0
+
+
+def _sniff_text(head: bytes) -> str:
+    if b"\x00" in head:
+        return ""
+    return head.decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+
+class IostatTextFormat:
+    id = "iostat-text"
+    kind = "iostat"
+    label = "sysstat iostat (text)"
+    priority = 50
+
+    def sniff(self, head: bytes) -> float:
+        text = _sniff_text(head)
+        if not text:
+            return 0.0
+        lines = text.split("\n")
+        banner = bool(lines and BANNER.match(lines[0].strip() or (lines[1].strip() if len(lines) > 1 else "")))
+        dev = any(DEVICE_HEADER.search(ln) and ("/s" in ln or "tps" in ln or "%util" in ln) for ln in lines)
+        cpu = any(CPU_HEADER.match(ln) for ln in lines)
+        # sar shares the banner but prints time-prefixed headers
+        sar = any(re.match(r"^\d{1,2}:\d{2}:\d{2}(\s*[AP]M)?\s+(CPU|DEV|tps|proc/s)\b", ln) for ln in lines)
+        if sar:
+            return 0.05
+        if dev or cpu:
+            return 0.95 if banner else 0.8
+        return 0.3 if banner else 0.0
+
+    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        yield from _Parser(path, options, state, warn).events()
+
+
+@dataclass
+class _Header:
+    """One distinct device header line (a file may have a few: layouts change on restart)."""
+
+    tokens: list[str]
+    device_last: bool
+    names: list[str]  # header names of the value columns, in file order
+    canon: list[str | None]  # canonical column per value column (None = unknown, ignored)
+    factors: list[float]
+
+
+@dataclass
+class _Pending:
+    """Device rows of one header signature, waiting to be converted in bulk."""
+
+    header: _Header
+    parts: list[str] = field(default_factory=list)
+    sample: list[int] = field(default_factory=list)  # per block
+    nrows: list[int] = field(default_factory=list)
+    first_line: list[int] = field(default_factory=list)
+    key: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _RunState:
+    key: str
+    host: str | None
+    info: RunInfo
+    sample_idx: int = -1
+    segment_starts: list[int] = field(default_factory=list)
+    stamps: list[tuple[int, RawStamp]] = field(default_factory=list)
+    cpu: list[tuple] = field(default_factory=list)
+    ratios: dict[int, list[float]] = field(default_factory=dict)
+    rows: int = 0
+    devices: set[str] = field(default_factory=set)
+    layout: str | None = None
+
+
+class _Parser:
+    def __init__(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn):
+        self.path = path
+        self.opt = options
+        self.state = state
+        self.warn = warn
+        self.headers: dict[str, _Header] = {}
+        self.pending: dict[str, _Pending] = {}
+        self.pending_rows = 0
+        self.runs: dict[str, _RunState] = {}
+        self.run: _RunState | None = None
+        self.start_kind: str | None = None  # what opens a report: 'ts' | 'cpu' | 'dev'
+        self.decimal_comma: bool | None = None
+        self.human = False
+        self.unknown_cols: set[str] = set()
+        self.cpu_header: list[str] | None = None
+        self.line_no = 1  # line number of the current chunk's first line
+        self.any_header = False
+        self.saw_content_after_banner = False
+        self.first_dt: dict[str, datetime] = {}
+
+    # ---- reading -------------------------------------------------------------------------
+    def _chunks(self) -> Iterator[tuple[str, bool]]:
+        size = 0
+        with open(self.path, "rb") as fh:
+            fh.seek(0, 2)
+            total = fh.tell() or 1
+            fh.seek(0)
+            carry = b""
+            while True:
+                data = fh.read(self.opt.chunk_bytes)
+                eof = not data
+                buf = carry + data
+                if b"\x00" in data:
+                    line = self.line_no + buf[: buf.index(b"\x00")].count(b"\n")
+                    raise ParseError("binary data (NUL byte): not a text iostat log", line)
+                if not eof:
+                    cut = buf.rfind(b"\n\n")
+                    if cut < 0:
+                        if len(buf) > 4 * self.opt.chunk_bytes:
+                            raise ParseError("no blank line in a very large block: not an iostat log", self.line_no)
+                        carry = buf
+                        continue
+                    carry = buf[cut + 2:]
+                    buf = buf[: cut + 2]
+                else:
+                    carry = b""
+                size += len(data)
+                self.state.progress(size / total, "reading")
+                text = buf.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+                yield text, eof
+                if eof:
+                    break
+
+    def events(self) -> Iterator[Event]:
+        for text, eof in self._chunks():
+            yield from self._chunk(text, eof)
+            self.state.check()
+        yield from self._flush(final=True)
+        if not self.runs:
+            raise ParseError("no iostat report found (expected a 'Device' header or an 'avg-cpu:' block)", 1)
+        for rs in self.runs.values():
+            yield from self._finish(rs)
+
+    # ---- structure ------------------------------------------------------------------------
+    def _chunk(self, text: str, eof: bool) -> Iterator[Event]:
+        pos = 0
+        line = self.line_no
+        for m in _SPLIT_BLOCKS.finditer(text):
+            block = text[pos:m.start()]
+            yield from self._block(block, line)
+            line += text.count("\n", pos, m.end())
+            pos = m.end()
+        rest = text[pos:]
+        if rest.strip():
+            yield from self._block(rest.rstrip("\n"), line, last=eof)
+        line += rest.count("\n")
+        self.line_no = line
+        if self.pending_rows > 200_000:
+            yield from self._flush()
+
+    def _block(self, block: str, line: int, last: bool = False) -> Iterator[Event]:
+        # strip leading blank lines inside the block (a file may start with them)
+        while block.startswith("\n") or (block and block.split("\n", 1)[0].strip() == "" and "\n" in block):
+            block = block.split("\n", 1)[1]
+            line += 1
+        if not block.strip():
+            return
+        if len(block) > MAX_LINE and max(len(x) for x in block.split("\n")) > MAX_LINE:
+            lines = block.split("\n")
+            i = next(i for i, x in enumerate(lines) if len(x) > MAX_LINE)
+            raise ParseError(f"line of {len(lines[i]):,} characters: not an iostat report", line + i)
+        pos = 0
+        while pos <= len(block):
+            nl = block.find("\n", pos)
+            end = len(block) if nl < 0 else nl
+            ln = block[pos:end]
+            stripped = ln.strip()
+            if not stripped:
+                pass
+            elif DEVICE_HEADER.search(ln):
+                rows = block[end + 1:] if nl >= 0 else ""
+                yield from self._device_block(ln, rows, line, last)
+                return
+            elif CPU_HEADER.match(ln):
+                self._open_report("cpu", line)
+                self.cpu_header = stripped.split()[1:]
+                nxt = block.find("\n", end + 1) if nl >= 0 else -1
+                values = block[end + 1: nxt if nxt >= 0 else len(block)] if nl >= 0 else ""
+                self._cpu_values(values, line + 1, last)
+                if nl < 0 or nxt < 0:
+                    return
+                pos = nxt + 1
+                line += 2
+                continue
+            elif BANNER.match(stripped):
+                self._banner(BANNER.match(stripped), line)
+            else:
+                stamp = split_stamp(stripped)
+                if stamp is None:
+                    raise ParseError(f"unexpected text {stripped[:60]!r}: expected a timestamp, "
+                                     "an 'avg-cpu:' block or a 'Device' header", line)
+                self._open_report("ts", line)
+                self._cur().stamps.append((self._cur().sample_idx, stamp))
+            if nl < 0:
+                return
+            pos = nl + 1
+            line += 1
+
+    def _cur(self) -> _RunState:
+        if self.run is None:
+            # no banner (a pasted excerpt): one run with an unknown host
+            self._start_run(None, RunInfo(kind="iostat"))
+        assert self.run is not None
+        return self.run
+
+    def _start_run(self, host: str | None, info: RunInfo) -> None:
+        key = host or "(unknown host)"
+        if key in self.runs:
+            self.run = self.runs[key]
+        else:
+            self.run = _RunState(key=key, host=host, info=info)
+            self.runs[key] = self.run
+        self.run.segment_starts.append(self.run.sample_idx + 1)
+
+    def _banner(self, m: re.Match, line: int) -> None:
+        host = m.group("host").strip() or None
+        info = RunInfo(kind="iostat", host=host, os=f"{m.group('os')} {m.group('release')}")
+        stamp = split_stamp(m.group("date"))
+        info.meta = {"arch": m.group("arch"), "cpus": int(m.group("cpus")), "banner_date": m.group("date")}
+        if stamp is not None and stamp.date_parts:
+            info.meta["_banner_stamp"] = stamp
+        if self.run is not None and self.run.sample_idx >= 0:
+            self.warn(f"a new iostat banner starts at line {line}: another iostat invocation was "
+                      "appended; its first report is treated like a first report", line)
+        self.start_kind = None
+        self._start_run(host, info)
+
+    def _open_report(self, kind: str, line: int) -> None:
+        rs = self._cur()
+        if self.start_kind is None:
+            self.start_kind = kind
+        if kind == self.start_kind:
+            rs.sample_idx += 1
+
+    def _cpu_values(self, values: str, line: int, last: bool) -> None:
+        toks = values.split()
+        hdr = self.cpu_header or []
+        if len(toks) != len(hdr):
+            if last:
+                rs = self._cur()
+                self._drop_sample = (rs.key, rs.sample_idx)
+                self.warn(f"the file ends in the middle of a report (line {line}): the incomplete last "
+                          "report was left out", line)
+                return
+            raise ParseError(f"expected {len(hdr)} CPU values under the 'avg-cpu:' header, found {len(toks)}", line)
+        try:
+            nums = [float(t.replace(",", ".")) for t in toks]
+        except ValueError:
+            raise ParseError(f"CPU values are not numbers: {values.strip()[:60]!r}", line) from None
+        rs = self._cur()
+        rec = {CPU_COLUMNS.get(h, h.lstrip("%")): v for h, v in zip(hdr, nums)}
+        rs.cpu.append((rs.sample_idx, rec.get("user"), rec.get("nice"), rec.get("system"),
+                       rec.get("iowait"), rec.get("steal"), rec.get("idle")))
+
+    def _header(self, ln: str, line: int) -> _Header:
+        key = " ".join(ln.split())
+        h = self.headers.get(key)
+        if h is not None:
+            return h
+        toks = ln.split()
+        device_last = not toks[0].startswith("Device")
+        names = toks[:-1] if device_last else toks[1:]
+        canon: list[str | None] = []
+        factors: list[float] = []
+        for n in names:
+            c = COLUMNS.get(n)
+            if c is None:
+                self.unknown_cols.add(n)
+                canon.append(None)
+                factors.append(1.0)
+            else:
+                canon.append(c[0])
+                factors.append(c[1])
+        if len(set(c for c in canon if c)) != len([c for c in canon if c]):
+            raise ParseError("a column appears twice in the header", line)
+        h = _Header(toks, device_last, names, canon, factors)
+        self.headers[key] = h
+        return h
+
+    def _device_block(self, header_line: str, rows: str, line: int, last: bool) -> Iterator[Event]:
+        self._open_report("dev", line)
+        rs = self._cur()
+        h = self._header(header_line, line)
+        self.any_header = True
+        fam = layout_family({c for c in h.canon if c}, h.names)
+        if rs.layout is None:
+            rs.layout = fam
+        rows = rows.rstrip("\n")
+        if not rows.strip():
+            return
+        if self.decimal_comma is None:
+            sample = rows[:2000]
+            self.decimal_comma = bool(re.search(r"\d,\d", sample)) and not re.search(r"\d\.\d", sample)
+        if not self.human and re.search(r"\d[kMGTP](\s|$)", rows[:4000]):
+            self.human = True
+        key = " ".join(h.tokens) + "|" + rs.key
+        p = self.pending.get(key)
+        if p is None:
+            p = self.pending[key] = _Pending(h)
+        n = rows.count("\n") + 1
+        p.parts.append(rows)
+        p.sample.append(rs.sample_idx)
+        p.nrows.append(n)
+        p.first_line.append(line + 1)
+        p.key.append(rs.key)
+        self.pending_rows += n
+        if last:
+            self._last_block = (key, len(p.parts) - 1)
+        return
+        yield  # pragma: no cover  (generator)
+
+    # ---- bulk conversion ------------------------------------------------------------------
+    def _flush(self, final: bool = False) -> Iterator[Event]:
+        pend, self.pending, self.pending_rows = self.pending, {}, 0
+        for key, p in pend.items():
+            frame = self._convert(key, p, final)
+            if frame is None or frame.height == 0:
+                continue
+            run_key = p.key[0]
+            rs = self.runs[run_key]
+            if not getattr(rs, "_started", False):
+                rs._started = True  # type: ignore[attr-defined]
+                yield RunStart(run_key, rs.info)
+            rs.rows += frame.height
+            rs.devices.update(frame.get_column("device").unique().to_list())
+            self._collect_ratios(rs, frame)
+            yield Rows(run_key, "iostat_samples", frame)
+
+    def _convert(self, key: str, p: _Pending, final: bool) -> pl.DataFrame | None:
+        h = p.header
+        ncol = len(h.names) + 1
+        text = "\n".join(p.parts)
+        lines = pl.read_csv(
+            io.BytesIO(text.encode()), has_header=False, separator="\x1f", quote_char=None,
+            schema={"line": pl.String}, truncate_ragged_lines=True,
+        ).get_column("line").fill_null("")
+        counts = np.asarray(p.nrows, dtype=np.int64)
+        if lines.len() != counts.sum():  # blank lines inside a block never happen in real output
+            raise ParseError("blank line inside a device block", p.first_line[0])
+        toks = lines.str.strip_chars().str.split(" ").list.eval(pl.element().filter(pl.element() != ""))
+        lens = toks.list.len().to_numpy()
+        bad = np.nonzero(lens != ncol)[0]
+        drop_last_block = False
+        if bad.size:
+            first = int(bad[0])
+            line = self._line_of(p, counts, first)
+            block_of_bad = int(np.searchsorted(np.cumsum(counts), first, side="right"))
+            is_last = final and getattr(self, "_last_block", None) == (key, block_of_bad) \
+                and block_of_bad == len(counts) - 1 and bad.size == 1 and first == counts.sum() - 1
+            if is_last:
+                drop_last_block = True
+                self.warn(f"the file ends in the middle of a report (line {line}): the incomplete last "
+                          "report was left out", line)
+            else:
+                raise ParseError(f"expected {ncol} fields (device and {ncol - 1} values, as the header at "
+                                 f"line {self._header_line(p, counts, first)} says), found {int(lens[first])}", line)
+        sample = np.repeat(np.asarray(p.sample, dtype=np.int64), counts)
+        dev_idx = ncol - 1 if h.device_last else 0
+        # -g group summaries print their name with a leading space (device-first layouts)
+        is_group = lines.str.starts_with(" ") if not h.device_last else pl.Series([False] * lines.len())
+        df = pl.DataFrame({"toks": toks, "sample_idx": sample, "_grp": is_group})
+        if drop_last_block:
+            last_n = int(counts[-1])
+            df = df.head(df.height - last_n)
+            self._drop_sample = (p.key[-1], int(p.sample[-1]))
+        exprs = [pl.col("toks").list.get(dev_idx).alias("device")]
+        for i, (canon, factor) in enumerate(zip(h.canon, h.factors)):
+            if canon is None:
+                continue
+            pos = i + 1 if not h.device_last else i
+            exprs.append(self._num(pl.col("toks").list.get(pos), canon, factor).alias(canon))
+        out = df.select(pl.col("sample_idx"), *exprs, pl.col("_grp").alias("is_group"))
+        # a value that did not convert is an error, with its line
+        val_cols = [c for c in h.canon if c]
+        if val_cols:
+            nulls = out.select(pl.any_horizontal([pl.col(c).is_null() for c in val_cols]).arg_true()).to_series()
+            if nulls.len():
+                first = int(nulls[0])
+                line = self._line_of(p, counts, first)
+                raise ParseError(f"value that is not a number in a device row: {lines[first].strip()[:80]!r}", line)
+        return out
+
+    def _num(self, expr: pl.Expr, canon: str, factor: float) -> pl.Expr:
+        if self.decimal_comma:
+            expr = expr.str.replace(",", ".", literal=True)
+        if not self.human:
+            return expr.cast(pl.Float64, strict=False) * factor
+        m = expr.str.extract_groups(r"^([0-9.]+)([kMGTP]?)$")
+        num = m.struct.field("1").cast(pl.Float64, strict=False)
+        suf = m.struct.field("2")
+        power = (pl.when(suf == "k").then(1).when(suf == "M").then(2).when(suf == "G").then(3)
+                 .when(suf == "T").then(4).when(suf == "P").then(5).otherwise(0))
+        if canon in KB_COLUMNS:
+            # --human values carry a bytes-based suffix: 222.1k = 222.1 kB
+            scaled = num * (pl.lit(1024.0).pow(power - 1))
+            return pl.when(suf == "").then(num * factor).otherwise(scaled)
+        return pl.when(suf == "").then(num * factor).otherwise(num * pl.lit(1000.0).pow(power))
+
+    @staticmethod
+    def _line_of(p: _Pending, counts: np.ndarray, row: int) -> int:
+        ends = np.cumsum(counts)
+        b = int(np.searchsorted(ends, row, side="right"))
+        start = int(ends[b - 1]) if b else 0
+        return p.first_line[b] + (row - start)
+
+    @staticmethod
+    def _header_line(p: _Pending, counts: np.ndarray, row: int) -> int:
+        b = int(np.searchsorted(np.cumsum(counts), row, side="right"))
+        return p.first_line[b] - 1
+
+    def _collect_ratios(self, rs: _RunState, frame: pl.DataFrame) -> None:
+        """cumulative kB / kB-per-second = seconds covered by a report (see domain notes)."""
+        pairs = [(c, r) for c, r in (("rkb", "rkb_s"), ("wkb", "wkb_s"), ("dkb", "dkb_s"), ("wdkb", "wdkb_s"))
+                 if c in frame.columns and r in frame.columns]
+        if not pairs:
+            return
+        needed = {s for s in rs.segment_starts} | {s + 1 for s in rs.segment_starts}
+        sub = frame.filter(pl.col("sample_idx").is_in(list(needed)))
+        for c, r in pairs:
+            ok = sub.filter((pl.col(r) >= 1.0) & (pl.col(c) >= 100))
+            for s, v in ok.select("sample_idx", (pl.col(c) / pl.col(r)).alias("x")).iter_rows():
+                rs.ratios.setdefault(s, []).append(v)
+
+    # ---- run summary -------------------------------------------------------------------------
+    def _finish(self, rs: _RunState) -> Iterator[Event]:
+        if not getattr(rs, "_started", False):
+            rs._started = True  # type: ignore[attr-defined]
+            yield RunStart(rs.key, rs.info)
+        info = rs.info
+        drop = getattr(self, "_drop_sample", None)
+        n_samples = rs.sample_idx + 1
+        if drop and drop[0] == rs.key:
+            n_samples = drop[1]
+            rs.stamps = [s for s in rs.stamps if s[0] < n_samples]
+            rs.cpu = [c for c in rs.cpu if c[0] < n_samples]
+        if self.unknown_cols:
+            self.warn("columns not recognised and not imported: " + ", ".join(sorted(self.unknown_cols)), None)
+        if rs.rows == 0 and not rs.cpu:
+            self.warn("the file holds no device rows (every report is empty)", None)
+
+        # timestamps
+        ts_by_sample: dict[int, datetime] = {}
+        banner_stamp = info.meta.pop("_banner_stamp", None)
+        if rs.stamps:
+            raws = [s for _, s in rs.stamps]
+            with_banner = raws + ([banner_stamp] if banner_stamp else [])
+            dts, notes = resolve_stamps(with_banner)
+            for n in notes:
+                self.warn(n, None)
+            ts_by_sample = {i: dt for (i, _), dt in zip(rs.stamps, dts)}
+            if any(s.tz for s in raws):
+                info.meta["utc_offset"] = next(s.tz for s in raws if s.tz)
+        if banner_stamp is not None:
+            dts, _ = resolve_stamps(([s for _, s in rs.stamps] if rs.stamps else []) + [banner_stamp])
+            info.file_date = dts[-1].date()
+
+        interval = None
+        interval_source = None
+        t_by_sample: dict[int, float] = {}
+        if ts_by_sample:
+            t0 = ts_by_sample[min(ts_by_sample)]
+            t_by_sample = {i: (dt - t0).total_seconds() for i, dt in ts_by_sample.items()}
+            keys = sorted(ts_by_sample)
+            diffs = [(ts_by_sample[b] - ts_by_sample[a]).total_seconds() / (b - a)
+                     for a, b in zip(keys, keys[1:]) if b not in rs.segment_starts]
+            diffs = [d for d in diffs if d > 0]
+            if diffs:
+                interval = float(np.median(diffs))
+                interval_source = "timestamps"
+                if self.opt.interval_s and abs(self.opt.interval_s - interval) > 0.1 * interval:
+                    self.warn(f"--interval {self.opt.interval_s:g} s disagrees with the timestamps "
+                              f"({interval:g} s); the timestamps were used", None)
+            info.started_at = t0
+            info.meta["ended_at"] = ts_by_sample[max(ts_by_sample)].isoformat()
+        if interval is None and self.opt.interval_s:
+            interval = float(self.opt.interval_s)
+            interval_source = "user"
+            t_by_sample = {i: i * interval for i in range(n_samples)}
+        if interval is None and n_samples > 1:
+            hint = self._interval_hint(rs)
+            self.warn("the file has no timestamps (iostat ran without -t), so the interval is unknown: "
+                      "times are left empty. Re-import with --interval SECONDS (the number after "
+                      "'iostat', e.g. 5 for 'iostat 5')" + hint, None)
+            interval_source = "unknown"
+        info.interval_s = interval
+        info.interval_source = interval_source
+
+        since_boot, how = self._first_report(rs, interval)
+        info.meta["first_report"] = how
+        info.meta["segments"] = len(rs.segment_starts)
+        info.tool_version = rs.layout
+        if self.decimal_comma:
+            info.meta["decimal_comma"] = True
+        if self.human:
+            info.meta["human_units"] = True
+            self.warn("values printed with --human units (e.g. 1.5G) are rounded by iostat to one decimal", None)
+
+        # per-sample attributes (ts, t_s, since_boot) are joined onto the stored rows
+        samples = pl.DataFrame({
+            "sample_idx": list(range(n_samples)),
+            "ts": [ts_by_sample.get(i) for i in range(n_samples)],
+            "t_s": [t_by_sample.get(i) for i in range(n_samples)],
+            "since_boot": [i in since_boot for i in range(n_samples)],
+        }, schema={"sample_idx": pl.Int64, "ts": pl.Datetime("us"), "t_s": pl.Float64, "since_boot": pl.Boolean})
+        yield Rows(rs.key, "_sample_attrs", samples)
+        if rs.cpu:
+            cpu = pl.DataFrame(rs.cpu, schema=["sample_idx", "user", "nice", "system", "iowait", "steal", "idle"],
+                               orient="row").with_columns(pl.col("sample_idx").cast(pl.Int64))
+            cpu = cpu.join(samples.select("sample_idx", "ts", "t_s"), on="sample_idx", how="left")
+            yield Rows(rs.key, "cpu_samples", cpu)
+        yield RunEnd(rs.key, {
+            "n_samples": n_samples,
+            "n_devices": len(rs.devices),
+            "ended_at": datetime.fromisoformat(info.meta.pop("ended_at")) if "ended_at" in info.meta else None,
+        }, info=info)
+
+    def _interval_hint(self, rs: _RunState) -> str:
+        later = [np.median(v) for s, v in rs.ratios.items() if s not in rs.segment_starts and v]
+        if later:
+            est = float(np.median(later))
+            if est >= 0.5:
+                return f"; the cumulative kB columns suggest about {est:.0f} s"
+        return ""
+
+    def _first_report(self, rs: _RunState, interval: float | None) -> tuple[set[int], str]:
+        mode = self.opt.first_report
+        starts = [s for s in rs.segment_starts if s <= rs.sample_idx]
+        if mode == "since-boot":
+            return set(starts), "since-boot (set by the user)"
+        if mode == "interval":
+            return set(), "interval (set by the user)"
+        flagged: set[int] = set()
+        hows: list[str] = []
+        for s in starts:
+            r0 = rs.ratios.get(s)
+            r1 = rs.ratios.get(s + 1)
+            e0 = float(np.median(r0)) if r0 else None
+            e1 = float(np.median(r1)) if r1 else None
+            ref = e1 if e1 is not None else interval
+            if e0 is not None and ref:
+                if e0 > SINCE_BOOT_RATIO * ref:
+                    flagged.add(s)
+                    hows.append(f"since-boot (proved: the cumulative columns cover {e0:,.0f} s against "
+                                f"{ref:,.0f} s for an interval)")
+                else:
+                    hows.append(f"interval (proved: the cumulative columns cover {e0:,.0f} s, like an "
+                                f"interval of {ref:,.0f} s: iostat ran with -y)")
+                continue
+            flagged.add(s)
+            hows.append("since-boot (assumed, iostat's default; the file cannot prove it. "
+                        "Use --first-report interval if iostat ran with -y)")
+        if any("assumed" in h for h in hows) and rs.sample_idx >= 0:
+            self.warn("the first report was taken to cover the time since boot (iostat's default) and is "
+                      "left out of analyses; if iostat ran with -y, re-import with --first-report interval", None)
+        return flagged, "; ".join(dict.fromkeys(hows)) or "no reports"
+
+
+FORMAT = IostatTextFormat()

@@ -1,0 +1,182 @@
+"""sysstat ``iostat -o JSON`` (11.5.1+): ``sysstat.hosts[].statistics[]``.
+
+The JSON is loaded whole (sysstat writes it for short captures; a long
+capture belongs in the text format, which streams).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+
+from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+from parsers.iostat_columns import JSON_COLUMNS, METRICS, layout_family
+from parsers.textutil import resolve_stamps, split_stamp
+
+CPU_KEYS = ["user", "nice", "system", "iowait", "steal", "idle"]
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+class IostatJsonFormat:
+    id = "iostat-json"
+    kind = "iostat"
+    label = "sysstat iostat (JSON)"
+    priority = 60
+
+    def sniff(self, head: bytes) -> float:
+        t = head.lstrip()[:2048]
+        if not t.startswith(b"{"):
+            return 0.0
+        if re.search(rb'"sysstat"\s*:', t) and (b'"disk' in head or b'"avg-cpu"' in head or b'"statistics"' in head):
+            return 0.97
+        if re.search(rb'"sysstat"\s*:', t):
+            return 0.6
+        return 0.0
+
+    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        text = raw.decode("utf-8", errors="replace")
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ParseError(f"invalid JSON ({e.msg}); the file may be cut off", e.lineno) from None
+        hosts = doc.get("sysstat", {}).get("hosts") if isinstance(doc, dict) else None
+        if not isinstance(hosts, list) or not hosts:
+            raise ParseError("no sysstat.hosts[] array", 1)
+        state.progress(0.5, "parsing")
+        for h_i, host in enumerate(hosts):
+            yield from self._host(host, h_i, options, warn, text)
+
+    def _host(self, host: dict[str, Any], h_i: int, options: ImportOptions, warn: WarnFn,
+              text: str) -> Iterator[Event]:
+        name = host.get("nodename") or f"host {h_i + 1}"
+        stats = host.get("statistics")
+        if not isinstance(stats, list):
+            raise ParseError(f"host {name!r} has no statistics[] array", 1)
+        info = RunInfo(kind="iostat", host=host.get("nodename"),
+                       os=" ".join(str(host[k]) for k in ("sysname", "release") if host.get(k)) or None)
+        info.meta = {"arch": host.get("machine"), "cpus": host.get("number-of-cpus"),
+                     "banner_date": host.get("date")}
+        key = name
+        yield RunStart(key, info)
+
+        rows: list[dict[str, Any]] = []
+        cpu: list[tuple] = []
+        stamps = []
+        unknown: set[str] = set()
+        canon_seen: set[str] = set()
+        for idx, st in enumerate(stats):
+            if not isinstance(st, dict):
+                raise ParseError(f"statistics[{idx}] is not an object", 1)
+            ts = st.get("timestamp")
+            if ts is not None:
+                stamp = split_stamp(str(ts))
+                if stamp is None:
+                    raise ParseError(f"unreadable timestamp {ts!r} in statistics[{idx}]",
+                                     _line_of(text, text.find(str(ts))))
+                stamps.append((idx, stamp))
+            if "avg-cpu" in st:
+                c = st["avg-cpu"]
+                cpu.append((idx, *[_num(c.get(k)) for k in CPU_KEYS]))
+            for d in st.get("disk", []) or []:
+                dev = d.get("disk_device")
+                if dev is None:
+                    raise ParseError(f"a disk entry in statistics[{idx}] has no disk_device", 1)
+                rec: dict[str, Any] = {"sample_idx": idx, "device": str(dev).strip(),
+                                       "is_group": str(dev).startswith(" ")}
+                for k, v in d.items():
+                    if k == "disk_device":
+                        continue
+                    m = JSON_COLUMNS.get(k)
+                    if m is None:
+                        unknown.add(k)
+                        continue
+                    rec[m[0]] = _num(v) * m[1] if _num(v) is not None else None
+                    canon_seen.add(m[0])
+                rows.append(rec)
+        if unknown:
+            warn("keys not recognised and not imported: " + ", ".join(sorted(unknown)), None)
+        n = len(stats)
+        ts_by: dict[int, datetime] = {}
+        if stamps:
+            dts, notes = resolve_stamps([s for _, s in stamps])
+            for note in notes:
+                warn(note, None)
+            ts_by = {i: dt for (i, _), dt in zip(stamps, dts)}
+        interval = None
+        t_by: dict[int, float] = {}
+        if ts_by:
+            keys = sorted(ts_by)
+            t0 = ts_by[keys[0]]
+            t_by = {i: (ts_by[i] - t0).total_seconds() for i in keys}
+            diffs = sorted((ts_by[b] - ts_by[a]).total_seconds() for a, b in zip(keys, keys[1:]))
+            if diffs:
+                interval = diffs[len(diffs) // 2]
+                info.interval_source = "timestamps"
+            info.started_at = t0
+        elif options.interval_s:
+            interval = options.interval_s
+            info.interval_source = "user"
+            t_by = {i: i * interval for i in range(n)}
+        elif n > 1:
+            warn("the file has no timestamps (iostat ran without -t): re-import with --interval SECONDS", None)
+            info.interval_source = "unknown"
+        info.interval_s = interval
+        mode = options.first_report
+        since_boot = mode == "since-boot" or (mode == "auto" and n > 0)
+        info.meta["first_report"] = {
+            "since-boot": "since-boot (set by the user)",
+            "interval": "interval (set by the user)",
+        }.get(mode, "since-boot (assumed, iostat's default; the file cannot prove it. "
+                    "Use --first-report interval if iostat ran with -y)")
+        if mode == "auto" and n > 0:
+            warn("the first report was taken to cover the time since boot (iostat's default) and is left out "
+                 "of analyses; if iostat ran with -y, re-import with --first-report interval", None)
+        info.tool_version = layout_family(canon_seen, [])
+
+        schema = {"sample_idx": pl.Int64, "device": pl.String, "is_group": pl.Boolean,
+                  **{m: pl.Float64 for m in METRICS}}
+        frame = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
+        frame = frame.select([c for c in schema if c in ("sample_idx", "device", "is_group") or c in canon_seen])
+        frame = frame.with_columns(
+            pl.col("sample_idx").replace_strict(t_by, default=None, return_dtype=pl.Float64).alias("t_s"),
+            pl.col("sample_idx").replace_strict(ts_by, default=None, return_dtype=pl.Datetime("us")).alias("ts"),
+            (pl.col("sample_idx") == 0).and_(pl.lit(since_boot)).alias("since_boot"),
+        )
+        if frame.height:
+            yield Rows(key, "iostat_samples", frame)
+        if cpu:
+            cdf = pl.DataFrame(cpu, schema=["sample_idx", *CPU_KEYS], orient="row").with_columns(
+                pl.col("sample_idx").cast(pl.Int64))
+            cdf = cdf.with_columns(
+                pl.col("sample_idx").replace_strict(t_by, default=None, return_dtype=pl.Float64).alias("t_s"),
+                pl.col("sample_idx").replace_strict(ts_by, default=None, return_dtype=pl.Datetime("us")).alias("ts"),
+            )
+            yield Rows(key, "cpu_samples", cdf)
+        yield RunEnd(key, {
+            "n_samples": n, "n_devices": frame.get_column("device").n_unique() if frame.height else 0,
+            "ended_at": ts_by[max(ts_by)] if ts_by else None,
+        }, info=info)
+
+
+def _num(v: Any) -> float | None:
+    if v is None:
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    try:
+        return float(str(v).replace(",", "."))
+    except ValueError:
+        raise ParseError(f"value {v!r} is not a number") from None
+
+
+FORMAT = IostatJsonFormat()

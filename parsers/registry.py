@@ -1,0 +1,56 @@
+"""The format registry: picks a parser from a file's content, never its name.
+
+Each format offers ``sniff(head) -> likelihood``; the best score wins, ties go
+to the higher priority. A score under ``MIN_SCORE`` means "not a supported
+format".
+"""
+
+from __future__ import annotations
+
+from parsers.base import Format
+from parsers.iostat import FORMAT as IOSTAT_TEXT
+from parsers.iostat_json import FORMAT as IOSTAT_JSON
+
+HEAD_BYTES = 4096
+MIN_SCORE = 0.5
+
+FORMATS: list[Format] = [IOSTAT_TEXT, IOSTAT_JSON]
+
+
+class UnknownFormat(Exception):
+    pass
+
+
+def read_head(path: str, n: int = HEAD_BYTES) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(n)
+
+
+def scores(head: bytes) -> list[tuple[float, Format]]:
+    out = [(f.sniff(head), f) for f in FORMATS]
+    out.sort(key=lambda sf: (sf[0], sf[1].priority), reverse=True)
+    return out
+
+
+def detect(path: str) -> Format:
+    """The format of the file at ``path``; raises :class:`UnknownFormat` with a reason."""
+    head = read_head(path)
+    if not head.strip():
+        raise UnknownFormat("the file is empty")
+    if b"\x00" in head:
+        raise UnknownFormat("binary file (not a text trace)")
+    if head.startswith(b"%PDF"):
+        raise UnknownFormat("a PDF document, not a trace")
+    ranked = scores(head)
+    best_score, best = ranked[0]
+    if best_score < MIN_SCORE:
+        hint = f" (closest: {best.label}, {best_score:.0%})" if best_score > 0 else ""
+        raise UnknownFormat("not a supported trace format" + hint)
+    return best
+
+
+def by_id(fmt_id: str) -> Format:
+    for f in FORMATS:
+        if f.id == fmt_id:
+            return f
+    raise KeyError(fmt_id)

@@ -1,0 +1,1 @@
+"""PDF report building (reportlab). No Qt at import time."""

@@ -1,0 +1,47 @@
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CORPUS = Path(os.environ.get("STORMSCOPE_CORPUS", ROOT.parent / "shared" / "corpus"))
+SAMPLES = ROOT / "sample_traces"
+GOLDEN = ROOT / "tests" / "golden"
+REGEN = os.environ.get("STORMSCOPE_REGEN_GOLDEN") == "1"
+
+
+def corpus_files(folder: str) -> list[Path]:
+    d = CORPUS / folder
+    if not d.is_dir():
+        return []
+    return sorted(p for p in d.iterdir() if p.is_file())
+
+
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
+
+
+@pytest.fixture
+def ws(tmp_path):
+    from app.workspace import Workspace
+
+    w = Workspace(tmp_path / "ws.duckdb")
+    yield w
+    w.close()
+
+
+@pytest.fixture
+def write(tmp_path):
+    """Write a text file into tmp_path and return its path."""
+
+    def _write(name: str, text: str | bytes) -> str:
+        p = tmp_path / name
+        if isinstance(text, bytes):
+            p.write_bytes(text)
+        else:
+            p.write_text(text)
+        return str(p)
+
+    return _write
