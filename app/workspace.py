@@ -76,6 +76,9 @@ DDL = [
 # tables that hold per-run rows; deleting a run deletes from each
 RUN_TABLES = ["iostat_samples", "cpu_samples"]
 
+# the table whose row count is runs.n_rows, per run kind
+MAIN_TABLE = {"iostat": "iostat_samples"}
+
 
 def default_workspace_path() -> Path:
     env = os.environ.get("STORMSCOPE_WORKSPACE")
@@ -206,7 +209,7 @@ class Workspace:
                         rows += ev.frame.height
                 elif isinstance(ev, RunEnd):
                     rid = run_ids[ev.key]
-                    self._finish_run(rid, ev.updates, ev.info)
+                    self._finish_run(rid, ev.updates, ev.info, kind)
             if not run_ids:
                 raise ParseError("the file holds no run")
             n_runs = len(run_ids)
@@ -238,7 +241,7 @@ class Workspace:
         ).fetchall()[0]
         return int(row[0])
 
-    def _finish_run(self, run_id: int, updates: dict[str, Any], info: RunInfo | None) -> None:
+    def _finish_run(self, run_id: int, updates: dict[str, Any], info: RunInfo | None, kind: str) -> None:
         allowed = {"n_samples", "n_devices", "ended_at", "started_at", "interval_s", "interval_source",
                    "tool_version", "host", "os", "file_date"}
         sets: dict[str, Any] = {}
@@ -250,9 +253,9 @@ class Workspace:
                 "meta": json.dumps({k: v for k, v in info.meta.items() if not k.startswith("_")}, default=str),
             })
         sets.update({k: v for k, v in updates.items() if k in allowed})
-        n_rows = self.con.execute(
-            "SELECT count(*) FROM iostat_samples WHERE run_id = ?", [run_id]).fetchall()[0][0]
-        sets["n_rows"] = n_rows
+        tables = [MAIN_TABLE[kind]] if kind in MAIN_TABLE else RUN_TABLES
+        sets["n_rows"] = sum(self.con.execute(f"SELECT count(*) FROM {t} WHERE run_id = ?", [run_id]).fetchall()[0][0]
+                             for t in tables)
         cols = ", ".join(f"{k} = ?" for k in sets)
         self.con.execute(f"UPDATE runs SET {cols} WHERE run_id = ?", [*sets.values(), run_id])
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from app.importer import import_file
-from app.workspace import Workspace
+from app.workspace import RUN_TABLES, Workspace
 from parsers.base import ImportOptions
 
 
@@ -31,11 +31,12 @@ def snapshot(ws: Workspace, path: Path, options: ImportOptions | None = None) ->
             "meta": json.loads(r["meta"]) if r["meta"] else {},
             "warnings": [w.replace(path.name, "<file>") for w in (r["warnings"] or [])],
         })
-    for table in ("iostat_samples", "cpu_samples"):
+    ids = ",".join(str(i) for i in res.run_ids)
+    for table in RUN_TABLES:
+        # rows of several runs are told apart by the run's host (run ids are not stable)
         df = ws.query(
             f"SELECT * EXCLUDE (run_id), (SELECT host FROM runs r WHERE r.run_id = t.run_id) AS run_host "
-            f"FROM {table} t WHERE run_id IN ({','.join(str(i) for i in res.run_ids)}) "
-            f"ORDER BY run_id, sample_idx{', device' if table == 'iostat_samples' else ''}")
+            f"FROM {table} t WHERE run_id IN ({ids}) ORDER BY ALL")
         if df.height:
             # keep only columns that hold something: the golden shows what the file has
             keep = [c for c in df.columns if df.get_column(c).null_count() < df.height]
