@@ -41,7 +41,7 @@ from parsers.iostat_columns import (
     KB_COLUMNS,
     layout_family,
 )
-from parsers.textutil import RawStamp, resolve_stamps, split_stamp
+from parsers.textutil import RawStamp, banner_date, resolve_stamps, split_stamp
 
 BANNER = re.compile(
     r"^(?P<os>[A-Za-z][\w.-]*)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+(?P<date>\S+(?:\s\S+)?)"
@@ -297,8 +297,7 @@ class _Parser:
             if last:
                 rs = self._cur()
                 self._drop_sample = (rs.key, rs.sample_idx)
-                self.warn(f"the file ends in the middle of a report (line {line}): the incomplete last "
-                          "report was left out", line)
+                self.warn("the file ends in the middle of a report: the incomplete last report was left out", line)
                 return
             raise ParseError(f"expected {len(hdr)} CPU values under the 'avg-cpu:' header, found {len(toks)}", line)
         try:
@@ -407,8 +406,7 @@ class _Parser:
                 and block_of_bad == len(counts) - 1 and bad.size == 1 and first == counts.sum() - 1
             if is_last:
                 drop_last_block = True
-                self.warn(f"the file ends in the middle of a report (line {line}): the incomplete last "
-                          "report was left out", line)
+                self.warn("the file ends in the middle of a report: the incomplete last report was left out", line)
             else:
                 raise ParseError(f"expected {ncol} fields (device and {ncol - 1} values, as the header at "
                                  f"line {self._header_line(p, counts, first)} says), found {int(lens[first])}", line)
@@ -475,7 +473,7 @@ class _Parser:
         needed = {s for s in rs.segment_starts} | {s + 1 for s in rs.segment_starts}
         sub = frame.filter(pl.col("sample_idx").is_in(list(needed)))
         for c, r in pairs:
-            ok = sub.filter((pl.col(r) >= 1.0) & (pl.col(c) >= 100))
+            ok = sub.filter((pl.col(r) >= 1.0) & (pl.col(c) >= 10))
             for s, v in ok.select("sample_idx", (pl.col(c) / pl.col(r)).alias("x")).iter_rows():
                 rs.ratios.setdefault(s, []).append(v)
 
@@ -494,6 +492,9 @@ class _Parser:
         if self.unknown_cols:
             self.warn("columns not recognised and not imported: " + ", ".join(sorted(self.unknown_cols)), None)
         if rs.rows == 0 and not rs.cpu:
+            if drop and drop[0] == rs.key:
+                raise ParseError("the file ends in the middle of its first report: no complete report to import",
+                                 self.line_no)
             self.warn("the file holds no device rows (every report is empty)", None)
 
         # timestamps
@@ -501,16 +502,14 @@ class _Parser:
         banner_stamp = info.meta.pop("_banner_stamp", None)
         if rs.stamps:
             raws = [s for _, s in rs.stamps]
-            with_banner = raws + ([banner_stamp] if banner_stamp else [])
-            dts, notes = resolve_stamps(with_banner)
+            dts, notes = resolve_stamps(raws, banner_stamp)
             for n in notes:
                 self.warn(n, None)
             ts_by_sample = {i: dt for (i, _), dt in zip(rs.stamps, dts)}
             if any(s.tz for s in raws):
                 info.meta["utc_offset"] = next(s.tz for s in raws if s.tz)
         if banner_stamp is not None:
-            dts, _ = resolve_stamps(([s for _, s in rs.stamps] if rs.stamps else []) + [banner_stamp])
-            info.file_date = dts[-1].date()
+            info.file_date = banner_date(banner_stamp, [s for _, s in rs.stamps])
 
         interval = None
         interval_source = None

@@ -114,22 +114,34 @@ def stamp_datetime(s: RawStamp, order: str) -> datetime | None:
     return datetime(d.year, d.month, d.day, h, m, sec)
 
 
-def resolve_stamps(stamps: list[RawStamp]) -> tuple[list[datetime], list[str]]:
+def banner_date(banner: RawStamp, stamps: list[RawStamp]) -> date | None:
+    """The date of a banner, read in the same day/month order as the file's stamps."""
+    order, _ = date_order([banner, *stamps])
+    return stamp_date(banner, order)
+
+
+def resolve_stamps(stamps: list[RawStamp], base: RawStamp | None = None) -> tuple[list[datetime], list[str]]:
     """Turn raw stamps into datetimes, handling date order and midnight roll-over.
 
-    Returns the datetimes and human-readable notes about assumptions made.
+    ``base`` (the banner's date) dates stamps that print only a time; those roll
+    over to the next day when the clock goes back. Returns the datetimes and
+    human-readable notes about assumptions made.
     """
     notes: list[str] = []
-    order, ambiguous = date_order(stamps)
+    order, ambiguous = date_order([*stamps, *([base] if base else [])])
     if ambiguous:
         notes.append("day/month order of the dates is ambiguous; read them as month/day/year (C locale)")
+    base_day = stamp_date(base, order) if base is not None else None
     out: list[datetime] = []
     day_shift = timedelta(0)
     prev: datetime | None = None
-    has_dates = any(s.date_parts for s in stamps)
     for s in stamps:
-        dt = stamp_datetime(s, order) + day_shift
-        if prev is not None and not has_dates and dt < prev - timedelta(hours=12):
+        dt = stamp_datetime(s, order)
+        if not s.date_parts and base_day is not None:
+            dt = datetime.combine(base_day, dt.time())
+        if not s.date_parts:
+            dt += day_shift
+        if prev is not None and not s.date_parts and dt < prev - timedelta(hours=12):
             day_shift += timedelta(days=1)
             dt += timedelta(days=1)
             if len(notes) < 3:

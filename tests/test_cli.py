@@ -1,0 +1,108 @@
+"""The public command line: output shapes and exit codes scripts rely on."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import CORPUS, ROOT, needs_corpus
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=120)
+
+
+GOOD = """Linux 5.15.0 (vdi-host) \t03/14/2024 \t_x86_64_\t(4 CPU)
+
+03/14/2024 10:00:00 AM
+Device            r/s     w/s     rkB/s     wkB/s  %util
+sda             10.00   20.00     40.00     80.00   5.00
+
+03/14/2024 10:00:05 AM
+Device            r/s     w/s     rkB/s     wkB/s  %util
+sda             11.00   21.00     44.00     84.00   6.00
+
+"""
+
+
+@pytest.fixture
+def files(tmp_path):
+    d = tmp_path / "drop"
+    d.mkdir()
+    (d / "good.txt").write_text(GOOD)
+    (d / "cut.txt").write_text(GOOD.replace("sda             11.00   21.00", "sda 11"))
+    return d
+
+
+def test_import_json_and_exit_code_1_when_one_fails(tmp_path, files):
+    ws = tmp_path / "w.duckdb"
+    p = run("import", str(files), "-w", str(ws), "--json", "--tag", "customer=ACME", "--tag", "phase=boot")
+    assert p.returncode == 1, p.stderr
+    out = json.loads(p.stdout)
+    assert [r["status"] for r in out] == ["failed", "imported"]
+    bad, good = out
+    assert set(good) >= {"path", "status", "run_ids", "kind", "rows", "warnings", "error"}
+    assert good["kind"] == "iostat" and good["rows"] == 2 and good["error"] is None and len(good["run_ids"]) == 1
+    assert bad["error"].endswith("cut.txt:9: expected 6 fields (device and 5 values, as the header at line 8 "
+                                 "says), found 5")
+    runs = json.loads(run("runs", "-w", str(ws), "--json").stdout)
+    assert runs[0]["tags"] == {"customer": "ACME", "phase": "boot"} and runs[0]["interval_s"] == 5.0
+
+
+def test_import_again_is_a_duplicate_and_exit_0(tmp_path, files):
+    ws = tmp_path / "w.duckdb"
+    good = files / "good.txt"
+    assert run("import", str(good), "-w", str(ws)).returncode == 0
+    p = run("import", str(good), "-w", str(ws), "--json")
+    assert p.returncode == 0 and json.loads(p.stdout)[0]["status"] == "duplicate"
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert run("import").returncode == 2
+    assert run("import", "x", "--tag", "novalue", "-w", str(tmp_path / "w.duckdb")).returncode == 2
+    assert run("import", "x", "--first-report", "sometimes").returncode == 2
+    assert run("frobnicate").returncode == 2
+
+
+def test_interval_and_first_report_options(tmp_path):
+    f = tmp_path / "not.txt"
+    f.write_text(GOOD.replace("03/14/2024 10:00:00 AM\n", "").replace("03/14/2024 10:00:05 AM\n", ""))
+    ws = tmp_path / "w.duckdb"
+    p = run("import", str(f), "-w", str(ws), "--interval", "5", "--first-report", "interval", "--name", "boot A")
+    assert p.returncode == 0, p.stdout + p.stderr
+    q = run("sql", "SELECT r.name, s.sample_idx, s.t_s, s.since_boot FROM iostat_samples s JOIN runs r "
+            "USING (run_id) ORDER BY 2", "-w", str(ws), "--format", "json")
+    assert json.loads(q.stdout) == [
+        {"name": "boot A", "sample_idx": 0, "t_s": 0.0, "since_boot": False},
+        {"name": "boot A", "sample_idx": 1, "t_s": 5.0, "since_boot": False}]
+
+
+def test_sql_formats_and_read_only(tmp_path, files):
+    ws = tmp_path / "w.duckdb"
+    run("import", str(files / "good.txt"), "-w", str(ws))
+    p = run("sql", "SELECT device, r_s FROM iostat_samples ORDER BY sample_idx", "-w", str(ws), "--format", "csv")
+    assert p.stdout == "device,r_s\nsda,10.0\nsda,11.0\n"
+    p = run("sql", "SELECT count(*) AS n FROM runs", "-w", str(ws))
+    assert "n" in p.stdout and "1" in p.stdout and "(1 row)" in p.stdout
+    p = run("sql", "DELETE FROM runs", "-w", str(ws))
+    assert p.returncode == 1 and "read-only" in p.stderr.lower()
+    p = run("sql", "SELECT nope FROM runs", "-w", str(ws))
+    assert p.returncode == 1 and "SQL error" in p.stderr
+
+
+def test_workspace_from_environment(tmp_path, files):
+    import os
+
+    env = dict(os.environ, STORMSCOPE_WORKSPACE=str(tmp_path / "env.duckdb"))
+    assert run("import", str(files / "good.txt"), env=env).returncode == 0
+    assert (tmp_path / "env.duckdb").exists()
+
+
+@needs_corpus
+def test_import_the_whole_iostat_corpus(tmp_path):
+    p = run("import", str(CORPUS / "iostat"), "-w", str(tmp_path / "c.duckdb"), "--json")
+    out = json.loads(p.stdout)
+    assert p.returncode == 0, [r["error"] for r in out if r["error"]]
+    assert len(out) >= 55 and all(r["status"] == "imported" for r in out)

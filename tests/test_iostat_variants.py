@@ -1,0 +1,180 @@
+"""Hand-made iostat variants: locales, clocks, roll-over, device churn, first-report logic."""
+
+from datetime import datetime
+
+import pytest
+
+from app.importer import import_file
+from parsers.base import ImportOptions
+
+HDR = "Device            r/s     w/s     rkB/s     wkB/s  %util"
+
+
+def log(banner_date, stamps, rows_per_report, sep="."):
+    out = [f"Linux 5.15.0 (vdi01) \t{banner_date} \t_x86_64_\t(4 CPU)", ""]
+    for stamp, rows in zip(stamps, rows_per_report):
+        if stamp:
+            out.append(stamp)
+        out.append(HDR)
+        for dev, r, w in rows:
+            out.append(f"{dev:<14}{r:>8.2f}{w:>8.2f}{r * 4:>10.2f}{w * 4:>10.2f}{1.0:>7.2f}".replace(".", sep))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def imported(ws, write, text, name="t.txt", **opts):
+    r = import_file(ws, write(name, text), ImportOptions(**opts))
+    assert r.status == "imported", r.error
+    return r
+
+
+def sample_times(ws):
+    return ws.con.execute("SELECT DISTINCT sample_idx, ts, t_s FROM iostat_samples ORDER BY 1").fetchall()
+
+
+ROWS2 = [[("sda", 10, 20)], [("sda", 11, 21)]]
+
+
+@pytest.mark.parametrize("banner,stamps,expected", [
+    ("03/14/2024", ["03/14/2024 11:59:58 AM", "03/14/2024 12:00:03 PM"],
+     [datetime(2024, 3, 14, 11, 59, 58), datetime(2024, 3, 14, 12, 0, 3)]),
+    ("03/14/2024", ["03/14/2024 12:59:58 AM", "03/14/2024 01:00:03 AM"],
+     [datetime(2024, 3, 14, 0, 59, 58), datetime(2024, 3, 14, 1, 0, 3)]),
+    ("14.03.2024", ["14.03.2024 10:00:00", "14.03.2024 10:00:05"],
+     [datetime(2024, 3, 14, 10, 0, 0), datetime(2024, 3, 14, 10, 0, 5)]),
+    ("14/03/2024", ["14/03/2024 10:00:00", "14/03/2024 10:00:05"],
+     [datetime(2024, 3, 14, 10, 0, 0), datetime(2024, 3, 14, 10, 0, 5)]),
+    ("2024-03-14", ["2024-03-14T10:00:00+0100", "2024-03-14T10:00:05+0100"],
+     [datetime(2024, 3, 14, 10, 0, 0), datetime(2024, 3, 14, 10, 0, 5)]),
+    ("2024年03月14日", ["2024年03月14日 10时00分00秒", "2024年03月14日 10时00分05秒"],
+     [datetime(2024, 3, 14, 10, 0, 0), datetime(2024, 3, 14, 10, 0, 5)]),
+    ("03/14/24", ["03/14/24 23:59:58", "03/15/24 00:00:03"],
+     [datetime(2024, 3, 14, 23, 59, 58), datetime(2024, 3, 15, 0, 0, 3)]),
+])
+def test_date_and_clock_forms(ws, write, banner, stamps, expected):
+    r = imported(ws, write, log(banner, stamps, ROWS2))
+    got = sample_times(ws)
+    assert [g[1] for g in got] == expected
+    assert [g[2] for g in got] == [0.0, 5.0]
+    run = ws.run(r.run_ids[0])
+    assert run["interval_s"] == 5.0 and run["interval_source"] == "timestamps"
+    assert run["started_at"] == expected[0]
+
+
+def test_time_only_stamps_roll_over_midnight(ws, write):
+    stamps = ["11:59:55 PM", "12:00:00 AM", "12:00:05 AM"]
+    imported(ws, write, log("03/14/2024", stamps, ROWS2 + [[("sda", 1, 1)]]))
+    assert [g[2] for g in sample_times(ws)] == [0.0, 5.0, 10.0]
+
+
+def test_decimal_comma_with_dotted_dates(ws, write):
+    text = log("14.03.2024", ["14.03.2024 10:00:00", "14.03.2024 10:00:05"],
+               [[("sda", 10.5, 20.25)], [("sda", 11.5, 21)]], sep=",")
+    assert "10,50" in text
+    imported(ws, write, text)
+    assert ws.con.execute("SELECT r_s, w_s, rkb_s FROM iostat_samples ORDER BY sample_idx").fetchall() == [
+        (10.5, 20.25, 42.0), (11.5, 21.0, 46.0)]
+
+
+def test_ambiguous_day_month_is_said(ws, write):
+    r = imported(ws, write, log("03/04/2024", ["03/04/2024 10:00:00", "03/04/2024 10:00:05"], ROWS2))
+    assert any("ambiguous" in w for w in r.warnings)
+
+
+def test_devices_appear_and_vanish_mid_run(ws, write):
+    reports = [[("sda", 1, 1)], [("sda", 2, 2), ("dm-3", 5, 5)], [("dm-3", 6, 6)]]
+    stamps = ["03/14/2024 10:00:00", "03/14/2024 10:00:05", "03/14/2024 10:00:10"]
+    r = imported(ws, write, log("03/14/2024", stamps, reports))
+    got = ws.con.execute("SELECT sample_idx, device, r_s FROM iostat_samples ORDER BY 1, 2").fetchall()
+    assert got == [(0, "sda", 1.0), (1, "dm-3", 5.0), (1, "sda", 2.0), (2, "dm-3", 6.0)]
+    assert ws.run(r.run_ids[0])["n_devices"] == 2
+
+
+def test_no_timestamps_needs_the_interval(ws, write):
+    text = log("03/14/2024", [None, None, None], ROWS2 + [[("sda", 1, 1)]])
+    r = imported(ws, write, text)
+    assert any("--interval" in w for w in r.warnings)
+    assert [g[2] for g in sample_times(ws)] == [None, None, None]
+    assert ws.run(r.run_ids[0])["interval_source"] == "unknown"
+
+
+def test_interval_given_by_the_user(ws, write):
+    text = log("03/14/2024", [None, None, None], ROWS2 + [[("sda", 1, 1)]])
+    r = imported(ws, write, text, interval_s=5)
+    assert [g[2] for g in sample_times(ws)] == [0.0, 5.0, 10.0]
+    run = ws.run(r.run_ids[0])
+    assert run["interval_s"] == 5 and run["interval_source"] == "user"
+
+
+def test_first_report_modes(ws, write, tmp_path):
+    text = log("03/14/2024", ["03/14/2024 10:00:00", "03/14/2024 10:00:05"], ROWS2)
+    imported(ws, write, text, name="a.txt")
+    assert ws.con.execute("SELECT sample_idx, since_boot FROM iostat_samples ORDER BY 1").fetchall() == [
+        (0, True), (1, False)]
+    ws.con.execute("DELETE FROM iostat_samples; DELETE FROM cpu_samples; DELETE FROM runs")
+    imported(ws, write, text, name="b.txt", first_report="interval")
+    assert ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples").fetchall() == [(False,)]
+
+
+PLAIN = """Linux 5.15.0 (vdi01) \t03/14/2024 \t_x86_64_\t(4 CPU)
+
+Device             tps    kB_read/s    kB_wrtn/s    kB_read    kB_wrtn
+sda             {0[0]:.2f}       {0[1]:.2f}        {0[2]:.2f}    {0[3]}      {0[4]}
+
+Device             tps    kB_read/s    kB_wrtn/s    kB_read    kB_wrtn
+sda             {1[0]:.2f}       {1[1]:.2f}        {1[2]:.2f}    {1[3]}      {1[4]}
+
+"""
+
+
+def test_since_boot_is_proved_by_cumulative_columns(ws, write):
+    # report 0: 864,000 kB read at 10 kB/s = 86,400 s (a day of uptime); report 1: 50 kB at 10 kB/s = 5 s
+    text = PLAIN.format((3.0, 10.0, 2.0, 864000, 172800), (3.0, 10.0, 2.0, 50, 10))
+    r = imported(ws, write, text)
+    meta = ws.con.execute("SELECT json_extract_string(meta, '$.first_report') FROM runs").fetchall()[0][0]
+    assert meta.startswith("since-boot (proved")
+    assert not any("since boot" in w for w in r.warnings)
+    assert ws.con.execute("SELECT sample_idx, since_boot FROM iostat_samples ORDER BY 1").fetchall() == [
+        (0, True), (1, False)]
+
+
+def test_y_flag_is_proved_by_cumulative_columns(ws, write):
+    # iostat -y: report 0 already covers one interval (50 kB at 10 kB/s = 5 s)
+    text = PLAIN.format((3.0, 10.0, 2.0, 50, 10), (3.0, 10.0, 2.0, 50, 10))
+    imported(ws, write, text)
+    meta = ws.con.execute("SELECT json_extract_string(meta, '$.first_report') FROM runs").fetchall()[0][0]
+    assert meta.startswith("interval (proved")
+    assert ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples").fetchall() == [(False,)]
+
+
+def test_two_hosts_in_one_file_give_two_runs(ws, write):
+    a = log("03/14/2024", ["03/14/2024 10:00:00", "03/14/2024 10:00:05"], ROWS2)
+    b = a.replace("vdi01", "vdi02")
+    r = imported(ws, write, a + "\n" + b)
+    assert len(r.run_ids) == 2
+    hosts = ws.con.execute("SELECT host, n_samples FROM runs ORDER BY host").fetchall()
+    assert hosts == [("vdi01", 2), ("vdi02", 2)]
+
+
+def test_appended_invocation_of_the_same_host(ws, write):
+    a = log("03/14/2024", ["03/14/2024 10:00:00", "03/14/2024 10:00:05"], ROWS2)
+    b = log("03/14/2024", ["03/14/2024 11:00:00", "03/14/2024 11:00:05"], ROWS2)
+    r = imported(ws, write, a + b)
+    assert len(r.run_ids) == 1
+    assert any("new iostat banner" in w for w in r.warnings)
+    flags = ws.con.execute("SELECT sample_idx, since_boot FROM iostat_samples ORDER BY 1").fetchall()
+    assert flags == [(0, True), (1, False), (2, True), (3, False)]
+    assert ws.run(r.run_ids[0])["interval_s"] == 5.0
+
+
+def test_small_chunks_give_the_same_result(ws, write, tmp_path):
+    """Streaming: cutting the file into tiny chunks must not change a single value."""
+    reports = [[("sda", i, i + 1), ("sdb", i * 2, 1)] for i in range(40)]
+    stamps = [f"03/14/2024 10:{i // 12:02d}:{(i * 5) % 60:02d}" for i in range(40)]
+    text = log("03/14/2024", stamps, reports)
+    imported(ws, write, text, name="big.txt")
+    whole = ws.con.execute("SELECT * EXCLUDE (run_id) FROM iostat_samples ORDER BY ALL").fetchall()
+    ws.con.execute("DELETE FROM iostat_samples; DELETE FROM cpu_samples; DELETE FROM runs")
+    imported(ws, write, text + "\n", name="big2.txt", chunk_bytes=200)
+    chunked = ws.con.execute("SELECT * EXCLUDE (run_id) FROM iostat_samples ORDER BY ALL").fetchall()
+    assert chunked == whole and len(whole) == 80

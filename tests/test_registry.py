@@ -1,0 +1,49 @@
+"""The registry picks the parser from content, never from the name: which parser each corpus file gets."""
+
+import shutil
+
+import pytest
+
+from parsers.registry import UnknownFormat, detect
+from tests.conftest import CORPUS, corpus_files, needs_corpus
+
+IOSTAT = corpus_files("iostat")
+JSON_IOSTAT = {p.name for p in IOSTAT if p.read_bytes().lstrip().startswith(b"{")}
+# formats StormScope does not read (yet): each must be refused, never mistaken for iostat
+NOT_IOSTAT = corpus_files("iostat-other") + corpus_files("sar") + corpus_files("nmon") + corpus_files("perfmon") \
+    + corpus_files("diskspd")
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", IOSTAT, ids=[p.name for p in IOSTAT])
+def test_iostat_corpus_files_choose_the_iostat_parser(path):
+    expected = "iostat-json" if path.name in JSON_IOSTAT else "iostat-text"
+    assert detect(str(path)).id == expected
+
+
+@needs_corpus
+def test_json_corpus_files_are_the_three_known_ones():
+    assert JSON_IOSTAT == {"pkb_iostat_output.json", "sysstat-tests_iostat-g-JSON.txt",
+                           "sysstat-tests_iostat-x-p-ALL-JSON.txt"}
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", NOT_IOSTAT, ids=[f"{p.parent.name}/{p.name}" for p in NOT_IOSTAT])
+def test_other_tools_are_not_taken_for_iostat(path):
+    try:
+        fmt = detect(str(path))
+    except UnknownFormat:
+        return
+    assert fmt.kind != "iostat", f"{path.name} mistaken for {fmt.id}"
+
+
+@needs_corpus
+def test_the_extension_does_not_matter(tmp_path):
+    src = CORPUS / "iostat" / "sysstat-tests_iostat-x.txt"
+    for name in ("trace.json", "trace.csv", "no_extension", "report.pdf"):
+        dst = tmp_path / name
+        shutil.copy(src, dst)
+        assert detect(str(dst)).id == "iostat-text"
+    js = CORPUS / "iostat" / "sysstat-tests_iostat-x-p-ALL-JSON.txt"
+    shutil.copy(js, tmp_path / "iostat.txt")
+    assert detect(str(tmp_path / "iostat.txt")).id == "iostat-json"
