@@ -20,7 +20,12 @@ SKIP_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
 
 def expand_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
     """Files named, and every file below folders named (recursive, sorted, hidden files skipped)."""
-    out: list[str] = []
+    return [f for f, _ in walk_paths(paths)]
+
+
+def walk_paths(paths: Iterable[str | os.PathLike]) -> list[tuple[str, bool]]:
+    """(file, found_in_a_folder) for every file named or below a folder named."""
+    out: list[tuple[str, bool]] = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
@@ -29,15 +34,19 @@ def expand_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
                 for f in sorted(files):
                     if f.startswith(".") or f in SKIP_NAMES:
                         continue
-                    out.append(str(Path(root) / f))
+                    out.append((str(Path(root) / f), True))
         else:
-            out.append(str(p))
+            out.append((str(p), False))
     return out
 
 
 def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobState | None = None,
-                fmt_id: str | None = None) -> ImportResult:
-    """Import one file. Never raises for bad input: the result says what happened."""
+                fmt_id: str | None = None, in_folder: bool = False) -> ImportResult:
+    """Import one file. Never raises for bad input: the result says what happened.
+
+    A file found while walking a folder that is no trace at all (notes, scripts, job files) is
+    ``skipped``; named explicitly, it ``failed``.
+    """
     state = state or JobState()
     res = ImportResult(path=path, status="failed")
     try:
@@ -73,6 +82,8 @@ def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobStat
         res.error = e.located(path)
     except UnknownFormat as e:
         res.error = f"{path}: {e}"
+        if in_folder:
+            res.status = "skipped"
     except UnicodeDecodeError as e:
         res.error = f"{path}: not a text file ({e.reason})"
     except (OSError, MemoryError) as e:
@@ -87,14 +98,15 @@ def import_paths(ws: Workspace, paths: Iterable[str | os.PathLike], options: Imp
                  on_result: Callable[[ImportResult], None] | None = None) -> list[ImportResult]:
     """Import every file below ``paths``; progress is reported per file."""
     state = state or JobState()
-    files = expand_paths(paths)
+    walked = walk_paths(paths)
+    files = [f for f, _ in walked]
     results: list[ImportResult] = []
-    for i, f in enumerate(files):
+    for i, (f, in_folder) in enumerate(walked):
         state.progress(i / max(len(files), 1), f"importing {Path(f).name}")
         sub = JobState(lambda frac, msg, i=i: state.progress((i + frac) / len(files), msg))
         sub.check = state.check  # type: ignore[method-assign]
         try:
-            r = import_file(ws, f, options, sub)
+            r = import_file(ws, f, options, sub, in_folder=in_folder)
         except Cancelled:
             results.append(ImportResult(path=f, status="failed", error=f"{f}: cancelled"))
             raise

@@ -77,7 +77,7 @@ class ImportOptions:
     first_report: str = "auto"  # auto | since-boot | interval
     name: str | None = None
     tags: dict[str, str] = field(default_factory=dict)
-    chunk_bytes: int = 32 * 1024 * 1024
+    chunk_bytes: int = 4 * 1024 * 1024
 
 
 @dataclass

@@ -41,7 +41,7 @@ from parsers.iostat_columns import (
     KB_COLUMNS,
     layout_family,
 )
-from parsers.textutil import RawStamp, banner_date, resolve_stamps, split_stamp
+from parsers.textutil import RawStamp, StampResolver, banner_date, fast_stamp, resolve_stamps, split_stamp
 
 BANNER = re.compile(
     r"^(?P<os>[A-Za-z][\w.-]*)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+(?P<date>\S+(?:\s\S+)?)"
@@ -96,6 +96,9 @@ class _Header:
     names: list[str]  # header names of the value columns, in file order
     canon: list[str | None]  # canonical column per value column (None = unknown, ignored)
     factors: list[float]
+    text: str = ""  # the header line as printed (right-stripped)
+    spans: list[tuple[int, int]] = field(default_factory=list)  # value columns: (start, end) in the header
+
 
 
 @dataclass
@@ -108,6 +111,7 @@ class _Pending:
     nrows: list[int] = field(default_factory=list)
     first_line: list[int] = field(default_factory=list)
     key: list[str] = field(default_factory=list)
+    ts: list[datetime | None] = field(default_factory=list)  # per block: the report's time, as streamed
 
 
 @dataclass
@@ -118,6 +122,9 @@ class _RunState:
     sample_idx: int = -1
     segment_starts: list[int] = field(default_factory=list)
     stamps: list[tuple[int, RawStamp]] = field(default_factory=list)
+    resolver: StampResolver | None = None
+    ts_by_sample: dict[int, datetime] = field(default_factory=dict)
+    t0: datetime | None = None
     cpu: list[tuple] = field(default_factory=list)
     ratios: dict[int, list[float]] = field(default_factory=dict)
     rows: int = 0
@@ -143,6 +150,7 @@ class _Parser:
         self.cpu_header: list[str] | None = None
         self.line_no = 1  # line number of the current chunk's first line
         self.any_header = False
+        self._checked_headers: set[int] = set()
         self.saw_content_after_banner = False
         self.first_dt: dict[str, datetime] = {}
 
@@ -203,15 +211,18 @@ class _Parser:
             yield from self._block(rest.rstrip("\n"), line, last=eof)
         line += rest.count("\n")
         self.line_no = line
-        if self.pending_rows > 200_000:
-            yield from self._flush()
+        if self.pending_rows:
+            yield from self._flush(final=eof)
 
     def _block(self, block: str, line: int, last: bool = False) -> Iterator[Event]:
-        # strip leading blank lines inside the block (a file may start with them)
-        while block.startswith("\n") or (block and block.split("\n", 1)[0].strip() == "" and "\n" in block):
-            block = block.split("\n", 1)[1]
+        # skip leading blank lines inside the block (a file may start with them)
+        while True:
+            nl = block.find("\n")
+            if nl < 0 or block[:nl].strip():
+                break
+            block = block[nl + 1:]
             line += 1
-        if not block.strip():
+        if not block or block.isspace():
             return
         if len(block) > MAX_LINE and max(len(x) for x in block.split("\n")) > MAX_LINE:
             lines = block.split("\n")
@@ -243,12 +254,22 @@ class _Parser:
             elif BANNER.match(stripped):
                 self._banner(BANNER.match(stripped), line)
             else:
-                stamp = split_stamp(stripped)
+                stamp = fast_stamp(stripped) or split_stamp(stripped)
                 if stamp is None:
                     raise ParseError(f"unexpected text {stripped[:60]!r}: expected a timestamp, "
                                      "an 'avg-cpu:' block or a 'Device' header", line)
                 self._open_report("ts", line)
-                self._cur().stamps.append((self._cur().sample_idx, stamp))
+                rs = self._cur()
+                rs.stamps.append((rs.sample_idx, stamp))
+                if rs.resolver is None:
+                    rs.resolver = StampResolver(rs.info.meta.get("_banner_stamp"))
+                try:
+                    dt = rs.resolver.add(stamp)
+                except ValueError:
+                    raise ParseError(f"impossible date or time {stripped!r}", line) from None
+                rs.ts_by_sample[rs.sample_idx] = dt
+                if rs.t0 is None:
+                    rs.t0 = dt
             if nl < 0:
                 return
             pos = nl + 1
@@ -310,7 +331,7 @@ class _Parser:
                        rec.get("iowait"), rec.get("steal"), rec.get("idle")))
 
     def _header(self, ln: str, line: int) -> _Header:
-        key = " ".join(ln.split())
+        key = ln.rstrip()
         h = self.headers.get(key)
         if h is not None:
             return h
@@ -330,7 +351,10 @@ class _Parser:
                 factors.append(c[1])
         if len(set(c for c in canon if c)) != len([c for c in canon if c]):
             raise ParseError("a column appears twice in the header", line)
-        h = _Header(toks, device_last, names, canon, factors)
+        ends = [m.end() for m in re.finditer(r"\S+", key)]
+        value_ends = ends[:-1] if device_last else ends[1:]
+        starts = [0, *ends[:-2]] if device_last else ends[:-1]
+        h = _Header(toks, device_last, names, canon, factors, key, list(zip(starts, value_ends)))
         self.headers[key] = h
         return h
 
@@ -348,15 +372,18 @@ class _Parser:
         if self.decimal_comma is None:
             sample = rows[:2000]
             self.decimal_comma = bool(re.search(r"\d,\d", sample)) and not re.search(r"\d\.\d", sample)
-        if not self.human and re.search(r"\d[kMGTP](\s|$)", rows[:4000]):
-            self.human = True
-        key = " ".join(h.tokens) + "|" + rs.key
+        if id(h) not in self._checked_headers:
+            self._checked_headers.add(id(h))
+            if re.search(r"\d[kMGTP](\s|$)", rows[:4000]):
+                self.human = True
+        key = h.text + "|" + rs.key
         p = self.pending.get(key)
         if p is None:
             p = self.pending[key] = _Pending(h)
         n = rows.count("\n") + 1
         p.parts.append(rows)
         p.sample.append(rs.sample_idx)
+        p.ts.append(rs.ts_by_sample.get(rs.sample_idx))
         p.nrows.append(n)
         p.first_line.append(line + 1)
         p.key.append(rs.key)
@@ -385,7 +412,6 @@ class _Parser:
 
     def _convert(self, key: str, p: _Pending, final: bool) -> pl.DataFrame | None:
         h = p.header
-        ncol = len(h.names) + 1
         text = "\n".join(p.parts)
         lines = pl.read_csv(
             io.BytesIO(text.encode()), has_header=False, separator="\x1f", quote_char=None,
@@ -394,46 +420,109 @@ class _Parser:
         counts = np.asarray(p.nrows, dtype=np.int64)
         if lines.len() != counts.sum():  # blank lines inside a block never happen in real output
             raise ParseError("blank line inside a device block", p.first_line[0])
-        toks = lines.str.strip_chars().str.split(" ").list.eval(pl.element().filter(pl.element() != ""))
-        lens = toks.list.len().to_numpy()
-        bad = np.nonzero(lens != ncol)[0]
-        drop_last_block = False
-        if bad.size:
-            first = int(bad[0])
-            line = self._line_of(p, counts, first)
-            block_of_bad = int(np.searchsorted(np.cumsum(counts), first, side="right"))
-            is_last = final and getattr(self, "_last_block", None) == (key, block_of_bad) \
-                and block_of_bad == len(counts) - 1 and bad.size == 1 and first == counts.sum() - 1
-            if is_last:
-                drop_last_block = True
-                self.warn("the file ends in the middle of a report: the incomplete last report was left out", line)
-            else:
-                raise ParseError(f"expected {ncol} fields (device and {ncol - 1} values, as the header at "
-                                 f"line {self._header_line(p, counts, first)} says), found {int(lens[first])}", line)
-        sample = np.repeat(np.asarray(p.sample, dtype=np.int64), counts)
-        dev_idx = ncol - 1 if h.device_last else 0
+        sample = pl.Series("sample_idx", np.repeat(np.asarray(p.sample, dtype=np.int64), counts))
         # -g group summaries print their name with a leading space (device-first layouts)
         is_group = lines.str.starts_with(" ") if not h.device_last else pl.Series([False] * lines.len())
-        df = pl.DataFrame({"toks": toks, "sample_idx": sample, "_grp": is_group})
-        if drop_last_block:
-            last_n = int(counts[-1])
-            df = df.head(df.height - last_n)
-            self._drop_sample = (p.key[-1], int(p.sample[-1]))
-        exprs = [pl.col("toks").list.get(dev_idx).alias("device")]
+        if lines.str.ends_with(" ").any() or lines.str.contains("\t", literal=True).any():
+            lines = lines.str.replace_all("\t", " ", literal=True).str.strip_chars_end()
+        out, ok = self._fixed_width(lines, h)
+        ts, t_s = self._times(p, counts, sample)
+        out = out.with_columns(sample, ts, t_s, is_group.alias("is_group"))
+        bad_rows = np.nonzero(~ok.to_numpy())[0]
+        if bad_rows.size:
+            slow = self._by_tokens(key, p, lines, counts, bad_rows, final)
+            if slow is None:  # the incomplete last report was dropped
+                keep = sample.to_numpy() != int(p.sample[-1])
+                out = out.filter(pl.Series(keep & ok.to_numpy()))
+            else:
+                slow = slow.with_columns(sample.gather(bad_rows), ts.gather(bad_rows), t_s.gather(bad_rows),
+                                         is_group.gather(bad_rows).alias("is_group"))
+                idx = pl.Series("_i", np.arange(lines.len()))
+                out = pl.concat([out.with_columns(idx).filter(ok), slow.with_columns(idx.gather(bad_rows))],
+                                how="vertical_relaxed").sort("_i").drop("_i")
+        return out.select("sample_idx", "ts", "t_s", "device", *[c for c in h.canon if c], "is_group")
+
+    def _times(self, p: _Pending, counts: np.ndarray, sample: pl.Series) -> tuple[pl.Series, pl.Series]:
+        """Report time and seconds since the run's first report, as known while streaming."""
+        rs = self.runs[p.key[0]]
+        if rs.t0 is not None:
+            ts = pl.Series("ts", np.repeat(np.array(p.ts, dtype="datetime64[us]"), counts))
+            t_s = ((ts - rs.t0).dt.total_microseconds() / 1e6).alias("t_s")
+            return ts, t_s
+        ts = pl.Series("ts", [None] * sample.len(), dtype=pl.Datetime("us"))
+        if self.opt.interval_s:
+            return ts, (sample * float(self.opt.interval_s)).cast(pl.Float64).alias("t_s")
+        return ts, pl.Series("t_s", [None] * sample.len(), dtype=pl.Float64)
+
+    def _fixed_width(self, lines: pl.Series, h: _Header) -> tuple[pl.DataFrame, pl.Series]:
+        """Cut each value where the header says (sysstat right-aligns values under their names).
+
+        Device-first rows are aligned on their right end (a long device name shifts the whole row),
+        device-last rows on their left. A row that does not fit -- a value wider than its column, a
+        pasted excerpt with other spacing -- fails the checks and is split by tokens instead.
+        """
+        width = len(h.text)
+        line = pl.col("line")
+        cols, checks = [], []
+        for (start, end), canon, factor in zip(h.spans, h.canon, h.factors):
+            if h.device_last:
+                cell = line.str.slice(start, end - start)
+            else:
+                cell = line.str.slice(-(width - start), end - start)
+            # every cell begins with the separating space and holds a value
+            checks.append(cell.str.starts_with(" ") | pl.lit(start == 0))
+            if canon is not None:
+                cols.append(self._num(cell.str.strip_chars(), canon, factor).alias(canon))
+        if h.device_last:
+            dev = line.str.slice(h.spans[-1][1]).str.strip_chars()
+        else:
+            dev = line.str.slice(0, line.str.len_chars() - (width - h.spans[0][0])).str.strip_chars()
+        frame = pl.DataFrame({"line": lines}).select(dev.alias("device"), *cols,
+                                                     pl.all_horizontal(checks).alias("_ok"))
+        values = [c for c in h.canon if c]
+        ok = frame.select(
+            pl.col("_ok") & pl.col("device").str.len_chars().gt(0)
+            & ~pl.col("device").str.contains(" ", literal=True)
+            & (pl.all_horizontal([pl.col(c).is_not_null() for c in values]) if values else pl.lit(True))
+        ).to_series()
+        return frame.drop("_ok"), ok
+
+    def _by_tokens(self, key: str, p: _Pending, lines: pl.Series, counts: np.ndarray, rows: np.ndarray,
+                   final: bool) -> pl.DataFrame | None:
+        """Split rows on whitespace (the careful path), raising errors with line numbers."""
+        h = p.header
+        ncol = len(h.names) + 1
+        sub = lines.gather(rows)
+        norm = sub.str.strip_chars().str.replace_all(r"\s+", " ")
+        lens = (norm.str.count_matches(" ", literal=True) + 1).to_numpy()
+        wrong = np.nonzero(lens != ncol)[0]
+        if wrong.size:
+            first = int(rows[wrong[0]])
+            line = self._line_of(p, counts, first)
+            total = int(counts.sum())
+            block_of_bad = int(np.searchsorted(np.cumsum(counts), first, side="right"))
+            if (final and getattr(self, "_last_block", None) == (key, block_of_bad)
+                    and wrong.size == 1 and first == total - 1):
+                self.warn("the file ends in the middle of a report: the incomplete last report was left out", line)
+                self._drop_sample = (p.key[-1], int(p.sample[-1]))
+                return None
+            raise ParseError(f"expected {ncol} fields (device and {ncol - 1} values, as the header at "
+                             f"line {self._header_line(p, counts, first)} says), found {int(lens[wrong[0]])}", line)
+        dev_idx = ncol - 1 if h.device_last else 0
+        f = pl.DataFrame({"s": norm}).select(pl.col("s").str.split_exact(" ", ncol - 1).alias("f"))
+        field_ = [pl.col("f").struct.field(f"field_{i}") for i in range(ncol)]
+        exprs = [field_[dev_idx].alias("device")]
         for i, (canon, factor) in enumerate(zip(h.canon, h.factors)):
-            if canon is None:
-                continue
-            pos = i + 1 if not h.device_last else i
-            exprs.append(self._num(pl.col("toks").list.get(pos), canon, factor).alias(canon))
-        out = df.select(pl.col("sample_idx"), *exprs, pl.col("_grp").alias("is_group"))
-        # a value that did not convert is an error, with its line
-        val_cols = [c for c in h.canon if c]
-        if val_cols:
-            nulls = out.select(pl.any_horizontal([pl.col(c).is_null() for c in val_cols]).arg_true()).to_series()
+            if canon is not None:
+                exprs.append(self._num(field_[i + 1 if not h.device_last else i], canon, factor).alias(canon))
+        out = f.select(*exprs)
+        values = [c for c in h.canon if c]
+        if values:
+            nulls = out.select(pl.any_horizontal([pl.col(c).is_null() for c in values]).arg_true()).to_series()
             if nulls.len():
-                first = int(nulls[0])
-                line = self._line_of(p, counts, first)
-                raise ParseError(f"value that is not a number in a device row: {lines[first].strip()[:80]!r}", line)
+                first = int(rows[int(nulls[0])])
+                raise ParseError(f"value that is not a number in a device row: {lines[first].strip()[:80]!r}",
+                                 self._line_of(p, counts, first))
         return out
 
     def _num(self, expr: pl.Expr, canon: str, factor: float) -> pl.Expr:
@@ -502,7 +591,10 @@ class _Parser:
         banner_stamp = info.meta.pop("_banner_stamp", None)
         if rs.stamps:
             raws = [s for _, s in rs.stamps]
-            dts, notes = resolve_stamps(raws, banner_stamp)
+            try:
+                dts, notes = resolve_stamps(raws, banner_stamp)
+            except ValueError:
+                raise ParseError("the dates of the reports contradict each other (day/month order)") from None
             for n in notes:
                 self.warn(n, None)
             ts_by_sample = {i: dt for (i, _), dt in zip(rs.stamps, dts)}
@@ -552,14 +644,18 @@ class _Parser:
             info.meta["human_units"] = True
             self.warn("values printed with --human units (e.g. 1.5G) are rounded by iostat to one decimal", None)
 
-        # per-sample attributes (ts, t_s, since_boot) are joined onto the stored rows
         samples = pl.DataFrame({
             "sample_idx": list(range(n_samples)),
             "ts": [ts_by_sample.get(i) for i in range(n_samples)],
             "t_s": [t_by_sample.get(i) for i in range(n_samples)],
             "since_boot": [i in since_boot for i in range(n_samples)],
         }, schema={"sample_idx": pl.Int64, "ts": pl.Datetime("us"), "t_s": pl.Float64, "since_boot": pl.Boolean})
-        yield Rows(rs.key, "_sample_attrs", samples)
+        streamed = {i: dt for i, dt in rs.ts_by_sample.items() if i < n_samples}
+        if streamed != ts_by_sample:
+            # the whole file changed the reading of the dates (e.g. a day > 12 came late): rewrite all times
+            yield Rows(rs.key, "_sample_attrs", samples)
+        elif since_boot:
+            yield Rows(rs.key, "_since_boot", samples.filter(pl.col("since_boot")).select("sample_idx"))
         if rs.cpu:
             cpu = pl.DataFrame(rs.cpu, schema=["sample_idx", "user", "nice", "system", "iowait", "steal", "idle"],
                                orient="row").with_columns(pl.col("sample_idx").cast(pl.Int64))

@@ -62,6 +62,21 @@ def split_stamp(text: str) -> RawStamp | None:
     return RawStamp(s, parts, sep, hms, ampm, tz)
 
 
+_COMMON = re.compile(
+    r"(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})[ T](\d{1,2}):(\d{2}):(\d{2})(?: ?([AP]M))?"
+)
+
+
+def fast_stamp(text: str) -> RawStamp | None:
+    """The common `-t` forms (MM/DD/YYYY hh:mm:ss [AM|PM], ISO without zone) in one match; None otherwise."""
+    m = _COMMON.fullmatch(text)
+    if m is None:
+        return None
+    a, sep, b, c, hh, mm, ss, ampm = m.groups()
+    return RawStamp(text, (int(a), int(b), int(c)), ("Y" + sep) if len(a) == 4 else sep,
+                    (int(hh), int(mm), int(ss)), ampm, None)
+
+
 def date_order(stamps: list[RawStamp]) -> tuple[str, bool]:
     """Decide the order of day/month in the stamps: 'YMD', 'DMY' or 'MDY'.
 
@@ -120,6 +135,52 @@ def banner_date(banner: RawStamp, stamps: list[RawStamp]) -> date | None:
     return stamp_date(banner, order)
 
 
+class StampResolver:
+    """Turns stamps into datetimes one at a time (streaming), with midnight roll-over.
+
+    The day/month order is decided from the first stamp and the banner; :func:`resolve_stamps`
+    decides it from all stamps, and a caller that streams compares the two at the end.
+    """
+
+    def __init__(self, base: RawStamp | None = None, order: str | None = None):
+        self.base = base
+        self.order = order
+        self.base_day: date | None = None
+        self.prev: datetime | None = None
+        self.shift = timedelta(0)
+        self.notes: list[str] = []
+        if order is not None:
+            self._set_order(order)
+
+    def _set_order(self, order: str) -> None:
+        self.order = order
+        self.base_day = stamp_date(self.base, order) if self.base is not None else None
+
+    def add(self, s: RawStamp) -> datetime:
+        if self.order is None:
+            self._set_order(date_order([s, *([self.base] if self.base else [])])[0])
+        try:
+            dt = stamp_datetime(s, self.order or "MDY")
+        except ValueError:
+            if self.order not in ("MDY", "DMY"):
+                raise
+            # a day above 12 came late: the dates were day/month (or month/day) all along
+            other = "DMY" if self.order == "MDY" else "MDY"
+            dt = stamp_datetime(s, other)
+            self._set_order(other)
+        if not s.date_parts:
+            if self.base_day is not None:
+                dt = datetime.combine(self.base_day, dt.time())
+            dt += self.shift
+            if self.prev is not None and dt < self.prev - timedelta(hours=12):
+                self.shift += timedelta(days=1)
+                dt += timedelta(days=1)
+                if len(self.notes) < 3:
+                    self.notes.append(f"time went back from {self.prev.time()} to {s.text}: counted as the next day")
+        self.prev = dt
+        return dt
+
+
 def resolve_stamps(stamps: list[RawStamp], base: RawStamp | None = None) -> tuple[list[datetime], list[str]]:
     """Turn raw stamps into datetimes, handling date order and midnight roll-over.
 
@@ -127,27 +188,11 @@ def resolve_stamps(stamps: list[RawStamp], base: RawStamp | None = None) -> tupl
     over to the next day when the clock goes back. Returns the datetimes and
     human-readable notes about assumptions made.
     """
-    notes: list[str] = []
     order, ambiguous = date_order([*stamps, *([base] if base else [])])
-    if ambiguous:
-        notes.append("day/month order of the dates is ambiguous; read them as month/day/year (C locale)")
-    base_day = stamp_date(base, order) if base is not None else None
-    out: list[datetime] = []
-    day_shift = timedelta(0)
-    prev: datetime | None = None
-    for s in stamps:
-        dt = stamp_datetime(s, order)
-        if not s.date_parts and base_day is not None:
-            dt = datetime.combine(base_day, dt.time())
-        if not s.date_parts:
-            dt += day_shift
-        if prev is not None and not s.date_parts and dt < prev - timedelta(hours=12):
-            day_shift += timedelta(days=1)
-            dt += timedelta(days=1)
-            if len(notes) < 3:
-                notes.append(f"time went back from {prev.time()} to {s.text}: counted as the next day")
-        out.append(dt)
-        prev = dt
+    r = StampResolver(base, order)
+    out = [r.add(s) for s in stamps]
+    notes = (["day/month order of the dates is ambiguous; read them as month/day/year (C locale)"]
+             if ambiguous else []) + r.notes
     return out, notes
 
 

@@ -178,3 +178,12 @@ def test_small_chunks_give_the_same_result(ws, write, tmp_path):
     imported(ws, write, text + "\n", name="big2.txt", chunk_bytes=200)
     chunked = ws.con.execute("SELECT * EXCLUDE (run_id) FROM iostat_samples ORDER BY ALL").fetchall()
     assert chunked == whole and len(whole) == 80
+
+
+def test_day_month_order_revealed_late_rewrites_the_times(ws, write):
+    """12/03 reads as December 3rd until 13/03 proves day/month: every stored time must follow."""
+    stamps = ["12/03/2024 23:59:55", "13/03/2024 00:00:00"]
+    r = imported(ws, write, log("12/03/2024", stamps, ROWS2), chunk_bytes=64)
+    assert [g[1] for g in sample_times(ws)] == [datetime(2024, 3, 12, 23, 59, 55), datetime(2024, 3, 13, 0, 0)]
+    assert [g[2] for g in sample_times(ws)] == [0.0, 5.0]
+    assert ws.run(r.run_ids[0])["file_date"].isoformat() == "2024-03-12"

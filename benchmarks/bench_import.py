@@ -1,0 +1,176 @@
+"""Import throughput and memory of a large `iostat -xt` log.
+
+Generates a realistic log (sysstat 12.3+ `-xt` layout, 50 devices, 1 s interval; default 1 GB),
+imports it into a fresh workspace in a child process, and prints:
+
+* import MB/s and rows/s, and the child's peak RSS;
+* the same for polars reading the very same numbers from a clean CSV (the practical limit).
+
+Targets (issue 2): import at least half the polars throughput (rows/s), peak RSS under half the file.
+
+    python benchmarks/bench_import.py [--size-mb 1024] [--devices 50] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HEADER = ("Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   wrqm/s  %wrqm "
+          "w_await wareq-sz     d/s     dkB/s   drqm/s  %drqm d_await dareq-sz     f/s f_await  aqu-sz  %util")
+
+
+COLUMN_ENDS = [m.end() for m in __import__("re").finditer(r"\S+", HEADER)][1:]
+
+
+def device_names(n: int) -> list[str]:
+    names = [f"sd{chr(97 + i // 26) if i >= 26 else ''}{chr(97 + i % 26)}" for i in range(n - n // 5)]
+    names += [f"dm-{i}" for i in range(n // 5)]
+    return names[:n]
+
+
+def aligned_row(device: str, values: list[float]) -> str:
+    """A row as sysstat prints it: each value right-aligned under the end of its header name."""
+    row = device
+    for end, v in zip(COLUMN_ENDS, values):
+        cell = f"{v:.2f}"
+        row += cell.rjust(end - len(row)) if end - len(row) > len(cell) else " " + cell
+    return row
+
+
+def make_reports(devices: list[str], variants: int, rng: random.Random) -> list[str]:
+    """A pool of distinct device blocks (cycled through when writing the log)."""
+    out = []
+    for _ in range(variants):
+        lines = [HEADER]
+        for d in devices:
+            r, w = rng.uniform(0, 3000), rng.uniform(0, 2000)
+            vals = [r, r * rng.uniform(4, 64), rng.uniform(0, 50), rng.uniform(0, 30), rng.uniform(0.1, 40),
+                    rng.uniform(4, 64), w, w * rng.uniform(4, 64), rng.uniform(0, 80), rng.uniform(0, 60),
+                    rng.uniform(0.1, 90), rng.uniform(4, 128), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                    rng.uniform(0, 20), rng.uniform(0, 3), rng.uniform(0, 30), rng.uniform(0, 100)]
+            lines.append(aligned_row(d, vals))
+        out.append("\n".join(lines) + "\n\n")
+    return out
+
+
+def generate(path: Path, size_mb: int, n_devices: int) -> int:
+    rng = random.Random(42)
+    devices = device_names(n_devices)
+    pool = make_reports(devices, 64, rng)
+    target = size_mb * 1024 * 1024
+    t = datetime(2024, 3, 14, 8, 0, 0)
+    n = 0
+    with open(path, "w") as fh:
+        fh.write("Linux 6.1.0-18-amd64 (vdi-storage-01) \t03/14/2024 \t_x86_64_\t(32 CPU)\n\n")
+        written = 0
+        while written < target:
+            stamp = t.strftime("%m/%d/%Y %I:%M:%S %p")
+            cpu = (f"{stamp}\navg-cpu:  %user   %nice %system %iowait  %steal   %idle\n"
+                   f"          {rng.uniform(1, 40):6.2f}    0.00 {rng.uniform(1, 20):7.2f} "
+                   f"{rng.uniform(0, 30):7.2f}    0.00 {rng.uniform(10, 90):7.2f}\n\n")
+            block = cpu + pool[n % len(pool)]
+            fh.write(block)
+            written += len(block)
+            t += timedelta(seconds=1)
+            n += 1
+    return n
+
+
+CHILD_IMPORT = """
+import sys, time, json
+sys.path.insert(0, {root!r})
+from app.workspace import Workspace
+from app.importer import import_file
+from parsers.base import ImportOptions
+t = time.perf_counter()
+with Workspace({ws!r}) as ws:
+    r = import_file(ws, {src!r}, ImportOptions())
+print(json.dumps({{"seconds": time.perf_counter() - t, "status": r.status, "rows": r.rows, "error": r.error}}))
+"""
+
+CHILD_EXPORT = """
+import sys, duckdb
+c = duckdb.connect({ws!r}, read_only=True)
+c.execute("SET enable_progress_bar = false")
+c.execute("COPY (SELECT * EXCLUDE (run_id, ts, is_group) FROM iostat_samples) TO {csv!r} (HEADER)")
+"""
+
+CHILD_POLARS = """
+import time, json, polars as pl
+t = time.perf_counter()
+df = pl.read_csv({csv!r})
+print(json.dumps({{"seconds": time.perf_counter() - t, "rows": df.height}}))
+"""
+
+
+def child(code: str) -> tuple[dict, float]:
+    """Run ``code`` in a fresh interpreter; return its JSON line and peak RSS in MB."""
+    import json
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    out = json.loads(p.stdout.strip().splitlines()[-1]) if p.stdout.strip() else {}
+    # ru_maxrss of children is the max over all children so far: keep each child the biggest yet
+    return out, max(peak, before) / 1024.0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size-mb", type=int, default=1024)
+    ap.add_argument("--devices", type=int, default=50)
+    ap.add_argument("--keep", help="keep the generated files in this folder")
+    args = ap.parse_args()
+
+    tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="stormscope-bench-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    src, ws, csv = tmp / "iostat-xt.txt", tmp / "bench.duckdb", tmp / "same-numbers.csv"
+    for p in (ws, csv):
+        if p.exists():
+            p.unlink()
+    try:
+        t = time.perf_counter()
+        reports = generate(src, args.size_mb, args.devices)
+        size_mb = src.stat().st_size / 1e6
+        print(f"generated {src.name}: {size_mb:,.0f} MB, {reports:,} reports x {args.devices} devices "
+              f"in {time.perf_counter() - t:.1f} s")
+
+        # polars first, so the import's RSS reading is not the max of an earlier child
+        imp, imp_rss = child(CHILD_IMPORT.format(root=str(ROOT), ws=str(ws), src=str(src)))
+        if imp.get("status") != "imported":
+            print(f"import failed: {imp}")
+            return 1
+        subprocess.run([sys.executable, "-c", CHILD_EXPORT.format(ws=str(ws), csv=str(csv))], check=True)
+        csv_mb = csv.stat().st_size / 1e6
+        pol, _ = child(CHILD_POLARS.format(csv=str(csv)))
+
+        rows = imp["rows"]
+        imp_rows_s = rows / imp["seconds"]
+        pol_rows_s = pol["rows"] / pol["seconds"]
+        print(f"import : {imp['seconds']:7.2f} s  {size_mb / imp['seconds']:8.1f} MB/s  {imp_rows_s:12,.0f} rows/s"
+              f"  peak RSS {imp_rss:,.0f} MB ({imp_rss / size_mb:.0%} of the file)")
+        print(f"polars : {pol['seconds']:7.2f} s  {csv_mb / pol['seconds']:8.1f} MB/s  {pol_rows_s:12,.0f} rows/s"
+              f"  (read_csv of the same {pol['rows']:,} rows, {csv_mb:,.0f} MB clean CSV)")
+        print(f"import / polars throughput (rows/s): {imp_rows_s / pol_rows_s:.2f}  (target >= 0.50)")
+        print(f"peak RSS / file size: {imp_rss / size_mb:.2f}  (target < 0.50)")
+        print(f"cores: {os.cpu_count()}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
