@@ -19,10 +19,14 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart
+from parsers.base import Event, ImportOptions, ParseError, Rows, RunEnd, RunInfo, RunStart
 from parsers.iostat_columns import METRICS
 
 SCHEMA_VERSION = 1
+IMPORT_MEMORY_LIMIT = "128MB"
+# values of NOT NULL columns a parser may leave out
+COLUMN_DEFAULTS = {"since_boot": False, "is_group": False}
+INSERT_BATCH_ROWS = 4 * 122_880
 
 IOSTAT_COLUMNS: list[tuple[str, str]] = [
     ("run_id", "INTEGER NOT NULL"),
@@ -39,6 +43,32 @@ CPU_COLUMNS: list[tuple[str, str]] = [
     ("run_id", "INTEGER NOT NULL"), ("sample_idx", "INTEGER NOT NULL"), ("ts", "TIMESTAMP"),
     ("t_s", "DOUBLE"), ("user", "DOUBLE"), ("nice", "DOUBLE"), ("system", "DOUBLE"),
     ("iowait", "DOUBLE"), ("steal", "DOUBLE"), ("idle", "DOUBLE"),
+]
+
+# vscsiStats histograms and fio json+ latency bins: a bucket counts values in (bucket_lo, bucket_hi]
+HISTOGRAM_COLUMNS: list[tuple[str, str]] = [
+    ("run_id", "INTEGER NOT NULL"), ("sample_idx", "INTEGER NOT NULL"), ("ts", "TIMESTAMP"), ("t_s", "DOUBLE"),
+    ("device", "VARCHAR NOT NULL"), ("metric", "VARCHAR NOT NULL"), ("op", "VARCHAR NOT NULL"),
+    ("bucket_lo", "DOUBLE"), ("bucket_hi", "DOUBLE"), ("count", "BIGINT NOT NULL"),
+]
+
+HISTOGRAM_STATS_COLUMNS: list[tuple[str, str]] = [
+    ("run_id", "INTEGER NOT NULL"), ("sample_idx", "INTEGER NOT NULL"), ("device", "VARCHAR NOT NULL"),
+    ("metric", "VARCHAR NOT NULL"), ("op", "VARCHAR NOT NULL"), ("min", "DOUBLE"), ("max", "DOUBLE"),
+    ("mean", "DOUBLE"), ("count", "BIGINT"),
+]
+
+FIO_JOBS_COLUMNS: list[tuple[str, str]] = [
+    ("run_id", "INTEGER NOT NULL"), ("device", "VARCHAR NOT NULL"), ("job_index", "INTEGER"),
+    ("jobname", "VARCHAR"), ("groupid", "INTEGER"), ("op", "VARCHAR NOT NULL"), ("rw", "VARCHAR"),
+    ("bs", "VARCHAR"), ("iodepth", "VARCHAR"), ("numjobs", "VARCHAR"), ("ioengine", "VARCHAR"),
+    ("ios", "BIGINT"), ("io_kb", "DOUBLE"), ("iops", "DOUBLE"), ("bw_kbs", "DOUBLE"), ("runtime_s", "DOUBLE"),
+    *[(c, "DOUBLE") for c in ("lat_mean_us", "lat_min_us", "lat_max_us", "lat_stddev_us", "clat_mean_us",
+                              "clat_min_us", "clat_max_us", "clat_stddev_us", "slat_mean_us", "slat_min_us",
+                              "slat_max_us", "p50_us", "p90_us", "p95_us", "p99_us", "p995_us", "p999_us",
+                              "p9999_us")],
+    ("pct_of", "VARCHAR"), ("has_bins", "BOOLEAN"), ("error", "INTEGER"), ("usr_cpu", "DOUBLE"),
+    ("sys_cpu", "DOUBLE"),
 ]
 
 DDL = [
@@ -71,13 +101,17 @@ DDL = [
     + ", ".join(f"{n} {t}" for n, t in IOSTAT_COLUMNS) + ")",
     "CREATE TABLE IF NOT EXISTS cpu_samples (" + ", ".join(f"{n} {t}" for n, t in CPU_COLUMNS) + ")",
     "CREATE TABLE IF NOT EXISTS workspace_info (key VARCHAR PRIMARY KEY, value VARCHAR)",
+    "CREATE TABLE IF NOT EXISTS histograms (" + ", ".join(f"{n} {t}" for n, t in HISTOGRAM_COLUMNS) + ")",
+    "CREATE TABLE IF NOT EXISTS histogram_stats ("
+    + ", ".join(f"{n} {t}" for n, t in HISTOGRAM_STATS_COLUMNS) + ")",
+    "CREATE TABLE IF NOT EXISTS fio_jobs (" + ", ".join(f"{n} {t}" for n, t in FIO_JOBS_COLUMNS) + ")",
 ]
 
 # tables that hold per-run rows; deleting a run deletes from each
-RUN_TABLES = ["iostat_samples", "cpu_samples"]
+RUN_TABLES = ["iostat_samples", "cpu_samples", "histograms", "histogram_stats", "fio_jobs"]
 
 # the table whose row count is runs.n_rows, per run kind
-MAIN_TABLE = {"iostat": "iostat_samples"}
+MAIN_TABLE = {"iostat": "iostat_samples", "vscsistats": "histograms", "fio": "fio_jobs"}
 
 
 def default_workspace_path() -> Path:
@@ -105,7 +139,7 @@ def sha256_of(path: str | os.PathLike, chunk: int = 4 * 1024 * 1024) -> tuple[st
 @dataclass
 class ImportResult:
     path: str
-    status: str  # imported | duplicate | failed
+    status: str  # imported | duplicate | failed | skipped (no trace, found in a folder)
     kind: str | None = None
     format: str | None = None
     run_ids: list[int] = field(default_factory=list)
@@ -134,6 +168,7 @@ class Workspace:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.con = duckdb.connect(str(self.path))
             self._migrate()
+        self._schemas: dict[str, dict[str, pl.DataType]] = {}
 
     def __enter__(self) -> Workspace:
         return self
@@ -195,21 +230,34 @@ class Workspace:
         con = self.con
         run_ids: dict[str, int] = {}
         rows = 0
+        # a large file streams through in chunks: keep DuckDB's share of memory bounded too
+        con.execute(f"SET memory_limit = '{IMPORT_MEMORY_LIMIT}'")
+        con.execute("SET preserve_insertion_order = false")
         con.execute("BEGIN TRANSACTION")
+        stager = _Stager(self)
         try:
+            flush = stager.flush
+
             for ev in events:
+                if isinstance(ev, Rows) and not ev.table.startswith("_"):
+                    stager.add(ev.table, run_ids[ev.key], ev.frame)
+                    rows += ev.frame.height
+                    continue
+                flush()
                 if isinstance(ev, RunStart):
                     run_ids[ev.key] = self._insert_run(path, fmt_id, ev, options, sha, size, len(run_ids))
                 elif isinstance(ev, Rows):
                     rid = run_ids[ev.key]
                     if ev.table == "_sample_attrs":
                         self._apply_sample_attrs(rid, ev.frame)
-                    else:
-                        self._insert_rows(ev.table, rid, ev.frame)
-                        rows += ev.frame.height
+                    elif ev.table == "_since_boot":
+                        idx = [int(i) for i in ev.frame.get_column("sample_idx")]
+                        self.con.execute("UPDATE iostat_samples SET since_boot = true "
+                                         "WHERE run_id = ? AND list_contains(?, sample_idx)", [rid, idx])
                 elif isinstance(ev, RunEnd):
                     rid = run_ids[ev.key]
                     self._finish_run(rid, ev.updates, ev.info, kind)
+            flush()
             if not run_ids:
                 raise ParseError("the file holds no run")
             n_runs = len(run_ids)
@@ -221,6 +269,10 @@ class Workspace:
         except BaseException:
             con.execute("ROLLBACK")
             raise
+        finally:
+            stager.close()
+            con.execute("RESET memory_limit")
+            con.execute("RESET preserve_insertion_order")
         return list(run_ids.values()), rows
 
     def _insert_run(self, path: str, fmt_id: str, ev: RunStart, options: ImportOptions, sha: str,
@@ -259,6 +311,15 @@ class Workspace:
         cols = ", ".join(f"{k} = ?" for k in sets)
         self.con.execute(f"UPDATE runs SET {cols} WHERE run_id = ?", [*sets.values(), run_id])
 
+    def table_schema(self, table: str) -> dict[str, pl.DataType]:
+        """The polars dtypes of a table's columns (frames are conformed to them before storing)."""
+        if table not in self._schemas:
+            rows = self.con.execute(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? "
+                "ORDER BY ordinal_position", [table]).fetchall()
+            self._schemas[table] = {n: _POLARS_TYPES.get(t, pl.String) for n, t in rows}
+        return self._schemas[table]
+
     def _insert_rows(self, table: str, run_id: int, frame: pl.DataFrame) -> None:
         cols = self.table_columns(table)
         present = [c for c in frame.columns if c in cols]
@@ -293,5 +354,72 @@ class Workspace:
         self.con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
 
 
-def open_state(state: JobState | None) -> JobState:
-    return state or JobState()
+_POLARS_TYPES: dict[str, pl.DataType] = {
+    "INTEGER": pl.Int32, "BIGINT": pl.Int64, "DOUBLE": pl.Float64, "VARCHAR": pl.String,
+    "BOOLEAN": pl.Boolean, "TIMESTAMP": pl.Datetime("us"), "DATE": pl.Date,
+}
+
+
+class _Stager:
+    """Collects the rows of one import and stores them inside its transaction.
+
+    Small imports are inserted from memory. Past ``INSERT_BATCH_ROWS`` rows a table's frames are
+    streamed to a Parquet file beside the workspace and stored with one INSERT at the end: DuckDB
+    writes such a bulk insert to disk as it goes, while many small inserts in one transaction pile
+    up in memory until COMMIT.
+    """
+
+    def __init__(self, ws: Workspace):
+        self.ws = ws
+        self.frames: dict[tuple[str, int], list[pl.DataFrame]] = {}
+        self.counts: dict[tuple[str, int], int] = {}
+        self.writers: dict[tuple[str, int], tuple[Any, Path]] = {}
+        self.dir: Path | None = None
+
+    def add(self, table: str, run_id: int, frame: pl.DataFrame) -> None:
+        key = (table, run_id)
+        schema = self.ws.table_schema(table)
+        df = frame.with_columns(pl.lit(run_id).alias("run_id")).select(
+            [pl.col(c).cast(t) if c in frame.columns or c == "run_id"
+             else pl.lit(COLUMN_DEFAULTS.get(c), dtype=t).alias(c) for c, t in schema.items()])
+        if key in self.writers:
+            self.writers[key][0].write_table(df.to_arrow())
+            return
+        self.frames.setdefault(key, []).append(df)
+        self.counts[key] = self.counts.get(key, 0) + df.height
+        if self.counts[key] >= INSERT_BATCH_ROWS:
+            import pyarrow.parquet as pq
+
+            if self.dir is None:
+                import tempfile
+
+                self.dir = Path(tempfile.mkdtemp(prefix=".stormscope-import-", dir=self.ws.path.parent))
+            path = self.dir / f"{table}-{run_id}.parquet"
+            first = pl.concat(self.frames.pop(key)).to_arrow()
+            writer = pq.ParquetWriter(str(path), first.schema, compression="lz4")
+            writer.write_table(first)
+            self.writers[key] = (writer, path)
+
+    def flush(self) -> None:
+        con = self.ws.con
+        for (table, _rid), frames in self.frames.items():
+            con.register("_incoming", pl.concat(frames).to_arrow())
+            try:
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _incoming")
+            finally:
+                con.unregister("_incoming")
+        self.frames.clear()
+        self.counts.clear()
+        for (table, _rid), (writer, path) in self.writers.items():
+            writer.close()
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [str(path)])
+            path.unlink()
+        self.writers.clear()
+
+    def close(self) -> None:
+        for writer, _path in self.writers.values():
+            writer.close()
+        if self.dir is not None:
+            import shutil
+
+            shutil.rmtree(self.dir, ignore_errors=True)

@@ -8,13 +8,19 @@ format".
 from __future__ import annotations
 
 from parsers.base import Format
+from parsers.fio import JSON_FORMAT as FIO_JSON
+from parsers.fio import LOG_FORMAT as FIO_LOG
 from parsers.iostat import FORMAT as IOSTAT_TEXT
 from parsers.iostat_json import FORMAT as IOSTAT_JSON
+from parsers.vscsistats import CSV_FORMAT as VSCSI_CSV
+from parsers.vscsistats import TEXT_FORMAT as VSCSI_TEXT
 
 HEAD_BYTES = 4096
 MIN_SCORE = 0.5
 
-FORMATS: list[Format] = [IOSTAT_TEXT, IOSTAT_JSON]
+FORMATS: list[Format] = [IOSTAT_TEXT, IOSTAT_JSON,
+                         VSCSI_CSV, FIO_JSON,
+                         VSCSI_TEXT, FIO_LOG]  # recognised to be refused with a clear message
 
 
 class UnknownFormat(Exception):
@@ -46,6 +52,9 @@ def detect(path: str) -> Format:
     if best_score < MIN_SCORE:
         hint = f" (closest: {best.label}, {best_score:.0%})" if best_score > 0 else ""
         raise UnknownFormat("not a supported trace format" + hint)
+    unsupported = getattr(best, "unsupported", None)  # recognised, but not read: say what to import instead
+    if unsupported:
+        raise UnknownFormat(unsupported)
     return best
 
 

@@ -1,0 +1,382 @@
+"""fio ``--output-format=json`` and ``json+``, fio 2.x and 3.x.
+
+One run per file; one series (``device``) per entry of ``jobs[]`` -- one per job, or
+one per reporting group with ``group_reporting`` -- and one ``fio_jobs`` row per
+direction that did I/O. Everything is read by key name:
+
+* fio 2.x reports ``slat``/``clat``/``lat`` in µs and ``io_bytes`` in KiB (despite the
+  name); fio 3.x reports ``slat_ns``/``clat_ns``/``lat_ns`` in ns, ``io_bytes`` in bytes
+  and adds ``io_kbytes``. The unit follows the key names, not the version string.
+* ``json+`` adds ``bins`` (latency value -> count) to the completion latency. fio 3.x
+  keys each bin by the midpoint fio computes for it (``plat_idx_to_val``); the bin
+  holds the integer latencies of a power-of-two-wide range around it (64 ranges per
+  power of two, exact below 128), which is stored as the bucket (lo - 1, hi - 1] in µs
+  so that shares and percentiles from it are honest. fio 2.x ``json+`` keyed its bins
+  by index; no sample of that layout was available, so such bins are not imported
+  (a warning says so) and fio's own percentiles still are.
+
+fio's log files (``write_lat_log`` and friends) are recognised and refused with a clear
+message by :class:`FioLogFormat`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import polars as pl
+
+from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+
+PLAT_BITS = 6  # fio's FIO_IO_U_PLAT_BITS (unchanged from 2.x to 3.x)
+DIRECTIONS = ("read", "write", "trim", "sync")
+PERCENTILES = {"p50_us": 50.0, "p90_us": 90.0, "p95_us": 95.0, "p99_us": 99.0, "p995_us": 99.5,
+               "p999_us": 99.9, "p9999_us": 99.99}
+_JSON_START = re.compile(r"^[ \t]*\{", re.MULTILINE)
+_LOG_LINE = re.compile(rb"^\d+(?:,[ \t]*-?\d+){3,}[ \t]*$")
+
+FIO_JOBS_SCHEMA: dict[str, Any] = {
+    "device": pl.String, "job_index": pl.Int64, "jobname": pl.String, "groupid": pl.Int64, "op": pl.String,
+    "rw": pl.String, "bs": pl.String, "iodepth": pl.String, "numjobs": pl.String, "ioengine": pl.String,
+    "ios": pl.Int64, "io_kb": pl.Float64, "iops": pl.Float64, "bw_kbs": pl.Float64, "runtime_s": pl.Float64,
+    "lat_mean_us": pl.Float64, "lat_min_us": pl.Float64, "lat_max_us": pl.Float64, "lat_stddev_us": pl.Float64,
+    "clat_mean_us": pl.Float64, "clat_min_us": pl.Float64, "clat_max_us": pl.Float64,
+    "clat_stddev_us": pl.Float64, "slat_mean_us": pl.Float64, "slat_min_us": pl.Float64,
+    "slat_max_us": pl.Float64, **{k: pl.Float64 for k in PERCENTILES}, "pct_of": pl.String,
+    "has_bins": pl.Boolean, "error": pl.Int64, "usr_cpu": pl.Float64, "sys_cpu": pl.Float64,
+}
+
+
+def bin_range(value: int, bits: int = PLAT_BITS) -> tuple[int, int] | None:
+    """The integer range [lo, hi) that fio's json+ bin keyed ``value`` holds; None if ``value`` is off fio's grid."""
+    if value < 0:
+        return None
+    if value < (2 << bits):
+        return value, value + 1
+    msb = value.bit_length() - 1
+    width = 1 << (msb - bits)
+    lo = value - width // 2
+    if lo < (1 << msb) or (lo - (1 << msb)) % width:
+        return None
+    return lo, lo + width
+
+
+def _num(v: Any) -> float | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    try:
+        return float(str(v))
+    except ValueError:
+        return None
+
+
+def _line_of(text: str, needle: str, start: int = 0) -> int | None:
+    pos = text.find(needle, start)
+    return text.count("\n", 0, pos) + 1 if pos >= 0 else None
+
+
+class FioJsonFormat:
+    id = "fio-json"
+    kind = "fio"
+    label = "fio JSON (json / json+)"
+    priority = 45
+
+    def sniff(self, head: bytes) -> float:
+        if b"{" not in head:
+            return 0.0
+        if re.search(rb'"fio version"\s*:', head):
+            return 0.97
+        if re.search(rb'"jobs"\s*:\s*\[', head) and b'"jobname"' in head:
+            return 0.75
+        return 0.0
+
+    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        text = raw.decode("utf-8", errors="replace")
+        m = _JSON_START.search(text)
+        if m is None:
+            raise ParseError("no JSON object found (expected fio --output-format=json output)", 1)
+        start = m.start()
+        if text[:start].strip():
+            n = text[:start].strip().count("\n") + 1
+            warn(f"{n} line{'s' if n > 1 else ''} of fio messages before the JSON ignored", 1)
+        try:
+            doc, end = json.JSONDecoder().raw_decode(text, m.end() - 1)
+        except json.JSONDecodeError as e:
+            raise ParseError(f"invalid JSON ({e.msg}); the file may be cut off", e.lineno) from None
+        if text[end:].strip():
+            warn("text after the JSON ignored (fio's normal output, --output-format=json,normal?)",
+                 text.count("\n", 0, end) + 1)
+        if not isinstance(doc, dict):
+            raise ParseError("the JSON is not an object with a 'jobs' list", text.count("\n", 0, start) + 1)
+        state.progress(0.3, "reading fio jobs")
+        yield from _FioDoc(doc, text, warn).events()
+
+
+class _FioDoc:
+    def __init__(self, doc: dict[str, Any], text: str, warn: WarnFn):
+        self.doc = doc
+        self.text = text
+        self.warn = warn
+        version = str(doc.get("fio version") or "")
+        mv = re.search(r"(\d+)\.(\d+)", version)
+        self.major = int(mv.group(1)) if mv else None
+
+    def events(self) -> Iterator[Event]:
+        doc = self.doc
+        jobs = doc.get("jobs")
+        client = False
+        if not isinstance(jobs, list) and isinstance(doc.get("client_stats"), list):
+            jobs, client = doc["client_stats"], True
+        if not isinstance(jobs, list):
+            raise ParseError("no 'jobs' list: not fio JSON output", 1)
+        if not jobs:
+            raise ParseError("the 'jobs' list is empty: fio ran no job", _line_of(self.text, '"jobs"'))
+        gopts = doc.get("global options") if isinstance(doc.get("global options"), dict) else {}
+        names: list[str] = []
+        for i, job in enumerate(jobs):
+            if not isinstance(job, dict) or "jobname" not in job:
+                raise ParseError(f"jobs[{i}] has no 'jobname'", _line_of(self.text, '"jobs"'))
+            name = str(job["jobname"])
+            if client and job.get("hostname"):
+                name = f"{job['hostname']}: {name}"
+            names.append(name)
+        seen: dict[str, int] = {}
+        devices: list[str] = []
+        for name in names:
+            k = seen.get(name, 0)
+            seen[name] = k + 1
+            devices.append(f"{name} #{k}" if names.count(name) > 1 else name)
+
+        rows: list[dict[str, Any]] = []
+        hist: list[tuple[Any, ...]] = []
+        stats: list[tuple[Any, ...]] = []
+        units: set[str] = set()
+        skipped_aggregate = False
+        search_from = 0
+        for i, (job, device) in enumerate(zip(jobs, devices)):
+            if client and str(job.get("jobname")) == "All clients":
+                skipped_aggregate = True
+                continue
+            pos = self.text.find(json.dumps(str(job["jobname"]))[:-1], search_from)
+            job_line = self.text.count("\n", 0, pos) + 1 if pos >= 0 else None
+            search_from = max(search_from, pos + 1)
+            opts = {**gopts, **(job.get("job options") or {})}
+            active = 0
+            for ddir in DIRECTIONS:
+                d = job.get(ddir)
+                if not isinstance(d, dict):
+                    continue
+                row = self._direction(job, i, device, ddir, d, opts, units, job_line)
+                if row is None:
+                    continue
+                active += 1
+                rows.append(row)
+                if row["has_bins"]:
+                    self._bins(d, ddir, device, hist, stats, job_line)
+            if active == 0:
+                self.warn(f"job {device!r} did no I/O (error {job.get('error', 0)}): no row stored", job_line)
+
+        info = RunInfo(kind="fio", tool_version=str(doc.get("fio version")) if doc.get("fio version") else None)
+        ended = self._report_time()
+        info.meta = {
+            "latency_unit_in_file": " and ".join(sorted(units)) or None,
+            "json_plus": any(r["has_bins"] for r in rows),
+            "jobs": len(jobs),
+            "group_reporting": any(str(o.get("group_reporting", "0")) != "0"
+                                   for o in [gopts, *[(j.get("job options") or {}) for j in jobs]]),
+            "global_options": gopts or None,
+            "disk_util": doc.get("disk_util"),
+        }
+        if skipped_aggregate:
+            info.meta["client_aggregate"] = "the 'All clients' entry is not stored (it sums the others)"
+        if ended is not None:
+            info.file_date = ended.date()
+            info.started_at = self._start_time(jobs, ended)
+        key = "fio"
+        yield RunStart(key, info)
+        frame = pl.DataFrame(rows, schema=FIO_JOBS_SCHEMA) if rows else pl.DataFrame(schema=FIO_JOBS_SCHEMA)
+        yield Rows(key, "fio_jobs", frame)
+        if hist:
+            hschema = {"sample_idx": pl.Int64, "device": pl.String, "metric": pl.String, "op": pl.String,
+                       "bucket_lo": pl.Float64, "bucket_hi": pl.Float64, "count": pl.Int64}
+            yield Rows(key, "histograms", pl.DataFrame(hist, schema=hschema, orient="row"))
+            sschema = {"sample_idx": pl.Int64, "device": pl.String, "metric": pl.String, "op": pl.String,
+                       "min": pl.Float64, "max": pl.Float64, "mean": pl.Float64, "count": pl.Int64}
+            yield Rows(key, "histogram_stats", pl.DataFrame(stats, schema=sschema, orient="row"))
+        yield RunEnd(key, {"n_samples": 1, "n_devices": len({r["device"] for r in rows}), "ended_at": ended},
+                     info=info)
+
+    # ---- one direction of one job ------------------------------------------------------------
+    def _lat(self, d: dict[str, Any], name: str, units: set[str]) -> tuple[dict[str, Any], float] | None:
+        if isinstance(d.get(name + "_ns"), dict):
+            units.add("ns")
+            return d[name + "_ns"], 1000.0
+        if isinstance(d.get(name), dict):
+            units.add("µs")
+            return d[name], 1.0
+        return None
+
+    def _direction(self, job: dict[str, Any], idx: int, device: str, ddir: str, d: dict[str, Any],
+                   opts: dict[str, Any], units: set[str], line: int | None) -> dict[str, Any] | None:
+        ios = d.get("total_ios")
+        if "io_kbytes" in d:
+            io_kb = _num(d["io_kbytes"])
+        elif "io_bytes" in d:
+            # fio 2.x printed KiB under the name io_bytes; 3.x prints bytes and adds io_kbytes
+            io_kb = _num(d["io_bytes"]) if (self.major or 2) < 3 else (_num(d["io_bytes"]) or 0) / 1024
+        else:
+            io_kb = None
+        runtime = _num(d.get("runtime"))
+        if not ((ios or 0) > 0 or (io_kb or 0) > 0 or (runtime or 0) > 0):
+            return None
+        row: dict[str, Any] = {
+            "device": device, "job_index": idx, "jobname": str(job.get("jobname")),
+            "groupid": job.get("groupid"), "op": ddir,
+            "rw": _opt(opts, "rw", "readwrite"), "bs": _opt(opts, "bs", "blocksize"),
+            "iodepth": _opt(opts, "iodepth"), "numjobs": _opt(opts, "numjobs"), "ioengine": _opt(opts, "ioengine"),
+            "ios": int(ios) if isinstance(ios, (int, float)) else None, "io_kb": io_kb,
+            "iops": _num(d.get("iops")), "bw_kbs": _num(d.get("bw")),
+            "runtime_s": runtime / 1000 if runtime is not None else None,
+            "error": job.get("error"), "usr_cpu": _num(job.get("usr_cpu")), "sys_cpu": _num(job.get("sys_cpu")),
+            "has_bins": False, "pct_of": None,
+        }
+        pct_src: tuple[str, dict[str, Any], float] | None = None
+        for name in ("lat", "clat", "slat"):
+            got = self._lat(d, name, units)
+            if got is None:
+                continue
+            obj, f = got
+            for stat in ("mean", "min", "max", "stddev"):
+                col = f"{name}_{stat}_us"
+                if col in FIO_JOBS_SCHEMA and _num(obj.get(stat)) is not None:
+                    row[col] = _num(obj.get(stat)) / f  # type: ignore[operator]
+            if isinstance(obj.get("percentile"), dict) and (pct_src is None or name == "clat"):
+                pct_src = (name, obj, f)
+            if name == "clat" and isinstance(obj.get("bins"), dict) and obj["bins"]:
+                row["has_bins"] = True
+        if pct_src is not None:
+            name, obj, f = pct_src
+            row["pct_of"] = name
+            pct = {}
+            for k, v in obj["percentile"].items():
+                p, val = _num(k), _num(v)
+                if p is not None and p > 0 and val is not None:
+                    pct[round(p, 4)] = val / f
+            for col, p in PERCENTILES.items():
+                row[col] = pct.get(p)
+        if ddir == "sync" and row["ios"] == 0:
+            return None
+        return row
+
+    def _bins(self, d: dict[str, Any], ddir: str, device: str, hist: list[tuple[Any, ...]],
+              stats: list[tuple[Any, ...]], line: int | None) -> None:
+        obj, f = (d["clat_ns"], 1000.0) if isinstance(d.get("clat_ns"), dict) else (d["clat"], 1.0)
+        bins = obj["bins"]
+        if ddir not in ("read", "write"):
+            if any(_num(v) for v in bins.values()):
+                self.warn(f"{ddir} latency bins of {device!r} are not stored (histograms hold read and write)", line)
+            return
+        if not all(re.fullmatch(r"\d+", str(k)) for k in bins):
+            self.warn(f"latency bins of {device!r} ({ddir}) are keyed by bin index (fio 2.x json+): not imported; "
+                      "fio's percentiles are", line)
+            return
+        total = 0
+        off_grid: list[int] = []
+        for k in sorted(bins, key=int):
+            cnt = bins[k]
+            if not isinstance(cnt, int) or cnt < 0:
+                raise ParseError(f"latency bin {k} of {device!r} ({ddir}) has count {cnt!r}", line)
+            v = int(k)
+            rng = bin_range(v)
+            if rng is None:
+                off_grid.append(v)
+                rng = (v, v + 1)
+            lo, hi = rng
+            hist.append((0, device, "latency_us", ddir, (lo - 1) / f, (hi - 1) / f, cnt))
+            total += cnt
+        if off_grid:
+            self.warn(f"{len(off_grid)} latency bins of {device!r} ({ddir}) are not on fio's bin grid "
+                      f"(first {off_grid[0]}): each is taken as that exact value", line)
+        n = obj.get("N", d.get("total_ios"))
+        count = int(n) if isinstance(n, (int, float)) else total
+        if count != total:
+            self.warn(f"latency bins of {device!r} ({ddir}) add up to {total:,} but fio counted {count:,} "
+                      "completions", line)
+        stats.append((0, device, "latency_us", ddir, _scaled(obj.get("min"), f), _scaled(obj.get("max"), f),
+                      _scaled(obj.get("mean"), f), count))
+
+    # ---- times -------------------------------------------------------------------------------
+    def _report_time(self) -> datetime | None:
+        t = self.doc.get("time")
+        if isinstance(t, str):
+            try:
+                return datetime.strptime(t.strip(), "%a %b %d %H:%M:%S %Y")
+            except ValueError:
+                pass
+        ts = self.doc.get("timestamp")
+        if isinstance(ts, (int, float)):
+            self.warn("the report time is taken from 'timestamp' (UTC): the file has no local 'time'", None)
+            return datetime.fromtimestamp(ts, UTC).replace(tzinfo=None)
+        return None
+
+    def _start_time(self, jobs: list[Any], ended: datetime) -> datetime | None:
+        starts = [j["job_start"] for j in jobs if isinstance(j, dict) and isinstance(j.get("job_start"), int)]
+        ts = self.doc.get("timestamp")
+        if starts and isinstance(ts, (int, float)):
+            offset = ended - datetime.fromtimestamp(ts, UTC).replace(tzinfo=None)  # local wall clock - UTC
+            return datetime.fromtimestamp(min(starts) / 1000, UTC).replace(tzinfo=None, microsecond=0) + offset
+        elapsed = [j["elapsed"] for j in jobs if isinstance(j, dict) and isinstance(j.get("elapsed"), int)]
+        if elapsed:
+            return ended - timedelta(seconds=max(elapsed))
+        return None
+
+
+def _scaled(v: Any, f: float) -> float | None:
+    n = _num(v)
+    return n / f if n is not None else None
+
+
+def _opt(opts: dict[str, Any], *names: str) -> str | None:
+    for n in names:
+        if n in opts and opts[n] is not None:
+            return str(opts[n])
+    return None
+
+
+class FioLogFormat:
+    """fio's per-I/O or averaged logs (bw/lat/iops/clat_hist): recognised, refused with a clear message."""
+
+    id = "fio-log"
+    kind = "fio"
+    label = "fio log file (not supported)"
+    priority = 20
+    unsupported = ("a fio log file (write_bw_log, write_lat_log, write_iops_log or write_hist_log output): not "
+                   "supported; import fio's JSON output instead (--output-format=json, or json+ for latency "
+                   "histograms)")
+
+    def sniff(self, head: bytes) -> float:
+        lines = head.replace(b"\r\n", b"\n").split(b"\n")
+        cut = b""
+        if not head.endswith(b"\n"):
+            cut = lines.pop()  # the last line may be cut by the head
+        lines = [ln for ln in lines if ln.strip()]
+        if cut.count(b",") > 16:  # a histogram log has hundreds of bins per line
+            lines.append(cut.rsplit(b",", 1)[0])
+        if not lines or not all(_LOG_LINE.match(ln.strip()) for ln in lines):
+            return 0.0
+        return 0.85 if len(lines) >= 2 or lines[0].count(b",") > 16 else 0.0
+
+    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        raise ParseError(self.unsupported, 1)
+        yield  # pragma: no cover - makes this a generator like the other parsers
+
+
+JSON_FORMAT = FioJsonFormat()
+LOG_FORMAT = FioLogFormat()
