@@ -1,0 +1,179 @@
+"""The spreadsheet grid: any run or SQL query in a lazy table with filter row, stats and export."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.table_model import LazyQueryModel, format_value, quote_ident
+from app.workspace import Workspace
+
+
+class Grid(QWidget):
+    """SQL box on top, the lazy table below, a filter row above the table and a stats footer."""
+
+    def __init__(self, ws: Workspace, parent: Any = None):
+        super().__init__(parent)
+        self.ws = ws
+        self.sql = QPlainTextEdit()
+        self.sql.setPlaceholderText("SELECT … FROM iostat_samples WHERE run_id = 1   (Ctrl+Enter runs it)")
+        self.sql.setMaximumHeight(90)
+        run = QPushButton("Run query")
+        run.clicked.connect(self.run_sql)
+        QShortcut(QKeySequence("Ctrl+Return"), self.sql, activated=self.run_sql)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #b00020;")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        self.filter_bar = QHBoxLayout()
+        self.filters: list[QLineEdit] = []
+        self.view = QTableView()
+        self.view.setSortingEnabled(True)
+        self.view.setAlternatingRowColors(True)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        self.stats = QLabel(" ")
+        self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        copy = QShortcut(QKeySequence.StandardKey.Copy, self.view)
+        copy.activated.connect(self.copy_selection)
+        export = QPushButton("Export…")
+        export.clicked.connect(self.export_dialog)
+
+        top = QWidget()
+        tl = QVBoxLayout(top)
+        tl.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        row.addWidget(self.sql, 1)
+        col = QVBoxLayout()
+        col.addWidget(run)
+        col.addWidget(export)
+        col.addStretch(1)
+        row.addLayout(col)
+        tl.addLayout(row)
+        tl.addWidget(self.error)
+        bottom = QWidget()
+        bl = QVBoxLayout(bottom)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addLayout(self.filter_bar)
+        bl.addWidget(self.view, 1)
+        bl.addWidget(self.stats)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        split.setStretchFactor(1, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(split)
+        self.model: LazyQueryModel | None = None
+
+    def show_run(self, run_id: int) -> None:
+        run = self.ws.run(run_id) or {}
+        table = {"iostat": "iostat_samples", "vscsistats": "histograms", "fio": "fio_jobs"}.get(
+            run.get("kind", ""), "iostat_samples")
+        order = "sample_idx, device" if table == "iostat_samples" else "ALL"
+        self.set_query(f"SELECT * FROM {table} WHERE run_id = {int(run_id)} ORDER BY {order}")
+
+    def set_query(self, sql: str) -> None:
+        self.sql.setPlainText(sql)
+        self.run_sql()
+
+    def run_sql(self) -> None:
+        model = LazyQueryModel(self.ws.con, self.sql.toPlainText() or "SELECT 1 AS empty")
+        if model.error:
+            self.error.setText(f"SQL error: {model.error}")
+            self.error.show()
+            return
+        self.error.hide()
+        self.model = model
+        self.view.setModel(model)
+        self.view.selectionModel().currentColumnChanged.connect(lambda cur, _prev: self._show_stats(cur.column()))
+        self._rebuild_filters()
+        self.stats.setText(f"{model.rowCount():,} rows")
+
+    def _rebuild_filters(self) -> None:
+        for f in self.filters:
+            f.deleteLater()
+        self.filters = []
+        assert self.model is not None
+        for i, name in enumerate(self.model.columns):
+            f = QLineEdit(placeholderText=name)
+            f.setToolTip(f"Filter {name}: text matches anywhere; on numbers also >, <, >=, <=, =, !=")
+            f.editingFinished.connect(lambda i=i, f=f: self._filter(i, f.text()))
+            self.filter_bar.addWidget(f)
+            self.filters.append(f)
+
+    def _filter(self, column: int, text: str) -> None:
+        if self.model is None:
+            return
+        self.model.set_filter(column, text)
+        if self.model.error:
+            self.error.setText(f"Filter error: {self.model.error}")
+            self.error.show()
+        self.stats.setText(f"{self.model.rowCount():,} rows")
+
+    def _show_stats(self, column: int) -> None:
+        if self.model is None or column < 0:
+            return
+        st = self.model.column_stats(column)
+        name = self.model.columns[column]
+        if not st or st.get("n") in (None, 0):
+            self.stats.setText(f"{self.model.rowCount():,} rows · {name}")
+            return
+        self.stats.setText(
+            f"{self.model.rowCount():,} rows · {name}: min {format_value(st['min'])}  mean {format_value(st['mean'])}"
+            f"  max {format_value(st['max'])}  p95 {format_value(st['p95'])}  (n = {st['n']:,})")
+
+    def copy_selection(self) -> str:
+        """Copy the selected cells as TSV (pastes into a spreadsheet); returns the text."""
+        if self.model is None:
+            return ""
+        idx = self.view.selectionModel().selectedIndexes()
+        if not idx:
+            return ""
+        rows = sorted({i.row() for i in idx})
+        cols = sorted({i.column() for i in idx})
+        text = self.model.rows_as_tsv(rows, cols, header=len(rows) > 1 or len(cols) > 1)
+        QGuiApplication.clipboard().setText(text)
+        return text
+
+    def export(self, path: str) -> None:
+        """Write the current (filtered, sorted) result to CSV, Parquet or XLSX by the file's extension."""
+        if self.model is None:
+            return
+        q, params = self.model.filtered_query()
+        p = path.lower()
+        if p.endswith(".parquet"):
+            self.ws.con.execute(f"COPY ({q}) TO '{_sql_str(path)}' (FORMAT parquet)", params)
+        elif p.endswith(".xlsx"):
+            df = self.ws.query(q, params) if params else self.ws.query(q)
+            df.write_excel(path)
+        else:
+            self.ws.con.execute(f"COPY ({q}) TO '{_sql_str(path)}' (HEADER, DELIMITER ',')", params)
+
+    def export_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export table", "table.csv",
+                                              "CSV (*.csv);;Parquet (*.parquet);;Excel (*.xlsx)")
+        if path:
+            self.export(path)
+
+
+def _sql_str(s: str) -> str:
+    return s.replace("'", "''")
+
+
+__all__ = ["Grid", "quote_ident"]

@@ -1,0 +1,182 @@
+"""The run browser: runs grouped by kind and host, with search, rename, tags and delete."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QInputDialog,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.workspace import Workspace
+
+RUN_ROLE = Qt.ItemDataRole.UserRole + 1
+COLUMNS = ["Run", "Period", "Interval", "Devices", "Reports", "Tags"]
+
+
+def describe_period(r: dict[str, Any]) -> str:
+    if r.get("started_at"):
+        s = f"{r['started_at']:%Y-%m-%d %H:%M:%S}"
+        if r.get("ended_at"):
+            s += f" → {r['ended_at']:%H:%M:%S}"
+        return s
+    return "no timestamps"
+
+
+class RunBrowser(QWidget):
+    """Emits ``selection_changed(list of run ids)`` and ``open_grid(run id)``."""
+
+    selection_changed = Signal(list)
+    open_grid = Signal(int)
+    runs_changed = Signal()
+
+    def __init__(self, ws: Workspace, parent: Any = None):
+        super().__init__(parent)
+        self.ws = ws
+        self.search = QLineEdit(placeholderText="Search runs (name, host, tag, kind)…")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self._apply_search)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(COLUMNS)
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._menu)
+        self.tree.itemSelectionChanged.connect(lambda: self.selection_changed.emit(self.selected_runs()))
+        self.tree.itemDoubleClicked.connect(self._double_clicked)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        top = QHBoxLayout()
+        top.addWidget(self.search)
+        lay.addLayout(top)
+        lay.addWidget(self.tree)
+        self.reload()
+
+    def reload(self) -> None:
+        selected = set(self.selected_runs())
+        self.tree.clear()
+        groups: dict[tuple[str, str], QTreeWidgetItem] = {}
+        kinds: dict[str, QTreeWidgetItem] = {}
+        for r in self.ws.runs():
+            kind = r["kind"]
+            if kind not in kinds:
+                kinds[kind] = QTreeWidgetItem(self.tree, [kind])
+                kinds[kind].setFlags(Qt.ItemFlag.ItemIsEnabled)
+            host = r["host"] or "(unknown host)"
+            if (kind, host) not in groups:
+                groups[(kind, host)] = QTreeWidgetItem(kinds[kind], [host])
+                groups[(kind, host)].setFlags(Qt.ItemFlag.ItemIsEnabled)
+            interval = f"{r['interval_s']:g} s" if r["interval_s"] else "?"
+            tags = " ".join(f"{k}={v}" for k, v in (r["tags"] or {}).items())
+            item = QTreeWidgetItem(groups[(kind, host)], [
+                r["name"], describe_period(r), interval, str(r["n_devices"] or 0), str(r["n_samples"] or 0), tags])
+            item.setData(0, RUN_ROLE, r["run_id"])
+            item.setToolTip(0, f"run {r['run_id']} · {r['source_path']}\n" + "\n".join(r["warnings"] or []))
+            if r["run_id"] in selected:
+                item.setSelected(True)
+        self.tree.expandAll()
+        for i in range(len(COLUMNS)):
+            self.tree.resizeColumnToContents(i)
+        self._apply_search(self.search.text())
+
+    def _apply_search(self, text: str) -> None:
+        text = text.lower().strip()
+        for i in range(self.tree.topLevelItemCount()):
+            kind = self.tree.topLevelItem(i)
+            any_kind = False
+            for j in range(kind.childCount()):
+                host = kind.child(j)
+                any_host = False
+                for k in range(host.childCount()):
+                    run = host.child(k)
+                    hay = " ".join(run.text(c) for c in range(len(COLUMNS))) + f" {host.text(0)} {kind.text(0)}"
+                    show = not text or text in hay.lower()
+                    run.setHidden(not show)
+                    any_host |= show
+                host.setHidden(not any_host)
+                any_kind |= any_host
+            kind.setHidden(not any_kind)
+
+    def selected_runs(self) -> list[int]:
+        return [int(it.data(0, RUN_ROLE)) for it in self.tree.selectedItems() if it.data(0, RUN_ROLE) is not None]
+
+    def select_runs(self, run_ids: list[int]) -> None:
+        wanted = set(run_ids)
+        for it in self._run_items():
+            it.setSelected(int(it.data(0, RUN_ROLE)) in wanted)
+
+    def _run_items(self) -> list[QTreeWidgetItem]:
+        out = []
+
+        def walk(item: QTreeWidgetItem) -> None:
+            if item.data(0, RUN_ROLE) is not None:
+                out.append(item)
+            for c in range(item.childCount()):
+                walk(item.child(c))
+
+        for i in range(self.tree.topLevelItemCount()):
+            walk(self.tree.topLevelItem(i))
+        return out
+
+    def _double_clicked(self, item: QTreeWidgetItem) -> None:
+        rid = item.data(0, RUN_ROLE)
+        if rid is not None:
+            self.open_grid.emit(int(rid))
+
+    def _menu(self, pos: Any) -> None:
+        ids = self.selected_runs()
+        if not ids:
+            return
+        m = QMenu(self)
+        m.addAction("Open in grid", lambda: self.open_grid.emit(ids[0]))
+        if len(ids) == 1:
+            m.addAction("Rename…", lambda: self.rename(ids[0]))
+        m.addAction("Tag…", lambda: self.tag(ids))
+        m.addSeparator()
+        m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
+        m.exec(self.tree.viewport().mapToGlobal(pos))
+
+    def rename(self, run_id: int) -> None:
+        run = self.ws.run(run_id)
+        name, ok = QInputDialog.getText(self, "Rename run", "Name:", text=run["name"] if run else "")
+        if ok and name.strip():
+            self.ws.rename_run(run_id, name.strip())
+            self.reload()
+            self.runs_changed.emit()
+
+    def tag(self, run_ids: list[int]) -> None:
+        text, ok = QInputDialog.getText(self, "Tag runs", "Tags (key=value, separated by spaces):")
+        if not ok:
+            return
+        new = dict(t.split("=", 1) for t in text.split() if "=" in t)
+        for rid in run_ids:
+            run = self.ws.run(rid)
+            tags = dict(run["tags"] or {}) if run else {}
+            tags.update(new)
+            self.ws.set_tags(rid, tags)
+        self.reload()
+        self.runs_changed.emit()
+
+    def delete(self, run_ids: list[int], confirm: bool = True) -> None:
+        if confirm:
+            names = ", ".join((self.ws.run(r) or {}).get("name", str(r)) for r in run_ids[:5])
+            more = f" and {len(run_ids) - 5} more" if len(run_ids) > 5 else ""
+            answer = QMessageBox.question(
+                self, "Delete runs", f"Delete {names}{more} from the workspace?\n"
+                "The source files are not touched; you can import them again.")
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        for rid in run_ids:
+            self.ws.delete_run(rid)
+        self.reload()
+        self.runs_changed.emit()

@@ -1,0 +1,98 @@
+"""Long jobs off the GUI thread: a QThread runs a plain job function with a JobState whose
+progress is forwarded as signals, and whose cancel() the Cancel button calls."""
+
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QThread, Signal
+
+from app.importer import import_file, walk_paths
+from app.workspace import ImportResult, Workspace
+from parsers.base import Cancelled, ImportOptions, JobState
+
+
+class JobThread(QThread):
+    """Runs ``job(state)`` in a thread; emits progress(fraction, message) and done(result or exception)."""
+
+    progress = Signal(float, str)
+    done = Signal(object)
+
+    def __init__(self, job: Callable[[JobState], Any], parent: Any = None):
+        super().__init__(parent)
+        self.job = job
+        self.state = JobState(lambda f, m: self.progress.emit(f, m))
+
+    def cancel(self) -> None:
+        self.state.cancel()
+
+    def run(self) -> None:
+        try:
+            result: Any = self.job(self.state)
+        except Exception as e:  # reported to the window, never raised into Qt
+            result = e
+        self.done.emit(result)
+
+
+def extract_zips(paths: list[str], tmp: Path) -> list[str]:
+    """Paths with every .zip replaced by the folder it unpacks to (members stay inside ``tmp``)."""
+    out = []
+    for p in paths:
+        if p.lower().endswith(".zip") and zipfile.is_zipfile(p):
+            dest = tmp / Path(p).stem
+            with zipfile.ZipFile(p) as z:
+                for m in z.infolist():
+                    target = (dest / m.filename).resolve()
+                    if not str(target).startswith(str(dest.resolve())):
+                        continue  # a member that would escape the folder
+                    if m.is_dir():
+                        continue
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with z.open(m) as src, open(target, "wb") as dst:
+                        dst.write(src.read())
+            out.append(str(dest))
+        else:
+            out.append(p)
+    return out
+
+
+class ImportThread(JobThread):
+    """Imports files, folders and .zip archives; emits one ``file_done`` per file."""
+
+    file_done = Signal(object)
+
+    def __init__(self, ws_path: Path, paths: list[str], options: ImportOptions, parent: Any = None):
+        super().__init__(self._import, parent)
+        self.ws_path = ws_path
+        self.paths = paths
+        self.options = options
+
+    def _import(self, state: JobState) -> list[ImportResult]:
+        results: list[ImportResult] = []
+        with tempfile.TemporaryDirectory(prefix="stormscope-zip-") as tmp:
+            walked = walk_paths(extract_zips(self.paths, Path(tmp)))
+            ws = Workspace(self.ws_path)
+            try:
+                n = len(walked)
+                for i, (f, in_folder) in enumerate(walked):
+                    sub = JobState(lambda frac, msg, i=i: state.progress((i + frac) / n, msg))
+                    sub.check = state.check  # type: ignore[method-assign]
+                    try:
+                        state.progress(i / n, f"{i + 1}/{n}  {Path(f).name}")
+                        r = import_file(ws, f, self.options, sub, in_folder=in_folder)
+                    except Cancelled:
+                        r = ImportResult(path=f, status="failed", error=f"{f}: cancelled")
+                        results.append(r)
+                        self.file_done.emit(r)
+                        break
+                    results.append(r)
+                    self.file_done.emit(r)
+            finally:
+                ws.close()
+        if not state.cancelled:
+            state.progress(1.0, "done")
+        return results

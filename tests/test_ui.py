@@ -1,0 +1,213 @@
+"""The window: lazy grid model, background import (progress, cancel, errors), drag and drop, views."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl  # noqa: E402
+from PySide6.QtGui import QDropEvent  # noqa: E402
+
+from app.ui.main_window import MainWindow  # noqa: E402
+from app.ui.table_model import PAGE, LazyQueryModel  # noqa: E402
+from app.ui.workers import ImportThread  # noqa: E402
+from app.workspace import Workspace  # noqa: E402
+from parsers.base import ImportOptions  # noqa: E402
+from tests.conftest import SAMPLES  # noqa: E402
+
+GOOD = """Linux 5.15.0 (vdi-host) \t03/14/2024 \t_x86_64_\t(4 CPU)
+
+03/14/2024 10:00:00 AM
+Device            r/s     w/s     rkB/s     wkB/s  %util
+sda             10.00   20.00     40.00     80.00   5.00
+
+03/14/2024 10:00:05 AM
+Device            r/s     w/s     rkB/s     wkB/s  %util
+sda             11.00   21.00     44.00     84.00   6.00
+
+"""
+
+
+@pytest.fixture
+def big_ws(tmp_path):
+    ws = Workspace(tmp_path / "big.duckdb")
+    ws.con.execute("CREATE TABLE big AS SELECT i AS n, i % 7 AS k, 'dev' || (i % 3) AS d FROM range(100000) t(i)")
+    yield ws
+    ws.close()
+
+
+def test_model_fetches_pages_lazily(qtmodeltester, big_ws):
+    m = LazyQueryModel(big_ws.con, "SELECT * FROM big")
+    assert m.rowCount() == 100000 and m.columnCount() == 3
+    assert m.columns == ["n", "k", "d"]
+    assert len(m._pages) == 0  # nothing fetched before a row is asked for
+    assert m.index(PAGE * 3 + 2, 0).data() == str(PAGE * 3 + 2)
+    assert list(m._pages) == [3]
+    qtmodeltester.check(m, force_py=True)
+
+
+def test_model_sort_and_filter_in_sql(big_ws):
+    m = LazyQueryModel(big_ws.con, "SELECT * FROM big")
+    m.sort(0, Qt.SortOrder.DescendingOrder)
+    assert m.index(0, 0).data() == "99999"
+    m.set_filter(1, "=3")
+    assert m.rowCount() == len([i for i in range(100000) if i % 7 == 3])
+    m.set_filter(2, "dev2")
+    assert all(m.index(r, 2).data() == "dev2" for r in range(20))
+    st = m.column_stats(0)
+    assert st["max"] == max(i for i in range(100000) if i % 7 == 3 and i % 3 == 2)
+    assert m.rows_as_tsv([0, 1], [0, 2], header=True).splitlines()[0] == "n\td"
+
+
+def test_model_shows_sql_errors(big_ws):
+    m = LazyQueryModel(big_ws.con, "SELECT nope FROM big")
+    assert m.error and "nope" in m.error and m.rowCount() == 0
+
+
+def test_import_thread_reports_every_file(qtbot, tmp_path):
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    (drop / "a.txt").write_text(GOOD)
+    (drop / "b.txt").write_text(GOOD.replace("sda             10.00   20.00", "sda 1"))
+    (drop / "notes.md").write_text("# notes\n")
+    th = ImportThread(tmp_path / "w.duckdb", [str(drop)], ImportOptions())
+    seen, progress = [], []
+    th.file_done.connect(seen.append)
+    th.progress.connect(lambda f, m: progress.append(f))
+    with qtbot.waitSignal(th.done, timeout=30000) as blocker:
+        th.start()
+    th.wait()
+    results = blocker.args[0]
+    assert [r.status for r in results] == ["imported", "failed", "skipped"]
+    assert [r.status for r in seen] == ["imported", "failed", "skipped"]
+    assert "b.txt:5: expected 6 fields" in results[1].error
+    assert progress[-1] == 1.0 and progress == sorted(progress)
+
+
+def test_import_thread_can_be_cancelled(qtbot, tmp_path):
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    for i in range(30):
+        (drop / f"f{i:02}.txt").write_text(GOOD.replace("vdi-host", f"host{i}"))
+    th = ImportThread(tmp_path / "w.duckdb", [str(drop)], ImportOptions())
+    th.file_done.connect(lambda r: th.cancel())
+    with qtbot.waitSignal(th.done, timeout=30000) as blocker:
+        th.start()
+    th.wait()
+    results = blocker.args[0]
+    assert len(results) < 30 and results[-1].error.endswith("cancelled")
+    with Workspace(tmp_path / "w.duckdb", read_only=True) as ws:
+        assert len(ws.runs()) == sum(r.status == "imported" for r in results)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(tmp_path / "ws.duckdb", settings)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.close()
+    # drop every reference to DuckDB objects the window's views hold before Qt deletes them
+    w.grid.view.setModel(None)
+    w.grid.model = None
+    w.deleteLater()
+    qtbot.wait(10)
+    import gc
+
+    gc.collect()
+
+
+def drop_paths(w, paths):
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    ev = QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                    Qt.KeyboardModifier.NoModifier)
+    w.dropEvent(ev)
+
+
+def test_title_and_drop_a_folder(qtbot, window):
+    assert window.windowTitle() == "StormScope — ws"
+    drop_paths(window, [SAMPLES])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    names = {r["name"] for r in window.ws.runs()}
+    assert {"storm_fast_iostat-xt", "storm_slow_iostat-xt", "capped_200iops_iostat-d"} <= names
+    assert window.import_panel.list.count() >= 6
+    assert "imported" in window.import_panel.message.text()
+    # the newly imported runs are selected, and the overlay shows the iostat ones
+    assert len(window.plot.curves) >= 3
+
+
+def test_overlay_aligns_slow_and_fast_storms(qtbot, window):
+    ws = window.ws
+    from app.importer import import_file
+
+    ids = [import_file(ws, str(SAMPLES / n), ImportOptions(first_report="interval")).run_ids[0]
+           for n in ("storm_fast_iostat-xt.txt", "storm_slow_iostat-xt.txt")]
+    window.browser.reload()
+    window.browser.select_runs(ids)
+    assert [c.run_id for c in window.plot.curves] == ids
+    window.plot.align.setCurrentIndex(1)  # first activity
+    for c in window.plot.curves:
+        assert c.t[0] <= 0 <= c.t[-1]
+    fast = window.plot.curves[0]
+    assert fast.y.max() == 1212.0
+    vals = dict(window.plot.values_at(float(fast.t[fast.y.argmax()])))
+    assert vals["storm_fast_iostat-xt"] == 1212.0
+
+
+def test_grid_opens_a_run_and_copies_tsv(qtbot, window, tmp_path):
+    from app.importer import import_file
+
+    rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
+    window.browser.reload()
+    window.browser.open_grid.emit(rid)
+    assert window.tabs.currentWidget() is window.grid
+    m = window.grid.model
+    assert m.rowCount() == 120
+    window.grid.view.selectRow(0)
+    text = window.grid.copy_selection()
+    assert text.splitlines()[0].startswith("run_id\tsample_idx")
+    out = tmp_path / "out.csv"
+    window.grid.export(str(out))
+    assert len(out.read_text().splitlines()) == 121
+    window.grid.export(str(tmp_path / "out.xlsx"))
+    window.grid.export(str(tmp_path / "out.parquet"))
+    import polars as pl
+
+    import zipfile
+
+    sheet = zipfile.ZipFile(tmp_path / "out.xlsx").read("xl/worksheets/sheet1.xml").decode()
+    assert sheet.count("<row ") == 121
+    assert pl.read_parquet(tmp_path / "out.parquet").height == 120
+    window.grid.set_query("SELECT broken")
+    assert window.grid.error.isVisibleTo(window.grid) and "SQL error" in window.grid.error.text()
+
+
+def test_rename_tag_delete(qtbot, window):
+    from app.importer import import_file
+
+    rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
+    window.ws.rename_run(rid, "fast storm")
+    window.ws.set_tags(rid, {"customer": "ACME"})
+    window.browser.reload()
+    window.browser.search.setText("acme")
+    visible = [it.text(0) for it in window.browser._run_items() if not it.isHidden()]
+    assert visible == ["fast storm"]
+    window.browser.delete([rid], confirm=False)
+    assert window.ws.runs() == []
+    assert window.ws.con.execute("SELECT count(*) FROM iostat_samples").fetchall()[0][0] == 0
+
+
+def test_chart_export_png_and_svg(qtbot, window, tmp_path):
+    from app.importer import import_file
+
+    rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
+    window.browser.reload()
+    window.browser.select_runs([rid])
+    for name in ("c.png", "c.svg"):
+        window.plot.export(str(tmp_path / name))
+        assert (tmp_path / name).stat().st_size > 1000
