@@ -45,3 +45,47 @@ def write(tmp_path):
         return str(p)
 
     return _write
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _release_qt_objects_before_exit():
+    """Delete every Qt object (and the DuckDB handles its slots hold) while the interpreter is whole:
+    left to interpreter shutdown, their collection can crash inside the C extensions."""
+    yield
+    import gc
+    import sys
+
+    if "PySide6.QtWidgets" not in sys.modules:
+        return
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is not None:
+        for w in app.topLevelWidgets():
+            w.close()
+            w.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        app.processEvents()
+    gc.collect()
+
+
+def pytest_unconfigure(config):
+    """Leave without the interpreter's final garbage collection once Qt has been used.
+
+    With PySide6 6.12 and DuckDB 2.0 loaded together, collecting the last Qt wrappers during
+    interpreter shutdown can abort the process ("bool_dealloc", a refcount bug in a C extension)
+    after every test has passed. The results are already reported here, so exit at once with
+    pytest's status; the window does the same after its event loop ends (app.ui.main_window).
+    """
+    import os
+    import sys
+
+    if "PySide6.QtWidgets" in sys.modules:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(config._stormscope_status if hasattr(config, "_stormscope_status") else 0)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    session.config._stormscope_status = int(exitstatus)

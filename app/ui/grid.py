@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.table_model import LazyQueryModel, format_value, quote_ident
+from app.ui.table_model import LazyQueryModel, Source, format_value, quote_ident
 from app.workspace import Workspace
 
 
@@ -82,28 +82,57 @@ class Grid(QWidget):
         self.model: LazyQueryModel | None = None
 
     def show_run(self, run_id: int) -> None:
+        """A run's rows, in report order; pages are fetched by row id so any scroll position is instant."""
+        from app.workspace import MAIN_TABLE
+
         run = self.ws.run(run_id) or {}
-        table = {"iostat": "iostat_samples", "vscsistats": "histograms", "fio": "fio_jobs"}.get(
-            run.get("kind", ""), "iostat_samples")
-        order = "sample_idx, device" if table == "iostat_samples" else "ALL"
-        self.set_query(f"SELECT * FROM {table} WHERE run_id = {int(run_id)} ORDER BY {order}")
+        table = MAIN_TABLE.get(run.get("kind", ""), "iostat_samples")
+        order = "sample_idx, rowid" if table in ("iostat_samples", "histograms") else "rowid"
+        self.sql.setPlainText(f"SELECT * FROM {table} WHERE run_id = {int(run_id)}")
+        self._set_model(LazyQueryModel(self.ws.con, Source(table=table, where=f"run_id = {int(run_id)}",
+                                                           order=order)))
 
     def set_query(self, sql: str) -> None:
         self.sql.setPlainText(sql)
         self.run_sql()
 
     def run_sql(self) -> None:
-        model = LazyQueryModel(self.ws.con, self.sql.toPlainText() or "SELECT 1 AS empty")
-        if model.error:
+        self._set_model(LazyQueryModel(self.ws.con, self.sql.toPlainText() or "SELECT 1 AS empty"))
+
+    def _set_model(self, model: LazyQueryModel) -> None:
+        if model.error and not model.columns:
             self.error.setText(f"SQL error: {model.error}")
             self.error.show()
+            model.close()
             return
         self.error.hide()
+        old = self.model
         self.model = model
         self.view.setModel(model)
+        if old is not None:
+            old.close()
+            old.deleteLater()
+        model.ready.connect(self._ready)
+        model.stats_ready.connect(self._stats_ready)
         self.view.selectionModel().currentColumnChanged.connect(lambda cur, _prev: self._show_stats(cur.column()))
         self._rebuild_filters()
-        self.stats.setText(f"{model.rowCount():,} rows")
+        self.stats.setText("loading…")
+
+    def close_model(self) -> None:
+        if self.model is not None:
+            self.view.setModel(None)
+            self.model.close()
+            self.model = None
+
+    def _ready(self) -> None:
+        if self.model is None:
+            return
+        if self.model.error:
+            self.error.setText(f"SQL error: {self.model.error}")
+            self.error.show()
+        else:
+            self.error.hide()
+        self.stats.setText(f"{self.model.rowCount():,} rows")
 
     def _rebuild_filters(self) -> None:
         for f in self.filters:
@@ -120,16 +149,17 @@ class Grid(QWidget):
     def _filter(self, column: int, text: str) -> None:
         if self.model is None:
             return
+        self.stats.setText("loading…")
         self.model.set_filter(column, text)
-        if self.model.error:
-            self.error.setText(f"Filter error: {self.model.error}")
-            self.error.show()
-        self.stats.setText(f"{self.model.rowCount():,} rows")
 
     def _show_stats(self, column: int) -> None:
         if self.model is None or column < 0:
             return
-        st = self.model.column_stats(column)
+        self.model.request_stats(column)
+
+    def _stats_ready(self, column: int, st: Any) -> None:
+        if self.model is None or isinstance(st, Exception):
+            return
         name = self.model.columns[column]
         if not st or st.get("n") in (None, 0):
             self.stats.setText(f"{self.model.rowCount():,} rows · {name}")
@@ -151,25 +181,36 @@ class Grid(QWidget):
         QGuiApplication.clipboard().setText(text)
         return text
 
-    def export(self, path: str) -> None:
+    def export(self, path: str, con: Any = None) -> None:
         """Write the current (filtered, sorted) result to CSV, Parquet or XLSX by the file's extension."""
         if self.model is None:
             return
+        con = con or self.ws.con
         q, params = self.model.filtered_query()
         p = path.lower()
         if p.endswith(".parquet"):
-            self.ws.con.execute(f"COPY ({q}) TO '{_sql_str(path)}' (FORMAT parquet)", params)
+            con.execute(f"COPY ({q}) TO '{_sql_str(path)}' (FORMAT parquet)", params)
         elif p.endswith(".xlsx"):
-            df = self.ws.query(q, params) if params else self.ws.query(q)
-            df.write_excel(path)
+            import polars as pl
+
+            df = pl.from_arrow(con.sql(q, params=params).to_arrow_table() if params else con.sql(q).to_arrow_table())
+            df.write_excel(path)  # type: ignore[union-attr]
         else:
-            self.ws.con.execute(f"COPY ({q}) TO '{_sql_str(path)}' (HEADER, DELIMITER ',')", params)
+            con.execute(f"COPY ({q}) TO '{_sql_str(path)}' (HEADER, DELIMITER ',')", params)
 
     def export_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export table", "table.csv",
                                               "CSV (*.csv);;Parquet (*.parquet);;Excel (*.xlsx)")
-        if path:
-            self.export(path)
+        if not path:
+            return
+        from app.ui.workers import JobThread
+
+        self.stats.setText(f"exporting to {path}…")
+        cursor = self.ws.con.cursor()
+        self._export_job = JobThread(lambda _state: self.export(path, cursor), self)
+        self._export_job.done.connect(lambda res: self.stats.setText(
+            f"export failed: {res}" if isinstance(res, Exception) else f"exported to {path}"))
+        self._export_job.start()
 
 
 def _sql_str(s: str) -> str:

@@ -1,21 +1,30 @@
-"""A lazy Qt table model over any DuckDB query: rows are fetched in pages as the view scrolls.
+"""A lazy Qt table model over DuckDB: every query runs on a worker thread, never on the GUI thread.
 
-The query is wrapped (``SELECT * FROM (query) ORDER BY ... LIMIT n OFFSET k``) so sorting and
-filtering happen in DuckDB, and only the visible pages ever reach Python. A 10-million-row run
-opens as fast as a 10-row one: the model asks for ``count(*)`` and the first page only.
+Two sources:
+
+* a **table** (a run's rows: ``iostat_samples WHERE run_id = 7``): the worker first fetches the
+  row ids of the filtered, sorted view (a single column, fast even for 10 M rows), then each page
+  is a lookup of 500 row ids -- the scroll bar can jump anywhere instantly;
+* any **SQL query** (the SQL box): pages are ``LIMIT/OFFSET`` of the wrapped query.
+
+Rows that are not fetched yet show "…" and fill in when their page arrives.
 """
 
 from __future__ import annotations
 
 import math
+import queue
 from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QThread, Signal
 
 PAGE = 500
-MAX_PAGES = 40  # pages kept in memory (LRU)
+MAX_PAGES = 60  # pages kept in memory (LRU)
+PENDING = "…"
 
 
 def quote_ident(name: str) -> str:
@@ -40,24 +49,92 @@ def format_value(v: Any) -> str:
     return str(v)
 
 
-class LazyQueryModel(QAbstractTableModel):
-    """Pages of ``query`` from a DuckDB connection, sortable and filterable in SQL."""
+@dataclass
+class Source:
+    """What the model shows: ``table`` + ``where`` (fast row-id paging) or a free ``sql`` query."""
 
-    def __init__(self, con: Any, query: str, parent: Any = None):
+    sql: str | None = None
+    table: str | None = None
+    where: str = "TRUE"
+    order: str | None = None  # default order of a table source, e.g. "sample_idx, rowid"
+
+    def select(self) -> str:
+        if self.table:
+            return f"SELECT * FROM {self.table} WHERE {self.where}"
+        return (self.sql or "SELECT 1").strip().rstrip(";")
+
+
+class _Worker(QThread):
+    """Runs the model's queries in order on its own DuckDB connection (a cursor of the workspace)."""
+
+    answered = Signal(int, str, object)  # generation, what, result (or Exception)
+
+    def __init__(self, con: Any):
+        super().__init__()
+        self.con = con.cursor()
+        self.jobs: queue.Queue[tuple[int, str, Any] | None] = queue.Queue()
+
+    def submit(self, generation: int, what: str, job: Any) -> None:
+        self.jobs.put((generation, what, job))
+
+    def stop(self) -> None:
+        self.jobs.put(None)
+        self.wait(5000)
+        self.con.close()
+
+    def run(self) -> None:
+        while True:
+            item = self.jobs.get()
+            if item is None:
+                return
+            generation, what, job = item
+            try:
+                result = job(self.con)
+            except Exception as e:  # shown inline by the view
+                result = e
+            self.answered.emit(generation, what, result)
+
+
+class LazyQueryModel(QAbstractTableModel):
+    """Pages of a DuckDB source, sortable and filterable in SQL, fetched off the GUI thread."""
+
+    ready = Signal()  # row count known (or an error)
+    stats_ready = Signal(int, object)  # column, {min, mean, max, p95, n}
+
+    def __init__(self, con: Any, query: str | Source, parent: Any = None):
         super().__init__(parent)
         self.con = con
-        self.base_query = query.strip().rstrip(";")
+        self.source = query if isinstance(query, Source) else Source(sql=query)
         self.columns: list[str] = []
         self.types: list[str] = []
         self.sort_col: int | None = None
         self.sort_desc = False
         self.filters: dict[int, str] = {}
-        self._rows = 0
-        self._pages: OrderedDict[int, list[tuple]] = OrderedDict()
         self.error: str | None = None
+        self._rows = 0
+        self._rowids: np.ndarray | None = None
+        self._pages: OrderedDict[int, list[tuple]] = OrderedDict()
+        self._requested: set[int] = set()
+        self._generation = 0
+        self._worker = _Worker(con)
+        self._worker.answered.connect(self._answered)
+        self._worker.start()
+        self._describe()
         self.refresh()
 
+    def close(self) -> None:
+        """Stop the worker (the view calls this before dropping the model)."""
+        self._worker.stop()
+
     # ---- SQL -------------------------------------------------------------------------------
+    def _describe(self) -> None:
+        try:
+            desc = self.con.execute(f"DESCRIBE SELECT * FROM ({self.source.select()}) AS _q LIMIT 0").fetchall()
+            self.columns = [r[0] for r in desc]
+            self.types = [str(r[1]) for r in desc]
+        except Exception as e:
+            self.error = str(e)
+
     def _where(self) -> tuple[str, list[Any]]:
         parts, params = [], []
         for col, text in self.filters.items():
@@ -75,51 +152,140 @@ class LazyQueryModel(QAbstractTableModel):
             else:
                 parts.append(f"CAST({ident} AS VARCHAR) ILIKE ?")
                 params.append(f"%{text}%")
-        return (" WHERE " + " AND ".join(parts)) if parts else "", params
+        return " AND ".join(parts) or "TRUE", params
 
     def _numeric(self, col: int) -> bool:
         t = self.types[col].upper() if col < len(self.types) else ""
         return any(k in t for k in ("INT", "DOUBLE", "FLOAT", "DECIMAL", "REAL", "NUMERIC"))
 
-    def filtered_query(self) -> tuple[str, list[Any]]:
-        where, params = self._where()
-        q = f"SELECT * FROM ({self.base_query}) AS _q{where}"
+    def _order(self) -> str:
         if self.sort_col is not None and self.sort_col < len(self.columns):
             direction = "DESC" if self.sort_desc else "ASC"
-            q += f" ORDER BY {quote_ident(self.columns[self.sort_col])} {direction} NULLS LAST"
+            return f"{quote_ident(self.columns[self.sort_col])} {direction} NULLS LAST"
+        return self.source.order or ""
+
+    def filtered_query(self) -> tuple[str, list[Any]]:
+        """The rows as shown (filtered and sorted), as SQL: for export and statistics."""
+        where, params = self._where()
+        if self.source.table:
+            q = f"SELECT * FROM {self.source.table} WHERE ({self.source.where}) AND {where}"
+        else:
+            q = f"SELECT * FROM ({self.source.select()}) AS _q WHERE {where}"
+        order = self._order()
+        if order:
+            q += f" ORDER BY {order}"
         return q, params
 
     def refresh(self) -> None:
+        """Start over (after a sort or filter change): count / index on the worker."""
         self.beginResetModel()
+        self._generation += 1
         self._pages.clear()
-        self.error = None
-        try:
-            cur = self.con.execute(f"DESCRIBE SELECT * FROM ({self.base_query}) AS _q")
-            desc = cur.fetchall()
-            self.columns = [r[0] for r in desc]
-            self.types = [str(r[1]) for r in desc]
-            q, params = self.filtered_query()
-            self._rows = int(self.con.execute(f"SELECT count(*) FROM ({q}) AS _c", params).fetchall()[0][0])
-        except Exception as e:  # an SQL error is shown inline by the view
-            self.error = str(e)
-            self._rows = 0
+        self._requested.clear()
+        self._rowids = None
+        self._rows = 0
         self.endResetModel()
+        if self.error and not self.columns:
+            self.ready.emit()
+            return
+        self.error = None
+        where, params = self._where()
+        gen = self._generation
+        if self.source.table:
+            order = self._order() or "rowid"
+            q = f"SELECT rowid FROM (SELECT rowid, * FROM {self.source.table} WHERE {self.source.where}) AS _q " \
+                f"WHERE {where} ORDER BY {order}"
+            self._worker.submit(gen, "index", lambda con: con.execute(q, params).fetchnumpy()["rowid"])
+        else:
+            fq, fp = self.filtered_query()
+            self._worker.submit(gen, "count",
+                                lambda con: int(con.execute(f"SELECT count(*) FROM ({fq}) AS _c", fp).fetchall()[0][0]))
+        self._request(0)
 
-    def page(self, n: int) -> list[tuple]:
-        if n in self._pages:
-            self._pages.move_to_end(n)
-            return self._pages[n]
+    def _fetch_page(self, n: int, con: Any) -> list[tuple]:
+        if self.source.table and self._rowids is not None:
+            ids = self._rowids[n * PAGE:(n + 1) * PAGE]
+            if len(ids) == 0:
+                return []
+            lo, hi = int(ids.min()), int(ids.max())
+            rows = con.execute(
+                f"SELECT rowid AS _rid, * FROM {self.source.table} WHERE rowid BETWEEN ? AND ? "
+                f"AND list_contains(?, rowid)", [lo, hi, [int(i) for i in ids]]).fetchall()
+            by_id = {r[0]: r[1:] for r in rows}
+            return [by_id[int(i)] for i in ids if int(i) in by_id]
         q, params = self.filtered_query()
-        rows = self.con.execute(f"{q} LIMIT {PAGE} OFFSET {n * PAGE}", params).fetchall()
-        self._pages[n] = rows
+        return con.execute(f"{q} LIMIT {PAGE} OFFSET {n * PAGE}", params).fetchall()
+
+    def _request(self, n: int) -> None:
+        if n in self._requested or n in self._pages:
+            return
+        if self.source.table and self._rowids is None and n > 0:
+            return  # asked again when the index arrives
+        self._requested.add(n)
+        self._worker.submit(self._generation, f"page:{n}", lambda con, n=n: self._fetch_page(n, con))
+
+    def _answered(self, generation: int, what: str, result: Any) -> None:
+        if generation != self._generation:
+            return  # an answer to a query the user has since changed
+        if isinstance(result, Exception):
+            self.error = str(result)
+            self.ready.emit()
+            return
+        if what in ("index", "count"):
+            if what == "index":
+                self._rowids = np.asarray(result)
+                n = len(self._rowids)
+            else:
+                n = int(result)
+            self._pages.clear()
+            self._requested.clear()
+            if n:
+                self.beginInsertRows(QModelIndex(), 0, n - 1)
+                self._rows = n
+                self.endInsertRows()
+            self.ready.emit()
+            self._request(0)
+            return
+        if what.startswith("stats:"):
+            self.stats_ready.emit(int(what.split(":")[1]), result)
+            return
+        page = int(what.split(":")[1])
+        self._requested.discard(page)
+        self._pages[page] = result
         if len(self._pages) > MAX_PAGES:
             self._pages.popitem(last=False)
-        return rows
+        first, last = page * PAGE, min(self._rows, (page + 1) * PAGE) - 1
+        if last >= first:
+            self.dataChanged.emit(self.index(first, 0), self.index(last, len(self.columns) - 1))
 
-    def row(self, r: int) -> tuple:
-        p = self.page(r // PAGE)
+    def row(self, r: int) -> tuple | None:
+        """The values of row ``r``, or None while its page is being fetched."""
+        n = r // PAGE
+        page = self._pages.get(n)
+        if page is None:
+            self._request(n)
+            return None
+        self._pages.move_to_end(n)
         i = r % PAGE
-        return p[i] if i < len(p) else tuple(None for _ in self.columns)
+        return page[i] if i < len(page) else None
+
+    def wait_for_rows(self, rows: list[int], timeout_s: float = 30.0) -> None:
+        """Block until the pages of ``rows`` are fetched (for copy/export of a selection, and tests)."""
+        import time
+
+        from PySide6.QtCore import QCoreApplication
+
+        end = time.monotonic() + timeout_s
+        while time.monotonic() < end:
+            missing = [r for r in rows if self.row(r) is None]
+            if not missing and (self._rows or not self.is_loading()):
+                return
+            QCoreApplication.processEvents()
+            time.sleep(0.002)
+
+    def is_loading(self) -> bool:
+        return bool(self._requested) or (self.source.table is not None and self._rowids is None
+                                         and self.error is None)
 
     # ---- Qt model ------------------------------------------------------------------------
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
@@ -132,9 +298,11 @@ class LazyQueryModel(QAbstractTableModel):
         if not index.isValid():
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            return format_value(self.row(index.row())[index.column()])
+            vals = self.row(index.row())
+            return PENDING if vals is None else format_value(vals[index.column()])
         if role == Qt.ItemDataRole.UserRole:
-            return self.row(index.row())[index.column()]
+            vals = self.row(index.row())
+            return None if vals is None else vals[index.column()]
         if role == Qt.ItemDataRole.TextAlignmentRole and self._numeric(index.column()):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -159,20 +327,25 @@ class LazyQueryModel(QAbstractTableModel):
         self.refresh()
 
     # ---- helpers for the view --------------------------------------------------------------
-    def column_stats(self, column: int) -> dict[str, Any]:
+    def column_stats(self, column: int, con: Any = None) -> dict[str, Any]:
         """min / mean / max / p95 of a numeric column over the filtered rows (computed in DuckDB)."""
         if not self._numeric(column):
             return {}
         q, params = self.filtered_query()
         ident = quote_ident(self.columns[column])
-        row = self.con.execute(
+        row = (con or self.con).execute(
             f"SELECT min({ident}), avg({ident}), max({ident}), quantile_cont({ident}, 0.95), count({ident}) "
             f"FROM ({q}) AS _s", params).fetchall()[0]
         return dict(zip(("min", "mean", "max", "p95", "n"), row))
 
+    def request_stats(self, column: int) -> None:
+        """Compute :meth:`column_stats` on the worker; ``stats_ready`` brings the answer."""
+        self._worker.submit(self._generation, f"stats:{column}", lambda con: self.column_stats(column, con))
+
     def rows_as_tsv(self, rows: list[int], cols: list[int], header: bool = False) -> str:
+        self.wait_for_rows(rows)
         lines = ["\t".join(self.columns[c] for c in cols)] if header else []
         for r in rows:
-            vals = self.row(r)
+            vals = self.row(r) or tuple(None for _ in self.columns)
             lines.append("\t".join(format_value(vals[c]) for c in cols))
         return "\n".join(lines) + "\n"
