@@ -234,3 +234,22 @@ def test_chart_export_png_and_svg(qtbot, window, tmp_path):
     for name in ("c.png", "c.svg"):
         window.plot.export(str(tmp_path / name))
         assert (tmp_path / name).stat().st_size > 1000
+
+
+def test_histogram_view_shows_exact_and_bounded_shares(qtbot, window):
+    from app.importer import import_file
+    from tests.conftest import CORPUS
+
+    path = CORPUS / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
+    if not path.exists():
+        pytest.skip("corpus not found")
+    rid = import_file(window.ws, str(path), ImportOptions(interval_s=60)).run_ids[0]
+    window.browser.reload()
+    window.browser.select_runs([rid])
+    h = window.histos
+    assert h.metric.currentData() == "latency_us"
+    assert "(exact)" in h.share.text() and "within 50 ms" in h.share.text()
+    # 20 ms lies inside the 15-30 ms bucket, which is empty in this file: still exact
+    h.threshold.setCurrentIndex(h.threshold.findData(20.0))
+    assert "99.5% of 793 I/Os within 20 ms (exact)" in h.share.text()
+    assert len(h.data) == 1

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.grid import Grid
+from app.ui.histo_view import HistogramView
 from app.ui.plot import OverlayPlot
 from app.ui.run_browser import RunBrowser
 from app.ui.workers import ImportThread
@@ -89,9 +90,11 @@ class MainWindow(QMainWindow):
         self.browser = RunBrowser(self.ws)
         self.plot = OverlayPlot(self.ws)
         self.grid = Grid(self.ws)
+        self.histos = HistogramView(self.ws)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("views")
         self.tabs.addTab(self.plot, "Overlay")
+        self.tabs.addTab(self.histos, "Histograms")
         self.tabs.addTab(self.grid, "Grid && SQL")
         self.setCentralWidget(self.tabs)
 
@@ -111,6 +114,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([docks[1]], [150], Qt.Orientation.Vertical)
 
         self.browser.selection_changed.connect(self.plot.set_runs)
+        self.browser.selection_changed.connect(self.histos.set_runs)
         self.browser.open_grid.connect(self._open_grid)
         self.browser.runs_changed.connect(lambda: self.plot.set_runs(self.browser.selected_runs()))
         self._menus()
@@ -223,7 +227,7 @@ class MainWindow(QMainWindow):
         self.ws.close()
         self.ws_path = path
         self.ws = Workspace(path)
-        for w in (self.browser, self.plot, self.grid):
+        for w in (self.browser, self.plot, self.grid, self.histos):
             w.ws = self.ws
         self.browser.reload()
         self.plot.set_runs([])
