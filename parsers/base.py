@@ -78,6 +78,8 @@ class ImportOptions:
     name: str | None = None
     tags: dict[str, str] = field(default_factory=dict)
     chunk_bytes: int = 4 * 1024 * 1024
+    ram_gb: float | None = None  # the host's RAM (IOzone: a data set smaller than this was likely cached)
+    mapping: dict[str, Any] | None = None  # a saved column mapping for CSV/TSV results (parsers.iomark)
 
 
 @dataclass

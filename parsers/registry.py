@@ -10,8 +10,13 @@ from __future__ import annotations
 from parsers.base import Format
 from parsers.fio import JSON_FORMAT as FIO_JSON
 from parsers.fio import LOG_FORMAT as FIO_LOG
+from parsers.hdparm import FORMAT as HDPARM
+from parsers.iomark import CSV_FORMAT as IOMARK_CSV
+from parsers.iomark import MAPPED_FORMAT as IOMARK_MAPPED
+from parsers.iometer import FORMAT as IOMETER_CSV
 from parsers.iostat import FORMAT as IOSTAT_TEXT
 from parsers.iostat_json import FORMAT as IOSTAT_JSON
+from parsers.iozone import FORMAT as IOZONE
 from parsers.vscsistats import CSV_FORMAT as VSCSI_CSV
 from parsers.vscsistats import TEXT_FORMAT as VSCSI_TEXT
 
@@ -21,6 +26,8 @@ MIN_SCORE = 0.5
 FORMATS: list[Format] = [IOSTAT_TEXT, IOSTAT_JSON,
                          VSCSI_CSV, FIO_JSON,
                          VSCSI_TEXT, FIO_LOG]  # recognised to be refused with a clear message
+FORMATS += [IOZONE, HDPARM, IOMETER_CSV, IOMARK_CSV,
+            IOMARK_MAPPED]  # never sniffed: chosen by `import --mapping NAME`
 
 
 class UnknownFormat(Exception):

@@ -47,3 +47,35 @@ def test_the_extension_does_not_matter(tmp_path):
     js = CORPUS / "iostat" / "sysstat-tests_iostat-x-p-ALL-JSON.txt"
     shutil.copy(js, tmp_path / "iostat.txt")
     assert detect(str(tmp_path / "iostat.txt")).id == "iostat-json"
+
+
+# ---- IOzone and hdparm (issue 4): every corpus file chooses its parser; the new parsers claim nothing else ----
+IOZONE = corpus_files("iozone")
+HDPARM = corpus_files("hdparm")
+RESULT_FORMATS = {"iozone-text", "hdparm-text", "iometer-csv", "iomark-csv", "iomark-mapped"}
+
+
+@needs_corpus
+@pytest.mark.parametrize("path", IOZONE + HDPARM, ids=[f"{p.parent.name}/{p.name}" for p in IOZONE + HDPARM])
+def test_iozone_and_hdparm_corpus_files_choose_their_parser(path):
+    expected = "iozone-text" if path.parent.name == "iozone" else "hdparm-text"
+    assert detect(str(path)).id == expected
+
+
+@needs_corpus
+def test_no_other_corpus_file_is_taken_for_a_results_format():
+    others = [p for p in CORPUS.rglob("*") if p.is_file() and p.parent.name not in ("iozone", "hdparm")]
+    assert len(others) > 50
+    for path in others:
+        try:
+            fmt = detect(str(path))
+        except UnknownFormat:
+            continue
+        assert fmt.id not in RESULT_FORMATS, f"{path.name} mistaken for {fmt.id}"
+
+
+def test_the_mapped_csv_format_is_never_sniffed(tmp_path):
+    p = tmp_path / "any.csv"
+    p.write_text("Users,IOPS\n10,100\n")
+    with pytest.raises(UnknownFormat):
+        detect(str(p))
