@@ -5,6 +5,13 @@
     python main.py sql "QUERY" [-w WS] [--format table|csv|json]
     python main.py analyze latency -w WS --run ID [--device D] [--op all|read|write] [--threshold-ms 50] [--json]
     python main.py analyze histo -w WS --run ID [--device D] [--json]
+    python main.py report -w WS [--runs ID...] [--title T] [--customer C] [--logo PNG] [--template NAME]
+                          [--anonymise] -o OUT.pdf
+    python main.py analyze series|storm|cap -w WS --run ID [--device D] ...  (see README, "Analyses")
+    python main.py compare -w WS --runs ID ID... [--json]
+    python main.py size --users N --iops-per-user X [--read-pct P] [--raid L] [--disk-iops N | --disk-type T] ...
+    python main.py phase add|list|delete|detect -w WS --run ID ...;  python main.py marker add|list|delete ...
+    python main.py import PATH... [--ram-gb GB] [--mapping NAME];  python main.py mapping save|list|show|delete ...
 
 Exit codes: 0 success, 1 some input failed (the rest was still done), 2 usage error.
 """
@@ -51,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="what iostat's first report covers (default auto: since boot unless the file proves -y)")
     p.add_argument("--name", help="run name (default: the file name)")
     p.add_argument("--tag", action="append", default=[], metavar="K=V", help="tag the imported runs (repeatable)")
+    p.add_argument("--ram-gb", type=float, metavar="GB",
+                   help="the tested host's RAM: IOzone results on a smaller data set are flagged 'page cache likely'")
+    p.add_argument("--mapping", metavar="NAME", help="read CSV/TSV files through this saved column mapping "
+                   "(see 'mapping list')")
     p.add_argument("--json", action="store_true", help="print a JSON list of results")
 
     p = sub.add_parser("runs", help="list the runs in the workspace")
@@ -76,6 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--run", type=int, required=True, metavar="ID", help="run id (see 'runs')")
     a.add_argument("--device", metavar="SUBSTRING", help="only series whose device contains this text")
     a.add_argument("--json", action="store_true")
+
+    add_analysis_parsers(asub)  # series, storm, cap
+    add_analysis_commands(sub)  # compare, size, phase, marker
+    add_mapping_parser(sub)  # mapping save|list|show|delete
+    from app.cli_report import add_report_parser
+
+    add_report_parser(sub, _add_ws)  # report
 
     p = sub.add_parser("gui", help="open the window (and import PATHs)")
     p.add_argument("paths", nargs="*", metavar="PATH")
@@ -109,17 +127,21 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.interval is not None and args.interval <= 0:
         raise UsageError("--interval must be a positive number of seconds")
     opts = ImportOptions(interval_s=args.interval, first_report=args.first_report, name=args.name, tags=tags)
+    if args.ram_gb is not None and args.ram_gb <= 0:
+        raise UsageError("--ram-gb must be a positive number of GB")
+    opts.ram_gb = args.ram_gb
     from app.importer import import_file, walk_paths
 
     missing = [p for p in args.paths if not Path(p).exists()]
     files = walk_paths(p for p in args.paths if Path(p).exists())
     results = []
     with Workspace(_ws_path(args)) as ws:
+        fmt_id = _mapping_format(ws, args.mapping, opts) if args.mapping else None
         for f in missing:
             from app.workspace import ImportResult
             results.append(ImportResult(path=f, status="failed", error=f"{f}: no such file or folder"))
         for f, in_folder in files:
-            r = import_file(ws, f, opts, JobState(), in_folder=in_folder)
+            r = import_file(ws, f, opts, JobState(), fmt_id=fmt_id, in_folder=in_folder)
             results.append(r)
             if not args.json:
                 _print_result(r)
@@ -239,8 +261,10 @@ def cmd_sql(args: argparse.Namespace) -> int:
 def cmd_analyze(args: argparse.Namespace) -> int:
     from app.analysis.histograms import AnalysisError, histo_summary, latency_share
 
+    if args.analysis in ANALYSES5:
+        return cmd_analysis5(args)
     if args.analysis is None:
-        raise UsageError("choose an analysis: latency or histo (see 'analyze --help')")
+        raise UsageError("choose an analysis: latency, histo, series, storm or cap (see 'analyze --help')")
     if args.analysis == "latency" and args.threshold_ms <= 0:
         raise UsageError("--threshold-ms must be a positive number of milliseconds")
     path = _ws_path(args)
@@ -341,7 +365,424 @@ def format_histo(r: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+# ---- analyses: series, storm, cap, compare, size, phases and markers (issue 5) ----------------------------
+def add_analysis_parsers(asub: Any) -> None:
+    """``analyze series|storm|cap``."""
+
+    def common(a: argparse.ArgumentParser) -> None:
+        _add_ws(a)
+        a.add_argument("--run", type=int, required=True, metavar="ID", help="run id (see 'runs')")
+        a.add_argument("--device", metavar="D[,D...]", help="exact device name(s); default: the whole disks")
+
+    a = asub.add_parser("series", help="IOPS and throughput per interval (resampled, aligned)")
+    common(a)
+    a.add_argument("--every", type=float, metavar="S", help="resample to S-second time-weighted means")
+    a.add_argument("--align", default="start", metavar="MODE",
+                   help="start | activity | offset:S | marker:NAME (t = 0 there; default start)")
+    a.add_argument("--activity-iops", type=float, default=100.0, metavar="N",
+                   help="activity = intervals above N IOPS (default 100)")
+    a.add_argument("--activity-intervals", type=int, default=3, metavar="K",
+                   help="... for K consecutive intervals (default 3; 1 = the first interval above N)")
+    a.add_argument("--normalise", "--normalize", action="store_true", help="add t_norm (0-1 of the run's length)")
+    g = a.add_mutually_exclusive_group()
+    g.add_argument("--csv", action="store_true")
+    g.add_argument("--json", action="store_true")
+
+    a = asub.add_parser("storm", help="peak, time to peak, time above, settle time, totals, percentiles, per phase")
+    common(a)
+    a.add_argument("--every", type=float, metavar="S", help="resample to S-second means first")
+    a.add_argument("--threshold-iops", type=float, metavar="N", help="for 'time above' (default 50 %% of the peak)")
+    a.add_argument("--settle-pct", type=float, default=10.0, metavar="X", help="settled below X %% of the peak")
+    a.add_argument("--settle-intervals", type=int, default=3, metavar="N", help="... for N intervals (default 3)")
+    a.add_argument("--activity-iops", type=float, default=100.0, metavar="N")
+    a.add_argument("--activity-intervals", type=int, default=3, metavar="K")
+    a.add_argument("--phases", choices=["auto", "stored", "detect", "none"], default="auto",
+                   help="auto: stored phases if any, else detected (default)")
+    a.add_argument("--json", action="store_true")
+
+    a = asub.add_parser("cap", help="did an IOPS / bandwidth cap hold? (windows of >= 10 s)")
+    common(a)
+    a.add_argument("--iops-cap", type=float, metavar="N")
+    a.add_argument("--bw-cap-kbs", type=float, metavar="N", help="bandwidth cap in kB/s (1 kB = 1024 bytes)")
+    a.add_argument("--op", choices=["total", "read", "write"], default="total")
+    a.add_argument("--tolerance-pct", type=float, default=5.0, metavar="P", help="default 5")
+    a.add_argument("--window-s", type=float, default=10.0, metavar="S", help="window length, >= 10 (default 10)")
+    a.add_argument("--burst-iops", type=float, metavar="N", help="burst max (libvirt *_iops_sec_max)")
+    a.add_argument("--burst-kbs", type=float, metavar="N", help="burst max in kB/s (libvirt *_bytes_sec_max)")
+    a.add_argument("--burst-s", type=float, metavar="S", help="burst length (libvirt *_max_length)")
+    a.add_argument("--burst-start-s", type=float, metavar="S", help="when the burst allowance starts "
+                   "(default: the first report above the limit)")
+    a.add_argument("--json", action="store_true")
+
+
+def add_analysis_commands(sub: Any) -> None:
+    """``compare``, ``size``, ``phase``, ``marker``."""
+    p = sub.add_parser("compare", help="runs side by side per metric and phase (delta, ratio)")
+    _add_ws(p)
+    p.add_argument("--runs", type=int, nargs="+", required=True, metavar="ID", help="two or more; the first is "
+                   "the baseline")
+    p.add_argument("--device", metavar="D[,D...]")
+    p.add_argument("--every", type=float, metavar="S")
+    p.add_argument("--threshold-iops", type=float, metavar="N", help="'time above' (default 50 %% of the "
+                   "baseline's peak)")
+    p.add_argument("--phases", choices=["auto", "stored", "detect", "none"], default="auto")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("size", help="VDI storage sizing: front-end, back-end IOPS, disks (seed 004)")
+    _add_ws(p)
+    p.add_argument("--users", type=int, metavar="N")
+    p.add_argument("--iops-per-user", type=float, metavar="X")
+    p.add_argument("--read-pct", type=float, metavar="P", help="reads in %% of I/O (default 40)")
+    p.add_argument("--raid", metavar="LEVEL", help="0|1|10|5|6|50|60|dp (default 10)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--disk-iops", type=float, metavar="N")
+    g.add_argument("--disk-type", metavar="TYPE", help="sata5k|sata7k|sas10k|sas15k|ssd|nvme (default sata7k)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--storm-multiplier", type=float, metavar="M")
+    g.add_argument("--storm", metavar="PRESET", help="login-storm|worst-storm|domain-low|domain-high|none")
+    p.add_argument("--gb-per-user", type=float, metavar="G")
+    p.add_argument("--disk-gb", type=float, metavar="D")
+    p.add_argument("--profile", metavar="NAME", help="user profile preset (office-8, office-25, ...)")
+    p.add_argument("--presets", metavar="FILE", help="JSON file merged over the built-in presets")
+    p.add_argument("--list-presets", action="store_true", help="print the presets (JSON) and exit")
+    p.add_argument("--measured-run", type=int, metavar="ID", help="take IOPS per user, read share and storm "
+                   "multiplier from this iostat run")
+    p.add_argument("--vms", type=int, metavar="N", help="number of VMs in the measured run")
+    p.add_argument("--steady-run", type=int, metavar="ID")
+    p.add_argument("--steady-phase", metavar="NAME")
+    p.add_argument("--every", type=float, metavar="S", help="resample the measured run first (e.g. 5)")
+    p.add_argument("--device", metavar="D[,D...]")
+    p.add_argument("--rt-run", type=int, metavar="ID", help="response-time check on this run")
+    p.add_argument("--rt-threshold-ms", type=float, default=50.0, metavar="MS")
+    p.add_argument("--rt-goal-pct", type=float, default=80.0, metavar="P")
+    p.add_argument("--json", action="store_true")
+
+    for what in ("phase", "marker"):
+        p = sub.add_parser(what, help=f"add, list or delete the {what}s of a run"
+                           + (" (or detect phases)" if what == "phase" else ""))
+        psub = p.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+        actions = ["add", "list", "delete"] + (["detect"] if what == "phase" else [])
+        for act in actions:
+            a = psub.add_parser(act)
+            _add_ws(a)
+            a.add_argument("--run", type=int, required=True, metavar="ID")
+            if act in ("add", "delete"):
+                a.add_argument("--name", required=True)
+            if act == "add" and what == "phase":
+                a.add_argument("--start", type=float, required=True, metavar="S")
+                a.add_argument("--end", type=float, required=True, metavar="S")
+            if act == "add" and what == "marker":
+                a.add_argument("--t", type=float, required=True, metavar="S")
+            if act == "detect":
+                a.add_argument("--device", metavar="D[,D...]")
+                a.add_argument("--every", type=float, metavar="S")
+                a.add_argument("--max-phases", type=int, default=5, metavar="N")
+                a.add_argument("--save", action="store_true", help="store them (source 'auto')")
+            a.add_argument("--json", action="store_true")
+
+
+def _open_ws(args: argparse.Namespace, read_only: bool = True) -> Workspace | None:
+    path = _ws_path(args)
+    if not path.exists():
+        print(f"error: no workspace at {path}", file=sys.stderr)
+        return None
+    return Workspace(path, read_only=read_only)
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(_jsonable(obj), indent=2))
+
+
+def cmd_analysis5(args: argparse.Namespace) -> int:
+    """``analyze series|storm|cap``."""
+    from app.analysis import text
+    from app.analysis.cap import cap_report
+    from app.analysis.series import AnalysisError, run_series
+    from app.analysis.storm import StormParams, storm_report
+
+    if getattr(args, "every", None) is not None and args.every <= 0:
+        raise UsageError("--every must be a positive number of seconds")
+    if args.analysis == "cap" and args.iops_cap is None and args.bw_cap_kbs is None:
+        raise UsageError("give --iops-cap and/or --bw-cap-kbs")
+    ws = _open_ws(args)
+    if ws is None:
+        return 1
+    with ws:
+        try:
+            if args.analysis == "series":
+                s = run_series(ws, args.run, args.device, align_mode=args.align, every_s=args.every,
+                               normalise=args.normalise, activity_iops=args.activity_iops,
+                               activity_intervals=args.activity_intervals)
+                if args.csv:
+                    sys.stdout.write(s.frame.write_csv())
+                    return 0
+                out: Any = s
+            elif args.analysis == "storm":
+                params = StormParams(threshold_iops=args.threshold_iops, settle_pct=args.settle_pct,
+                                     settle_intervals=args.settle_intervals, activity_iops=args.activity_iops,
+                                     activity_intervals=args.activity_intervals)
+                out = storm_report(ws, args.run, args.device, params, phases=args.phases, every_s=args.every)
+            else:
+                out = cap_report(ws, args.run, args.device, iops_cap=args.iops_cap, bw_cap_kbs=args.bw_cap_kbs,
+                                 op=args.op, tolerance_pct=args.tolerance_pct, window_s=args.window_s,
+                                 burst_iops=args.burst_iops, burst_kbs=args.burst_kbs, burst_s=args.burst_s,
+                                 burst_start_s=args.burst_start_s)
+        except AnalysisError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+    if args.json:
+        _print_json(out.as_dict())
+    else:
+        fmt = {"series": text.format_series, "storm": text.format_storm, "cap": text.format_cap}[args.analysis]
+        print(fmt(out))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from app.analysis.compare import compare_runs
+    from app.analysis.series import AnalysisError
+    from app.analysis.text import format_compare
+
+    if len(args.runs) < 2:
+        raise UsageError("--runs wants two or more run ids")
+    ws = _open_ws(args)
+    if ws is None:
+        return 1
+    with ws:
+        try:
+            res = compare_runs(ws, args.runs, args.device, threshold_iops=args.threshold_iops, every_s=args.every,
+                               phases=args.phases)
+        except AnalysisError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+    if args.json:
+        _print_json(res.as_dict())
+    else:
+        print(format_compare(res))
+    return 0
+
+
+def cmd_size(args: argparse.Namespace) -> int:
+    from app.analysis.series import AnalysisError
+    from app.analysis.sizing import measured_inputs, response_time_check, size_vdi
+    from app.analysis.sizing_presets import load_presets
+    from app.analysis.text import format_sizing
+
+    try:
+        presets = load_presets(args.presets)
+    except (OSError, ValueError) as e:
+        raise UsageError(f"--presets: {e}") from e
+    if args.list_presets:
+        _print_json(presets)
+        return 0
+    if args.users is None:
+        raise UsageError("--users is required")
+    if (args.measured_run is None) != (args.vms is None):
+        raise UsageError("--measured-run and --vms go together")
+    measured = rt = None
+    if args.measured_run is not None or args.rt_run is not None:
+        ws = _open_ws(args)
+        if ws is None:
+            return 1
+        with ws:
+            try:
+                if args.measured_run is not None:
+                    measured = measured_inputs(ws, args.measured_run, args.vms, device=args.device,
+                                               steady_run=args.steady_run, steady_phase=args.steady_phase,
+                                               every_s=args.every)
+                if args.rt_run is not None:
+                    rt = response_time_check(ws, args.rt_run, threshold_ms=args.rt_threshold_ms,
+                                             goal_pct=args.rt_goal_pct, device=args.device)
+            except AnalysisError as e:
+                print(f"error: {e}", file=sys.stderr)
+                return 1
+    try:
+        res = size_vdi(args.users, args.iops_per_user, read_pct=args.read_pct, raid=args.raid,
+                       disk_iops=args.disk_iops, disk_type=args.disk_type, storm_multiplier=args.storm_multiplier,
+                       storm=args.storm, gb_per_user=args.gb_per_user, disk_gb=args.disk_gb, profile=args.profile,
+                       presets=presets, measured=measured)
+    except AnalysisError as e:
+        raise UsageError(str(e)) from e
+    res.response_time = rt
+    out = res.as_dict()
+    if measured is not None:
+        out["measured"] = measured
+    if args.json:
+        _print_json(out)
+    else:
+        print(format_sizing(res))
+        if measured is not None:
+            m = measured
+            print(f"measured (run {m['run_id']}, {m['vms']} VMs): peak {m['peak_iops']:,.1f} IOPS, steady "
+                  f"{m['steady_iops']:,.1f} IOPS ({m['method']['steady']}); per user {m['iops_per_user']:.2f} IOPS, "
+                  f"storm x{m['storm_multiplier']:.2f}")
+    return 0
+
+
+def cmd_phase_marker(args: argparse.Namespace) -> int:
+    from app.analysis import phases as ph
+    from app.analysis.series import AnalysisError, load_series, resample
+    from app.analysis.text import format_phases
+
+    if args.action is None:
+        raise UsageError(f"choose an action: add, list, delete{', detect' if args.command == 'phase' else ''}")
+    writes = args.action in ("add", "delete") or (args.action == "detect" and args.save)
+    ws = _open_ws(args, read_only=not writes)
+    if ws is None:
+        return 1
+    out: Any
+    with ws:
+        try:
+            if args.command == "phase" and args.action == "add":
+                out = ph.add_phase(ws, args.run, args.name, args.start, args.end).as_dict()
+            elif args.command == "marker" and args.action == "add":
+                ph.add_marker(ws, args.run, args.name, args.t)
+                out = {"run_id": args.run, "name": args.name, "t_s": args.t}
+            elif args.action == "delete":
+                fn = ph.delete_phase if args.command == "phase" else ph.delete_marker
+                if not fn(ws, args.run, args.name):
+                    print(f"error: run {args.run} has no {args.command} {args.name!r}", file=sys.stderr)
+                    return 1
+                out = {"deleted": args.name}
+            elif args.action == "detect":
+                s = load_series(ws, args.run, args.device)
+                if args.every:
+                    s = resample(s, args.every)
+                found = ph.detect_phases(s, max_phases=args.max_phases)
+                if args.save:
+                    found = ph.save_detected(ws, args.run, found)
+                out = {"run_id": args.run, "phases": [p.as_dict() for p in found], "saved": args.save,
+                       "method": ph.detection_method(args.max_phases), "series": s.method()}
+                if not args.json:
+                    out = format_phases(args.run, found, {}) + (
+                        "\n(detected automatically: change points of the IOPS level; "
+                        + ("saved" if args.save else "not saved: add --save to store them") + ")")
+            else:
+                phases, markers = ph.list_phases(ws, args.run), ph.list_markers(ws, args.run)
+                if ws.run(args.run) is None:
+                    raise AnalysisError(f"no run {args.run} in this workspace")
+                out = {"run_id": args.run, "phases": [p.as_dict() for p in phases], "markers": markers}
+                if not args.json:
+                    out = format_phases(args.run, phases, markers)
+        except AnalysisError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+    if isinstance(out, str):
+        print(out)
+    elif args.json:
+        _print_json(out)
+    elif args.action == "delete":
+        print(f"deleted {args.command} {args.name!r} of run {args.run}")
+    elif args.command == "phase":
+        print(f"stored phase {args.name!r} of run {args.run}: {args.start:g}-{args.end:g} s (manual)")
+    else:
+        print(f"stored marker {args.name!r} of run {args.run} at {args.t:g} s")
+    return 0
+
+
+ANALYSES5 = {"series", "storm", "cap"}
+MORE_COMMANDS = {"compare": cmd_compare, "size": cmd_size, "phase": cmd_phase_marker, "marker": cmd_phase_marker}
+
+
+# ---- saved column mappings for CSV/TSV results (issue 4; app.mappings) -------------------------------------
+def add_mapping_parser(sub: Any) -> None:
+    """``mapping save|list|show|delete``."""
+    p = sub.add_parser("mapping", help="save, list, show or delete column mappings for CSV/TSV results")
+    msub = p.add_subparsers(dest="action", metavar="ACTION", parser_class=_Parser)
+    a = msub.add_parser("save", help="save a mapping: which column of the file holds which value")
+    a.add_argument("name")
+    _add_ws(a)
+    a.add_argument("--kind", default="iomark", choices=["iomark"], help="target table (default iomark)")
+    a.add_argument("--column", action="append", default=[], metavar="TARGET=SOURCE",
+                   help="TARGET column (users, iops, resp_avg_ms, ...) is the file's column SOURCE (repeatable)")
+    a.add_argument("--scale", action="append", default=[], metavar="TARGET=FACTOR",
+                   help="multiply TARGET by FACTOR (e.g. resp_avg_ms=0.001 for microseconds)")
+    a.add_argument("--set", action="append", default=[], metavar="TARGET=VALUE",
+                   help="fixed value for a column the file lacks (e.g. workload=IOmark-VM)")
+    a.add_argument("--delimiter", choices=[",", ";", "tab", "|", "auto"], default="auto")
+    a.add_argument("--decimal", choices=[".", ","], default=".")
+    a.add_argument("--skip-rows", type=int, default=0, metavar="N", help="lines before the header row")
+    a.add_argument("--description")
+    a.add_argument("--replace", action="store_true", help="overwrite a mapping of the same name")
+    for act in ("list", "show", "delete"):
+        a = msub.add_parser(act, help=f"{act} saved mappings" if act == "list" else f"{act} a mapping")
+        if act != "list":
+            a.add_argument("name")
+        _add_ws(a)
+        if act != "delete":
+            a.add_argument("--json", action="store_true")
+
+
+def _mapping_format(ws: Workspace, name: str, opts: ImportOptions) -> str:
+    from app.mappings import format_id, get_mapping
+
+    spec = get_mapping(ws, name)
+    if spec is None:
+        raise UsageError(f"no mapping named {name!r} in {ws.path} (see 'mapping list')")
+    opts.mapping = spec
+    return format_id(spec)
+
+
+def cmd_mapping(args: argparse.Namespace) -> int:
+    from app.mappings import MappingError, delete_mapping, get_mapping, list_mappings, parse_pairs, save_mapping
+
+    if args.action is None:
+        raise UsageError("choose an action: save, list, show or delete (see 'mapping --help')")
+    path = _ws_path(args)
+    if args.action == "save":
+        try:
+            spec = {"kind": args.kind, "columns": parse_pairs(args.column, "--column"),
+                    "scale": parse_pairs(args.scale, "--scale"), "constants": parse_pairs(args.set, "--set"),
+                    "delimiter": args.delimiter, "decimal": args.decimal, "skip_rows": args.skip_rows,
+                    "description": args.description}
+            with Workspace(path) as ws:
+                clean = save_mapping(ws, args.name, spec, replace=args.replace)
+        except MappingError as e:
+            raise UsageError(str(e)) from None
+        cols = ", ".join(f"{k}={v!r}" for k, v in clean["columns"].items())
+        print(f"saved mapping {args.name!r} ({clean['kind']}): {cols}")
+        return 0
+    if not path.exists():
+        print("[]" if getattr(args, "json", False) else f"no workspace at {path}")
+        return 0 if args.action == "list" else 1
+    with Workspace(path, read_only=args.action != "delete") as ws:
+        if args.action == "delete":
+            if not delete_mapping(ws, args.name):
+                print(f"error: no mapping named {args.name!r}", file=sys.stderr)
+                return 1
+            print(f"deleted mapping {args.name!r}")
+            return 0
+        if args.action == "show":
+            spec = get_mapping(ws, args.name)
+            if spec is None:
+                print(f"error: no mapping named {args.name!r}", file=sys.stderr)
+                return 1
+            print(json.dumps(spec, indent=2, ensure_ascii=False))
+            return 0
+        maps = list_mappings(ws)
+    if args.json:
+        print(json.dumps(_jsonable(maps), indent=2, ensure_ascii=False))
+    elif not maps:
+        print("no mappings (save one with 'mapping save NAME --column TARGET=SOURCE ...')")
+    else:
+        rows = [(m["name"], m["kind"], ", ".join(f"{k}={v}" for k, v in m["spec"]["columns"].items()),
+                 m["spec"].get("description") or "") for m in maps]
+        print(format_table(["name", "kind", "columns", "description"], rows, 80))
+    return 0
+
+
 COMMANDS = {"import": cmd_import, "runs": cmd_runs, "sql": cmd_sql, "analyze": cmd_analyze}
+COMMANDS.update(MORE_COMMANDS)
+COMMANDS["mapping"] = cmd_mapping
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from app.cli_report import cmd_report as run_report
+
+    return run_report(args, _ws_path(args))
+
+
+COMMANDS["report"] = cmd_report
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -113,6 +113,60 @@ RUN_TABLES = ["iostat_samples", "cpu_samples", "histograms", "histogram_stats", 
 # the table whose row count is runs.n_rows, per run kind
 MAIN_TABLE = {"iostat": "iostat_samples", "vscsistats": "histograms", "fio": "fio_jobs"}
 
+# IOzone, IOmark, Iometer and hdparm results: one row per measurement; `line` = its line in the source file
+_D = "DOUBLE"
+RESULT_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "iozone_results": [
+        ("run_id", "INTEGER NOT NULL"), ("mode", "VARCHAR NOT NULL"), ("source", "VARCHAR NOT NULL"),
+        ("test", "VARCHAR NOT NULL"), ("label", "VARCHAR"), ("file_kb", "BIGINT"), ("record_kb", "BIGINT"),
+        ("threads", "INTEGER"), ("unit", "VARCHAR NOT NULL"),
+        *[(c, _D) for c in ("kb_s", "ops_s", "us_per_op", "parent", "min_proc", "max_proc", "avg_proc", "min_xfer",
+                            "cpu_wall_s", "cpu_s", "cpu_pct")],
+        ("page_cache_likely", "BOOLEAN"), ("line", "INTEGER")],
+    "iomark_results": [
+        ("run_id", "INTEGER NOT NULL"), ("row_idx", "INTEGER NOT NULL"), ("workload", "VARCHAR"), ("phase", "VARCHAR"),
+        ("users", "INTEGER"), ("ts", "TIMESTAMP"), ("t_s", _D),
+        *[(c, _D) for c in ("iops", "read_iops", "write_iops", "mb_s", "resp_avg_ms", "resp_max_ms",
+                            "pct_within_20ms", "pct_within_50ms")],
+        ("passed", "BOOLEAN"), ("notes", "VARCHAR"), ("extra", "JSON"), ("line", "INTEGER")],
+    "iometer_results": [
+        ("run_id", "INTEGER NOT NULL"), ("test_idx", "INTEGER NOT NULL"), ("test_type", "VARCHAR"),
+        ("test_description", "VARCHAR"), ("access_spec", "VARCHAR"), ("ts", "TIMESTAMP"),
+        ("row_type", "VARCHAR NOT NULL"), ("manager", "VARCHAR"), ("worker", "VARCHAR"), ("target", "VARCHAR"),
+        ("managers", "INTEGER"), ("workers", "INTEGER"), ("disks", "INTEGER"),
+        *[(c, _D) for c in ("iops", "read_iops", "write_iops", "mb_s", "read_mb_s", "write_mb_s", "mb_s_decimal",
+                            "read_mb_s_decimal", "write_mb_s_decimal", "transactions_s", "avg_resp_ms",
+                            "avg_read_resp_ms", "avg_write_resp_ms", "max_resp_ms", "max_read_resp_ms",
+                            "max_write_resp_ms")],
+        *[(c, "BIGINT") for c in ("errors", "read_errors", "write_errors", "bytes_read", "bytes_written", "read_ios",
+                                  "write_ios")],
+        ("queue_depth", "INTEGER"),
+        *[(c, _D) for c in ("cpu_pct", "user_pct", "privileged_pct", "dpc_pct", "interrupt_pct", "interrupts_s",
+                            "cpu_effectiveness")],
+        ("line", "INTEGER")],
+    "hdparm_results": [
+        ("run_id", "INTEGER NOT NULL"), ("device", "VARCHAR NOT NULL"), ("test", "VARCHAR NOT NULL"),
+        ("direct", "BOOLEAN"), ("run_idx", "INTEGER NOT NULL"), ("label", "VARCHAR"), ("mb", _D), ("seconds", _D),
+        ("mb_s", _D), ("ok", "BOOLEAN NOT NULL"), ("error", "VARCHAR"), ("line", "INTEGER")],
+}
+DDL += [f"CREATE TABLE IF NOT EXISTS {t} (" + ", ".join(f"{n} {ty}" for n, ty in cols) + ")"
+        for t, cols in RESULT_COLUMNS.items()]
+# saved column mappings for CSV/TSV results (app.mappings; `import --mapping NAME`)
+DDL += ["CREATE TABLE IF NOT EXISTS mappings (name VARCHAR PRIMARY KEY, kind VARCHAR NOT NULL, spec JSON NOT NULL, "
+        "created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL)"]
+RUN_TABLES += list(RESULT_COLUMNS)
+MAIN_TABLE.update({"iozone": "iozone_results", "iomark": "iomark_results", "iometer": "iometer_results",
+                   "hdparm": "hdparm_results"})
+
+# phases and named markers of a run (app.analysis.phases), in seconds on the series time axis
+# (since the start of the run's first analysed interval); source = 'manual' or 'auto' (a saved split)
+DDL += [
+    "CREATE TABLE IF NOT EXISTS phases (run_id INTEGER NOT NULL, name VARCHAR NOT NULL, t_start_s DOUBLE NOT NULL, "
+    "t_end_s DOUBLE NOT NULL, source VARCHAR NOT NULL DEFAULT 'manual')",
+    "CREATE TABLE IF NOT EXISTS markers (run_id INTEGER NOT NULL, name VARCHAR NOT NULL, t_s DOUBLE NOT NULL)",
+]
+RUN_TABLES += ["phases", "markers"]
+
 
 def default_workspace_path() -> Path:
     env = os.environ.get("STORMSCOPE_WORKSPACE")

@@ -1,0 +1,484 @@
+"""A run's IOPS and throughput series: device selection, resampling, alignment (no Qt).
+
+Time axis
+    Every series is on one axis: **seconds since the start of the run's first analysed interval**.
+    An iostat report printed at ``t_s`` covers the ``interval_s`` seconds before it, so report *k*
+    covers ``(t_end - dt, t_end]``; for ``iostat -y 1`` report *n* covers seconds [n-1, n]. Phases
+    and markers stored in the workspace use the same axis.
+
+IOPS
+    ``-x`` reports: r/s + w/s + d/s + f/s (the columns the file has; requests after merging).
+    Plain reports: ``tps`` (reads + writes + discards). Never both for one row.
+
+Devices
+    By default the total is taken over **whole disks** only, so that no I/O is counted twice:
+    partitions (``sda1`` when ``sda`` is in the run, ``nvme0n1p1``, ``…-part1``), device-mapper /
+    md / loop devices stacked on the disks, and ``-g`` group summary rows are left out. The choice
+    is always reported (:class:`DeviceChoice`) and can be overridden with explicit names.
+
+Since-boot reports (iostat's first report without ``-y``) are never part of a series.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from app.analysis.histograms import AnalysisError
+
+__all__ = ["AnalysisError", "DeviceChoice", "Series", "activity_start", "align", "classify_devices", "list_devices",
+           "load_series", "make_series", "normalise_time", "resample", "run_series", "weighted_percentile"]
+
+STACKED = re.compile(r"^(dm-\d+|md\d+|md_d\d+|md-\d+|loop\d+)$")
+SINCE_BOOT_NOTE = "since-boot reports (iostat's first report without -y) are left out"
+DEFAULT_ACTIVITY_IOPS = 100.0
+DEFAULT_ACTIVITY_INTERVALS = 3
+
+# columns of the series frame; rates are per second over the report's interval
+SERIES_COLUMNS = ["sample_idx", "t_start_s", "t_end_s", "dt_s", "iops", "read_iops", "write_iops", "other_iops",
+                  "kbs", "read_kbs", "write_kbs", "await_ms", "ios"]
+
+
+# ---- devices ------------------------------------------------------------------------------------
+@dataclass
+class DeviceChoice:
+    """Which devices a series sums, and why the others were left out."""
+
+    requested: str | None  # None: the default (whole disks)
+    used: list[str]
+    excluded: dict[str, str] = field(default_factory=dict)  # device -> reason
+    rule: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"requested": self.requested, "used": self.used, "excluded": self.excluded, "rule": self.rule}
+
+
+def partition_parent(name: str, names: set[str] | list[str]) -> str | None:
+    """The whole device ``name`` is a partition of, when that device is among ``names``."""
+    for p in names:
+        if p == name or not name.startswith(p):
+            continue
+        rest = name[len(p):]
+        if (re.fullmatch(r"\d+", rest) and not p[-1].isdigit()) or (re.fullmatch(r"p\d+", rest) and p[-1].isdigit()) \
+                or re.fullmatch(r"-part\d+", rest):
+            return p
+    return None
+
+
+def classify_devices(devices: list[tuple[str, bool]], requested: str | None = None) -> DeviceChoice:
+    """Pick the devices to sum from ``(name, is_group)`` pairs.
+
+    ``requested``: None (or ``"disks"``) = whole disks; otherwise comma-separated exact device names.
+    """
+    names = sorted({n for n, _g in devices})
+    groups = sorted({n for n, g in devices if g})
+    if requested and requested != "disks":
+        want = [d.strip() for d in requested.split(",") if d.strip()]
+        missing = [d for d in want if d not in names]
+        if missing:
+            raise AnalysisError(f"no device {', '.join(repr(m) for m in missing)} in this run; "
+                                f"devices: {', '.join(names) or 'none'}")
+        excluded = {n: "not requested" for n in names if n not in want}
+        return DeviceChoice(requested, want, excluded, "the devices asked for (--device)")
+    plain = [n for n in names if n not in groups]
+    parts = {n: p for n in plain if (p := partition_parent(n, plain)) is not None}
+    stacked = [n for n in plain if n not in parts and STACKED.match(n)]
+    disks = [n for n in plain if n not in parts and n not in stacked]
+    excluded: dict[str, str] = {n: f"partition of {p} (counted in {p})" for n, p in parts.items()}
+    excluded.update({g: "-g group summary row (the sum of its members)" for g in groups})
+    if disks:
+        excluded.update({s: "device-mapper/md/loop device stacked on the disks (its I/O reaches them too)"
+                         for s in stacked})
+        return DeviceChoice(requested, disks, dict(sorted(excluded.items())),
+                            "whole disks: partitions, stacked dm/md/loop devices and -g group rows left out")
+    if stacked:
+        return DeviceChoice(requested, stacked, dict(sorted(excluded.items())),
+                            "no whole disk in the run: the device-mapper/md/loop devices it has")
+    if groups:
+        excluded = {n: f"partition of {p} (counted in {p})" for n, p in parts.items()}
+        return DeviceChoice(requested, groups, excluded, "only -g group rows in the run: the groups")
+    return DeviceChoice(requested, [], excluded, "no device")
+
+
+def list_devices(ws: Any, run_id: int) -> DeviceChoice:
+    """The default device choice for a run (what is used, what is left out and why)."""
+    _iostat_run(ws, run_id)
+    rows = ws.con.execute("SELECT DISTINCT device, is_group FROM iostat_samples WHERE run_id = ?",
+                          [run_id]).fetchall()
+    return classify_devices([(d, bool(g)) for d, g in rows])
+
+
+def _iostat_run(ws: Any, run_id: int) -> dict[str, Any]:
+    run = ws.run(run_id)
+    if run is None:
+        raise AnalysisError(f"no run {run_id} in this workspace")
+    if run["kind"] != "iostat":
+        raise AnalysisError(f"run {run_id} is a {run['kind']} run: series, storm and cap analyses need iostat reports")
+    return run
+
+
+# ---- the series ---------------------------------------------------------------------------------
+@dataclass
+class Series:
+    """One run's per-interval IOPS and throughput, summed over ``devices``.
+
+    ``frame`` columns: see ``SERIES_COLUMNS``; ``t_*`` are on the run's time axis shifted by
+    ``offset_s`` (alignment). ``read_iops``/``write_iops`` are None for plain reports (no r/s, w/s).
+    """
+
+    run_id: int
+    run_name: str
+    frame: pl.DataFrame
+    devices: DeviceChoice
+    interval_s: float
+    iops_formula: str
+    since_boot_excluded: list[int] = field(default_factory=list)  # sample_idx left out
+    offset_s: float = 0.0
+    align: dict[str, Any] = field(default_factory=lambda: {"mode": "start", "offset_s": 0.0})
+    every_s: float | None = None  # resampled to this grid
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def has_read_write(self) -> bool:
+        return self.frame.height > 0 and self.frame.get_column("read_iops").null_count() < self.frame.height
+
+    def col(self, name: str) -> np.ndarray:
+        return self.frame.get_column(name).cast(pl.Float64).to_numpy()
+
+    def method(self) -> dict[str, Any]:
+        m = {
+            "iops": self.iops_formula,
+            "time_axis": "seconds since the start of the run's first analysed interval; a report covers "
+                         "the interval before its time stamp",
+            "interval_s": self.interval_s,
+            "devices": self.devices.as_dict(),
+            "since_boot_excluded": self.since_boot_excluded,
+            "since_boot": SINCE_BOOT_NOTE,
+            "align": self.align,
+            "resample_s": self.every_s,
+        }
+        if self.every_s:
+            m["resample"] = (f"{self.every_s:g} s bins; each report's rate is spread evenly over its interval and "
+                             "each bin is the time-weighted mean of the reports overlapping it (await weighted by "
+                             "I/Os); 'coverage' is the share of the bin with data")
+        return m
+
+    def as_dict(self, points: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"run_id": self.run_id, "run_name": self.run_name, "method": self.method(),
+                               "notes": self.notes}
+        if points:
+            out["points"] = self.frame.to_dicts()
+        return out
+
+    def duration_s(self) -> float:
+        return float(self.frame.get_column("dt_s").sum()) if self.frame.height else 0.0
+
+    def window(self, t_start: float, t_end: float) -> Series:
+        """The reports whose midpoint lies in [t_start, t_end)."""
+        mid = (pl.col("t_start_s") + pl.col("t_end_s")) / 2
+        return replace(self, frame=self.frame.filter((mid >= t_start) & (mid < t_end)))
+
+
+def _sum_or_none(vals: list[float | None]) -> float | None:
+    got = [v for v in vals if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    return sum(got) if got else None
+
+
+def _sum_devices(df: pl.DataFrame, ops: tuple[str, ...], interval: float) -> tuple[pl.DataFrame, bool, bool]:
+    """Per report, the sum over the chosen devices (vectorised: a 10 M-row run takes a second).
+
+    Row rules: an extended (-x) row counts the ``ops`` request columns (missing ones count 0); a plain
+    row counts ``tps``; await is weighted by the requests it belongs to (per op where the file splits
+    it, else the row's await x its requests); throughput is read + write (+ write+discard for -s), else
+    the -s total.
+    """
+    z = pl.lit(0.0)
+    part = {"r": pl.col("r_s"), "w": pl.col("w_s"), "d": pl.col("d_s"), "f": pl.col("f_s")}
+    wait = {"r": pl.col("r_await_ms"), "w": pl.col("w_await_ms"), "d": pl.col("d_await_ms"),
+            "f": pl.col("f_await_ms")}
+    is_x = pl.col("r_s").is_not_null() | pl.col("w_s").is_not_null()
+    is_tps = ~is_x & pl.col("tps").is_not_null()
+    n_x = pl.sum_horizontal([part[k].fill_null(0.0) for k in ops]) if ops else z
+    n = pl.when(is_x).then(n_x).when(is_tps).then(pl.col("tps")).otherwise(z)
+    usable = [(part[k].is_not_null() & (part[k] != 0) & wait[k].is_not_null()) for k in ops]
+    split_num = pl.sum_horizontal([pl.when(u).then(part[k] * wait[k]).otherwise(z) for u, k in zip(usable, ops)]) \
+        if ops else z
+    split_den = pl.sum_horizontal([pl.when(u).then(part[k]).otherwise(z) for u, k in zip(usable, ops)]) if ops else z
+    has_split = pl.any_horizontal(usable) if ops else pl.lit(False)
+    row_aw = pl.col("await_ms").is_not_null() & (n != 0)
+    aw_num = pl.when(is_x & has_split).then(split_num).when(row_aw).then(n * pl.col("await_ms")).otherwise(z)
+    aw_den = pl.when(is_x & has_split).then(split_den).when(row_aw).then(n).otherwise(z)
+    aw_any = (is_x & has_split) | row_aw
+    w_kb = pl.coalesce(pl.col("wkb_s"), pl.col("wdkb_s"))
+    rw_kb = pl.col("rkb_s").is_not_null() | w_kb.is_not_null()
+    other = pl.sum_horizontal([part[k].fill_null(0.0) for k in ops if k in "df"]) if any(k in "df" for k in ops) \
+        else z
+    per_row = df.select(
+        "sample_idx", "t_s", is_x.alias("x"), is_tps.alias("p"), n.alias("n"),
+        pl.when(is_x).then(pl.col("r_s").fill_null(0.0)).otherwise(z).alias("rd"),
+        pl.when(is_x).then(pl.col("w_s").fill_null(0.0)).otherwise(z).alias("wr"),
+        pl.when(is_x).then(other).otherwise(z).alias("oth"),
+        aw_num.alias("awn"), aw_den.alias("awd"), aw_any.alias("awa"),
+        pl.when(rw_kb).then(pl.col("rkb_s").fill_null(0.0)).otherwise(z).alias("rkb"),
+        pl.when(rw_kb).then(w_kb.fill_null(0.0)).otherwise(z).alias("wkb"),
+        pl.when(rw_kb).then(pl.col("rkb_s").fill_null(0.0) + w_kb.fill_null(0.0))
+        .when(pl.col("kb_s").is_not_null()).then(pl.col("kb_s")).otherwise(z).alias("kb"),
+        (rw_kb | pl.col("kb_s").is_not_null()).alias("kba"),
+    )
+    g = per_row.group_by("sample_idx", maintain_order=True).agg(
+        pl.col("t_s").first(), pl.col("n").sum().alias("iops"), pl.col("x").all().alias("have_rw"),
+        pl.col("rd").sum(), pl.col("wr").sum(), pl.col("oth").sum(), pl.col("awn").sum(), pl.col("awd").sum(),
+        pl.col("awa").any(), pl.col("rkb").sum(), pl.col("wkb").sum(), pl.col("kb").sum(), pl.col("kba").any(),
+    ).sort("sample_idx")
+    frame = g.select(
+        pl.col("sample_idx").cast(pl.Int64),
+        (pl.col("t_s") - interval).alias("t_start_s"), pl.col("t_s").alias("t_end_s"),
+        pl.lit(interval).alias("dt_s"), "iops",
+        pl.when("have_rw").then("rd").alias("read_iops"), pl.when("have_rw").then("wr").alias("write_iops"),
+        pl.when("have_rw").then("oth").alias("other_iops"),
+        pl.when("kba").then("kb").alias("kbs"), pl.when("kba").then("rkb").alias("read_kbs"),
+        pl.when("kba").then("wkb").alias("write_kbs"),
+        pl.when(pl.col("awa") & (pl.col("awd") != 0)).then(pl.col("awn") / pl.col("awd")).alias("await_ms"),
+        (pl.col("iops") * interval).alias("ios"),
+    ).with_columns(pl.exclude("sample_idx").cast(pl.Float64))
+    return frame, bool(per_row.get_column("x").any()), bool(per_row.get_column("p").any())
+
+
+def load_series(ws: Any, run_id: int, device: str | None = None, ops: tuple[str, ...] = ("r", "w", "d", "f")
+                ) -> Series:
+    """The run's series over the chosen devices (default: whole disks), since-boot reports excluded.
+
+    ``ops``: the -x request columns counted as IOPS (default r, w, d, f = every request the device saw).
+    """
+    run = _iostat_run(ws, run_id)
+    df = ws.query(
+        "SELECT sample_idx, t_s, device, is_group, since_boot, r_s, w_s, d_s, f_s, tps, rkb_s, wkb_s, wdkb_s, "
+        "kb_s, r_await_ms, w_await_ms, d_await_ms, f_await_ms, await_ms FROM iostat_samples WHERE run_id = ? "
+        "ORDER BY sample_idx, device", [run_id])
+    choice = classify_devices(
+        [(d, bool(g)) for d, g in df.select("device", "is_group").unique().iter_rows()], device)
+    if not choice.used:
+        raise AnalysisError(f"run {run_id} has no device rows")
+    boot = sorted(set(df.filter(pl.col("since_boot")).get_column("sample_idx").to_list()))
+    df = df.filter(~pl.col("since_boot") & pl.col("device").is_in(choice.used))
+    notes: list[str] = []
+    if df.height == 0:
+        raise AnalysisError(f"run {run_id} has no interval report (only the since-boot report)")
+    if df.get_column("t_s").null_count():
+        raise AnalysisError(f"run {run_id} has no report times (iostat without -t): re-import it with "
+                            "--interval SECONDS (the 5 of 'iostat 5')")
+    interval = run.get("interval_s")
+    ts = sorted(set(df.get_column("t_s").to_list()))
+    if not interval:
+        diffs = np.diff(ts)
+        if not len(diffs):
+            raise AnalysisError(f"run {run_id}: one report and no known interval")
+        interval = float(np.median(diffs))
+        notes.append(f"interval not stored: taken as the median gap between reports ({interval:g} s)")
+    interval = float(interval)
+
+    frame, used_x, used_tps = _sum_devices(df, ops, interval)
+    t0 = float(frame.get_column("t_start_s").min())  # type: ignore[arg-type]
+    frame = frame.with_columns(pl.col("t_start_s") - t0, pl.col("t_end_s") - t0)
+    formula = []
+    if used_x:
+        names = {"r": "r/s", "w": "w/s", "d": "d/s", "f": "f/s"}
+        formula.append(" + ".join(names[o] for o in ops) + " (-x reports; columns the file lacks count 0)")
+    if used_tps:
+        formula.append("tps (plain reports: reads + writes + discards)")
+    if used_x and used_tps:
+        notes.append("the run mixes extended and plain reports")
+    if boot:
+        notes.append(f"{len(boot)} since-boot report(s) left out (sample {', '.join(map(str, boot))})")
+    if not (used_x or used_tps):
+        notes.append("no request counts in this run (CPU-only or throughput-only reports)")
+    return Series(run_id, run["name"], frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes)
+
+
+def make_series(iops: list[float], dt: float | list[float] = 1.0, *, read_iops: list[float] | None = None,
+                write_iops: list[float] | None = None, kbs: list[float] | None = None,
+                await_ms: list[float | None] | None = None, t_start: float = 0.0, run_id: int = 0,
+                name: str = "series") -> Series:
+    """A series from plain lists (consecutive intervals from ``t_start``): for tests and other sources."""
+    n = len(iops)
+    dts = [float(dt)] * n if isinstance(dt, (int, float)) else [float(x) for x in dt]
+    ends = np.cumsum(dts) + t_start
+    rows = []
+    for i in range(n):
+        r = None if read_iops is None else read_iops[i]
+        w = None if write_iops is None else write_iops[i]
+        rows.append({"sample_idx": i, "t_start_s": float(ends[i] - dts[i]), "t_end_s": float(ends[i]),
+                     "dt_s": dts[i], "iops": float(iops[i]), "read_iops": r, "write_iops": w,
+                     "other_iops": None if r is None else float(iops[i]) - r - (w or 0.0),
+                     "kbs": None if kbs is None else kbs[i], "read_kbs": None, "write_kbs": None,
+                     "await_ms": None if await_ms is None else await_ms[i], "ios": float(iops[i]) * dts[i]})
+    frame = pl.DataFrame(rows, schema={c: (pl.Int64 if c == "sample_idx" else pl.Float64) for c in SERIES_COLUMNS})
+    choice = DeviceChoice(None, ["(given)"], {}, "series given directly")
+    return Series(run_id, name, frame, choice, float(np.median(dts)) if n else 0.0, "given")
+
+
+# ---- resampling ---------------------------------------------------------------------------------
+def resample(s: Series, every_s: float) -> Series:
+    """Time-weighted averages on a grid of ``every_s`` seconds (bins [k·S, (k+1)·S) of the series' axis).
+
+    A report's rate is taken as constant over its interval; a bin gets the rates of the reports that
+    overlap it, weighted by the overlap (await weighted by the I/Os of the overlap). Total I/Os are kept.
+    Bins without data are left out; ``coverage`` says how much of a bin had data.
+    """
+    if every_s <= 0:
+        raise AnalysisError("the resampling step must be positive")
+    f = s.frame
+    if f.height == 0:
+        return replace(s, every_s=every_s)
+    ts, te = f.get_column("t_start_s").to_numpy(), f.get_column("t_end_s").to_numpy()
+    k0 = math.floor(ts.min() / every_s + 1e-9)
+    k1 = math.ceil(te.max() / every_s - 1e-9)
+    nb = max(1, k1 - k0)
+    cov = np.zeros(nb)
+    rate_cols = ["iops", "read_iops", "write_iops", "other_iops", "kbs", "read_kbs", "write_kbs"]
+    acc = {c: np.zeros(nb) for c in rate_cols}
+    have = {c: np.zeros(nb) for c in rate_cols}
+    aw_num, aw_den = np.zeros(nb), np.zeros(nb)
+    vals = {c: f.get_column(c).to_list() for c in [*rate_cols, "await_ms"]}
+    for i in range(f.height):
+        a, b = float(ts[i]), float(te[i])
+        first = max(k0, math.floor(a / every_s + 1e-9))
+        last = min(k1 - 1, math.ceil(b / every_s - 1e-9) - 1)
+        for k in range(first, last + 1):
+            ov = min(b, (k + 1) * every_s) - max(a, k * every_s)
+            if ov <= 1e-12:
+                continue
+            j = k - k0
+            cov[j] += ov
+            for c in rate_cols:
+                v = vals[c][i]
+                if v is not None:
+                    acc[c][j] += v * ov
+                    have[c][j] += ov
+            aw, n = vals["await_ms"][i], vals["iops"][i]
+            if aw is not None and n:
+                aw_num[j] += aw * n * ov
+                aw_den[j] += n * ov
+    rows = []
+    for j in range(nb):
+        if cov[j] <= 1e-12:
+            continue
+        k = k0 + j
+        row: dict[str, Any] = {"sample_idx": k, "t_start_s": k * every_s, "t_end_s": (k + 1) * every_s,
+                               "dt_s": float(min(cov[j], every_s))}
+        for c in rate_cols:
+            row[c] = float(acc[c][j] / have[c][j]) if have[c][j] > 0 else None
+        row["await_ms"] = float(aw_num[j] / aw_den[j]) if aw_den[j] > 0 else None
+        row["ios"] = float(acc["iops"][j])
+        row["coverage"] = float(min(1.0, cov[j] / every_s))
+        rows.append(row)
+    schema = {c: (pl.Int64 if c == "sample_idx" else pl.Float64) for c in [*SERIES_COLUMNS, "coverage"]}
+    frame = pl.DataFrame(rows, schema=schema)
+    notes = list(s.notes)
+    notes.append(f"resampled to {every_s:g} s bins (sample_idx = bin number); rates are time-weighted means")
+    return replace(s, frame=frame, every_s=every_s, notes=notes)
+
+
+# ---- alignment ----------------------------------------------------------------------------------
+def activity_start(s: Series, threshold_iops: float = DEFAULT_ACTIVITY_IOPS,
+                   intervals: int = DEFAULT_ACTIVITY_INTERVALS) -> float | None:
+    """Start of the first run of ``intervals`` consecutive intervals above ``threshold_iops`` (None: none)."""
+    iops = s.col("iops")
+    ts = s.col("t_start_s")
+    n = max(1, int(intervals))
+    run = 0
+    for i, v in enumerate(iops):
+        run = run + 1 if v > threshold_iops else 0
+        if run >= n:
+            return float(ts[i - n + 1])
+    return None
+
+
+def align(s: Series, mode: str = "start", *, activity_iops: float = DEFAULT_ACTIVITY_IOPS,
+          activity_intervals: int = DEFAULT_ACTIVITY_INTERVALS, markers: dict[str, float] | None = None,
+          normalise: bool = False) -> Series:
+    """Shift the series so that a reference time becomes 0.
+
+    ``mode``: ``start`` (the run's first analysed interval), ``activity`` (the first of
+    ``activity_intervals`` consecutive intervals above ``activity_iops``), ``marker:NAME`` (a marker
+    stored for the run, see ``markers``) or ``offset:S`` (the run's second S becomes 0).
+    ``normalise`` adds ``t_norm`` = aligned end time / aligned end of the last report (0-1 of the
+    run's length from the reference to its end).
+    """
+    info: dict[str, Any]
+    if mode == "start":
+        off, info = 0.0, {"mode": "start", "reference": "start of the first analysed interval"}
+    elif mode == "activity":
+        found = activity_start(s, activity_iops, activity_intervals)
+        if found is None:
+            raise AnalysisError(f"run {s.run_id} never has {activity_intervals} consecutive intervals above "
+                                f"{activity_iops:g} IOPS: no activity to align on")
+        off = found
+        info = {"mode": "activity", "threshold_iops": activity_iops, "consecutive_intervals": activity_intervals,
+                "reference": f"start of the first of {activity_intervals} consecutive intervals above "
+                             f"{activity_iops:g} IOPS"}
+    elif mode.startswith("marker:"):
+        name = mode.split(":", 1)[1]
+        if not markers or name not in markers:
+            have = ", ".join(sorted(markers or {})) or "none"
+            raise AnalysisError(f"run {s.run_id} has no marker {name!r} (markers: {have})")
+        off = float(markers[name])
+        info = {"mode": "marker", "marker": name, "reference": f"marker {name!r} at {off:g} s"}
+    elif mode.startswith("offset:"):
+        try:
+            off = float(mode.split(":", 1)[1])
+        except ValueError as e:
+            raise AnalysisError(f"--align offset:S wants seconds, got {mode!r}") from e
+        info = {"mode": "offset", "reference": f"the run's second {off:g}"}
+    else:
+        raise AnalysisError(f"unknown alignment {mode!r}: start, activity, marker:NAME or offset:S")
+    info["offset_s"] = off
+    frame = s.frame.with_columns(pl.col("t_start_s") - off, pl.col("t_end_s") - off)
+    out = replace(s, frame=frame, offset_s=s.offset_s + off, align=info)
+    return normalise_time(out) if normalise else out
+
+
+def normalise_time(s: Series) -> Series:
+    """Add ``t_norm`` = end time / end of the last report: 0-1 of the run's length from t = 0 to its end."""
+    f = s.frame
+    end = float(f.get_column("t_end_s").max()) if f.height else 0.0  # type: ignore[arg-type]
+    f = f.with_columns((pl.col("t_end_s") / end if end > 0 else pl.lit(None, pl.Float64)).alias("t_norm"))
+    info = {**s.align, "normalised": "t_norm = end time / end of the last report (0-1 from t = 0 to the end)"}
+    return replace(s, frame=f, align=info)
+
+
+def run_series(ws: Any, run_id: int, device: str | None = None, *, align_mode: str = "start",
+               every_s: float | None = None, normalise: bool = False, activity_iops: float = DEFAULT_ACTIVITY_IOPS,
+               activity_intervals: int = DEFAULT_ACTIVITY_INTERVALS) -> Series:
+    """Load, align, resample (on the aligned axis, so that bins of overlaid runs line up) and normalise."""
+    from app.analysis.phases import list_markers
+
+    s = load_series(ws, run_id, device)
+    markers = list_markers(ws, run_id) if align_mode.startswith("marker:") else None
+    s = align(s, align_mode, activity_iops=activity_iops, activity_intervals=activity_intervals, markers=markers)
+    if every_s:
+        s = resample(s, every_s)
+    return normalise_time(s) if normalise else s
+
+
+# ---- statistics ---------------------------------------------------------------------------------
+def weighted_percentile(values: np.ndarray | list[float], weights: np.ndarray | list[float] | None,
+                        p: float) -> float | None:
+    """Inverted-CDF percentile: the smallest value with at least p % of the weight at or below it."""
+    v = np.asarray(values, dtype=float)
+    w = np.ones_like(v) if weights is None else np.asarray(weights, dtype=float)
+    ok = ~np.isnan(v) & ~np.isnan(w) & (w > 0)
+    v, w = v[ok], w[ok]
+    if not len(v):
+        return None
+    order = np.argsort(v, kind="stable")
+    v, w = v[order], w[order]
+    cum = np.cumsum(w)
+    target = p / 100.0 * cum[-1]
+    i = int(np.searchsorted(cum, target - 1e-9 * cum[-1], side="left"))
+    return float(v[min(i, len(v) - 1)])

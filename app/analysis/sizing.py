@@ -1,0 +1,323 @@
+"""VDI storage sizing (seed 004) and the response-time check (no Qt).
+
+Formulas (``shared/domain.md``, "Sizing (VDI)")::
+
+    F  = users x IOPS per user x storm multiplier                  front-end IOPS
+    B  = F x r + F x w x P                                         back-end IOPS (r, w read/write fractions,
+                                                                   P the RAID write penalty)
+    disks for IOPS      = ceil(B / per-disk IOPS)
+    disks for capacity  = ceil(users x GB per user / (disk GB x usable share of the RAID level))
+    disks               = max(disks for IOPS, disks for capacity)
+    array front-end IOPS with n disks = n x per-disk IOPS / (r + w x P)
+
+The arithmetic is exact (fractions of the decimal inputs), so a quotient that is a whole number is
+never rounded up by a floating-point crumb; ``disks_exact`` is the unrounded quotient (the ETRI paper's
+17.07 and 53.33 for 8 and 25 IOPS per user, which it wrongly rounds down to 17 and 53: disks must be
+rounded **up**, to 18 and 54). "raw x w / P + raw x r", seen in some decks, is wrong and not used.
+
+"Measured" inputs (``measured_inputs``) come from an imported run: peak and steady IOPS divided by the
+number of VMs, the read share, and peak / steady as the storm multiplier.
+
+The response-time check (``response_time_check``) gives the share of I/O answered within a threshold
+(default 50 ms) against a goal (default 80 %): exact or bounded from latency histograms (vscsiStats,
+fio json+, via ``app.analysis.histograms``), from IOmark results when the workspace has them, or from
+iostat's per-interval await weighted by I/Os -- **interval-level**, since await is a mean per report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from app.analysis.histograms import AnalysisError, latency_share
+from app.analysis.phases import has_table, list_phases
+from app.analysis.series import activity_start, load_series, resample
+from app.analysis.sizing_presets import load_presets
+
+
+def _frac(x: float | int | str | Fraction) -> Fraction:
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, float):
+        return Fraction(repr(x))
+    return Fraction(x)
+
+
+def _ceil(x: Fraction) -> int:
+    return -((-x.numerator) // x.denominator)
+
+
+def _num(x: Fraction) -> float | int:
+    return int(x) if x.denominator == 1 else float(x)
+
+
+@dataclass
+class SizingResult:
+    frontend_iops: float
+    backend_iops: float
+    backend_read_iops: float
+    backend_write_iops: float
+    disks_exact: float
+    disks_for_iops: int
+    capacity_exact: float | None
+    disks_for_capacity: int | None
+    disks: int
+    disks_layout: int
+    layout: str
+    array_frontend_iops: float
+    users_supported: float
+    raid: dict[str, Any]
+    disk: dict[str, Any]
+    inputs: dict[str, dict[str, Any]]
+    formula: dict[str, str]
+    notes: list[str] = field(default_factory=list)
+    response_time: dict[str, Any] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _input(value: Any, source: str) -> dict[str, Any]:
+    return {"value": value, "source": source}
+
+
+def size_vdi(users: int, iops_per_user: float | None = None, *, read_pct: float | None = None,
+             raid: str | None = None, disk_iops: float | None = None, disk_type: str | None = None,
+             storm_multiplier: float | None = None, gb_per_user: float | None = None, disk_gb: float | None = None,
+             profile: str | None = None, storm: str | None = None, presets: dict[str, Any] | None = None,
+             measured: dict[str, Any] | None = None) -> SizingResult:
+    """Size the disks for ``users`` desktops. Values given win over ``measured`` ones, which win over the
+    ``profile`` preset, which wins over the defaults (each input says where it came from)."""
+    pre = presets or load_presets()
+    d = pre["defaults"]
+    if users <= 0:
+        raise AnalysisError("the number of users must be positive")
+    inputs: dict[str, dict[str, Any]] = {"users": _input(users, "given")}
+    prof = None
+    if profile is not None:
+        if profile not in pre["user_profiles"]:
+            raise AnalysisError(f"unknown user profile {profile!r} (known: {', '.join(pre['user_profiles'])})")
+        prof = pre["user_profiles"][profile]
+    m = measured or {}
+
+    def pick(name: str, given: Any, default: Any = None, default_src: str = "") -> Any:
+        if given is not None:
+            inputs[name] = _input(given, "given")
+            return given
+        if name in m and m[name] is not None:
+            inputs[name] = _input(m[name], m.get("source", "measured"))
+            return m[name]
+        if prof is not None and name in prof:
+            inputs[name] = _input(prof[name], f"profile {profile}: {prof['source']}")
+            return prof[name]
+        if default is not None:
+            inputs[name] = _input(default, default_src)
+        return default
+
+    ipu = pick("iops_per_user", iops_per_user)
+    if ipu is None:
+        raise AnalysisError("give the IOPS per user (--iops-per-user), a --profile or a measured run")
+    rp = pick("read_pct", read_pct, d["read_pct"], f"default: {d['read_pct_source']}")
+    if storm_multiplier is None and storm is not None and "storm_multiplier" not in m:
+        if storm not in pre["storm_multipliers"]:
+            raise AnalysisError(f"unknown storm preset {storm!r} (known: {', '.join(pre['storm_multipliers'])})")
+        sp = pre["storm_multipliers"][storm]
+        storm_multiplier = sp["multiplier"]
+        inputs["storm_multiplier"] = _input(storm_multiplier, f"storm preset {storm}: {sp['source']}")
+        mult = storm_multiplier
+    else:
+        mult = pick("storm_multiplier", storm_multiplier, 1.0, "default: steady state (no storm)")
+    raid_key = str(raid if raid is not None else d["raid"]).lower()
+    if raid_key not in pre["raid"]:
+        raise AnalysisError(f"unknown RAID level {raid_key!r} (known: {', '.join(pre['raid'])})")
+    rd = pre["raid"][raid_key]
+    inputs["raid"] = _input(raid_key, "given" if raid is not None else "default")
+    if disk_iops is not None:
+        per_disk, disk = disk_iops, {"type": None, "iops": disk_iops, "source": "given"}
+        inputs["disk_iops"] = _input(disk_iops, "given")
+    else:
+        dt = disk_type or d["disk_type"]
+        if dt not in pre["disk_types"]:
+            raise AnalysisError(f"unknown disk type {dt!r} (known: {', '.join(pre['disk_types'])})")
+        per_disk = pre["disk_types"][dt]["iops"]
+        disk = {"type": dt, **pre["disk_types"][dt]}
+        inputs["disk_iops"] = _input(per_disk, f"disk type {dt} ({'given' if disk_type else 'default'}): "
+                                               f"{pre['disk_types'][dt]['source']}")
+    if not 0 <= rp <= 100:
+        raise AnalysisError("the read share must be between 0 and 100 %")
+    if ipu <= 0 or mult <= 0 or per_disk <= 0:
+        raise AnalysisError("IOPS per user, storm multiplier and per-disk IOPS must be positive")
+
+    r = _frac(rp) / 100
+    w = 1 - r
+    pen = _frac(rd["write_penalty"])
+    front = _frac(users) * _frac(ipu) * _frac(mult)
+    back_r, back_w = front * r, front * w * pen
+    back = back_r + back_w
+    exact = back / _frac(per_disk)
+    n_iops = _ceil(exact)
+    usable = Fraction(1, 2) if rd["mirror"] else Fraction(int(rd["group"]) - int(rd["parity_disks"]), int(rd["group"]))
+    cap_exact = n_cap = None
+    notes: list[str] = []
+    if gb_per_user is not None and disk_gb is not None:
+        if gb_per_user <= 0 or disk_gb <= 0:
+            raise AnalysisError("GB per user and disk GB must be positive")
+        inputs["gb_per_user"] = _input(gb_per_user, "given")
+        inputs["disk_gb"] = _input(disk_gb, "given")
+        cap_exact = _frac(users) * _frac(gb_per_user) / (_frac(disk_gb) * usable)
+        n_cap = _ceil(cap_exact)
+    elif gb_per_user is not None or disk_gb is not None:
+        raise AnalysisError("capacity sizing needs both --gb-per-user and --disk-gb")
+    else:
+        notes.append("capacity not sized (give --gb-per-user and --disk-gb)")
+    n = max(n_iops, n_cap or 0)
+    group = int(rd["group"])
+    n_layout = max(group, -(-n // group) * group) if group > 1 else n
+    array = _frac(n) * _frac(per_disk) / (r + w * pen)
+    if n_layout != n:
+        notes.append(f"{rd['label']} is built in sets of {group} disks: {n} disks make {n_layout} in whole sets")
+    exact_f = float(exact)
+    if abs(exact_f - round(exact_f)) > 1e-12:
+        notes.append(f"{exact_f:.2f} disks round UP to {n_iops}: fewer disks cannot deliver the back-end IOPS")
+    return SizingResult(
+        frontend_iops=_num(front), backend_iops=_num(back), backend_read_iops=_num(back_r),
+        backend_write_iops=_num(back_w), disks_exact=_num(exact), disks_for_iops=n_iops,
+        capacity_exact=None if cap_exact is None else _num(cap_exact), disks_for_capacity=n_cap, disks=n,
+        disks_layout=n_layout, layout=f"{rd['label']}: sets of {group}" if group > 1 else rd["label"],
+        array_frontend_iops=_num(array), users_supported=_num(array / (_frac(ipu) * _frac(mult))),
+        raid={"level": raid_key, **rd, "usable_share": float(usable)},
+        disk=disk, inputs=inputs,
+        formula={
+            "frontend_iops": "users x iops_per_user x storm_multiplier",
+            "backend_iops": "F x r + F x w x P  (F front-end IOPS, r/w read/write fractions, P RAID write penalty)",
+            "disks_for_iops": "ceil(backend_iops / per-disk IOPS)",
+            "disks_for_capacity": "ceil(users x gb_per_user / (disk_gb x usable share))",
+            "disks": "max(disks_for_iops, disks_for_capacity)",
+            "disks_layout": "disks rounded up to whole sets of the RAID level (mirror pairs, parity groups)",
+            "array_frontend_iops": "disks x per-disk IOPS / (r + w x P)",
+            "users_supported": "array_frontend_iops / (iops_per_user x storm_multiplier)",
+            "arithmetic": "exact fractions of the inputs; rounded only when printed",
+        },
+        notes=notes)
+
+
+# ---- measured inputs --------------------------------------------------------------------------------
+def measured_inputs(ws: Any, run_id: int, vms: int, *, device: str | None = None, steady_run: int | None = None,
+                    steady_phase: str | None = None, every_s: float | None = None) -> dict[str, Any]:
+    """IOPS per user, read share and peak-to-steady multiplier from an imported iostat run.
+
+    peak   = the highest interval IOPS of ``run_id`` (optionally resampled to ``every_s`` first, e.g. the
+             5 s of ``iostat 5``);
+    steady = the mean IOPS of ``steady_run``, else the mean IOPS of the stored phase ``steady_phase``, else
+             the median interval IOPS from the first to the last activity of ``run_id`` (a rough default:
+             give a steady run or phase for a real figure).
+    iops_per_user = steady / vms; storm_multiplier = peak / steady; read_pct from the steady data's reads
+    (by I/Os; by kB for plain reports).
+    """
+    if vms <= 0:
+        raise AnalysisError("the number of VMs must be positive")
+    s = load_series(ws, run_id, device)
+    if every_s:
+        s = resample(s, every_s)
+    iops = s.col("iops")
+    peak = float(np.nanmax(iops))
+    basis = s
+    if steady_run is not None:
+        st = load_series(ws, steady_run, device)
+        steady = float(np.nansum(st.col("iops") * st.col("dt_s")) / st.duration_s())
+        how = f"mean IOPS of run {steady_run}"
+        basis = st
+    elif steady_phase is not None:
+        ph = {p.name: p for p in list_phases(ws, run_id)}
+        if steady_phase not in ph:
+            raise AnalysisError(f"run {run_id} has no stored phase {steady_phase!r} (phases: "
+                                f"{', '.join(ph) or 'none'})")
+        basis = s.window(ph[steady_phase].t_start_s, ph[steady_phase].t_end_s)
+        steady = float(np.nansum(basis.col("iops") * basis.col("dt_s")) / basis.duration_s())
+        how = f"mean IOPS of phase {steady_phase!r}"
+    else:
+        start = activity_start(s)
+        active = np.nonzero(iops > 100.0)[0]
+        if start is None or not len(active):
+            raise AnalysisError(f"run {run_id} has no activity: give a steady run or phase")
+        basis = s.window(start, float(s.col("t_end_s")[active[-1]]))
+        steady = float(np.median(basis.col("iops")))
+        how = "median interval IOPS from the first to the last activity (rough: give a steady run or phase)"
+    if steady <= 0:
+        raise AnalysisError("the steady level is 0 IOPS: no multiplier can be derived")
+    rw = ("read_iops", "write_iops") if basis.has_read_write else ("read_kbs", "write_kbs")
+    rbasis = "I/Os" if basis.has_read_write else "kB (plain reports have no r/s, w/s)"
+    dts = basis.col("dt_s")
+    r, w = float(np.nansum(basis.col(rw[0]) * dts)), float(np.nansum(basis.col(rw[1]) * dts))
+    read_pct = float(100 * r / (r + w)) if r + w else None
+    return {
+        "iops_per_user": steady / vms, "read_pct": read_pct, "storm_multiplier": peak / steady,
+        "peak_iops": peak, "steady_iops": steady, "vms": vms, "run_id": run_id,
+        "source": f"measured: run {run_id}, {vms} VMs",
+        "method": {"peak": "highest interval IOPS" + (f" after resampling to {every_s:g} s" if every_s else ""),
+                   "steady": how, "iops_per_user": "steady / VMs", "storm_multiplier": "peak / steady",
+                   "read_pct": f"reads / (reads + writes) by {rbasis}", "series": s.method()},
+    }
+
+
+# ---- response time ----------------------------------------------------------------------------------
+def response_time_check(ws: Any, run_id: int, *, threshold_ms: float = 50.0, goal_pct: float = 80.0,
+                        device: str | None = None) -> dict[str, Any]:
+    """Share of I/O answered within ``threshold_ms`` against ``goal_pct`` (see the module doc)."""
+    run = ws.run(run_id)
+    if run is None:
+        raise AnalysisError(f"no run {run_id} in this workspace")
+    goal = goal_pct / 100.0
+    out: dict[str, Any] = {"run_id": run_id, "kind": run["kind"], "threshold_ms": threshold_ms, "goal_pct": goal_pct}
+    if has_table(ws, "iomark_results"):
+        got = _iomark_share(ws, run_id, threshold_ms)
+        if got is not None:
+            share, col = got
+            return {**out, "share": share, "bounds": [share, share], "exact": True, "basis": "iomark",
+                    "label": f"IOmark result column {col!r}", "passed": share >= goal,
+                    "method": "the share IOmark reports"}
+    if run["kind"] == "iostat":
+        s = load_series(ws, run_id, device)
+        aw, ios = s.col("await_ms"), s.col("ios")
+        ok = ~np.isnan(aw) & (ios > 0)
+        if not ok.any():
+            raise AnalysisError(f"run {run_id} has no await column (plain reports): no response times")
+        share = float(ios[ok & (aw <= threshold_ms)].sum() / ios[ok].sum())
+        return {**out, "share": share, "bounds": [share, share], "exact": False, "basis": "iostat await",
+                "label": "INTERVAL-LEVEL: I/Os of the reports whose mean await is within the threshold; single "
+                         "I/Os inside a report vary around that mean, so this is not a per-I/O share",
+                "passed": share >= goal, "intervals": int(ok.sum()),
+                "method": "sum of I/Os (rate x interval) in reports with await <= threshold / all I/Os with an await",
+                "devices": s.devices.as_dict()}
+    res = latency_share(ws, run_id, threshold_ms, "all", device)
+    lo, hi = res["bounds"]
+    if lo is not None and lo >= goal:
+        passed: bool | None = True
+    elif hi is not None and hi < goal:
+        passed = False
+    else:
+        passed = None
+    return {**out, "share": res["share"], "bounds": [lo, hi], "exact": res["exact"], "estimate": res["estimate"],
+            "basis": "latency histogram", "label": "per-I/O, from the latency histogram: " + res["method"],
+            "passed": passed, "ios": res["ios"], "method": "app.analysis.histograms.latency_share"}
+
+
+def _iomark_share(ws: Any, run_id: int, threshold_ms: float) -> tuple[float, str] | None:
+    """The share within the threshold from ``iomark_results`` (``pct_within_<T>ms``, percent), averaged over the
+    run's rows weighted by their IOPS where known."""
+    df = ws.query("SELECT * FROM iomark_results WHERE run_id = ?", [run_id])
+    col = f"pct_within_{threshold_ms:g}ms"
+    if df.height == 0 or col not in df.columns:
+        return None
+    df = df.filter(pl.col(col).is_not_null())
+    if df.height == 0:
+        return None
+    pct = df.get_column(col).cast(pl.Float64).to_numpy()
+    w = df.get_column("iops").cast(pl.Float64).fill_null(0.0).to_numpy() if "iops" in df.columns else None
+    if w is None or w.sum() <= 0:
+        return float(pct.mean()) / 100.0, f"{col} (mean of {df.height} rows)"
+    return float((pct * w).sum() / w.sum()) / 100.0, f"{col} (mean of {df.height} rows weighted by IOPS)"

@@ -1,0 +1,218 @@
+"""Storm metrics of a run and of each of its phases (no Qt).
+
+From a run's IOPS series (``app.analysis.series``, since-boot report excluded):
+
+* peak IOPS and the interval that holds it (the first one, on a tie);
+* time to peak: from the start of the first activity (the first of ``activity_intervals``
+  consecutive intervals above ``activity_iops``; the series' start when there is none) to the end
+  of the peak interval;
+* time above a threshold (default 50 % of the peak): the summed length of the intervals above it;
+* settle time: from the end of the peak interval to the start of the first stretch of
+  ``settle_intervals`` consecutive intervals below ``settle_pct`` % of the peak (None: never);
+* total I/Os (rate x interval), mean IOPS, read/write share (by I/Os for -x reports; by kB for
+  plain reports, which have no r/s and w/s -- labelled);
+* p50/p95/p99 of interval IOPS (time-weighted) and of interval await (weighted by I/Os). await is
+  each report's mean per request: the percentiles are **interval-level**, not per-I/O latencies.
+
+Percentiles: inverted CDF (the smallest value with at least p % of the weight at or below it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from app.analysis.phases import Phase, detect_phases, detection_method, list_phases
+from app.analysis.series import (
+    DEFAULT_ACTIVITY_INTERVALS,
+    DEFAULT_ACTIVITY_IOPS,
+    AnalysisError,
+    Series,
+    activity_start,
+    load_series,
+    resample,
+    weighted_percentile,
+)
+
+PERCENTILES = (50, 95, 99)
+DEFAULT_SETTLE_PCT = 10.0
+DEFAULT_SETTLE_INTERVALS = 3
+DEFAULT_ABOVE_PCT = 50.0
+
+
+@dataclass
+class StormParams:
+    threshold_iops: float | None = None  # None: above_pct % of the peak
+    above_pct: float = DEFAULT_ABOVE_PCT
+    settle_pct: float = DEFAULT_SETTLE_PCT
+    settle_intervals: int = DEFAULT_SETTLE_INTERVALS
+    activity_iops: float = DEFAULT_ACTIVITY_IOPS
+    activity_intervals: int = DEFAULT_ACTIVITY_INTERVALS
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "threshold_iops": self.threshold_iops if self.threshold_iops is not None
+            else f"{self.above_pct:g} % of the peak",
+            "settle": f"below {self.settle_pct:g} % of the peak for {self.settle_intervals} consecutive intervals",
+            "settle_pct": self.settle_pct, "settle_intervals": self.settle_intervals,
+            "activity": f"first of {self.activity_intervals} consecutive intervals above {self.activity_iops:g} IOPS",
+            "activity_iops": self.activity_iops, "activity_intervals": self.activity_intervals,
+        }
+
+
+@dataclass
+class StormMetrics:
+    """Metrics of one stretch of a series (the whole run or a phase)."""
+
+    t_start_s: float | None
+    t_end_s: float | None
+    intervals: int
+    duration_s: float
+    peak_iops: float | None = None
+    peak_sample_idx: int | None = None
+    peak_t_start_s: float | None = None
+    peak_t_end_s: float | None = None
+    activity_start_s: float | None = None
+    time_to_peak_s: float | None = None
+    threshold_iops: float | None = None
+    time_above_s: float | None = None
+    settle_level_iops: float | None = None
+    settled_at_s: float | None = None
+    settle_time_s: float | None = None
+    total_ios: float = 0.0
+    read_ios: float | None = None
+    write_ios: float | None = None
+    mean_iops: float | None = None
+    read_share: float | None = None
+    read_share_basis: str | None = None  # "I/Os" or "kB: plain reports have no r/s, w/s"
+    peak_kbs: float | None = None
+    mean_kbs: float | None = None
+    iops_percentiles: dict[str, float | None] = field(default_factory=dict)
+    await_percentiles_ms: dict[str, float | None] = field(default_factory=dict)
+    mean_await_ms: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def storm_metrics(s: Series, params: StormParams | None = None) -> StormMetrics:
+    """Storm metrics of a series (see the module doc)."""
+    p = params or StormParams()
+    f = s.frame
+    if f.height == 0:
+        return StormMetrics(None, None, 0, 0.0)
+    iops, dt = s.col("iops"), s.col("dt_s")
+    ts, te = s.col("t_start_s"), s.col("t_end_s")
+    m = StormMetrics(float(ts.min()), float(te.max()), f.height, float(dt.sum()))
+    i = int(np.nanargmax(iops))
+    peak = float(iops[i])
+    m.peak_iops, m.peak_sample_idx = peak, int(f.get_column("sample_idx")[i])
+    m.peak_t_start_s, m.peak_t_end_s = float(ts[i]), float(te[i])
+    act = activity_start(s, p.activity_iops, p.activity_intervals)
+    m.activity_start_s = act
+    m.time_to_peak_s = m.peak_t_end_s - (act if act is not None and act <= m.peak_t_start_s else float(ts.min()))
+    thr = p.threshold_iops if p.threshold_iops is not None else p.above_pct / 100.0 * peak
+    m.threshold_iops = thr
+    m.time_above_s = float(dt[iops > thr].sum())
+    level = p.settle_pct / 100.0 * peak
+    m.settle_level_iops = level
+    run = 0
+    for j in range(i + 1, len(iops)):
+        run = run + 1 if iops[j] < level else 0
+        if run >= p.settle_intervals:
+            start = j - p.settle_intervals + 1
+            m.settled_at_s = float(ts[start])
+            m.settle_time_s = m.settled_at_s - m.peak_t_end_s
+            break
+    ios = iops * dt
+    m.total_ios = float(np.nansum(ios))
+    m.mean_iops = m.total_ios / m.duration_s if m.duration_s else None
+    if s.has_read_write:
+        m.read_ios = float(np.nansum(s.col("read_iops") * dt))
+        m.write_ios = float(np.nansum(s.col("write_iops") * dt))
+        rw = m.read_ios + m.write_ios
+        m.read_share = m.read_ios / rw if rw else None
+        m.read_share_basis = "I/Os"
+    kbs = s.col("kbs")
+    if not np.all(np.isnan(kbs)):
+        m.peak_kbs = float(np.nanmax(kbs))
+        m.mean_kbs = float(np.nansum(kbs * dt) / m.duration_s) if m.duration_s else None
+        if m.read_share is None:
+            r = float(np.nansum(s.col("read_kbs") * dt))
+            w = float(np.nansum(s.col("write_kbs") * dt))
+            if r + w:
+                m.read_share = r / (r + w)
+                m.read_share_basis = "kB: plain reports have no r/s, w/s"
+    m.iops_percentiles = {f"p{q}": weighted_percentile(iops, dt, q) for q in PERCENTILES}
+    aw = s.col("await_ms")
+    ok = ~np.isnan(aw) & (ios > 0)
+    if ok.any():
+        m.await_percentiles_ms = {f"p{q}": weighted_percentile(aw[ok], ios[ok], q) for q in PERCENTILES}
+        m.mean_await_ms = float(np.sum(aw[ok] * ios[ok]) / np.sum(ios[ok]))
+    else:
+        m.await_percentiles_ms = {f"p{q}": None for q in PERCENTILES}
+    return m
+
+
+@dataclass
+class StormReport:
+    run_id: int
+    run_name: str
+    method: dict[str, Any]
+    run: StormMetrics
+    phase_source: str  # "stored" | "detected" | "none"
+    phases: list[tuple[Phase, StormMetrics]]
+    notes: list[str]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id, "run_name": self.run_name, "method": self.method, "run": self.run.as_dict(),
+            "phase_source": self.phase_source,
+            "phases": [{**ph.as_dict(), "metrics": m.as_dict()} for ph, m in self.phases],
+            "notes": self.notes,
+        }
+
+
+METRIC_TEXT = {
+    "peak": "the highest interval IOPS (first on a tie)",
+    "time_to_peak": "from the start of the first activity to the end of the peak interval",
+    "time_above": "summed length of the intervals above the threshold",
+    "settle_time": "from the end of the peak interval to the start of the first stretch of settle_intervals "
+                   "intervals below settle_pct % of the peak",
+    "total_ios": "sum of interval IOPS x interval length",
+    "percentiles": "inverted CDF; interval IOPS weighted by interval length, interval await weighted by I/Os",
+    "await": "INTERVAL-LEVEL: iostat's await is the mean per request over a report, so its percentiles are "
+             "percentiles of interval means, not of single I/Os",
+}
+
+
+def storm_report(ws: Any, run_id: int, device: str | None = None, params: StormParams | None = None, *,
+                 phases: str = "auto", every_s: float | None = None) -> StormReport:
+    """Storm metrics of a run and per phase.
+
+    ``phases``: ``auto`` (the run's stored phases when it has any, else an automatic split),
+    ``stored``, ``detect`` (always the automatic split) or ``none``.
+    """
+    p = params or StormParams()
+    s = load_series(ws, run_id, device)
+    if every_s:
+        s = resample(s, every_s)
+    notes = list(s.notes)
+    stored = list_phases(ws, run_id) if phases in ("auto", "stored") else []
+    if phases not in ("auto", "stored", "detect", "none"):
+        raise AnalysisError(f"unknown phase choice {phases!r}: auto, stored, detect or none")
+    method: dict[str, Any] = {"series": s.method(), "parameters": p.as_dict(), "metrics": METRIC_TEXT}
+    if stored:
+        chosen, source = stored, "stored"
+        method["phases"] = "phases stored in the workspace (phase add / phase detect --save)"
+    elif phases in ("auto", "detect"):
+        chosen, source = detect_phases(s), "detected"
+        method["phases"] = detection_method()
+    else:
+        chosen, source = [], "none"
+        if phases == "stored":
+            notes.append("the run has no stored phases")
+    per = [(ph, storm_metrics(s.window(ph.t_start_s, ph.t_end_s), p)) for ph in chosen]
+    return StormReport(run_id, s.run_name, method, storm_metrics(s, p), source, per, notes)
