@@ -1,1 +1,29 @@
-"""PDF report building (reportlab). No Qt at import time."""
+"""PDF report building (reportlab). No Qt at import time (import-linter enforces it).
+
+    from reports import ReportOptions, build_report
+    content = build_report(ws, ReportOptions(title="Boot storm", customer="ACME"), "out.pdf")
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reports.options import SECTIONS, ReportOptions, list_templates, load_template, save_template
+
+__all__ = ["SECTIONS", "ReportOptions", "build_report", "list_templates", "load_template", "save_template"]
+
+
+def build_report(ws: Any, options: ReportOptions, path: str, state: Any = None) -> Any:
+    """Collect the analyses the options ask for and write the PDF. Returns the ReportContent."""
+    from reports.content import collect
+    from reports.pdf import render
+
+    if state is not None:
+        state.progress(0.1, "analysing")
+    content = collect(ws, options)
+    if state is not None:
+        state.progress(0.6, "writing the PDF")
+    render(content, path)
+    if state is not None:
+        state.progress(1.0, "done")
+    return content

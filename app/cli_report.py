@@ -1,0 +1,109 @@
+"""`main.py report`: the customer PDF from the command line (headless; no Qt)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from reports.options import SECTIONS
+
+
+def add_report_parser(sub: Any, add_ws: Any) -> None:
+    p = sub.add_parser("report", help="write the customer PDF report")
+    add_ws(p)
+    p.add_argument("-o", "--output", required=True, metavar="OUT.pdf")
+    p.add_argument("--runs", nargs="+", type=int, metavar="ID", help="runs to report on (default: all)")
+    p.add_argument("--title")
+    p.add_argument("--customer")
+    p.add_argument("--consultant")
+    p.add_argument("--company")
+    p.add_argument("--date", help="date printed on the cover (default: today)")
+    p.add_argument("--logo", metavar="PNG", help="logo image for the cover")
+    p.add_argument("--template", metavar="NAME", help="start from a report template saved in the workspace")
+    p.add_argument("--save-template", metavar="NAME", help="save these options as a template (workspace)")
+    p.add_argument("--sections", nargs="+", choices=SECTIONS, metavar="SECTION",
+                   help=f"sections to include (default all): {', '.join(SECTIONS)}")
+    p.add_argument("--anonymise", "--anonymize", action="store_true", help="replace host and device names")
+    p.add_argument("--page-size", choices=["A4", "Letter"])
+    p.add_argument("--device", help="devices for iostat series (default: whole disks)")
+    p.add_argument("--iops-cap", type=float, help="check this IOPS cap on every iostat run (else tag cap_iops=N)")
+    p.add_argument("--bw-cap-kbs", type=float, help="check this bandwidth cap (kB/s; else tag cap_bw_kbs=N)")
+    p.add_argument("--tolerance-pct", type=float)
+    p.add_argument("--latency-threshold-ms", type=float)
+    p.add_argument("--latency-goal-pct", type=float)
+    p.add_argument("--users", type=int, help="VDI sizing: number of users")
+    p.add_argument("--iops-per-user", type=float)
+    p.add_argument("--read-pct", type=float)
+    p.add_argument("--raid")
+    p.add_argument("--disk-iops", type=float)
+    p.add_argument("--disk-type")
+    p.add_argument("--storm-multiplier", type=float)
+    p.add_argument("--gb-per-user", type=float)
+    p.add_argument("--disk-gb", type=float)
+    p.add_argument("--json", action="store_true", help="print the report's figures and verdicts as JSON")
+
+
+def cmd_report(args: argparse.Namespace, ws_path: Path) -> int:
+    from app.analysis.histograms import AnalysisError
+    from app.workspace import Workspace
+    from reports import ReportOptions, build_report, load_template, save_template
+
+    if not ws_path.exists():
+        print(f"error: no workspace at {ws_path}", file=sys.stderr)
+        return 1
+    sizing = {k: getattr(args, k) for k in ("users", "iops_per_user", "read_pct", "raid", "disk_iops", "disk_type",
+                                            "storm_multiplier", "gb_per_user", "disk_gb")
+              if getattr(args, k) is not None}
+    with Workspace(ws_path) as ws:
+        try:
+            base = load_template(ws.con, args.template) if args.template else ReportOptions()
+        except KeyError as e:
+            print(f"error: {e.args[0]}", file=sys.stderr)
+            return 2
+        opt = base.merged(
+            title=args.title, customer=args.customer, consultant=args.consultant, company=args.company,
+            date=args.date, logo=args.logo, runs=args.runs, sections=args.sections, page_size=args.page_size,
+            device=args.device, iops_cap=args.iops_cap, bw_cap_kbs=args.bw_cap_kbs,
+            tolerance_pct=args.tolerance_pct, latency_threshold_ms=args.latency_threshold_ms,
+            latency_goal_pct=args.latency_goal_pct, sizing={**base.sizing, **sizing} or None,
+            anonymise=True if args.anonymise else None)
+        if not opt.date:
+            opt = opt.merged(date=date.today().strftime("%d %B %Y"))
+        if args.logo and not Path(args.logo).exists():
+            print(f"error: logo {args.logo} not found", file=sys.stderr)
+            return 2
+        if args.save_template:
+            save_template(ws.con, args.save_template, opt)
+        try:
+            content = build_report(ws, opt, args.output)
+        except AnalysisError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 1
+    if args.json:
+        print(json.dumps(_jsonable({"output": args.output, "verdicts": content.verdicts, "values": content.values}),
+                         indent=2))
+    else:
+        print(f"wrote {args.output}")
+        for v in content.verdicts:
+            print(f"  • {v}")
+    return 0
+
+
+def _jsonable(v: Any) -> Any:
+    from datetime import datetime
+
+    if isinstance(v, (datetime, date)):
+        return v.isoformat()
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if hasattr(v, "as_dict"):
+        return _jsonable(v.as_dict())
+    if isinstance(v, float) and v != v:
+        return None
+    return v

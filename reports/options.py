@@ -1,0 +1,84 @@
+"""What a report contains: options, and templates saved in the workspace for reuse."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+SECTIONS = ["summary", "runs", "overlay", "storm", "cap", "latency", "iozone", "sizing", "compare", "appendix"]
+SECTION_TITLES = {
+    "summary": "Executive summary", "runs": "Runs analysed", "overlay": "I/O over time",
+    "storm": "Storm metrics", "cap": "Cap compliance", "latency": "Response times",
+    "iozone": "IOzone throughput", "sizing": "VDI sizing", "compare": "A/B comparison",
+    "appendix": "Appendix: sources and methods",
+}
+
+
+@dataclass
+class ReportOptions:
+    """Everything that shapes a report. Saved as a template (JSON) in the workspace."""
+
+    title: str = "Storage performance report"
+    customer: str = ""
+    consultant: str = ""
+    company: str = ""
+    date: str = ""  # as printed on the cover; empty: today
+    logo: str | None = None  # PNG/JPEG path
+    runs: list[int] = field(default_factory=list)  # empty: every run of the workspace
+    sections: list[str] = field(default_factory=lambda: list(SECTIONS))
+    anonymise: bool = False
+    page_size: str = "A4"  # A4 | Letter
+    # overlay and storm
+    device: str | None = None
+    align: str = "activity"  # start | activity
+    metric_every_s: float | None = None
+    # cap compliance (also read from run tags cap_iops=, cap_bw_kbs=)
+    iops_cap: float | None = None
+    bw_cap_kbs: float | None = None
+    tolerance_pct: float = 5.0
+    # response times
+    latency_threshold_ms: float = 50.0
+    latency_goal_pct: float = 80.0
+    # sizing (section left out unless users and iops_per_user are given)
+    sizing: dict[str, Any] = field(default_factory=dict)
+    accent: str = "#1f4e79"
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> ReportOptions:
+        data = json.loads(text)
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def merged(self, **overrides: Any) -> ReportOptions:
+        """A copy with the given fields replaced (None leaves a field as it is)."""
+        data = asdict(self)
+        data.update({k: v for k, v in overrides.items() if v is not None})
+        return ReportOptions(**data)
+
+
+TEMPLATE_DDL = "CREATE TABLE IF NOT EXISTS report_templates (name VARCHAR PRIMARY KEY, options JSON NOT NULL)"
+
+
+def save_template(con: Any, name: str, options: ReportOptions) -> None:
+    con.execute(TEMPLATE_DDL)
+    data = json.loads(options.to_json())
+    data["runs"] = []  # a template is about layout and branding, not a selection of runs
+    con.execute("INSERT OR REPLACE INTO report_templates VALUES (?, ?)", [name, json.dumps(data, sort_keys=True)])
+
+
+def load_template(con: Any, name: str) -> ReportOptions:
+    con.execute(TEMPLATE_DDL)
+    rows = con.execute("SELECT options FROM report_templates WHERE name = ?", [name]).fetchall()
+    if not rows:
+        names = [r[0] for r in con.execute("SELECT name FROM report_templates ORDER BY 1").fetchall()]
+        raise KeyError(f"no report template {name!r}" + (f" (templates: {', '.join(names)})" if names else ""))
+    return ReportOptions.from_json(rows[0][0])
+
+
+def list_templates(con: Any) -> list[str]:
+    con.execute(TEMPLATE_DDL)
+    return [r[0] for r in con.execute("SELECT name FROM report_templates ORDER BY 1").fetchall()]

@@ -1,0 +1,356 @@
+"""Render report content to PDF with reportlab (platypus). Headless: no Qt, no display.
+
+* Charts are vector drawings; long series are decimated to the min and max of every point
+  column, so peaks survive at any zoom.
+* Untrusted text (file names, hosts, tags, notes) is escaped: markup in a host name prints literally.
+* reportlab's invariant mode makes the same content give a byte-identical PDF.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from xml.sax.saxutils import escape
+
+from reportlab import rl_config
+from reportlab.graphics.shapes import Drawing, Line, PolyLine, Rect, String
+from reportlab.lib import colors
+from reportlab.lib.enums import TA_CENTER
+from reportlab.lib.pagesizes import A4, letter
+from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+from reportlab.lib.units import mm
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen import canvas as rl_canvas
+from reportlab.platypus import (
+    BaseDocTemplate,
+    Frame,
+    Image,
+    KeepTogether,
+    PageBreak,
+    PageTemplate,
+    Paragraph,
+    Spacer,
+    Table,
+    TableStyle,
+)
+from reportlab.platypus.tableofcontents import TableOfContents
+
+from reports.content import Chart, ReportContent
+from reports.content import Table as ContentTable
+
+PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+MAX_CELL = 90  # characters of untrusted text in a table cell (the appendix prints it in full)
+DEJAVU = "/usr/share/fonts/truetype/dejavu"
+
+
+def _fonts() -> tuple[str, str]:
+    """DejaVu Sans when installed (wide script coverage: Hebrew, Arabic, Cyrillic...), else reportlab's Vera."""
+    try:
+        pdfmetrics.getFont("SS-Regular")
+        return "SS-Regular", "SS-Bold"
+    except KeyError:
+        pass
+    reg, bold = os.path.join(DEJAVU, "DejaVuSans.ttf"), os.path.join(DEJAVU, "DejaVuSans-Bold.ttf")
+    if not (os.path.exists(reg) and os.path.exists(bold)):
+        reg, bold = "Vera.ttf", "VeraBd.ttf"
+    pdfmetrics.registerFont(TTFont("SS-Regular", reg))
+    pdfmetrics.registerFont(TTFont("SS-Bold", bold))
+    return "SS-Regular", "SS-Bold"
+
+
+def text(s: Any) -> str:
+    """Untrusted text for a Paragraph: escaped, so '<b>' prints as '<b>'."""
+    return escape(str(s))
+
+
+def cell(s: Any, limit: int = MAX_CELL) -> str:
+    s = str(s)
+    return text(s if len(s) <= limit else s[: limit - 1] + "…")
+
+
+class _NumberedCanvas(rl_canvas.Canvas):
+    """Two-pass page numbering: 'n / N' needs the page count."""
+
+    footer_left = ""
+    font = "Helvetica"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._saved: list[dict[str, Any]] = []
+
+    def showPage(self) -> None:  # noqa: N802 (reportlab name)
+        self._saved.append(dict(self.__dict__))
+        self._startPage()
+
+    def save(self) -> None:
+        n = len(self._saved)
+        for state in self._saved:
+            self.__dict__.update(state)
+            if self._pageNumber > 1:
+                self.setFont(self.font, 8)
+                self.setFillColor(colors.HexColor("#666666"))
+                w, _h = self._pagesize
+                self.drawRightString(w - 18 * mm, 10 * mm, f"{self._pageNumber} / {n}")
+                self.drawString(18 * mm, 10 * mm, self.footer_left[:110])
+            super().showPage()
+        super().save()
+
+
+class _Doc(BaseDocTemplate):
+    def afterFlowable(self, flowable: Any) -> None:  # noqa: N802 (reportlab name)
+        if isinstance(flowable, Paragraph) and getattr(flowable, "_toc_level", None) is not None:
+            self.notify("TOCEntry", (flowable._toc_level, flowable.getPlainText(), self.page))
+
+
+def _styles(accent: str) -> dict[str, ParagraphStyle]:
+    reg, bold = _fonts()
+    base = getSampleStyleSheet()
+    acc = colors.HexColor(accent)
+    s = {
+        "body": ParagraphStyle("body", parent=base["BodyText"], fontName=reg, fontSize=9.5, leading=13,
+                               splitLongWords=True),
+        "small": ParagraphStyle("small", parent=base["BodyText"], fontName=reg, fontSize=7.5, leading=9.5,
+                                textColor=colors.HexColor("#444444"), splitLongWords=True),
+        "cell": ParagraphStyle("cell", fontName=reg, fontSize=7.5, leading=9, splitLongWords=True),
+        "head": ParagraphStyle("head", fontName=bold, fontSize=7.5, leading=9, textColor=colors.white),
+        "h1": ParagraphStyle("h1", fontName=bold, fontSize=15, leading=19, spaceBefore=6, spaceAfter=8,
+                             textColor=acc, keepWithNext=1),
+        "h2": ParagraphStyle("h2", fontName=bold, fontSize=10.5, leading=13, spaceBefore=8, spaceAfter=4,
+                             textColor=acc, keepWithNext=1),
+        "verdict": ParagraphStyle("verdict", parent=base["BodyText"], fontName=reg, fontSize=10.5, leading=15,
+                                  leftIndent=10, bulletIndent=0, splitLongWords=True),
+        "title": ParagraphStyle("title", fontName=bold, fontSize=26, leading=32, textColor=acc, spaceAfter=14),
+        "subtitle": ParagraphStyle("subtitle", fontName=reg, fontSize=13, leading=18, spaceAfter=6,
+                                   splitLongWords=True),
+        "caption": ParagraphStyle("caption", fontName=reg, fontSize=7.5, leading=9, alignment=TA_CENTER,
+                                  textColor=colors.HexColor("#555555")),
+        "toc1": ParagraphStyle("toc1", fontName=reg, fontSize=10, leading=15, leftIndent=6),
+    }
+    return s
+
+
+def _heading(txt: str, style: ParagraphStyle, level: int) -> Paragraph:
+    p = Paragraph(text(txt), style)
+    p._toc_level = level  # type: ignore[attr-defined]
+    return p
+
+
+def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent: str) -> list[Any]:
+    out: list[Any] = []
+    if t.title:
+        out.append(Paragraph(text(t.title), st["h2"]))
+    if not t.rows:
+        return out
+    n = len(t.header)
+    widths = [w * width for w in t.widths] if t.widths and len(t.widths) == n else [width / n] * n
+    data = [[Paragraph(cell(h, 40), st["head"]) for h in t.header]]
+    for row in t.rows:
+        data.append([Paragraph(cell(v, t.max_cell), st["cell"]) for v in (row + [""] * n)[:n]])
+    tbl = Table(data, colWidths=widths, repeatRows=1)
+    tbl.setStyle(TableStyle([
+        ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor(accent)),
+        ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, colors.HexColor("#f2f5f9")]),
+        ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#c8d0da")),
+        ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("TOPPADDING", (0, 0), (-1, -1), 2), ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
+    ]))
+    out.append(tbl)
+    if t.note:
+        out.append(Paragraph(text(t.note), st["small"]))
+    out.append(Spacer(1, 4 * mm))
+    return out
+
+
+def decimate(t: list[float], y: list[float], columns: int) -> tuple[list[float], list[float]]:
+    """Keep the min and max of every one of ``columns`` time columns (in time order): no peak is lost."""
+    if len(t) <= 2 * columns:
+        return t, y
+    t0, t1 = t[0], t[-1]
+    span = (t1 - t0) or 1.0
+    out_t: list[float] = []
+    out_y: list[float] = []
+    col = -1
+    lo = hi = None
+    for x, v in zip(t, y):
+        c = min(columns - 1, int((x - t0) / span * columns))
+        if c != col:
+            if lo is not None and hi is not None:
+                for p in sorted({lo, hi}):
+                    out_t.append(p[0])
+                    out_y.append(p[1])
+            col, lo, hi = c, (x, v), (x, v)
+        else:
+            if v < lo[1]:
+                lo = (x, v)
+            if v > hi[1]:
+                hi = (x, v)
+    if lo is not None and hi is not None:
+        for p in sorted({lo, hi}):
+            out_t.append(p[0])
+            out_y.append(p[1])
+    return out_t, out_y
+
+
+def _nice(vmax: float) -> tuple[float, float]:
+    if vmax <= 0:
+        return 1.0, 0.25
+    import math
+
+    exp = 10 ** math.floor(math.log10(vmax))
+    for step in (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10):
+        if vmax / (step * exp) <= 6:
+            s = step * exp
+            return s * math.ceil(vmax / s), s
+    return vmax, vmax / 5
+
+
+def line_chart(chart: Chart, width: float, font: str) -> Drawing:
+    h = 75 * mm
+    d = Drawing(width, h)
+    left, bottom, right, top = 16 * mm, 12 * mm, 4 * mm, 10 * mm
+    pw, ph = width - left - right, h - bottom - top
+    lines = [ln for ln in chart.data["lines"] if ln["t"]]
+    if not lines:
+        return d
+    tmin = min(ln["t"][0] for ln in lines)
+    tmax = max(ln["t"][-1] for ln in lines)
+    ymax_raw = max((max((v for v in ln["y"] if v is not None), default=0) for ln in lines), default=0)
+    ymax, ystep = _nice(ymax_raw * 1.05)
+    tspan = (tmax - tmin) or 1.0
+
+    def X(t: float) -> float:  # noqa: N802
+        return left + (t - tmin) / tspan * pw
+
+    def Y(v: float) -> float:  # noqa: N802
+        return bottom + v / ymax * ph
+
+    grid = colors.HexColor("#dddddd")
+    k = 0.0
+    while k <= ymax + 1e-9:
+        d.add(Line(left, Y(k), left + pw, Y(k), strokeColor=grid, strokeWidth=0.4))
+        d.add(String(left - 2, Y(k) - 2.5, f"{k:,.0f}", fontName=font, fontSize=6.5, textAnchor="end"))
+        k += ystep
+    tstep = _nice(tspan)[1]
+    import math
+
+    k = math.ceil(tmin / tstep) * tstep
+    while k <= tmax + 1e-9:
+        d.add(Line(X(k), bottom, X(k), bottom - 2, strokeColor=colors.black, strokeWidth=0.4))
+        d.add(String(X(k), bottom - 9, f"{k:,.0f}", fontName=font, fontSize=6.5, textAnchor="middle"))
+        k += tstep
+    d.add(Line(left, bottom, left + pw, bottom, strokeColor=colors.black, strokeWidth=0.6))
+    d.add(Line(left, bottom, left, bottom + ph, strokeColor=colors.black, strokeWidth=0.6))
+    d.add(String(left + pw / 2, 1.5 * mm, chart.data.get("x", ""), fontName=font, fontSize=7, textAnchor="middle"))
+    d.add(String(2, bottom + ph + 3 * mm, chart.data.get("y", ""), fontName=font, fontSize=7))
+    columns = int(pw)  # one point column per PDF point of width
+    lx = left + 4
+    for i, ln in enumerate(lines):
+        col = colors.HexColor(PALETTE[i % len(PALETTE)])
+        t, y = decimate(ln["t"], [v if v is not None else 0.0 for v in ln["y"]], columns)
+        pts: list[float] = []
+        for a, b in zip(t, y):
+            pts += [X(a), Y(b)]
+        d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9))
+        label = ln["label"][:40]
+        d.add(Line(lx, h - 4 * mm, lx + 8, h - 4 * mm, strokeColor=col, strokeWidth=1.5))
+        d.add(String(lx + 10, h - 4 * mm - 2.5, label, fontName=font, fontSize=6.5))
+        lx += 14 + pdfmetrics.stringWidth(label, font, 6.5)
+    return d
+
+
+def _viridis(f: float) -> colors.Color:
+    stops = [(0.0, (68, 1, 84)), (0.25, (59, 82, 139)), (0.5, (33, 145, 140)), (0.75, (94, 201, 98)),
+             (1.0, (253, 231, 37))]
+    for (a, ca), (b, cb) in zip(stops, stops[1:]):
+        if f <= b:
+            u = (f - a) / (b - a) if b > a else 0
+            return colors.Color(*[(x + (y - x) * u) / 255 for x, y in zip(ca, cb)])
+    return colors.Color(*[c / 255 for c in stops[-1][1]])
+
+
+def heatmap(chart: Chart, width: float, font: str) -> Drawing:
+    panels = chart.data["panels"]
+    h = 70 * mm
+    d = Drawing(width, h)
+    pw_all = width / max(1, len(panels))
+    for k, p in enumerate(panels):
+        grid = p["grid"]
+        labels = p["labels"]
+        x0 = k * pw_all + 22 * mm
+        pw = pw_all - 26 * mm
+        y0, ph = 10 * mm, h - 18 * mm
+        ns, nb = len(grid), len(labels)
+        vmax = max((max(r) for r in grid), default=0) or 1
+        cw, ch = pw / max(1, ns), ph / max(1, nb)
+        for i, row in enumerate(grid):
+            for j, v in enumerate(row):
+                d.add(Rect(x0 + i * cw, y0 + j * ch, cw, ch, fillColor=_viridis(v / vmax), strokeColor=None))
+        for j, lab in enumerate(labels):
+            d.add(String(x0 - 2, y0 + j * ch + ch / 2 - 2, lab, fontName=font, fontSize=5.5, textAnchor="end"))
+        d.add(String(x0 + pw / 2, y0 - 7, f"sample (0–{ns - 1})", fontName=font, fontSize=6, textAnchor="middle"))
+        d.add(String(x0, h - 5 * mm, p["label"][:50], fontName=font, fontSize=7))
+    return d
+
+
+def render(content: ReportContent, path: str) -> None:
+    """Write ``content`` as a PDF at ``path``."""
+    opt = content.options
+    rl_config.invariant = 1  # same content -> byte-identical file
+    reg, bold = _fonts()
+    st = _styles(opt.accent)
+    size = letter if opt.page_size.lower() == "letter" else A4
+    margin = 18 * mm
+    doc = _Doc(path, pagesize=size, leftMargin=margin, rightMargin=margin, topMargin=16 * mm, bottomMargin=18 * mm,
+               title=opt.title, author=opt.company or opt.consultant or "StormScope",
+               subject=opt.customer or "", creator="StormScope")
+    frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="body")
+    doc.addPageTemplates([PageTemplate(id="page", frames=[frame])])
+    width = doc.width
+
+    story: list[Any] = []
+    if opt.logo and os.path.exists(opt.logo):
+        img = Image(opt.logo)
+        scale = min(60 * mm / img.drawWidth, 25 * mm / img.drawHeight, 1.0)
+        img.drawWidth *= scale
+        img.drawHeight *= scale
+        img.hAlign = "LEFT"
+        story += [img, Spacer(1, 10 * mm)]
+    else:
+        story.append(Spacer(1, 30 * mm))
+    story.append(Paragraph(text(opt.title), st["title"]))
+    if opt.customer:
+        story.append(Paragraph("Prepared for " + text(opt.customer), st["subtitle"]))
+    by = " · ".join(x for x in (opt.consultant, opt.company) if x)
+    if by:
+        story.append(Paragraph("By " + text(by), st["subtitle"]))
+    story.append(Paragraph(text(opt.date), st["subtitle"]))
+    story.append(Spacer(1, 12 * mm))
+    toc = TableOfContents()
+    toc.levelStyles = [st["toc1"]]
+    story += [Paragraph("Contents", st["h2"]), toc, PageBreak()]
+
+    for sec in content.sections:
+        story.append(_heading(sec.title, st["h1"], 0))
+        for kind, i in sec.order:
+            if kind == "p":
+                style = st["verdict"] if sec.key == "summary" else (st["small"] if sec.key == "appendix"
+                                                                       else st["body"])
+                bullet = "•" if sec.key == "summary" else None
+                story.append(Paragraph(text(sec.paragraphs[i]), style, bulletText=bullet))
+                story.append(Spacer(1, 1.5 * mm))
+            elif kind == "t":
+                story += _table(sec.tables[i], st, width, opt.accent)
+            else:
+                ch = sec.charts[i]
+                drawing = line_chart(ch, width, reg) if ch.kind == "lines" else heatmap(ch, width, reg)
+                story.append(KeepTogether([drawing, Paragraph(text(ch.title), st["caption"]), Spacer(1, 4 * mm)]))
+        story.append(Spacer(1, 4 * mm))
+
+    footer = " · ".join(x for x in (opt.title, opt.customer) if x)
+
+    class Canvas(_NumberedCanvas):
+        footer_left = footer
+        font = reg
+
+    doc.multiBuild(story, canvasmaker=Canvas)

@@ -1,0 +1,125 @@
+"""The customer PDF: its text carries the analyses' numbers, it renders, hostile text prints literally,
+and the same workspace gives the same bytes."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from app.analysis.cap import cap_report
+from app.analysis.histograms import latency_share
+from app.importer import import_file
+from parsers.base import ImportOptions
+from reports import ReportOptions, build_report, list_templates, load_template, save_template
+from reports.content import fmt, pct
+from tests.conftest import CORPUS, SAMPLES
+
+pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")
+
+
+def pdf_text(path):
+    return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True).stdout
+
+
+def flat(s):
+    return " ".join(s.split())
+
+
+@pytest.fixture
+def ws_samples(ws):
+    ids = {}
+    for name, opts in (("storm_fast_iostat-xt.txt", ImportOptions(first_report="interval")),
+                       ("storm_slow_iostat-xt.txt", ImportOptions(first_report="interval")),
+                       ("capped_200iops_iostat-d.txt", ImportOptions(interval_s=2, tags={"cap_iops": "200"})),
+                       ("fio_randrw_jsonplus.json", ImportOptions())):
+        r = import_file(ws, str(SAMPLES / name), opts)
+        assert r.status == "imported", r.error
+        ids[name] = r.run_ids[0]
+    vs = CORPUS / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
+    if vs.exists():
+        ids["vscsi"] = import_file(ws, str(vs), ImportOptions(interval_s=60)).run_ids[0]
+    ws.ids = ids
+    return ws
+
+
+SIZING = {"users": 100, "iops_per_user": 25, "read_pct": 40, "raid": "10", "disk_iops": 75}
+
+
+def test_verdicts_in_the_pdf_are_the_analyses_numbers(ws_samples, tmp_path):
+    ws = ws_samples
+    out = tmp_path / "r.pdf"
+    opt = ReportOptions(title="Boot storm review", customer="ACME", date="22 November 2026", sizing=SIZING)
+    content = build_report(ws, opt, str(out))
+    text = flat(pdf_text(out))
+    for v in content.verdicts:
+        assert flat(v) in text, v
+    # the cap verdict carries cap_report's own figures
+    cap = cap_report(ws, ws.ids["capped_200iops_iostat-d.txt"], iops_cap=200, tolerance_pct=5)
+    c = cap.checks[0]
+    assert f"window {fmt(c.worst_window['average'])} IOPS, tolerance 5 %" in text or "not capped" in c.verdict
+    # latency share from the real fio json+ capture
+    ls = latency_share(ws, ws.ids["fio_randrw_jsonplus.json"], 50)
+    if ls["exact"]:
+        assert f"{pct(ls['share'])} of I/O completed within 50 ms on fio_randrw_jsonplus (goal 80 %)" in text
+    # the seed 004 sizing sentence
+    assert "The design needs 54 disks (53.33 rounded up) for 100 users at 25 IOPS" in text
+    assert "Executive summary" in text and "Appendix: sources and methods" in text
+    for rid in ws.ids.values():
+        assert ws.run(rid)["source_sha256"] in text.replace(" ", "")
+
+
+def test_pages_render_and_are_numbered(ws_samples, tmp_path):
+    out = tmp_path / "r.pdf"
+    build_report(ws_samples, ReportOptions(date="1 May 2026", page_size="Letter"), str(out))
+    text = pdf_text(out)
+    pages = text.count("\f")
+    import re
+
+    assert pages >= 3 and re.search(rf"\b2\s*/\s*{pages}\b", text)
+    if shutil.which("pdftoppm"):
+        subprocess.run(["pdftoppm", "-r", "30", "-png", str(out), str(tmp_path / "p")], check=True)
+        assert len(list(tmp_path.glob("p-*.png"))) == pages
+
+
+def test_same_workspace_gives_the_same_bytes(ws_samples, tmp_path):
+    opt = ReportOptions(title="Twice", date="22 November 2026", sizing=SIZING)
+    build_report(ws_samples, opt, str(tmp_path / "a.pdf"))
+    build_report(ws_samples, opt, str(tmp_path / "b.pdf"))
+    assert (tmp_path / "a.pdf").read_bytes() == (tmp_path / "b.pdf").read_bytes()
+
+
+HOSTILE = "<b>x</b>&amp;" + "Ab" * 5000 + " שלום עולם مرحبا"
+
+
+def test_hostile_host_name_prints_literally(ws, tmp_path):
+    text = (SAMPLES / "storm_fast_iostat-xt.txt").read_text().replace("(vm)", f"({HOSTILE})", 1)
+    f = tmp_path / "hostile.txt"
+    f.write_text(text)
+    r = import_file(ws, str(f), ImportOptions(first_report="interval", name="<i>run</i> & co"))
+    assert r.status == "imported", r.error
+    assert ws.run(r.run_ids[0])["host"] == HOSTILE
+    out = tmp_path / "h.pdf"
+    build_report(ws, ReportOptions(date="x", customer="<script>alert(1)</script>"), str(out))
+    t = pdf_text(out)
+    assert "<b>x</b>&amp;" in t and "<i>run</i> & co" in t and "<script>alert(1)</script>" in t
+    assert "שלום" in t or "םולש" in t
+    if shutil.which("pdftoppm"):
+        subprocess.run(["pdftoppm", "-r", "20", "-png", str(out), str(tmp_path / "h")], check=True)
+
+
+def test_anonymise_hides_hosts_and_devices(ws_samples, tmp_path):
+    out = tmp_path / "anon.pdf"
+    build_report(ws_samples, ReportOptions(date="x", anonymise=True), str(out))
+    t = pdf_text(out)
+    assert "vda" not in t and "2099979:8194" not in t
+    assert "host 1" in t
+
+
+def test_templates_are_saved_in_the_workspace(ws_samples):
+    save_template(ws_samples.con, "acme", ReportOptions(title="ACME storage review", company="StorageWorks",
+                                                        runs=[1, 2], sections=["summary", "storm"]))
+    assert list_templates(ws_samples.con) == ["acme"]
+    t = load_template(ws_samples.con, "acme")
+    assert t.title == "ACME storage review" and t.sections == ["summary", "storm"] and t.runs == []
+    with pytest.raises(KeyError):
+        load_template(ws_samples.con, "nope")
