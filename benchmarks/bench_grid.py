@@ -52,7 +52,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.ui.grid import Grid
-    from app.ui.plot import run_series
+    from app.ui.plot import OverlayPlot
     from app.workspace import Workspace
 
     app = QApplication.instance() or QApplication([])
@@ -98,7 +98,9 @@ def main() -> int:
         got = []
         m.stats_ready.connect(lambda c, st: got.append(st))
         timed("column statistics of w_s", lambda: m.request_stats(m.columns.index("w_s")), 100, lambda: got, 1000)
-        timed("overlay series: IOPS of the run (all disks)", lambda: run_series(ws, 1, "IOPS (total)"), 100)
+        plot = OverlayPlot(ws)
+        timed("overlay: IOPS of the run (whole disks)", lambda: plot.set_runs([1]), 100,
+              lambda: not plot.loading, 5000)
         grid.close_model()
         ws.close()
     return 0

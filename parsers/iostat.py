@@ -81,6 +81,8 @@ class IostatTextFormat:
             return 0.05
         if dev or cpu:
             return 0.95 if banner else 0.8
+        if len(lines) <= 2 and re.match(r"^(Linux|GNU/Linux)\s+\S+\s+\(", lines[0]):
+            return 0.6  # a banner longer than the sniffed head (an absurdly long host name)
         return 0.3 if banner else 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:

@@ -158,7 +158,7 @@ def test_title_and_drop_a_folder(qtbot, window):
     assert window.import_panel.list.count() >= 6
     assert "imported" in window.import_panel.message.text()
     # the newly imported runs are selected, and the overlay shows the iostat ones
-    assert len(window.plot.curves) >= 3
+    qtbot.waitUntil(lambda: not window.plot.loading and len(window.plot.curves) >= 3, timeout=30000)
 
 
 def test_overlay_aligns_slow_and_fast_storms(qtbot, window):
@@ -169,8 +169,10 @@ def test_overlay_aligns_slow_and_fast_storms(qtbot, window):
            for n in ("storm_fast_iostat-xt.txt", "storm_slow_iostat-xt.txt")]
     window.browser.reload()
     window.browser.select_runs(ids)
+    qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
     assert [c.run_id for c in window.plot.curves] == ids
     window.plot.align.setCurrentIndex(1)  # first activity
+    qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
     for c in window.plot.curves:
         assert c.t[0] <= 0 <= c.t[-1]
     fast = window.plot.curves[0]
@@ -231,6 +233,7 @@ def test_chart_export_png_and_svg(qtbot, window, tmp_path):
     rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
     window.browser.reload()
     window.browser.select_runs([rid])
+    qtbot.waitUntil(lambda: not window.plot.loading and bool(window.plot.curves), timeout=30000)
     for name in ("c.png", "c.svg"):
         window.plot.export(str(tmp_path / name))
         assert (tmp_path / name).stat().st_size > 1000
@@ -253,3 +256,23 @@ def test_histogram_view_shows_exact_and_bounded_shares(qtbot, window):
     h.threshold.setCurrentIndex(h.threshold.findData(20.0))
     assert "99.5% of 793 I/Os within 20 ms (exact)" in h.share.text()
     assert len(h.data) == 1
+
+
+def test_export_report_from_the_window(qtbot, window, tmp_path):
+    from app.importer import import_file
+
+    rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"),
+                      ImportOptions(first_report="interval")).run_ids[0]
+    window.browser.reload()
+    window.browser.select_runs([rid])
+    window.export_report()
+    dlg = window.report_dialog
+    dlg.customer.setText("ACME <Ltd>")
+    dlg.save_as.setText("acme")
+    job = dlg._export(str(tmp_path / "r.pdf"))
+    with qtbot.waitSignal(job.done, timeout=60000):
+        pass
+    job.wait()
+    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
+    assert "Wrote r.pdf" in dlg.status.text() and "1,212 IOPS" in dlg.status.text()
+    dlg.close()

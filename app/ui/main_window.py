@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.ui.grid import Grid
 from app.ui.histo_view import HistogramView
+from app.ui.iozone_view import IozoneView
 from app.ui.plot import OverlayPlot
 from app.ui.run_browser import RunBrowser
 from app.ui.workers import ImportThread
@@ -91,10 +92,12 @@ class MainWindow(QMainWindow):
         self.plot = OverlayPlot(self.ws)
         self.grid = Grid(self.ws)
         self.histos = HistogramView(self.ws)
+        self.iozone = IozoneView(self.ws)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("views")
         self.tabs.addTab(self.plot, "Overlay")
         self.tabs.addTab(self.histos, "Histograms")
+        self.tabs.addTab(self.iozone, "IOzone")
         self.tabs.addTab(self.grid, "Grid && SQL")
         self.setCentralWidget(self.tabs)
 
@@ -115,6 +118,7 @@ class MainWindow(QMainWindow):
 
         self.browser.selection_changed.connect(self.plot.set_runs)
         self.browser.selection_changed.connect(self.histos.set_runs)
+        self.browser.selection_changed.connect(self.iozone.set_runs)
         self.browser.open_grid.connect(self._open_grid)
         self.browser.runs_changed.connect(lambda: self.plot.set_runs(self.browser.selected_runs()))
         self._menus()
@@ -133,6 +137,7 @@ class MainWindow(QMainWindow):
         self._fill_recent()
         m.addSeparator()
         m.addAction(QAction("Export chart…", self, shortcut=QKeySequence("Ctrl+E"), triggered=self.export_chart))
+        m.addAction(QAction("Export &report…", self, shortcut=QKeySequence("Ctrl+R"), triggered=self.export_report))
         m.addSeparator()
         m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
         v = self.menuBar().addMenu("&View")
@@ -227,7 +232,7 @@ class MainWindow(QMainWindow):
         self.ws.close()
         self.ws_path = path
         self.ws = Workspace(path)
-        for w in (self.browser, self.plot, self.grid, self.histos):
+        for w in (self.browser, self.plot, self.grid, self.histos, self.iozone):
             w.ws = self.ws
         self.browser.reload()
         self.plot.set_runs([])
@@ -242,6 +247,12 @@ class MainWindow(QMainWindow):
     def _open_grid(self, run_id: int) -> None:
         self.grid.show_run(run_id)
         self.tabs.setCurrentWidget(self.grid)
+
+    def export_report(self) -> None:
+        from app.ui.report_dialog import ReportDialog
+
+        self.report_dialog = ReportDialog(self.ws, self.browser.selected_runs(), self)
+        self.report_dialog.show()
 
     def export_chart(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export chart", "overlay.png", "PNG (*.png);;SVG (*.svg)")

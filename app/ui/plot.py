@@ -25,26 +25,14 @@ from PySide6.QtWidgets import (
 
 from app.workspace import Workspace
 
-# metric label -> SQL expression over iostat_samples (summed over the selected devices)
-METRICS: dict[str, tuple[str, str, str]] = {
-    "IOPS (total)": ("coalesce(r_s + w_s + coalesce(d_s, 0) + coalesce(f_s, 0), tps)", "sum", "IO/s"),
-    "IOPS (read)": ("r_s", "sum", "IO/s"),
-    "IOPS (write)": ("w_s", "sum", "IO/s"),
-    "Throughput (kB/s)": ("coalesce(rkb_s + wkb_s + coalesce(dkb_s, 0), kb_s, rkb_s + wdkb_s)", "sum", "kB/s"),
-    "await (ms)": ("coalesce(await_ms, (r_await_ms * r_s + w_await_ms * w_s) / nullif(r_s + w_s, 0))", "avg", "ms"),
-    "%util": ("util_pct", "max", "%"),
-    "Queue (aqu-sz)": ("aqu_sz", "sum", "requests"),
+# metric label -> column of the analysis series (app.analysis.series), or (iostat column, aggregate)
+METRICS: dict[str, str | tuple[str, str]] = {
+    "IOPS (total)": "iops", "IOPS (read)": "read_iops", "IOPS (write)": "write_iops",
+    "Throughput (kB/s)": "kbs", "await (ms)": "await_ms",
+    "%util (max over disks)": ("util_pct", "max"), "Queue (aqu-sz, summed)": ("aqu_sz", "sum"),
 }
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
            "#7f7f7f", "#bcbd22"]
-
-# whole disks only: partitions of a listed disk, device-mapper/md volumes and -g groups would count twice
-WHOLE_DISKS = """
-    NOT is_group AND NOT regexp_matches(device, '^(dm-|md)')
-    AND NOT EXISTS (SELECT 1 FROM iostat_samples p WHERE p.run_id = s.run_id AND p.sample_idx = s.sample_idx
-                    AND s.device <> p.device AND starts_with(s.device, p.device)
-                    AND regexp_matches(substr(s.device, length(p.device) + 1), '^p?[0-9]+$'))
-"""
 
 
 @dataclass
@@ -56,23 +44,30 @@ class Curve:
     offset: float = 0.0
 
 
-def run_series(ws: Workspace, run_id: int, metric: str, device: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(t_s, value) of a run for a metric, since-boot report excluded, summed over whole disks."""
-    expr, agg, _unit = METRICS[metric]
-    where = "device = ?" if device else WHOLE_DISKS
-    params: list[Any] = [run_id] + ([device] if device else [])
-    rows = ws.con.execute(
-        f"SELECT coalesce(t_s, sample_idx::DOUBLE), {agg}({expr}) FROM iostat_samples s "
-        f"WHERE run_id = ? AND NOT since_boot AND {where} GROUP BY 1 ORDER BY 1", params).fetchall()
-    if not rows:
-        return np.zeros(0), np.zeros(0)
-    arr = np.array(rows, dtype=float)
-    return arr[:, 0], arr[:, 1]
+def run_series(ws: Workspace, run_id: int, metric: str, device: str | None = None, align_mode: str = "start",
+               activity_iops: float = 100.0) -> tuple[np.ndarray, np.ndarray, str]:
+    """(time, value, note) of a run on the analyses' time axis: whole disks, since-boot report left out,
+    aligned like ``main.py analyze series --align``. The note says what was assumed."""
+    from app.analysis.histograms import AnalysisError
+    from app.analysis.series import align, load_series
 
-
-def first_activity(t: np.ndarray, y: np.ndarray, threshold: float) -> float:
-    above = np.nonzero(np.nan_to_num(y) > threshold)[0]
-    return float(t[above[0]]) if above.size else 0.0
+    s = load_series(ws, run_id, device)
+    note = ""
+    if align_mode == "activity":
+        try:
+            s = align(s, "activity", activity_iops=activity_iops)
+        except AnalysisError as e:
+            note = f"{e}; aligned on its start"
+    what = METRICS[metric]
+    t = s.col("t_end_s")
+    if isinstance(what, str):
+        return t, s.col(what), note
+    col, agg = what
+    rows = dict(ws.con.execute(
+        f"SELECT sample_idx, {agg}({col}) FROM iostat_samples WHERE run_id = ? AND list_contains(?, device) "
+        "GROUP BY 1", [run_id, s.devices.used]).fetchall())
+    y = np.array([rows.get(int(i)) for i in s.frame.get_column("sample_idx")], dtype=float)
+    return t, y, note
 
 
 class OverlayPlot(QWidget):
@@ -84,6 +79,7 @@ class OverlayPlot(QWidget):
         super().__init__(parent)
         self.ws = ws
         self.run_ids: list[int] = []
+        self.loading = False
         self.curves: list[Curve] = []
         self.items: list[pg.PlotDataItem] = []
 
@@ -91,8 +87,8 @@ class OverlayPlot(QWidget):
         self.metric.addItems(list(METRICS))
         self.align = QComboBox()
         self.align.addItems(["Align: run start", "Align: first activity"])
-        self.activity = QDoubleSpinBox(minimum=0, maximum=1e9, value=150, suffix=" IO/s", decimals=0)
-        self.activity.setToolTip("First activity = first interval above this many IOPS")
+        self.activity = QDoubleSpinBox(minimum=0, maximum=1e9, value=100, suffix=" IO/s", decimals=0)
+        self.activity.setToolTip("First activity = the first of 3 consecutive intervals above this many IOPS")
         self.cap = QDoubleSpinBox(minimum=0, maximum=1e12, value=0, decimals=0, specialValueText="no cap line")
         self.cap.setToolTip("Draw a horizontal cap / threshold line")
         self.normalise = QCheckBox("0–1 time")
@@ -134,33 +130,70 @@ class OverlayPlot(QWidget):
         self.reload()
 
     def reload(self) -> None:
+        """Load the curves on a worker thread (a 10 M-row run takes seconds), then draw them."""
+        from app.ui.workers import JobThread
+
+        self._generation = getattr(self, "_generation", 0) + 1
+        gen = self._generation
+        metric = self.metric.currentText()
+        mode = "activity" if self.align.currentIndex() == 1 else "start"
+        activity = self.activity.value()
+        runs = list(self.run_ids)
+        ws_path = self.ws.path
+
+        def job(state: Any) -> list[tuple[int, str, np.ndarray, np.ndarray, str]]:
+            out = []
+            from app.analysis.histograms import AnalysisError
+
+            with Workspace(ws_path) as ws:
+                for i, rid in enumerate(runs):
+                    state.progress(i / max(1, len(runs)), "loading")
+                    name = (ws.run(rid) or {}).get("name", str(rid))
+                    try:
+                        t, y, note = run_series(ws, rid, metric, None, mode, activity)
+                    except AnalysisError as e:
+                        out.append((rid, name, np.zeros(0), np.zeros(0), str(e)))
+                        continue
+                    out.append((rid, name, t, y, note))
+            return out
+
+        self.loading = True
+        self.readout.setText("loading…" if runs else " ")
+        self._job = JobThread(job, self)
+        self._job.done.connect(lambda res, gen=gen: self._draw(res, gen))
+        self._job.start()
+
+    def _draw(self, result: Any, gen: int) -> None:
+        if gen != self._generation:
+            return
+        self.loading = False
         metric = self.metric.currentText()
         self.plot.clear()
         self.legend.clear()
         self.plot.addItem(self.vline, ignoreBounds=True)
         self.plot.addItem(self.cap_line, ignoreBounds=True)
         self.curves, self.items = [], []
-        for i, rid in enumerate(self.run_ids):
-            run = self.ws.run(rid) or {}
-            t, y = run_series(self.ws, rid, metric)
+        notes = []
+        if isinstance(result, Exception):
+            notes.append(str(result))
+            result = []
+        for i, (rid, name, t, y, note) in enumerate(result):
+            if note:
+                notes.append(f"{name}: {note}")
             if t.size == 0:
                 continue
-            if self.align.currentIndex() == 1:
-                t = t - first_activity(t, y, self.activity.value())
-            else:
-                t = t - t[0]
             if self.normalise.isChecked() and t.size > 1 and t[-1] > t[0]:
                 t = (t - t[0]) / (t[-1] - t[0])
-            curve = Curve(rid, f"{run.get('name', rid)}", t, y)
+            curve = Curve(rid, name, t, y)
             self.curves.append(curve)
-            item = self.plot.plot(t, y, pen=pg.mkPen(PALETTE[i % len(PALETTE)], width=2), name=curve.label)
+            item = self.plot.plot(t, y, pen=pg.mkPen(PALETTE[i % len(PALETTE)], width=2), name=name)
             self.items.append(item)
-        unit = METRICS[metric][2]
-        self.plot.setLabel("left", metric, units=None if unit == "%" else None)
+        self.plot.setLabel("left", metric)
         self.plot.setLabel("bottom", "normalised time (0–1)" if self.normalise.isChecked() else "time since alignment",
                            units=None if self.normalise.isChecked() else "s")
         self._draw_cap()
         self.plot.enableAutoRange()
+        self.readout.setText("   ".join(notes) if notes else " ")
         self.curves_changed.emit()
 
     def _draw_cap(self) -> None:

@@ -1,0 +1,155 @@
+"""File ▸ Export report…: the report options of `main.py report`, written on a worker thread."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.workers import JobThread
+from app.workspace import Workspace
+from reports.options import SECTION_TITLES, SECTIONS, ReportOptions, list_templates, load_template, save_template
+
+
+class ReportDialog(QDialog):
+    def __init__(self, ws: Workspace, run_ids: list[int], parent: Any = None):
+        super().__init__(parent)
+        self.setWindowTitle("Export report")
+        self.ws = ws
+        self.run_ids = run_ids
+        self.job: JobThread | None = None
+        self.title = QLineEdit("Storage performance report")
+        self.customer = QLineEdit()
+        self.consultant = QLineEdit()
+        self.company = QLineEdit()
+        self.date = QLineEdit(date.today().strftime("%d %B %Y"))
+        self.logo = QLineEdit()
+        logo_btn = QPushButton("…")
+        logo_btn.clicked.connect(self._pick_logo)
+        self.page = QComboBox()
+        self.page.addItems(["A4", "Letter"])
+        self.anonymise = QCheckBox("Anonymise host and device names")
+        self.cap = QDoubleSpinBox(maximum=1e9, decimals=0, specialValueText="none (or run tag cap_iops)")
+        self.users = QSpinBox(maximum=1_000_000, specialValueText="no sizing")
+        self.ipu = QDoubleSpinBox(maximum=10_000, decimals=1, value=25)
+        self.template = QComboBox()
+        self.template.addItem("(no template)")
+        self.template.addItems(list_templates(ws.con) if not ws.read_only else [])
+        self.template.currentTextChanged.connect(self._load_template)
+        self.sections = {k: QCheckBox(SECTION_TITLES[k]) for k in SECTIONS}
+        for c in self.sections.values():
+            c.setChecked(True)
+        self.save_as = QLineEdit()
+        self.save_as.setPlaceholderText("save these options as a template named…")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.status = QLabel(f"{len(run_ids) or 'All'} run(s) selected.")
+
+        form = QFormLayout()
+        form.addRow("Template", self.template)
+        form.addRow("Title", self.title)
+        form.addRow("Customer", self.customer)
+        form.addRow("Consultant", self.consultant)
+        form.addRow("Company", self.company)
+        form.addRow("Date", self.date)
+        row = QHBoxLayout()
+        row.addWidget(self.logo)
+        row.addWidget(logo_btn)
+        holder = QWidget()
+        holder.setLayout(row)
+        form.addRow("Logo", holder)
+        form.addRow("Page size", self.page)
+        form.addRow("IOPS cap", self.cap)
+        form.addRow("Sizing: users", self.users)
+        form.addRow("Sizing: IOPS per user", self.ipu)
+        form.addRow(self.anonymise)
+        box = QGroupBox("Sections")
+        bl = QVBoxLayout(box)
+        for c in self.sections.values():
+            bl.addWidget(c)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self._export)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        top = QHBoxLayout()
+        top.addLayout(form, 3)
+        top.addWidget(box, 2)
+        lay.addLayout(top)
+        lay.addWidget(self.save_as)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.status)
+        lay.addWidget(buttons)
+
+    def _pick_logo(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Logo", "", "Images (*.png *.jpg *.jpeg)")
+        if path:
+            self.logo.setText(path)
+
+    def _load_template(self, name: str) -> None:
+        if name.startswith("("):
+            return
+        t = load_template(self.ws.con, name)
+        for w, v in ((self.title, t.title), (self.customer, t.customer), (self.consultant, t.consultant),
+                     (self.company, t.company), (self.logo, t.logo or "")):
+            w.setText(v)
+        self.page.setCurrentText(t.page_size)
+        self.anonymise.setChecked(t.anonymise)
+        for k, c in self.sections.items():
+            c.setChecked(k in t.sections)
+
+    def options(self) -> ReportOptions:
+        sizing = {"users": self.users.value(), "iops_per_user": self.ipu.value()} if self.users.value() else {}
+        return ReportOptions(
+            title=self.title.text(), customer=self.customer.text(), consultant=self.consultant.text(),
+            company=self.company.text(), date=self.date.text(), logo=self.logo.text() or None,
+            runs=list(self.run_ids), sections=[k for k, c in self.sections.items() if c.isChecked()],
+            anonymise=self.anonymise.isChecked(), page_size=self.page.currentText(),
+            iops_cap=self.cap.value() or None, sizing=sizing)
+
+    def _export(self, path: str | None = None) -> JobThread | None:
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self, "Save report", "report.pdf", "PDF (*.pdf)")
+            if not path:
+                return None
+        opt = self.options()
+        if self.save_as.text().strip():
+            save_template(self.ws.con, self.save_as.text().strip(), opt)
+        from reports import build_report
+
+        ws_path = self.ws.path
+
+        def job(state: Any) -> Any:
+            with Workspace(ws_path) as ws:
+                return build_report(ws, opt, path, state)
+
+        self.job = JobThread(job, self)
+        self.job.progress.connect(lambda f, m: (self.progress.setValue(int(f * 100)), self.status.setText(m)))
+        self.job.done.connect(lambda res: self._done(res, path))
+        self.job.start()
+        return self.job
+
+    def _done(self, result: Any, path: str) -> None:
+        if isinstance(result, Exception):
+            self.status.setText(f"Report failed: {result}")
+            return
+        self.status.setText(f"Wrote {Path(path).name}: " + " ".join(result.verdicts[:2]))
+        self.progress.setValue(100)
