@@ -155,7 +155,7 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             interval = fmt(r.get("interval_s"), 0 if (r.get("interval_s") or 0) >= 1 else 2, "s") \
                 if r.get("interval_s") else "unknown"
             rows.append([str(r["run_id"]), name(r), r["kind"], an.host(r.get("host")), period, interval,
-                         str(r.get("n_samples") or 0)])
+                         str(r.get("n_samples")) if r.get("n_samples") else "–"])
         sec.para("The runs below were imported from the customer's trace files; their sources, checksums and "
                  "import warnings are listed in the appendix.")
         sec.table(Table("", ["Run", "Name", "Kind", "Host", "Period", "Interval", "Reports"], rows,
@@ -306,23 +306,39 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                             "that contains it), otherwise lower and upper bounds plus a labelled linear-"
                             "interpolation estimate. Percentiles are the bucket that contains them."))
 
-    if "iozone" in want:
+    ioz_runs = [r for r in runs if r["kind"] == "iozone"]
+    if "iozone" in want and len(ioz_runs) >= 2:
         from app.analysis.compare import compare_iozone
 
-        ioz = compare_iozone(ws, [r["run_id"] for r in runs])
+        ioz = compare_iozone(ws, [r["run_id"] for r in ioz_runs])
         if ioz.get("rows"):
             sec = Section("iozone", "IOzone throughput")
+            all_rows = ioz["rows"]
             keys = ioz.get("keys", [])
-            vals = ioz.get("values", [])
+            const = {k: all_rows[0]["key"].get(k) for k in keys
+                     if len({str(r["key"].get(k)) for r in all_rows}) == 1}
+            vary = [k for k in keys if k not in const]
+            cols = [i for i in range(len(ioz_runs)) if any(r["values"][i] is not None for r in all_rows)]
+            shown = all_rows[:80]
             rows = []
-            for row in ioz["rows"][:60]:
-                rows.append([str(row.get(k, "")) for k in keys] + [str(row.get("value", ""))]
-                            + [fmt(v) for v in row.get("values", [])])
-            header = keys + ["value"] + [an.text(r["name"]) for r in runs if r["kind"] == "iozone"]
-            sec.table(Table("", header[: len(rows[0])] if rows else header, rows,
-                            note="kB/s as IOzone prints it; runs where the file is smaller than RAM measure the "
-                                 "page cache, not the disk." if vals is not None else ""))
+            for row in shown:
+                vals = [row["values"][i] for i in cols]
+                base = vals[0]
+                ratio = vals[-1] / base if base and vals[-1] is not None and len(vals) > 1 else None
+                rows.append([str(row["key"].get(k, "")) for k in vary] + [str(row["metric"]).replace("_", " ")]
+                            + [fmt(v) for v in vals] + [_ratio(ratio)]
+                            + (["yes" if row.get("page_cache_likely") else ""] if "page_cache_likely" in row else []))
+            header = [k.replace("_", " ") for k in vary] + ["value"] + [name(ioz_runs[i]) for i in cols] + ["ratio"]
+            if any("page_cache_likely" in row for row in shown):
+                header.append("page cache?")
+            fixed = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in const.items() if v is not None)
+            more = f" The first 80 of {len(all_rows)} matched rows are shown." if len(all_rows) > 80 else ""
+            sec.para(f"IOzone results of the runs below, matched on {', '.join(vary) or 'their keys'}"
+                     + (f" (all rows: {fixed})" if fixed else "") + f"; ratio = {name(ioz_runs[cols[-1]])} / "
+                     f"{name(ioz_runs[cols[0]])}.{more}")
+            sec.table(Table("", header, rows, note=ioz.get("note", "")))
             sections.append(sec)
+            values["iozone"] = ioz
 
     if "sizing" in want and opt.sizing.get("users") and opt.sizing.get("iops_per_user"):
         from app.analysis.sizing import size_vdi

@@ -276,3 +276,43 @@ def test_export_report_from_the_window(qtbot, window, tmp_path):
     assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
     assert "Wrote r.pdf" in dlg.status.text() and "1,212 IOPS" in dlg.status.text()
     dlg.close()
+
+
+def test_sizing_panel_gives_the_seed_figures(qtbot, window):
+    p = window.sizing
+    p.users.setValue(100)
+    p.ipu.setValue(25)
+    p.read_pct.setValue(40)
+    p.raid.setCurrentIndex(p.raid.findData("10"))
+    p.disk.setCurrentIndex(p.disk.findData("sata7k"))
+    assert p.result.disks == 54 and round(p.result.disks_exact, 2) == 53.33
+    assert p.headline.text().startswith("54 disks (53.33 for IOPS, rounded up) for 100 users at 25 IOPS")
+    p.ipu.setValue(8)
+    assert p.result.disks == 18
+
+
+def test_iozone_view_compares_runs(qtbot, window):
+    from app.importer import import_file
+    from tests.conftest import CORPUS
+
+    files = sorted((CORPUS / "iozone").glob("*.txt"))
+    if not files:
+        pytest.skip("corpus not found")
+    ids = [import_file(window.ws, str(f), ImportOptions()).run_ids[0] for f in files[:3]]
+    window.browser.reload()
+    window.browser.select_runs(ids)
+    data = window.iozone.summary()
+    assert len(data) == 3 and all("write" in d for d in data.values())
+    assert window.iozone.test.currentText() == "write"
+
+
+def test_grid_keeps_report_order_until_the_user_sorts(qtbot, window):
+    from app.importer import import_file
+
+    rid = import_file(window.ws, str(SAMPLES / "storm_slow_iostat-xt.txt"), ImportOptions()).run_ids[0]
+    window.grid.show_run(rid)
+    m = window.grid.model
+    qtbot.waitUntil(lambda: m.rowCount() == 190, timeout=30000)
+    m.wait_for_rows(list(range(190)))
+    col = m.columns.index("sample_idx")
+    assert [int(m.index(r, col).data()) for r in range(190)] == sorted(r // 2 for r in range(190))

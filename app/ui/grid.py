@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -40,13 +41,27 @@ class Grid(QWidget):
         self.error.setStyleSheet("color: #b00020;")
         self.error.setWordWrap(True)
         self.error.hide()
-        self.filter_bar = QHBoxLayout()
+        # the filter row: one box per column, kept under its column while columns resize or scroll
+        self.filter_strip = QWidget()
+        self.filter_bar = QHBoxLayout(self.filter_strip)
+        self.filter_bar.setContentsMargins(0, 0, 0, 0)
+        self.filter_bar.setSpacing(0)
+        self.filter_area = QScrollArea()
+        self.filter_area.setWidget(self.filter_strip)
+        self.filter_area.setWidgetResizable(False)
+        self.filter_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.filter_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.filter_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.filter_area.setFixedHeight(26)
         self.filters: list[QLineEdit] = []
         self.view = QTableView()
         self.view.setSortingEnabled(True)
         self.view.setAlternatingRowColors(True)
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.horizontalHeader().sectionResized.connect(lambda *_: self._place_filters())
+        self.view.horizontalScrollBar().valueChanged.connect(
+            lambda v: self.filter_area.horizontalScrollBar().setValue(v))
         self.stats = QLabel(" ")
         self.stats.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         copy = QShortcut(QKeySequence.StandardKey.Copy, self.view)
@@ -69,7 +84,7 @@ class Grid(QWidget):
         bottom = QWidget()
         bl = QVBoxLayout(bottom)
         bl.setContentsMargins(0, 0, 0, 0)
-        bl.addLayout(self.filter_bar)
+        bl.addWidget(self.filter_area)
         bl.addWidget(self.view, 1)
         bl.addWidget(self.stats)
         split = QSplitter(Qt.Orientation.Vertical)
@@ -109,6 +124,7 @@ class Grid(QWidget):
         old = self.model
         self.model = model
         self.view.setModel(model)
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         if old is not None:
             old.close()
             old.deleteLater()
@@ -133,6 +149,10 @@ class Grid(QWidget):
         else:
             self.error.hide()
         self.stats.setText(f"{self.model.rowCount():,} rows")
+        if not getattr(self.model, "_sized", False) and self.model.rowCount():
+            self.model._sized = True  # type: ignore[attr-defined]
+            self.model.wait_for_rows([0], timeout_s=2)
+            self.view.resizeColumnsToContents()
 
     def _rebuild_filters(self) -> None:
         for f in self.filters:
@@ -145,6 +165,18 @@ class Grid(QWidget):
             f.editingFinished.connect(lambda i=i, f=f: self._filter(i, f.text()))
             self.filter_bar.addWidget(f)
             self.filters.append(f)
+        self._place_filters()
+
+    def _place_filters(self) -> None:
+        header = self.view.horizontalHeader()
+        lead = self.view.verticalHeader().width() + self.view.frameWidth()
+        self.filter_bar.setContentsMargins(lead, 0, 0, 0)
+        total = lead
+        for i, f in enumerate(self.filters):
+            w = header.sectionSize(i)
+            f.setFixedWidth(max(w, 8))
+            total += w
+        self.filter_strip.setFixedSize(total + 50, 24)
 
     def _filter(self, column: int, text: str) -> None:
         if self.model is None:

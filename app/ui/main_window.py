@@ -30,6 +30,7 @@ from app.ui.histo_view import HistogramView
 from app.ui.iozone_view import IozoneView
 from app.ui.plot import OverlayPlot
 from app.ui.run_browser import RunBrowser
+from app.ui.sizing_panel import SizingPanel
 from app.ui.workers import ImportThread
 from app.workspace import ImportResult, Workspace, default_workspace_path
 from parsers.base import ImportOptions
@@ -93,11 +94,13 @@ class MainWindow(QMainWindow):
         self.grid = Grid(self.ws)
         self.histos = HistogramView(self.ws)
         self.iozone = IozoneView(self.ws)
+        self.sizing = SizingPanel(self.ws)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("views")
         self.tabs.addTab(self.plot, "Overlay")
         self.tabs.addTab(self.histos, "Histograms")
         self.tabs.addTab(self.iozone, "IOzone")
+        self.tabs.addTab(self.sizing, "Sizing")
         self.tabs.addTab(self.grid, "Grid && SQL")
         self.setCentralWidget(self.tabs)
 
@@ -119,6 +122,7 @@ class MainWindow(QMainWindow):
         self.browser.selection_changed.connect(self.plot.set_runs)
         self.browser.selection_changed.connect(self.histos.set_runs)
         self.browser.selection_changed.connect(self.iozone.set_runs)
+        self.browser.selection_changed.connect(self.sizing.set_runs)
         self.browser.open_grid.connect(self._open_grid)
         self.browser.runs_changed.connect(lambda: self.plot.set_runs(self.browser.selected_runs()))
         self._menus()
@@ -232,7 +236,7 @@ class MainWindow(QMainWindow):
         self.ws.close()
         self.ws_path = path
         self.ws = Workspace(path)
-        for w in (self.browser, self.plot, self.grid, self.histos, self.iozone):
+        for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.sizing):
             w.ws = self.ws
         self.browser.reload()
         self.plot.set_runs([])

@@ -315,7 +315,9 @@ class LazyQueryModel(QAbstractTableModel):
         return str(section + 1)
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        self.sort_col = column
+        if column < 0 and self.sort_col is None:
+            return  # the view clearing its sort indicator: nothing to do
+        self.sort_col = column if column >= 0 else None
         self.sort_desc = order == Qt.SortOrder.DescendingOrder
         self.refresh()
 

@@ -1,0 +1,145 @@
+"""The VDI sizing calculator: presets, optionally fed from a selected run, result and formula shown."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.analysis.histograms import AnalysisError
+from app.analysis.sizing import measured_inputs, size_vdi
+from app.analysis.sizing_presets import load_presets
+from app.workspace import Workspace
+
+
+class SizingPanel(QWidget):
+    def __init__(self, ws: Workspace, parent: Any = None):
+        super().__init__(parent)
+        self.ws = ws
+        self.run_ids: list[int] = []
+        pre = load_presets()
+        self.users = QSpinBox(minimum=1, maximum=1_000_000, value=100)
+        self.profile = QComboBox()
+        self.profile.addItem("(enter IOPS per user)", None)
+        for key, p in pre["user_profiles"].items():
+            self.profile.addItem(f"{key}: {p['iops_per_user']} IOPS, {p['read_pct']} % reads", key)
+        self.ipu = QDoubleSpinBox(minimum=0.1, maximum=10_000, value=25, decimals=1)
+        self.read_pct = QDoubleSpinBox(minimum=0, maximum=100, value=40, decimals=0, suffix=" %")
+        self.storm = QDoubleSpinBox(minimum=1, maximum=100, value=1, decimals=1, suffix=" ×")
+        self.raid = QComboBox()
+        for key, r in pre["raid"].items():
+            self.raid.addItem(f"{r['label']} (write penalty {r['write_penalty']})", key)
+        self.raid.setCurrentIndex(max(0, self.raid.findData("10")))
+        self.disk = QComboBox()
+        for key, d in pre["disk_types"].items():
+            self.disk.addItem(f"{d['label']}: {d['iops']:,} IOPS", key)
+        self.disk.setCurrentIndex(max(0, self.disk.findData("sata7k")))
+        self.gb_user = QDoubleSpinBox(minimum=0, maximum=100_000, value=0, decimals=0, suffix=" GB",
+                                      specialValueText="capacity not sized")
+        self.disk_gb = QDoubleSpinBox(minimum=0, maximum=1_000_000, value=0, decimals=0, suffix=" GB",
+                                      specialValueText="–")
+        self.measured = QCheckBox("Measured: take IOPS per user, read share and storm multiplier from the "
+                                  "selected iostat run")
+        self.vms = QSpinBox(minimum=1, maximum=100_000, value=30, suffix=" VMs in the run")
+        for w in (self.users, self.ipu, self.read_pct, self.storm, self.gb_user, self.disk_gb, self.vms):
+            w.valueChanged.connect(self.compute)
+        for w in (self.profile, self.raid, self.disk):
+            w.currentIndexChanged.connect(self.compute)
+        self.measured.toggled.connect(self.compute)
+
+        self.headline = QLabel()
+        self.headline.setStyleSheet("font-size: 15pt; font-weight: bold;")
+        self.headline.setWordWrap(True)
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["Step", "Formula", "Result"])
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+
+        form = QFormLayout()
+        form.addRow("Users", self.users)
+        form.addRow("User profile", self.profile)
+        form.addRow("IOPS per user", self.ipu)
+        form.addRow("Reads", self.read_pct)
+        form.addRow("Storm multiplier", self.storm)
+        form.addRow("RAID", self.raid)
+        form.addRow("Disk type", self.disk)
+        form.addRow("Capacity per user", self.gb_user)
+        form.addRow("Disk size", self.disk_gb)
+        form.addRow(self.measured)
+        form.addRow("", self.vms)
+        box = QGroupBox("Inputs")
+        box.setLayout(form)
+        right = QVBoxLayout()
+        right.addWidget(self.headline)
+        right.addWidget(self.table, 1)
+        right.addWidget(self.notes)
+        lay = QHBoxLayout(self)
+        lay.addWidget(box, 2)
+        lay.addLayout(right, 3)
+        self.result: Any = None
+        self.compute()
+
+    def set_runs(self, run_ids: list[int]) -> None:
+        self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") == "iostat"]
+        if self.measured.isChecked():
+            self.compute()
+
+    def compute(self) -> None:
+        profile = self.profile.currentData()
+        kwargs: dict[str, Any] = {
+            "raid": self.raid.currentData(), "disk_type": self.disk.currentData(),
+            "gb_per_user": self.gb_user.value() or None, "disk_gb": self.disk_gb.value() or None,
+        }
+        measured = None
+        if self.measured.isChecked():
+            if not self.run_ids:
+                self.notes.setText("Select an iostat run of the storm to size from measurements.")
+                return
+            try:
+                measured = measured_inputs(self.ws, self.run_ids[0], self.vms.value())
+            except AnalysisError as e:
+                self.notes.setText(f"Measured mode: {e}")
+                return
+        elif profile is not None:
+            kwargs["profile"] = profile
+        else:
+            kwargs.update(iops_per_user=self.ipu.value(), read_pct=self.read_pct.value(),
+                          storm_multiplier=self.storm.value())
+        try:
+            r = size_vdi(self.users.value(), measured=measured, **kwargs)
+        except AnalysisError as e:
+            self.headline.setText("")
+            self.notes.setText(str(e))
+            return
+        self.result = r
+        ipu = r.inputs.get("iops_per_user", {}).get("value")
+        self.headline.setText(f"{r.disks} disks ({r.disks_exact:.2f} for IOPS, rounded up) for "
+                              f"{self.users.value():,} users at {ipu:g} IOPS" if ipu else f"{r.disks} disks")
+        values = {"frontend_iops": f"{r.frontend_iops:,.0f}", "backend_iops": f"{r.backend_iops:,.0f}",
+                  "disks_for_iops": f"{r.disks_exact:.2f} → {r.disks_for_iops}",
+                  "disks_for_capacity": (f"{r.capacity_exact:.2f} → {r.disks_for_capacity}"
+                                         if r.disks_for_capacity is not None else "not sized"),
+                  "disks": str(r.disks), "disks_layout": str(r.disks_layout),
+                  "array_frontend_iops": f"{r.array_frontend_iops:,.0f}",
+                  "users_supported": f"{r.users_supported:,.1f}"}
+        self.table.setRowCount(len(r.formula))
+        for i, (k, f) in enumerate(r.formula.items()):
+            for j, v in enumerate((k.replace("_", " "), f, values.get(k, ""))):
+                self.table.setItem(i, j, QTableWidgetItem(v))
+        self.table.resizeColumnsToContents()
+        src = "; ".join(f"{k} = {v['value']} ({v['source']})" for k, v in r.inputs.items())
+        self.notes.setText("Inputs: " + src + ("\n" + "\n".join(r.notes) if r.notes else ""))
