@@ -106,12 +106,15 @@ def _ws_path(args: argparse.Namespace) -> Path:
 
 
 def _jsonable(v: Any) -> Any:
+    """Values as JSON can hold them: dates as ISO text, NaN as null, objects by their as_dict()."""
     if isinstance(v, (datetime, date)):
         return v.isoformat()
     if isinstance(v, dict):
         return {str(k): _jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [_jsonable(x) for x in v]
+    if hasattr(v, "as_dict"):
+        return _jsonable(v.as_dict())
     if isinstance(v, float) and v != v:
         return None
     return v

@@ -84,6 +84,8 @@ def cmd_report(args: argparse.Namespace, ws_path: Path) -> int:
             print(f"error: {e}", file=sys.stderr)
             return 1
     if args.json:
+        from app.cli import _jsonable
+
         print(json.dumps(_jsonable({"output": args.output, "verdicts": content.verdicts, "values": content.values}),
                          indent=2))
     else:
@@ -91,19 +93,3 @@ def cmd_report(args: argparse.Namespace, ws_path: Path) -> int:
         for v in content.verdicts:
             print(f"  • {v}")
     return 0
-
-
-def _jsonable(v: Any) -> Any:
-    from datetime import datetime
-
-    if isinstance(v, (datetime, date)):
-        return v.isoformat()
-    if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    if hasattr(v, "as_dict"):
-        return _jsonable(v.as_dict())
-    if isinstance(v, float) and v != v:
-        return None
-    return v

@@ -13,6 +13,20 @@ GOLDEN = ROOT / "tests" / "golden"
 REGEN = os.environ.get("STORMSCOPE_REGEN_GOLDEN") == "1"
 
 
+# a small, valid `iostat -xt` log (two reports) for tests of import, CLI and window behaviour
+GOOD = """Linux 5.15.0 (vdi-host) \t03/14/2024 \t_x86_64_\t(4 CPU)
+
+03/14/2024 10:00:00 AM
+Device            r/s     w/s     rkB/s     wkB/s  %util
+sda             10.00   20.00     40.00     80.00   5.00
+
+03/14/2024 10:00:05 AM
+Device            r/s     w/s     rkB/s     wkB/s  %util
+sda             11.00   21.00     44.00     84.00   6.00
+
+"""
+
+
 def corpus_files(folder: str) -> list[Path]:
     d = CORPUS / folder
     if not d.is_dir():

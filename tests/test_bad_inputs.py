@@ -5,19 +5,7 @@ import pytest
 
 from app.importer import import_file, import_paths
 from parsers.base import ImportOptions
-from tests.conftest import CORPUS, needs_corpus
-
-GOOD = """Linux 5.15.0 (vdi-host) \t03/14/2024 \t_x86_64_\t(4 CPU)
-
-03/14/2024 10:00:00 AM
-Device            r/s     w/s     rkB/s     wkB/s  %util
-sda             10.00   20.00     40.00     80.00   5.00
-
-03/14/2024 10:00:05 AM
-Device            r/s     w/s     rkB/s     wkB/s  %util
-sda             11.00   21.00     44.00     84.00   6.00
-
-"""
+from tests.conftest import CORPUS, GOOD, needs_corpus
 
 
 def tables_empty(ws):

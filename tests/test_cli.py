@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.conftest import CORPUS, ROOT, needs_corpus
+from tests.conftest import CORPUS, GOOD, ROOT, needs_corpus
 
 
 def run(*args, env=None):
@@ -14,17 +14,6 @@ def run(*args, env=None):
                           cwd=ROOT, env=env, timeout=120)
 
 
-GOOD = """Linux 5.15.0 (vdi-host) \t03/14/2024 \t_x86_64_\t(4 CPU)
-
-03/14/2024 10:00:00 AM
-Device            r/s     w/s     rkB/s     wkB/s  %util
-sda             10.00   20.00     40.00     80.00   5.00
-
-03/14/2024 10:00:05 AM
-Device            r/s     w/s     rkB/s     wkB/s  %util
-sda             11.00   21.00     44.00     84.00   6.00
-
-"""
 
 
 @pytest.fixture
@@ -106,3 +95,23 @@ def test_import_the_whole_iostat_corpus(tmp_path):
     out = json.loads(p.stdout)
     assert p.returncode == 0, [r["error"] for r in out if r["error"]]
     assert len(out) >= 55 and all(r["status"] == "imported" for r in out)
+
+
+def test_report_command_writes_the_pdf_and_saves_a_template(tmp_path):
+    from tests.conftest import SAMPLES
+
+    ws = tmp_path / "w.duckdb"
+    assert run("import", str(SAMPLES / "storm_fast_iostat-xt.txt"), "-w", str(ws), "--first-report",
+               "interval").returncode == 0
+    out = tmp_path / "r.pdf"
+    p = run("report", "-w", str(ws), "-o", str(out), "--title", "Boot storm", "--customer", "ACME",
+            "--date", "1 May 2026", "--users", "100", "--iops-per-user", "25", "--read-pct", "40", "--raid", "10",
+            "--disk-iops", "75", "--save-template", "acme", "--json")
+    assert p.returncode == 0, p.stderr
+    res = json.loads(p.stdout)
+    assert out.read_bytes().startswith(b"%PDF")
+    assert "The design needs 54 disks (53.33 rounded up) for 100 users at 25 IOPS." in res["verdicts"]
+    assert any("peaked at 1,212 IOPS" in v for v in res["verdicts"])
+    again = run("report", "-w", str(ws), "-o", str(tmp_path / "r2.pdf"), "--template", "acme", "--json")
+    assert json.loads(again.stdout)["verdicts"] == res["verdicts"]
+    assert run("report", "-w", str(ws), "-o", str(out), "--template", "nope").returncode == 2

@@ -16,19 +16,7 @@ from app.ui.table_model import PAGE, PENDING, LazyQueryModel, Source  # noqa: E4
 from app.ui.workers import ImportThread  # noqa: E402
 from app.workspace import Workspace  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
-from tests.conftest import SAMPLES  # noqa: E402
-
-GOOD = """Linux 5.15.0 (vdi-host) \t03/14/2024 \t_x86_64_\t(4 CPU)
-
-03/14/2024 10:00:00 AM
-Device            r/s     w/s     rkB/s     wkB/s  %util
-sda             10.00   20.00     40.00     80.00   5.00
-
-03/14/2024 10:00:05 AM
-Device            r/s     w/s     rkB/s     wkB/s  %util
-sda             11.00   21.00     44.00     84.00   6.00
-
-"""
+from tests.conftest import GOOD, SAMPLES  # noqa: E402
 
 
 @pytest.fixture
