@@ -32,10 +32,12 @@ test: lint
 
 # Regenerate the golden files of the corpus tests (review the diff by eye before committing).
 golden: install
-	STORMSCOPE_REGEN_GOLDEN=1 $(PY) -m pytest -q tests/test_golden_iostat.py
+	STORMSCOPE_REGEN_GOLDEN=1 $(PY) -m pytest -q tests/test_golden_iostat.py \
+		tests/test_golden_vscsistats_fio.py tests/test_golden_iozone_hdparm.py
 
 bench: install
 	$(PY) benchmarks/bench_import.py
+	QT_QPA_PLATFORM=offscreen $(PY) benchmarks/bench_grid.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
