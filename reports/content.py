@@ -191,7 +191,20 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         sec.para(f"IOPS per interval, summed over whole disks ({_device_rule(first, an)}); time 0 is the {ref}. "
                  "The since-boot report iostat prints first is left out. Long series are drawn with the minimum "
                  "and maximum of every point column, so no peak is lost.")
-        sec.chart(Chart("lines", "IOPS per interval", {"lines": lines, "x": "seconds", "y": "IOPS"}))
+        # runs whose peaks differ by more than 5x get charts of their own: a 100,000 IOPS burst would flatten
+        # a 1,000 IOPS boot storm drawn on the same axis
+        groups: list[list[dict[str, Any]]] = []
+        for ln in sorted(lines, key=lambda x: max([v for v in x["y"] if v is not None] or [0])):
+            peak = max([v for v in ln["y"] if v is not None] or [0])
+            if groups and peak <= 5 * max(groups[-1][0]["_peak"], 1):
+                groups[-1].append({**ln, "_peak": peak})
+            else:
+                groups.append([{**ln, "_peak": peak}])
+        order = {ln["label"]: i for i, ln in enumerate(lines)}
+        for g in groups:
+            g.sort(key=lambda x: order[x["label"]])
+            title = "IOPS per interval" + (f" ({', '.join(x['label'] for x in g)})" if len(groups) > 1 else "")
+            sec.chart(Chart("lines", title, {"lines": g, "x": "seconds", "y": "IOPS"}))
         sections.append(sec)
         methods.append(("I/O over time", first.method()))
 
