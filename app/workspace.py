@@ -107,6 +107,9 @@ DDL = [
     "CREATE TABLE IF NOT EXISTS fio_jobs (" + ", ".join(f"{n} {t}" for n, t in FIO_JOBS_COLUMNS) + ")",
 ]
 
+DDL.append("CREATE TABLE IF NOT EXISTS computed_columns (table_name VARCHAR NOT NULL, name VARCHAR NOT NULL, "
+           "expression VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL, PRIMARY KEY (table_name, name))")
+
 # tables that hold per-run rows; deleting a run deletes from each
 RUN_TABLES = ["iostat_samples", "cpu_samples", "histograms", "histogram_stats", "fio_jobs"]
 
@@ -398,6 +401,31 @@ class Workspace:
         return [r[0] for r in self.con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
             [table]).fetchall()]
+
+    # ---- computed columns ----------------------------------------------------------------------
+    def computed_columns(self, table: str) -> list[tuple[str, str]]:
+        """(name, SQL expression) of the computed columns defined on ``table``, in creation order."""
+        return [(n, e) for n, e in self.con.execute(
+            "SELECT name, expression FROM computed_columns WHERE table_name = ? ORDER BY created_at, name",
+            [table]).fetchall()]
+
+    def add_computed_column(self, table: str, name: str, expression: str) -> None:
+        """Define ``name`` = ``expression`` (SQL over the table's columns); checked before it is saved."""
+        import re
+
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ValueError(f"column name {name!r}: letters, digits and _ only, not starting with a digit")
+        if name in self.table_columns(table):
+            raise ValueError(f"{table} already has a column {name!r}")
+        others = "".join(f", ({e}) AS \"{n}\"" for n, e in self.computed_columns(table) if n != name)
+        try:
+            self.con.execute(f"SELECT ({expression}) AS \"{name}\"{others} FROM {table} LIMIT 0").fetchall()
+        except duckdb.Error as e:
+            raise ValueError(f"the expression does not work on {table}: {e}") from None
+        self.con.execute("INSERT OR REPLACE INTO computed_columns VALUES (?, ?, ?, now())", [table, name, expression])
+
+    def delete_computed_column(self, table: str, name: str) -> None:
+        self.con.execute("DELETE FROM computed_columns WHERE table_name = ? AND name = ?", [table, name])
 
     # ---- misc -------------------------------------------------------------------------------
     def set_tags(self, run_id: int, tags: dict[str, str]) -> None:

@@ -238,7 +238,7 @@ def test_histogram_view_shows_exact_and_bounded_shares(qtbot, window):
     window.browser.reload()
     window.browser.select_runs([rid])
     h = window.histos
-    assert h.metric.currentData() == "latency_us"
+    assert h.metric_box.currentData() == "latency_us"
     assert "(exact)" in h.share.text() and "within 50 ms" in h.share.text()
     # 20 ms lies inside the 15-30 ms bucket, which is empty in this file: still exact
     h.threshold.setCurrentIndex(h.threshold.findData(20.0))
@@ -304,3 +304,24 @@ def test_grid_keeps_report_order_until_the_user_sorts(qtbot, window):
     m.wait_for_rows(list(range(190)))
     col = m.columns.index("sample_idx")
     assert [int(m.index(r, col).data()) for r in range(190)] == sorted(r // 2 for r in range(190))
+
+
+def test_computed_columns_persist_in_the_workspace(qtbot, window):
+    from app.importer import import_file
+
+    rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
+    window.grid.show_run(rid)
+    assert window.grid.add_computed_column("iops", "r_s + w_s") is None
+    assert "does not work" in window.grid.add_computed_column("bad", "r_s +* 2")
+    assert "already has" in window.grid.add_computed_column("r_s", "1")
+    m = window.grid.model
+    qtbot.waitUntil(lambda: m.rowCount() == 120, timeout=30000)
+    col = m.columns.index("iops")
+    m.sort(col, Qt.SortOrder.DescendingOrder)
+    qtbot.waitUntil(lambda: not m.is_loading(), timeout=30000)
+    m.wait_for_rows([0])
+    assert m.index(0, col).data() == "1212"
+    # a new window on the same workspace still has the column
+    window.grid.show_run(rid)
+    assert "iops" in window.grid.model.columns
+    assert window.ws.computed_columns("iostat_samples") == [("iops", "r_s + w_s")]

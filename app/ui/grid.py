@@ -58,6 +58,8 @@ class Grid(QWidget):
         self.view.setSortingEnabled(True)
         self.view.setAlternatingRowColors(True)
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        # fit columns to the rows on screen, never by reading thousands of rows of a huge result
+        self.view.horizontalHeader().setResizeContentsPrecision(40)
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.horizontalHeader().sectionResized.connect(lambda *_: self._place_filters())
         self.view.horizontalScrollBar().valueChanged.connect(
@@ -68,6 +70,9 @@ class Grid(QWidget):
         copy.activated.connect(self.copy_selection)
         export = QPushButton("Export…")
         export.clicked.connect(self.export_dialog)
+        add_col = QPushButton("Add column…")
+        add_col.setToolTip("A computed column (an expression over this table's columns), saved in the workspace")
+        add_col.clicked.connect(self.add_column_dialog)
 
         top = QWidget()
         tl = QVBoxLayout(top)
@@ -77,6 +82,7 @@ class Grid(QWidget):
         col = QVBoxLayout()
         col.addWidget(run)
         col.addWidget(export)
+        col.addWidget(add_col)
         col.addStretch(1)
         row.addLayout(col)
         tl.addLayout(row)
@@ -102,10 +108,40 @@ class Grid(QWidget):
 
         run = self.ws.run(run_id) or {}
         table = MAIN_TABLE.get(run.get("kind", ""), "iostat_samples")
-        order = "sample_idx, rowid" if table in ("iostat_samples", "histograms") else "rowid"
+        order = "sample_idx, _rid" if table in ("iostat_samples", "histograms") else "_rid"
         self.sql.setPlainText(f"SELECT * FROM {table} WHERE run_id = {int(run_id)}")
+        self.current_table = table
         self._set_model(LazyQueryModel(self.ws.con, Source(table=table, where=f"run_id = {int(run_id)}",
-                                                           order=order)))
+                                                           order=order,
+                                                           computed=self.ws.computed_columns(table))))
+
+    def add_computed_column(self, name: str, expression: str) -> str | None:
+        """Define a computed column on the shown run's table (saved in the workspace); returns an error."""
+        table = getattr(self, "current_table", None)
+        if table is None or self.model is None or not self.model.source.table:
+            return "open a run first (double-click it in the run list): computed columns belong to a table"
+        try:
+            self.ws.add_computed_column(table, name, expression)
+        except ValueError as e:
+            return str(e)
+        src = self.model.source
+        self._set_model(LazyQueryModel(self.ws.con, Source(table=src.table, where=src.where, order=src.order,
+                                                           computed=self.ws.computed_columns(table))))
+        return None
+
+    def add_column_dialog(self) -> None:
+        from PySide6.QtWidgets import QInputDialog, QMessageBox
+
+        name, ok = QInputDialog.getText(self, "Add a computed column", "Name (letters, digits, _):")
+        if not ok or not name:
+            return
+        expr, ok = QInputDialog.getText(self, "Add a computed column",
+                                        f"{name} = (SQL over this table's columns, e.g. r_s + w_s):")
+        if not ok or not expr:
+            return
+        err = self.add_computed_column(name.strip(), expr.strip())
+        if err:
+            QMessageBox.warning(self, "Computed column", err)
 
     def set_query(self, sql: str) -> None:
         self.sql.setPlainText(sql)
@@ -151,8 +187,14 @@ class Grid(QWidget):
         self.stats.setText(f"{self.model.rowCount():,} rows")
         if not getattr(self.model, "_sized", False) and self.model.rowCount():
             self.model._sized = True  # type: ignore[attr-defined]
-            self.model.wait_for_rows([0], timeout_s=2)
-            self.view.resizeColumnsToContents()
+            model = self.model
+
+            def size_once(*_: Any) -> None:  # when the first page has arrived: fit columns to it
+                model.dataChanged.disconnect(size_once)
+                if self.model is model:
+                    self.view.resizeColumnsToContents()
+
+            model.dataChanged.connect(size_once)
 
     def _rebuild_filters(self) -> None:
         for f in self.filters:

@@ -34,13 +34,13 @@ class HistogramView(QWidget):
         super().__init__(parent)
         self.ws = ws
         self.run_ids: list[int] = []
-        self.metric = QComboBox()
+        self.metric_box = QComboBox()
         self.op = QComboBox()
         self.op.addItems(["all", "read", "write"])
         self.sample = QSlider()
         self.sample.setOrientation(pg.QtCore.Qt.Orientation.Horizontal)
         self.sample_label = QLabel("sample –")
-        self.metric.currentIndexChanged.connect(self.reload)
+        self.metric_box.currentIndexChanged.connect(self.reload)
         self.op.currentIndexChanged.connect(self.reload)
         self.sample.valueChanged.connect(self._draw_bars)
         self.bars = pg.PlotWidget(title="Buckets of one sample")
@@ -55,7 +55,7 @@ class HistogramView(QWidget):
         self.threshold.setCurrentIndex(6)
         self.threshold.currentIndexChanged.connect(self._show_share)
         bar = QHBoxLayout()
-        for w in (QLabel("Histogram"), self.metric, QLabel("Op"), self.op, QLabel("Sample"), self.sample,
+        for w in (QLabel("Histogram"), self.metric_box, QLabel("Op"), self.op, QLabel("Sample"), self.sample,
                   self.sample_label, QLabel("Latency share"), self.threshold):
             bar.addWidget(w)
         bar.addStretch(1)
@@ -78,20 +78,20 @@ class HistogramView(QWidget):
                 "SELECT DISTINCT metric FROM histograms WHERE list_contains(?, run_id) ORDER BY 1",
                 [self.run_ids]).fetchall()
             metrics = [r[0] for r in rows]
-        current = self.metric.currentData()
-        self.metric.blockSignals(True)
-        self.metric.clear()
+        current = self.metric_box.currentData()
+        self.metric_box.blockSignals(True)
+        self.metric_box.clear()
         for m in metrics:
-            self.metric.addItem(METRIC_LABELS.get(m, m), m)
+            self.metric_box.addItem(METRIC_LABELS.get(m, m), m)
         if current in metrics:
-            self.metric.setCurrentIndex(metrics.index(current))
+            self.metric_box.setCurrentIndex(metrics.index(current))
         elif "latency_us" in metrics:
-            self.metric.setCurrentIndex(metrics.index("latency_us"))
-        self.metric.blockSignals(False)
+            self.metric_box.setCurrentIndex(metrics.index("latency_us"))
+        self.metric_box.blockSignals(False)
         self.reload()
 
     def reload(self) -> None:
-        metric = self.metric.currentData()
+        metric = self.metric_box.currentData()
         self.heat.clear()
         self.bars.clear()
         self.data = {}

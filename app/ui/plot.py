@@ -83,8 +83,8 @@ class OverlayPlot(QWidget):
         self.curves: list[Curve] = []
         self.items: list[pg.PlotDataItem] = []
 
-        self.metric = QComboBox()
-        self.metric.addItems(list(METRICS))
+        self.metric_box = QComboBox()
+        self.metric_box.addItems(list(METRICS))
         self.align = QComboBox()
         self.align.addItems(["Align: run start", "Align: first activity"])
         self.activity = QDoubleSpinBox(minimum=0, maximum=1e9, value=100, suffix=" IO/s", decimals=0)
@@ -93,7 +93,7 @@ class OverlayPlot(QWidget):
         self.cap.setToolTip("Draw a horizontal cap / threshold line")
         self.normalise = QCheckBox("0–1 time")
         self.normalise.setToolTip("Normalised time: each run from 0 (start) to 1 (end)")
-        for w in (self.metric, self.align):
+        for w in (self.metric_box, self.align):
             w.currentIndexChanged.connect(self.reload)
         self.activity.valueChanged.connect(self.reload)
         self.normalise.toggled.connect(self.reload)
@@ -116,7 +116,8 @@ class OverlayPlot(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
 
         bar = QHBoxLayout()
-        for w in (QLabel("Metric"), self.metric, self.align, self.activity, self.normalise, QLabel("Cap"), self.cap):
+        for w in (QLabel("Metric"), self.metric_box, self.align, self.activity, self.normalise, QLabel("Cap"),
+                  self.cap):
             bar.addWidget(w)
         bar.addStretch(1)
         lay = QVBoxLayout(self)
@@ -135,7 +136,7 @@ class OverlayPlot(QWidget):
 
         self._generation = getattr(self, "_generation", 0) + 1
         gen = self._generation
-        metric = self.metric.currentText()
+        metric = self.metric_box.currentText()
         mode = "activity" if self.align.currentIndex() == 1 else "start"
         activity = self.activity.value()
         runs = list(self.run_ids)
@@ -167,7 +168,7 @@ class OverlayPlot(QWidget):
         if gen != self._generation:
             return
         self.loading = False
-        metric = self.metric.currentText()
+        metric = self.metric_box.currentText()
         self.plot.clear()
         self.legend.clear()
         self.plot.addItem(self.vline, ignoreBounds=True)
@@ -186,7 +187,8 @@ class OverlayPlot(QWidget):
                 t = (t - t[0]) / (t[-1] - t[0])
             curve = Curve(rid, name, t, y)
             self.curves.append(curve)
-            item = self.plot.plot(t, y, pen=pg.mkPen(PALETTE[i % len(PALETTE)], width=2), name=name)
+            item = self.plot.plot(t, y, pen=pg.mkPen(PALETTE[i % len(PALETTE)], width=2), name=name,
+                                  autoDownsample=True, downsampleMethod="peak", skipFiniteCheck=True)
             self.items.append(item)
         self.plot.setLabel("left", metric)
         self.plot.setLabel("bottom", "normalised time (0–1)" if self.normalise.isChecked() else "time since alignment",

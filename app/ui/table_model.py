@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import queue
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
@@ -56,11 +56,18 @@ class Source:
     sql: str | None = None
     table: str | None = None
     where: str = "TRUE"
-    order: str | None = None  # default order of a table source, e.g. "sample_idx, rowid"
+    order: str | None = None  # default order of a table source, e.g. "sample_idx, _rid" (_rid = rowid)
+    computed: list[tuple[str, str]] = field(default_factory=list)  # (name, SQL expression) added columns
+
+    def inner(self, and_where: str = "") -> str:
+        """A table source's rows with their row id (``_rid``) and computed columns. ``and_where`` filters
+        the table itself (on ``rowid``: DuckDB then reads only the row groups that hold those rows)."""
+        extra = "".join(f", ({expr}) AS {quote_ident(name)}" for name, expr in self.computed)
+        return f"SELECT rowid AS _rid, *{extra} FROM {self.table} WHERE ({self.where}) {and_where}"
 
     def select(self) -> str:
         if self.table:
-            return f"SELECT * FROM {self.table} WHERE {self.where}"
+            return f"SELECT * EXCLUDE (_rid) FROM ({self.inner()}) AS _t"
         return (self.sql or "SELECT 1").strip().rstrip(";")
 
 
@@ -168,7 +175,7 @@ class LazyQueryModel(QAbstractTableModel):
         """The rows as shown (filtered and sorted), as SQL: for export and statistics."""
         where, params = self._where()
         if self.source.table:
-            q = f"SELECT * FROM {self.source.table} WHERE ({self.source.where}) AND {where}"
+            q = f"SELECT * EXCLUDE (_rid) FROM ({self.source.inner()}) AS _q WHERE {where}"
         else:
             q = f"SELECT * FROM ({self.source.select()}) AS _q WHERE {where}"
         order = self._order()
@@ -192,15 +199,14 @@ class LazyQueryModel(QAbstractTableModel):
         where, params = self._where()
         gen = self._generation
         if self.source.table:
-            order = self._order() or "rowid"
-            q = f"SELECT rowid FROM (SELECT rowid, * FROM {self.source.table} WHERE {self.source.where}) AS _q " \
-                f"WHERE {where} ORDER BY {order}"
-            self._worker.submit(gen, "index", lambda con: con.execute(q, params).fetchnumpy()["rowid"])
+            order = self._order() or "_rid"
+            q = f"SELECT _rid FROM ({self.source.inner()}) AS _q WHERE {where} ORDER BY {order}"
+            self._worker.submit(gen, "index", lambda con: con.execute(q, params).fetchnumpy()["_rid"])
         else:
             fq, fp = self.filtered_query()
             self._worker.submit(gen, "count",
                                 lambda con: int(con.execute(f"SELECT count(*) FROM ({fq}) AS _c", fp).fetchall()[0][0]))
-        self._request(0)
+            self._request(0)  # a table source asks for its pages once the row ids are known
 
     def _fetch_page(self, n: int, con: Any) -> list[tuple]:
         if self.source.table and self._rowids is not None:
@@ -209,8 +215,8 @@ class LazyQueryModel(QAbstractTableModel):
                 return []
             lo, hi = int(ids.min()), int(ids.max())
             rows = con.execute(
-                f"SELECT rowid AS _rid, * FROM {self.source.table} WHERE rowid BETWEEN ? AND ? "
-                f"AND list_contains(?, rowid)", [lo, hi, [int(i) for i in ids]]).fetchall()
+                self.source.inner("AND rowid BETWEEN ? AND ? AND list_contains(?, rowid)"),
+                [lo, hi, [int(i) for i in ids]]).fetchall()
             by_id = {r[0]: r[1:] for r in rows}
             return [by_id[int(i)] for i in ids if int(i) in by_id]
         q, params = self.filtered_query()
@@ -219,7 +225,7 @@ class LazyQueryModel(QAbstractTableModel):
     def _request(self, n: int) -> None:
         if n in self._requested or n in self._pages:
             return
-        if self.source.table and self._rowids is None and n > 0:
+        if self.source.table and self._rowids is None:
             return  # asked again when the index arrives
         self._requested.add(n)
         self._worker.submit(self._generation, f"page:{n}", lambda con, n=n: self._fetch_page(n, con))
