@@ -325,3 +325,51 @@ def test_computed_columns_persist_in_the_workspace(qtbot, window):
     window.grid.show_run(rid)
     assert "iops" in window.grid.model.columns
     assert window.ws.computed_columns("iostat_samples") == [("iops", "r_s + w_s")]
+
+
+def test_overlay_phase_bands_marker_alignment_and_manual_shift(qtbot, window):
+    import pyqtgraph as pg
+
+    from app.analysis.phases import add_marker, add_phase
+    from app.importer import import_file
+
+    rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"),
+                      ImportOptions(first_report="interval")).run_ids[0]
+    add_phase(window.ws, rid, "ramp", 5, 20)
+    add_phase(window.ws, rid, "plateau", 20, 35)
+    add_marker(window.ws, rid, "first job", 6)
+    window.browser.reload()
+    window.browser.select_runs([rid])
+    qtbot.waitUntil(lambda: not window.plot.loading and bool(window.plot.curves), timeout=30000)
+    bands = [i for i in window.plot.plot.getPlotItem().items if isinstance(i, pg.LinearRegionItem)]
+    assert [tuple(round(v) for v in b.getRegion()) for b in bands] == [(5, 20), (20, 35)]
+    t_start = window.plot.curves[0].t[0]
+    window.plot.marker.setText("first job")
+    window.plot.align.setCurrentIndex(2)
+    qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
+    assert window.plot.curves[0].t[0] == t_start - 6
+    bands = [i for i in window.plot.plot.getPlotItem().items if isinstance(i, pg.LinearRegionItem)]
+    assert tuple(round(v) for v in bands[0].getRegion()) == (-1, 14)
+    window.plot.shift_curve(0, 2.5)
+    assert window.plot.curves[0].offset == 2.5 and "shifted by +2.5 s" in window.plot.readout.text()
+    x = float(window.plot.curves[0].t[20] + 2.5)
+    assert dict(window.plot.values_at(x))["storm_fast_iostat-xt"] == window.plot.curves[0].y[20]
+
+
+def test_selection_and_view_are_restored_and_runs_group_by_folder(qtbot, tmp_path):
+    from app.importer import import_file
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(tmp_path / "ws.duckdb", settings)
+    qtbot.addWidget(w)
+    rid = import_file(w.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
+    w.browser.reload()
+    w.browser.select_runs([rid])
+    w.tabs.setCurrentWidget(w.histos)
+    w.browser.group_by.setCurrentIndex(1)
+    assert w.browser.tree.topLevelItem(0).child(0).text(0) == "sample_traces"
+    w.close()
+    w2 = MainWindow(tmp_path / "ws.duckdb", settings)
+    qtbot.addWidget(w2)
+    assert w2.browser.selected_runs() == [rid] and w2.tabs.currentWidget() is w2.histos
+    w2.close()

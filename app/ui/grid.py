@@ -171,6 +171,9 @@ class Grid(QWidget):
         self.stats.setText("loading…")
 
     def close_model(self) -> None:
+        job = getattr(self, "_export_job", None)
+        if job is not None and job.isRunning():
+            job.wait(60000)
         if self.model is not None:
             self.view.setModel(None)
             self.model.close()

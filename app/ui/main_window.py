@@ -273,14 +273,22 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
         self.tabs.setCurrentIndex(int(self.settings.value("tab", 0)))
         self._remember(self.ws_path)
+        selected = self.settings.value(f"selection/{self.ws_path}", [], type=list)
+        if selected:
+            self.browser.select_runs([int(x) for x in selected])
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 (Qt name)
         if self.thread is not None and self.thread.isRunning():
             self.thread.cancel()
             self.thread.wait(5000)
+        self.plot.shutdown()
+        dlg = getattr(self, "report_dialog", None)
+        if dlg is not None and dlg.job is not None and dlg.job.isRunning():
+            dlg.job.wait(60000)
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.settings.setValue("tab", self.tabs.currentIndex())
+        self.settings.setValue(f"selection/{self.ws_path}", [str(r) for r in self.browser.selected_runs()])
         self.grid.close_model()
         self.ws.close()
         super().closeEvent(event)

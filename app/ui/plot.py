@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -45,29 +46,59 @@ class Curve:
 
 
 def run_series(ws: Workspace, run_id: int, metric: str, device: str | None = None, align_mode: str = "start",
-               activity_iops: float = 100.0) -> tuple[np.ndarray, np.ndarray, str]:
-    """(time, value, note) of a run on the analyses' time axis: whole disks, since-boot report left out,
-    aligned like ``main.py analyze series --align``. The note says what was assumed."""
+               activity_iops: float = 100.0, marker: str | None = None
+               ) -> tuple[np.ndarray, np.ndarray, str, float]:
+    """(time, value, note, offset) of a run on the analyses' time axis: whole disks, since-boot report
+    left out, aligned like ``main.py analyze series --align``; ``offset`` is the seconds subtracted by
+    the alignment. The note says what was assumed."""
     from app.analysis.histograms import AnalysisError
+    from app.analysis.phases import list_markers
     from app.analysis.series import align, load_series
 
     s = load_series(ws, run_id, device)
     note = ""
-    if align_mode == "activity":
+    if align_mode in ("activity", "marker"):
         try:
-            s = align(s, "activity", activity_iops=activity_iops)
+            if align_mode == "activity":
+                s = align(s, "activity", activity_iops=activity_iops)
+            else:
+                s = align(s, f"marker:{marker}", markers=list_markers(ws, run_id))
         except AnalysisError as e:
             note = f"{e}; aligned on its start"
     what = METRICS[metric]
     t = s.col("t_end_s")
     if isinstance(what, str):
-        return t, s.col(what), note
+        return t, s.col(what), note, float(s.offset_s)
     col, agg = what
     rows = dict(ws.con.execute(
         f"SELECT sample_idx, {agg}({col}) FROM iostat_samples WHERE run_id = ? AND list_contains(?, device) "
         "GROUP BY 1", [run_id, s.devices.used]).fetchall())
     y = np.array([rows.get(int(i)) for i in s.frame.get_column("sample_idx")], dtype=float)
-    return t, y, note
+    return t, y, note, float(s.offset_s)
+
+
+class _DragBox(pg.ViewBox):
+    """Shift + drag moves the curve nearest to the pointer along the time axis (manual alignment)."""
+
+    def __init__(self, owner: OverlayPlot):
+        super().__init__()
+        self.owner = owner
+        self._dragging: int | None = None
+
+    def mouseDragEvent(self, ev: Any, axis: Any = None) -> None:  # noqa: N802 (pyqtgraph name)
+        if not (ev.modifiers() & Qt.KeyboardModifier.ShiftModifier) or not self.owner.curves:
+            super().mouseDragEvent(ev, axis)
+            return
+        ev.accept()
+        start = self.mapSceneToView(ev.buttonDownScenePos())
+        here = self.mapSceneToView(ev.scenePos())
+        last = self.mapSceneToView(ev.lastScenePos())
+        if ev.isStart() or self._dragging is None:
+            self._dragging = self.owner.nearest_curve(start.x(), start.y())
+        if self._dragging is not None:
+            self.owner.shift_curve(self._dragging, here.x() - last.x())
+        if ev.isFinish():
+            self._dragging = None
 
 
 class OverlayPlot(QWidget):
@@ -86,7 +117,12 @@ class OverlayPlot(QWidget):
         self.metric_box = QComboBox()
         self.metric_box.addItems(list(METRICS))
         self.align = QComboBox()
-        self.align.addItems(["Align: run start", "Align: first activity"])
+        self.align.addItems(["Align: run start", "Align: first activity", "Align: marker"])
+        self.align.setToolTip("Shift + drag a curve to move it along the time axis by hand")
+        self.marker = QLineEdit(placeholderText="marker name")
+        self.marker.setToolTip("Align every run on its marker of this name (main.py marker add ...)")
+        self.marker.setMaximumWidth(140)
+        self.marker.editingFinished.connect(self.reload)
         self.activity = QDoubleSpinBox(minimum=0, maximum=1e9, value=100, suffix=" IO/s", decimals=0)
         self.activity.setToolTip("First activity = the first of 3 consecutive intervals above this many IOPS")
         self.cap = QDoubleSpinBox(minimum=0, maximum=1e12, value=0, decimals=0, specialValueText="no cap line")
@@ -99,7 +135,7 @@ class OverlayPlot(QWidget):
         self.normalise.toggled.connect(self.reload)
         self.cap.valueChanged.connect(self._draw_cap)
 
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(viewBox=_DragBox(self))
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", "time", units="s")
         self.legend = self.plot.addLegend(offset=(-10, 10))
@@ -116,8 +152,8 @@ class OverlayPlot(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
 
         bar = QHBoxLayout()
-        for w in (QLabel("Metric"), self.metric_box, self.align, self.activity, self.normalise, QLabel("Cap"),
-                  self.cap):
+        for w in (QLabel("Metric"), self.metric_box, self.align, self.activity, self.marker, self.normalise,
+                  QLabel("Cap"), self.cap):
             bar.addWidget(w)
         bar.addStretch(1)
         lay = QVBoxLayout(self)
@@ -137,25 +173,28 @@ class OverlayPlot(QWidget):
         self._generation = getattr(self, "_generation", 0) + 1
         gen = self._generation
         metric = self.metric_box.currentText()
-        mode = "activity" if self.align.currentIndex() == 1 else "start"
+        mode = ["start", "activity", "marker"][self.align.currentIndex()]
         activity = self.activity.value()
+        marker = self.marker.text().strip() or None
         runs = list(self.run_ids)
         ws_path = self.ws.path
 
-        def job(state: Any) -> list[tuple[int, str, np.ndarray, np.ndarray, str]]:
+        def job(state: Any) -> list[tuple[int, str, np.ndarray, np.ndarray, str, list[tuple[str, float, float]]]]:
             out = []
             from app.analysis.histograms import AnalysisError
+            from app.analysis.phases import list_phases
 
             with Workspace(ws_path) as ws:
                 for i, rid in enumerate(runs):
                     state.progress(i / max(1, len(runs)), "loading")
                     name = (ws.run(rid) or {}).get("name", str(rid))
                     try:
-                        t, y, note = run_series(ws, rid, metric, None, mode, activity)
+                        t, y, note, off = run_series(ws, rid, metric, None, mode, activity, marker)
                     except AnalysisError as e:
-                        out.append((rid, name, np.zeros(0), np.zeros(0), str(e)))
+                        out.append((rid, name, np.zeros(0), np.zeros(0), str(e), []))
                         continue
-                    out.append((rid, name, t, y, note))
+                    phases = [(p.name, p.t_start_s - off, p.t_end_s - off) for p in list_phases(ws, rid)]
+                    out.append((rid, name, t, y, note, phases))
             return out
 
         self.loading = True
@@ -178,11 +217,15 @@ class OverlayPlot(QWidget):
         if isinstance(result, Exception):
             notes.append(str(result))
             result = []
-        for i, (rid, name, t, y, note) in enumerate(result):
+        banded = False
+        for i, (rid, name, t, y, note, phases) in enumerate(result):
             if note:
                 notes.append(f"{name}: {note}")
             if t.size == 0:
                 continue
+            if phases and not banded and not self.normalise.isChecked():
+                self._draw_phases(name, phases)
+                banded = True
             if self.normalise.isChecked() and t.size > 1 and t[-1] > t[0]:
                 t = (t - t[0]) / (t[-1] - t[0])
             curve = Curve(rid, name, t, y)
@@ -197,6 +240,45 @@ class OverlayPlot(QWidget):
         self.plot.enableAutoRange()
         self.readout.setText("   ".join(notes) if notes else " ")
         self.curves_changed.emit()
+
+    def shutdown(self) -> None:
+        """Wait for a curve load still running (the window is closing)."""
+        job = getattr(self, "_job", None)
+        if job is not None and job.isRunning():
+            job.wait(30000)
+
+    def _draw_phases(self, run_name: str, phases: list[tuple[str, float, float]]) -> None:
+        """The stored phases of the first selected run that has any, as labelled bands."""
+        for k, (name, a, b) in enumerate(phases):
+            band = pg.LinearRegionItem((a, b), movable=False,
+                                       brush=pg.mkBrush(90, 120, 200, 28 if k % 2 else 50),
+                                       pen=pg.mkPen(None))
+            band.setZValue(-10)
+            self.plot.addItem(band, ignoreBounds=True)
+            label = pg.TextItem(name, color="#335", anchor=(0, 0))
+            label.setPos(a, 0)
+            self.plot.addItem(label, ignoreBounds=True)
+        self.phase_run = run_name
+
+    def nearest_curve(self, x: float, y: float) -> int | None:
+        best, best_d = None, None
+        for i, c in enumerate(self.curves):
+            t = c.t + c.offset
+            j = int(np.searchsorted(t, x))
+            if not len(t):
+                continue
+            j = min(max(j, 0), len(t) - 1)
+            d = abs(float(c.y[j]) - y) if not np.isnan(c.y[j]) else None
+            if d is not None and (best_d is None or d < best_d):
+                best, best_d = i, d
+        return best
+
+    def shift_curve(self, index: int, dx: float) -> None:
+        """Move one curve along the time axis (Shift + drag); the readout and crosshair follow."""
+        c = self.curves[index]
+        c.offset += dx
+        self.items[index].setPos(c.offset, 0)
+        self.readout.setText(f"{c.label} shifted by {c.offset:+.1f} s")
 
     def _draw_cap(self) -> None:
         v = self.cap.value()

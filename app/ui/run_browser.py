@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QInputDialog,
     QLineEdit,
@@ -46,6 +47,10 @@ class RunBrowser(QWidget):
         self.search = QLineEdit(placeholderText="Search runs (name, host, tag, kind)…")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._apply_search)
+        self.group_by = QComboBox()
+        self.group_by.addItems(["kind / host", "folder"])
+        self.group_by.setToolTip("Group the runs by kind and host, or by the folder their files came from")
+        self.group_by.currentIndexChanged.connect(lambda _i: self.reload())
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(COLUMNS)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -57,7 +62,8 @@ class RunBrowser(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         top = QHBoxLayout()
-        top.addWidget(self.search)
+        top.addWidget(self.search, 1)
+        top.addWidget(self.group_by)
         lay.addLayout(top)
         lay.addWidget(self.tree)
         self.reload()
@@ -67,12 +73,18 @@ class RunBrowser(QWidget):
         self.tree.clear()
         groups: dict[tuple[str, str], QTreeWidgetItem] = {}
         kinds: dict[str, QTreeWidgetItem] = {}
+        by_folder = self.group_by.currentIndex() == 1
         for r in self.ws.runs():
             kind = r["kind"]
+            host = r["host"] or "(unknown host)"
+            if by_folder:
+                from pathlib import Path
+
+                folder = Path(r["source_path"] or "?")
+                kind, host = str(folder.parent.parent.name or "/"), folder.parent.name or "/"
             if kind not in kinds:
                 kinds[kind] = QTreeWidgetItem(self.tree, [kind])
                 kinds[kind].setFlags(Qt.ItemFlag.ItemIsEnabled)
-            host = r["host"] or "(unknown host)"
             if (kind, host) not in groups:
                 groups[(kind, host)] = QTreeWidgetItem(kinds[kind], [host])
                 groups[(kind, host)].setFlags(Qt.ItemFlag.ItemIsEnabled)
