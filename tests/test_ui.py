@@ -373,3 +373,31 @@ def test_selection_and_view_are_restored_and_runs_group_by_folder(qtbot, tmp_pat
     qtbot.addWidget(w2)
     assert w2.browser.selected_runs() == [rid] and w2.tabs.currentWidget() is w2.histos
     w2.close()
+
+
+def test_every_view_on_the_sample_traces_and_zip_drop(qtbot, window, tmp_path):
+    """Smoke test: a zip of the sample captures dropped on the window, every run selected, every view
+    shown and exported as PNG and SVG."""
+    import zipfile
+
+    z = tmp_path / "traces.zip"
+    with zipfile.ZipFile(z, "w") as zf:
+        for f in SAMPLES.glob("*"):
+            if f.is_file():
+                zf.write(f, f"customer/{f.name}")
+    drop_paths(window, [z])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    assert {r["name"] for r in window.ws.runs()} >= {"storm_fast_iostat-xt", "fio_randrw_jsonplus"}
+    window.browser.select_runs([r["run_id"] for r in window.ws.runs()])
+    qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
+    devices = [window.plot.device.itemText(i) for i in range(window.plot.device.count())]
+    assert devices[0] == "whole disks" and "vda" in devices
+    window.plot.device.setCurrentText("vda")
+    qtbot.waitUntil(lambda: not window.plot.loading and bool(window.plot.curves), timeout=30000)
+    for i in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(i)
+        qtbot.wait(20)
+        for ext in ("png", "svg"):
+            out = tmp_path / f"view{i}.{ext}"
+            window.export_chart(str(out))
+            assert out.stat().st_size > 1000, window.tabs.tabText(i)

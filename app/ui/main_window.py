@@ -258,10 +258,18 @@ class MainWindow(QMainWindow):
         self.report_dialog = ReportDialog(self.ws, self.browser.selected_runs(), self)
         self.report_dialog.show()
 
-    def export_chart(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export chart", "overlay.png", "PNG (*.png);;SVG (*.svg)")
-        if path:
+    def export_chart(self, path: str | None = None) -> None:
+        """Export the chart(s) of the current view as PNG (2x) or SVG (vector)."""
+        view = self.tabs.currentWidget()
+        if path is None:
+            name = self.tabs.tabText(self.tabs.currentIndex()).split()[0].lower()
+            path, _ = QFileDialog.getSaveFileName(self, "Export chart", f"{name}.png", "PNG (*.png);;SVG (*.svg)")
+            if not path:
+                return
+        if view is self.plot:
             self.plot.export(path)
+        else:
+            export_widget(view, path)
 
     # ---- state --------------------------------------------------------------------------------
     def _restore(self) -> None:
@@ -294,6 +302,38 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
+def export_widget(widget: QWidget, path: str) -> None:
+    """A view as it is on screen: SVG through QSvgGenerator (vector), else a PNG at twice the resolution."""
+    from PySide6.QtCore import QPoint
+
+    if path.lower().endswith(".svg"):
+        from PySide6.QtCore import QRect, QSize
+        from PySide6.QtGui import QPainter
+        from PySide6.QtSvg import QSvgGenerator
+
+        gen = QSvgGenerator()
+        gen.setFileName(path)
+        gen.setSize(QSize(widget.width(), widget.height()))
+        gen.setViewBox(QRect(0, 0, widget.width(), widget.height()))
+        painter = QPainter(gen)
+        try:
+            widget.render(painter, QPoint(0, 0))
+        finally:
+            painter.end()
+        return
+    from PySide6.QtGui import QImage, QPainter
+
+    img = QImage(widget.width() * 2, widget.height() * 2, QImage.Format.Format_ARGB32)
+    img.fill(0xFFFFFFFF)
+    painter = QPainter(img)
+    try:
+        painter.scale(2, 2)
+        widget.render(painter, QPoint(0, 0))
+    finally:
+        painter.end()
+    img.save(path)
+
+
 def apply_theme(name: str) -> None:
     import pyqtgraph as pg
     from PySide6.QtGui import QColor, QPalette
@@ -308,11 +348,17 @@ def apply_theme(name: str) -> None:
                              (QPalette.ColorRole.Text, "#e6e6e6"), (QPalette.ColorRole.Button, "#353535"),
                              (QPalette.ColorRole.ButtonText, "#e6e6e6"), (QPalette.ColorRole.Highlight, "#2f6db5")):
             pal.setColor(role, QColor(colour))
+        for role in (QPalette.ColorRole.ButtonText, QPalette.ColorRole.Text, QPalette.ColorRole.WindowText):
+            pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
         app.setPalette(pal)
-        pg.setConfigOptions(background="#1e1e1e", foreground="#e6e6e6")
+        bg, fg = "#1e1e1e", "#e6e6e6"
     else:
         app.setPalette(app.style().standardPalette())
-        pg.setConfigOptions(background="w", foreground="k")
+        bg, fg = "w", "k"
+    pg.setConfigOptions(background=bg, foreground=fg)
+    for w in app.allWidgets():  # charts already on screen follow the theme too
+        if isinstance(w, (pg.PlotWidget, pg.GraphicsLayoutWidget)):
+            w.setBackground(bg)
 
 
 def run_gui(argv: list[str]) -> int:

@@ -32,6 +32,7 @@ METRICS: dict[str, str | tuple[str, str]] = {
     "Throughput (kB/s)": "kbs", "await (ms)": "await_ms",
     "%util (max over disks)": ("util_pct", "max"), "Queue (aqu-sz, summed)": ("aqu_sz", "sum"),
 }
+WHOLE_DISKS_LABEL = "whole disks"
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
            "#7f7f7f", "#bcbd22"]
 
@@ -116,6 +117,11 @@ class OverlayPlot(QWidget):
 
         self.metric_box = QComboBox()
         self.metric_box.addItems(list(METRICS))
+        self.device = QComboBox()
+        self.device.setToolTip("Whole disks (partitions, dm/md/loop devices and -g groups left out, so nothing "
+                               "counts twice), or one device of the selected runs")
+        self.device.addItem(WHOLE_DISKS_LABEL)
+        self.device.currentIndexChanged.connect(lambda _i: self.reload())
         self.align = QComboBox()
         self.align.addItems(["Align: run start", "Align: first activity", "Align: marker"])
         self.align.setToolTip("Shift + drag a curve to move it along the time axis by hand")
@@ -152,8 +158,8 @@ class OverlayPlot(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
 
         bar = QHBoxLayout()
-        for w in (QLabel("Metric"), self.metric_box, self.align, self.activity, self.marker, self.normalise,
-                  QLabel("Cap"), self.cap):
+        for w in (QLabel("Metric"), self.metric_box, self.device, self.align, self.activity, self.marker,
+                  self.normalise, QLabel("Cap"), self.cap):
             bar.addWidget(w)
         bar.addStretch(1)
         lay = QVBoxLayout(self)
@@ -164,6 +170,16 @@ class OverlayPlot(QWidget):
 
     def set_runs(self, run_ids: list[int]) -> None:
         self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") == "iostat"]
+        current = self.device.currentText()
+        names = sorted({d for (d,) in self.ws.con.execute(
+            "SELECT DISTINCT device FROM iostat_samples WHERE list_contains(?, run_id)", [self.run_ids]).fetchall()}
+            ) if self.run_ids else []
+        self.device.blockSignals(True)
+        self.device.clear()
+        self.device.addItem(WHOLE_DISKS_LABEL)
+        self.device.addItems(names)
+        self.device.setCurrentText(current if current in names else WHOLE_DISKS_LABEL)
+        self.device.blockSignals(False)
         self.reload()
 
     def reload(self) -> None:
@@ -176,6 +192,7 @@ class OverlayPlot(QWidget):
         mode = ["start", "activity", "marker"][self.align.currentIndex()]
         activity = self.activity.value()
         marker = self.marker.text().strip() or None
+        device = None if self.device.currentText() in ("", WHOLE_DISKS_LABEL) else self.device.currentText()
         runs = list(self.run_ids)
         ws_path = self.ws.path
 
@@ -189,7 +206,7 @@ class OverlayPlot(QWidget):
                     state.progress(i / max(1, len(runs)), "loading")
                     name = (ws.run(rid) or {}).get("name", str(rid))
                     try:
-                        t, y, note, off = run_series(ws, rid, metric, None, mode, activity, marker)
+                        t, y, note, off = run_series(ws, rid, metric, device, mode, activity, marker)
                     except AnalysisError as e:
                         out.append((rid, name, np.zeros(0), np.zeros(0), str(e), []))
                         continue
