@@ -1,0 +1,131 @@
+"""Which parser the registry picks for every file of the shared corpus, written out by name.
+
+A new corpus file fails `test_every_corpus_file_is_listed` until it is added here with the parser it
+must get (None: a format StormScope refuses with a clear "not supported" message).
+"""
+
+import pytest
+
+from parsers.registry import UnknownFormat, detect
+from tests.conftest import CORPUS, needs_corpus
+
+EXPECTED = {
+    "diskspd/pkb_diskspd_result.xml": None,
+    "fio/BlizzardDiskMark_fio-3.39-jsonplus-macos.json": 'fio-json',
+    "fio/fio-plot_fio-3.1_randread-1-1.json": 'fio-json',
+    "fio/fio-plot_random-read-depth-1_bw.1.log": None,
+    "fio/fio-plot_random-read-depth-1_lat.1.log": None,
+    "fio/pkb_fio-2.1.4-parser-sample-result.json": 'fio-json',
+    "fio/pkb_fio-2.17-hist-run.json": 'fio-json',
+    "fio/pkb_fio_clat_hist.1.log": None,
+    "hdparm/snippet_hdparm-Tt_xvda_modern.txt": 'hdparm-text',
+    "hdparm/snippet_hdparm-tT_io-error.txt": 'hdparm-text',
+    "hdparm/snippet_hdparm-t_lvm-path.txt": 'hdparm-text',
+    "hdparm/snippet_hdparm-t_repeated-runs_with-prompts.txt": 'hdparm-text',
+    "hdparm/snippet_lkml2003_hdparm-tT_old-format.txt": 'hdparm-text',
+    "iomark/IOMARK_FINDINGS.md": None,
+    "iostat/iostat-tool_sample_iostat.txt": 'iostat-text',
+    "iostat/iostat-tool_sample_iostat_killo.txt": 'iostat-text',
+    "iostat/iostat-tool_sample_iostat_sector.txt": 'iostat-text',
+    "iostat/iostat-tool_sample_iostat_small.txt": 'iostat-text',
+    "iostat/iostat-tool_sample_iostat_without_cpu.txt": 'iostat-text',
+    "iostat/jc_centos-7.7_iostat-1.txt": 'iostat-text',
+    "iostat/jc_centos-7.7_iostat-m.txt": 'iostat-text',
+    "iostat/jc_centos-7.7_iostat-mx.txt": 'iostat-text',
+    "iostat/jc_centos-7.7_iostat-x.txt": 'iostat-text',
+    "iostat/jc_centos-7.7_iostat.txt": 'iostat-text',
+    "iostat/jc_ubuntu-18.04_iostat-1.txt": 'iostat-text',
+    "iostat/jc_ubuntu-18.04_iostat-m.txt": 'iostat-text',
+    "iostat/jc_ubuntu-18.04_iostat-mx.txt": 'iostat-text',
+    "iostat/jc_ubuntu-18.04_iostat-x.txt": 'iostat-text',
+    "iostat/jc_ubuntu-18.04_iostat.txt": 'iostat-text',
+    "iostat/jc_ubuntu-20.10_iostat-m.txt": 'iostat-text',
+    "iostat/jc_ubuntu-20.10_iostat-x.txt": 'iostat-text',
+    "iostat/jc_ubuntu-20.10_iostat.txt": 'iostat-text',
+    "iostat/pkb_iostat_output.json": 'iostat-json',
+    "iostat/snippet_decimal-comma_iostat-xdmz_ubuntu16.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-0.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-ALL.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-Gz.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-N.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-compact.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-ct.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-dec.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-ev.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-f-alt-pALL-ms.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-foo.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-g-JSON.txt": 'iostat-json',
+    "iostat/sysstat-tests_iostat-g.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-gH.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-gpy.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-h.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-jID.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-kz.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-list.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-mz.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-p-ALL.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-p-cciss.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-p-sda.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-pretty.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-s.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-sigint.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-x-0.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-x-ALL-flush.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-x-ALL-p-ALL.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-x-ALL.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-x-list.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-x-p-ALL-JSON.txt": 'iostat-json',
+    "iostat/sysstat-tests_iostat-x-p-ALL.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-x.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-x_2019-cbe5da01.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-xs.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat-ym.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat.txt": 'iostat-text',
+    "iostat/sysstat-tests_iostat_2019-cbe5da01.txt": 'iostat-text',
+    "iostat-other/datadog-unix-agent_aix-iostat-Dsal.txt": None,
+    "iostat-other/jc_zpool-iostat-v.txt": None,
+    "iostat-other/jc_zpool-iostat.txt": None,
+    "iostat-other/snippet_illumos_iostat-xzn_multi.txt": None,
+    "iostat-other/snippet_macos_iostat-w1-disk0.txt": None,
+    "iostat-other/snippet_smartos_iostat-xzn.txt": None,
+    "iozone/iozone-renderer_iozone-R-report.txt": 'iozone-text',
+    "iozone/iozone-results-comparator_ext2_1.iozone.txt": 'iozone-text',
+    "iozone/iozone2csv_iozone.out.txt": 'iozone-text',
+    "iozone/snippet_lkml-iommu_iozone-t12-plus-u.txt": 'iozone-text',
+    "iozone/snippet_ubuntuforums_iozone-throughput-l5-u5-R.txt": 'iozone-text',
+    "nmon/snippet_atsd-doc_aix-topas_nmon-snapshot-T0009.nmon.txt": None,
+    "perfmon/snippet_preparePerfLog-pod_perfmon-csv_PhysicalDisk.csv": None,
+    "perfmon/snippet_typeperf-si10_PhysicalDisk-star_GORANS2.csv": None,
+    "sar/ksar_hpux-sar.txt": None,
+    "sar/ksar_sar-10.1.5.txt": None,
+    "sar/ksar_sar-11.6.1-full-output.txt": None,
+    "sar/ksar_sar-AIX-7.2_EXCERPT_header+disk.txt": None,
+    "sar/ksar_sar-Solaris-11.3.txt": None,
+    "sar/ksar_testSolaris10.txt": None,
+    "sar/pkb_sar_output.txt": None,
+    "sar/snippet_zh_CN_sar-b.txt": None,
+    "sar/sysstat-tests_sadf-d.txt": None,
+    "sar/sysstat-tests_sar-cd.txt": None,
+    "sar/sysstat-tests_sar-dev.txt": None,
+    "sar/sysstat-tests_sar-jID.txt": None,
+    "sar/sysstat-tests_sar-pretty.txt": None,
+    "sar/sysstat-tests_sar-z.txt": None,
+    "vscsistats/vscsiStats-helper_sample_vscsiStats.csv": 'vscsistats-csv',}
+
+
+@needs_corpus
+@pytest.mark.parametrize("rel", sorted(EXPECTED))
+def test_the_registry_picks_the_expected_parser(rel):
+    path = CORPUS / rel
+    expected = EXPECTED[rel]
+    if expected is None:
+        with pytest.raises(UnknownFormat):
+            detect(str(path))
+    else:
+        assert detect(str(path)).id == expected
+
+
+@needs_corpus
+def test_every_corpus_file_is_listed():
+    found = {p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*") if p.is_file() and p.name != "MANIFEST.md"}
+    assert found == set(EXPECTED), f"unlisted: {sorted(found - set(EXPECTED))}, gone: {sorted(set(EXPECTED) - found)}"
