@@ -132,6 +132,7 @@ class _RunState:
     rows: int = 0
     devices: set[str] = field(default_factory=set)
     layout: str | None = None
+    started: bool = False  # RunStart sent
 
 
 class _Parser:
@@ -151,10 +152,9 @@ class _Parser:
         self.unknown_cols: set[str] = set()
         self.cpu_header: list[str] | None = None
         self.line_no = 1  # line number of the current chunk's first line
-        self.any_header = False
+        self._last_block: tuple[str, int] | None = None  # (pending key, block) of the file's unterminated end
+        self._drop_sample: tuple[str, int] | None = None  # (run, sample) cut off by the end of the file
         self._checked_headers: set[int] = set()
-        self.saw_content_after_banner = False
-        self.first_dt: dict[str, datetime] = {}
 
     # ---- reading -------------------------------------------------------------------------
     def _chunks(self) -> Iterator[tuple[str, bool]]:
@@ -364,7 +364,6 @@ class _Parser:
         self._open_report("dev", line)
         rs = self._cur()
         h = self._header(header_line, line)
-        self.any_header = True
         fam = layout_family({c for c in h.canon if c}, h.names)
         if rs.layout is None:
             rs.layout = fam
@@ -404,8 +403,8 @@ class _Parser:
                 continue
             run_key = p.key[0]
             rs = self.runs[run_key]
-            if not getattr(rs, "_started", False):
-                rs._started = True  # type: ignore[attr-defined]
+            if not rs.started:
+                rs.started = True
                 yield RunStart(run_key, rs.info)
             rs.rows += frame.height
             rs.devices.update(frame.get_column("device").unique().to_list())
@@ -503,7 +502,7 @@ class _Parser:
             line = self._line_of(p, counts, first)
             total = int(counts.sum())
             block_of_bad = int(np.searchsorted(np.cumsum(counts), first, side="right"))
-            if (final and getattr(self, "_last_block", None) == (key, block_of_bad)
+            if (final and self._last_block == (key, block_of_bad)
                     and wrong.size == 1 and first == total - 1):
                 self.warn("the file ends in the middle of a report: the incomplete last report was left out", line)
                 self._drop_sample = (p.key[-1], int(p.sample[-1]))
@@ -570,11 +569,11 @@ class _Parser:
 
     # ---- run summary -------------------------------------------------------------------------
     def _finish(self, rs: _RunState) -> Iterator[Event]:
-        if not getattr(rs, "_started", False):
-            rs._started = True  # type: ignore[attr-defined]
+        if not rs.started:
+            rs.started = True
             yield RunStart(rs.key, rs.info)
         info = rs.info
-        drop = getattr(self, "_drop_sample", None)
+        drop = self._drop_sample
         n_samples = rs.sample_idx + 1
         if drop and drop[0] == rs.key:
             n_samples = drop[1]
