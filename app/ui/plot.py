@@ -170,17 +170,17 @@ class OverlayPlot(QWidget):
 
     def set_runs(self, run_ids: list[int]) -> None:
         self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") == "iostat"]
+        self.reload()
+
+    def _set_devices(self, names: list[str]) -> None:
+        """The device picker lists the devices of the selected runs (found by the loading job)."""
         current = self.device.currentText()
-        names = sorted({d for (d,) in self.ws.con.execute(
-            "SELECT DISTINCT device FROM iostat_samples WHERE list_contains(?, run_id)", [self.run_ids]).fetchall()}
-            ) if self.run_ids else []
         self.device.blockSignals(True)
         self.device.clear()
         self.device.addItem(WHOLE_DISKS_LABEL)
         self.device.addItems(names)
         self.device.setCurrentText(current if current in names else WHOLE_DISKS_LABEL)
         self.device.blockSignals(False)
-        self.reload()
 
     def reload(self) -> None:
         """Load the curves on a worker thread (a 10 M-row run takes seconds), then draw them."""
@@ -196,12 +196,16 @@ class OverlayPlot(QWidget):
         runs = list(self.run_ids)
         ws_path = self.ws.path
 
-        def job(state: Any) -> list[tuple[int, str, np.ndarray, np.ndarray, str, list[tuple[str, float, float]]]]:
-            out = []
+        def job(state: Any) -> list[Any]:
+            """[device names, then (run id, name, t, y, note, phases) per run]."""
+            out: list[Any] = []
             from app.analysis.histograms import AnalysisError
             from app.analysis.phases import list_phases
 
             with Workspace(ws_path) as ws:
+                names = sorted(d for (d,) in ws.con.execute(
+                    "SELECT DISTINCT device FROM iostat_samples WHERE list_contains(?, run_id)", [runs]).fetchall())
+                out.append(names)
                 for i, rid in enumerate(runs):
                     state.progress(i / max(1, len(runs)), "loading")
                     name = (ws.run(rid) or {}).get("name", str(rid))
@@ -233,7 +237,9 @@ class OverlayPlot(QWidget):
         notes = []
         if isinstance(result, Exception):
             notes.append(str(result))
-            result = []
+            result = [[]]
+        self._set_devices(result[0])
+        result = result[1:]
         banded = False
         for i, (rid, name, t, y, note, phases) in enumerate(result):
             if note:
