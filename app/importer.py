@@ -8,8 +8,9 @@ A failure in one file never stops the others.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from app.workspace import ImportResult, Workspace, sha256_of
 from parsers.base import Cancelled, ImportOptions, JobState, ParseError
@@ -38,6 +39,54 @@ def walk_paths(paths: Iterable[str | os.PathLike]) -> list[tuple[str, bool]]:
         else:
             out.append((str(p), False))
     return out
+
+
+READ_AHEAD_BYTES = 16 * 1024 * 1024
+
+
+def read_ahead(events: Iterator[Any], depth: int = 2) -> Iterator[Any]:
+    """Parse on a second thread while the caller stores: the two overlap (DuckDB, Arrow and polars release
+    the GIL). ``depth`` bounds how many parsed chunks wait, so memory stays bounded; an exception in the
+    parser (including Cancelled) is raised here, in the caller's thread."""
+    import queue
+    import threading
+
+    q: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for ev in events:
+                while not stop.is_set():
+                    try:
+                        q.put(("ev", ev), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    return
+            q.put(("end", None))
+        except BaseException as e:  # handed to the consumer
+            q.put(("err", e))
+
+    t = threading.Thread(target=produce, name="stormscope-parse", daemon=True)
+    t.start()
+    try:
+        while True:
+            kind, item = q.get()
+            if kind == "end":
+                return
+            if kind == "err":
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while t.is_alive():  # unblock a producer waiting on a full queue
+            try:
+                q.get_nowait()
+            except queue.Empty:
+                pass
+            t.join(timeout=0.05)
 
 
 def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobState | None = None,
@@ -71,7 +120,8 @@ def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobStat
             if text not in warnings:
                 warnings.append(text)
 
-        events = fmt.parse(path, options, state, warn)
+        events = read_ahead(fmt.parse(path, options, state, warn)) if os.path.getsize(path) > READ_AHEAD_BYTES \
+            else fmt.parse(path, options, state, warn)
         res.run_ids, res.rows = ws.import_events(path, fmt.id, fmt.kind, events, options, sha, size, warnings)
         res.warnings = warnings
         res.status = "imported"

@@ -113,3 +113,33 @@ def test_unknown_text_is_not_supported(ws, write, text):
     r = import_file(ws, write("notes.txt", text), ImportOptions())
     assert r.status == "failed" and "not a supported trace format" in r.error
     tables_empty(ws)
+
+
+def test_parsing_ahead_on_a_thread_keeps_errors_and_results(ws, write, monkeypatch):
+    """Large files are parsed on a second thread (app.importer.read_ahead): the same results, the same
+    file:line errors, nothing left behind."""
+    import app.importer as importer
+    from app.importer import read_ahead
+    from parsers.base import ParseError
+
+    monkeypatch.setattr(importer, "READ_AHEAD_BYTES", 0)
+    r = import_file(ws, write("good.txt", GOOD), ImportOptions())
+    assert r.status == "imported" and r.rows == 2
+    r = import_file(ws, write("bad.txt", GOOD.replace("sda             10.00   20.00", "sda             10.00")),
+                    ImportOptions())
+    assert r.status == "failed" and "bad.txt:5: expected 6 fields" in r.error
+    assert ws.con.execute("SELECT count(*) FROM runs").fetchall()[0][0] == 1
+
+    def boom():
+        yield 1
+        raise ParseError("broken", 7)
+
+    got = []
+    with pytest.raises(ParseError):
+        for x in read_ahead(boom()):
+            got.append(x)
+    assert got == [1]
+    # a consumer that stops early does not leave the producer thread hanging
+    it = read_ahead(iter(range(1000)), depth=1)
+    assert next(it) == 0
+    it.close()
