@@ -163,6 +163,7 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         sections.append(sec)
 
     series: dict[int, Any] = {}
+    skipped: dict[str, list[str]] = {}  # reason -> runs the series analyses could not use
     if iostat and ({"overlay", "storm", "cap", "compare"} & want):
         from app.analysis.series import align, load_series
 
@@ -176,7 +177,7 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                         s = align(s, "start")
                 series[r["run_id"]] = s
             except AnalysisError as e:
-                verdicts.append(f"Run {name(r)} could not be analysed: {e}.")
+                skipped.setdefault(_reason(str(e)), []).append(name(r))
 
     if "overlay" in want and series:
         sec = Section("overlay", "I/O over time")
@@ -263,6 +264,9 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                     held = "not capped"
                     verdicts.append(f"No {fmt(c.cap)} {unit} cap was in force on {name(r)}: its plateau of "
                                     f"{fmt(c.plateau)} {unit} is above the cap + {fmt(c.tolerance_pct, 0)} %.")
+                elif c.held is None:
+                    verdicts.append(f"The {fmt(c.cap)} {unit} cap could not be judged on {name(r)}: "
+                                    f"{c.explanation or c.verdict}.")
                 elif c.verdict == "held (cap not reached)":
                     held = "held (not reached)"
                     verdicts.append(f"The {fmt(c.cap)} {unit} cap was never reached on {name(r)} (worst "
@@ -426,6 +430,10 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                             [[an.text(k), an.text(v)] for k, v in rows], widths=[0.3, 0.7], max_cell=800))
         sections.append(sec)
 
+    for reason, names in skipped.items():
+        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        verdicts.append(f"{len(names)} iostat run{'s' if len(names) > 1 else ''} could not be analysed over time "
+                        f"({reason}): {shown}.")
     summary = Section("summary", "Executive summary")
     if "summary" in want:
         for v in verdicts or ["No analysis in this report produced a verdict."]:
@@ -455,6 +463,14 @@ def method_rows(method: Any, prefix: str = "") -> list[tuple[str, str]]:
             else:
                 rows.append((key, str(v)))
     return rows
+
+
+def _reason(message: str) -> str:
+    """The reason of an analysis error without the run number, so runs with the same reason group together."""
+    import re
+
+    text = re.sub(r"^run \d+ ", "", message).split(":")[0].strip() or message
+    return re.sub(r"^(has|is) ", "", text)
 
 
 def _float(v: Any) -> float | None:
