@@ -402,6 +402,41 @@ class Workspace:
             "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
             [table]).fetchall()]
 
+    # ---- what a file could not say ------------------------------------------------------------
+    def set_interval(self, run_id: int, seconds: float) -> None:
+        """Give an iostat run without timestamps its interval (the 5 of ``iostat 5``): report k is then at
+        k x seconds. Runs with timestamps keep theirs."""
+        run = self.run(run_id)
+        if run is None:
+            raise ValueError(f"no run {run_id}")
+        if run["kind"] != "iostat":
+            raise ValueError(f"run {run_id} is a {run['kind']} run: only iostat runs take an interval this way")
+        if run["interval_source"] == "timestamps":
+            raise ValueError(f"run {run_id} has timestamps: its interval ({run['interval_s']:g} s) comes from them")
+        if not seconds > 0:
+            raise ValueError("the interval must be a positive number of seconds")
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            for t in ("iostat_samples", "cpu_samples"):
+                self.con.execute(f"UPDATE {t} SET t_s = sample_idx * ? WHERE run_id = ?", [float(seconds), run_id])
+            self.con.execute("UPDATE runs SET interval_s = ?, interval_source = 'user' WHERE run_id = ?",
+                             [float(seconds), run_id])
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
+    def set_first_report(self, run_id: int, since_boot: bool) -> None:
+        """Say whether an iostat run's first report covers the time since boot (iostat without -y)."""
+        run = self.run(run_id)
+        if run is None or run["kind"] != "iostat":
+            raise ValueError(f"run {run_id} is not an iostat run")
+        how = "since-boot (set by the user)" if since_boot else "interval (set by the user)"
+        self.con.execute("UPDATE iostat_samples SET since_boot = ? WHERE run_id = ? AND sample_idx = 0",
+                         [since_boot, run_id])
+        self.con.execute("UPDATE runs SET meta = json_merge_patch(coalesce(meta, '{}'), "
+                         "json_object('first_report', ?)) WHERE run_id = ?", [how, run_id])
+
     # ---- computed columns ----------------------------------------------------------------------
     def computed_columns(self, table: str) -> list[tuple[str, str]]:
         """(name, SQL expression) of the computed columns defined on ``table``, in creation order."""

@@ -401,3 +401,25 @@ def test_every_view_on_the_sample_traces_and_zip_drop(qtbot, window, tmp_path):
             out = tmp_path / f"view{i}.{ext}"
             window.export_chart(str(out))
             assert out.stat().st_size > 1000, window.tabs.tabText(i)
+
+
+def test_interval_and_first_report_set_after_import(qtbot, window):
+    """A folder of iostat logs without -t, dropped on the window: the interval is asked for afterwards,
+    never guessed, and the overlay then draws them."""
+    from app.importer import import_file
+
+    rid = import_file(window.ws, str(SAMPLES / "capped_200iops_iostat-d.txt"), ImportOptions()).run_ids[0]
+    assert window.ws.run(rid)["interval_source"] == "unknown"
+    window.browser.reload()
+    assert window.browser.set_interval([rid], 2.0) == []
+    run = window.ws.run(rid)
+    assert run["interval_s"] == 2.0 and run["interval_source"] == "user"
+    assert window.ws.con.execute("SELECT max(t_s) FROM iostat_samples WHERE run_id = ?", [rid]).fetchall() == [(58.0,)]
+    window.browser.select_runs([rid])
+    qtbot.waitUntil(lambda: not window.plot.loading and bool(window.plot.curves), timeout=30000)
+    window.browser.set_first_report([rid], False)
+    assert window.ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples WHERE run_id = ?",
+                                 [rid]).fetchall() == [(False,)]
+    assert "interval (set by the user)" in window.ws.run(rid)["meta"]
+    storm = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
+    assert "has timestamps" in window.browser.set_interval([storm], 5.0)[0]

@@ -280,6 +280,10 @@ class Grid(QWidget):
                                               "CSV (*.csv);;Parquet (*.parquet);;Excel (*.xlsx)")
         if not path:
             return
+        running = getattr(self, "_export_job", None)
+        if running is not None and running.isRunning():
+            self.stats.setText("an export is running; wait for it to finish")
+            return
         from app.ui.workers import JobThread
 
         self.stats.setText(f"exporting to {path}…")

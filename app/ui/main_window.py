@@ -124,6 +124,7 @@ class MainWindow(QMainWindow):
         self.browser.selection_changed.connect(self.iozone.set_runs)
         self.browser.selection_changed.connect(self.sizing.set_runs)
         self.browser.open_grid.connect(self._open_grid)
+        self.browser.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.browser.runs_changed.connect(lambda: self.plot.set_runs(self.browser.selected_runs()))
         self._menus()
         self.statusBar().showMessage(f"Workspace {self.ws_path}")

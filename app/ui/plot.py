@@ -220,9 +220,11 @@ class OverlayPlot(QWidget):
 
         self.loading = True
         self.readout.setText("loading…" if runs else " ")
-        self._job = JobThread(job, self)
-        self._job.done.connect(lambda res, gen=gen: self._draw(res, gen))
-        self._job.start()
+        self._jobs = [j for j in getattr(self, "_jobs", []) if j.isRunning()]  # older loads still finishing
+        job_thread = JobThread(job, self)
+        job_thread.done.connect(lambda res, gen=gen: self._draw(res, gen))
+        self._jobs.append(job_thread)
+        job_thread.start()
 
     def _draw(self, result: Any, gen: int) -> None:
         if gen != self._generation:
@@ -265,10 +267,10 @@ class OverlayPlot(QWidget):
         self.curves_changed.emit()
 
     def shutdown(self) -> None:
-        """Wait for a curve load still running (the window is closing)."""
-        job = getattr(self, "_job", None)
-        if job is not None and job.isRunning():
-            job.wait(30000)
+        """Wait for the curve loads still running (the window is closing)."""
+        for job in getattr(self, "_jobs", []):
+            if job.isRunning():
+                job.wait(30000)
 
     def _draw_phases(self, run_name: str, phases: list[tuple[str, float, float]]) -> None:
         """The stored phases of the first selected run that has any, as labelled bands."""

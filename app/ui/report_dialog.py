@@ -126,6 +126,9 @@ class ReportDialog(QDialog):
             iops_cap=self.cap.value() or None, sizing=sizing)
 
     def _export(self, path: str | None = None) -> JobThread | None:
+        if self.job is not None and self.job.isRunning():
+            self.status.setText("A report is being written; wait for it to finish.")
+            return None
         if path is None:
             path, _ = QFileDialog.getSaveFileName(self, "Save report", "report.pdf", "PDF (*.pdf)")
             if not path:

@@ -40,6 +40,7 @@ class RunBrowser(QWidget):
     selection_changed = Signal(list)
     open_grid = Signal(int)
     runs_changed = Signal()
+    message = Signal(str)  # for the status bar
 
     def __init__(self, ws: Workspace, parent: Any = None):
         super().__init__(parent)
@@ -154,6 +155,9 @@ class RunBrowser(QWidget):
         if len(ids) == 1:
             m.addAction("Rename…", lambda: self.rename(ids[0]))
         m.addAction("Tag…", lambda: self.tag(ids))
+        m.addAction("Set interval…", lambda: self.set_interval(ids))
+        m.addAction("First report is since boot", lambda: self.set_first_report(ids, True))
+        m.addAction("First report is an interval (iostat -y)", lambda: self.set_first_report(ids, False))
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
         m.exec(self.tree.viewport().mapToGlobal(pos))
@@ -165,6 +169,37 @@ class RunBrowser(QWidget):
             self.ws.rename_run(run_id, name.strip())
             self.reload()
             self.runs_changed.emit()
+
+    def set_interval(self, run_ids: list[int], seconds: float | None = None) -> list[str]:
+        """The interval of iostat runs without timestamps (asked for, never guessed). Returns the errors."""
+        if seconds is None:
+            from PySide6.QtWidgets import QInputDialog
+
+            value, ok = QInputDialog.getDouble(
+                self, "Set interval", "Seconds between reports (the 5 of 'iostat 5'):", 5.0, 0.01, 86400.0, 2)
+            if not ok:
+                return []
+            seconds = value
+        errors = []
+        for rid in run_ids:
+            try:
+                self.ws.set_interval(rid, seconds)
+            except ValueError as e:
+                errors.append(str(e))
+        if errors:
+            self.message.emit("; ".join(errors))
+        self.reload()
+        self.runs_changed.emit()
+        return errors
+
+    def set_first_report(self, run_ids: list[int], since_boot: bool) -> None:
+        for rid in run_ids:
+            try:
+                self.ws.set_first_report(rid, since_boot)
+            except ValueError:
+                continue
+        self.reload()
+        self.runs_changed.emit()
 
     def tag(self, run_ids: list[int]) -> None:
         text, ok = QInputDialog.getText(self, "Tag runs", "Tags (key=value, separated by spaces):")
