@@ -94,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli_report import add_report_parser
 
     add_report_parser(sub, _add_ws)  # report
+    from app.cli_run import add_run_parser
+
+    add_run_parser(sub, _add_ws)  # run ID --interval/--first-report/--rename/--tag/--delete
 
     p = sub.add_parser("gui", help="open the window (and import PATHs)")
     p.add_argument("paths", nargs="*", metavar="PATH")
@@ -786,6 +789,15 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 COMMANDS["report"] = cmd_report
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from app.cli_run import cmd_run as run_cmd
+
+    return run_cmd(args, _ws_path(args))
+
+
+COMMANDS["run"] = cmd_run
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -115,3 +115,19 @@ def test_report_command_writes_the_pdf_and_saves_a_template(tmp_path):
     again = run("report", "-w", str(ws), "-o", str(tmp_path / "r2.pdf"), "--template", "acme", "--json")
     assert json.loads(again.stdout)["verdicts"] == res["verdicts"]
     assert run("report", "-w", str(ws), "-o", str(out), "--template", "nope").returncode == 2
+
+
+def test_run_command_sets_what_the_file_could_not_say(tmp_path):
+    from tests.conftest import SAMPLES
+
+    ws = tmp_path / "w.duckdb"
+    run("import", str(SAMPLES / "capped_200iops_iostat-d.txt"), "-w", str(ws))
+    p = run("run", "1", "-w", str(ws), "--interval", "2", "--rename", "capped", "--tag", "cap_iops=200")
+    assert p.returncode == 0, p.stderr
+    assert "capped · 2 s (user)" in p.stdout and "'cap_iops': '200'" in p.stdout
+    cap = json.loads(run("analyze", "cap", "-w", str(ws), "--run", "1", "--iops-cap", "200", "--json").stdout)
+    assert cap["held"] is False
+    assert run("run", "1", "-w", str(ws), "--interval", "0").returncode == 1
+    assert run("run", "9", "-w", str(ws), "--interval", "2").returncode == 1
+    assert run("run", "1", "-w", str(ws), "--delete").returncode == 0
+    assert json.loads(run("runs", "-w", str(ws), "--json").stdout) == []
