@@ -1,8 +1,8 @@
 """StormScope entry point.
 
-    python main.py                 open the window on the workspace
-    python main.py gui PATH...     open the window and import PATHs
-    python main.py COMMAND ...     command line (import, runs, sql, ...; see --help)
+    python main.py [-w WS]           open the window on the workspace
+    python main.py gui [-w WS] PATH  open the window and import PATHs
+    python main.py COMMAND ...       command line (import, runs, sql, analyze, compare, size, report, ...; see --help)
 """
 
 from __future__ import annotations
@@ -11,21 +11,14 @@ import sys
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] == "gui":
+    if not argv or argv[0] == "gui" or argv[0] in ("-w", "--workspace"):
+        args = argv[1:] if argv and argv[0] == "gui" else argv
         try:
             from app.ui.main_window import run_gui  # the window (Qt) is only imported here
-        except ImportError:
-            run_gui = None
-        if run_gui is not None:
-            return run_gui(argv[1:] if argv else [])
-        # no window yet: show what the workspace holds
-        from app.cli import main as cli_main
-
-        paths = [a for a in argv[1:] if not a.startswith("-")] if argv else []
-        ws = argv[argv.index("-w") + 1:argv.index("-w") + 2] if "-w" in argv else []
-        if paths:
-            cli_main(["import", *paths, *(["-w", *ws] if ws else [])])
-        return cli_main(["runs", *(["-w", *ws] if ws else [])])
+        except ImportError as e:
+            print(f"The window cannot start ({e}); the command line works: python main.py --help", file=sys.stderr)
+            return 1
+        return run_gui(args)
     from app.cli import main as cli_main
 
     return cli_main(argv)
