@@ -145,6 +145,7 @@ def test_title_and_drop_a_folder(qtbot, window):
     assert {"storm_fast_iostat-xt", "storm_slow_iostat-xt", "capped_200iops_iostat-d"} <= names
     assert window.import_panel.list.count() >= 6
     assert "imported" in window.import_panel.message.text()
+    assert "1 run without timestamps: right-click ▸ Set interval…" in window.import_panel.message.text()
     # the newly imported runs are selected, and the overlay shows the iostat ones
     qtbot.waitUntil(lambda: not window.plot.loading and len(window.plot.curves) >= 3, timeout=30000)
 

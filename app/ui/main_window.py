@@ -213,9 +213,13 @@ class MainWindow(QMainWindow):
             self.import_panel.message.setText(f"Import stopped: {result}")
         else:
             n = {s: sum(r.status == s for r in result) for s in STATUS_COLOURS}
+            no_times = sum(1 for r in result if r.status == "imported"
+                           and any("no timestamps" in w for w in r.warnings))
+            hint = (f" — {no_times} run{'s' if no_times > 1 else ''} without timestamps: right-click ▸ "
+                    "Set interval… (the 5 of 'iostat 5')") if no_times else ""
             self.import_panel.message.setText(
                 f"{n['imported']} imported, {n['duplicate']} duplicate, {n['failed']} failed, "
-                f"{n['skipped']} skipped (not traces)")
+                f"{n['skipped']} skipped (not traces){hint}")
             new = [rid for r in result if r.status == "imported" for rid in r.run_ids]
             if new:
                 self.browser.reload()
