@@ -404,20 +404,22 @@ class Workspace:
 
     # ---- what a file could not say ------------------------------------------------------------
     def set_interval(self, run_id: int, seconds: float) -> None:
-        """Give an iostat run without timestamps its interval (the 5 of ``iostat 5``): report k is then at
-        k x seconds. Runs with timestamps keep theirs."""
+        """Give a run without timestamps its interval (the 5 of ``iostat 5``, the time between vscsiStats
+        collections): report k is then at k x seconds. Runs with timestamps keep theirs."""
         run = self.run(run_id)
         if run is None:
             raise ValueError(f"no run {run_id}")
-        if run["kind"] != "iostat":
-            raise ValueError(f"run {run_id} is a {run['kind']} run: only iostat runs take an interval this way")
+        tables = {"iostat": ("iostat_samples", "cpu_samples"), "vscsistats": ("histograms",)}.get(run["kind"])
+        if tables is None:
+            raise ValueError(f"run {run_id} is a {run['kind']} run: only iostat and vscsiStats runs take an "
+                             "interval this way")
         if run["interval_source"] == "timestamps":
             raise ValueError(f"run {run_id} has timestamps: its interval ({run['interval_s']:g} s) comes from them")
         if not seconds > 0:
             raise ValueError("the interval must be a positive number of seconds")
         self.con.execute("BEGIN TRANSACTION")
         try:
-            for t in ("iostat_samples", "cpu_samples"):
+            for t in tables:
                 self.con.execute(f"UPDATE {t} SET t_s = sample_idx * ? WHERE run_id = ?", [float(seconds), run_id])
             self.con.execute("UPDATE runs SET interval_s = ?, interval_source = 'user' WHERE run_id = ?",
                              [float(seconds), run_id])

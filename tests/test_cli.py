@@ -131,3 +131,16 @@ def test_run_command_sets_what_the_file_could_not_say(tmp_path):
     assert run("run", "9", "-w", str(ws), "--interval", "2").returncode == 1
     assert run("run", "1", "-w", str(ws), "--delete").returncode == 0
     assert json.loads(run("runs", "-w", str(ws), "--json").stdout) == []
+
+
+def test_vscsistats_interval_given_after_import(tmp_path):
+    f = CORPUS / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
+    if not f.exists():
+        pytest.skip("corpus not found")
+    ws = tmp_path / "w.duckdb"
+    run("import", str(f), "-w", str(ws))
+    assert run("run", "1", "-w", str(ws), "--interval", "60").returncode == 0
+    out = json.loads(run("analyze", "histo", "-w", str(ws), "--run", "1", "--json").stdout)
+    sample = out["samples"][0]
+    assert out["interval_s"] == 60.0 and sample["ios"] == 793
+    assert sample["iops"] == pytest.approx(793 / 60)  # IOPS = I/Os / interval
