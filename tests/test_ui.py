@@ -424,3 +424,14 @@ def test_interval_and_first_report_set_after_import(qtbot, window):
     assert "interval (set by the user)" in window.ws.run(rid)["meta"]
     storm = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
     assert "has timestamps" in window.browser.set_interval([storm], 5.0)[0]
+
+
+def test_histogram_view_switches_to_the_ops_fio_has(qtbot, window):
+    from app.importer import import_file
+
+    rid = import_file(window.ws, str(SAMPLES / "fio_randrw_jsonplus.json"), ImportOptions()).run_ids[0]
+    window.browser.reload()
+    window.browser.select_runs([rid])
+    h = window.histos
+    assert h.op.currentText() in ("read", "write") and len(h.data) == 2
+    assert "of 1,193,647 I/Os within 50 ms" in h.share.text() or "within 50 ms" in h.share.text()

@@ -18,6 +18,11 @@ METRIC_LABELS = {
 }
 
 
+def _label_step(labels: list[str], most: int = 24) -> int:
+    """Every how many buckets a label is drawn, so that at most ``most`` fit on an axis (fio has hundreds)."""
+    return max(1, -(-len(labels) // most))
+
+
 def bucket_label(lo: float | None, hi: float | None) -> str:
     def f(v: float) -> str:
         return f"{v:,.0f}" if abs(v) >= 1 else f"{v:g}"
@@ -105,6 +110,13 @@ class HistogramView(QWidget):
                ORDER BY series, h.sample_idx, h.bucket_hi NULLS LAST""",
             [self.run_ids, metric, self.op.currentText()]).fetchall()
         if not rows:
+            have = [op for (op,) in self.ws.con.execute(
+                "SELECT DISTINCT op FROM histograms WHERE list_contains(?, run_id) AND metric = ? ORDER BY op",
+                [self.run_ids, metric]).fetchall()]
+            if have and self.op.currentText() not in have:
+                # fio keeps reads and writes apart (no 'all' histogram): show what there is
+                self.op.setCurrentText(have[0])  # reloads
+                return
             self.message.setText(f"No {METRIC_LABELS.get(metric, metric)} histogram for '{self.op.currentText()}'.")
             return
         series: dict[str, dict[int, list[tuple]]] = {}
@@ -127,7 +139,7 @@ class HistogramView(QWidget):
             p.addItem(item)
             p.setLabel("bottom", "sample")
             ax = p.getAxis("left")
-            ax.setTicks([[(i + 0.5, lab) for i, lab in enumerate(labels)]])
+            ax.setTicks([[(i + 0.5, lab) for i, lab in enumerate(labels) if i % _label_step(labels) == 0]])
         self._draw_bars()
         self._show_share()
 
@@ -168,5 +180,6 @@ class HistogramView(QWidget):
             y = np.arange(len(buckets)) + k * width
             self.bars.addItem(pg.BarGraphItem(x0=0, y=y, width=[c for _, _, c in buckets], height=width,
                                               brush=colours[k % 4], name=name))
-        self.bars.getAxis("left").setTicks([[(i + 0.4 - width / 2, lab) for i, lab in enumerate(labels)]])
+        self.bars.getAxis("left").setTicks([[(i + 0.4 - width / 2, lab) for i, lab in enumerate(labels)
+                                              if i % _label_step(labels) == 0]])
         self.bars.setLabel("bottom", "I/Os")
