@@ -436,3 +436,25 @@ def test_histogram_view_switches_to_the_ops_fio_has(qtbot, window):
     assert h.op.currentText() in ("read", "write") and len(h.data) == 2
     assert h.op.currentText() == "read"
     assert "fio_randrw_jsonplus: 100.0% of 1,193,647 I/Os within 50 ms (exact)" in h.share.text()
+
+
+def test_overlay_draws_vscsistats_vm_disks_over_time(qtbot, window, tmp_path):
+    """Two VM disks, three collections: one IOPS curve per disk (IOPS = histogram count / interval)."""
+    from app.importer import import_file
+    from tests.conftest import CORPUS
+
+    src = CORPUS / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
+    if not src.exists():
+        pytest.skip("corpus not found")
+    one = src.read_text()
+    two_vms = one + one.replace("handleID,8194", "handleID,8195")
+    f = tmp_path / "two_vms.csv"
+    f.write_text(two_vms * 3)
+    r = import_file(window.ws, str(f), ImportOptions(interval_s=60))
+    assert r.status == "imported", r.error
+    window.browser.reload()
+    window.browser.select_runs(r.run_ids)
+    qtbot.waitUntil(lambda: not window.plot.loading and len(window.plot.curves) == 2, timeout=30000)
+    c = window.plot.curves[0]
+    assert c.label.endswith("2099979:8194 (scsi0:0)") and list(c.t) == [60.0, 120.0, 180.0]
+    assert c.y[0] == pytest.approx(793 / 60)

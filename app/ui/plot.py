@@ -78,6 +78,42 @@ def run_series(ws: Workspace, run_id: int, metric: str, device: str | None = Non
     return t, y, note, float(s.offset_s)
 
 
+# overlay metric -> per-sample figure of app.analysis.histograms.histo_summary (vscsiStats)
+VSCSI_METRICS = {"IOPS (total)": "iops", "IOPS (read)": "read_iops", "IOPS (write)": "write_iops",
+                 "Throughput (kB/s)": "kb_s", "await (ms)": "mean_latency_ms"}
+
+
+def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[Any]:
+    """One curve per VM disk of a vscsiStats run: the figure per collection from the histogram counts
+    (IOPS = count / interval), at the end of each collection. Two VMs fighting over one RAID set overlay."""
+    from app.analysis.histograms import AnalysisError, histo_summary
+
+    key = VSCSI_METRICS.get(metric)
+    if key is None:
+        return [(run_id, name, np.zeros(0), np.zeros(0), f"{metric} is not in vscsiStats histograms", [])]
+    try:
+        summary = histo_summary(ws, run_id)
+    except AnalysisError as e:
+        return [(run_id, name, np.zeros(0), np.zeros(0), str(e), [])]
+    by_dev: dict[str, list[tuple[float, float]]] = {}
+    for smp in summary["samples"]:
+        if smp.get("t_s") is None or smp.get(key) is None:
+            continue
+        interval = smp.get("interval_s") or 0.0
+        by_dev.setdefault(smp["device"], []).append((float(smp["t_s"]) + interval, float(smp[key])))
+    if not by_dev:
+        return [(run_id, name, np.zeros(0), np.zeros(0),
+                 "no interval: set it (run menu ▸ Set interval…) to get IOPS from the histogram counts", [])]
+    out = []
+    note = "; ".join(summary.get("notes") or [])
+    for dev, pts in sorted(by_dev.items()):
+        pts.sort()
+        out.append((run_id, f"{name} · {dev}", np.array([p[0] for p in pts]), np.array([p[1] for p in pts]),
+                    note, []))
+        note = ""
+    return out
+
+
 class _DragBox(pg.ViewBox):
     """Shift + drag moves the curve nearest to the pointer along the time axis (manual alignment)."""
 
@@ -169,7 +205,7 @@ class OverlayPlot(QWidget):
         lay.addWidget(self.readout)
 
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") == "iostat"]
+        self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") in ("iostat", "vscsistats")]
         self.reload()
 
     def _set_devices(self, names: list[str]) -> None:
@@ -208,7 +244,11 @@ class OverlayPlot(QWidget):
                 out.append(names)
                 for i, rid in enumerate(runs):
                     state.progress(i / max(1, len(runs)), "loading")
-                    name = (ws.run(rid) or {}).get("name", str(rid))
+                    run = ws.run(rid) or {}
+                    name = run.get("name", str(rid))
+                    if run.get("kind") == "vscsistats":
+                        out += vscsi_series(ws, rid, name, metric)
+                        continue
                     try:
                         t, y, note, off = run_series(ws, rid, metric, device, mode, activity, marker)
                     except AnalysisError as e:
