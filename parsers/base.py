@@ -37,6 +37,16 @@ class ParseError(Exception):
         return f"{where}: {self.message}"
 
 
+def read_text(path: str, what: str) -> str:
+    """A whole small text file (a byte-order mark dropped). A NUL byte means binary data: a ParseError naming
+    its line and saying the file is not ``what``."""
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    if b"\x00" in raw:
+        raise ParseError(f"binary data (NUL byte): not {what}", raw[: raw.index(b"\x00")].count(b"\n") + 1)
+    return raw.decode("utf-8-sig", errors="replace")
+
+
 class Cancelled(Exception):
     """The user cancelled a long job."""
 

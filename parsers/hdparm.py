@@ -28,7 +28,7 @@ from typing import Any
 
 import polars as pl
 
-from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
 
 _LABEL = re.compile(r"^\s*Timing\s+(O_DIRECT\s+)?(cached|buffer-cache|buffered disk|disk)\s+reads:\s*(.*)$")
 _MEASURE = re.compile(r"^(\d+(?:\.\d+)?)\s*MB\s+in\s+(\d+(?:\.\d+)?)\s+seconds\s*=\s*"
@@ -60,11 +60,7 @@ class HdparmFormat:
         return 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-        if b"\x00" in raw:
-            raise ParseError("binary data (NUL byte): not hdparm output", raw[: raw.index(b"\x00")].count(b"\n") + 1)
-        yield from _parse(raw.decode("utf-8", errors="replace"), state, warn)
+        yield from _parse(read_text(path, "hdparm output"), state, warn)
 
 
 def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:

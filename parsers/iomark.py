@@ -36,7 +36,7 @@ from typing import Any
 
 import polars as pl
 
-from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
 
 LAYOUT = "StormScope IOmark results v1"
 
@@ -115,14 +115,6 @@ def validate_mapping(spec: dict[str, Any]) -> dict[str, Any]:
             "delimiter": delim, "decimal": decimal, "skip_rows": skip, "description": spec.get("description")}
 
 
-def _decode(path: str, what: str) -> str:
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    if b"\x00" in raw:
-        raise ParseError(f"binary data (NUL byte): not {what}", raw[: raw.index(b"\x00")].count(b"\n") + 1)
-    return raw.decode("utf-8-sig", errors="replace")
-
-
 def _sniff_delimiter(header: str) -> str:
     counts = {d: header.count(d) for d in (",", ";", "\t", "|")}
     best = max(counts, key=lambda d: counts[d])
@@ -153,7 +145,7 @@ class IomarkCsvFormat:
         return 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
-        text = _decode(path, "a CSV file")
+        text = read_text(path, "a CSV file")
         yield from _Reader(None, state, warn).run(text)
 
 
@@ -175,7 +167,7 @@ class MappedCsvFormat:
             spec = validate_mapping(options.mapping)
         except MappingError as e:
             raise ParseError(f"mapping {options.mapping.get('name')!r}: {e}", None) from None
-        text = _decode(path, "a CSV/TSV file")
+        text = read_text(path, "a CSV/TSV file")
         yield from _Reader(spec, state, warn).run(text)
 
 

@@ -46,7 +46,7 @@ from typing import Any
 
 import polars as pl
 
-from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
 
 ROW_TYPES = {"ALL": "all", "MANAGER": "manager", "PROCESSOR": "processor", "WORKER": "worker", "DISK": "disk",
              "NETWORK": "network", "UNKNOWN": "unknown"}
@@ -103,12 +103,7 @@ class IometerFormat:
         return 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-        if b"\x00" in raw:
-            raise ParseError("binary data (NUL byte): not an Iometer CSV", raw[: raw.index(b"\x00")].count(b"\n") + 1)
-        text = raw.decode("utf-8-sig", errors="replace")
-        yield from _parse(text, state, warn)
+        yield from _parse(read_text(path, "an Iometer CSV"), state, warn)
 
 
 def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:

@@ -35,7 +35,7 @@ from typing import Any
 
 import polars as pl
 
-from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
 
 BANNER = "Iozone: Performance Test of File I/O"
 CROSSOVER_KB = 16 * 1024  # auto mode skips records below LARGE_REC for files over this (unless -z)
@@ -281,12 +281,7 @@ class IozoneFormat:
         return 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-        if b"\x00" in raw:
-            raise ParseError("binary data (NUL byte): not IOzone output", raw[: raw.index(b"\x00")].count(b"\n") + 1)
-        text = raw.decode("utf-8", errors="replace")
-        yield from _Parser(options, state, warn).run(text)
+        yield from _Parser(options, state, warn).run(read_text(path, "IOzone output"))
 
 
 class _Parser:

@@ -35,7 +35,7 @@ from typing import Any
 
 import polars as pl
 
-from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
 
 METRICS = ("io_length_bytes", "seek_distance_lbn", "seek_closest16_lbn", "latency_us", "outstanding_ios",
            "interarrival_us")
@@ -146,12 +146,7 @@ class VscsiStatsCsvFormat:
         return 0.7
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-        if b"\x00" in raw:
-            raise ParseError("binary data (NUL byte): not a vscsiStats CSV", raw[: raw.index(b"\x00")].count(b"\n") + 1)
-        text = raw.decode("utf-8", errors="replace")
-        yield from _CsvParser(options, state, warn).run(text)
+        yield from _CsvParser(options, state, warn).run(read_text(path, "a vscsiStats CSV"))
 
 
 class _CsvParser:
