@@ -4,7 +4,9 @@ Generates a realistic log (sysstat 12.3+ `-xt` layout, 50 devices, 1 s interval;
 imports it into a fresh workspace in a child process, and prints:
 
 * import MB/s and rows/s, and the child's peak RSS;
-* the same for polars reading the very same numbers from a clean CSV (the practical limit).
+* the same for polars reading the very same numbers from a clean CSV (the practical limit);
+* the import's two halves on their own: parsing the log (no storing), and storing the same rows
+  (frames read from the clean CSV, stored through the importer's own path, no parsing).
 
 Targets (issue 2): import at least half the polars throughput (rows/s), peak RSS under half the file.
 
@@ -100,6 +102,32 @@ with Workspace({ws!r}) as ws:
 print(json.dumps({{"seconds": time.perf_counter() - t, "status": r.status, "rows": r.rows, "error": r.error}}))
 """
 
+CHILD_PARSE = """
+import sys, time, json
+sys.path.insert(0, {root!r})
+from parsers.base import ImportOptions, JobState, Rows
+from parsers.iostat import IostatTextFormat
+t = time.perf_counter()
+rows = sum(ev.frame.height for ev in IostatTextFormat().parse({src!r}, ImportOptions(), JobState(), lambda *a: None)
+           if isinstance(ev, Rows) and ev.table == "iostat_samples")
+print(json.dumps({{"seconds": time.perf_counter() - t, "rows": rows}}))
+"""
+
+CHILD_STORE = """
+import sys, time, json
+sys.path.insert(0, {root!r})
+import polars as pl
+from app.workspace import Workspace
+from parsers.base import ImportOptions, RunEnd, RunInfo, RunStart, Rows
+df = pl.read_csv({csv!r})
+chunks = list(df.iter_slices(100_000))  # about what the parser hands over per chunk
+events = [RunStart("h", RunInfo(kind="iostat")), *[Rows("h", "iostat_samples", c) for c in chunks], RunEnd("h")]
+t = time.perf_counter()
+with Workspace({ws!r}) as ws:
+    ws.import_events({src!r}, "iostat", "iostat", iter(events), ImportOptions(), "0" * 64, 0, [])
+print(json.dumps({{"seconds": time.perf_counter() - t, "rows": df.height}}))
+"""
+
 CHILD_EXPORT = """
 import sys, duckdb
 c = duckdb.connect({ws!r}, read_only=True)
@@ -155,6 +183,10 @@ def main() -> int:
         subprocess.run([sys.executable, "-c", CHILD_EXPORT.format(ws=str(ws), csv=str(csv))], check=True)
         csv_mb = csv.stat().st_size / 1e6
         pol, _ = child(CHILD_POLARS.format(csv=str(csv)))
+        parse, _ = child(CHILD_PARSE.format(root=str(ROOT), src=str(src)))
+        store_ws = tmp / "store-only.duckdb"
+        store, _ = child(CHILD_STORE.format(root=str(ROOT), ws=str(store_ws), src=str(src), csv=str(csv)))
+        store_ws.unlink()
 
         rows = imp["rows"]
         imp_rows_s = rows / imp["seconds"]
@@ -163,6 +195,10 @@ def main() -> int:
               f"  peak RSS {imp_rss:,.0f} MB ({imp_rss / size_mb:.0%} of the file)")
         print(f"polars : {pol['seconds']:7.2f} s  {csv_mb / pol['seconds']:8.1f} MB/s  {pol_rows_s:12,.0f} rows/s"
               f"  (read_csv of the same {pol['rows']:,} rows, {csv_mb:,.0f} MB clean CSV)")
+        print(f"  parse only : {parse['seconds']:7.2f} s  {parse['rows'] / parse['seconds']:12,.0f} rows/s"
+              "  (the parser's frames, nothing stored)")
+        print(f"  store only : {store['seconds']:7.2f} s  {store['rows'] / store['seconds']:12,.0f} rows/s"
+              "  (the same rows from the CSV, stored the importer's way in one transaction)")
         print(f"import / polars throughput (rows/s): {imp_rows_s / pol_rows_s:.2f}  (target >= 0.50)")
         print(f"peak RSS / file size: {imp_rss / size_mb:.2f}  (target < 0.50)")
         print(f"cores: {os.cpu_count()}")
