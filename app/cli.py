@@ -326,6 +326,8 @@ def format_latency(r: dict[str, Any]) -> str:
             lines.append(f"   ESTIMATE {r['estimate'] * 100:.{decimals}f} % by linear interpolation inside the bucket "
                          "(an estimate, not a measurement)")
     lines.append(f"   {r['method']}")
+    if r.get("kind") == "vscsistats":
+        lines.append(f"   histogram counts: {r['counts']}")
     parts = []
     for k, v in r["percentiles_ms"].items():
         if v is None:

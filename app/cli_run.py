@@ -9,13 +9,17 @@ from typing import Any
 
 
 def add_run_parser(sub: Any, add_ws: Any) -> None:
-    p = sub.add_parser("run", help="set a run's interval or first-report kind, rename, tag or delete it")
+    p = sub.add_parser("run", help="set a run's interval, first-report kind or histogram counts; rename, tag or "
+                                   "delete it")
     p.add_argument("run_id", type=int, metavar="ID")
     add_ws(p)
     p.add_argument("--interval", type=float, metavar="S",
                    help="seconds between reports of an iostat run without timestamps (the 5 of 'iostat 5')")
     p.add_argument("--first-report", choices=["since-boot", "interval"],
                    help="what the run's first iostat report covers")
+    p.add_argument("--histogram-counts", choices=["cumulative", "per-collection", "auto"],
+                   help="vscsiStats: whether each collection holds the running total (never reset with -r) or "
+                        "only its own I/Os; auto = what the import detected")
     p.add_argument("--rename", metavar="NAME")
     p.add_argument("--tag", action="append", default=[], metavar="K=V", help="add or change a tag (repeatable)")
     p.add_argument("--delete", action="store_true", help="delete the run (the source file is not touched)")
@@ -41,6 +45,8 @@ def cmd_run(args: argparse.Namespace, ws_path: Path) -> int:
                 ws.set_interval(args.run_id, args.interval)
             if args.first_report:
                 ws.set_first_report(args.run_id, args.first_report == "since-boot")
+            if args.histogram_counts:
+                ws.set_histogram_counts(args.run_id, args.histogram_counts)
             if args.rename:
                 ws.rename_run(args.run_id, args.rename)
             if args.tag:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -423,6 +424,7 @@ class Workspace:
                 self.con.execute(f"UPDATE {t} SET t_s = sample_idx * ? WHERE run_id = ?", [float(seconds), run_id])
             self.con.execute("UPDATE runs SET interval_s = ?, interval_source = 'user' WHERE run_id = ?",
                              [float(seconds), run_id])
+            self._drop_warnings(run_id, "--interval SECONDS")
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
@@ -434,10 +436,42 @@ class Workspace:
         if run is None or run["kind"] != "iostat":
             raise ValueError(f"run {run_id} is not an iostat run")
         how = "since-boot (set by the user)" if since_boot else "interval (set by the user)"
-        self.con.execute("UPDATE iostat_samples SET since_boot = ? WHERE run_id = ? AND sample_idx = 0",
-                         [since_boot, run_id])
-        self.con.execute("UPDATE runs SET meta = json_merge_patch(coalesce(meta, '{}'), "
-                         "json_object('first_report', ?)) WHERE run_id = ?", [how, run_id])
+        with self._transaction():
+            self.con.execute("UPDATE iostat_samples SET since_boot = ? WHERE run_id = ? AND sample_idx = 0",
+                             [since_boot, run_id])
+            self.con.execute("UPDATE runs SET meta = json_merge_patch(coalesce(meta, '{}'), "
+                             "json_object('first_report', ?)) WHERE run_id = ?", [how, run_id])
+            self._drop_warnings(run_id, "--first-report interval")
+
+    def set_histogram_counts(self, run_id: int, mode: str) -> None:
+        """Say how a vscsiStats run's collections relate: ``cumulative`` (never reset, each prints the running
+        total), ``per-collection`` (reset with -r each time) or ``auto`` (what the importer detected)."""
+        run = self.run(run_id)
+        if run is None or run["kind"] != "vscsistats":
+            raise ValueError(f"run {run_id} is not a vscsiStats run")
+        if mode not in ("cumulative", "per-collection", "auto"):
+            raise ValueError(f"histogram counts: cumulative, per-collection or auto, not {mode!r}")
+        value = None if mode == "auto" else mode
+        with self._transaction():
+            self.con.execute("UPDATE runs SET meta = json_merge_patch(coalesce(meta, '{}'), "
+                             "json_object('histogram_counts', ?::VARCHAR)) WHERE run_id = ?", [value, run_id])
+            if value:
+                self._drop_warnings(run_id, "--histogram-counts")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
+    def _drop_warnings(self, run_id: int, marker: str) -> None:
+        """Forget the import warnings that ask the user for what they have now said (they would be stale)."""
+        self.con.execute("UPDATE runs SET warnings = list_filter(warnings, lambda w: NOT contains(w, ?)) "
+                         "WHERE run_id = ?", [marker, run_id])
 
     # ---- computed columns ----------------------------------------------------------------------
     def computed_columns(self, table: str) -> list[tuple[str, str]]:

@@ -629,8 +629,8 @@ class _Parser:
         if interval is None and n_samples > 1:
             hint = self._interval_hint(rs)
             self.warn("the file has no timestamps (iostat ran without -t), so the interval is unknown: "
-                      "times are left empty. Re-import with --interval SECONDS (the number after "
-                      "'iostat', e.g. 5 for 'iostat 5')" + hint, None)
+                      "times are left empty. Set it with 'main.py run ID --interval SECONDS' or the run menu's "
+                      "'Set interval…' (the number after 'iostat', e.g. 5 for 'iostat 5')" + hint, None)
             interval_source = "unknown"
         info.interval_s = interval
         info.interval_source = interval_source
@@ -702,10 +702,11 @@ class _Parser:
                 continue
             flagged.add(s)
             hows.append("since-boot (assumed, iostat's default; the file cannot prove it. "
-                        "Use --first-report interval if iostat ran with -y)")
+                        "If iostat ran with -y: run ID --first-report interval)")
         if any("assumed" in h for h in hows) and rs.sample_idx >= 0:
             self.warn("the first report was taken to cover the time since boot (iostat's default) and is "
-                      "left out of analyses; if iostat ran with -y, re-import with --first-report interval", None)
+                      "left out of analyses; if iostat ran with -y, say so with "
+                      "'main.py run ID --first-report interval' or the run menu", None)
         return flagged, "; ".join(dict.fromkeys(hows)) or "no reports"
 
 

@@ -352,8 +352,9 @@ class _CsvParser:
             t_by = {i: i * interval for i in range(n)}
         elif interval is None:
             info.interval_source = "unknown"
-            self.warn("the file does not say how long each collection lasted: IOPS and MB/s need it; re-import "
-                      "with --interval SECONDS (the time between vscsiStats resets)", None)
+            self.warn("the file does not say how long each collection lasted: IOPS and MB/s need it; set it with "
+                      "'main.py run ID --interval SECONDS' (the time between collections) or the run menu's "
+                      "'Set interval…'", None)
         info.interval_s = interval
 
         hist: list[tuple[Any, ...]] = []
@@ -413,8 +414,9 @@ class _CsvParser:
         info.meta["counts_look_cumulative"] = grew
         if grew:
             self.warn("no bucket count ever falls from one collection to the next: the histograms look cumulative "
-                      "(vscsiStats not reset with -r between collections), so each sample holds everything since "
-                      "the start, not one interval", None)
+                      "(vscsiStats not reset with -r between collections): each collection holds everything since "
+                      "the start, so analyses take its own I/Os as its counts minus the previous collection's. If "
+                      "vscsiStats was reset, say so with 'main.py run ID --histogram-counts per-collection'", None)
 
 
 class VscsiStatsTextFormat:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from app.analysis.histograms import AnalysisError, latency_share
+from app.analysis.histograms import LATENCY, AnalysisError, collection_counts, latency_share
 from reports.options import ReportOptions
 
 
@@ -505,9 +505,9 @@ def _device_rule(s: Any, an: Anonymiser) -> str:
 
 
 def _heatmap(ws: Any, run_id: int, an: Anonymiser) -> Chart | None:
-    rows = ws.con.execute(
-        "SELECT device, sample_idx, bucket_lo, bucket_hi, count FROM histograms WHERE run_id = ? AND "
-        "metric = 'latency_us' AND op = 'all' ORDER BY device, sample_idx, bucket_hi NULLS LAST", [run_id]).fetchall()
+    # each collection's own counts (a cumulative vscsiStats run is differenced)
+    rows = list(collection_counts(ws, run_id, LATENCY, "all").sort("device", "sample_idx", "bucket_hi", nulls_last=True)
+                .select("device", "sample_idx", "bucket_lo", "bucket_hi", "count").iter_rows())
     if not rows:
         return None
     by_dev: dict[str, dict[int, list[tuple]]] = {}

@@ -116,6 +116,16 @@ def test_first_report_modes(ws, write, tmp_path):
     assert ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples").fetchall() == [(False,)]
 
 
+def test_saying_what_the_first_report_is_answers_the_warning(ws, write):
+    """The warning asks how iostat ran; once the user says so, it is gone (a report must not print it)."""
+    text = log("03/14/2024", ["03/14/2024 10:00:00", "03/14/2024 10:00:05"], ROWS2)
+    rid = imported(ws, write, text, name="a.txt").run_ids[0]
+    assert any("--first-report interval" in w for w in ws.run(rid)["warnings"])
+    ws.set_first_report(rid, False)
+    assert not any("--first-report" in w for w in ws.run(rid)["warnings"])
+    assert ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples").fetchall() == [(False,)]
+
+
 PLAIN = """Linux 5.15.0 (vdi01) \t03/14/2024 \t_x86_64_\t(4 CPU)
 
 Device             tps    kB_read/s    kB_wrtn/s    kB_read    kB_wrtn

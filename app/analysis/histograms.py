@@ -259,23 +259,90 @@ def _frame(ws: Any, sql: str, params: list[Any]) -> pl.DataFrame:
     return ws.query(sql, params)
 
 
+HISTOGRAM_COUNTS = ("cumulative", "per-collection")
+
+
+def counts_mode(run: dict[str, Any]) -> tuple[str, str]:
+    """How a vscsiStats run's collections relate: ``("cumulative" | "per-collection", why)``.
+
+    vscsiStats accumulates until it is reset (``-r``); a loop that never resets prints, in every
+    collection, everything since the start. Then a collection's own I/Os are its counts minus the
+    previous collection's, and the run's total is the last collection. The importer detects it
+    (no bucket count ever falls); the user can say otherwise (``run ID --histogram-counts``).
+    """
+    meta = json.loads(run["meta"]) if run.get("meta") else {}
+    if run.get("kind") != "vscsistats":
+        return "per-collection", "one set of histograms per job"
+    user = meta.get("histogram_counts")
+    if user in HISTOGRAM_COUNTS:
+        return user, f"{user} (set by the user)"
+    if meta.get("counts_look_cumulative"):
+        return "cumulative", ("cumulative (detected: no bucket count ever falls from one collection to the next, "
+                              "so vscsiStats was not reset between collections); each collection's I/Os are its "
+                              "counts minus the previous collection's")
+    return "per-collection", "per collection (the counts fall between collections: vscsiStats was reset)"
+
+
+def collection_counts(ws: Any, run_id: int, metric: str, op: str | None = None,
+                      device: str | None = None) -> pl.DataFrame:
+    """Bucket counts per collection: sample_idx, device, op, bucket_lo, bucket_hi, count.
+
+    For a cumulative vscsiStats run (see :func:`counts_mode`) each collection's own I/Os, not the
+    running total the file prints. ``op`` None = every op; ``device`` = a substring of the device.
+    """
+    run = _run(ws, run_id)
+    sql = ("SELECT sample_idx, device, op, bucket_lo, bucket_hi, count FROM histograms "
+           "WHERE run_id = ? AND metric = ? AND contains(device, ?)")
+    params: list[Any] = [run_id, metric, device or ""]
+    if op is not None:
+        sql += " AND op = ?"
+        params.append(op)
+    df = _frame(ws, sql + " ORDER BY sample_idx, device, op, bucket_hi NULLS LAST", params)
+    if counts_mode(run)[0] != "cumulative" or df.height == 0:
+        return df
+    hist, bucket = ["device", "op"], ["device", "op", "bucket_lo", "bucket_hi"]
+    df = df.sort([*bucket, "sample_idx"], nulls_last=True)
+    prev = pl.col("count").shift(1).over(bucket)
+    # a histogram reset between two collections: some bucket falls
+    fell = (pl.col("count") < prev).fill_null(False)
+    df = df.with_columns(_prev=prev, _fell=fell).with_columns(_reset=pl.col("_fell").any().over([*hist, "sample_idx"]))
+    own = pl.when(pl.col("_prev").is_null() | pl.col("_reset")).then(pl.col("count")) \
+        .otherwise(pl.col("count") - pl.col("_prev"))
+    return (df.with_columns(own.alias("count")).drop("_prev", "_fell", "_reset")
+            .sort(["sample_idx", "device", "op", "bucket_hi"], nulls_last=True))
+
+
 def load_buckets(ws: Any, run_id: int, metric: str, op: str = "all", device: str | None = None) -> pl.DataFrame:
-    """Buckets of one histogram type: sample_idx, device, bucket_lo, bucket_hi, count.
+    """Buckets of one histogram type: sample_idx, device, bucket_lo, bucket_hi, count (per collection).
 
     ``op='all'`` uses the file's all-I/O histogram where it has one, else read + write summed
     (fio json+ has no all-I/O histogram).
     """
-    like = device or ""
-    df = _frame(ws, "SELECT sample_idx, device, op, bucket_lo, bucket_hi, count FROM histograms "
-                    "WHERE run_id = ? AND metric = ? AND contains(device, ?) ORDER BY sample_idx, device, bucket_hi",
-                [run_id, metric, like])
-    return _pick_op(df, op)
+    return _pick_op(collection_counts(ws, run_id, metric, None, device), op)
 
 
 def load_stats(ws: Any, run_id: int, device: str | None = None) -> pl.DataFrame:
-    like = device or ""
-    return _frame(ws, "SELECT sample_idx, device, metric, op, min, max, mean, count FROM histogram_stats "
-                      "WHERE run_id = ? AND contains(device, ?) ORDER BY sample_idx, device", [run_id, like])
+    """The summary of each histogram per collection: sample_idx, device, metric, op, min, max, mean, count.
+
+    For a cumulative run, ``count`` and ``mean`` are the collection's own (the mean derived from the
+    running means the file prints); ``min``/``max`` stay the running ones, which still bound the
+    collection's values.
+    """
+    run = _run(ws, run_id)
+    df = _frame(ws, "SELECT sample_idx, device, metric, op, min, max, mean, count FROM histogram_stats "
+                    "WHERE run_id = ? AND contains(device, ?) ORDER BY sample_idx, device", [run_id, device or ""])
+    if counts_mode(run)[0] != "cumulative" or df.height == 0:
+        return df
+    hist = ["device", "metric", "op"]
+    df = df.sort([*hist, "sample_idx"])
+    pc = pl.col("count").shift(1).over(hist)
+    pm = pl.col("mean").shift(1).over(hist)
+    fresh = pc.is_null() | (pl.col("count") < pc)
+    own = pl.when(fresh).then(pl.col("count")).otherwise(pl.col("count") - pc)
+    total = pl.col("mean") * pl.col("count")
+    mean = (pl.when(fresh).then(pl.col("mean"))
+            .when(own > 0).then((total - pm.fill_null(0.0) * pc.fill_null(0)) / own).otherwise(None))
+    return df.with_columns(own.alias("count"), mean.alias("mean")).sort("sample_idx", "device")
 
 
 def _pick_op(df: pl.DataFrame, op: str) -> pl.DataFrame:
@@ -327,14 +394,13 @@ def latency_share(ws: Any, run_id: int, threshold_ms: float = 50.0, op: str = "a
         "ios": s.ios, "under": s.under_lo if s.exact else None, "share": s.share, "exact": s.exact,
         "bounds": list(s.bounds), "under_bounds": [s.under_lo, s.under_hi],
         "estimate": s.share_estimate, "estimate_under": s.estimate,
-        "method": s.method("ms", 1000), "percentiles_ms": pct,
+        "method": s.method("ms", 1000), "percentiles_ms": pct, "counts": counts_mode(run)[1],
     }
 
 
 def histo_summary(ws: Any, run_id: int, device: str | None = None) -> dict[str, Any]:
     """Per sample and series: IOPS, KB/s and MB/s, read/write IOPS, mean latency, sequential share, share <= 50 ms."""
     run = _run(ws, run_id)
-    meta = json.loads(run["meta"]) if run.get("meta") else {}
     notes: list[str] = []
     if run["kind"] == "fio":
         rows = _fio_rows(ws, run_id, device)
@@ -342,10 +408,11 @@ def histo_summary(ws: Any, run_id: int, device: str | None = None) -> dict[str, 
     else:
         interval = run.get("interval_s")
         if not interval:
-            notes.append("the interval is unknown: IOPS and KB/s need it (re-import with --interval SECONDS)")
-        if meta.get("counts_look_cumulative"):
-            notes.append("the histograms look cumulative (not reset between collections): each sample holds "
-                         "everything since the start")
+            notes.append(f"the interval is unknown: IOPS and KB/s need it (main.py run {run_id} --interval SECONDS)")
+        mode, why = counts_mode(run)
+        if mode == "cumulative":
+            notes.append(f"histogram counts: {why}; a collection's mean latency and IO length are derived "
+                         "from the running means the file prints (rounded), so they are approximate")
         rows = _vscsi_rows(ws, run_id, device, interval)
     if not rows:
         what = f" for devices matching {device!r}" if device else ""

@@ -103,12 +103,15 @@ class HistogramView(QWidget):
         if not self.run_ids or metric is None:
             self.message.setText("Select vscsiStats or fio runs in the run list.")
             return
-        rows = self.ws.con.execute(
-            """SELECT r.name || ' · ' || h.device AS series, h.sample_idx, h.bucket_lo, h.bucket_hi, h.count
-               FROM histograms h JOIN runs r USING (run_id)
-               WHERE list_contains(?, h.run_id) AND h.metric = ? AND h.op = ?
-               ORDER BY series, h.sample_idx, h.bucket_hi NULLS LAST""",
-            [self.run_ids, metric, self.op.currentText()]).fetchall()
+        from app.analysis.histograms import collection_counts
+
+        rows = []  # each collection's own counts (a cumulative vscsiStats run is differenced)
+        for rid in self.run_ids:
+            name = (self.ws.run(rid) or {}).get("name", str(rid))
+            df = collection_counts(self.ws, rid, metric, self.op.currentText())
+            rows += [(f"{name} · {d}", s, lo, hi, n) for s, d, lo, hi, n in
+                     df.sort("device", "sample_idx", "bucket_hi", nulls_last=True)
+                     .select("sample_idx", "device", "bucket_lo", "bucket_hi", "count").iter_rows()]
         if not rows:
             have = [op for (op,) in self.ws.con.execute(
                 "SELECT DISTINCT op FROM histograms WHERE list_contains(?, run_id) AND metric = ? ORDER BY op",

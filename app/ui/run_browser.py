@@ -158,6 +158,10 @@ class RunBrowser(QWidget):
         m.addAction("Set interval…", lambda: self.set_interval(ids))
         m.addAction("First report is since boot", lambda: self.set_first_report(ids, True))
         m.addAction("First report is an interval (iostat -y)", lambda: self.set_first_report(ids, False))
+        m.addAction("vscsiStats counts are cumulative (never reset)",
+                    lambda: self.set_histogram_counts(ids, "cumulative"))
+        m.addAction("vscsiStats counts are per collection (reset with -r)",
+                    lambda: self.set_histogram_counts(ids, "per-collection"))
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
         m.exec(self.tree.viewport().mapToGlobal(pos))
@@ -196,6 +200,15 @@ class RunBrowser(QWidget):
         for rid in run_ids:
             try:
                 self.ws.set_first_report(rid, since_boot)
+            except ValueError:
+                continue
+        self.reload()
+        self.runs_changed.emit()
+
+    def set_histogram_counts(self, run_ids: list[int], mode: str) -> None:
+        for rid in run_ids:
+            try:
+                self.ws.set_histogram_counts(rid, mode)
             except ValueError:
                 continue
         self.reload()
