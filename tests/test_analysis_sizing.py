@@ -8,6 +8,7 @@ from app.analysis import phases as ph
 from app.analysis.series import AnalysisError
 from app.analysis.sizing import measured_inputs, response_time_check, size_vdi
 from app.analysis.sizing_presets import load_presets
+from app.analysis.text import format_response_time
 from app.importer import import_file
 from parsers.base import ImportOptions
 from tests.analysis_util import iops_log
@@ -128,5 +129,9 @@ def test_response_time_from_histograms_and_iomark(ws):
     # the ETRI paper's second storage server: about 27 % within 50 ms
     ws.con.execute("INSERT INTO iomark_results VALUES (?, 100, 20), (?, 300, 29.6667)", [rid, rid])
     rt = response_time_check(ws, rid)
-    assert rt["basis"] == "iomark" and rt["share"] == pytest.approx((100 * 20 + 300 * 29.6667) / 400 / 100)
+    # two rows are two measurements: the check takes the lowest and names both, it never blends them
+    assert rt["basis"] == "iomark" and rt["share"] == pytest.approx(0.20)
+    assert [x["share"] for x in rt["rows"]] == pytest.approx([0.20, 0.296667])
+    assert "lowest of 2 result rows" in rt["label"] and "not averaged" in rt["label"]
     assert rt["passed"] is False
+    assert "(as IOmark reports it)" in format_response_time(rt) and "(exact)" not in format_response_time(rt)

@@ -262,7 +262,9 @@ def format_sizing(r: SizingResult) -> str:
 
 def format_response_time(rt: dict[str, Any]) -> str:
     verdict = {True: "meets", False: "MISSES", None: "cannot tell whether it meets"}[rt["passed"]]
-    if rt["share"] is not None and rt.get("exact"):
+    if rt["share"] is not None and rt.get("basis") == "iomark":
+        share = f"{rt['share']:.2%} (as IOmark reports it)"
+    elif rt["share"] is not None and rt.get("exact"):
         share = f"{rt['share']:.2%} (exact)"
     elif rt["share"] is not None:
         share = f"{rt['share']:.2%}"
