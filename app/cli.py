@@ -326,6 +326,7 @@ def format_latency(r: dict[str, Any]) -> str:
             lines.append(f"   ESTIMATE {r['estimate'] * 100:.{decimals}f} % by linear interpolation inside the bucket "
                          "(an estimate, not a measurement)")
     lines.append(f"   {r['method']}")
+    lines.append(f"   from the {r['source']}")
     if r.get("kind") == "vscsistats":
         lines.append(f"   histogram counts: {r['counts']}")
     parts = []

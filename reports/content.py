@@ -29,6 +29,32 @@ def pct(v: float | None, digits: int = 1) -> str:
     return "–" if v is None else f"{v * 100:.{digits}f} %"
 
 
+def num(v: float | None) -> str:
+    """A value the user gave (threshold, goal, cap, tolerance), printed as given: 2.5 stays 2.5, never 2."""
+    if v is None:
+        return "–"
+    return f"{v:,.6f}".rstrip("0").rstrip(".")
+
+
+def pct_pair(lo: float | None, hi: float | None, digits: int = 1) -> tuple[str, str]:
+    """Two bounds with as many decimals as it takes to tell them apart (never 'between 99.8 % and 99.8 %')."""
+    if lo is None or hi is None or lo == hi:
+        return pct(lo, digits), pct(hi, digits)
+    for d in range(digits, 7):
+        a, b = pct(lo, d), pct(hi, d)
+        if a != b:
+            break
+    return a, b
+
+
+def ms(v: float | None) -> str:
+    """A latency in ms with the digits it needs: 0.043 ms stays 0.043, not 0.0."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    digits = 3 if abs(v) < 1 else 2 if abs(v) < 10 else 1
+    return f"{v:,.{digits}f} ms"
+
+
 class Anonymiser:
     """Replaces host and device names (and any text containing them) with neutral labels."""
 
@@ -221,8 +247,8 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             m = rep.run
             values.setdefault("storm", {})[r["run_id"]] = m.as_dict()
             rows.append([name(r), fmt(m.peak_iops), fmt(m.time_to_peak_s, 0, "s"), fmt(m.time_above_s, 0, "s"),
-                         fmt(m.settle_time_s, 0, "s"), fmt(m.total_ios), pct(m.read_share, 0),
-                         fmt(m.iops_percentiles.get("p95")), fmt(m.mean_await_ms, 1, "ms")])
+                         fmt(m.settle_time_s, 0, "s"), fmt(m.total_ios), _reads(m.read_share, m.read_share_basis),
+                         fmt(m.iops_percentiles.get("p95")), ms(m.mean_await_ms)])
             if m.peak_iops is not None:
                 verdicts.append(f"Run {name(r)} peaked at {fmt(m.peak_iops)} IOPS, "
                                 f"{fmt(m.time_to_peak_s, 0)} s after its I/O began"
@@ -230,7 +256,8 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                                    if m.settle_time_s is not None else "."))
             if rep.phases:
                 prow = [[an.text(ph.name), fmt(ph.t_start_s, 0, "s"), fmt(ph.t_end_s, 0, "s"), fmt(pm.peak_iops),
-                         fmt(pm.mean_iops), fmt(pm.total_ios), pct(pm.read_share, 0)] for ph, pm in rep.phases]
+                         fmt(pm.mean_iops), fmt(pm.total_ios), _reads(pm.read_share, pm.read_share_basis)]
+                        for ph, pm in rep.phases]
                 sec.table(Table(f"Phases of {name(r)} ({rep.phase_source})",
                                 ["Phase", "From", "To", "Peak IOPS", "Mean IOPS", "I/Os", "Reads"], prow))
             methods.append((f"Storm metrics of {name(r)}", rep.method))
@@ -262,27 +289,29 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                 held = {True: "held", False: "did not hold", None: "could not be judged"}[c.held]
                 if c.verdict == "not capped":
                     held = "not capped"
-                    verdicts.append(f"No {fmt(c.cap)} {unit} cap was in force on {name(r)}: its plateau of "
-                                    f"{fmt(c.plateau)} {unit} is above the cap + {fmt(c.tolerance_pct, 0)} %.")
+                    verdicts.append(f"No {num(c.cap)} {unit} cap was in force on {name(r)}: its plateau of "
+                                    f"{fmt(c.plateau)} {unit} is above the cap + {num(c.tolerance_pct)} %.")
                 elif c.held is None:
-                    verdicts.append(f"The {fmt(c.cap)} {unit} cap could not be judged on {name(r)}: "
+                    verdicts.append(f"The {num(c.cap)} {unit} cap could not be judged on {name(r)}: "
                                     f"{c.explanation or c.verdict}.")
                 elif c.verdict == "held (cap not reached)":
                     held = "held (not reached)"
-                    verdicts.append(f"The {fmt(c.cap)} {unit} cap was never reached on {name(r)} (worst "
-                                    f"{fmt(c.window_s, 0)} s window {fmt(worst)} {unit}), so the run cannot show "
+                    verdicts.append(f"The {num(c.cap)} {unit} cap was never reached on {name(r)} (worst "
+                                    f"{num(c.window_s)} s window {fmt(worst)} {unit}), so the run cannot show "
                                     "that it is enforced.")
                 else:
-                    verdicts.append(f"The {fmt(c.cap)} {unit} cap {held} on {name(r)} (worst {fmt(c.window_s, 0)} s "
-                                    f"window {fmt(worst)} {unit}, tolerance {fmt(c.tolerance_pct, 0)} %).")
-                rows.append([name(r), f"{fmt(c.cap)} {unit}", held, fmt(c.plateau), fmt(worst),
-                             pct(c.over_cap_share), f"{fmt(c.tolerance_pct, 0)} %"])
+                    verdicts.append(f"The {num(c.cap)} {unit} cap {held} on {name(r)} (worst {num(c.window_s)} s "
+                                    f"window {fmt(worst)} {unit}, tolerance {num(c.tolerance_pct)} %).")
+                rows.append([name(r), f"{num(c.cap)} {unit}", held, fmt(c.plateau), fmt(worst),
+                             pct(c.over_cap_share), f"{num(c.tolerance_pct)} %"])
                 sec.para(an.text(f"{name(r)}: {c.explanation or c.verdict}"))
             methods.append((f"Cap compliance of {name(r)}", res.method))
         if rows:
             sec.order.insert(0, ("t", len(sec.tables)))
-            sec.tables.append(Table("", ["Run", "Cap", "Verdict", "Plateau", "Worst window", "Over cap", "Tolerance"],
-                                    rows))
+            sec.tables.append(Table("", ["Run", "Cap", "Verdict", "Plateau", "Worst window", "Over cap + tol.",
+                                         "Tolerance"], rows,
+                                    note="Over cap + tol.: share of the time the windowed average was above the "
+                                         "cap plus its tolerance (the limit the verdict uses)."))
             sections.append(sec)
 
     if "latency" in want and histo_runs:
@@ -298,25 +327,28 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             values.setdefault("latency", {})[r["run_id"]] = ls
             if ls["exact"]:
                 share_txt = pct(ls["share"])
-                verdicts.append(f"{share_txt} of I/O completed within {fmt(thr, 0)} ms on {name(r)} "
-                                f"(goal {fmt(goal, 0)} %){_goal_word(ls['share'], goal)}.")
+                verdicts.append(f"{share_txt} of I/O completed within {num(thr)} ms on {name(r)} "
+                                f"(goal {num(goal)} %){_goal_word(ls['share'], goal)}.")
             else:
-                lo, hi = ls["bounds"]
-                share_txt = f"{pct(lo)} – {pct(hi)}"
-                est = f"; estimate {pct(ls['estimate'])} (ESTIMATE: linear interpolation)" if ls["estimate"] else ""
-                verdicts.append(f"Between {pct(lo)} and {pct(hi)} of I/O completed within {fmt(thr, 0)} ms on "
-                                f"{name(r)} (goal {fmt(goal, 0)} %; {fmt(thr, 0)} ms falls inside a histogram "
+                lo_t, hi_t = pct_pair(*ls["bounds"])
+                share_txt = f"{lo_t} – {hi_t}"
+                digits = len(lo_t.split(".")[1].split()[0]) if "." in lo_t else 1
+                est = f"; estimate {pct(ls['estimate'], digits)} (ESTIMATE: linear interpolation)" \
+                    if ls["estimate"] is not None else ""
+                verdicts.append(f"Between {lo_t} and {hi_t} of I/O completed within {num(thr)} ms on "
+                                f"{name(r)} (goal {num(goal)} %; {num(thr)} ms falls inside a histogram "
                                 f"bucket{est}).")
             p = ls.get("percentiles_ms", {})
             rows.append([name(r), fmt(ls["ios"]), share_txt, "exact" if ls["exact"] else "bounds",
                          _pctl(p.get("p95")), _pctl(p.get("p99"))])
-            sec.para(an.text(f"{name(r)}: {ls['method']}."))
+            counts = f" Histogram counts: {ls['counts']}." if r["kind"] == "vscsistats" else ""
+            sec.para(an.text(f"{name(r)}: {ls['method']}. From the {ls['source']}.{counts}"))
             heat = _heatmap(ws, r["run_id"], an) if r["kind"] == "vscsistats" else None
             if heat:
                 sec.chart(heat)
         if rows:
             sec.order.insert(0, ("t", len(sec.tables)))
-            sec.tables.append(Table("", ["Run", "I/Os", f"≤ {fmt(thr, 0)} ms", "Method", "p95", "p99"], rows))
+            sec.tables.append(Table("", ["Run", "I/Os", f"≤ {num(thr)} ms", "Method", "p95", "p99"], rows))
             sections.append(sec)
             methods.append(("Response times", "share of I/O at or under the threshold from the latency "
                             "histograms; exact when the threshold is a bucket edge (or no I/O lies in the bucket "
@@ -365,9 +397,12 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         sec = Section("sizing", "VDI sizing")
         users = opt.sizing["users"]
         ipu = opt.sizing["iops_per_user"]
-        verdicts.append(f"The design needs {sz.disks} disks ({fmt(sz.disks_exact, 2)} rounded up) for "
-                        f"{users:,} users at {fmt(ipu, 0 if float(ipu).is_integer() else 1)} IOPS"
-                        + (f" (capacity needs {sz.disks_for_capacity})." if sz.disks_for_capacity else "."))
+        plural = "s" if sz.disks != 1 else ""
+        verdicts.append(f"The design needs {sz.disks} disk{plural} ({fmt(sz.disks_exact, 2)} rounded up) for "
+                        f"{users:,} users at {num(ipu)} IOPS"
+                        + (f" (capacity needs {sz.disks_for_capacity})" if sz.disks_for_capacity else "")
+                        + (f"; built in whole {sz.layout}, that is {sz.disks_layout} disks." if
+                           sz.disks_layout != sz.disks else "."))
         sec.table(Table("Inputs", ["Input", "Value", "Source"],
                         [[k, str(v.get("value")), str(v.get("source", ""))] for k, v in sz.inputs.items()],
                         widths=[0.3, 0.2, 0.5]))
@@ -402,9 +437,16 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         names = [an.text(r["name"]) for r in cmp.runs]
         rows = []
         for m in cmp.metrics:
-            rows.append([m["metric"].replace("_", " "), m.get("unit", "")] + [fmt(v, 1) for v in m["values"]]
-                        + [_ratio(m["ratio"][-1])])
-        sec.para(f"Baseline: {names[0]}. The last column is the ratio of the last run to the baseline.")
+            unit = m.get("unit", "")
+            cells = [pct(v, 1) if unit == "fraction" else ms(v).removesuffix(" ms") if unit.startswith("ms")
+                     else fmt(v, 1) for v in m["values"]]
+            rows.append([m["metric"].replace("_", " "), "%" if unit == "fraction" else unit, *cells,
+                         _ratio(m["ratio"][-1])])
+        above = cmp.method.get("time_above_threshold_iops") if isinstance(cmp.method, dict) else None
+        sec.para(f"Baseline: {names[0]}. The last column is the ratio of the last run to the baseline."
+                 + (f" 'time above' counts, for every run, the seconds above {fmt(above, 1)} IOPS (half the "
+                    "baseline's peak unless set), so the runs are measured against one level."
+                    if above is not None else ""))
         sec.table(Table("", ["Metric", "Unit", *names, "Ratio"], rows))
         sections.append(sec)
         methods.append(("A/B comparison", cmp.method))
@@ -480,6 +522,13 @@ def _float(v: Any) -> float | None:
         return None
 
 
+def _reads(share: float | None, basis: str | None) -> str:
+    """Read share; plain (-d) reports have no r/s, w/s, so theirs is by kB, and the cell says so."""
+    if share is None:
+        return "–"
+    return pct(share, 0) + (" (by kB)" if basis and basis != "I/Os" else "")
+
+
 def _goal_word(share: float | None, goal_pct: float) -> str:
     if share is None:
         return ""
@@ -492,7 +541,11 @@ def _pctl(p: dict[str, Any] | None) -> str:
     lo, hi = p.get("bounds_ms") or [None, None]
     if p.get("exact"):
         return f"{fmt(hi, 2)} ms"
-    return f"{fmt(lo, 2)}–{fmt(hi, 2)} ms"
+    for d in range(2, 7):  # enough digits to tell the bucket's edges apart (0.2166–0.2200, not 0.22–0.22)
+        a, b = fmt(lo, d), fmt(hi, d)
+        if a != b or lo == hi:
+            break
+    return f"{a}–{b} ms"
 
 
 def _ratio(v: float | None) -> str:

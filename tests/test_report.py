@@ -69,6 +69,27 @@ def test_verdicts_in_the_pdf_are_the_analyses_numbers(ws_samples, tmp_path):
         assert ws.run(rid)["source_sha256"] in text.replace(" ", "")
 
 
+def test_parameters_print_as_given_and_small_figures_keep_their_digits(ws_samples, tmp_path):
+    """A 2.5 ms threshold is not '2 ms', a 2.5 % tolerance not '2 %', a 0.043 ms await not '0.0 ms', and a
+    -d run's read share says it is by kB."""
+    ws = ws_samples
+    out = tmp_path / "p.pdf"
+    ids = [ws.ids[k] for k in ("storm_fast_iostat-xt.txt", "capped_200iops_iostat-d.txt", "fio_randrw_jsonplus.json")]
+    opt = ReportOptions(runs=ids, latency_threshold_ms=2.5, latency_goal_pct=99.5, tolerance_pct=2.5,
+                        iops_cap=200, sections=["summary", "storm", "cap", "latency"])
+    content = build_report(ws, opt, str(out))
+    text = flat(pdf_text(out))
+    assert "within 2.5 ms" in text and "≤ 2.5 ms" in text and "goal 99.5 %" in text
+    assert "tolerance 2.5 %" in text and "within 2 ms" not in text
+    storm = content.values["storm"][ws.ids["storm_fast_iostat-xt.txt"]]
+    assert f"{storm['mean_await_ms']:.3f} ms" in text and storm["mean_await_ms"] < 0.1
+    assert "(by kB)" in text
+    ls = latency_share(ws, ws.ids["fio_randrw_jsonplus.json"], 2.5)
+    if not ls["exact"]:  # bounds that differ are printed so that they differ
+        lo, hi = (v for v in text.split("Between ")[1].split(" of I/O")[0].split(" and "))
+        assert lo != hi
+
+
 def test_pages_render_and_are_numbered(ws_samples, tmp_path):
     out = tmp_path / "r.pdf"
     build_report(ws_samples, ReportOptions(date="1 May 2026", page_size="Letter"), str(out))

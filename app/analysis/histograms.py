@@ -53,6 +53,7 @@ class Share:
     estimate: float | None  # linear interpolation inside the straddling buckets (None: open-ended bucket)
     straddling: list[Bucket] = field(default_factory=list)
     edge: bool = False  # the threshold is an edge of some bucket
+    by_minmax: bool = False  # the smallest or largest value alone puts every I/O on one side
 
     @property
     def exact(self) -> bool:
@@ -83,8 +84,11 @@ class Share:
         if self.exact:
             if self.edge:
                 return f"exact: {t} is a bucket edge"
-            if not self.straddling:
+            if not self.straddling and self.by_minmax:
                 return f"exact: the smallest/largest value puts every I/O on one side of {t}"
+            if not self.straddling:
+                return (f"exact: no bucket the file lists contains {t} (fio leaves out empty bins), so every I/O "
+                        "is on one side of it")
             return f"exact: no I/O lies in the bucket that contains {t}"
         n = self.under_hi - self.under_lo
         b = ", ".join(_bucket_text(x, unit, scale) for x in self.straddling if x.count)
@@ -166,7 +170,8 @@ def share_within(buckets: Iterable[Bucket], threshold: float, vmin: float | None
         estimate += b.count * frac
     under_hi = under_lo + sum(b.count for b in straddle)
     est = None if estimate is None else under_lo + estimate
-    return Share(threshold, ios, under_lo, under_hi, est, straddle, edge)
+    by_minmax = (vmax is not None and vmax <= threshold) or (vmin is not None and vmin > threshold)
+    return Share(threshold, ios, under_lo, under_hi, est, straddle, edge, by_minmax)
 
 
 def percentile(buckets: Iterable[Bucket], p: float, vmin: float | None = None,
@@ -395,6 +400,8 @@ def latency_share(ws: Any, run_id: int, threshold_ms: float = 50.0, op: str = "a
         "bounds": list(s.bounds), "under_bounds": [s.under_lo, s.under_hi],
         "estimate": s.share_estimate, "estimate_under": s.estimate,
         "method": s.method("ms", 1000), "percentiles_ms": pct, "counts": counts_mode(run)[1],
+        "source": "completion latency (clat) bins of fio json+" if run["kind"] == "fio" else "vscsiStats latency "
+                  "histogram (measured at the VM's virtual SCSI disk)",
     }
 
 
@@ -405,6 +412,8 @@ def histo_summary(ws: Any, run_id: int, device: str | None = None) -> dict[str, 
     if run["kind"] == "fio":
         rows = _fio_rows(ws, run_id, device)
         interval = None
+        notes.append("fio: 'mean lat' is fio's total latency (submission + completion, lat); the <= 50 ms share "
+                     "comes from the completion-latency (clat) bins of json+")
     else:
         interval = run.get("interval_s")
         if not interval:

@@ -247,10 +247,12 @@ def format_sizing(r: SizingResult) -> str:
     if r.disks_for_capacity is not None:
         out.append(f"disks for capacity = ceil({v['users']} x {v['gb_per_user']:g} GB / ({v['disk_gb']:g} GB x "
                    f"{r.raid['usable_share']:.3g} usable)) = ceil({r.capacity_exact:.2f}) = {r.disks_for_capacity}")
-    out.append(f"DISKS = {r.disks}" + (f"  ({r.disks_layout} in whole {r.layout})" if r.disks_layout != r.disks
-                                      else ""))
-    out.append(f"with {r.disks} disks the array gives {r.array_frontend_iops:,.1f} front-end IOPS = "
-               f"{r.users_supported:,.1f} users at this load")
+    if r.disks_layout != r.disks:
+        out.append(f"DISKS = {r.disks_layout} in whole {r.layout}  (the load and capacity need {r.disks})")
+    else:
+        out.append(f"DISKS = {r.disks}")
+    out.append(f"with {r.disks} disk{'s' if r.disks != 1 else ''} the array gives {r.array_frontend_iops:,.1f} "
+               f"front-end IOPS = {r.users_supported:,.1f} users at this load")
     out.append("inputs:")
     for k, x in inp.items():
         out.append(f"  {k} = {x['value']}  ({x['source']})")
