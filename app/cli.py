@@ -299,18 +299,9 @@ def _pct(v: float | None) -> str:
     return "?" if v is None else f"{v * 100:.2f} %"
 
 
-def _pct_pair(lo: float | None, hi: float | None) -> tuple[str, str]:
-    """Two percentages with as many decimals as it takes to tell them apart (up to 6)."""
-    if lo is None or hi is None:
-        return _pct(lo), _pct(hi)
-    for d in range(2, 7):
-        a, b = f"{lo * 100:.{d}f} %", f"{hi * 100:.{d}f} %"
-        if a != b:
-            break
-    return a, b
-
-
 def format_latency(r: dict[str, Any]) -> str:
+    from app.analysis.text import pct_pair
+
     t = f"{r['threshold_ms']:g} ms"
     lines = [f"run {r['run_id']} ({r['kind']}), op {r['op']}: {r['ios']:,} I/Os in {len(r['devices'])} series "
              f"({', '.join(r['devices'])}), {r['samples']} sample{'s' if r['samples'] != 1 else ''}"]
@@ -318,7 +309,7 @@ def format_latency(r: dict[str, Any]) -> str:
         lines.append(f"<= {t}: {r['under']:,} I/Os = {_pct(r['share'])}  (exact)")
     else:
         lo, hi = r["under_bounds"]
-        lo_s, hi_s = _pct_pair(r["bounds"][0], r["bounds"][1])
+        lo_s, hi_s = pct_pair(r["bounds"][0], r["bounds"][1])
         lines.append(f"<= {t}: between {lo_s} and {hi_s} "
                      f"({lo:,} to {hi:,} I/Os)  (bounds, not exact)")
         if r["estimate"] is not None:
@@ -343,6 +334,8 @@ def format_latency(r: dict[str, Any]) -> str:
 
 
 def format_histo(r: dict[str, Any]) -> str:
+    from app.analysis.text import pct_pair
+
     cols = ["sample", "t_s", "device", "IOPS", "read IOPS", "write IOPS", "MB/s", "mean lat ms", "seq %",
             "<= 50 ms"]
     rows = []
@@ -359,7 +352,7 @@ def format_histo(r: dict[str, Any]) -> str:
         else:
             estimated = True
             lo, hi = s["share_50ms_bounds"]
-            lo_s, hi_s = _pct_pair(lo, hi)
+            lo_s, hi_s = pct_pair(lo, hi)
             share = f"{lo_s}-{hi_s} (est. {_pct(s['share_50ms_estimate'])})*"
         rows.append((s["sample_idx"], num(s["t_s"], "{:g}"), s["device"], num(s["iops"]), num(s["read_iops"]),
                      num(s["write_iops"]), num(s["mb_s"], "{:,.2f}"), num(s["mean_latency_ms"], "{:,.3f}"),

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from app.analysis.histograms import LATENCY, AnalysisError, collection_counts, latency_share
+from app.analysis.text import pct_pair
 from reports.options import ReportOptions
 
 
@@ -34,17 +35,6 @@ def num(v: float | None) -> str:
     if v is None:
         return "–"
     return f"{v:,.6f}".rstrip("0").rstrip(".")
-
-
-def pct_pair(lo: float | None, hi: float | None, digits: int = 1) -> tuple[str, str]:
-    """Two bounds with as many decimals as it takes to tell them apart (never 'between 99.8 % and 99.8 %')."""
-    if lo is None or hi is None or lo == hi:
-        return pct(lo, digits), pct(hi, digits)
-    for d in range(digits, 7):
-        a, b = pct(lo, d), pct(hi, d)
-        if a != b:
-            break
-    return a, b
 
 
 def ms(v: float | None) -> str:
@@ -330,7 +320,7 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                 verdicts.append(f"{share_txt} of I/O completed within {num(thr)} ms on {name(r)} "
                                 f"(goal {num(goal)} %){_goal_word(ls['share'], goal)}.")
             else:
-                lo_t, hi_t = pct_pair(*ls["bounds"])
+                lo_t, hi_t = pct_pair(*ls["bounds"], digits=1, missing="–")
                 share_txt = f"{lo_t} – {hi_t}"
                 digits = len(lo_t.split(".")[1].split()[0]) if "." in lo_t else 1
                 est = f"; estimate {pct(ls['estimate'], digits)} (ESTIMATE: linear interpolation)" \

@@ -262,6 +262,21 @@ def format_sizing(r: SizingResult) -> str:
     return "\n".join(out)
 
 
+def pct_pair(lo: float | None, hi: float | None, digits: int = 2, missing: str = "?") -> tuple[str, str]:
+    """Two bounds as percentages with as many decimals as it takes to tell them apart (up to 6): never
+    'between 99.8 % and 99.8 %'."""
+    def one(v: float | None, d: int) -> str:
+        return missing if v is None else f"{v * 100:.{d}f} %"
+
+    if lo is None or hi is None or lo == hi:
+        return one(lo, digits), one(hi, digits)
+    for d in range(digits, 7):
+        a, b = one(lo, d), one(hi, d)
+        if a != b:
+            break
+    return a, b
+
+
 def format_response_time(rt: dict[str, Any]) -> str:
     verdict = {True: "meets", False: "MISSES", None: "cannot tell whether it meets"}[rt["passed"]]
     if rt["share"] is not None and rt.get("basis") == "iomark":

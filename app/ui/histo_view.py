@@ -149,6 +149,7 @@ class HistogramView(QWidget):
     def _show_share(self) -> None:
         """Share of I/O within the threshold per run, exact or as bounds plus a labelled estimate."""
         from app.analysis.histograms import AnalysisError, latency_share
+        from app.analysis.text import pct_pair
 
         ms = self.threshold.currentData() or 50.0
         lines = []
@@ -162,9 +163,10 @@ class HistogramView(QWidget):
             if r["exact"]:
                 lines.append(f"{name}: {r['share']:.1%} of {r['ios']:,} I/Os within {ms:g} ms (exact)")
             else:
-                lo, hi = r["bounds"]
-                est = f"; estimate {r['estimate']:.1%} (ESTIMATE, linear interpolation)" if r["estimate"] else ""
-                lines.append(f"{name}: between {lo:.1%} and {hi:.1%} within {ms:g} ms (bounds: {ms:g} ms falls "
+                lo, hi = pct_pair(*r["bounds"], digits=1)
+                est = f"; estimate {r['estimate']:.1%} (ESTIMATE, linear interpolation)" \
+                    if r["estimate"] is not None else ""
+                lines.append(f"{name}: between {lo} and {hi} within {ms:g} ms (bounds: {ms:g} ms falls "
                              f"inside a bucket){est}")
         self.share.setText("\n".join(lines))
 

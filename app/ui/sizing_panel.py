@@ -127,8 +127,9 @@ class SizingPanel(QWidget):
             return
         self.result = r
         ipu = r.inputs.get("iops_per_user", {}).get("value")
-        self.headline.setText(f"{r.disks} disks ({r.disks_exact:.2f} for IOPS, rounded up) for "
-                              f"{self.users.value():,} users at {ipu:g} IOPS" if ipu else f"{r.disks} disks")
+        layout = f"; {r.disks_layout} in whole {r.layout}" if r.disks_layout != r.disks else ""
+        self.headline.setText((f"{r.disks} disks ({r.disks_exact:.2f} for IOPS, rounded up) for "
+                               f"{self.users.value():,} users at {ipu:g} IOPS" if ipu else f"{r.disks} disks") + layout)
         values = {"frontend_iops": f"{r.frontend_iops:,.0f}", "backend_iops": f"{r.backend_iops:,.0f}",
                   "disks_for_iops": f"{r.disks_exact:.2f} → {r.disks_for_iops}",
                   "disks_for_capacity": (f"{r.capacity_exact:.2f} → {r.disks_for_capacity}"
