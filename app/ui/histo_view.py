@@ -168,6 +168,9 @@ class HistogramView(QWidget):
                     if r["estimate"] is not None else ""
                 lines.append(f"{name}: between {lo} and {hi} within {ms:g} ms (bounds: {ms:g} ms falls "
                              f"inside a bucket){est}")
+            if r.get("kind") == "vscsistats" and r.get("counts", "").startswith("cumulative"):
+                lines[-1] += (" · the file's counts are running totals (vscsiStats not reset): each sample shows "
+                              "its own I/Os, the difference to the one before")
         self.share.setText("\n".join(lines))
 
     def _draw_bars(self) -> None:
