@@ -47,6 +47,40 @@ def read_text(path: str, what: str) -> str:
     return raw.decode("utf-8-sig", errors="replace")
 
 
+def parse_json(text: str, start: int = 0) -> tuple[Any, int]:
+    """``json.JSONDecoder.raw_decode`` from ``start`` with ParseErrors that name the line: JSON cut off, and
+    numbers no measuring tool prints (NaN, Infinity, 1e309, integers of more than 18 digits, which neither
+    a float nor a 64-bit column holds exactly)."""
+    import json
+    import math
+    import re
+
+    def line_of(token: str) -> int | None:
+        m = re.search(r"(?<![\w.])" + re.escape(token) + r"(?![\w.])", text[start:])
+        return text.count("\n", 0, start + m.start()) + 1 if m else None
+
+    def no_constant(name: str) -> Any:
+        raise ParseError(f"{name} is not a number a measuring tool prints", line_of(name))
+
+    def big_int(s: str) -> int:
+        if len(s.lstrip("-")) > 18:
+            raise ParseError(f"a number of {len(s.lstrip('-')):,} digits ({s[:12]}…): not a value a measuring tool "
+                             "prints", line_of(s))
+        return int(s)
+
+    def finite(s: str) -> float:
+        v = float(s)
+        if not math.isfinite(v):
+            raise ParseError(f"number {s[:20]!r} is out of range", line_of(s))
+        return v
+
+    dec = json.JSONDecoder(parse_constant=no_constant, parse_int=big_int, parse_float=finite)
+    try:
+        return dec.raw_decode(text, start)
+    except json.JSONDecodeError as e:
+        raise ParseError(f"invalid JSON ({e.msg}); the file may be cut off", e.lineno) from None
+
+
 class Cancelled(Exception):
     """The user cancelled a long job."""
 

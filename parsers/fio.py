@@ -29,7 +29,19 @@ from typing import Any
 
 import polars as pl
 
-from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+from parsers.base import (
+    Event,
+    ImportOptions,
+    JobState,
+    ParseError,
+    Rows,
+    RunEnd,
+    RunInfo,
+    RunStart,
+    WarnFn,
+    parse_json,
+    read_text,
+)
 
 PLAT_BITS = 6  # fio's FIO_IO_U_PLAT_BITS (unchanged from 2.x to 3.x)
 DIRECTIONS = ("read", "write", "trim", "sync")
@@ -96,9 +108,7 @@ class FioJsonFormat:
         return 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-        text = raw.decode("utf-8", errors="replace")
+        text = read_text(path, "fio JSON output")
         m = _JSON_START.search(text)
         if m is None:
             raise ParseError("no JSON object found (expected fio --output-format=json output)", 1)
@@ -106,10 +116,7 @@ class FioJsonFormat:
         if text[:start].strip():
             n = text[:start].strip().count("\n") + 1
             warn(f"{n} line{'s' if n > 1 else ''} of fio messages before the JSON ignored", 1)
-        try:
-            doc, end = json.JSONDecoder().raw_decode(text, m.end() - 1)
-        except json.JSONDecodeError as e:
-            raise ParseError(f"invalid JSON ({e.msg}); the file may be cut off", e.lineno) from None
+        doc, end = parse_json(text, m.end() - 1)
         if text[end:].strip():
             warn("text after the JSON ignored (fio's normal output, --output-format=json,normal?)",
                  text.count("\n", 0, end) + 1)

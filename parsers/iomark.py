@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from collections.abc import Iterator
 from datetime import datetime
@@ -193,7 +194,10 @@ class _Reader:
         hln = i + 1
         delim = (spec["delimiter"] if spec else None) or _sniff_delimiter(lines[i])
         decimal = spec["decimal"] if spec else "."
-        header = [h.strip() for h in next(csv.reader([lines[i]], delimiter=delim))]
+        try:
+            header = [h.strip() for h in next(csv.reader([lines[i]], delimiter=delim))]
+        except csv.Error as e:
+            raise ParseError(f"unreadable header row ({e})", hln) from None
         low = [h.lower() for h in header]
         if len(set(low)) != len(low):
             dup = sorted({h for h in low if low.count(h) > 1})
@@ -213,7 +217,7 @@ class _Reader:
                                  f"{', '.join(MEASURES)}; it has: {', '.join(header)}", hln)
         extra_idx = [j for j in range(len(header)) if j not in cols.values()]
         rows: list[dict[str, Any]] = []
-        reader = csv.reader(io.StringIO("\n".join(lines[i + 1:])), delimiter=delim)
+        reader = _rows_or_error(csv.reader(io.StringIO("\n".join(lines[i + 1:])), delimiter=delim), hln)
         for k, fields in enumerate(reader):
             ln = hln + 1 + k
             if not fields or not any(f.strip() for f in fields):
@@ -282,6 +286,8 @@ class _Reader:
             v = float(num)
         except ValueError:
             raise ParseError(f"{where}: {s!r} is not a number", ln) from None
+        if not math.isfinite(v) or (kind == "int" and abs(v) >= 2 ** 63):
+            raise ParseError(f"{where}: {s[:30]!r} is out of range", ln)
         if factor != 1.0:  # decimal arithmetic: 9200 us x 0.001 is 9.2 ms, not 9.200000000000001
             v = float(Decimal(repr(v)) * Decimal(repr(factor)))
         if kind == "int":
@@ -291,6 +297,18 @@ class _Reader:
         if kind == "pct" and not 0 <= v <= 100:
             raise ParseError(f"{where}: {s!r} is not a percentage between 0 and 100", ln)
         return v
+
+
+def _rows_or_error(reader: Any, hln: int) -> Iterator[list[str]]:
+    """The CSV rows, a csv.Error (a field over the csv module's limit, a stray quote) as a ParseError with its line."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as e:
+            raise ParseError(f"unreadable CSV row ({e})", hln + reader.line_num) from None
+        yield row
 
 
 CSV_FORMAT = IomarkCsvFormat()

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from collections.abc import Iterator
 from datetime import datetime
@@ -229,6 +230,8 @@ def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:
                         v = float(f[j])
                     except ValueError:
                         raise ParseError(f"column {header[j]!r}: {f[j]!r} is not a number", row_ln) from None
+                    if not math.isfinite(v) or (col in INT_COLUMNS and abs(v) >= 2 ** 63):
+                        raise ParseError(f"column {header[j]!r}: {f[j][:30]!r} is out of range", row_ln)
                     row[col] = int(v) if col in INT_COLUMNS and v == int(v) else v
                 rows.append(row)
                 n_rows += 1

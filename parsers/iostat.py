@@ -41,7 +41,7 @@ from parsers.iostat_columns import (
     KB_COLUMNS,
     layout_family,
 )
-from parsers.textutil import RawStamp, StampResolver, banner_date, fast_stamp, resolve_stamps, split_stamp
+from parsers.textutil import RawStamp, StampResolver, banner_date, fast_stamp, resolve_stamps, split_stamp, stamp_date
 
 BANNER = re.compile(
     r"^(?P<os>[A-Za-z][\w.-]*)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+(?P<date>\S+(?:\s\S+)?)"
@@ -164,6 +164,7 @@ class _Parser:
             total = fh.tell() or 1
             fh.seek(0)
             carry = b""
+            first = True
             while True:
                 data = fh.read(self.opt.chunk_bytes)
                 eof = not data
@@ -184,6 +185,9 @@ class _Parser:
                     carry = b""
                 size += len(data)
                 self.state.progress(size / total, "reading")
+                if first and buf.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
+                    buf = buf[3:]
+                first = False
                 text = buf.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
                 yield text, eof
                 if eof:
@@ -299,7 +303,16 @@ class _Parser:
         stamp = split_stamp(m.group("date"))
         info.meta = {"arch": m.group("arch"), "cpus": int(m.group("cpus")), "banner_date": m.group("date")}
         if stamp is not None and stamp.date_parts:
+            readable = []
+            for order in ("MDY", "DMY"):
+                try:
+                    readable.append(stamp_date(stamp, order))
+                except ValueError:
+                    pass
+            if not readable:
+                raise ParseError(f"impossible date {m.group('date').strip()!r} in the iostat banner", line)
             info.meta["_banner_stamp"] = stamp
+            info.meta["_banner_line"] = line
         if self.run is not None and self.run.sample_idx >= 0:
             self.warn(f"a new iostat banner starts at line {line}: another iostat invocation was "
                       "appended; its first report is treated like a first report", line)
@@ -602,7 +615,11 @@ class _Parser:
             if any(s.tz for s in raws):
                 info.meta["utc_offset"] = next(s.tz for s in raws if s.tz)
         if banner_stamp is not None:
-            info.file_date = banner_date(banner_stamp, [s for _, s in rs.stamps])
+            try:
+                info.file_date = banner_date(banner_stamp, [s for _, s in rs.stamps])
+            except ValueError:
+                raise ParseError(f"the banner's date {banner_stamp.text!r} cannot be read in the day/month order of "
+                                 "the report stamps", info.meta.get("_banner_line")) from None
 
         interval = None
         interval_source = None

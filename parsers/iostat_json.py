@@ -6,7 +6,7 @@ capture belongs in the text format, which streams).
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from collections.abc import Iterator
 from datetime import datetime
@@ -14,9 +14,21 @@ from typing import Any
 
 import polars as pl
 
-from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+from parsers.base import (
+    Event,
+    ImportOptions,
+    JobState,
+    ParseError,
+    Rows,
+    RunEnd,
+    RunInfo,
+    RunStart,
+    WarnFn,
+    parse_json,
+    read_text,
+)
 from parsers.iostat_columns import JSON_COLUMNS, METRICS, layout_family
-from parsers.textutil import resolve_stamps, split_stamp
+from parsers.textutil import resolve_stamps, split_stamp, stamp_datetime
 
 CPU_KEYS = ["user", "nice", "system", "iowait", "steal", "idle"]
 
@@ -42,13 +54,11 @@ class IostatJsonFormat:
         return 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-        text = raw.decode("utf-8", errors="replace")
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ParseError(f"invalid JSON ({e.msg}); the file may be cut off", e.lineno) from None
+        text = read_text(path, "an iostat JSON file")
+        start = len(text) - len(text.lstrip())
+        doc, end = parse_json(text, start)
+        if text[end:].strip():
+            raise ParseError("text after the JSON document", _line_of(text, end))
         hosts = doc.get("sysstat", {}).get("hosts") if isinstance(doc, dict) else None
         if not isinstance(hosts, list) or not hosts:
             raise ParseError("no sysstat.hosts[] array", 1)
@@ -75,40 +85,23 @@ class IostatJsonFormat:
         unknown: set[str] = set()
         canon_seen: set[str] = set()
         for idx, st in enumerate(stats):
-            if not isinstance(st, dict):
-                raise ParseError(f"statistics[{idx}] is not an object", 1)
-            ts = st.get("timestamp")
-            if ts is not None:
-                stamp = split_stamp(str(ts))
-                if stamp is None:
-                    raise ParseError(f"unreadable timestamp {ts!r} in statistics[{idx}]",
-                                     _line_of(text, text.find(str(ts))))
-                stamps.append((idx, stamp))
-            if "avg-cpu" in st:
-                c = st["avg-cpu"]
-                cpu.append((idx, *[_num(c.get(k)) for k in CPU_KEYS]))
-            for d in st.get("disk", []) or []:
-                dev = d.get("disk_device")
-                if dev is None:
-                    raise ParseError(f"a disk entry in statistics[{idx}] has no disk_device", 1)
-                rec: dict[str, Any] = {"sample_idx": idx, "device": str(dev).strip(),
-                                       "is_group": str(dev).startswith(" ")}
-                for k, v in d.items():
-                    if k == "disk_device":
-                        continue
-                    m = JSON_COLUMNS.get(k)
-                    if m is None:
-                        unknown.add(k)
-                        continue
-                    rec[m[0]] = _num(v) * m[1] if _num(v) is not None else None
-                    canon_seen.add(m[0])
-                rows.append(rec)
+            try:
+                self._statistic(idx, st, text, rows, cpu, stamps, unknown, canon_seen)
+            except ParseError as e:
+                if e.line is None or e.line == 1:
+                    raise ParseError(e.message, _stat_line(text, idx) or e.line) from None
+                raise
         if unknown:
             warn("keys not recognised and not imported: " + ", ".join(sorted(unknown)), None)
         n = len(stats)
         ts_by: dict[int, datetime] = {}
         if stamps:
-            dts, notes = resolve_stamps([s for _, s in stamps])
+            try:
+                dts, notes = resolve_stamps([s for _, s in stamps])
+            except ValueError:
+                bad = next((i, s) for i, s in stamps if not _readable(s))
+                raise ParseError(f"impossible date or time {bad[1].text!r} in statistics[{bad[0]}]",
+                                 _stat_line(text, bad[0])) from None
             for note in notes:
                 warn(note, None)
             ts_by = {i: dt for (i, _), dt in zip(stamps, dts)}
@@ -170,15 +163,82 @@ class IostatJsonFormat:
         }, info=info)
 
 
-def _num(v: Any) -> float | None:
+    @staticmethod
+    def _statistic(idx: int, st: Any, text: str, rows: list[dict[str, Any]], cpu: list[tuple],
+                   stamps: list[tuple[int, Any]], unknown: set[str], canon_seen: set[str]) -> None:
+        """One element of statistics[]: its timestamp, avg-cpu and disk entries."""
+        if not isinstance(st, dict):
+            raise ParseError(f"statistics[{idx}] is not an object", None)
+        ts = st.get("timestamp")
+        if ts is not None:
+            stamp = split_stamp(str(ts))
+            if stamp is None:
+                raise ParseError(f"unreadable timestamp {ts!r} in statistics[{idx}]",
+                                 _line_of(text, text.find(str(ts))))
+            stamps.append((idx, stamp))
+        where = None  # the caller adds the line of statistics[idx] to an error without one
+        if "avg-cpu" in st:
+            c = st["avg-cpu"]
+            if not isinstance(c, dict):
+                raise ParseError(f"statistics[{idx}].avg-cpu is not an object", where)
+            cpu.append((idx, *[_num(c.get(k), where) for k in CPU_KEYS]))
+        disks = st.get("disk", []) or []
+        if not isinstance(disks, list):
+            raise ParseError(f"statistics[{idx}].disk is not a list", where)
+        for d_i, d in enumerate(disks):
+            if not isinstance(d, dict):
+                raise ParseError(f"statistics[{idx}].disk[{d_i}] is not an object: {str(d)[:40]!r}", where)
+            dev = d.get("disk_device")
+            if dev is None:
+                raise ParseError(f"a disk entry in statistics[{idx}] has no disk_device", None)
+            rec: dict[str, Any] = {"sample_idx": idx, "device": str(dev).strip(),
+                                   "is_group": str(dev).startswith(" ")}
+            for k, v in d.items():
+                if k == "disk_device":
+                    continue
+                m = JSON_COLUMNS.get(k)
+                if m is None:
+                    unknown.add(k)
+                    continue
+                num = _num(v, where)
+                rec[m[0]] = num * m[1] if num is not None else None
+                canon_seen.add(m[0])
+            rows.append(rec)
+
+
+def _num(v: Any, line: int | None = None) -> float | None:
     if v is None:
         return None
-    if isinstance(v, (int, float)):
-        return float(v)
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise ParseError(f"value {str(v)[:40]!r} is not a number", line)
     try:
-        return float(str(v).replace(",", "."))
+        out = float(str(v).replace(",", ".")) if isinstance(v, str) else float(v)
     except ValueError:
-        raise ParseError(f"value {v!r} is not a number") from None
+        raise ParseError(f"value {v!r} is not a number", line) from None
+    if not math.isfinite(out):
+        raise ParseError(f"value {v!r} is not a finite number", line)
+    return out
+
+
+def _readable(s: Any) -> bool:
+    """Whether a stamp is a real date and time in some day/month order."""
+    for order in ("MDY", "DMY"):
+        try:
+            stamp_datetime(s, order)
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+def _stat_line(text: str, idx: int) -> int | None:
+    """The line where statistics[idx] is, found by its timestamp (iostat -o JSON prints one per report), if any."""
+    pos = -1
+    for _ in range(idx + 1):
+        pos = text.find('"timestamp"', pos + 1)
+        if pos < 0:
+            return None
+    return _line_of(text, pos)
 
 
 FORMAT = IostatJsonFormat()

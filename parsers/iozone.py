@@ -475,7 +475,7 @@ class _Parser:
         if i >= len(lines) or not _REPORT_HEADER.match(lines[i]):
             raise ParseError(f"report {rep.title!r} (line {tln}) is not followed by its row of quoted record "
                              "sizes: the block is cut off or damaged", min(i + 1, len(lines)) if lines else tln)
-        rep.records = [int(x) for x in re.findall(r'"\s*(\d+)\s*"', lines[i])]
+        rep.records = [_int(x, i + 1) for x in re.findall(r'"\s*(\d+)\s*"', lines[i])]
         i += 1
         while i < len(lines):
             s = lines[i].strip()
@@ -487,7 +487,7 @@ class _Parser:
             if not m:
                 raise ParseError(f"not a row of report {rep.title!r} (line {tln}): expected a quoted file size and "
                                  f"whole numbers, found {s[:60]!r}", i + 1)
-            rep.rows.append((int(m.group(1)), [int(v) for v in m.group(2).split()], i + 1))
+            rep.rows.append((_int(m.group(1), i + 1), [_int(v, i + 1) for v in m.group(2).split()], i + 1))
             i += 1
         if not rep.rows:
             raise ParseError(f"report {rep.title!r} has no rows: the output is cut off here", tln)
@@ -946,3 +946,10 @@ def _split_row(text: str, ends: list[int], ln: int, typical: list[float | None] 
 
 
 FORMAT = IozoneFormat()
+
+
+def _int(digits: str, line: int) -> int:
+    """A whole number of an IOzone report; more than 18 digits is no measurement (and no 64-bit column holds it)."""
+    if len(digits) > 18:
+        raise ParseError(f"a number of {len(digits):,} digits ({digits[:12]}…): not a value IOzone prints", line)
+    return int(digits)

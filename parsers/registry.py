@@ -35,8 +35,10 @@ class UnknownFormat(Exception):
 
 
 def read_head(path: str, n: int = HEAD_BYTES) -> bytes:
+    """The first bytes of a file, a UTF-8 byte-order mark dropped (Windows editors add one)."""
     with open(path, "rb") as fh:
-        return fh.read(n)
+        head = fh.read(n)
+    return head[3:] if head.startswith(b"\xef\xbb\xbf") else head
 
 
 def scores(head: bytes) -> list[tuple[float, Format]]:
@@ -50,6 +52,9 @@ def detect(path: str) -> Format:
     head = read_head(path)
     if not head.strip():
         raise UnknownFormat("the file is empty")
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise UnknownFormat("UTF-16 text (saved by a Windows tool?): convert it to UTF-8 first, "
+                            "e.g. iconv -f UTF-16 -t UTF-8")
     if b"\x00" in head:
         raise UnknownFormat("binary file (not a text trace)")
     if head.startswith(b"%PDF"):
