@@ -155,6 +155,8 @@ class _Parser:
         self._last_block: tuple[str, int] | None = None  # (pending key, block) of the file's unterminated end
         self._drop_sample: tuple[str, int] | None = None  # (run, sample) cut off by the end of the file
         self._checked_headers: set[int] = set()
+        self._block_rows: dict[str, int] = {}  # pending key -> rows of its latest device block
+        self._prev_rows: int | None = None  # rows of the block before the latest one, same key
 
     # ---- reading -------------------------------------------------------------------------
     def _chunks(self) -> Iterator[tuple[str, bool]]:
@@ -168,7 +170,7 @@ class _Parser:
             while True:
                 data = fh.read(self.opt.chunk_bytes)
                 eof = not data
-                buf = carry + data
+                buf = (carry + data).replace(b"\r\n", b"\n")  # a CRLF split between reads is rejoined
                 if b"\x00" in data:
                     line = self.line_no + buf[: buf.index(b"\x00")].count(b"\n")
                     raise ParseError("binary data (NUL byte): not a text iostat log", line)
@@ -215,6 +217,8 @@ class _Parser:
         rest = text[pos:]
         if rest.strip():
             yield from self._block(rest.rstrip("\n"), line, last=eof)
+            if eof:
+                self._check_cut_end(text, line + rest.rstrip("\n").count("\n"))  # the file's last line
         line += rest.count("\n")
         self.line_no = line
         if self.pending_rows:
@@ -281,6 +285,40 @@ class _Parser:
             pos = nl + 1
             line += 1
 
+    def _check_cut_end(self, text: str, line: int) -> None:
+        """A log cut off inside its last report: leave that report out (with a warning) rather than store a
+        value cut short ('0.3' of '0.32') or a report missing its last devices.
+
+        Cut for sure: the file does not end with a line break. Cut very likely: no blank line after the last
+        report (iostat prints one) and fewer device rows than the report before it.
+        """
+        if self.run is None or self.run.sample_idx < 0:
+            return
+        cut_line = not text.endswith("\n")
+        short = False
+        if not cut_line and not text.endswith("\n\n") and self._last_block is not None:
+            key, idx = self._last_block
+            p = self.pending.get(key)
+            if p is not None and idx < len(p.nrows) and self._prev_rows is not None:
+                short = p.nrows[idx] < self._prev_rows
+        if not (cut_line or short):
+            return
+        rs = self.run
+        sample = rs.sample_idx
+        self._drop_sample = (rs.key, sample)
+        why = "its last line is cut short" if cut_line else \
+            "no blank line ends it and it has fewer devices than the report before"
+        self.warn(f"the file ends in the middle of a report ({why}): the incomplete last report was left out", line)
+        for p in self.pending.values():
+            keep = [i for i, (k, smp) in enumerate(zip(p.key, p.sample)) if not (k == rs.key and smp == sample)]
+            if len(keep) == len(p.parts):
+                continue
+            self.pending_rows -= sum(p.nrows[i] for i in range(len(p.parts)) if i not in keep)
+            for name in ("parts", "sample", "nrows", "first_line", "key", "ts"):
+                setattr(p, name, [getattr(p, name)[i] for i in keep])
+        self.pending = {k: p for k, p in self.pending.items() if p.parts}
+        self._last_block = None
+
     def _cur(self) -> _RunState:
         if self.run is None:
             # no banner (a pasted excerpt): one run with an unknown host
@@ -340,6 +378,8 @@ class _Parser:
             nums = [float(t.replace(",", ".")) for t in toks]
         except ValueError:
             raise ParseError(f"CPU values are not numbers: {values.strip()[:60]!r}", line) from None
+        if not all(0 <= v <= 100 for v in nums):  # also false for NaN
+            raise ParseError(f"CPU values are percentages, not {values.strip()[:60]!r}", line)
         rs = self._cur()
         rec = {CPU_COLUMNS.get(h, h.lstrip("%")): v for h, v in zip(hdr, nums)}
         rs.cpu.append((rs.sample_idx, rec.get("user"), rec.get("nice"), rec.get("system"),
@@ -395,6 +435,8 @@ class _Parser:
         if p is None:
             p = self.pending[key] = _Pending(h)
         n = rows.count("\n") + 1
+        self._prev_rows = self._block_rows.get(key)
+        self._block_rows[key] = n
         p.parts.append(rows)
         p.sample.append(rs.sample_idx)
         p.ts.append(rs.ts_by_sample.get(rs.sample_idx))
@@ -436,7 +478,11 @@ class _Parser:
             raise ParseError("blank line inside a device block", p.first_line[0])
         sample = pl.Series("sample_idx", np.repeat(np.asarray(p.sample, dtype=np.int64), counts))
         # -g group summaries print their name with a leading space (device-first layouts)
-        is_group = lines.str.starts_with(" ") if not h.device_last else pl.Series([False] * lines.len())
+        # sysstat prints a group's name with one leading space (" grp"); rows indented further come from
+        # a log pasted from mail or a wiki, not from -g
+        indent = len(h.text) - len(h.text.lstrip())
+        is_group = (lines.str.starts_with(" " * (indent + 1)) & ~lines.str.starts_with(" " * (indent + 2))) \
+            if not h.device_last else pl.Series([False] * lines.len())
         if lines.str.ends_with(" ").any() or lines.str.contains("\t", literal=True).any():
             lines = lines.str.replace_all("\t", " ", literal=True).str.strip_chars_end()
         out, ok = self._fixed_width(lines, h)
@@ -497,7 +543,8 @@ class _Parser:
         ok = frame.select(
             pl.col("_ok") & pl.col("device").str.len_chars().gt(0)
             & ~pl.col("device").str.contains(" ", literal=True)
-            & (pl.all_horizontal([pl.col(c).is_not_null() for c in values]) if values else pl.lit(True))
+            & (pl.all_horizontal([pl.col(c).is_not_null() & pl.col(c).is_finite() & (pl.col(c) >= 0) for c in values])
+               if values else pl.lit(True))
         ).to_series()
         return frame.drop("_ok"), ok
 
@@ -537,6 +584,12 @@ class _Parser:
                 first = int(rows[int(nulls[0])])
                 raise ParseError(f"value that is not a number in a device row: {lines[first].strip()[:80]!r}",
                                  self._line_of(p, counts, first))
+            odd = out.select(pl.any_horizontal([~pl.col(c).is_finite() | (pl.col(c) < 0) for c in values])
+                             .arg_true()).to_series()
+            if odd.len():
+                first = int(rows[int(odd[0])])
+                raise ParseError("a value iostat never prints (NaN, infinite or negative) in a device row: "
+                                 f"{lines[first].strip()[:80]!r}", self._line_of(p, counts, first))
         return out
 
     def _num(self, expr: pl.Expr, canon: str, factor: float) -> pl.Expr:

@@ -120,3 +120,82 @@ def test_utf16_says_what_it_is(ws, tmp_path):
     p.write_bytes((CORPUS / "iostat" / "sysstat-tests_iostat-h.txt").read_text().encode("utf-16"))
     r = import_file(ws, str(p), ImportOptions())
     assert r.status == "failed" and "UTF-16" in r.error
+
+
+# ---- iostat text: cut-off ends, pasted indentation, values iostat never prints, Windows line ends -------------
+TWO_DEVICES = """Linux 5.15.0 (h) \t03/14/2024 \t_x86_64_\t(4 CPU)
+
+03/14/2024 10:00:00 AM
+Device            r/s     w/s     rkB/s     wkB/s  %util
+sda             10.00   20.00     40.00     80.00   5.00
+sdb              1.00    2.00      4.00      8.00   0.32
+
+03/14/2024 10:00:05 AM
+Device            r/s     w/s     rkB/s     wkB/s  %util
+sda             11.00   21.00     44.00     84.00   6.00
+sdb              1.00    2.00      4.00      8.00   0.32
+
+"""
+
+
+def stored(ws):
+    return ws.con.execute("SELECT sample_idx, device, util_pct FROM iostat_samples ORDER BY 1, 2").fetchall()
+
+
+@pytest.mark.parametrize("cut, why", [
+    (TWO_DEVICES.rstrip("\n")[:-1], "its last line is cut short"),  # '0.32' cut to '0.3'
+    (TWO_DEVICES[:TWO_DEVICES.rindex("sdb")], "fewer devices than the report before"),  # sdb never written
+])
+def test_a_log_cut_inside_its_last_report_leaves_that_report_out(ws, write, cut, why):
+    r = import_file(ws, write("cut.txt", cut), ImportOptions(first_report="interval"))
+    assert r.status == "imported", r.error
+    assert any("the incomplete last report was left out" in w and why in w for w in r.warnings), r.warnings
+    assert stored(ws) == [(0, "sda", 5.0), (0, "sdb", 0.32)]
+    assert ws.run(r.run_ids[0])["n_samples"] == 1
+
+
+def test_a_complete_log_without_its_final_blank_line_is_kept_whole(ws, write):
+    r = import_file(ws, write("ok.txt", TWO_DEVICES.rstrip("\n") + "\n"), ImportOptions(first_report="interval"))
+    assert r.status == "imported" and not any("left out" in w for w in r.warnings)
+    assert len(stored(ws)) == 4
+
+
+def test_rows_indented_by_a_paste_are_not_group_rows(ws, write):
+    text = "\n".join("  " + ln if ln.startswith("sd") else ln for ln in TWO_DEVICES.splitlines()) + "\n"
+    r = import_file(ws, write("indented.txt", text), ImportOptions(first_report="interval"))
+    assert r.status == "imported", r.error
+    assert ws.con.execute("SELECT bool_or(is_group), count(DISTINCT device) FROM iostat_samples").fetchall() == [
+        (False, 2)]
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "-1.00", "1e309"])
+def test_values_iostat_never_prints_are_errors_with_their_line(ws, write, bad):
+    text = TWO_DEVICES.replace("  0.32\n", f"  {bad}\n", 1)
+    failed_at(ws, write("odd.txt", text), 6, "a value iostat never prints")
+
+
+def test_cpu_values_must_be_percentages(ws, write):
+    text = GOOD_CPU.replace("  5.00    0.00", "   nan    0.00")
+    failed_at(ws, write("cpu.txt", text), 5, "CPU values are percentages")
+
+
+GOOD_CPU = """Linux 5.15.0 (h) \t03/14/2024 \t_x86_64_\t(4 CPU)
+
+03/14/2024 10:00:00 AM
+avg-cpu:  %user   %nice %system %iowait  %steal   %idle
+           5.00    0.00    2.00    1.00    0.00   92.00
+
+Device            r/s     w/s     rkB/s     wkB/s  %util
+sda             10.00   20.00     40.00     80.00   5.00
+
+"""
+
+
+def test_windows_line_ends_in_a_log_read_in_chunks(ws, write):
+    """A CRLF log larger than one read: the blank line between reports is found across the line ends."""
+    text = TWO_DEVICES + "".join(TWO_DEVICES.split("\n\n", 1)[1].replace("10:00:0", f"10:0{i}:0")
+                                 for i in range(1, 9))
+    r = import_file(ws, write("crlf.txt", text.replace("\n", "\r\n").encode()),
+                    ImportOptions(first_report="interval", chunk_bytes=97))
+    assert r.status == "imported", r.error
+    assert ws.con.execute("SELECT count(*) FROM iostat_samples").fetchall() == [(36,)]
