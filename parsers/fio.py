@@ -329,11 +329,23 @@ class _FioDoc:
                 pass
         ts = self.doc.get("timestamp")
         if isinstance(ts, (int, float)):
+            try:
+                when = datetime.fromtimestamp(ts, UTC).replace(tzinfo=None)
+            except (OverflowError, ValueError, OSError):
+                self.warn(f"'timestamp' {ts!r} is not a time: the report time is unknown", None)
+                return None
             self.warn("the report time is taken from 'timestamp' (UTC): the file has no local 'time'", None)
-            return datetime.fromtimestamp(ts, UTC).replace(tzinfo=None)
+            return when
         return None
 
     def _start_time(self, jobs: list[Any], ended: datetime) -> datetime | None:
+        try:
+            return self._start_time_of(jobs, ended)
+        except (OverflowError, ValueError, OSError):  # a job start or elapsed time no clock can hold
+            self.warn("the jobs' start time cannot be worked out (job_start / elapsed out of range)", None)
+            return None
+
+    def _start_time_of(self, jobs: list[Any], ended: datetime) -> datetime | None:
         starts = [j["job_start"] for j in jobs if isinstance(j, dict) and isinstance(j.get("job_start"), int)]
         ts = self.doc.get("timestamp")
         if starts and isinstance(ts, (int, float)):

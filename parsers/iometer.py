@@ -89,7 +89,10 @@ def _stamp(text: str) -> datetime | None:
         return None
     y, mo, d, h, mi, s = (int(x) for x in m.groups()[:6])
     ms = int((m.group(7) or "0").ljust(3, "0"))
-    return datetime(y, mo, d, h, mi, s, ms * 1000)
+    try:
+        return datetime(y, mo, d, h, mi, s, ms * 1000)
+    except ValueError:
+        return None
 
 
 class IometerFormat:
@@ -143,8 +146,8 @@ def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:
         if s == "'Time Stamp":
             stamp = _stamp(lines[i + 1]) if i + 1 < n else None
             if stamp is None:
-                raise ParseError("'Time Stamp' without a time (expected YYYY-MM-DD hh:mm:ss:ms on the next line)",
-                                 min(ln + 1, n))
+                raise ParseError("'Time Stamp' without a real time (expected YYYY-MM-DD hh:mm:ss:ms on the next "
+                                 "line)", min(ln + 1, n))
             if results_idx >= 0 and tests and tests[-1].get("results_at") is None and tests[-1]["idx"] == results_idx:
                 tests[-1]["results_at"] = stamp
                 for r in rows:
@@ -188,6 +191,7 @@ def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:
             i += 1
             manager = worker = worker_spec = None
             n_rows = 0
+            width: dict[str, tuple[int, int]] = {}  # row type -> (fields, line) of its first row
             while i < n and not lines[i].startswith("'"):
                 if not lines[i].strip():
                     i += 1
@@ -200,6 +204,15 @@ def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:
                                      "MANAGER, PROCESSOR, WORKER, DISK or NETWORK)", row_ln)
                 if len(f) > len(header):
                     raise ParseError(f"{len(f)} fields, the header at line {hln} has {len(header)}", row_ln)
+                # Iometer writes the rows below ALL alike: a row with more fields had a value split in two
+                # (a decimal comma), and every value after it would land in the wrong column
+                ref = width.get(kind) or width.get("_rows")
+                if kind != "all" and ref is not None and len(f) > ref[0]:
+                    raise ParseError(f"{len(f)} fields where the row at line {ref[1]} has {ref[0]} (a decimal comma "
+                                     "splitting a value?): the values would shift columns", row_ln)
+                width.setdefault(kind, (len(f), row_ln))
+                if kind != "all":
+                    width.setdefault("_rows", (len(f), row_ln))
                 name = f[1] if len(f) > 1 else ""
                 if kind == "manager":
                     manager, worker = name, None
@@ -232,6 +245,8 @@ def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:
                         raise ParseError(f"column {header[j]!r}: {f[j]!r} is not a number", row_ln) from None
                     if not math.isfinite(v) or (col in INT_COLUMNS and abs(v) >= 2 ** 63):
                         raise ParseError(f"column {header[j]!r}: {f[j][:30]!r} is out of range", row_ln)
+                    if col in INT_COLUMNS and v != int(v):
+                        raise ParseError(f"column {header[j]!r}: {f[j]!r} is not a whole number", row_ln)
                     row[col] = int(v) if col in INT_COLUMNS and v == int(v) else v
                 rows.append(row)
                 n_rows += 1

@@ -298,6 +298,10 @@ class _Parser:
     # ---- line walk ---------------------------------------------------------------------------
     def run(self, text: str) -> Iterator[Event]:
         lines = text.splitlines()
+        if lines and not text.endswith(("\n", "\r")) and (_ROW.match(lines[-1]) or _REPORT_ROW.match(lines[-1])):
+            # the file stops inside its last row: its last value may be cut short ('673' of '6736193')
+            raise ParseError("the file ends in the middle of a row of results (no line break after it): the "
+                             "output is cut off here", len(lines))
         i = 0
         n = len(lines)
         in_contributors = False
@@ -340,6 +344,10 @@ class _Parser:
                              "Avg throughput per", "Min xfer")):
                 raise ParseError(f"{s.split('=')[0].strip()!r} outside a 'Children see throughput' block: "
                                  "the block's first line is missing", ln)
+            if self.sec.tables and _ROW.match(raw) and len(s.split()) >= 3:
+                last = self.sec.tables[-1]
+                raise ParseError(f"a row of numbers after the table that starts at line {last.line} ended (at a "
+                                 "blank line): a table is not split by blank lines, so the file was edited", ln)
             self._banner_line(s, ln)
             i += 1
         return self._events()

@@ -262,5 +262,5 @@ def test_good_rows_before_the_cut_still_fail_the_file(ws, write):
     """A cut table is an error, not a silent partial import: the user re-runs or fixes the file."""
     text = banner() + HEAD_3434 + "".join(row(W_3434, r) for r in GOOD_ROWS) + row(W_3434, GOOD_ROWS[0])[:100]
     r = import_file(ws, write("cut.txt", text), ImportOptions())
-    assert r.status == "failed" and ":17: this row has values for write, rewrite" in r.error
+    assert r.status == "failed" and ":17: the file ends in the middle of a row of results" in r.error
     nothing_stored(ws)

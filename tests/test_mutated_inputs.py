@@ -199,3 +199,65 @@ def test_windows_line_ends_in_a_log_read_in_chunks(ws, write):
                     ImportOptions(first_report="interval", chunk_bytes=97))
     assert r.status == "imported", r.error
     assert ws.con.execute("SELECT count(*) FROM iostat_samples").fetchall() == [(36,)]
+
+
+# ---- Iometer, fio, IOzone ------------------------------------------------------------------------------------
+IOMETER = SAMPLES / "example_iometer_results.csv"
+
+
+def iometer_with(tmp_path, edit):
+    lines = IOMETER.read_text().splitlines(keepends=True)
+    i = edit(lines)
+    (tmp_path / "io.csv").write_text("".join(lines))
+    return str(tmp_path / "io.csv"), i + 1
+
+
+def test_iometer_impossible_time_stamp(ws, tmp_path):
+    def edit(lines):
+        i = next(i for i, ln in enumerate(lines) if ln.strip() == "'Time Stamp") + 1
+        lines[i] = re.sub(r"^(\d{4})-\d{2}", r"\1-13", lines[i])
+        return i - 1
+    path, _ = iometer_with(tmp_path, edit)
+    r = import_file(ws, path, ImportOptions())
+    assert r.status == "failed" and "internal error" not in r.error and "'Time Stamp' without a real time" in r.error
+
+
+def test_iometer_decimal_comma_would_shift_every_later_value(ws, tmp_path):
+    def edit(lines):
+        i = next(i for i, ln in enumerate(lines) if ln.startswith("DISK,"))
+        f = lines[i].split(",")
+        j = next(j for j in range(4, len(f)) if re.fullmatch(r"\d+\.\d+", f[j]))
+        f[j] = f[j].replace(".", ",")
+        lines[i] = ",".join(f)
+        return i
+    path, line = iometer_with(tmp_path, edit)
+    failed_at(ws, path, line, "a decimal comma splitting a value")
+
+
+def test_iometer_count_with_a_fraction(ws, tmp_path):
+    def edit(lines):
+        i = next(i for i, ln in enumerate(lines) if ln.startswith("MANAGER,"))
+        f = lines[i].split(",")
+        f[4] = "1.5"
+        lines[i] = ",".join(f)
+        return i
+    path, line = iometer_with(tmp_path, edit)
+    failed_at(ws, path, line, "is not a whole number")
+
+
+def test_fio_elapsed_time_no_clock_holds_is_a_warning(ws, tmp_path):
+    text = (SAMPLES / "fio_randread_lat_limited.json").read_text()
+    text = re.sub(r'"elapsed" : \d+', '"elapsed" : 99999999999999', text, count=1)
+    text = re.sub(r'"job_start" : \d+,?', "", text)
+    (tmp_path / "e.json").write_text(text)
+    r = import_file(ws, str(tmp_path / "e.json"), ImportOptions())
+    assert r.status == "imported", r.error
+
+
+def test_iozone_table_split_by_a_blank_line(ws, tmp_path):
+    src = CORPUS / "iozone" / "iozone2csv_iozone.out.txt"
+    lines = src.read_text().splitlines(keepends=True)
+    rows = [i for i, ln in enumerate(lines) if re.match(r"^\s+\d+\s+\d+\s+\d+", ln)]
+    lines.insert(rows[3], "\n")
+    (tmp_path / "b.txt").write_text("".join(lines))
+    failed_at(ws, str(tmp_path / "b.txt"), rows[3] + 2, "a row of numbers after the table")
