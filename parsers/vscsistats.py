@@ -188,8 +188,38 @@ class _CsvParser:
             self.samples.pop()
         if not self.samples:
             raise ParseError("no vscsiStats histogram found (expected 'Histogram: ...' blocks)", 1)
+        if truncated_at is None and len(self.samples) > 1:
+            # cut between two blocks: the last collection lacks histograms every earlier one has
+            have = {b.key for b in self.samples[-1]}
+            missing = {b.key for b in self.samples[-2]} - have
+            if missing and have <= {b.key for b in self.samples[-2]}:
+                self.samples.pop()
+                self.warn(f"the last collection has {len(have)} of the {len(have) + len(missing)} histograms the "
+                          "one before has: the file is cut off there, and that collection is left out",
+                          len(lines))
+        if truncated_at is None:
+            self._drop_cut_triple(len(lines))
         self._report_stray()
         yield from self._events()
+
+    def _drop_cut_triple(self, line: int) -> None:
+        """vscsiStats prints each histogram for all I/O, reads and writes. When the other histograms of the last
+        collection have all three and the file's last one stops after one or two, the file was cut between
+        blocks: that histogram is left out rather than shown without its reads or writes."""
+        last = self.samples[-1]
+        ops: dict[tuple[str, str], set[str]] = {}
+        for b in last:
+            assert b.key is not None
+            ops.setdefault((b.key[0], b.key[1]), set()).add(b.key[2])
+        triple = {"all", "read", "write"}
+        partial = [k for k, o in ops.items() if not o >= triple and k[1] != "seek_closest16_lbn"]  # that one: 'all'
+
+        tail = last[-1].key
+        if not any(o >= triple for o in ops.values()) or tail is None or partial != [(tail[0], tail[1])]:
+            return
+        self.samples[-1] = [b for b in last if b.key is not None and (b.key[0], b.key[1]) != partial[0]]
+        self.warn(f"the file ends after {len(ops[partial[0]])} of the 3 '{partial[0][1]}' histograms (all, read, "
+                  "write) of the last collection: it is cut off there, and that histogram is left out", line)
 
     def _line(self, s: str, ln: int) -> None:
         b = self.block

@@ -395,3 +395,16 @@ def test_fio_client_server_output_keeps_hosts_apart_and_skips_the_sum(ws, write)
     r = imported(ws, write("cs.json", json.dumps(doc)))
     assert ws.con.execute("SELECT device FROM fio_jobs ORDER BY 1").fetchall() == [("h1: rr",), ("h2: rr",)]
     assert "client_aggregate" in json.loads(ws.run(r.run_ids[0])["meta"])
+
+
+def test_a_file_cut_between_two_blocks_leaves_the_incomplete_part_out(ws, write):
+    """Cut after a complete block: a half-printed all/read/write triple, or a last collection missing
+    histograms the one before has, is left out with a warning instead of shown without its reads or writes."""
+    one = seed_collection()
+    cut = one[: one.index("Histogram: latency of Read IOs")]  # latency 'all' printed, read and write not
+    r = imported(ws, write("cut1.csv", cut), interval_s=60)
+    assert any("1 of the 3 'latency_us' histograms" in w for w in r.warnings)
+    assert ws.con.execute("SELECT count(*) FROM histograms WHERE metric = 'latency_us'").fetchall() == [(0,)]
+    r = imported(ws, write("cut2.csv", one + one[: one.index("Histogram: latency of IOs")]), interval_s=60)
+    assert any("the last collection has 3 of the 6 histograms" in w for w in r.warnings)
+    assert ws.run(r.run_ids[0])["n_samples"] == 1
