@@ -132,7 +132,7 @@ def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobStat
         res.error = e.located(path)
     except UnknownFormat as e:
         res.error = f"{path}: {e}"
-        if in_folder:
+        if in_folder and not e.trace:  # a trace we cannot read fails visibly, even in a folder
             res.status = "skipped"
     except UnicodeDecodeError as e:
         res.error = f"{path}: not a text file ({e.reason})"

@@ -31,7 +31,12 @@ FORMATS += [IOZONE, HDPARM, IOMETER_CSV, IOMARK_CSV,
 
 
 class UnknownFormat(Exception):
-    pass
+    """Not a trace StormScope reads. ``trace`` is True when the file looks like one (a format recognised but
+    not read, a trace in UTF-16): inside a dropped folder it then fails visibly instead of being skipped."""
+
+    def __init__(self, message: str, trace: bool = False):
+        super().__init__(message)
+        self.trace = trace
 
 
 def read_head(path: str, n: int = HEAD_BYTES) -> bytes:
@@ -54,7 +59,7 @@ def detect(path: str) -> Format:
         raise UnknownFormat("the file is empty")
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise UnknownFormat("UTF-16 text (saved by a Windows tool?): convert it to UTF-8 first, "
-                            "e.g. iconv -f UTF-16 -t UTF-8")
+                            "e.g. iconv -f UTF-16 -t UTF-8", trace=True)
     if b"\x00" in head:
         raise UnknownFormat("binary file (not a text trace)")
     if head.startswith(b"%PDF"):
@@ -66,7 +71,7 @@ def detect(path: str) -> Format:
         raise UnknownFormat("not a supported trace format" + hint)
     unsupported = getattr(best, "unsupported", None)  # recognised, but not read: say what to import instead
     if unsupported:
-        raise UnknownFormat(unsupported)
+        raise UnknownFormat(unsupported, trace=True)
     return best
 
 
