@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -197,18 +198,16 @@ class RunBrowser(QWidget):
         return errors
 
     def set_first_report(self, run_ids: list[int], since_boot: bool) -> None:
-        for rid in run_ids:
-            try:
-                self.ws.set_first_report(rid, since_boot)
-            except ValueError:
-                continue
-        self.reload()
-        self.runs_changed.emit()
+        self._set_each(run_ids, lambda rid: self.ws.set_first_report(rid, since_boot))
 
     def set_histogram_counts(self, run_ids: list[int], mode: str) -> None:
+        self._set_each(run_ids, lambda rid: self.ws.set_histogram_counts(rid, mode))
+
+    def _set_each(self, run_ids: list[int], setter: Callable[[int], None]) -> None:
+        """Apply a run setting to the selection; runs it does not apply to (another kind) are passed over."""
         for rid in run_ids:
             try:
-                self.ws.set_histogram_counts(rid, mode)
+                setter(rid)
             except ValueError:
                 continue
         self.reload()
