@@ -382,11 +382,4 @@ def run_gui(argv: list[str]) -> int:
     win.show()
     if args.paths:
         QTimer.singleShot(0, lambda: win.start_import(args.paths))
-    code = app.exec()
-    # the window has closed its workspace; skip the interpreter's final collection of Qt wrappers,
-    # which can abort in a C extension (see tests/conftest.py)
-    import os
-
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    return app.exec()
