@@ -20,6 +20,8 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
+from app.workspace_lock import is_lock_error, workspace_locked
 from parsers.base import Event, ImportOptions, ParseError, Rows, RunEnd, RunInfo, RunStart
 from parsers.iostat_columns import METRICS
 
@@ -213,7 +215,10 @@ class ImportResult:
 
 
 class Workspace:
-    """A DuckDB workspace file. Use as a context manager or call :meth:`close`."""
+    """A DuckDB workspace file. Use as a context manager or call :meth:`close`.
+
+    Raises :class:`WorkspaceLocked` when another process (a StormScope window or command) has the file open.
+    """
 
     def __init__(self, path: str | os.PathLike, read_only: bool = False):
         self.path = Path(path)
@@ -221,10 +226,15 @@ class Workspace:
         if read_only:
             if not self.path.exists():
                 raise FileNotFoundError(f"workspace {self.path} does not exist")
-            self.con = duckdb.connect(str(self.path), read_only=True)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.con = duckdb.connect(str(self.path))
+        try:
+            self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.IOException as e:
+            if is_lock_error(str(e)):  # another process has the file open: say who, and what to do
+                raise workspace_locked(self.path, str(e)) from None
+            raise
+        if not read_only:
             self._migrate()
         self._schemas: dict[str, dict[str, pl.DataType]] = {}
 

@@ -1,0 +1,226 @@
+"""One window per workspace: ``main.py gui PATH...`` hands its files to the window that has the workspace open.
+
+The window listens on a local socket (QLocalServer: a Unix socket, a named pipe on Windows) whose name is derived
+from the user and the workspace file's absolute path. A second ``main.py gui`` connects to it before it opens the
+workspace itself, sends one JSON line -- ``{"workspace": ..., "paths": [...]}`` -- and the window imports the
+paths and comes to the front. The window answers one JSON line. A ``{"quit": true}`` message closes the window
+once it has imported what it was sent (the tests use it to end a window normally).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtWidgets import QMainWindow, QMessageBox
+
+from app.workspace import Workspace, WorkspaceLocked
+
+TIMEOUT_MS = 3000
+RETRY_MS = 250
+
+
+def _user() -> str:
+    if hasattr(os, "getuid"):
+        return str(os.getuid())
+    return os.environ.get("USERNAME", "")
+
+
+def _same_file(path: str | os.PathLike) -> str:
+    return os.path.normcase(os.path.realpath(os.path.abspath(path)))
+
+
+def server_name(ws_path: str | os.PathLike) -> str:
+    """The local-socket name of the window that has ``ws_path`` open, per user."""
+    digest = hashlib.sha256(f"{_user()}\0{_same_file(ws_path)}".encode()).hexdigest()[:24]
+    return f"stormscope-{digest}"
+
+
+def send(ws_path: str | os.PathLike, message: dict[str, Any], timeout_ms: int = TIMEOUT_MS) -> dict[str, Any] | None:
+    """Send ``message`` to the window that has ``ws_path`` open; its answer, or None when no window listens."""
+    sock = QLocalSocket()
+    sock.connectToServer(server_name(ws_path))
+    if not sock.waitForConnected(timeout_ms):
+        return None
+    sock.write(json.dumps({"workspace": _same_file(ws_path), **message}).encode() + b"\n")
+    sock.waitForBytesWritten(timeout_ms)
+    buf = b""
+    while not buf.endswith(b"\n") and sock.waitForReadyRead(timeout_ms):
+        buf += bytes(sock.readAll().data())
+    sock.disconnectFromServer()
+    if not buf.endswith(b"\n"):
+        return None
+    answer = json.loads(buf)
+    return answer if answer.get("ok") else None
+
+
+def hand_off(ws_path: Path, paths: list[str]) -> str | None:
+    """Give ``paths`` (none: just raise it) to the window that has ``ws_path`` open; what to print, or None."""
+    full = [os.path.abspath(p) for p in paths]
+    answer = send(ws_path, {"paths": full})
+    if answer is None:
+        return None
+    if not full:
+        return f"The StormScope window that has {ws_path} open is now in front."
+    n = len(full)
+    said = f"Sent {n} path{'s' if n != 1 else ''} to the StormScope window that has {ws_path} open"
+    return said + ("; it imports them when the import it is running has finished." if answer.get("queued") else ".")
+
+
+def locked_at_start(ws_path: Path, e: WorkspaceLocked) -> int:
+    """The window cannot open its workspace: say who has it and what to do, then exit 2."""
+    print(f"main.py gui: error: {e}", file=sys.stderr)
+    QMessageBox.critical(None, "StormScope — workspace in use",
+                         f"The workspace {ws_path} is in use by {e.holder}.\n\n{e.advice}")
+    return 2
+
+
+class WorkspaceServer(QObject):
+    """Listens, in the window's process, for paths other ``main.py gui`` processes hand to the window."""
+
+    def __init__(self, window: QMainWindow):
+        super().__init__(window)
+        self.window = window
+        self.pending: list[str] = []
+        self.quit_requested = False
+        self.server = QLocalServer(self)
+        self.server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        self.server.newConnection.connect(self._accept)
+        self.timer = QTimer(self)
+        self.timer.setInterval(RETRY_MS)
+        self.timer.timeout.connect(self._drain)
+        self.name = ""
+        self._bufs: dict[int, bytes] = {}
+        self.listen()
+        # File > Open workspace... retitles the window: listen under the new workspace's name
+        window.windowTitleChanged.connect(lambda _title: self.listen())
+
+    def listen(self) -> bool:
+        name = server_name(self.window.ws_path)
+        if name == self.name and self.server.isListening():
+            return True
+        self.server.close()
+        self.name = name
+        if self.server.listen(name):
+            return True
+        # a window that crashed leaves its socket behind; this process holds the workspace, so no live window
+        # serves this name: remove it and listen again
+        QLocalServer.removeServer(name)
+        if self.server.listen(name):
+            return True
+        self.window.statusBar().showMessage(
+            f"Other StormScope starts cannot hand files to this window ({self.server.errorString()}).", 10000)
+        return False
+
+    def _accept(self) -> None:
+        while self.server.hasPendingConnections():
+            sock = self.server.nextPendingConnection()
+            self._bufs[id(sock)] = b""
+            sock.readyRead.connect(lambda s=sock: self._read(s))
+            sock.disconnected.connect(lambda s=sock: self._bufs.pop(id(s), None))
+            sock.disconnected.connect(sock.deleteLater)
+
+    def _read(self, sock: QLocalSocket) -> None:
+        buf = self._bufs.get(id(sock), b"") + bytes(sock.readAll().data())
+        self._bufs[id(sock)] = buf
+        if not buf.endswith(b"\n"):
+            return
+        self._bufs[id(sock)] = b""
+        try:
+            message = json.loads(buf)
+        except ValueError:
+            message = None
+        answer = self._handle(message) if isinstance(message, dict) else {"ok": False, "error": "not understood"}
+        sock.write(json.dumps(answer).encode() + b"\n")
+        sock.flush()
+        sock.disconnectFromServer()
+
+    def _handle(self, message: dict[str, Any]) -> dict[str, Any]:
+        if message.get("workspace") != _same_file(self.window.ws_path):
+            self.listen()  # the window has opened another workspace (File > Open workspace...)
+            return {"ok": False, "error": "this window has another workspace open"}
+        paths = [str(p) for p in message.get("paths") or []]
+        busy = self._busy()
+        if paths:
+            self.pending += paths
+            if busy:
+                n = len(self.pending)
+                self.window.statusBar().showMessage(
+                    f"{n} more file{'s' if n != 1 else ''} to import when the running import has finished.", 10000)
+        if message.get("quit"):
+            self.quit_requested = True
+        else:
+            self._raise()
+        self._drain()
+        return {"ok": True, "queued": bool(paths) and busy}
+
+    def _busy(self) -> bool:
+        thread = getattr(self.window, "thread", None)
+        return thread is not None and thread.isRunning()
+
+    def _raise(self) -> None:
+        w = self.window
+        w.setWindowState((w.windowState() & ~Qt.WindowState.WindowMinimized) | Qt.WindowState.WindowActive)
+        w.show()
+        w.raise_()
+        w.activateWindow()
+
+    def _drain(self) -> None:
+        if self._busy():
+            self.timer.start()
+            return
+        if self.pending:
+            paths, self.pending = self.pending, []
+            self.window.start_import(paths)
+            self.timer.start()
+            return
+        self.timer.stop()
+        if self.quit_requested:
+            self.window.close()
+
+    def close(self) -> None:
+        self.timer.stop()
+        self.server.close()
+
+
+def serve(window: QMainWindow) -> WorkspaceServer:
+    """Let later ``main.py gui`` starts on the window's workspace hand their files to ``window``."""
+    return WorkspaceServer(window)
+
+
+def wait_for_window(ws_path: Path, paths: list[str], seconds: float = 5.0) -> str | None:
+    """Like :func:`hand_off`, retrying while a window that holds ``ws_path`` starts listening."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        said = hand_off(ws_path, paths)
+        if said is not None:
+            return said
+        time.sleep(RETRY_MS / 1000)
+    return None
+
+
+def hand_off_or_check(ws_path: Path, paths: list[str]) -> int | None:
+    """Before a window opens ``ws_path``: the exit code when another process has it, None when it is free.
+
+    A window that has it open gets ``paths`` (and comes to the front): say so and exit 0. A window still starting
+    listens a moment later. Anyone else holding it: a message box says who and what to do, exit 2.
+    """
+    said = hand_off(ws_path, paths)
+    if said is None:
+        try:
+            Workspace(ws_path).close()
+        except WorkspaceLocked as e:
+            said = wait_for_window(ws_path, paths) if e.kind == "window" else None
+            if said is None:
+                return locked_at_start(ws_path, e)
+    if said is None:
+        return None
+    print(said)
+    return 0
