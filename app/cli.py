@@ -400,6 +400,7 @@ def add_analysis_parsers(asub: Any) -> None:
     a.add_argument("--activity-intervals", type=int, default=3, metavar="K")
     a.add_argument("--phases", choices=["auto", "stored", "detect", "none"], default="auto",
                    help="auto: stored phases if any, else detected (default)")
+    _add_range(a)
     a.add_argument("--json", action="store_true")
 
     a = asub.add_parser("cap", help="did an IOPS / bandwidth cap hold? (windows of >= 10 s)")
@@ -414,7 +415,26 @@ def add_analysis_parsers(asub: Any) -> None:
     a.add_argument("--burst-s", type=float, metavar="S", help="burst length (libvirt *_max_length)")
     a.add_argument("--burst-start-s", type=float, metavar="S", help="when the burst allowance starts "
                    "(default: the first report above the limit)")
+    _add_range(a)
     a.add_argument("--json", action="store_true")
+
+
+def _add_range(a: argparse.ArgumentParser) -> None:
+    """``--from S --to S``: only the reports whose midpoint lies in [S, S) s of the run (a zoomed chart)."""
+    a.add_argument("--from", dest="t_from", type=float, metavar="S",
+                   help="only reports whose midpoint is at or after S s of the run (with --to)")
+    a.add_argument("--to", dest="t_to", type=float, metavar="S", help="... and before S s (with --from)")
+
+
+def _range_arg(args: argparse.Namespace) -> tuple[float, float] | None:
+    lo, hi = getattr(args, "t_from", None), getattr(args, "t_to", None)
+    if lo is None and hi is None:
+        return None
+    lo = float("-inf") if lo is None else lo
+    hi = float("inf") if hi is None else hi
+    if not hi > lo:
+        raise UsageError("--to must be after --from")
+    return lo, hi
 
 
 def add_analysis_commands(sub: Any) -> None:
@@ -523,12 +543,13 @@ def cmd_analysis5(args: argparse.Namespace) -> int:
                 params = StormParams(threshold_iops=args.threshold_iops, settle_pct=args.settle_pct,
                                      settle_intervals=args.settle_intervals, activity_iops=args.activity_iops,
                                      activity_intervals=args.activity_intervals)
-                out = storm_report(ws, args.run, args.device, params, phases=args.phases, every_s=args.every)
+                out = storm_report(ws, args.run, args.device, params, phases=args.phases, every_s=args.every,
+                                   t_range=_range_arg(args))
             else:
                 out = cap_report(ws, args.run, args.device, iops_cap=args.iops_cap, bw_cap_kbs=args.bw_cap_kbs,
                                  op=args.op, tolerance_pct=args.tolerance_pct, window_s=args.window_s,
                                  burst_iops=args.burst_iops, burst_kbs=args.burst_kbs, burst_s=args.burst_s,
-                                 burst_start_s=args.burst_start_s)
+                                 burst_start_s=args.burst_start_s, t_range=_range_arg(args))
         except AnalysisError as e:
             print(f"error: {e}", file=sys.stderr)
             return 1

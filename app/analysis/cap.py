@@ -24,6 +24,9 @@ and a few % of tolerance absorb.
 
 iostat sees every I/O of the device: on a shared device, I/O from other processes counts against the
 cap too. Read-only or write-only checks (``op``) help when only one side is capped.
+
+A time range (``t_range``, seconds of the run's time axis) judges only the reports whose midpoint lies
+in ``[from, to)``: the verdict for a zoomed chart (``analyze cap --from S --to S``).
 """
 
 from __future__ import annotations
@@ -226,13 +229,21 @@ def check_cap(s: Series, metric: str, cap: float, *, op: str = "total", toleranc
 def cap_report(ws: Any, run_id: int, device: str | None = None, *, iops_cap: float | None = None,
                bw_cap_kbs: float | None = None, op: str = "total", tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
                window_s: float = DEFAULT_WINDOW_S, burst_iops: float | None = None, burst_kbs: float | None = None,
-               burst_s: float | None = None, burst_start_s: float | None = None) -> CapResult:
-    """Check the caps given on a run's series (whole disks by default)."""
+               burst_s: float | None = None, burst_start_s: float | None = None,
+               t_range: tuple[float, float] | None = None) -> CapResult:
+    """Check the caps given on a run's series (whole disks by default); ``t_range``: see the module doc."""
     if iops_cap is None and bw_cap_kbs is None:
         raise AnalysisError("give an IOPS cap and/or a bandwidth cap")
     if op not in ("total", "read", "write"):
         raise AnalysisError(f"unknown op {op!r}: total, read or write")
     s = load_series(ws, run_id, device)
+    if t_range is not None:
+        from app.analysis.storm import range_text, window_range
+
+        s = window_range(s, t_range)
+        s.notes = [*s.notes, f"{range_text(t_range)} (reports whose midpoint lies in it): {s.frame.height} intervals"]
+        if s.frame.height == 0:
+            raise AnalysisError(f"run {run_id} has no report in the range ({range_text(t_range)})")
     checks = []
     common = {"op": op, "tolerance_pct": tolerance_pct, "window_s": window_s, "burst_s": burst_s,
               "burst_start_s": burst_start_s}
@@ -261,6 +272,7 @@ def cap_report(ws: Any, run_id: int, device: str | None = None, *, iops_cap: flo
                   "rule": "one allowance of length_s s from start_s (default: the first report above the limit); "
                           "windows overlapping it are not judged"} if burst_s else None,
         "plateau": "median of the judged interval rates",
+        "range_s": None if t_range is None else [float(x) if math.isfinite(x) else None for x in t_range],
         "over_cap_share": "share of judged run time in intervals above cap x (1 + tolerance); "
                           "over_cap_share_strict: above the cap itself",
         "verdicts": "held | held (cap not reached) | NOT held (plateau within the cap, some windows above) | "

@@ -7,6 +7,9 @@ From a run's IOPS series (``app.analysis.series``, since-boot report excluded):
   consecutive intervals above ``activity_iops``; the series' start when there is none) to the end
   of the peak interval;
 * time above a threshold (default 50 % of the peak): the summed length of the intervals above it;
+* plateau: the sustained level of the storm = the time-weighted median of the interval IOPS over the
+  intervals above ``above_pct`` % (default 50 %) of the peak. Idle and ramp intervals below half the
+  peak are left out, so a long idle tail does not pull it down (never the median of the whole run);
 * settle time: from the end of the peak interval to the start of the first stretch of
   ``settle_intervals`` consecutive intervals below ``settle_pct`` % of the peak (None: never);
 * total I/Os (rate x interval), mean IOPS, read/write share (by I/Os for -x reports; by kB for
@@ -15,6 +18,9 @@ From a run's IOPS series (``app.analysis.series``, since-boot report excluded):
   each report's mean per request: the percentiles are **interval-level**, not per-I/O latencies.
 
 Percentiles: inverted CDF (the smallest value with at least p % of the weight at or below it).
+
+A time range (``t_range``, seconds of the run's time axis) restricts every figure to the reports whose
+midpoint lies in ``[from, to)``: the statistics of a zoomed chart (``analyze storm --from S --to S``).
 """
 
 from __future__ import annotations
@@ -78,6 +84,8 @@ class StormMetrics:
     time_to_peak_s: float | None = None
     threshold_iops: float | None = None
     time_above_s: float | None = None
+    plateau_iops: float | None = None  # time-weighted median IOPS of the intervals above plateau_floor_iops
+    plateau_floor_iops: float | None = None  # above_pct % of the peak
     settle_level_iops: float | None = None
     settled_at_s: float | None = None
     settle_time_s: float | None = None
@@ -116,6 +124,9 @@ def storm_metrics(s: Series, params: StormParams | None = None) -> StormMetrics:
     thr = p.threshold_iops if p.threshold_iops is not None else p.above_pct / 100.0 * peak
     m.threshold_iops = thr
     m.time_above_s = float(dt[iops > thr].sum())
+    m.plateau_floor_iops = p.above_pct / 100.0 * peak
+    high = iops > m.plateau_floor_iops
+    m.plateau_iops = weighted_percentile(iops[high], dt[high], 50) if high.any() else None
     level = p.settle_pct / 100.0 * peak
     m.settle_level_iops = level
     run = 0
@@ -179,6 +190,8 @@ METRIC_TEXT = {
     "peak": "the highest interval IOPS (first on a tie)",
     "time_to_peak": "from the start of the first activity to the end of the peak interval",
     "time_above": "summed length of the intervals above the threshold",
+    "plateau": "the sustained level: time-weighted median of interval IOPS over the intervals above "
+               "50 % of the peak (idle and ramp intervals left out)",
     "settle_time": "from the end of the peak interval to the start of the first stretch of settle_intervals "
                    "intervals below settle_pct % of the peak",
     "total_ios": "sum of interval IOPS x interval length",
@@ -189,21 +202,28 @@ METRIC_TEXT = {
 
 
 def storm_report(ws: Any, run_id: int, device: str | None = None, params: StormParams | None = None, *,
-                 phases: str = "auto", every_s: float | None = None) -> StormReport:
+                 phases: str = "auto", every_s: float | None = None,
+                 t_range: tuple[float, float] | None = None) -> StormReport:
     """Storm metrics of a run and per phase.
 
     ``phases``: ``auto`` (the run's stored phases when it has any, else an automatic split),
-    ``stored``, ``detect`` (always the automatic split) or ``none``.
+    ``stored``, ``detect`` (always the automatic split) or ``none``. ``t_range``: only the reports
+    whose midpoint lies in ``[from, to)`` s of the run (see the module doc).
     """
     p = params or StormParams()
     s = load_series(ws, run_id, device)
     if every_s:
         s = resample(s, every_s)
     notes = list(s.notes)
+    if t_range is not None:
+        s = window_range(s, t_range)
+        notes.append(f"{range_text(t_range)} (reports whose midpoint lies in it): {s.frame.height} intervals")
     stored = list_phases(ws, run_id) if phases in ("auto", "stored") else []
     if phases not in ("auto", "stored", "detect", "none"):
         raise AnalysisError(f"unknown phase choice {phases!r}: auto, stored, detect or none")
     method: dict[str, Any] = {"series": s.method(), "parameters": p.as_dict(), "metrics": METRIC_TEXT}
+    if t_range is not None:
+        method["range_s"] = [float(x) if np.isfinite(x) else None for x in t_range]
     if stored:
         chosen, source = stored, "stored"
         method["phases"] = "phases stored in the workspace (phase add / phase detect --save)"
@@ -216,3 +236,21 @@ def storm_report(ws: Any, run_id: int, device: str | None = None, params: StormP
             notes.append("the run has no stored phases")
     per = [(ph, storm_metrics(s.window(ph.t_start_s, ph.t_end_s), p)) for ph in chosen]
     return StormReport(run_id, s.run_name, method, storm_metrics(s, p), source, per, notes)
+
+
+def window_range(s: Series, t_range: tuple[float, float]) -> Series:
+    """The reports of ``s`` whose midpoint lies in ``[from, to)`` (a zoomed chart's range)."""
+    lo, hi = float(t_range[0]), float(t_range[1])
+    if not hi > lo:
+        raise AnalysisError(f"the range {lo:g}-{hi:g} s is empty: 'to' must be after 'from'")
+    return s.window(lo, hi)
+
+
+def range_text(t_range: tuple[float, float]) -> str:
+    """``only 100-300 s of the run`` (an open end: ``from 100 s`` / ``up to 300 s``)."""
+    lo, hi = float(t_range[0]), float(t_range[1])
+    if np.isfinite(lo) and np.isfinite(hi):
+        return f"only {lo:g}-{hi:g} s of the run"
+    if np.isfinite(lo):
+        return f"only from {lo:g} s of the run on"
+    return f"only up to {hi:g} s of the run" if np.isfinite(hi) else "the whole run"

@@ -82,6 +82,9 @@ def _metrics_lines(m: StormMetrics, indent: str = "") -> list[str]:
              + (f" from the first activity at {m.activity_start_s:g} s" if m.activity_start_s is not None
                 else " from the start (no activity above the threshold)"))
     L.append(f"{indent}time above {_n(m.threshold_iops)} IOPS: {_s(m.time_above_s)}")
+    if m.plateau_iops is not None:
+        L.append(f"{indent}plateau {_n(m.plateau_iops)} IOPS (median of the intervals above "
+                 f"{_n(m.plateau_floor_iops)} IOPS, half the peak)")
     if m.settled_at_s is not None:
         L.append(f"{indent}settled below {_n(m.settle_level_iops)} IOPS at {m.settled_at_s:g} s: settle time "
                  f"{_s(m.settle_time_s)} after the peak")

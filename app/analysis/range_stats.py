@@ -1,0 +1,518 @@
+"""The results table under the overlay: one row of figures per curve, for the visible time range (no Qt).
+
+Every figure is one of ``app.analysis.storm`` (peak, time to peak, mean, p95, plateau, totals, read
+share) or ``app.analysis.cap`` (the cap verdict), computed on the same series the command line uses:
+
+* an iostat curve: ``load_series(ws, run, device)`` (whole disks by default), restricted to the
+  reports whose midpoint lies in the range -- exactly ``main.py analyze storm|cap --from S --to S``;
+* a vscsiStats curve (one VM disk): the series of its collections (IOPS = histogram count /
+  interval, read/write IOPS, kB/s, mean latency as in ``histo_summary``), each collection covering
+  ``[t, t + interval)``, restricted the same way.
+
+Times are seconds of the run's own axis (iostat: since the start of its first analysed interval;
+vscsiStats: since the start of its first collection), not of the chart, which may be aligned.
+
+Share within a latency threshold (vscsiStats): the latency histograms of the collections in the
+range, summed, through ``histograms.share_within``: exact when no I/O lies in a bucket that straddles
+the threshold, else lower/upper bounds plus a linear-interpolation **estimate**, labelled as such.
+
+Not applicable is ``None`` (shown as "–"), never 0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from app.analysis.cap import DEFAULT_TOLERANCE_PCT, DEFAULT_WINDOW_S, CapCheck, check_cap
+from app.analysis.histograms import (
+    LATENCY,
+    AnalysisError,
+    Share,
+    _minmax,
+    _rows,
+    histo_summary,
+    load_buckets,
+    load_stats,
+    merge_buckets,
+    share_within,
+)
+from app.analysis.series import SERIES_COLUMNS, DeviceChoice, Series, load_series
+from app.analysis.storm import METRIC_TEXT, StormMetrics, StormParams, range_text, storm_metrics, window_range
+from app.analysis.text import pct_pair
+
+DASH = "–"
+DEFAULT_THRESHOLD_MS = 50.0
+
+# overlay metric -> (cap metric, op) of app.analysis.cap; other metrics have no cap check
+CAP_METRICS = {"IOPS (total)": ("iops", "total"), "IOPS (read)": ("iops", "read"), "IOPS (write)": ("iops", "write"),
+               "Throughput (kB/s)": ("bw", "total")}
+
+PLATEAU_TEXT = ("Plateau: the sustained level of the storm = the time-weighted median of the interval IOPS over "
+                "the intervals above 50 % of the peak (idle and ramp intervals are left out; the same figure as "
+                "'plateau' of the storm analysis)")
+
+
+@dataclass
+class CurveSpec:
+    """What the table needs to know of one overlay curve (plain data: it crosses to the worker thread)."""
+
+    run_id: int
+    label: str
+    kind: str = "iostat"  # iostat | vscsistats
+    device: str | None = None  # iostat: None = whole disks; vscsiStats: the VM disk
+    t_range: tuple[float, float] | None = None  # seconds of the run's axis; None = the whole run
+    colour: str = "#1f77b4"
+    metric: str = "IOPS (total)"
+    chart_shift_s: float = 0.0  # chart time = run time + chart_shift_s (alignment and manual shift)
+
+
+@dataclass
+class RangeRow:
+    spec: CurveSpec
+    run_name: str = ""
+    storm: StormMetrics | None = None
+    cap: CapCheck | None = None
+    cap_note: str | None = None  # why there is no verdict
+    share: Share | None = None  # vscsiStats: share within the threshold over the range
+    threshold_ms: float | None = None
+    collections: list[dict[str, Any]] = field(default_factory=list)  # vscsiStats: per collection
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.spec.label
+
+
+# ---- computing the rows --------------------------------------------------------------------------
+def vscsi_series(ws: Any, run_id: int, device: str) -> Series:
+    """The series of one VM disk of a vscsiStats run: one row per collection (see the module doc)."""
+    summary = histo_summary(ws, run_id)
+    interval = summary.get("interval_s")
+    if not interval:
+        raise AnalysisError("the collection interval is unknown: set it (right-click the run ▸ Set interval…) to "
+                            "get IOPS from the histogram counts")
+    rows = []
+    for smp in summary["samples"]:
+        if smp["device"] != device or smp.get("t_s") is None:
+            continue
+        t = float(smp["t_s"])
+        rows.append({"sample_idx": int(smp["sample_idx"]), "t_start_s": t, "t_end_s": t + interval,
+                     "dt_s": float(interval), "iops": smp.get("iops"), "read_iops": smp.get("read_iops"),
+                     "write_iops": smp.get("write_iops"), "other_iops": None, "kbs": smp.get("kb_s"),
+                     "read_kbs": None, "write_kbs": None, "await_ms": smp.get("mean_latency_ms"),
+                     "ios": None if smp.get("ios") is None else float(smp["ios"])})
+    if not rows:
+        raise AnalysisError(f"no collection of VM disk {device} has a time")
+    rows.sort(key=lambda r: r["t_start_s"])
+    schema = {c: (pl.Int64 if c == "sample_idx" else pl.Float64) for c in SERIES_COLUMNS}
+    frame = pl.DataFrame(rows, schema=schema)
+    run = ws.run(run_id) or {}
+    choice = DeviceChoice(device, [device], {}, "one VM disk (vscsiStats)")
+    return Series(run_id, run.get("name", str(run_id)), frame, choice, float(interval),
+                  "histogram count / collection interval (vscsiStats)", notes=list(summary.get("notes") or []))
+
+
+def _cap(s: Series, metric: str, cap: float | None) -> tuple[CapCheck | None, str | None]:
+    if cap is None or cap <= 0:
+        return None, None
+    what = CAP_METRICS.get(metric)
+    if what is None:
+        return None, f"a cap is checked on IOPS or throughput, not on {metric}"
+    if s.frame.height == 0:
+        return None, "no data in the range"
+    try:
+        return check_cap(s, what[0], cap, op=what[1], tolerance_pct=DEFAULT_TOLERANCE_PCT,
+                         window_s=DEFAULT_WINDOW_S), None
+    except AnalysisError as e:
+        return None, str(e)
+
+
+def _share(ws: Any, run_id: int, device: str, samples: list[int], threshold_ms: float
+           ) -> tuple[Share | None, list[Share | None]]:
+    """Share within the threshold over the given collections, and per collection (same order)."""
+    lat = load_buckets(ws, run_id, LATENCY, "all", device).filter(pl.col("device") == device)
+    stats = load_stats(ws, run_id, device).filter(pl.col("device") == device)
+    if lat.height == 0:
+        return None, [None] * len(samples)
+
+    def one(idx: list[int]) -> Share | None:
+        b = lat.filter(pl.col("sample_idx").is_in(idx))
+        if b.height == 0:
+            return None
+        vmin, vmax = _minmax(stats.filter(pl.col("sample_idx").is_in(idx)), LATENCY, "all")
+        return share_within(merge_buckets(_rows(b)), threshold_ms * 1000, vmin, vmax)
+
+    return (one(samples) if samples else None), [one([i]) for i in samples]
+
+
+def compute_row(ws: Any, spec: CurveSpec, cap: float | None = None,
+                threshold_ms: float = DEFAULT_THRESHOLD_MS) -> RangeRow:
+    """The figures of one curve over its range (errors become the row's ``error``, never a crash)."""
+    row = RangeRow(spec)
+    try:
+        if spec.kind == "vscsistats":
+            if not spec.device:
+                raise AnalysisError("a vscsiStats curve needs its VM disk")
+            s = vscsi_series(ws, spec.run_id, spec.device)
+        else:
+            s = load_series(ws, spec.run_id, spec.device)
+        row.run_name = s.run_name
+        row.notes = list(s.notes)
+        if spec.t_range is not None:
+            s = window_range(s, spec.t_range)
+            row.notes.append(f"{range_text(spec.t_range)} (reports whose midpoint lies in it)")
+        row.storm = storm_metrics(s, StormParams())
+        row.cap, row.cap_note = _cap(s, spec.metric, cap)
+        if spec.kind == "vscsistats":
+            row.threshold_ms = threshold_ms
+            idx = [int(i) for i in s.frame.get_column("sample_idx").to_list()]
+            row.share, per = _share(ws, spec.run_id, spec.device or "", idx, threshold_ms)
+            for r, sh in zip(s.frame.iter_rows(named=True), per):
+                row.collections.append({"sample_idx": r["sample_idx"], "t_start_s": r["t_start_s"],
+                                        "t_end_s": r["t_end_s"], "iops": r["iops"], "await_ms": r["await_ms"],
+                                        "share": sh})
+    except AnalysisError as e:
+        row.error = str(e)
+    return row
+
+
+def compute_rows(ws: Any, specs: list[CurveSpec], cap: float | None = None,
+                 threshold_ms: float = DEFAULT_THRESHOLD_MS) -> list[RangeRow]:
+    return [compute_row(ws, sp, cap, threshold_ms) for sp in specs]
+
+
+# ---- columns ---------------------------------------------------------------------------------------
+def _m(row: RangeRow, attr: str) -> float | None:
+    if row.storm is None or not row.storm.intervals:
+        return None
+    return getattr(row.storm, attr)
+
+
+def share_value(s: Share | None) -> float | None:
+    """The exact share (0-1), None when only bounds are known."""
+    return None if s is None else s.share
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    header: str
+    kind: str  # text | iops | s | count | pct | cap | share
+    tooltip: str
+    delta: bool = True  # B − A and B / A make sense
+
+    def value(self, row: RangeRow) -> Any:
+        return VALUE[self.key](row)
+
+
+def _range(row: RangeRow) -> str:
+    st = row.storm
+    if st is None or not st.intervals:
+        return DASH
+    span = f"{_num(st.t_start_s, 1)}–{_num(st.t_end_s, 1)}"
+    return span if row.spec.t_range is not None else f"whole run ({span})"
+
+
+def _p95(row: RangeRow) -> float | None:
+    if row.storm is None or not row.storm.intervals:
+        return None
+    return row.storm.iops_percentiles.get("p95")
+
+
+def _read_share(row: RangeRow) -> float | None:
+    v = _m(row, "read_share")
+    return None if v is None else v * 100
+
+
+VALUE: dict[str, Any] = {
+    "curve": lambda r: r.label,
+    "range": _range,
+    "peak": lambda r: _m(r, "peak_iops"),
+    "peak_at": lambda r: _m(r, "peak_t_end_s"),
+    "time_to_peak": lambda r: _m(r, "time_to_peak_s"),
+    "mean": lambda r: _m(r, "mean_iops"),
+    "p95": _p95,
+    "plateau": lambda r: _m(r, "plateau_iops"),
+    "total": lambda r: _m(r, "total_ios"),
+    "read_share": _read_share,
+    "cap": lambda r: cap_text(r),
+    "share": lambda r: r.share,
+}
+
+COLUMNS = [
+    Column("curve", "Curve", "text", "The run (and VM disk for vscsiStats) of the chart's curve", False),
+    Column("range", "Range (s)", "text",
+           "The seconds of the run these figures cover (the run's own time axis): the reports whose midpoint "
+           "lies in the visible part of the chart. Zoom the chart to see the figures of a part of the run.", False),
+    Column("peak", "Peak (IOPS)", "iops", "The highest interval IOPS in the range (the first one on a tie)"),
+    Column("peak_at", "Peak at (s)", "s", "End of the peak interval, in seconds of the run"),
+    Column("time_to_peak", "Time to peak (s)", "s",
+           "From the start of the first activity (the first of 3 consecutive intervals above 100 IOPS; the start "
+           "of the range when there is none) to the end of the peak interval"),
+    Column("mean", "Mean (IOPS)", "iops", "Total I/Os of the range / its length in seconds of data"),
+    Column("p95", "p95 (IOPS)", "iops",
+           "95th percentile of interval IOPS, weighted by interval length (the smallest value with at least 95 % "
+           "of the time at or below it)"),
+    Column("plateau", "Plateau (IOPS)", "iops", PLATEAU_TEXT),
+    Column("total", "Total I/Os", "count", "Sum of interval IOPS × interval length"),
+    Column("read_share", "Read share (%)", "pct",
+           "Reads in % of reads + writes, by I/Os; plain iostat reports (no r/s, w/s) give it by kB, marked "
+           "'by kB'"),
+    Column("cap", "Cap verdict", "cap",
+           f"Did the cap hold? Every window of at least {DEFAULT_WINDOW_S:g} s (whole reports, sliding by one) must "
+           f"average at or below the cap + {DEFAULT_TOLERANCE_PCT:g} % tolerance. 'held (cap not reached)': the "
+           "load never came near the cap; 'not capped': the plateau (median interval of the range) is above it",
+           False),
+    Column("share", "Within ≤ threshold (%)", "share",
+           "vscsiStats: share of I/Os completed within the latency threshold, from the latency histograms of "
+           "the collections in the range. Exact, or — when I/Os lie in a bucket that straddles the threshold — "
+           "lower and upper bounds plus an estimate (linear interpolation inside that bucket: an estimate, not a "
+           "measurement)"),
+]
+COLUMN_KEYS = [c.key for c in COLUMNS]
+
+
+def visible_columns(rows: list[RangeRow], cap: float | None) -> list[Column]:
+    """The cap column only when a cap is set, the share column only when a vscsiStats row is there."""
+    out = []
+    for c in COLUMNS:
+        if c.key == "cap" and not (cap and cap > 0):
+            continue
+        if c.key == "share" and not any(r.spec.kind == "vscsistats" for r in rows):
+            continue
+        out.append(c)
+    return out
+
+
+def share_header(threshold_ms: float) -> str:
+    return f"Within ≤ {threshold_ms:g} ms (%)"
+
+
+# ---- one formatter ---------------------------------------------------------------------------------
+def _num(v: float | None, decimals: int = 1) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return DASH
+    return f"{v:,.{decimals}f}"
+
+
+def format_value(v: Any, kind: str, row: RangeRow | None = None) -> str:
+    """The table's one formatter: thousands separators, one decimal for rates, seconds and percentages,
+    whole I/O counts; "–" where a figure does not apply or cannot be computed."""
+    if kind == "share":
+        return share_text(v)
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return DASH
+    if kind in ("text", "cap"):
+        return str(v)
+    if kind == "count":
+        return _num(v, 0)
+    if kind == "pct":
+        text = f"{v:,.1f} %"
+        if row is not None and row.storm is not None and row.storm.read_share_basis not in (None, "I/Os"):
+            text += " by kB"
+        return text
+    return _num(v, 1)
+
+
+def _pct(v: float | None, digits: int = 1) -> str:
+    """A share (0-1) in %, with more decimals when one would print 100.0 or 0.0 for a share that is not."""
+    if v is None:
+        return DASH
+    d = digits
+    while d < 6 and 0 < v < 1 and f"{v * 100:.{d}f}" in (f"{100:.{d}f}", f"{0:.{d}f}"):
+        d += 1
+    return f"{v * 100:,.{d}f}"
+
+
+def share_text(s: Share | None) -> str:
+    """``99.9 % (exact)``, or ``99.87–100.00 % (estimate 99.93 %)``: bounds that would print equal get more
+    decimals (``text.pct_pair``), the estimate gets as many as the bounds."""
+    if s is None or s.ios == 0:
+        return DASH
+    if s.exact:
+        return f"{_pct(s.share)} % (exact)"
+    lo, hi = s.bounds
+    lo_t, hi_t = (x.replace(" %", "") for x in pct_pair(lo, hi, 1, DASH))
+    digits = max(1, len(lo_t.rpartition(".")[2]) if "." in lo_t else 1)
+    text = f"{lo_t}–{hi_t} %"
+    est = s.share_estimate
+    return text + (f" (estimate {_pct(est, digits)} %)" if est is not None else " (bounds only)")
+
+
+def cap_text(row: RangeRow) -> str | None:
+    """``held: worst 10 s window 203.0 IOPS ≤ 210.0`` and the like; None: no cap check."""
+    c = row.cap
+    if c is None:
+        return None
+    u = c.unit
+    w = c.window_s
+    if c.verdict == "too short":
+        return f"too short: no {w:g} s window of reports in the range"
+    ww = c.worst_window or {}
+    avg = ww.get("average")
+    if c.verdict == "held":
+        return f"held: worst {w:g} s window {_num(avg)} {u} ≤ {_num(c.limit)}"
+    if c.verdict == "held (cap not reached)":
+        return (f"held (cap not reached): worst {w:g} s window {_num(avg)} {u} < "
+                f"{_num(c.cap * (1 - c.tolerance_pct / 100))}")
+    if c.verdict == "NOT held":
+        return (f"NOT held: worst {w:g} s window {_num(avg)} {u} > {_num(c.limit)} "
+                f"({c.windows_over} of {c.windows_judged} windows over)")
+    if c.verdict == "not capped":
+        return f"not capped: plateau {_num(c.plateau)} {u} (median interval) > {_num(c.limit)}"
+    return c.verdict
+
+
+def cell_text(row: RangeRow, col: Column) -> str:
+    if row.error and col.key not in ("curve",):
+        return DASH
+    if col.key == "cap":
+        t = cap_text(row)
+        return DASH if t is None else t
+    return format_value(col.value(row), col.kind, row)
+
+
+# ---- A/B ---------------------------------------------------------------------------------------------
+def numeric(row: RangeRow, col: Column) -> float | None:
+    """The number behind a cell (share: the exact share in %, None when only bounds are known)."""
+    if not col.delta or row.error:
+        return None
+    v = col.value(row)
+    if col.kind == "share":
+        sv = share_value(v)
+        return None if sv is None else sv * 100
+    return None if v is None else float(v)
+
+
+def delta_cells(a: RangeRow, b: RangeRow, cols: list[Column]) -> tuple[list[float | None], list[float | None]]:
+    """``B − A`` and ``B / A`` per column (None where a side is missing, or A is 0 for the ratio)."""
+    d, r = [], []
+    for c in cols:
+        va, vb = numeric(a, c), numeric(b, c)
+        if va is None or vb is None:
+            d.append(None)
+            r.append(None)
+            continue
+        d.append(vb - va)
+        r.append(vb / va if va else None)
+    return d, r
+
+
+def format_delta(v: float | None, col: Column) -> str:
+    if v is None:
+        return DASH
+    if col.kind in ("pct", "share"):
+        return f"{v:+,.1f} pp"
+    if col.kind == "count":
+        return f"{v:+,.0f}"
+    return f"{v:+,.1f}"
+
+
+def format_ratio(v: float | None) -> str:
+    return DASH if v is None else f"×{v:,.3f}"
+
+
+# ---- export (TSV for Excel, CSV) ---------------------------------------------------------------------
+def _raw(v: float | None) -> str:
+    """Unformatted numbers for a spreadsheet: no thousands separator, up to 10 significant digits."""
+    if v is None or (isinstance(v, float) and (math.isnan(v) or math.isinf(v))):
+        return ""
+    return f"{v:.10g}"
+
+
+def export_header(cols: list[Column], threshold_ms: float | None = None) -> list[str]:
+    out = []
+    for c in cols:
+        if c.key == "curve":
+            out += ["Curve", "Run", "VM disk / device", "From (s)", "To (s)"]
+        elif c.key == "range":
+            continue
+        elif c.key == "read_share":
+            out += [c.header, "Read share basis"]
+        elif c.key == "share":
+            h = share_header(threshold_ms or DEFAULT_THRESHOLD_MS)
+            out += [f"{h} exact", f"{h} lower bound", f"{h} upper bound", f"{h} estimate"]
+        else:
+            out.append(c.header)
+    return out
+
+
+def export_cells(row: RangeRow, cols: list[Column]) -> list[str]:
+    st = row.storm if row.storm is not None and row.storm.intervals else None
+    out: list[str] = []
+    for c in cols:
+        if c.key == "curve":
+            out += [row.label, row.run_name, row.spec.device or ("whole disks" if row.spec.kind == "iostat" else ""),
+                    _raw(st.t_start_s if st else None), _raw(st.t_end_s if st else None)]
+        elif c.key == "range":
+            continue
+        elif c.key == "cap":
+            out.append(cap_text(row) or row.cap_note or "")
+        elif c.key == "read_share":
+            out += [_raw(None if row.error else c.value(row)),
+                    "" if st is None or st.read_share_basis is None else
+                    ("I/Os" if st.read_share_basis == "I/Os" else "kB")]
+        elif c.key == "share":
+            s = None if row.error else row.share
+            if s is None or s.ios == 0:
+                out += ["", "", "", ""]
+            else:
+                lo, hi = s.bounds
+                est = s.share_estimate
+                out += [_raw(None if s.share is None else s.share * 100), _raw(None if lo is None else lo * 100),
+                        _raw(None if hi is None else hi * 100), _raw(None if est is None else est * 100)]
+        else:
+            out.append(_raw(None if row.error else c.value(row)))
+    return out
+
+
+def export_delta(label: str, values: list[float | None], cols: list[Column]) -> list[str]:
+    out: list[str] = []
+    for c, v in zip(cols, values):
+        if c.key == "curve":
+            out += [label, "", "", "", ""]
+        elif c.key == "range":
+            continue
+        elif c.key == "read_share":
+            out += [_raw(v), ""]
+        elif c.key == "share":
+            out += [_raw(v), "", "", ""]
+        else:
+            out.append(_raw(v))
+    return out
+
+
+def export_table(rows: list[RangeRow], cols: list[Column], threshold_ms: float | None = None,
+                 deltas: bool = True) -> list[list[str]]:
+    """Header and rows for TSV/CSV: numbers unformatted; a share with bounds in four columns; with two rows,
+    ``B − A`` and ``B / A`` rows."""
+    table = [export_header(cols, threshold_ms)]
+    table += [export_cells(r, cols) for r in rows]
+    if deltas and len(rows) == 2:
+        d, q = delta_cells(rows[0], rows[1], cols)
+        table.append(export_delta("B − A", d, cols))
+        table.append(export_delta("B / A", q, cols))
+    return table
+
+
+def to_tsv(table: list[list[str]]) -> str:
+    return "\n".join("\t".join(c.replace("\t", " ").replace("\n", " ") for c in row) for row in table) + "\n"
+
+
+def method_text() -> dict[str, str]:
+    """The definitions behind the columns (shared with the storm analysis)."""
+    return {**METRIC_TEXT, "plateau": PLATEAU_TEXT}
+
+
+def chart_time(row: RangeRow, run_t: float | None) -> float | None:
+    return None if run_t is None else run_t + row.spec.chart_shift_s
+
+
+def finite(v: float | None) -> bool:
+    return v is not None and bool(np.isfinite(v))
