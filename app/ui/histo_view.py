@@ -1,13 +1,30 @@
-"""Histogram views for vscsiStats / fio json+: bucket bars per sample and a time x bucket heatmap
-per series, side by side (the "two VMs fighting over one RAID set" picture)."""
+"""Histogram views for vscsiStats / fio json+: bucket bars of one collection and a time x bucket heatmap
+per series (VM disk or fio job), stacked one under the other with a colour bar each, so that two VMs
+fighting over one RAID set can be compared: which VM suffered, when, and what share of its I/O finished
+within the latency threshold."""
 
 from __future__ import annotations
 
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QRectF, Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSlider,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.workspace import Workspace
 
@@ -16,6 +33,12 @@ METRIC_LABELS = {
     "seek_closest16_lbn": "Closest of last 16 (LBN)", "outstanding_ios": "Outstanding IOs",
     "interarrival_us": "Interarrival (µs)",
 }
+MAX_SERIES = 8  # heatmaps and bar groups drawn; the message says when more were selected
+HEAT_ROW_MIN = 170  # px per heatmap row; more rows than fit scroll
+# mid-tone colours that read on the light (white) and the dark (#1e1e1e) chart background
+SERIES_COLOURS = ["#3a86d4", "#e8590c", "#2f9e44", "#ae3ec9", "#f08c00", "#1098ad", "#d6336c", "#868e96"]
+SET_INTERVAL_HINT = "right-click the run ▸ Set interval…"
+_VSCSI_DEVICE = re.compile(r"^(?P<vm>\d+):(?P<handle>\d+)(?:\s*\((?P<disk>[^)]*)\))?$")
 
 
 def _label_step(labels: list[str], most: int = 24) -> int:
@@ -29,9 +52,97 @@ def bucket_label(lo: float | None, hi: float | None) -> str:
 
     if hi is None:
         return f"> {f(lo)}" if lo is not None else "all"
-    if lo is None:
-        return f"≤ {f(hi)}"
     return f"≤ {f(hi)}"
+
+
+def series_label(kind: str, device: str) -> str:
+    """What a series is called on screen: a vscsiStats ``worldGroupID:handleID (scsiX:Y)`` id is a VM's
+    virtual disk; a fio series is one job."""
+    m = _VSCSI_DEVICE.match(device.strip())
+    if kind == "vscsistats" and m:
+        disk = f" ({m['disk']})" if m["disk"] else ""
+        return f"VM disk {m['vm']}:{m['handle']}{disk}"
+    if kind == "fio":
+        return f"fio job {device}"
+    return device
+
+
+class BucketAxis(pg.AxisItem):
+    """Bucket names on a category axis: bucket ``i`` at ``i + offset``, as many names as fit (one per
+    ``px`` pixels) so that fio's hundreds of bins and a short heatmap row stay readable."""
+
+    def __init__(self, orientation: str = "left", px: int = 15, **kw: Any):
+        super().__init__(orientation, **kw)
+        self.labels: list[str] = []
+        self.offset = 0.5
+        self.px = px
+
+    def set_labels(self, labels: list[str], offset: float = 0.5) -> None:
+        self.labels, self.offset = list(labels), offset
+        self.picture = None
+        self.update()
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list[Any]:  # noqa: N802,N803 (pyqtgraph)
+        if not self.labels:
+            return []
+        first = max(0, math.floor(minVal - self.offset))
+        last = min(len(self.labels) - 1, math.ceil(maxVal - self.offset))
+        step = max(1, -(-(last - first + 1) // max(1, int(size // self.px))))
+        return [(step, [i + self.offset for i in range(0, len(self.labels), step)
+                        if minVal <= i + self.offset <= maxVal])]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        out = []
+        for v in values:
+            i = int(round(v - self.offset))
+            out.append(self.labels[i] if 0 <= i < len(self.labels) else "")
+        return out
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:,.1f}"
+
+
+@dataclass
+class Series:
+    """One histogram series: a VM disk of a vscsiStats run or a job of a fio run."""
+
+    name: str
+    run_id: int
+    device: str
+    kind: str
+    samples: dict[int, list[tuple[float | None, float | None, int]]]  # sample_idx -> (lo, hi, count)
+    t_s: dict[int, float] = field(default_factory=dict)  # sample_idx -> seconds since the run's start
+    ts: dict[int, datetime] = field(default_factory=dict)  # sample_idx -> wall clock (from the file)
+    interval_s: float | None = None
+
+    @property
+    def order(self) -> list[int]:
+        return sorted(self.samples)
+
+    @property
+    def timed(self) -> bool:
+        """Every collection has a time and a length: the x axis can be minutes."""
+        return bool(self.interval_s) and all(i in self.t_s for i in self.samples)
+
+    def span(self, idx: int) -> tuple[float, float] | None:
+        """Seconds since the run's start at which collection ``idx`` begins and ends."""
+        if not self.timed or idx not in self.t_s:
+            return None
+        start = self.t_s[idx]
+        return start, start + float(self.interval_s or 0.0)
+
+    def span_text(self, idx: int) -> str:
+        sp = self.span(idx)
+        if sp is None:
+            return ""
+        mins = f"{_minutes(sp[0])}–{_minutes(sp[1])} min"
+        ts = self.ts.get(idx)
+        if ts is None:
+            return mins
+        end = ts + timedelta(seconds=sp[1] - sp[0])
+        fmt = "%H:%M:%S" if ts.second or end.second else "%H:%M"
+        return f"{ts.strftime(fmt)}–{end.strftime(fmt)} / {mins}"
 
 
 class HistogramView(QWidget):
@@ -43,38 +154,55 @@ class HistogramView(QWidget):
         self.op = QComboBox()
         self.op.addItems(["all", "read", "write"])
         self.sample = QSlider()
-        self.sample.setOrientation(pg.QtCore.Qt.Orientation.Horizontal)
-        self.sample_label = QLabel("sample –")
+        self.sample.setOrientation(Qt.Orientation.Horizontal)
+        self.sample.setMinimumWidth(160)
+        self.sample_label = QLabel("collection –")
         self.metric_box.currentIndexChanged.connect(self.reload)
         self.op.currentIndexChanged.connect(self.reload)
         self.sample.valueChanged.connect(self._draw_bars)
-        self.bars = pg.PlotWidget(title="Buckets of one sample")
+        self.bars = pg.PlotWidget(axisItems={"left": BucketAxis("left")})
         self.bars.showGrid(x=True, alpha=0.25)
+        self.legend: pg.LegendItem | None = None
         self.heat = pg.GraphicsLayoutWidget()
+        self.heat_area = QScrollArea()
+        self.heat_area.setWidgetResizable(True)
+        self.heat_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.heat_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.heat_area.setWidget(self.heat)
+        self.heat_plots: list[pg.PlotItem] = []
+        self.colour_bars: list[pg.ColorBarItem] = []
+        self.markers: list[tuple[Series, pg.LinearRegionItem]] = []  # the chosen collection on each heatmap
         self.message = QLabel("Select vscsiStats or fio runs in the run list.")
+        self.message.setWordWrap(True)
         self.share = QLabel("")
         self.share.setWordWrap(True)
+        self.share.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.threshold = QComboBox()
         for ms in (1, 5, 10, 15, 20, 30, 50, 100):
             self.threshold.addItem(f"≤ {ms} ms", float(ms))
         self.threshold.setCurrentIndex(6)
         self.threshold.currentIndexChanged.connect(self._show_share)
-        bar = QHBoxLayout()
-        for w in (QLabel("Histogram"), self.metric_box, QLabel("Op"), self.op, QLabel("Sample"), self.sample,
-                  self.sample_label, QLabel("Latency share"), self.threshold):
-            bar.addWidget(w)
-        bar.addStretch(1)
-        body = QHBoxLayout()
-        body.addWidget(self.bars, 2)
-        body.addWidget(self.heat, 3)
+        top = QHBoxLayout()
+        for w in (QLabel("Histogram"), self.metric_box, QLabel("Op"), self.op, QLabel("Latency share"),
+                  self.threshold, QLabel("Collection"), self.sample):
+            top.addWidget(w)
+        top.addWidget(self.sample_label, 1)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.addWidget(self.bars)
+        self.split.addWidget(self.heat_area)
+        self.split.setStretchFactor(0, 2)
+        self.split.setStretchFactor(1, 3)
+        self.split.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addLayout(bar)
+        lay.addLayout(top)
         lay.addWidget(self.message)
         lay.addWidget(self.share)
-        lay.addLayout(body, 1)
-        self.data: dict[str, Any] = {}
+        lay.addWidget(self.split, 1)
+        self.series: list[Series] = []
+        self.data: dict[str, Any] = {}  # series name -> {sample_idx: [(lo, hi, count)]} of the series drawn
 
+    # ---- selection -----------------------------------------------------------------------------
     def set_runs(self, run_ids: list[int]) -> None:
         self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") in ("vscsistats", "fio")]
         metrics = []
@@ -95,24 +223,52 @@ class HistogramView(QWidget):
         self.metric_box.blockSignals(False)
         self.reload()
 
-    def reload(self) -> None:
-        metric = self.metric_box.currentData()
-        self.heat.clear()
-        self.bars.clear()
-        self.data = {}
-        if not self.run_ids or metric is None:
-            self.message.setText("Select vscsiStats or fio runs in the run list.")
-            return
+    def changeEvent(self, ev: QEvent) -> None:  # noqa: N802 (Qt name)
+        """A theme switch (light/dark) changes the palette: redraw with the new text colour."""
+        super().changeEvent(ev)
+        if ev.type() == QEvent.Type.PaletteChange and self.series:
+            self._draw_heatmaps()
+            self._draw_bars()
+
+    # ---- data ------------------------------------------------------------------------------------
+    def _load(self, metric: str, op: str) -> list[Series]:
         from app.analysis.histograms import collection_counts
 
-        rows = []  # each collection's own counts (a cumulative vscsiStats run is differenced)
+        out: list[Series] = []
+        several = len(self.run_ids) > 1
         for rid in self.run_ids:
-            name = (self.ws.run(rid) or {}).get("name", str(rid))
-            df = collection_counts(self.ws, rid, metric, self.op.currentText())
-            rows += [(f"{name} · {d}", s, lo, hi, n) for s, d, lo, hi, n in
-                     df.sort("device", "sample_idx", "bucket_hi", nulls_last=True)
-                     .select("sample_idx", "device", "bucket_lo", "bucket_hi", "count").iter_rows()]
-        if not rows:
+            run = self.ws.run(rid) or {}
+            kind = run.get("kind", "")
+            df = collection_counts(self.ws, rid, metric, op)
+            if df.height == 0:
+                continue
+            times = self.ws.con.execute(
+                "SELECT DISTINCT sample_idx, t_s, ts FROM histograms WHERE run_id = ?", [rid]).fetchall()
+            t_s = {i: float(t) for i, t, _ in times if t is not None}
+            ts = {i: w for i, _, w in times if w is not None}
+            by_dev: dict[str, dict[int, list[tuple[float | None, float | None, int]]]] = {}
+            for s, d, lo, hi, n in (df.sort("device", "sample_idx", "bucket_hi", nulls_last=True)
+                                    .select("sample_idx", "device", "bucket_lo", "bucket_hi", "count").iter_rows()):
+                by_dev.setdefault(d, {}).setdefault(s, []).append((lo, hi, int(n)))
+            for dev, samples in by_dev.items():
+                label = series_label(kind, dev)
+                name = f"{run.get('name', rid)} · {label}" if several else label
+                out.append(Series(name, rid, dev, kind, samples, t_s, ts, run.get("interval_s")))
+        return out
+
+    def reload(self) -> None:
+        metric = self.metric_box.currentData()
+        self.series = []
+        self.data = {}
+        self._clear_heat()
+        self.bars.clear()
+        if not self.run_ids or metric is None:
+            self.message.setText("Select vscsiStats or fio runs in the run list.")
+            self.share.setText("")
+            self.sample_label.setText("collection –")
+            return
+        series = self._load(metric, self.op.currentText())
+        if not series:
             have = [op for (op,) in self.ws.con.execute(
                 "SELECT DISTINCT op FROM histograms WHERE list_contains(?, run_id) AND metric = ? ORDER BY op",
                 [self.run_ids, metric]).fetchall()]
@@ -121,73 +277,286 @@ class HistogramView(QWidget):
                 self.op.setCurrentText(have[0])  # reloads
                 return
             self.message.setText(f"No {METRIC_LABELS.get(metric, metric)} histogram for '{self.op.currentText()}'.")
+            self._show_share()
             return
-        series: dict[str, dict[int, list[tuple]]] = {}
-        for name, s, lo, hi, n in rows:
-            series.setdefault(name, {}).setdefault(s, []).append((lo, hi, n))
-        self.data = series
-        n_samples = max(len(v) for v in series.values())
+        self.series = series
+        shown = series[:MAX_SERIES]
+        self.data = {s.name: s.samples for s in shown}
+        n_samples = max(len(s.samples) for s in shown)
+        self.sample.blockSignals(True)
         self.sample.setRange(0, max(0, n_samples - 1))
-        self.message.setText(f"{len(series)} series · {n_samples} sample(s) · colour = I/O count per bucket")
-        for col, (name, samples) in enumerate(list(series.items())[:4]):
-            buckets = next(iter(samples.values()))
-            labels = [bucket_label(lo, hi) for lo, hi, _ in buckets]
-            img = np.zeros((len(samples), len(buckets)))
-            for i, s in enumerate(sorted(samples)):
-                counts = [c for _, _, c in samples[s]][: len(buckets)]
-                img[i, : len(counts)] = counts
-            p = self.heat.addPlot(row=0, col=col, title=name)
-            item = pg.ImageItem(img)
-            item.setColorMap(pg.colormap.get("viridis"))
-            p.addItem(item)
-            p.setLabel("bottom", "sample")
-            ax = p.getAxis("left")
-            ax.setTicks([[(i + 0.5, lab) for i, lab in enumerate(labels) if i % _label_step(labels) == 0]])
+        self.sample.blockSignals(False)
+        self.sample.setEnabled(n_samples > 1)
+        what = "VM disk" if all(s.kind == "vscsistats" for s in series) else "series"
+        count = (f"{len(series)} {what}{'s' if len(series) > 1 else ''}" if len(series) <= MAX_SERIES else
+                 f"{len(series)} {what}s, the first {MAX_SERIES} shown (select fewer runs to see the others)")
+        parts = [count, f"{n_samples} collection{'s' if n_samples > 1 else ''}"]
+        if all(len(s.samples) == 1 and s.kind == "fio" for s in shown):
+            parts.append("fio prints one histogram per job, so there is no time axis and no heatmap")
+        else:
+            parts.append("heatmap colour = I/Os per collection in each bucket")
+            untimed = [s for s in shown if not s.timed and len(s.samples) > 1]
+            if untimed:
+                parts.append(f"no time for {', '.join(sorted({self._run_name(s.run_id) for s in untimed}))}: "
+                             f"collections are numbered; to get minutes, {SET_INTERVAL_HINT}")
+        self.message.setText(" · ".join(parts))
+        self._draw_heatmaps()
         self._draw_bars()
         self._show_share()
 
-    def _show_share(self) -> None:
-        """Share of I/O within the threshold per run, exact or as bounds plus a labelled estimate."""
-        from app.analysis.histograms import AnalysisError, latency_share
+    def _run_name(self, rid: int) -> str:
+        return str((self.ws.run(rid) or {}).get("name", rid))
+
+    # ---- heatmaps --------------------------------------------------------------------------------
+    def _clear_heat(self) -> None:
+        self.heat.clear()
+        self.heat_plots = []
+        self.colour_bars = []
+        self.markers = []
+
+    def _draw_heatmaps(self) -> None:
+        self._clear_heat()
+        shown = self.series[:MAX_SERIES]
+        if not shown or all(len(s.samples) == 1 and s.kind == "fio" for s in shown):
+            self.heat_area.hide()
+            return
+        self.heat_area.show()
+        fg = pg.getConfigOption("foreground")
+        metric = self.metric_box.currentData()
+        cmap = pg.colormap.get("viridis")
+        self.heat.setMinimumHeight(HEAT_ROW_MIN * len(shown))
+        for row, s in enumerate(shown):
+            order = s.order
+            buckets = s.samples[order[0]]
+            labels = [bucket_label(lo, hi) for lo, hi, _ in buckets]
+            img = np.zeros((len(order), len(buckets)))
+            for i, idx in enumerate(order):
+                counts = [c for _, _, c in s.samples[idx]][: len(buckets)]
+                img[i, : len(counts)] = counts
+            top = float(img.max()) if img.size else 0.0
+            p = self.heat.addPlot(row=row, col=0, axisItems={"left": BucketAxis("left")})
+            p.setTitle(s.name, color=SERIES_COLOURS[row % len(SERIES_COLOURS)], size="10pt", bold=True)
+            item = self._heat_item(s, img, cmap)
+            p.addItem(item)
+            if s.timed:
+                p.setLabel("bottom", "minutes since the run's start", color=fg)
+            else:
+                p.setLabel("bottom", f"collection (no time: {SET_INTERVAL_HINT})", color=fg)
+                p.getAxis("bottom").setTicks([[(i + 0.5, str(i + 1)) for i in range(len(order))
+                                               if i % _label_step([""] * len(order), 12) == 0]])
+            p.setLabel("left", METRIC_LABELS.get(metric, metric), color=fg)
+            p.getAxis("left").set_labels(labels)
+            for name in ("left", "bottom"):
+                p.getAxis(name).setTextPen(fg)
+                p.getAxis(name).setPen(fg)
+            p.setMouseEnabled(x=True, y=False)
+            bar = pg.ColorBarItem(values=(0, max(top, 1.0)), colorMap=cmap, interactive=False, width=14, pen=fg)
+            bar.setImageItem(item, insert_in=p)
+            bar.axis.setTextPen(fg)
+            bar.axis.setPen(fg)
+            bar.axis.setLabel("I/Os per collection", color=fg)
+            marker = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(0, 0, 0, 0),
+                                         pen=pg.mkPen(fg, width=1.5, style=Qt.PenStyle.DashLine))
+            marker.setZValue(10)
+            p.addItem(marker, ignoreBounds=True)
+            self.markers.append((s, marker))
+            self.heat_plots.append(p)
+            self.colour_bars.append(bar)
+
+    @staticmethod
+    def _heat_item(s: Series, img: np.ndarray, cmap: Any) -> Any:
+        """An image on the time axis (minutes) when every collection has a time, else on collection numbers.
+
+        Evenly spaced collections are one image; uneven ones (time stamps that drift) a mesh whose columns
+        start and end at each collection's own time."""
+        order = s.order
+        n, nb = img.shape
+        if not s.timed:
+            item = pg.ImageItem(img)
+            item.setColorMap(cmap)
+            item.setRect(QRectF(0, 0, n, nb))
+            return item
+        spans = [s.span(i) for i in order]
+        starts = np.array([sp[0] for sp in spans if sp is not None]) / 60.0
+        width = float(s.interval_s or 0.0) / 60.0
+        even = np.allclose(starts, starts[0] + width * np.arange(n), rtol=0, atol=width * 1e-6)
+        if even:
+            item = pg.ImageItem(img)
+            item.setColorMap(cmap)
+            item.setRect(QRectF(float(starts[0]), 0, width * n, nb))
+            return item
+        edges = np.empty(2 * n)
+        edges[0::2] = starts
+        edges[1::2] = starts + width
+        # a mesh column per collection and a gap (no data: NaN) between collections that do not touch
+        xs = np.repeat(edges[:, None], nb + 1, axis=1)
+        ys = np.repeat(np.arange(nb + 1, dtype=float)[None, :], 2 * n, axis=0)
+        z = np.full((2 * n - 1, nb), np.nan)
+        z[0::2] = img
+        item = pg.PColorMeshItem(xs, ys, z, colorMap=cmap)
+        return item
+
+    def _mark_collection(self, k: int) -> None:
+        """Outline the collection the slider chose on every heatmap."""
+        for s, marker in self.markers:
+            if k >= len(s.order):
+                marker.hide()
+                continue
+            sp = s.span(s.order[k])
+            marker.setRegion((sp[0] / 60, sp[1] / 60) if sp else (k, k + 1))
+            marker.show()
+
+    # ---- latency shares ------------------------------------------------------------------------
+    def _share_text(self, r: dict[str, Any], ms: float) -> str:
         from app.analysis.text import pct_pair
 
+        if r["exact"]:
+            return f"{r['share']:.1%} of {r['ios']:,} I/Os within {ms:g} ms (exact)"
+        lo, hi = pct_pair(*r["bounds"], digits=1)
+        est = f"; estimate {r['estimate']:.1%} (ESTIMATE, linear interpolation)" \
+            if r["estimate"] is not None else ""
+        return f"between {lo} and {hi} within {ms:g} ms (bounds: {ms:g} ms falls inside a bucket){est}"
+
+    def _show_share(self) -> None:
+        """Share of I/O within the threshold per run and per VM disk / job, exact or as bounds plus a labelled
+        estimate; for a series with several collections, the collection where the share was lowest."""
+        from app.analysis.histograms import AnalysisError, latency_share
+
         ms = self.threshold.currentData() or 50.0
+        op = self.op.currentText()
         lines = []
         for rid in self.run_ids:
-            name = (self.ws.run(rid) or {}).get("name", rid)
+            name = self._run_name(rid)
             try:
-                r = latency_share(self.ws, rid, ms, self.op.currentText())
+                r = latency_share(self.ws, rid, ms, op)
             except AnalysisError as e:
                 lines.append(f"{name}: {e}")
                 continue
-            if r["exact"]:
-                lines.append(f"{name}: {r['share']:.1%} of {r['ios']:,} I/Os within {ms:g} ms (exact)")
-            else:
-                lo, hi = pct_pair(*r["bounds"], digits=1)
-                est = f"; estimate {r['estimate']:.1%} (ESTIMATE, linear interpolation)" \
-                    if r["estimate"] is not None else ""
-                lines.append(f"{name}: between {lo} and {hi} within {ms:g} ms (bounds: {ms:g} ms falls "
-                             f"inside a bucket){est}")
+            lines.append(f"{name}: {self._share_text(r, ms)}")
             if r.get("kind") == "vscsistats" and r.get("counts", "").startswith("cumulative"):
-                lines[-1] += (" · the file's counts are running totals (vscsiStats not reset): each sample shows "
-                              "its own I/Os, the difference to the one before")
+                lines[-1] += (" · the file's counts are running totals (vscsiStats not reset): each collection "
+                              "shows its own I/Os, the difference to the one before")
+            devices = r.get("devices") or []
+            if len(devices) > 1:
+                for dev in devices:
+                    lines.append("    " + self._device_share(rid, dev, ms, op))
+            elif devices:
+                worst = self._worst_collection(rid, devices[0], ms, op)
+                if worst:
+                    lines[-1] += f" · {worst}"
         self.share.setText("\n".join(lines))
 
+    def _device_share(self, rid: int, dev: str, ms: float, op: str) -> str:
+        from app.analysis.histograms import AnalysisError, latency_share
+
+        kind = (self.ws.run(rid) or {}).get("kind", "")
+        label = series_label(kind, dev)
+        try:
+            r = latency_share(self.ws, rid, ms, op, device=dev)
+        except AnalysisError as e:
+            return f"{label}: {e}"
+        if r.get("devices") != [dev]:  # the device filter is a substring match: 'job1' also matches 'job10'
+            share = self._exact_device_share(rid, dev, ms, op)
+            text = f"{label}: {self._share_text(share, ms)}" if share else f"{label}: no latency histogram"
+        else:
+            text = f"{label}: {self._share_text(r, ms)}"
+        worst = self._worst_collection(rid, dev, ms, op)
+        return f"{text} · {worst}" if worst else text
+
+    def _device_buckets(self, rid: int, dev: str, op: str) -> Any:
+        import polars as pl
+
+        from app.analysis.histograms import LATENCY, load_buckets
+
+        return load_buckets(self.ws, rid, LATENCY, op, dev).filter(pl.col("device") == dev)
+
+    def _exact_device_share(self, rid: int, dev: str, ms: float, op: str) -> dict[str, Any] | None:
+        from app.analysis.histograms import merge_buckets, share_within
+
+        df = self._device_buckets(rid, dev, op)
+        if df.height == 0:
+            return None
+        s = share_within(merge_buckets(df.select("bucket_lo", "bucket_hi", "count").iter_rows()), ms * 1000)
+        return {"exact": s.exact, "share": s.share, "ios": s.ios, "bounds": list(s.bounds),
+                "estimate": s.share_estimate}
+
+    def _worst_collection(self, rid: int, dev: str, ms: float, op: str) -> str:
+        """The collection with the lowest share within ``ms`` (exact, or its bounds), when there are several."""
+        import polars as pl
+
+        from app.analysis.histograms import merge_buckets, share_within
+        from app.analysis.text import pct_pair
+
+        df = self._device_buckets(rid, dev, op)
+        idxs = sorted(df.get_column("sample_idx").unique().to_list())
+        if len(idxs) < 2:
+            return ""
+        per: list[tuple[int, Any]] = []
+        for idx in idxs:
+            part = df.filter(pl.col("sample_idx") == idx).select("bucket_lo", "bucket_hi", "count")
+            s = share_within(merge_buckets(part.iter_rows()), ms * 1000)
+            if s.ios and s.bounds[1] is not None:
+                per.append((idx, s))
+        if len(per) < 2:
+            return ""
+        idx, s = min(per, key=lambda x: x[1].bounds[1])
+        best = max(x[1].bounds[0] or 0.0 for x in per)
+        if s.bounds[1] >= best:
+            return ""  # every collection alike (e.g. all within the threshold): no worst one to point at
+        series = next((x for x in self.series if x.run_id == rid and x.device == dev), None)
+        when = series.span_text(idx) if series else ""
+        pos = f"collection {idxs.index(idx) + 1} of {len(idxs)}" + (f" ({when})" if when else "")
+        if s.exact:
+            return f"worst: {pos} with {s.share:.1%} of {s.ios:,} I/Os within {ms:g} ms (exact)"
+        lo, hi = pct_pair(*s.bounds, digits=1)
+        return f"worst: {pos} with between {lo} and {hi} of {s.ios:,} I/Os within {ms:g} ms (bounds)"
+
+    # ---- bars of one collection ------------------------------------------------------------------
     def _draw_bars(self) -> None:
         self.bars.clear()
-        if not self.data:
+        fg = pg.getConfigOption("foreground")
+        plot = self.bars.getPlotItem()
+        if self.legend is None:
+            self.legend = plot.addLegend(offset=(-10, 10), labelTextColor=fg)
+        self.legend.clear()
+        self.legend.setLabelTextColor(fg)
+        bg = pg.mkColor(pg.getConfigOption("background"))
+        bg.setAlpha(220)
+        self.legend.setBrush(pg.mkBrush(bg))
+        self.legend.setPen(pg.mkPen(fg, width=0.5))
+        for name in ("left", "bottom"):
+            plot.getAxis(name).setTextPen(fg)
+            plot.getAxis(name).setPen(fg)
+        shown = self.series[:MAX_SERIES]
+        if not shown:
+            plot.setTitle("")
             return
-        s = self.sample.value()
-        self.sample_label.setText(f"sample {s}")
-        width = 0.8 / max(1, len(self.data))
-        colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"]
+        k_sel = self.sample.value()
+        n = max(len(s.samples) for s in shown)
+        if all(s.kind == "fio" and len(s.samples) == 1 for s in shown):
+            self.sample_label.setText("the whole job (fio prints one histogram per job)")
+        else:
+            spans = {s.span_text(s.order[k_sel]) for s in shown if k_sel < len(s.order)}
+            when = spans.pop() if len(spans) == 1 else "the runs' times differ: see each heatmap"
+            if not when:
+                when = f"no time: {SET_INTERVAL_HINT}"
+            self.sample_label.setText(f"collection {k_sel + 1} of {n} · {when}")
+        metric = self.metric_box.currentData()
+        plot.setTitle("I/Os per bucket" + (f" · collection {k_sel + 1}" if n > 1 else ""), color=fg, size="10pt")
+        width = 0.8 / len(shown)
         labels: list[str] = []
-        for k, (name, samples) in enumerate(list(self.data.items())[:4]):
-            buckets = samples.get(sorted(samples)[min(s, len(samples) - 1)], [])
-            labels = [bucket_label(lo, hi) for lo, hi, _ in buckets]
+        for k, s in enumerate(shown):
+            if k_sel >= len(s.order):
+                continue
+            buckets = s.samples.get(s.order[k_sel], [])
+            if len(buckets) > len(labels):
+                labels = [bucket_label(lo, hi) for lo, hi, _ in buckets]
             y = np.arange(len(buckets)) + k * width
-            self.bars.addItem(pg.BarGraphItem(x0=0, y=y, width=[c for _, _, c in buckets], height=width,
-                                              brush=colours[k % 4], name=name))
-        self.bars.getAxis("left").setTicks([[(i + 0.4 - width / 2, lab) for i, lab in enumerate(labels)
-                                              if i % _label_step(labels) == 0]])
-        self.bars.setLabel("bottom", "I/Os")
+            colour = SERIES_COLOURS[k % len(SERIES_COLOURS)]
+            item = pg.BarGraphItem(x0=0, y=y, width=[c for _, _, c in buckets], height=width, brush=colour,
+                                   pen=pg.mkPen(colour), name=s.name)
+            self.bars.addItem(item)
+        self.bars.getAxis("left").set_labels(labels, 0.4 - width / 2)
+        self._mark_collection(k_sel)
+        self.bars.setLabel("bottom", "I/Os in the collection", color=fg)
+        self.bars.setLabel("left", METRIC_LABELS.get(metric, metric), color=fg)
