@@ -32,7 +32,7 @@ from app.ui.plot import OverlayPlot
 from app.ui.run_browser import RunBrowser
 from app.ui.sizing_panel import SizingPanel
 from app.ui.workers import ImportThread
-from app.workspace import ImportResult, Workspace, default_workspace_path
+from app.workspace import ImportResult, Workspace, WorkspaceLocked
 from parsers.base import ImportOptions
 
 APP = "StormScope"
@@ -237,10 +237,16 @@ class MainWindow(QMainWindow):
     def open_workspace(self, path: Path) -> None:
         if self.thread is not None and self.thread.isRunning():
             return
+        try:  # open the new one first: when another process has it, the current one stays open
+            ws = Workspace(path)
+        except WorkspaceLocked as e:
+            QMessageBox.warning(self, "Workspace in use",
+                                f"The workspace {path} is in use by {e.holder}.\n\n{e.advice}")
+            return
         self.grid.close_model()
         self.ws.close()
         self.ws_path = path
-        self.ws = Workspace(path)
+        self.ws = ws
         for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.sizing):
             w.ws = self.ws
         self.browser.reload()
@@ -368,18 +374,25 @@ def apply_theme(name: str) -> None:
 
 def run_gui(argv: list[str]) -> int:
     """``main.py [gui] [-w WS] [PATH...]``: open the window, importing PATHs."""
-    import argparse
+    from app.ui.single_instance import gui_args, hand_off_or_check, locked_at_start, serve, workspace_of
 
-    ap = argparse.ArgumentParser(prog="main.py gui")
-    ap.add_argument("paths", nargs="*")
-    ap.add_argument("-w", "--workspace")
-    args = ap.parse_args(argv)
+    args = gui_args(argv)
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    ws_path = workspace_of(args)
+    code = hand_off_or_check(ws_path, args.paths)  # a window has it open: it gets the paths; or it is locked
+    if code is not None:
+        return code
     app.setApplicationName(APP)
     app.setOrganizationName(APP)
     apply_theme("light")
-    win = MainWindow(Path(args.workspace) if args.workspace else default_workspace_path())
+    try:
+        win = MainWindow(ws_path)
+    except WorkspaceLocked as e:  # taken since the check
+        return locked_at_start(ws_path, e)
+    server = serve(win)  # later `main.py gui` starts on this workspace hand their paths to this window
     win.show()
     if args.paths:
         QTimer.singleShot(0, lambda: win.start_import(args.paths))
-    return app.exec()
+    code = app.exec()
+    server.close()
+    return code
