@@ -13,7 +13,8 @@
     python main.py phase add|list|delete|detect -w WS --run ID ...;  python main.py marker add|list|delete ...
     python main.py import PATH... [--ram-gb GB] [--mapping NAME];  python main.py mapping save|list|show|delete ...
 
-Exit codes: 0 success, 1 some input failed (the rest was still done), 2 usage error.
+Exit codes: 0 success, 1 some input failed (the rest was still done), 2 usage error or the workspace is open
+in another process (the window, or another command).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from app.workspace import Workspace, default_workspace_path
+from app.workspace_lock import WorkspaceLocked, cli_message
 from parsers.base import ImportOptions, JobState
 
 
@@ -827,6 +829,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except UsageError as e:
         print(f"main.py {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except WorkspaceLocked as e:  # another window or command has the workspace open: who, and what to do
+        print(f"main.py {args.command}: error: {cli_message(e, args.command, getattr(args, 'paths', None))}",
+              file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
