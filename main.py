@@ -14,6 +14,11 @@ def main(argv: list[str]) -> int:
     if not argv or argv[0] == "gui" or argv[0] in ("-w", "--workspace"):
         args = argv[1:] if argv and argv[0] == "gui" else argv
         try:
+            from app.ui.single_instance import hand_off_early
+
+            code = hand_off_early(args)  # a window has the workspace open: it takes the paths, no second window
+            if code is not None:
+                return code
             from app.ui.main_window import run_gui  # the window (Qt) is only imported here
         except ImportError as e:
             print(f"The window cannot start ({e}); the command line works: python main.py --help", file=sys.stderr)

@@ -3,25 +3,30 @@
 The window listens on a local socket (QLocalServer: a Unix socket, a named pipe on Windows) whose name is derived
 from the user and the workspace file's absolute path. A second ``main.py gui`` connects to it before it opens the
 workspace itself, sends one JSON line -- ``{"workspace": ..., "paths": [...]}`` -- and the window imports the
-paths and comes to the front. The window answers one JSON line. A ``{"quit": true}`` message closes the window
-once it has imported what it was sent (the tests use it to end a window normally).
+paths and comes to the front. The window answers one JSON line. ``{"ping": true}`` only asks whether the window
+listens; ``{"quit": true}`` closes the window once it has imported what it was sent (the tests use both to start
+and end a window normally).
 """
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+# light imports only: a second `main.py gui` hands its paths over before it loads the window's modules
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
-from PySide6.QtWidgets import QMainWindow, QMessageBox
 
-from app.workspace import Workspace, WorkspaceLocked
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMainWindow
+
+    from app.workspace import WorkspaceLocked
 
 TIMEOUT_MS = 3000
 RETRY_MS = 250
@@ -74,8 +79,37 @@ def hand_off(ws_path: Path, paths: list[str]) -> str | None:
     return said + ("; it imports them when the import it is running has finished." if answer.get("queued") else ".")
 
 
+def gui_args(argv: list[str]) -> argparse.Namespace:
+    """``main.py [gui] [-w WS] [PATH...]``"""
+    ap = argparse.ArgumentParser(prog="main.py gui")
+    ap.add_argument("paths", nargs="*")
+    ap.add_argument("-w", "--workspace")
+    return ap.parse_args(argv)
+
+
+def workspace_of(args: argparse.Namespace) -> Path:
+    if args.workspace:
+        return Path(args.workspace)
+    from app.workspace import default_workspace_path
+
+    return default_workspace_path()
+
+
+def hand_off_early(argv: list[str]) -> int | None:
+    """``main.py gui``: when a window has the workspace open, give it the paths and exit 0 (else None)."""
+    args = gui_args(argv)
+    ws_path = workspace_of(args)
+    said = hand_off(ws_path, args.paths)
+    if said is None:
+        return None
+    print(said)
+    return 0
+
+
 def locked_at_start(ws_path: Path, e: WorkspaceLocked) -> int:
     """The window cannot open its workspace: say who has it and what to do, then exit 2."""
+    from PySide6.QtWidgets import QMessageBox
+
     print(f"main.py gui: error: {e}", file=sys.stderr)
     QMessageBox.critical(None, "StormScope — workspace in use",
                          f"The workspace {ws_path} is in use by {e.holder}.\n\n{e.advice}")
@@ -146,6 +180,8 @@ class WorkspaceServer(QObject):
         if message.get("workspace") != _same_file(self.window.ws_path):
             self.listen()  # the window has opened another workspace (File > Open workspace...)
             return {"ok": False, "error": "this window has another workspace open"}
+        if message.get("ping"):
+            return {"ok": True}
         paths = [str(p) for p in message.get("paths") or []]
         busy = self._busy()
         if paths:
@@ -212,6 +248,8 @@ def hand_off_or_check(ws_path: Path, paths: list[str]) -> int | None:
     A window that has it open gets ``paths`` (and comes to the front): say so and exit 0. A window still starting
     listens a moment later. Anyone else holding it: a message box says who and what to do, exit 2.
     """
+    from app.workspace import Workspace, WorkspaceLocked
+
     said = hand_off(ws_path, paths)
     if said is None:
         try:

@@ -1,0 +1,210 @@
+"""The window and the command line never lock each other out with a raw DuckDB traceback.
+
+A workspace another process holds gives one clear line (command line, exit 2) or a message box (window) saying
+who holds it and what to do; ``main.py gui PATH`` on a workspace a window has open hands PATH to that window.
+"""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+pytest.importorskip("PySide6")
+
+from PySide6.QtCore import QDir, QSettings  # noqa: E402
+from PySide6.QtWidgets import QFileDialog, QMessageBox  # noqa: E402
+
+import main as entry  # noqa: E402
+from app.ui.main_window import MainWindow  # noqa: E402
+from app.ui.single_instance import send, server_name  # noqa: E402
+from app.workspace import Workspace  # noqa: E402
+from app.workspace_lock import WorkspaceLocked, cli_message, describe_holder  # noqa: E402
+from tests.conftest import ROOT, SAMPLES  # noqa: E402
+
+PY = sys.executable
+SAMPLE = SAMPLES / "storm_fast_iostat-xt.txt"
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    # the window's settings go to tmp_path, never to the user's own
+    return dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"),
+                PYTHONPATH=str(ROOT))
+
+
+def _main(*args: str, tmp_path: Path, timeout: float = 30) -> subprocess.CompletedProcess:
+    return subprocess.run([PY, str(ROOT / "main.py"), *args], cwd=ROOT, env=_env(tmp_path), capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture
+def held(tmp_path):
+    """A workspace another program (a plain python with DuckDB) holds until the test ends."""
+    path = tmp_path / "held.duckdb"
+    Workspace(path).close()
+    holder = subprocess.Popen(
+        [PY, "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); "
+                   "sys.stdin.read(); c.close()", str(path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        yield path, holder.pid
+    finally:
+        holder.stdin.close()  # it closes its connection and ends
+        holder.wait(timeout=10)
+        holder.stdout.close()
+
+
+# ---- who holds it, in words -------------------------------------------------------------------------------------
+def test_the_holder_is_named_from_its_command_line():
+    main_py = str(ROOT / "main.py")
+    holder, kind, advice, command = describe_holder(41, ["/venv/bin/python", main_py, "gui", "-w", "ws.duckdb"])
+    assert (holder, kind) == ("the StormScope window (process 41)", "window")
+    assert advice == "Close the StormScope window that has it open, or open another workspace."
+    assert describe_holder(41, ["python3", main_py])[1] == "window"  # plain `main.py`: the window too
+    assert describe_holder(41, ["python3", main_py, "-w", "x.duckdb"])[1] == "window"
+    holder, kind, advice, command = describe_holder(42, ["python3", main_py, "import", "big.zip", "-w", "ws"])
+    assert (holder, kind, command) == ("an import started from the command line (process 42)", "command", "import")
+    assert advice == "Wait for the import to finish, then try again."
+    holder, kind, advice, _ = describe_holder(43, ["/usr/bin/duckdb", "ws.duckdb"])
+    assert (holder, kind) == ("another program, duckdb (process 43)", "program")
+    assert advice == "Close that program, or open another workspace."
+    # another project's main.py, run from a folder without StormScope's app/ beside it, is another program
+    assert describe_holder(44, ["python3", "main.py", "gui"], cwd=Path("/"))[1] == "program"
+    # no /proc (macOS, Windows): the program's name from DuckDB's message; no process id: still a sentence
+    assert describe_holder(45, None, exe="/usr/local/bin/python3.12")[0] == "another program, python3.12 (process 45)"
+    assert describe_holder(None, None)[0] == "another program"
+
+
+def test_the_command_line_names_the_command_that_hands_files_to_the_window():
+    e = WorkspaceLocked("/w/ws.duckdb", "the StormScope window (process 7)", "window", "…", pid=7)
+    assert cli_message(e, "runs") == ("the workspace /w/ws.duckdb is open in the StormScope window (process 7); "
+                                      "close that window, or run this command on another workspace (-w WS)")
+    assert cli_message(e, "import", ["a b.txt", "c.txt"]) == (
+        "the workspace /w/ws.duckdb is open in the StormScope window (process 7); to import into it, hand the "
+        "files to that window: main.py gui -w /w/ws.duckdb 'a b.txt' c.txt")
+    e = WorkspaceLocked("/w/ws.duckdb", "an import…", "command", "…", pid=8, command="import")
+    assert cli_message(e, "report") == ("the workspace /w/ws.duckdb is in use by another StormScope command, "
+                                        "main.py import (process 8); wait for the import to finish, then run this "
+                                        "again")
+
+
+# ---- the command line on a held workspace -------------------------------------------------------------------------
+def test_a_command_on_a_held_workspace_says_who_holds_it_and_exits_2(held, tmp_path):
+    path, pid = held
+    r = _main("runs", "-w", str(path), tmp_path=tmp_path)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr and "IO Error" not in r.stderr
+    assert r.stderr == (f"main.py runs: error: the workspace {path} is in use by another program, python "
+                        f"(process {pid}); close it, or run this command on another workspace (-w WS)\n")
+    assert r.stdout == ""
+
+
+def test_every_command_that_opens_the_workspace_says_so(held, capsys):
+    path, pid = held
+    for argv in (["import", str(SAMPLE), "-w", str(path)], ["sql", "select 1", "-w", str(path)],
+                 ["analyze", "histo", "--run", "1", "-w", str(path)]):
+        assert entry.main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith(f"main.py {argv[0]}: error: the workspace {path} is in use by another program")
+        assert err.count("\n") == 1 and f"(process {pid})" in err
+
+
+# ---- the window on a held workspace -------------------------------------------------------------------------------
+def test_the_window_cannot_start_on_a_held_workspace_says_why_and_exits_2(held, qapp, monkeypatch, capsys):
+    path, pid = held
+    boxes = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text, *a: boxes.append((title, text)))
+    assert entry.main(["gui", "-w", str(path)]) == 2
+    assert boxes == [("StormScope — workspace in use",
+                      f"The workspace {path} is in use by another program, python (process {pid}).\n\n"
+                      "Close that program, or open another workspace.")]
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(tmp_path / "ws.duckdb", settings)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.close()
+    w.grid.view.setModel(None)
+    w.grid.model = None
+    w.deleteLater()
+    qtbot.wait(10)
+
+
+def _action(w: MainWindow, text: str):
+    for menu_action in w.menuBar().actions():
+        for a in menu_action.menu().actions():
+            if a.text() == text:
+                return a
+    raise AssertionError(f"no menu item {text!r}")
+
+
+def test_open_workspace_on_a_held_file_says_who_and_keeps_the_current_one(window, held, monkeypatch):
+    path, pid = held
+    before = window.ws_path
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
+    boxes = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a: boxes.append((title, text)))
+    _action(window, "&Open workspace…").trigger()
+    assert boxes == [("Workspace in use", f"The workspace {path} is in use by another program, python "
+                                          f"(process {pid}).\n\nClose that program, or open another workspace.")]
+    assert window.ws_path == before and window.windowTitle() == "StormScope — ws"
+    assert window.ws.runs() == []  # the current workspace is still open and answers
+
+
+# ---- one window per workspace -------------------------------------------------------------------------------------
+def _wait_listening(ws: Path, proc: subprocess.Popen, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        if send(ws, {"ping": True}, timeout_ms=500) is not None:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the window never listened")
+
+
+def test_gui_hands_its_paths_to_the_window_that_has_the_workspace_open(tmp_path, qapp, capsys):
+    ws = tmp_path / "ws.duckdb"
+    stale = Path(QDir.tempPath()) / server_name(ws)
+    if sys.platform != "win32":  # a window that crashed left its socket behind: the next one listens anyway
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(str(stale))
+        s.close()
+    window = subprocess.Popen([PY, str(ROOT / "main.py"), "gui", "-w", str(ws)], cwd=ROOT, env=_env(tmp_path),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_listening(ws, window)
+        assert entry.main(["runs", "-w", str(ws)]) == 2
+        assert capsys.readouterr().err == (
+            f"main.py runs: error: the workspace {ws} is open in the StormScope window (process {window.pid}); "
+            "close that window, or run this command on another workspace (-w WS)\n")
+        assert entry.main(["import", str(SAMPLE), "-w", str(ws)]) == 2
+        assert capsys.readouterr().err.endswith(
+            f"to import into it, hand the files to that window: main.py gui -w {ws} {SAMPLE}\n")
+
+        r = _main("gui", "-w", str(ws), str(SAMPLE), tmp_path=tmp_path)
+        assert (r.returncode, r.stdout) == (0, f"Sent 1 path to the StormScope window that has {ws} open.\n")
+        assert "Traceback" not in r.stderr
+
+        assert send(ws, {"quit": True}) is not None  # it closes once it has imported what it was sent
+        out, err = window.communicate(timeout=30)
+    finally:
+        if window.poll() is None:
+            window.kill()
+            window.communicate()
+    assert window.returncode == 0, err
+    assert "Traceback" not in err
+    with Workspace(ws, read_only=True) as w:
+        assert [r["name"] for r in w.runs()] == ["storm_fast_iostat-xt"]
+    assert not stale.exists()  # the window removed its socket when it closed
