@@ -258,7 +258,7 @@ class IozoneView(QWidget):
         # the window's theme sets the palette first and pyqtgraph's colours next: redraw once both are in
         if event.type() == QEvent.Type.PaletteChange and not self._redraw_pending:
             self._redraw_pending = True
-            QTimer.singleShot(0, self._theme_changed)
+            QTimer.singleShot(0, self, self._theme_changed)  # cancelled if the view is gone first
         super().changeEvent(event)
 
     def _theme_changed(self) -> None:
