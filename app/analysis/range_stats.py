@@ -264,16 +264,16 @@ COLUMNS = [
     Column("read_share", "Read share (%)", "pct",
            "Reads in % of reads + writes, by I/Os; plain iostat reports (no r/s, w/s) give it by kB, marked "
            "'by kB'"),
-    Column("cap", "Cap verdict", "cap",
-           f"Did the cap hold? Every window of at least {DEFAULT_WINDOW_S:g} s (whole reports, sliding by one) must "
-           f"average at or below the cap + {DEFAULT_TOLERANCE_PCT:g} % tolerance. 'held (cap not reached)': the "
-           "load never came near the cap; 'not capped': the plateau (median interval of the range) is above it",
-           False),
     Column("share", "Within ≤ threshold (%)", "share",
            "vscsiStats: share of I/Os completed within the latency threshold, from the latency histograms of "
            "the collections in the range. Exact, or — when I/Os lie in a bucket that straddles the threshold — "
            "lower and upper bounds plus an estimate (linear interpolation inside that bucket: an estimate, not a "
            "measurement)"),
+    Column("cap", "Cap verdict", "cap",
+           f"Did the cap hold? Every window of at least {DEFAULT_WINDOW_S:g} s (whole reports, sliding by one) must "
+           f"average at or below the cap + {DEFAULT_TOLERANCE_PCT:g} % tolerance. 'held (cap not reached)': the "
+           "load never came near the cap; 'not capped': the plateau (median interval of the range) is above it",
+           False),
 ]
 COLUMN_KEYS = [c.key for c in COLUMNS]
 
@@ -489,16 +489,11 @@ def export_delta(label: str, values: list[float | None], cols: list[Column]) -> 
 
 
 def export_table(rows: list[RangeRow], cols: list[Column], threshold_ms: float | None = None,
-                 deltas: bool = True) -> list[list[str]]:
-    """Header and rows for TSV/CSV: numbers unformatted; a share with bounds in four columns; with two rows,
-    ``B − A`` and ``B / A`` rows."""
-    table = [export_header(cols, threshold_ms)]
-    table += [export_cells(r, cols) for r in rows]
-    if deltas and len(rows) == 2:
-        d, q = delta_cells(rows[0], rows[1], cols)
-        table.append(export_delta("B − A", d, cols))
-        table.append(export_delta("B / A", q, cols))
-    return table
+                 per_collection: bool = False) -> list[list[str]]:
+    """Header and the table's lines for TSV/CSV: numbers unformatted (no thousands separator, percentages
+    as numbers of %), empty where a figure does not apply; a share with bounds in four columns (exact,
+    lower, upper, estimate); with two curves the ``B − A`` and ``B / A`` lines."""
+    return [export_header(cols, threshold_ms)] + [ln.export for ln in table_lines(rows, cols, per_collection)]
 
 
 def to_tsv(table: list[list[str]]) -> str:
@@ -516,3 +511,124 @@ def chart_time(row: RangeRow, run_t: float | None) -> float | None:
 
 def finite(v: float | None) -> bool:
     return v is not None and bool(np.isfinite(v))
+
+
+# ---- the lines of the table (display and export together) -------------------------------------------
+@dataclass
+class Line:
+    """One line of the table: what it shows, what it exports, and its tooltips."""
+
+    kind: str  # curve | delta | ratio | collection
+    display: list[str]
+    export: list[str]
+    tooltips: list[str] = field(default_factory=list)
+    colour: str | None = None
+    row: RangeRow | None = None
+
+
+def _curve_tooltips(row: RangeRow, cols: list[Column]) -> list[str]:
+    tips = []
+    st = row.storm if row.storm is not None and row.storm.intervals else None
+    for c in cols:
+        tip = ""
+        if c.key == "curve":
+            tip = row.label + (f"\n{row.error}" if row.error else "")
+            if row.notes:
+                tip += "\n" + "\n".join(f"• {n}" for n in row.notes)
+        elif row.error:
+            tip = row.error
+        elif c.key == "range" and st is not None:
+            tip = (f"{st.intervals:,} intervals, {_num(st.duration_s)} s of data (seconds of the run; the reports "
+                   "whose midpoint lies in the visible part of the chart)")
+        elif c.key == "peak_at" and st is not None and st.peak_t_start_s is not None:
+            tip = (f"peak interval {_num(st.peak_t_start_s)}–{_num(st.peak_t_end_s)} s of the run"
+                   f" = {_num(chart_time(row, st.peak_t_end_s))} s on the chart's time axis")
+        elif c.key == "time_to_peak" and st is not None:
+            tip = (f"from the first activity at {_num(st.activity_start_s)} s" if st.activity_start_s is not None
+                   else "no 3 consecutive intervals above 100 IOPS: from the start of the range")
+        elif c.key == "plateau" and st is not None and st.plateau_floor_iops is not None:
+            tip = f"median of the intervals above {_num(st.plateau_floor_iops)} IOPS (50 % of the peak)"
+        elif c.key == "read_share" and st is not None and st.read_share_basis not in (None, "I/Os"):
+            tip = "by kB: plain iostat reports have no r/s and w/s, so the share is of kB read and written"
+        elif c.key == "cap":
+            tip = row.cap.explanation if row.cap is not None else (row.cap_note or "")
+        elif c.key == "share":
+            tip = share_tooltip(row)
+        tips.append(tip)
+    return tips
+
+
+def share_tooltip(row: RangeRow) -> str:
+    if row.spec.kind != "vscsistats":
+        return "iostat has no latency histogram: the share within a threshold needs vscsiStats (or fio json+)"
+    s = row.share
+    if s is None:
+        return "no latency histogram in the range"
+    out = [f"{s.ios:,} I/Os; {s.method('ms', 1000)}"]
+    if row.collections:
+        out.append("per collection (seconds of the run):")
+        for c in row.collections:
+            out.append(f"  {_num(c['t_start_s'])}–{_num(c['t_end_s'])} s: {share_text(c['share'])}, "
+                       f"{_num(c['iops'])} IOPS")
+    return "\n".join(out)
+
+
+def _collection_line(row: RangeRow, coll: dict[str, Any], cols: list[Column]) -> Line:
+    disp, exp = [], []
+    for c in cols:
+        if c.key == "curve":
+            disp.append(f"    collection {_num(coll['t_start_s'])}–{_num(coll['t_end_s'])} s")
+            exp += [f"{row.label} · collection {coll['t_start_s']:g}-{coll['t_end_s']:g} s", row.run_name,
+                    row.spec.device or "", _raw(coll["t_start_s"]), _raw(coll["t_end_s"])]
+        elif c.key == "range":
+            disp.append(f"{_num(coll['t_start_s'])}–{_num(coll['t_end_s'])}")
+        elif c.key == "mean":
+            disp.append(format_value(coll["iops"], "iops"))
+            exp.append(_raw(coll["iops"]))
+        elif c.key == "share":
+            s = coll["share"]
+            disp.append(share_text(s))
+            if s is None or s.ios == 0:
+                exp += ["", "", "", ""]
+            else:
+                lo, hi = s.bounds
+                est = s.share_estimate
+                exp += [_raw(None if s.share is None else s.share * 100), _raw(None if lo is None else lo * 100),
+                        _raw(None if hi is None else hi * 100), _raw(None if est is None else est * 100)]
+        elif c.key == "read_share":
+            disp.append(DASH)
+            exp += ["", ""]
+        else:
+            disp.append(DASH)
+            exp.append("")
+    return Line("collection", disp, exp, [""] * len(cols), None, row)
+
+
+def table_lines(rows: list[RangeRow], cols: list[Column], per_collection: bool = False) -> list[Line]:
+    """The table's lines: a line per curve (with its collections under it when ``per_collection``), and
+    ``B − A`` / ``B / A`` when there are exactly two curves."""
+    out: list[Line] = []
+    for r in rows:
+        disp = [cell_text(r, c) for c in cols]
+        if r.error:
+            i = next((k for k, c in enumerate(cols) if c.key == "range"), None)
+            if i is not None:
+                disp[i] = r.error
+        out.append(Line("curve", disp, export_cells(r, cols), _curve_tooltips(r, cols), r.spec.colour, r))
+        if per_collection:
+            out += [_collection_line(r, coll, cols) for coll in r.collections]
+    if len(rows) == 2:
+        d, q = delta_cells(rows[0], rows[1], cols)
+        a, b = rows[0].label, rows[1].label
+        tip = f"A = {a}\nB = {b}\npp = percentage points"
+        dd = ["B − A" if c.key == "curve" else "" if c.key in ("range",) else
+              (DASH if c.key == "cap" else format_delta(v, c)) for c, v in zip(cols, d)]
+        qq = ["B / A" if c.key == "curve" else "" if c.key in ("range",) else
+              (DASH if c.key == "cap" else format_ratio(v)) for c, v in zip(cols, q)]
+        out.append(Line("delta", dd, export_delta("B − A", d, cols), [tip] * len(cols)))
+        out.append(Line("ratio", qq, export_delta("B / A", q, cols), [tip] * len(cols)))
+    return out
+
+
+def headers(cols: list[Column], threshold_ms: float) -> list[str]:
+    return [share_header(threshold_ms) if c.key == "share" else c.header for c in cols]
