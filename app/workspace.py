@@ -238,6 +238,15 @@ class Workspace:
             self._migrate()
         self._schemas: dict[str, dict[str, pl.DataType]] = {}
 
+    def cursor(self) -> Workspace:
+        """A second handle on this open workspace for a worker thread: its own DuckDB connection to the same
+        database (``con.cursor()``), without opening the file or migrating again (a fresh open costs ~100 ms).
+        Close it when the job is done; the workspace stays open."""
+        w = object.__new__(Workspace)
+        w.path, w.read_only, w._schemas = self.path, self.read_only, {}
+        w.con = self.con.cursor()
+        return w
+
     def __enter__(self) -> Workspace:
         return self
 

@@ -145,29 +145,9 @@ def test_title_and_drop_a_folder(qtbot, window):
     assert {"storm_fast_iostat-xt", "storm_slow_iostat-xt", "capped_200iops_iostat-d"} <= names
     assert window.import_panel.list.count() >= 6
     assert "imported" in window.import_panel.message.text()
-    assert "1 run without timestamps: right-click ▸ Set interval…" in window.import_panel.message.text()
+    assert "1 run without time stamps: set the interval below" in window.import_panel.message.text()
     # the newly imported runs are selected, and the overlay shows the iostat ones
     qtbot.waitUntil(lambda: not window.plot.loading and len(window.plot.curves) >= 3, timeout=30000)
-
-
-def test_overlay_aligns_slow_and_fast_storms(qtbot, window):
-    ws = window.ws
-    from app.importer import import_file
-
-    ids = [import_file(ws, str(SAMPLES / n), ImportOptions(first_report="interval")).run_ids[0]
-           for n in ("storm_fast_iostat-xt.txt", "storm_slow_iostat-xt.txt")]
-    window.browser.reload()
-    window.browser.select_runs(ids)
-    qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
-    assert [c.run_id for c in window.plot.curves] == ids
-    window.plot.align.setCurrentIndex(1)  # first activity
-    qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
-    for c in window.plot.curves:
-        assert c.t[0] <= 0 <= c.t[-1]
-    fast = window.plot.curves[0]
-    assert fast.y.max() == 1212.0
-    vals = dict(window.plot.values_at(float(fast.t[fast.y.argmax()])))
-    assert vals["storm_fast_iostat-xt"] == 1212.0
 
 
 def test_grid_opens_a_run_and_copies_tsv(qtbot, window, tmp_path):

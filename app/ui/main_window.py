@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QColor, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -25,18 +25,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui import theme
+from app.ui.banner import SinceBootBanner
 from app.ui.grid import Grid
 from app.ui.histo_view import HistogramView
+from app.ui.import_options import WaitingForInterval
 from app.ui.iozone_view import IozoneView
 from app.ui.plot import OverlayPlot
 from app.ui.run_browser import RunBrowser
 from app.ui.sizing_panel import SizingPanel
+from app.ui.theme import THEMES, apply_theme
 from app.ui.workers import ImportThread
 from app.workspace import ImportResult, Workspace, WorkspaceLocked
 from parsers.base import ImportOptions
 
 APP = "StormScope"
+RUN_LIST_WIDTH = 420  # the run list's first width (then the user's, remembered with the window's layout)
 STATUS_COLOURS = {"imported": "#1b7f3b", "duplicate": "#666666", "failed": "#b00020", "skipped": "#8a6d00"}
+STATUS_COLOURS_DARK = {"imported": "#6fcf8a", "duplicate": "#a8a8a8", "failed": "#ff8080", "skipped": "#e3c35a"}
 
 
 class ImportPanel(QWidget):
@@ -50,13 +56,16 @@ class ImportPanel(QWidget):
         self.cancel = QPushButton("Cancel")
         self.cancel.setEnabled(False)
         self.list = QListWidget()
+        self.waiting = WaitingForInterval()
         top = QHBoxLayout()
         top.addWidget(self.bar, 1)
         top.addWidget(self.cancel)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(top)
+        self.message.setWordWrap(True)
         lay.addWidget(self.message)
+        lay.addWidget(self.waiting)
         lay.addWidget(self.list, 1)
 
     def add_result(self, r: ImportResult) -> None:
@@ -69,10 +78,9 @@ class ImportPanel(QWidget):
         else:
             text = f"{r.status:<10} {r.error}"
         item = QListWidgetItem(text)
-        item.setForeground(Qt.GlobalColor.black)
-        from PySide6.QtGui import QColor
-
-        item.setForeground(QColor(STATUS_COLOURS.get(r.status, "#000")))
+        colours = STATUS_COLOURS_DARK if theme.current() == "dark" else STATUS_COLOURS
+        if r.status in colours:
+            item.setForeground(QColor(colours[r.status]))
         item.setToolTip("\n".join([r.error or r.path, *r.warnings]))
         self.list.addItem(item)
         self.list.scrollToBottom()
@@ -82,12 +90,13 @@ class MainWindow(QMainWindow):
     def __init__(self, ws_path: Path, settings: QSettings | None = None):
         super().__init__()
         self.settings = settings or QSettings(APP, APP)
+        apply_theme(self.theme_setting())  # before any chart exists: pyqtgraph takes its colours at creation
         self.ws_path = Path(ws_path)
         self.ws = Workspace(self.ws_path)
         self.thread: ImportThread | None = None
         self.setAcceptDrops(True)
         self.setWindowTitle(f"{APP} — {self.ws_path.stem}")
-        self.resize(1400, 860)
+        self._fit_to_screen()
 
         self.browser = RunBrowser(self.ws)
         self.plot = OverlayPlot(self.ws)
@@ -102,10 +111,18 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.iozone, "IOzone")
         self.tabs.addTab(self.sizing, "Sizing")
         self.tabs.addTab(self.grid, "Grid && SQL")
-        self.setCentralWidget(self.tabs)
+        self.banner = SinceBootBanner(self.ws)
+        central = QWidget()
+        central_lay = QVBoxLayout(central)
+        central_lay.setContentsMargins(0, 0, 0, 0)
+        central_lay.setSpacing(2)
+        central_lay.addWidget(self.banner)
+        central_lay.addWidget(self.tabs, 1)
+        self.setCentralWidget(central)
 
         self.import_panel = ImportPanel()
         self.import_panel.cancel.clicked.connect(self.cancel_import)
+        self.import_panel.waiting.interval_set.connect(self._runs_changed)
         docks = []
         for title, widget, area, name in (
             ("Runs", self.browser, Qt.DockWidgetArea.LeftDockWidgetArea, "runs"),
@@ -116,42 +133,107 @@ class MainWindow(QMainWindow):
             dock.setWidget(widget)
             self.addDockWidget(area, dock)
             docks.append(dock)
-        self.resizeDocks([docks[0]], [440], Qt.Orientation.Horizontal)
+        self.runs_dock, self.import_dock = docks
+        self.resizeDocks([docks[0]], [RUN_LIST_WIDTH], Qt.Orientation.Horizontal)
         self.resizeDocks([docks[1]], [150], Qt.Orientation.Vertical)
 
-        self.browser.selection_changed.connect(self.plot.set_runs)
-        self.browser.selection_changed.connect(self.histos.set_runs)
-        self.browser.selection_changed.connect(self.iozone.set_runs)
-        self.browser.selection_changed.connect(self.sizing.set_runs)
+        self.browser.selection_changed.connect(self._selection_changed)
         self.browser.open_grid.connect(self._open_grid)
         self.browser.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
-        self.browser.runs_changed.connect(lambda: self.plot.set_runs(self.browser.selected_runs()))
+        self.browser.runs_changed.connect(self._runs_changed)
+        self.banner.changed.connect(self._first_report_kept)
         self._menus()
         self.statusBar().showMessage(f"Workspace {self.ws_path}")
         self._restore()
 
+    def _fit_to_screen(self) -> None:
+        """1400 x 860, or 90 % of a smaller screen (a 1366 x 768 laptop)."""
+        screen = self.screen().availableGeometry() if self.screen() else None
+        w, h = 1400, 860
+        if screen is not None and screen.width() > 0:
+            w, h = min(w, int(screen.width() * 0.95)), min(h, int(screen.height() * 0.92))
+        self.resize(w, h)
+
+    def views(self) -> list[Any]:
+        """The views that show the selected runs (each has ``set_runs``)."""
+        return [self.plot, self.histos, self.iozone, self.sizing, self.banner]
+
+    def _selection_changed(self, run_ids: list[int]) -> None:
+        for view in self.views():
+            view.set_runs(run_ids)
+
+    def _runs_changed(self) -> None:
+        """A run setting changed (interval, first report, name, deletion): every view recomputes."""
+        self.browser.reload()
+        self._selection_changed(self.browser.selected_runs())
+        self._show_waiting()
+
+    def _first_report_kept(self) -> None:
+        self._runs_changed()
+        self.statusBar().showMessage("The first report now counts as an interval. To undo: right-click the run ▸ "
+                                     "First report is since boot.", 15000)
+
+    def _show_waiting(self) -> None:
+        """Runs without time stamps or interval, each with a field to set it, under the import list."""
+        waiting = [r for r in self.ws.runs() if r["kind"] in ("iostat", "vscsistats") and not r["interval_s"]]
+        self.import_panel.waiting.show_runs(waiting, self._set_interval)
+
+    def _set_interval(self, run_id: int, seconds: float) -> str | None:
+        errors = self.browser.set_interval([run_id], seconds)
+        return errors[0] if errors else None
+
     # ---- menus --------------------------------------------------------------------------------
     def _menus(self) -> None:
         m = self.menuBar().addMenu("&File")
-        act = QAction("&Import…", self, shortcut=QKeySequence("Ctrl+I"), triggered=self.import_dialog)
+        act = QAction("&Import…", self, shortcut=QKeySequence("Ctrl+I"),
+                      triggered=lambda _checked=False: self.import_dialog())
         m.addAction(act)
-        m.addAction(QAction("Import &folder…", self, triggered=self.import_folder_dialog))
+        m.addAction(QAction("Import &folder…", self, triggered=lambda _checked=False: self.import_folder_dialog()))
+        self.import_options_action = QAction("Import with &options…", self, shortcut=QKeySequence("Ctrl+Shift+I"),
+                                             triggered=lambda _checked=False: self.import_with_options())
+        m.addAction(self.import_options_action)
         m.addAction(QAction("&Open workspace…", self, shortcut=QKeySequence.StandardKey.Open,
                             triggered=self.open_workspace_dialog))
         self.recent_menu = m.addMenu("Recent workspaces")
         self._fill_recent()
         m.addSeparator()
-        m.addAction(QAction("Export chart…", self, shortcut=QKeySequence("Ctrl+E"), triggered=self.export_chart))
-        m.addAction(QAction("Export &report…", self, shortcut=QKeySequence("Ctrl+R"), triggered=self.export_report))
+        # triggered(bool) carries Qt's `checked` flag: the slots take no argument, so it never lands in a path
+        self.export_chart_action = QAction("Export &chart…", self, shortcut=QKeySequence("Ctrl+E"),
+                                           triggered=lambda _checked=False: self.export_chart())
+        m.addAction(self.export_chart_action)
+        m.addAction(QAction("Export &report…", self, shortcut=QKeySequence("Ctrl+R"),
+                            triggered=lambda _checked=False: self.export_report()))
         m.addSeparator()
         m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
         v = self.menuBar().addMenu("&View")
-        v.addAction(QAction("Light theme", self, triggered=lambda: apply_theme("light")))
-        v.addAction(QAction("Dark theme", self, triggered=lambda: apply_theme("dark")))
+        theme_menu = v.addMenu("&Theme")
+        self.theme_actions: dict[str, QAction] = {}
+        group = QActionGroup(self)
+        chosen = self.theme_setting()
+        for key, label in zip(THEMES, ("Follow the system", "Light", "Dark")):
+            a = QAction(label, self, checkable=True, checked=key == chosen)
+            a.triggered.connect(lambda _checked=False, key=key: self.set_theme(key))
+            group.addAction(a)
+            theme_menu.addAction(a)
+            self.theme_actions[key] = a
         h = self.menuBar().addMenu("&Help")
         h.addAction(QAction("About StormScope", self, triggered=lambda: QMessageBox.about(
             self, APP, "StormScope — storage-performance trace analysis.\n"
             "Drop iostat, vscsiStats or fio files on the window to begin.")))
+
+    def theme_setting(self) -> str:
+        value = str(self.settings.value("theme", "system"))
+        return value if value in THEMES else "system"
+
+    def set_theme(self, key: str) -> None:
+        """View ▸ Theme: applied at once and remembered."""
+        self.settings.setValue("theme", key)
+        self.theme_actions[key].setChecked(True)
+        apply_theme(key)
+
+    def _system_scheme_changed(self) -> None:
+        if self.theme_setting() == "system":
+            apply_theme("system")
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -173,6 +255,15 @@ class MainWindow(QMainWindow):
         files, _ = QFileDialog.getOpenFileNames(self, "Import traces")
         if files:
             self.start_import(files)
+
+    def import_with_options(self) -> None:
+        """File ▸ Import with options…: interval, first report and host memory for files that cannot say them."""
+        from app.ui.import_options import ImportOptionsDialog
+
+        dlg = ImportOptionsDialog(self)
+        self.options_dialog = dlg
+        if dlg.exec() and dlg.chosen_paths():
+            self.start_import(dlg.chosen_paths(), dlg.options())
 
     def import_folder_dialog(self) -> None:
         d = QFileDialog.getExistingDirectory(self, "Import a folder of traces")
@@ -215,8 +306,8 @@ class MainWindow(QMainWindow):
             n = {s: sum(r.status == s for r in result) for s in STATUS_COLOURS}
             no_times = sum(1 for r in result if r.status == "imported"
                            and any("no timestamps" in w for w in r.warnings))
-            hint = (f" — {no_times} run{'s' if no_times > 1 else ''} without timestamps: right-click ▸ "
-                    "Set interval… (the 5 of 'iostat 5')") if no_times else ""
+            hint = (f" — {no_times} run{'s' if no_times > 1 else ''} without time stamps: set the interval "
+                    "below") if no_times else ""
             self.import_panel.message.setText(
                 f"{n['imported']} imported, {n['duplicate']} duplicate, {n['failed']} failed, "
                 f"{n['skipped']} skipped (not traces){hint}")
@@ -225,6 +316,7 @@ class MainWindow(QMainWindow):
                 self.browser.reload()
                 self.browser.select_runs(new)
         self.thread = None
+        self._show_waiting()
 
     # ---- workspace ------------------------------------------------------------------------------
     def open_workspace_dialog(self) -> None:
@@ -249,8 +341,10 @@ class MainWindow(QMainWindow):
         self.ws = ws
         for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.sizing):
             w.ws = self.ws
+        self.banner.ws = self.ws
         self.browser.reload()
-        self.plot.set_runs([])
+        self._selection_changed(self.browser.selected_runs())
+        self._show_waiting()
         self.setWindowTitle(f"{APP} — {path.stem}")
         self._remember(path)
 
@@ -295,11 +389,18 @@ class MainWindow(QMainWindow):
         selected = self.settings.value(f"selection/{self.ws_path}", [], type=list)
         if selected:
             self.browser.select_runs([int(x) for x in selected])
+        self._show_waiting()
+        hints = QApplication.styleHints()
+        hints.colorSchemeChanged.connect(self._system_scheme_changed)
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 (Qt name)
-        if self.thread is not None and self.thread.isRunning():
+        if self.thread is not None:
+            # the import's last signals are queued for this window: they must not reach a closed workspace
+            self.thread.file_done.disconnect(self._file_done)
+            self.thread.done.disconnect(self._import_done)
             self.thread.cancel()
-            self.thread.wait(5000)
+            self.thread.wait()
+            self.thread = None
         self.plot.shutdown()
         dlg = getattr(self, "report_dialog", None)
         if dlg is not None and dlg.job is not None and dlg.job.isRunning():
@@ -345,33 +446,6 @@ def export_widget(widget: QWidget, path: str) -> None:
     img.save(path)
 
 
-def apply_theme(name: str) -> None:
-    import pyqtgraph as pg
-    from PySide6.QtGui import QColor, QPalette
-
-    app = QApplication.instance()
-    if app is None:
-        return
-    if name == "dark":
-        pal = QPalette()
-        for role, colour in ((QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.WindowText, "#e6e6e6"),
-                             (QPalette.ColorRole.Base, "#1e1e1e"), (QPalette.ColorRole.AlternateBase, "#262626"),
-                             (QPalette.ColorRole.Text, "#e6e6e6"), (QPalette.ColorRole.Button, "#353535"),
-                             (QPalette.ColorRole.ButtonText, "#e6e6e6"), (QPalette.ColorRole.Highlight, "#2f6db5")):
-            pal.setColor(role, QColor(colour))
-        for role in (QPalette.ColorRole.ButtonText, QPalette.ColorRole.Text, QPalette.ColorRole.WindowText):
-            pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7a7a"))
-        app.setPalette(pal)
-        bg, fg = "#1e1e1e", "#e6e6e6"
-    else:
-        app.setPalette(app.style().standardPalette())
-        bg, fg = "w", "k"
-    pg.setConfigOptions(background=bg, foreground=fg)
-    for w in app.allWidgets():  # charts already on screen follow the theme too
-        if isinstance(w, (pg.PlotWidget, pg.GraphicsLayoutWidget)):
-            w.setBackground(bg)
-
-
 def run_gui(argv: list[str]) -> int:
     """``main.py [gui] [-w WS] [PATH...]``: open the window, importing PATHs."""
     from app.ui.single_instance import gui_args, hand_off_or_check, locked_at_start, serve, workspace_of
@@ -384,7 +458,6 @@ def run_gui(argv: list[str]) -> int:
         return code
     app.setApplicationName(APP)
     app.setOrganizationName(APP)
-    apply_theme("light")
     try:
         win = MainWindow(ws_path)
     except WorkspaceLocked as e:  # taken since the check

@@ -24,6 +24,8 @@ from app.workspace import Workspace
 
 RUN_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ["Run", "Period", "Interval", "Devices", "Reports", "Tags"]
+MIN_WIDTH = 240
+NAME_COLUMN_MAX = 300  # px: wider names are elided in the middle; the full name is in the tooltip
 
 
 def describe_period(r: dict[str, Any]) -> str:
@@ -57,6 +59,8 @@ class RunBrowser(QWidget):
         self.tree.setHeaderLabels(COLUMNS)
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tree.setAlternatingRowColors(True)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # both ends of long file names stay readable
+        self.setMinimumWidth(MIN_WIDTH)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._menu)
         self.tree.itemSelectionChanged.connect(lambda: self.selection_changed.emit(self.selected_runs()))
@@ -95,12 +99,13 @@ class RunBrowser(QWidget):
             item = QTreeWidgetItem(groups[(kind, host)], [
                 r["name"], describe_period(r), interval, str(r["n_devices"] or 0), str(r["n_samples"] or 0), tags])
             item.setData(0, RUN_ROLE, r["run_id"])
-            item.setToolTip(0, f"run {r['run_id']} · {r['source_path']}\n" + "\n".join(r["warnings"] or []))
+            item.setToolTip(0, f"{r['name']}\n{r['source_path']}")
             if r["run_id"] in selected:
                 item.setSelected(True)
         self.tree.expandAll()
         for i in range(len(COLUMNS)):
             self.tree.resizeColumnToContents(i)
+        self.tree.setColumnWidth(0, min(self.tree.columnWidth(0), NAME_COLUMN_MAX))
         self._apply_search(self.search.text())
 
     def _apply_search(self, text: str) -> None:

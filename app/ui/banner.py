@@ -1,0 +1,75 @@
+"""A visible notice above the views when a selected iostat run's first report is left out as since-boot, with
+the one click that changes it (iostat without -y prints the averages since boot first; with -y it does not)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton
+
+from app.workspace import Workspace
+
+
+def runs_with_since_boot_left_out(ws: Workspace, run_ids: list[int]) -> list[tuple[int, str, str]]:
+    """(run id, name, who decided) of the given iostat runs whose report 0 is left out as since-boot."""
+    if not run_ids:
+        return []
+    rows = ws.con.execute(
+        """SELECT r.run_id, r.name, coalesce(json_extract_string(r.meta, '$.first_report'), '')
+           FROM runs r WHERE list_contains(?, r.run_id) AND r.kind = 'iostat'
+             AND EXISTS (SELECT 1 FROM iostat_samples s WHERE s.run_id = r.run_id AND s.since_boot)
+           ORDER BY r.run_id""", [run_ids]).fetchall()
+    return [(int(rid), name, "you" if "set by the user" in how else "StormScope") for rid, name, how in rows]
+
+
+class SinceBootBanner(QFrame):
+    """Shown while any selected run has its first report left out; 'Keep the first report' counts it again."""
+
+    changed = Signal()
+
+    def __init__(self, ws: Workspace, parent: Any = None):
+        super().__init__(parent)
+        self.ws = ws
+        self.run_ids: list[int] = []
+        self.affected: list[int] = []
+        self.setObjectName("since-boot-banner")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet("#since-boot-banner { background: rgba(255, 193, 7, 60); border: 1px solid "
+                           "rgba(200, 140, 0, 160); border-radius: 3px; }")
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.keep = QPushButton("Keep the first report")
+        self.keep.setToolTip("Count the first report as an ordinary interval (the capture was made with iostat -y)")
+        self.keep.clicked.connect(self._keep_first)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(8, 4, 8, 4)
+        lay.addWidget(self.text, 1)
+        lay.addWidget(self.keep)
+        self.setVisible(False)
+
+    def set_runs(self, run_ids: list[int]) -> None:
+        self.run_ids = list(run_ids)
+        self.refresh()
+
+    def refresh(self) -> None:
+        left_out = runs_with_since_boot_left_out(self.ws, self.run_ids)
+        self.affected = [rid for rid, _n, _w in left_out]
+        if not left_out:
+            self.setVisible(False)
+            return
+        names = ", ".join(n for _r, n, _w in left_out[:3]) + (f" and {len(left_out) - 3} more"
+                                                                 if len(left_out) > 3 else "")
+        who = {w for _r, _n, w in left_out}
+        why = "you marked it as since boot" if who == {"you"} else \
+            "iostat's first report covers the time since the machine booted unless the capture used -y"
+        self.text.setText(f"The first report of {names} is left out of every figure and the report: {why}.")
+        self.keep.setText("Keep the first report" if len(left_out) == 1 else
+                          f"Keep the first report of all {len(left_out)}")
+        self.setVisible(True)
+
+    def _keep_first(self) -> None:
+        for rid in self.affected:
+            self.ws.set_first_report(rid, False)
+        self.refresh()
+        self.changed.emit()

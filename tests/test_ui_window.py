@@ -1,0 +1,192 @@
+"""The main window through the user's path: menu actions, shortcuts, clicks (issue "The window a consultant trusts")."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog  # noqa: E402
+
+from app.ui.main_window import MainWindow  # noqa: E402
+from parsers.base import ImportOptions  # noqa: E402
+from tests.conftest import SAMPLES  # noqa: E402
+
+
+def make_window(qtbot, tmp_path, settings=None):
+    settings = settings or QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(tmp_path / "ws.duckdb", settings)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def dispose(qtbot, w):
+    """Close the window and drop the DuckDB handles its views hold before Qt deletes them."""
+    import gc
+
+    w.close()
+    w.grid.view.setModel(None)
+    w.grid.model = None
+    w.deleteLater()
+    qtbot.wait(10)
+    gc.collect()
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = make_window(qtbot, tmp_path)
+    yield w
+    dispose(qtbot, w)
+
+
+def menu_action(window, menu_title, text):
+    """The QAction the user clicks: menu bar entry `menu_title` (without &), item `text` (without &)."""
+    for top in window.menuBar().actions():
+        if top.text().replace("&", "") == menu_title:
+            for a in top.menu().actions():
+                if a.text().replace("&", "") == text:
+                    return a
+                if a.menu() is not None:
+                    for b in a.menu().actions():
+                        if b.text().replace("&", "") == text:
+                            return b
+    raise AssertionError(f"no menu item {menu_title} ▸ {text}")
+
+
+def import_samples(window, names, **opts):
+    from app.importer import import_file
+
+    ids = [import_file(window.ws, str(SAMPLES / n), ImportOptions(**opts)).run_ids[0] for n in names]
+    window.browser.reload()
+    return ids
+
+
+def wait_curves(qtbot, window, n=1):
+    qtbot.waitUntil(lambda: not window.plot.loading and len(window.plot.curves) >= n, timeout=30000)
+
+
+@pytest.mark.parametrize("how", ["menu", "shortcut"])
+@pytest.mark.parametrize("ext", ["png", "svg"])
+def test_export_chart_from_the_menu_and_ctrl_e(qtbot, window, tmp_path, monkeypatch, how, ext):
+    """File ▸ Export chart… and Ctrl+E write the file the user names (Qt's `checked` flag is not a path)."""
+    rid = import_samples(window, ["storm_fast_iostat-xt.txt"])[0]
+    window.browser.select_runs([rid])
+    wait_curves(qtbot, window)
+    out = tmp_path / f"chart.{ext}"
+    asked = []
+
+    def fake_save(*args, **kwargs):
+        asked.append(args)
+        return str(out), ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake_save))
+    if how == "menu":
+        menu_action(window, "File", "Export chart…").trigger()
+    else:
+        window.activateWindow()
+        qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    assert asked, "the save dialog was not shown"
+    assert out.stat().st_size > 1000
+
+
+def test_theme_menu_switches_restyles_charts_and_is_remembered(qtbot, tmp_path):
+    import pyqtgraph as pg
+
+    from app.ui import theme
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = make_window(qtbot, tmp_path, settings)
+    try:
+        assert w.theme_actions["system"].isChecked()  # the default follows the system (light offscreen)
+        menu_action(w, "View", "Dark").trigger()
+        assert theme.current() == "dark" and settings.value("theme") == "dark"
+        assert QApplication.instance().palette().window().color().lightness() < 80
+        axis = w.plot.plot.getPlotItem().getAxis("left")
+        assert axis.textPen().color().lightness() > 180  # light text on the dark chart
+        assert pg.getConfigOption("background") == "#1e1e1e"
+    finally:
+        dispose(qtbot, w)
+    w2 = make_window(qtbot, tmp_path, settings)  # remembered
+    try:
+        assert w2.theme_actions["dark"].isChecked() and theme.current() == "dark"
+        menu_action(w2, "View", "Light").trigger()
+        assert theme.current() == "light"
+        assert w2.plot.plot.getPlotItem().getAxis("left").textPen().color().lightness() < 80
+    finally:
+        dispose(qtbot, w2)
+        theme.apply_theme("light")
+
+
+def test_since_boot_banner_says_so_and_one_click_keeps_the_first_report(qtbot, window):
+    rid = import_samples(window, ["storm_fast_iostat-xt.txt"])[0]  # auto: report 0 is since boot
+    window.browser.select_runs([rid])
+    wait_curves(qtbot, window)
+    assert window.banner.isVisible()
+    assert "storm_fast_iostat-xt" in window.banner.text.text() and "left out" in window.banner.text.text()
+    n_before = window.plot.curves[0].y.size
+    qtbot.mouseClick(window.banner.keep, Qt.MouseButton.LeftButton)
+    assert not window.banner.isVisible()
+    assert window.ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples WHERE run_id = ?",
+                                 [rid]).fetchall() == [(False,)]
+    qtbot.waitUntil(lambda: not window.plot.loading and window.plot.curves
+                    and window.plot.curves[0].y.size == n_before + 1, timeout=30000)
+    assert "undo" in window.statusBar().currentMessage()
+
+
+def test_import_with_options_from_the_file_menu(qtbot, window, monkeypatch):
+    """File ▸ Import with options…: interval and first report reach the import."""
+    from app.ui.import_options import ImportOptionsDialog
+
+    def fill_and_accept(dlg):
+        dlg.paths.addItem(str(SAMPLES / "capped_200iops_iostat-d.txt"))
+        dlg._sync()
+        dlg.interval.setValue(2)
+        dlg.first_report.setCurrentIndex(dlg.first_report.findData("interval"))
+        qtbot.mouseClick(dlg.import_button, Qt.MouseButton.LeftButton)
+        return dlg.result()
+
+    monkeypatch.setattr(ImportOptionsDialog, "exec", fill_and_accept)
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    (run,) = window.ws.runs()
+    assert run["interval_s"] == 2.0 and run["interval_source"] == "user"
+    assert window.ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples").fetchall() == [(False,)]
+    assert window.options_dialog.result() == QDialog.DialogCode.Accepted
+
+
+def test_runs_waiting_for_an_interval_get_a_field_after_the_import(qtbot, window):
+    from tests.test_ui import drop_paths
+
+    drop_paths(window, [SAMPLES / "capped_200iops_iostat-d.txt"])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    waiting = window.import_panel.waiting
+    assert waiting.isVisible() and len(waiting.fields) == 1
+    (rid, field), = waiting.fields.items()
+    field.lineEdit().selectAll()
+    qtbot.keyClicks(field.lineEdit(), "2")
+    qtbot.mouseClick(waiting.buttons[rid], Qt.MouseButton.LeftButton)
+    run = window.ws.run(rid)
+    assert run["interval_s"] == 2.0
+    assert not waiting.isVisible()
+    assert window.ws.con.execute("SELECT max(t_s) FROM iostat_samples WHERE run_id = ?", [rid]).fetchall() == [(58.0,)]
+
+
+def test_window_stays_within_a_laptop_screen_with_every_run_selected(qtbot, window):
+    """A long notes line must wrap, not widen the window; run names stay readable."""
+    from tests.test_ui import drop_paths
+
+    drop_paths(window, [SAMPLES])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    window.browser.tree.selectAll()
+    qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
+    qtbot.wait(50)
+    assert window.minimumSizeHint().width() <= 1366
+    assert window.width() <= max(1400, window.screen().availableGeometry().width())
+    assert window.browser.width() >= 240
+    tree = window.browser.tree
+    assert tree.textElideMode() == Qt.TextElideMode.ElideMiddle
+    item = next(it for it in window.browser._run_items())
+    assert item.text(0) in item.toolTip(0)  # the full name in the tooltip
