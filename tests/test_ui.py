@@ -308,35 +308,6 @@ def test_computed_columns_persist_in_the_workspace(qtbot, window):
     assert window.ws.computed_columns("iostat_samples") == [("iops", "r_s + w_s")]
 
 
-def test_overlay_phase_bands_marker_alignment_and_manual_shift(qtbot, window):
-    import pyqtgraph as pg
-
-    from app.analysis.phases import add_marker, add_phase
-    from app.importer import import_file
-
-    rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"),
-                      ImportOptions(first_report="interval")).run_ids[0]
-    add_phase(window.ws, rid, "ramp", 5, 20)
-    add_phase(window.ws, rid, "plateau", 20, 35)
-    add_marker(window.ws, rid, "first job", 6)
-    window.browser.reload()
-    window.browser.select_runs([rid])
-    qtbot.waitUntil(lambda: not window.plot.loading and bool(window.plot.curves), timeout=30000)
-    bands = [i for i in window.plot.plot.getPlotItem().items if isinstance(i, pg.LinearRegionItem)]
-    assert [tuple(round(v) for v in b.getRegion()) for b in bands] == [(5, 20), (20, 35)]
-    t_start = window.plot.curves[0].t[0]
-    window.plot.marker.setText("first job")
-    window.plot.align.setCurrentIndex(2)
-    qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
-    assert window.plot.curves[0].t[0] == t_start - 6
-    bands = [i for i in window.plot.plot.getPlotItem().items if isinstance(i, pg.LinearRegionItem)]
-    assert tuple(round(v) for v in bands[0].getRegion()) == (-1, 14)
-    window.plot.shift_curve(0, 2.5)
-    assert window.plot.curves[0].offset == 2.5 and "shifted by +2.5 s" in window.plot.readout.text()
-    x = float(window.plot.curves[0].t[20] + 2.5)
-    assert dict(window.plot.values_at(x))["storm_fast_iostat-xt"] == window.plot.curves[0].y[20]
-
-
 def test_selection_and_view_are_restored_and_runs_group_by_folder(qtbot, tmp_path):
     from app.importer import import_file
 
@@ -420,25 +391,3 @@ def test_histogram_view_switches_to_the_ops_fio_has(qtbot, window):
     assert h.op.currentText() in ("read", "write") and len(h.data) == 2
     assert h.op.currentText() == "read"
     assert "fio_randrw_jsonplus: 100.0% of 1,193,647 I/Os within 50 ms (exact)" in h.share.text()
-
-
-def test_overlay_draws_vscsistats_vm_disks_over_time(qtbot, window, tmp_path):
-    """Two VM disks, three collections: one IOPS curve per disk (IOPS = histogram count / interval)."""
-    from app.importer import import_file
-    from tests.conftest import CORPUS
-
-    src = CORPUS / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
-    if not src.exists():
-        pytest.skip("corpus not found")
-    one = src.read_text()
-    two_vms = one + one.replace("handleID,8194", "handleID,8195")
-    f = tmp_path / "two_vms.csv"
-    f.write_text(two_vms * 3)
-    r = import_file(window.ws, str(f), ImportOptions(interval_s=60))
-    assert r.status == "imported", r.error
-    window.browser.reload()
-    window.browser.select_runs(r.run_ids)
-    qtbot.waitUntil(lambda: not window.plot.loading and len(window.plot.curves) == 2, timeout=30000)
-    c = window.plot.curves[0]
-    assert c.label.endswith("2099979:8194 (scsi0:0)") and list(c.t) == [60.0, 120.0, 180.0]
-    assert c.y[0] == pytest.approx(793 / 60)

@@ -1,29 +1,40 @@
 """Overlay plot: several runs on one aligned time axis (pyqtgraph).
 
-Curves are downsampled (peak-preserving) and clipped to the view, so 20 runs of 100 k points
-stay fluid. A crosshair shows the value of every curve under the mouse; curves can be shifted
-along the time axis by dragging them with Shift held.
+Interval data are drawn as steps: an iostat value covers the interval that ends at its time stamp,
+``(t_end - interval, t_end]``, and a vscsiStats value its collection (see app.ui.plot_steps). The
+crosshair reads the interval under the mouse and shows "–" outside a run. Curves are downsampled
+(peak-preserving) and clipped to the view, so 20 runs of 100 k points stay fluid; curves can be
+shifted along the time axis by dragging them with Shift held.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
+    QColorDialog,
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
-    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QSplitter,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.ui.plot_marks import CurveList, MarkerLine, PhaseBand, background_is_dark
+from app.ui.plot_steps import METRIC_UNITS, fmt_time, fmt_value, interval_index, step_xy
 from app.workspace import Workspace
 
 # metric label -> column of the analysis series (app.analysis.series), or (iostat column, aggregate)
@@ -33,25 +44,64 @@ METRICS: dict[str, str | tuple[str, str]] = {
     "%util (max over disks)": ("util_pct", "max"), "Queue (aqu-sz, summed)": ("aqu_sz", "sum"),
 }
 WHOLE_DISKS_LABEL = "whole disks"
-PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-           "#7f7f7f", "#bcbd22"]
+# every colour has a contrast of at least 3:1 on white and on the dark theme's #1e1e1e; no pure red
+# (the cap line is red)
+PALETTE = ["#2a7fd4", "#e8710a", "#1a9850", "#a05fd0", "#00897b", "#b8860b", "#d81b60", "#0096c7",
+           "#7b8a00", "#5c6bc0"]
+CAP_COLOUR = "#e03030"
+HINT = "Double-click: add a marker · Ctrl+drag: mark a phase · Shift+drag: move a curve · Ctrl+0: reset zoom"
+READOUT_NOTE = "(a value covers the interval that ends at its time)"
 
 
 @dataclass
 class Curve:
+    """One drawn curve (a run, or one VM disk of a vscsiStats run) in curve time.
+
+    ``t`` holds the end of each interval and ``t_start`` its start; ``y[i]`` covers ``(t_start[i], t[i]]``.
+    The curve is drawn at ``t + offset`` (``offset`` = the manual Shift-drag shift). Run time (the
+    series axis markers and phases are stored on: seconds since the start of the run's first analysed
+    interval) is ``t * time_scale + align_offset_s``; ``time_scale`` is 1 except in normalised (0–1)
+    time, where it is the run's length in seconds (and ``align_offset_s`` then includes the run's start).
+    """
+
     run_id: int
     label: str
     t: np.ndarray
     y: np.ndarray
     offset: float = 0.0
+    t_start: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    kind: str = "iostat"  # iostat | vscsistats
+    device: str | None = None  # iostat device (None = whole disks) or the vscsiStats VM disk
+    align_offset_s: float = 0.0
+    colour: str = PALETTE[0]
+    visible: bool = True
+    metric: str = ""
+    time_scale: float = 1.0
+    run_name: str = ""
+
+    @property
+    def key(self) -> tuple[int, str | None]:
+        return (self.run_id, self.device)
+
+    def run_time(self, x: float) -> float:
+        """Run time (seconds) of a point ``x`` of the plot's time axis."""
+        return (x - self.offset) * self.time_scale + self.align_offset_s
+
+    def plot_x(self, run_t: float) -> float:
+        """Where a run time (seconds) is on the plot's time axis."""
+        return (run_t - self.align_offset_s) / self.time_scale + self.offset
+
+    def index_at(self, x: float) -> int | None:
+        """The interval under ``x`` on the plot's time axis (None outside the run)."""
+        return interval_index(self.t_start, self.t, x - self.offset)
 
 
 def run_series(ws: Workspace, run_id: int, metric: str, device: str | None = None, align_mode: str = "start",
                activity_iops: float = 100.0, marker: str | None = None
-               ) -> tuple[np.ndarray, np.ndarray, str, float]:
-    """(time, value, note, offset) of a run on the analyses' time axis: whole disks, since-boot report
-    left out, aligned like ``main.py analyze series --align``; ``offset`` is the seconds subtracted by
-    the alignment. The note says what was assumed."""
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, float]:
+    """(interval start, interval end, value, note, offset) of a run on the analyses' time axis: whole disks,
+    since-boot report left out, aligned like the command line's series analysis; ``offset`` is the seconds
+    subtracted by the alignment. The note says what was assumed."""
     from app.analysis.histograms import AnalysisError
     from app.analysis.phases import list_markers
     from app.analysis.series import align, load_series
@@ -62,20 +112,22 @@ def run_series(ws: Workspace, run_id: int, metric: str, device: str | None = Non
         try:
             if align_mode == "activity":
                 s = align(s, "activity", activity_iops=activity_iops)
+            elif not marker:
+                raise AnalysisError("no marker name given")
             else:
                 s = align(s, f"marker:{marker}", markers=list_markers(ws, run_id))
         except AnalysisError as e:
             note = f"{e}; aligned on its start"
     what = METRICS[metric]
-    t = s.col("t_end_s")
+    ts, te = s.col("t_start_s"), s.col("t_end_s")
     if isinstance(what, str):
-        return t, s.col(what), note, float(s.offset_s)
+        return ts, te, s.col(what), note, float(s.offset_s)
     col, agg = what
     rows = dict(ws.con.execute(
         f"SELECT sample_idx, {agg}({col}) FROM iostat_samples WHERE run_id = ? AND list_contains(?, device) "
         "GROUP BY 1", [run_id, s.devices.used]).fetchall())
     y = np.array([rows.get(int(i)) for i in s.frame.get_column("sample_idx")], dtype=float)
-    return t, y, note, float(s.offset_s)
+    return ts, te, y, note, float(s.offset_s)
 
 
 # overlay metric -> per-sample figure of app.analysis.histograms.histo_summary (vscsiStats)
@@ -83,47 +135,70 @@ VSCSI_METRICS = {"IOPS (total)": "iops", "IOPS (read)": "read_iops", "IOPS (writ
                  "Throughput (kB/s)": "kb_s", "await (ms)": "mean_latency_ms"}
 
 
-def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[Any]:
+def _record(run_id: int, name: str, label: str, kind: str, device: str | None, ts: np.ndarray, te: np.ndarray,
+            y: np.ndarray, note: str, offset: float = 0.0) -> dict[str, Any]:
+    return {"run_id": run_id, "name": name, "label": label, "kind": kind, "device": device, "t_start": ts,
+            "t_end": te, "y": y, "note": note, "align_offset_s": offset}
+
+
+def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[dict[str, Any]]:
     """One curve per VM disk of a vscsiStats run: the figure per collection from the histogram counts
-    (IOPS = count / interval), at the end of each collection. Two VMs fighting over one RAID set overlay."""
+    (IOPS = count / interval); each value covers its collection, from its start to start + interval.
+    Two VMs fighting over one RAID set overlay."""
     from app.analysis.histograms import AnalysisError, histo_summary
 
+    empty = np.zeros(0)
     key = VSCSI_METRICS.get(metric)
     if key is None:
-        return [(run_id, name, np.zeros(0), np.zeros(0), f"{metric} is not in vscsiStats histograms", [])]
+        return [_record(run_id, name, name, "vscsistats", None, empty, empty, empty,
+                        f"{metric} is not in vscsiStats histograms")]
     try:
         summary = histo_summary(ws, run_id)
     except AnalysisError as e:
-        return [(run_id, name, np.zeros(0), np.zeros(0), str(e), [])]
-    by_dev: dict[str, list[tuple[float, float]]] = {}
+        return [_record(run_id, name, name, "vscsistats", None, empty, empty, empty, str(e))]
+    by_dev: dict[str, list[tuple[float, float, float]]] = {}
     for smp in summary["samples"]:
-        if smp.get("t_s") is None or smp.get(key) is None:
+        if smp.get("t_s") is None or smp.get(key) is None or not smp.get("interval_s"):
             continue
-        interval = smp.get("interval_s") or 0.0
-        by_dev.setdefault(smp["device"], []).append((float(smp["t_s"]) + interval, float(smp[key])))
+        start = float(smp["t_s"])
+        by_dev.setdefault(smp["device"], []).append((start, start + float(smp["interval_s"]), float(smp[key])))
     if not by_dev:
-        return [(run_id, name, np.zeros(0), np.zeros(0),
-                 "no interval: set it (run menu ▸ Set interval…) to get IOPS from the histogram counts", [])]
+        return [_record(run_id, name, name, "vscsistats", None, empty, empty, empty,
+                        "no interval: set it (run menu ▸ Set interval…) to get IOPS from the histogram counts")]
     out = []
     note = "; ".join(summary.get("notes") or [])
     for dev, pts in sorted(by_dev.items()):
         pts.sort()
-        out.append((run_id, f"{name} · {dev}", np.array([p[0] for p in pts]), np.array([p[1] for p in pts]),
-                    note, []))
+        out.append(_record(run_id, name, f"{name} · {dev}", "vscsistats", dev, np.array([p[0] for p in pts]),
+                           np.array([p[1] for p in pts]), np.array([p[2] for p in pts]), note))
         note = ""
     return out
 
 
 class _DragBox(pg.ViewBox):
-    """Shift + drag moves the curve nearest to the pointer along the time axis (manual alignment)."""
+    """Shift + drag moves the curve nearest to the pointer along the time axis (manual alignment);
+    Ctrl + drag marks a phase; a double-click adds a marker."""
 
     def __init__(self, owner: OverlayPlot):
         super().__init__()
         self.owner = owner
         self._dragging: int | None = None
+        self._phase: tuple[float, int | None] | None = None
 
     def mouseDragEvent(self, ev: Any, axis: Any = None) -> None:  # noqa: N802 (pyqtgraph name)
-        if not (ev.modifiers() & Qt.KeyboardModifier.ShiftModifier) or not self.owner.curves:
+        mods = ev.modifiers()
+        left = ev.button() == Qt.MouseButton.LeftButton
+        if left and (mods & Qt.KeyboardModifier.ControlModifier or self._phase is not None) and self.owner.curves:
+            ev.accept()
+            here = self.mapSceneToView(ev.scenePos())
+            if ev.isStart() or self._phase is None:
+                start = self.mapSceneToView(ev.buttonDownScenePos())
+                self._phase = (start.x(), self.owner.target_curve(start.x(), start.y()))
+            self.owner.phase_drag(self._phase[0], here.x(), self._phase[1], ev.isFinish())
+            if ev.isFinish():
+                self._phase = None
+            return
+        if not (mods & Qt.KeyboardModifier.ShiftModifier or self._dragging is not None) or not self.owner.curves:
             super().mouseDragEvent(ev, axis)
             return
         ev.accept()
@@ -137,11 +212,34 @@ class _DragBox(pg.ViewBox):
         if ev.isFinish():
             self._dragging = None
 
+    def mouseClickEvent(self, ev: Any) -> None:  # noqa: N802 (pyqtgraph name)
+        if ev.double() and ev.button() == Qt.MouseButton.LeftButton and self.owner.curves:
+            ev.accept()
+            p = self.mapSceneToView(ev.scenePos())
+            self.owner.marker_at(p.x(), p.y())
+            return
+        super().mouseClickEvent(ev)
+
 
 class OverlayPlot(QWidget):
-    """Runs x metric on one time axis, aligned by start or by first activity."""
+    """Runs x metric on one time axis, aligned by start, first activity or a marker.
+
+    Interface for the views that read the overlay (the results table docked under it):
+
+    * ``curves``: the drawn :class:`Curve` list (``kind``, ``device``, ``align_offset_s``, ``offset``,
+      ``colour``, ``visible``, ``metric``; run time = ``t * time_scale + align_offset_s``).
+    * ``curves_changed()``: after each draw, and when a curve's colour or visibility changes.
+    * ``range_changed(x0, x1)``: the visible time range changed (debounced ~150 ms, plot time axis).
+    * ``visible_range()``: that range, or None while the whole runs are shown (not zoomed).
+    * ``cap_value()``: the cap line's value, or None when there is no cap line.
+
+    A curve keeps its colour (and visibility) for the session, by run and device, whatever else is
+    selected. Markers and phases are edited here and stored in the workspace: double-click adds a
+    marker, Ctrl+drag marks a phase, right-click on one renames or deletes it.
+    """
 
     curves_changed = Signal()
+    range_changed = Signal(float, float)
 
     def __init__(self, ws: Workspace, parent: Any = None):
         super().__init__(parent)
@@ -150,6 +248,11 @@ class OverlayPlot(QWidget):
         self.loading = False
         self.curves: list[Curve] = []
         self.items: list[pg.PlotDataItem] = []
+        self._colours: dict[tuple[int, str | None], str] = {}  # session memory: curve key -> colour
+        self._hidden: set[tuple[int, str | None]] = set()
+        self._marks: dict[int, dict[str, Any]] = {}  # run id -> {"markers": {name: t}, "phases": [Phase]}
+        self.mark_items: list[tuple[Any, int, float, float | None]] = []  # (item, curve index, run t, run t end)
+        self._phase_preview: pg.LinearRegionItem | None = None
 
         self.metric_box = QComboBox()
         self.metric_box.addItems(list(METRICS))
@@ -161,14 +264,19 @@ class OverlayPlot(QWidget):
         self.align = QComboBox()
         self.align.addItems(["Align: run start", "Align: first activity", "Align: marker"])
         self.align.setToolTip("Shift + drag a curve to move it along the time axis by hand")
-        self.marker = QLineEdit(placeholderText="marker name")
-        self.marker.setToolTip("Align every run on its marker of this name (main.py marker add ...)")
-        self.marker.setMaximumWidth(140)
-        self.marker.editingFinished.connect(self.reload)
+        self.marker = QComboBox(editable=True)
+        self.marker.lineEdit().setPlaceholderText("marker name")
+        self.marker.setToolTip("Align every run on its marker of this name (double-click the chart to add a "
+                               "marker to a run; right-click a marker to rename or delete it)")
+        self.marker.setMinimumWidth(120)
+        self.marker.lineEdit().editingFinished.connect(self._marker_edited)
+        self.marker.activated.connect(lambda _i: self._marker_edited())
         self.activity = QDoubleSpinBox(minimum=0, maximum=1e9, value=100, suffix=" IO/s", decimals=0)
         self.activity.setToolTip("First activity = the first of 3 consecutive intervals above this many IOPS")
         self.cap = QDoubleSpinBox(minimum=0, maximum=1e12, value=0, decimals=0, specialValueText="no cap line")
-        self.cap.setToolTip("Draw a horizontal cap / threshold line")
+        self.cap.setToolTip("Draw a horizontal cap / threshold line (0 = no cap line)")
+        self.log_y = QCheckBox("Log scale")
+        self.log_y.setToolTip("Logarithmic value axis (intervals at 0 are not drawn on it)")
         self.normalise = QCheckBox("0–1 time")
         self.normalise.setToolTip("Normalised time: each run from 0 (start) to 1 (end)")
         for w in (self.metric_box, self.align):
@@ -176,34 +284,91 @@ class OverlayPlot(QWidget):
         self.activity.valueChanged.connect(self.reload)
         self.normalise.toggled.connect(self.reload)
         self.cap.valueChanged.connect(self._draw_cap)
+        self.log_y.toggled.connect(self._set_log)
+
+        self.reset_zoom_action = QAction("Reset zoom", self)
+        self.reset_zoom_action.setShortcut(QKeySequence("Ctrl+0"))
+        self.reset_zoom_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.reset_zoom_action.setToolTip("Show the whole runs again (Ctrl+0)")
+        self.reset_zoom_action.triggered.connect(self.reset_zoom)
+        self.addAction(self.reset_zoom_action)
+        self.reset_zoom_button = QToolButton()
+        self.reset_zoom_button.setDefaultAction(self.reset_zoom_action)
 
         self.plot = pg.PlotWidget(viewBox=_DragBox(self))
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", "time", units="s")
         self.legend = self.plot.addLegend(offset=(-10, 10))
+        self.legend.sigSampleClicked.connect(self._legend_clicked)
         self.plot.setClipToView(True)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
+        self.vline.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.plot.addItem(self.vline, ignoreBounds=True)
-        self.cap_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#c00", width=2,
-                                                                              style=Qt.PenStyle.DashLine))
+        self.cap_line = pg.InfiniteLine(angle=0, movable=False,
+                                        pen=pg.mkPen(CAP_COLOUR, width=2, style=Qt.PenStyle.DashLine),
+                                        label="cap", labelOpts={"position": 0.02, "color": CAP_COLOUR,
+                                                                "anchors": [(0, 1), (0, 1)], "movable": False})
+        self.cap_line.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.cap_line.setVisible(False)
         self.plot.addItem(self.cap_line, ignoreBounds=True)
         self.readout = QLabel(" ")
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.readout.setWordWrap(True)
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
+        vb = self.plot.getPlotItem().vb
+        self._range_timer = QTimer(self, singleShot=True, interval=150)
+        self._range_timer.timeout.connect(self._emit_range)
+        vb.sigXRangeChanged.connect(lambda *_a: self._range_timer.start())
+
+        self.curve_list = CurveList()
+        self.curve_list.visibility_changed.connect(self._set_visible)
+        self.curve_list.colour_asked.connect(self.choose_colour)
+        self.curve_list.menu_asked.connect(self._curve_menu)
+        self.hint = QLabel(HINT)
+        self.hint.setEnabled(False)  # drawn in the muted text colour
 
         bar = QHBoxLayout()
         for w in (QLabel("Metric"), self.metric_box, self.device, self.align, self.activity, self.marker,
-                  self.normalise, QLabel("Cap"), self.cap):
+                  self.normalise):
             bar.addWidget(w)
         bar.addStretch(1)
+        bar2 = QHBoxLayout()
+        for w in (QLabel("Cap"), self.cap, self.log_y, self.reset_zoom_button):
+            bar2.addWidget(w)
+        bar2.addSpacing(12)
+        bar2.addWidget(self.hint, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.plot)
+        split.addWidget(self.curve_list)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 0)
+        split.setSizes([900, 190])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(bar)
-        lay.addWidget(self.plot, 1)
+        lay.addLayout(bar2)
+        lay.addWidget(split, 1)
         lay.addWidget(self.readout)
 
+    # ---- interface for other views ------------------------------------------------------------
+    def visible_range(self) -> tuple[float, float] | None:
+        """The visible time range on the plot's axis, or None while the whole runs are shown."""
+        vb = self.plot.getPlotItem().vb
+        if vb.autoRangeEnabled()[0]:
+            return None
+        x0, x1 = vb.viewRange()[0]
+        return float(x0), float(x1)
+
+    def cap_value(self) -> float | None:
+        v = self.cap.value()
+        return float(v) if v > 0 else None
+
+    def _emit_range(self) -> None:
+        x0, x1 = self.plot.getPlotItem().vb.viewRange()[0]
+        self.range_changed.emit(float(x0), float(x1))
+
+    # ---- loading --------------------------------------------------------------------------------
     def set_runs(self, run_ids: list[int]) -> None:
         self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") in ("iostat", "vscsistats")]
         self.reload()
@@ -218,6 +383,18 @@ class OverlayPlot(QWidget):
         self.device.setCurrentText(current if current in names else WHOLE_DISKS_LABEL)
         self.device.blockSignals(False)
 
+    def _set_marker_names(self, names: list[str]) -> None:
+        current = self.marker.currentText()
+        self.marker.blockSignals(True)
+        self.marker.clear()
+        self.marker.addItems(names)
+        self.marker.setCurrentText(current)
+        self.marker.blockSignals(False)
+
+    def _marker_edited(self) -> None:
+        if self.align.currentIndex() == 2:
+            self.reload()
+
     def reload(self) -> None:
         """Load the curves on a worker thread (a 10 M-row run takes seconds), then draw them."""
         from app.ui.workers import JobThread
@@ -227,36 +404,53 @@ class OverlayPlot(QWidget):
         metric = self.metric_box.currentText()
         mode = ["start", "activity", "marker"][self.align.currentIndex()]
         activity = self.activity.value()
-        marker = self.marker.text().strip() or None
+        marker = self.marker.currentText().strip() or None
         device = None if self.device.currentText() in ("", WHOLE_DISKS_LABEL) else self.device.currentText()
         runs = list(self.run_ids)
         ws_path = self.ws.path
 
-        def job(state: Any) -> list[Any]:
-            """[device names, then (run id, name, t, y, note, phases) per run]."""
-            out: list[Any] = []
+        def job(state: Any) -> dict[str, Any]:
             from app.analysis.histograms import AnalysisError
-            from app.analysis.phases import list_phases
+            from app.analysis.phases import list_markers, list_phases
 
+            curves: list[dict[str, Any]] = []
+            marks: dict[int, dict[str, Any]] = {}
             with Workspace(ws_path) as ws:
                 names = sorted(d for (d,) in ws.con.execute(
                     "SELECT DISTINCT device FROM iostat_samples WHERE list_contains(?, run_id)", [runs]).fetchall())
-                out.append(names)
                 for i, rid in enumerate(runs):
                     state.progress(i / max(1, len(runs)), "loading")
                     run = ws.run(rid) or {}
                     name = run.get("name", str(rid))
+                    markers = list_markers(ws, rid)
+                    marks[rid] = {"markers": markers, "phases": list_phases(ws, rid)}
                     if run.get("kind") == "vscsistats":
-                        out += vscsi_series(ws, rid, name, metric)
+                        recs = vscsi_series(ws, rid, name, metric)
+                        off, note = 0.0, ""
+                        if mode == "marker" and marker in markers:
+                            off = markers[marker]
+                        elif mode == "marker":
+                            have = ", ".join(markers) or "none"
+                            note = f"no marker {marker!r} (markers: {have}); aligned on its start" if marker \
+                                else "no marker name given; aligned on its start"
+                        elif mode == "activity":
+                            note = "first-activity alignment is for iostat runs; aligned on its start"
+                        for r in recs:
+                            r["t_start"], r["t_end"] = r["t_start"] - off, r["t_end"] - off
+                            r["align_offset_s"] = off
+                            if note and r["t_end"].size:
+                                r["note"] = "; ".join(x for x in (r["note"], note) if x)
+                                note = ""
+                        curves += recs
                         continue
                     try:
-                        t, y, note, off = run_series(ws, rid, metric, device, mode, activity, marker)
+                        ts, te, y, note, off = run_series(ws, rid, metric, device, mode, activity, marker)
                     except AnalysisError as e:
-                        out.append((rid, name, np.zeros(0), np.zeros(0), str(e), []))
+                        empty = np.zeros(0)
+                        curves.append(_record(rid, name, name, "iostat", device, empty, empty, empty, str(e)))
                         continue
-                    phases = [(p.name, p.t_start_s - off, p.t_end_s - off) for p in list_phases(ws, rid)]
-                    out.append((rid, name, t, y, note, phases))
-            return out
+                    curves.append(_record(rid, name, name, "iostat", device, ts, te, y, note, off))
+            return {"devices": names, "curves": curves, "marks": marks}
 
         self.loading = True
         self.readout.setText("loading…" if runs else " ")
@@ -266,45 +460,70 @@ class OverlayPlot(QWidget):
         self._jobs.append(job_thread)
         job_thread.start()
 
+    def _colour_for(self, key: tuple[int, str | None]) -> str:
+        """The curve's colour for the session: kept once given; a new curve gets the first colour no
+        remembered curve has (or, when all are taken, the first no drawn curve has)."""
+        if key not in self._colours:
+            taken = set(self._colours.values())
+            free = [c for c in PALETTE if c not in taken]
+            if not free:
+                drawn = {c.colour for c in self.curves}
+                free = [c for c in PALETTE if c not in drawn] or [PALETTE[len(self._colours) % len(PALETTE)]]
+            self._colours[key] = free[0]
+        return self._colours[key]
+
     def _draw(self, result: Any, gen: int) -> None:
         if gen != self._generation:
             return
         self.loading = False
         metric = self.metric_box.currentText()
+        norm = self.normalise.isChecked()
         self.plot.clear()
         self.legend.clear()
         self.plot.addItem(self.vline, ignoreBounds=True)
         self.plot.addItem(self.cap_line, ignoreBounds=True)
-        self.curves, self.items = [], []
+        self.curves, self.items, self.mark_items = [], [], []
+        self._phase_preview = None
         notes = []
         if isinstance(result, Exception):
             notes.append(str(result))
-            result = [[]]
-        self._set_devices(result[0])
-        result = result[1:]
-        banded = False
-        for i, (rid, name, t, y, note, phases) in enumerate(result):
-            if note:
-                notes.append(f"{name}: {note}")
-            if t.size == 0:
+            result = {"devices": [], "curves": [], "marks": {}}
+        self._set_devices(result["devices"])
+        self._marks = result["marks"]
+        self._set_marker_names(sorted({n for m in self._marks.values() for n in m["markers"]}))
+        for rec in result["curves"]:
+            if rec["note"]:
+                notes.append(f"{rec['label']}: {rec['note']}")
+            ts, te, y = rec["t_start"], rec["t_end"], rec["y"]
+            if te.size == 0:
                 continue
-            if phases and not banded and not self.normalise.isChecked():
-                self._draw_phases(name, phases)
-                banded = True
-            if self.normalise.isChecked() and t.size > 1 and t[-1] > t[0]:
-                t = (t - t[0]) / (t[-1] - t[0])
-            curve = Curve(rid, name, t, y)
+            off, scale = float(rec["align_offset_s"]), 1.0
+            if norm and te[-1] > ts[0]:
+                s0, scale = float(ts[0]), float(te[-1] - ts[0])
+                ts, te, off = (ts - s0) / scale, (te - s0) / scale, off + s0
+            curve = Curve(rec["run_id"], rec["label"], te, y, t_start=ts, kind=rec["kind"], device=rec["device"],
+                          align_offset_s=off, metric=metric, time_scale=scale, run_name=rec["name"])
+            # the key is known only now (the colour memory is filled in drawing order)
+            curve.colour = self._colour_for(curve.key)
+            curve.visible = curve.key not in self._hidden
             self.curves.append(curve)
-            item = self.plot.plot(t, y, pen=pg.mkPen(PALETTE[i % len(PALETTE)], width=2), name=name,
-                                  autoDownsample=True, downsampleMethod="peak", skipFiniteCheck=True)
-            self.items.append(item)
+            self.items.append(self._curve_item(curve))
+        self.curve_list.fill([(c.label, c.colour, c.visible) for c in self.curves])
+        self._draw_marks()
         self.plot.setLabel("left", metric)
-        self.plot.setLabel("bottom", "normalised time (0–1)" if self.normalise.isChecked() else "time since alignment",
-                           units=None if self.normalise.isChecked() else "s")
+        self.plot.setLabel("bottom", "normalised time (0–1 of each run)" if norm else "time since alignment",
+                           units=None if norm else "s")
         self._draw_cap()
         self.plot.enableAutoRange()
         self.readout.setText("   ".join(notes) if notes else " ")
         self.curves_changed.emit()
+
+    def _curve_item(self, c: Curve) -> pg.PlotDataItem:
+        x, y = step_xy(c.t_start, c.t, c.y)
+        # clipping and peak downsampling come from the plot's settings (set on the PlotItem)
+        item = self.plot.plot(x, y, pen=pg.mkPen(c.colour, width=2), name=c.label, connect="finite")
+        item.setVisible(c.visible)
+        return item
 
     def shutdown(self) -> None:
         """Wait for the curve loads still running (the window is closing)."""
@@ -312,62 +531,285 @@ class OverlayPlot(QWidget):
             if job.isRunning():
                 job.wait(30000)
 
-    def _draw_phases(self, run_name: str, phases: list[tuple[str, float, float]]) -> None:
-        """The stored phases of the first selected run that has any, as labelled bands."""
-        for k, (name, a, b) in enumerate(phases):
-            band = pg.LinearRegionItem((a, b), movable=False,
-                                       brush=pg.mkBrush(90, 120, 200, 28 if k % 2 else 50),
-                                       pen=pg.mkPen(None))
-            band.setZValue(-10)
-            self.plot.addItem(band, ignoreBounds=True)
-            label = pg.TextItem(name, color="#335", anchor=(0, 0))
-            label.setPos(a, 0)
-            self.plot.addItem(label, ignoreBounds=True)
-        self.phase_run = run_name
+    # ---- markers and phases -----------------------------------------------------------------------
+    def _draw_marks(self) -> None:
+        """The stored markers (labelled vertical lines) and phases (bands) of every shown run, in its colour."""
+        for item, *_rest in self.mark_items:
+            self.plot.removeItem(item)
+        self.mark_items = []
+        dark = background_is_dark()
+        seen: set[int] = set()
+        for idx, c in enumerate(self.curves):
+            if c.run_id in seen or not c.visible or c.run_id not in self._marks:
+                continue
+            seen.add(c.run_id)
+            level = 0.97 - 0.07 * ((len(seen) - 1) % 6)
+            m = self._marks[c.run_id]
+            for k, p in enumerate(m["phases"]):
+                alpha = (60 if k % 2 else 95) if dark else (30 if k % 2 else 55)
+                band = PhaseBand(c.run_id, p.name, c.plot_x(p.t_start_s), c.plot_x(p.t_end_s), c.colour, alpha,
+                                 level, self._mark_menu)
+                self.plot.addItem(band, ignoreBounds=True)
+                self.mark_items.append((band, idx, p.t_start_s, p.t_end_s))
+            for name, t in m["markers"].items():
+                line = MarkerLine(c.run_id, name, c.plot_x(t), c.colour, level - 0.035, self._mark_menu)
+                self.plot.addItem(line, ignoreBounds=True)
+                self.mark_items.append((line, idx, t, None))
+
+    def _place_marks(self) -> None:
+        """Markers and phases follow their curve's manual shift."""
+        for item, idx, a, b in self.mark_items:
+            c = self.curves[idx]
+            if b is None:
+                item.setValue(c.plot_x(a))
+            else:
+                item.setRegion((c.plot_x(a), c.plot_x(b)))
+
+    def target_curve(self, x: float, y: float) -> int | None:
+        """The curve new markers and phases go to: the one selected in the curve list, else the nearest
+        shown curve at that point."""
+        row = self.curve_list.currentRow()
+        if self.curve_list.selectedItems() and 0 <= row < len(self.curves):
+            return row
+        return self.nearest_curve(x, y)
+
+    def _ask_name(self, title: str, prompt: str, default: str) -> str | None:
+        text, ok = QInputDialog.getText(self, title, prompt, text=default)
+        text = text.strip()
+        return text if ok and text else None
+
+    def _store(self, what: str, *writes: tuple[Any, ...]) -> bool:
+        """Write markers or phases through the window's workspace (GUI thread), then reload the curves.
+        ``writes``: (function, args...) of app.analysis.phases, done in order."""
+        from app.analysis.histograms import AnalysisError
+
+        try:
+            for fn, *args in writes:
+                fn(self.ws, *args)
+        except AnalysisError as e:
+            QMessageBox.warning(self, f"Could not save the {what}", str(e))
+            return False
+        finally:
+            self.reload()
+        return True
+
+    def marker_at(self, x: float, y: float) -> None:
+        """Double-click: ask a name and store a marker on the target run at that time."""
+        from app.analysis.phases import add_marker
+
+        idx = self.target_curve(x, y)
+        if idx is None:
+            return
+        c = self.curves[idx]
+        t = round(c.run_time(x), 3)
+        have = self._marks.get(c.run_id, {}).get("markers", {})
+        k = len(have) + 1
+        while f"marker {k}" in have:
+            k += 1
+        name = self._ask_name("Add marker", f"Marker on {c.run_name} at {fmt_time(t)} s of the run — name:",
+                              f"marker {k}")
+        if name is None:
+            return
+        if name in have and QMessageBox.question(
+                self, "Replace marker", f"{c.run_name} already has a marker {name!r} at {fmt_time(have[name])} s. "
+                                        "Move it here?") != QMessageBox.StandardButton.Yes:
+            return
+        self._store("marker", (add_marker, c.run_id, name, t))
+
+    def phase_drag(self, x0: float, x1: float, idx: int | None, finished: bool) -> None:
+        """Ctrl + drag: a band follows the mouse; on release, ask a name and store the phase."""
+        from app.analysis.phases import add_phase
+
+        a, b = sorted((x0, x1))
+        if self._phase_preview is None:
+            self._phase_preview = pg.LinearRegionItem((a, b), movable=False, brush=pg.mkBrush(128, 128, 128, 60))
+            self.plot.addItem(self._phase_preview, ignoreBounds=True)
+        self._phase_preview.setRegion((a, b))
+        if not finished:
+            return
+        self.plot.removeItem(self._phase_preview)
+        self._phase_preview = None
+        if idx is None or b <= a:
+            return
+        c = self.curves[idx]
+        ta, tb = round(c.run_time(a), 3), round(c.run_time(b), 3)
+        have = [p.name for p in self._marks.get(c.run_id, {}).get("phases", [])]
+        k = len(have) + 1
+        while f"phase {k}" in have:
+            k += 1
+        name = self._ask_name("Mark phase", f"Phase of {c.run_name} from {fmt_time(ta)} s to {fmt_time(tb)} s of "
+                                            "the run — name:", f"phase {k}")
+        if name is not None:
+            self._store("phase", (add_phase, c.run_id, name, ta, tb))
+
+    def _mark_menu(self, kind: str, run_id: int, name: str, pos: QPoint) -> None:
+        """Right-click on a marker or phase: Rename… / Delete."""
+        from app.analysis.phases import add_marker, add_phase, delete_marker, delete_phase
+
+        menu = QMenu(self)
+        rename = menu.addAction("Rename…")
+        delete = menu.addAction("Delete")
+        chosen = menu.exec(pos)
+        run_name = (self.ws.run(run_id) or {}).get("name", str(run_id))
+        if chosen is delete:
+            self._store(kind, (delete_marker if kind == "marker" else delete_phase, run_id, name))
+        elif chosen is rename:
+            new = self._ask_name(f"Rename {kind}", f"New name of the {kind} {name!r} of {run_name}:", name)
+            if new is None or new == name:
+                return
+            m = self._marks.get(run_id, {})
+            if kind == "marker":
+                t = m.get("markers", {}).get(name)
+                if t is not None:
+                    self._store(kind, (add_marker, run_id, new, t), (delete_marker, run_id, name))
+            else:
+                p = next((p for p in m.get("phases", []) if p.name == name), None)
+                if p is not None:
+                    self._store(kind, (add_phase, run_id, new, p.t_start_s, p.t_end_s, p.source),
+                                (delete_phase, run_id, name))
+
+    # ---- colours and visibility ---------------------------------------------------------------------
+    def _set_visible(self, row: int, visible: bool) -> None:
+        c = self.curves[row]
+        c.visible = visible
+        (self._hidden.discard if visible else self._hidden.add)(c.key)
+        self.items[row].setVisible(visible)
+        self.curve_list.set_row(row, c.colour, visible)
+        self.legend.update()
+        self._draw_marks()
+        self.curves_changed.emit()
+
+    def _legend_clicked(self, item: Any) -> None:
+        """A click on a legend entry toggles its curve (pyqtgraph has switched the item already)."""
+        if item in self.items:
+            self._set_visible(self.items.index(item), item.isVisible())
+
+    def choose_colour(self, row: int) -> None:
+        if not 0 <= row < len(self.curves):
+            return
+        c = self.curves[row]
+        colour = QColorDialog.getColor(QColor(c.colour), self, f"Colour of {c.label}")
+        if not colour.isValid():
+            return
+        c.colour = colour.name()
+        self._colours[c.key] = c.colour
+        self.items[row].setPen(pg.mkPen(c.colour, width=2))
+        self.curve_list.set_row(row, c.colour, c.visible)
+        self.legend.update()
+        self._draw_marks()
+        self.curves_changed.emit()
+
+    def _curve_menu(self, row: int, pos: QPoint) -> None:
+        menu = QMenu(self)
+        colour = menu.addAction("Colour…")
+        only = menu.addAction("Show only this curve")
+        every = menu.addAction("Show all curves")
+        chosen = menu.exec(pos)
+        if chosen is colour:
+            self.choose_colour(row)
+        elif chosen is only or chosen is every:
+            for i in range(len(self.curves)):
+                want = chosen is every or i == row
+                if self.curves[i].visible != want:
+                    self._set_visible(i, want)
+
+    # ---- view ------------------------------------------------------------------------------------
+    def reset_zoom(self) -> None:
+        """Show the whole runs (Reset zoom button, Ctrl+0)."""
+        self.plot.getPlotItem().vb.enableAutoRange()
 
     def nearest_curve(self, x: float, y: float) -> int | None:
+        """The shown curve whose value at time x is nearest to y (in the axis' scale)."""
+        log = self.log_y.isChecked()
         best, best_d = None, None
         for i, c in enumerate(self.curves):
-            t = c.t + c.offset
-            j = int(np.searchsorted(t, x))
-            if not len(t):
+            if not c.visible:
                 continue
-            j = min(max(j, 0), len(t) - 1)
-            d = abs(float(c.y[j]) - y) if not np.isnan(c.y[j]) else None
-            if d is not None and (best_d is None or d < best_d):
+            j = c.index_at(x)
+            if j is None:
+                t = c.t + c.offset
+                if not len(t):
+                    continue
+                j = min(int(np.searchsorted(t, x)), len(t) - 1)
+            v = float(c.y[j])
+            if np.isnan(v):
+                continue
+            if log:
+                v = math.log10(v) if v > 0 else -1e9
+            d = abs(v - y)
+            if best_d is None or d < best_d:
                 best, best_d = i, d
         return best
 
     def shift_curve(self, index: int, dx: float) -> None:
-        """Move one curve along the time axis (Shift + drag); the readout and crosshair follow."""
+        """Move one curve along the time axis (Shift + drag); the readout, crosshair and its marks follow."""
         c = self.curves[index]
         c.offset += dx
         self.items[index].setPos(c.offset, 0)
-        self.readout.setText(f"{c.label} shifted by {c.offset:+.1f} s")
+        self._place_marks()
+        unit = "" if self.normalise.isChecked() else " s"
+        self.readout.setText(f"{c.label} shifted by {c.offset:+.{3 if unit == '' else 1}f}{unit}")
+
+    def _set_log(self, on: bool) -> None:
+        self.plot.setLogMode(y=on)
+        self._draw_cap()
+        self.plot.enableAutoRange(axis="y")
 
     def _draw_cap(self) -> None:
+        """The cap line: red dashed, labelled with its value; in log scale it sits at log10(cap)."""
         v = self.cap.value()
         self.cap_line.setVisible(v > 0)
         if v > 0:
-            self.cap_line.setValue(v)
+            self.cap_line.setValue(math.log10(v) if self.log_y.isChecked() else v)
+            unit = METRIC_UNITS.get(self.metric_box.currentText(), "")
+            self.cap_line.label.setFormat(f"cap {fmt_value(v, unit)}")
+            vb = self.plot.getPlotItem().vb
+            if vb.autoRangeEnabled()[1]:
+                vb.enableAutoRange(axis="y")
 
     def values_at(self, x: float) -> list[tuple[str, float | None]]:
-        """The value of every curve at time x (the interval that contains it)."""
+        """The value of every shown curve at time x: the interval that holds x (None outside the run)."""
         out = []
         for c in self.curves:
-            t = c.t + c.offset
-            i = int(np.searchsorted(t, x, side="right")) - 1
-            out.append((c.label, float(c.y[i]) if 0 <= i < len(c.y) and not np.isnan(c.y[i]) else None))
+            if not c.visible:
+                continue
+            i = c.index_at(x)
+            out.append((c.label, float(c.y[i]) if i is not None and not np.isnan(c.y[i]) else None))
         return out
 
-    def _mouse_moved(self, pos: Any) -> None:
+    def readout_at(self, x: float) -> str:
+        """'t = 10.1 s · interval 10–11 s: storm_fast 1,212 IOPS' (each curve's interval when they differ)."""
+        norm = self.normalise.isChecked()
+        unit = METRIC_UNITS.get(self.metric_box.currentText(), "")
+        shown = [c for c in self.curves if c.visible]
+        if not shown:
+            return " "
+        word = "collection" if all(c.kind == "vscsistats" for c in shown) else "interval"
+        entries = []
+        for c in shown:
+            i = c.index_at(x)
+            if i is None:
+                entries.append((c.label, "–", None))
+                continue
+            a, b = float(c.t_start[i] + c.offset), float(c.t[i] + c.offset)
+            span = f"{fmt_time(a)}–{fmt_time(b)}" + ("" if norm else " s")
+            entries.append((c.label, fmt_value(float(c.y[i]), unit), span))
+        head = f"t = {x:,.3f} of the run" if norm else f"t = {x:,.1f} s"
+        spans = {e[2] for e in entries if e[2] is not None}
+        if len(spans) == 1:
+            body = f" · {word} {spans.pop()}: " + " · ".join(f"{lab} {val}" for lab, val, _s in entries)
+        else:
+            body = ": " + " · ".join(f"{lab} {val}" + (f" ({s})" if s else "") for lab, val, s in entries)
+        note = READOUT_NOTE if word == "interval" else "(a value covers its collection)"
+        return f"{head}{body}   {note}"
+
+    def _mouse_moved(self, pos: QPointF) -> None:
         vb = self.plot.getPlotItem().vb
-        if not self.plot.sceneBoundingRect().contains(pos):
+        if not self.plot.sceneBoundingRect().contains(pos) or self.loading:
             return
         x = vb.mapSceneToView(pos).x()
         self.vline.setPos(x)
-        parts = [f"t = {x:,.1f}"] + [f"{lab}: {'–' if v is None else f'{v:,.1f}'}" for lab, v in self.values_at(x)]
-        self.readout.setText("   ".join(parts))
+        self.readout.setText(self.readout_at(x))
 
     def export(self, path: str) -> None:
         """Save the chart as PNG (2x resolution) or SVG (vector) by the file's extension."""
