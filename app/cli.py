@@ -27,6 +27,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from app.analysis.text import for_cli, for_cli_json
 from app.workspace import Workspace, default_workspace_path
 from app.workspace_lock import WorkspaceLocked, cli_message
 from parsers.base import ImportOptions, JobState
@@ -120,6 +121,7 @@ def _jsonable(v: Any) -> Any:
         return [_jsonable(x) for x in v]
     if hasattr(v, "as_dict"):
         return _jsonable(v.as_dict())
+    v = for_cli_json(v)  # a note that names a fix: the command line's words
     if isinstance(v, float) and v != v:
         return None
     return v
@@ -286,7 +288,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             else:
                 res = histo_summary(ws, args.run, args.device)
         except AnalysisError as e:
-            print(f"error: {e}", file=sys.stderr)
+            print(f"error: {for_cli(e)}", file=sys.stderr)
             return 1
     if args.json:
         print(json.dumps(_jsonable(res), indent=2))
@@ -365,7 +367,7 @@ def format_histo(r: dict[str, Any]) -> str:
         out.append("* bounds from the buckets; the estimate in brackets is a linear interpolation, "
                    "not a measurement")
     out.append("MB/s: 1 MB = 1024 KB = 1,048,576 bytes")
-    out += [f"note: {n}" for n in r["notes"]]
+    out += [f"note: {for_cli(n)}" for n in r["notes"]]
     return "\n".join(out)
 
 
@@ -553,7 +555,7 @@ def cmd_analysis5(args: argparse.Namespace) -> int:
                                  burst_iops=args.burst_iops, burst_kbs=args.burst_kbs, burst_s=args.burst_s,
                                  burst_start_s=args.burst_start_s, t_range=_range_arg(args))
         except AnalysisError as e:
-            print(f"error: {e}", file=sys.stderr)
+            print(f"error: {for_cli(e)}", file=sys.stderr)
             return 1
     if args.json:
         _print_json(out.as_dict())
@@ -578,7 +580,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             res = compare_runs(ws, args.runs, args.device, threshold_iops=args.threshold_iops, every_s=args.every,
                                phases=args.phases)
         except AnalysisError as e:
-            print(f"error: {e}", file=sys.stderr)
+            print(f"error: {for_cli(e)}", file=sys.stderr)
             return 1
     if args.json:
         _print_json(res.as_dict())
@@ -619,7 +621,7 @@ def cmd_size(args: argparse.Namespace) -> int:
                     rt = response_time_check(ws, args.rt_run, threshold_ms=args.rt_threshold_ms,
                                              goal_pct=args.rt_goal_pct, device=args.device)
             except AnalysisError as e:
-                print(f"error: {e}", file=sys.stderr)
+                print(f"error: {for_cli(e)}", file=sys.stderr)
                 return 1
     try:
         res = size_vdi(args.users, args.iops_per_user, read_pct=args.read_pct, raid=args.raid,
@@ -627,7 +629,7 @@ def cmd_size(args: argparse.Namespace) -> int:
                        storm=args.storm, gb_per_user=args.gb_per_user, disk_gb=args.disk_gb, profile=args.profile,
                        presets=presets, measured=measured)
     except AnalysisError as e:
-        raise UsageError(str(e)) from e
+        raise UsageError(for_cli(e)) from e
     res.response_time = rt
     out = res.as_dict()
     if measured is not None:
@@ -690,7 +692,7 @@ def cmd_phase_marker(args: argparse.Namespace) -> int:
                 if not args.json:
                     out = format_phases(args.run, phases, markers)
         except AnalysisError as e:
-            print(f"error: {e}", file=sys.stderr)
+            print(f"error: {for_cli(e)}", file=sys.stderr)
             return 1
     if isinstance(out, str):
         print(out)

@@ -87,8 +87,11 @@ def test_plain_reports_use_tps_and_have_no_read_write_split(ws, write):
 
 def test_no_times_is_an_error(ws, write):
     rid = _imp(ws, write, PLAIN_D)  # no timestamps and no --interval
-    with pytest.raises(AnalysisError, match="--interval"):
+    with pytest.raises(AnalysisError, match="right-click menu ▸ Set interval…") as e:  # the window's words
         load_series(ws, rid)
+    from app.analysis.text import for_cli
+
+    assert f"'main.py run {rid} --interval SECONDS'" in for_cli(e.value)  # the command line's
 
 
 def test_resampling_weights_by_overlap_and_keeps_every_io(ws, write):

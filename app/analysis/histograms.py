@@ -27,12 +27,10 @@ from typing import Any
 
 import polars as pl
 
+from app.analysis.text import AnalysisError, Note  # defined with the fix table; imported from here by the others
+
 LATENCY = "latency_us"
 SEQ_BUCKET = (0.0, 1.0)  # seek distance of exactly +1 LBN: the next block, a sequential I/O
-
-
-class AnalysisError(Exception):
-    """The data cannot answer the question (no such run, no histogram, ...)."""
 
 
 @dataclass(frozen=True)
@@ -273,7 +271,7 @@ def counts_mode(run: dict[str, Any]) -> tuple[str, str]:
     vscsiStats accumulates until it is reset (``-r``); a loop that never resets prints, in every
     collection, everything since the start. Then a collection's own I/Os are its counts minus the
     previous collection's, and the run's total is the last collection. The importer detects it
-    (no bucket count ever falls); the user can say otherwise (``run ID --histogram-counts``).
+    (no bucket count ever falls); the user can say otherwise (the run menu, or the command line's ``run``).
     """
     meta = json.loads(run["meta"]) if run.get("meta") else {}
     if run.get("kind") != "vscsistats":
@@ -376,11 +374,11 @@ def latency_share(ws: Any, run_id: int, threshold_ms: float = 50.0, op: str = "a
     run = _run(ws, run_id)
     df = load_buckets(ws, run_id, LATENCY, op, device)
     if df.height == 0:
-        why = ""
+        why, fix = "", None
         if run["kind"] == "fio":
-            why = " (fio JSON without json+ 'bins': re-run fio with --output-format=json+)"
+            why, fix = " (fio JSON without json+ 'bins': {fix})", "fio_json_plus"
         what = f" for devices matching {device!r}" if device else ""
-        raise AnalysisError(f"run {run_id} has no latency histogram (op {op}){what}{why}")
+        raise AnalysisError(f"run {run_id} has no latency histogram (op {op}){what}{why}", fix)
     stats = load_stats(ws, run_id, device)
     vmin, vmax = _minmax(stats, LATENCY, op)
     buckets = merge_buckets(_rows(df))
@@ -417,7 +415,8 @@ def histo_summary(ws: Any, run_id: int, device: str | None = None) -> dict[str, 
     else:
         interval = run.get("interval_s")
         if not interval:
-            notes.append(f"the interval is unknown: IOPS and KB/s need it (main.py run {run_id} --interval SECONDS)")
+            notes.append(Note("the interval is unknown: IOPS and KB/s need it (set it with {fix})", "set_interval",
+                              run_id=run_id))
         mode, why = counts_mode(run)
         if mode == "cumulative":
             notes.append(f"histogram counts: {why}; a collection's mean latency and IO length are derived "

@@ -143,8 +143,9 @@ def detection_method(max_phases: int = DEFAULT_MAX_PHASES, min_intervals: int | 
                      min_shift_pct: float = DEFAULT_MIN_SHIFT_PCT, penalty: float = DEFAULT_PENALTY) -> dict[str, Any]:
     return {
         "method": "binary segmentation of interval IOPS into stretches of constant mean (time-weighted squared "
-                  "error); a split must move the mean by >= min_shift_pct % of the peak interval and remove more "
-                  "than penalty x sigma^2 x ln(n) of squared error (sigma from neighbouring-interval differences)",
+                  "error); a split must move the mean by at least the min shift pct (% of the peak interval) and "
+                  "remove more than penalty x sigma^2 x ln(n) of squared error (sigma from neighbouring-interval "
+                  "differences)",
         "max_phases": max_phases,
         "min_intervals": min_intervals if min_intervals is not None else "max(2, 5 % of the reports)",
         "min_shift_pct": min_shift_pct, "penalty": penalty,

@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from app.analysis.histograms import AnalysisError
+from app.analysis.text import Note
 
 __all__ = ["AnalysisError", "DeviceChoice", "Series", "activity_start", "align", "classify_devices", "list_devices",
            "load_series", "make_series", "normalise_time", "resample", "run_series", "weighted_percentile"]
@@ -84,7 +85,7 @@ def classify_devices(devices: list[tuple[str, bool]], requested: str | None = No
             raise AnalysisError(f"no device {', '.join(repr(m) for m in missing)} in this run; "
                                 f"devices: {', '.join(names) or 'none'}")
         excluded = {n: "not requested" for n in names if n not in want}
-        return DeviceChoice(requested, want, excluded, "the devices asked for (--device)")
+        return DeviceChoice(requested, want, excluded, Note("the devices asked for ({fix})", "device_choice"))
     plain = [n for n in names if n not in groups]
     parts = {n: p for n in plain if (p := partition_parent(n, plain)) is not None}
     stacked = [n for n in plain if n not in parts and STACKED.match(n)]
@@ -271,7 +272,7 @@ def load_series(ws: Any, run_id: int, device: str | None = None, ops: tuple[str,
         raise AnalysisError(f"run {run_id} has no interval report (only the since-boot report)")
     if df.get_column("t_s").null_count():
         raise AnalysisError(f"run {run_id} has no report times (iostat without -t): set the interval with "
-                            f"'main.py run {run_id} --interval SECONDS' (the 5 of 'iostat 5')")
+                            "{fix} (the 5 of 'iostat 5')", "set_interval", run_id=run_id)
     interval = run.get("interval_s")
     ts = df.get_column("t_s").unique().sort().to_numpy()  # not a Python list: 10 M rows stay in polars
     if not interval:
@@ -433,7 +434,7 @@ def align(s: Series, mode: str = "start", *, activity_iops: float = DEFAULT_ACTI
         try:
             off = float(mode.split(":", 1)[1])
         except ValueError as e:
-            raise AnalysisError(f"--align offset:S wants seconds, got {mode!r}") from e
+            raise AnalysisError(f"{{fix}} wants seconds, got {mode!r}", "align_offset") from e
         info = {"mode": "offset", "reference": f"the run's second {off:g}"}
     else:
         raise AnalysisError(f"unknown alignment {mode!r}: start, activity, marker:NAME or offset:S")

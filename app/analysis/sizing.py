@@ -1,6 +1,6 @@
-"""VDI storage sizing (seed 004) and the response-time check (no Qt).
+"""VDI storage sizing and the response-time check (no Qt).
 
-Formulas (``shared/domain.md``, "Sizing (VDI)")::
+Formulas (StormScope's sizing defaults for VDI)::
 
     F  = users x IOPS per user x storm multiplier                  front-end IOPS
     B  = F x r + F x w x P                                         back-end IOPS (r, w read/write fractions,
@@ -37,6 +37,7 @@ from app.analysis.histograms import AnalysisError, latency_share
 from app.analysis.phases import has_table, list_phases
 from app.analysis.series import activity_start, load_series, resample
 from app.analysis.sizing_presets import load_presets
+from app.analysis.text import Note
 
 
 def _frac(x: float | int | str | Fraction) -> Fraction:
@@ -120,7 +121,7 @@ def size_vdi(users: int, iops_per_user: float | None = None, *, read_pct: float 
 
     ipu = pick("iops_per_user", iops_per_user)
     if ipu is None:
-        raise AnalysisError("give the IOPS per user (--iops-per-user), a --profile or a measured run")
+        raise AnalysisError("give {fix}", "iops_per_user")
     rp = pick("read_pct", read_pct, d["read_pct"], f"default: {d['read_pct_source']}")
     if storm_multiplier is None and storm is not None and "storm_multiplier" not in m:
         if storm not in pre["storm_multipliers"]:
@@ -171,9 +172,9 @@ def size_vdi(users: int, iops_per_user: float | None = None, *, read_pct: float 
         cap_exact = _frac(users) * _frac(gb_per_user) / (_frac(disk_gb) * usable)
         n_cap = _ceil(cap_exact)
     elif gb_per_user is not None or disk_gb is not None:
-        raise AnalysisError("capacity sizing needs both --gb-per-user and --disk-gb")
+        raise AnalysisError("capacity sizing needs both {fix}", "capacity_inputs")
     else:
-        notes.append("capacity not sized (give --gb-per-user and --disk-gb)")
+        notes.append(Note("capacity not sized (give {fix})", "capacity_inputs"))
     n = max(n_iops, n_cap or 0)
     group = int(rd["group"])
     n_layout = max(group, -(-n // group) * group) if group > 1 else n
@@ -192,14 +193,14 @@ def size_vdi(users: int, iops_per_user: float | None = None, *, read_pct: float 
         raid={"level": raid_key, **rd, "usable_share": float(usable)},
         disk=disk, inputs=inputs,
         formula={
-            "frontend_iops": "users x iops_per_user x storm_multiplier",
+            "frontend_iops": "F = users x IOPS per user x storm multiplier",
             "backend_iops": "F x r + F x w x P  (F front-end IOPS, r/w read/write fractions, P RAID write penalty)",
-            "disks_for_iops": "ceil(backend_iops / per-disk IOPS)",
-            "disks_for_capacity": "ceil(users x gb_per_user / (disk_gb x usable share))",
-            "disks": "max(disks_for_iops, disks_for_capacity)",
+            "disks_for_iops": "ceil(back-end IOPS / per-disk IOPS)",
+            "disks_for_capacity": "ceil(users x GB per user / (disk GB x usable share))",
+            "disks": "the larger of the disks for IOPS and the disks for capacity",
             "disks_layout": "disks rounded up to whole sets of the RAID level (mirror pairs, parity groups)",
             "array_frontend_iops": "disks x per-disk IOPS / (r + w x P)",
-            "users_supported": "array_frontend_iops / (iops_per_user x storm_multiplier)",
+            "users_supported": "front-end IOPS of the array / (IOPS per user x storm multiplier)",
             "arithmetic": "exact fractions of the inputs; rounded only when printed",
         },
         notes=notes)
@@ -257,7 +258,7 @@ def measured_inputs(ws: Any, run_id: int, vms: int, *, device: str | None = None
     return {
         "iops_per_user": steady / vms, "read_pct": read_pct, "storm_multiplier": peak / steady,
         "peak_iops": peak, "steady_iops": steady, "vms": vms, "run_id": run_id,
-        "source": f"measured: run {run_id}, {vms} VMs",
+        "source": f"measured from run {s.run_name} ({vms} VMs)",
         "method": {"peak": "highest interval IOPS" + (f" after resampling to {every_s:g} s" if every_s else ""),
                    "steady": how, "iops_per_user": "steady / VMs", "storm_multiplier": "peak / steady",
                    "read_pct": f"reads / (reads + writes) by {rbasis}", "series": s.method()},
@@ -304,7 +305,8 @@ def response_time_check(ws: Any, run_id: int, *, threshold_ms: float = 50.0, goa
         passed = None
     return {**out, "share": res["share"], "bounds": [lo, hi], "exact": res["exact"], "estimate": res["estimate"],
             "basis": "latency histogram", "label": "per-I/O, from the latency histogram: " + res["method"],
-            "passed": passed, "ios": res["ios"], "method": "app.analysis.histograms.latency_share"}
+            "passed": passed, "ios": res["ios"],
+            "method": "the latency histogram's share of I/O within the threshold: exact, or bounds with an estimate"}
 
 
 def _iomark_share(ws: Any, run_id: int, threshold_ms: float) -> tuple[float, str, list[dict[str, Any]]] | None:

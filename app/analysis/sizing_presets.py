@@ -6,9 +6,9 @@ Every entry names its source. Edit the values here, or pass a JSON file with the
     {"disk_types": {"sas10k": {"iops": 140}}, "user_profiles": {"callcenter": {"iops_per_user": 6,
      "read_pct": 25, "source": "our 2024 login-storm measurement"}}}
 
-Sources
-    domain  ``shared/domain.md`` (StormScope's domain notes), "Sizing (VDI)".
-    ETRI    J. Park et al., "Storage Sizing Issue of VDI System" (ETRI; field write-up seed 004), which
+Sources (the texts below are shown to customers in the window and the PDF: no file names)
+    DOMAIN  StormScope's sizing defaults for VDI (the product's domain notes, "Sizing (VDI)").
+    ETRI    J. Park et al., "Storage Sizing Issue of VDI System" (ETRI), which
             cites VMware "Storage Considerations for VMware Horizon View 5.2" for 8-25 IOPS per office
             user and 3-7 to 20-30 IOPS in steady state, PQR "VDI & Storage: Deep Impact" (2011) for
             > 80 % small random writes, and J. McLeod et al., "5,000-Seat VMware View Deployment"
@@ -22,8 +22,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-DOMAIN = "shared/domain.md, 'Sizing (VDI)'"
-ETRI = "ETRI 'Storage Sizing Issue of VDI System' (seed 004)"
+DOMAIN = "StormScope's sizing defaults (VDI)"
+ETRI = "J. Park et al., 'Storage Sizing Issue of VDI System' (ETRI)"
 
 # write penalty: back-end I/Os per front-end write. Usable share of raw capacity: mirrors 1/2,
 # parity RAID (group - parity) / group with the group size given here (editable).

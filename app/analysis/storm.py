@@ -41,6 +41,7 @@ from app.analysis.series import (
     resample,
     weighted_percentile,
 )
+from app.analysis.text import Note
 
 PERCENTILES = (50, 95, 99)
 DEFAULT_SETTLE_PCT = 10.0
@@ -226,7 +227,7 @@ def storm_report(ws: Any, run_id: int, device: str | None = None, params: StormP
         method["range_s"] = [float(x) if np.isfinite(x) else None for x in t_range]
     if stored:
         chosen, source = stored, "stored"
-        method["phases"] = "phases stored in the workspace (phase add / phase detect --save)"
+        method["phases"] = Note("phases stored in the workspace ({fix})", "store_phases")
     elif phases in ("auto", "detect"):
         chosen, source = detect_phases(s), "detected"
         method["phases"] = detection_method()

@@ -1,18 +1,158 @@
-"""Plain-text renderings of the analyses (command line, PDF notes). No Qt.
+"""Words of the analyses: how a fix is named on each front end, and the command line's plain-text
+renderings. No Qt.
 
-Each says how the figures were made, and marks what is an estimate or interval-level.
+The renderings say how the figures were made, and mark what is an estimate or interval-level.
+
+Fixes
+    An analysis that cannot answer, or answers with a caveat the user can remove, names the fix by a key
+    (``AnalysisError("...: set the interval with {fix}", fix="set_interval", run_id=3)``, or a
+    :class:`Note` in a list of notes). :data:`FIXES` is the one table that says how each front end names
+    it: the command line as its command or flag (its users type commands), the window and the PDF as
+    the menu item, button or field (customers never see flags, code names or internal files).
+    ``str()`` of an error or a note is the window and PDF wording; the command line asks for its own with
+    :func:`for_cli`.
+
+This module imports no other analysis module at run time, so that every one of them can use it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.analysis.cap import CapResult
-from app.analysis.compare import Comparison
-from app.analysis.phases import Phase
-from app.analysis.series import DeviceChoice, Series
-from app.analysis.sizing import SizingResult
-from app.analysis.storm import StormMetrics, StormReport
+if TYPE_CHECKING:
+    from app.analysis.cap import CapResult
+    from app.analysis.compare import Comparison
+    from app.analysis.phases import Phase
+    from app.analysis.series import DeviceChoice, Series
+    from app.analysis.sizing import SizingResult
+    from app.analysis.storm import StormMetrics, StormReport
+
+FRONTS = ("cli", "window")
+
+# fix key -> how each front end names it; "{run_id}" and other fields come from the error or note
+FIXES: dict[str, dict[str, str]] = {
+    "set_interval": {
+        "cli": "'main.py run {run_id} --interval SECONDS'",
+        "window": "the run's right-click menu ▸ Set interval…",
+    },
+    "fio_json_plus": {
+        "cli": "re-run fio with --output-format=json+",
+        "window": "re-run fio with its json+ output format, which writes the latency bins",
+    },
+    "iops_per_user": {
+        "cli": "the IOPS per user (--iops-per-user), a --profile or a measured run",
+        "window": "the IOPS per user, a user profile or a measured run",
+    },
+    "capacity_inputs": {
+        "cli": "--gb-per-user and --disk-gb",
+        "window": "the capacity per user and the disk size",
+    },
+    "align_offset": {
+        "cli": "--align offset:S",
+        "window": "an alignment by offset",
+    },
+    "device_choice": {
+        "cli": "--device",
+        "window": "picked by name",
+    },
+    "store_phases": {
+        "cli": "phase add / phase detect --save",
+        "window": "added by hand or saved from a detection",
+    },
+}
+
+
+def fix_phrase(fix: str, front: str = "window", **params: Any) -> str:
+    """How ``front`` ("cli" or "window"; the PDF uses the window's words) names the fix ``fix``."""
+    if front not in FRONTS:
+        raise ValueError(f"unknown front end {front!r}: {', '.join(FRONTS)}")
+    return FIXES[fix][front].format(**params)
+
+
+def with_fix(message: str, fix: str | None, front: str = "window", **params: Any) -> str:
+    """``message`` with its ``{fix}`` placeholder replaced by ``front``'s phrase (replace, not format: the
+    message may hold run names with braces)."""
+    if fix is None:
+        return message
+    return message.replace("{fix}", fix_phrase(fix, front, **params))
+
+
+class AnalysisError(Exception):
+    """The data cannot answer the question (no such run, no histogram, ...).
+
+    ``fix`` (a :data:`FIXES` key) and ``params`` name what the user can do about it; the message holds
+    ``{fix}`` where the phrase goes. ``str()`` is the window and PDF wording, :meth:`render` any front end's.
+    """
+
+    def __init__(self, message: str, fix: str | None = None, **params: Any):
+        if fix is not None and fix not in FIXES:
+            raise KeyError(f"unknown fix {fix!r}")
+        super().__init__(message)
+        self.message, self.fix, self.params = message, fix, params
+
+    def render(self, front: str = "window") -> str:
+        return with_fix(self.message, self.fix, front, **self.params)
+
+    def __str__(self) -> str:
+        return self.render("window")
+
+
+class Note(str):
+    """A note (or a method text) that names a fix: the string itself is the window and PDF wording;
+    :meth:`render` gives any front end's (the command line's JSON and text use ``render("cli")``)."""
+
+    message: str
+    fix: str | None
+    params: dict[str, Any]
+
+    def __new__(cls, message: str, fix: str | None = None, **params: Any) -> Note:
+        if fix is not None and fix not in FIXES:
+            raise KeyError(f"unknown fix {fix!r}")
+        self = super().__new__(cls, with_fix(message, fix, "window", **params))
+        self.message, self.fix, self.params = message, fix, params
+        return self
+
+    def render(self, front: str = "window") -> str:
+        return with_fix(self.message, self.fix, front, **self.params)
+
+
+def render(x: Any, front: str = "window") -> Any:
+    """An error or note in ``front``'s words; anything else as it is."""
+    if isinstance(x, (AnalysisError, Note)):
+        return x.render(front)
+    return x
+
+
+def for_cli(x: Any) -> str:
+    """The command line's wording of an error, a note or a plain string."""
+    return str(render(x, "cli"))
+
+
+def for_cli_json(v: Any) -> Any:
+    """Notes inside nested dicts and lists in the command line's words (for its JSON)."""
+    if isinstance(v, Note):
+        return v.render("cli")
+    if isinstance(v, dict):
+        return {k: for_cli_json(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [for_cli_json(x) for x in v]
+    if isinstance(v, tuple):
+        return tuple(for_cli_json(x) for x in v)
+    return v
+
+
+# customer words for the sizing inputs and steps (window and PDF; the command line's JSON keeps the keys)
+SIZING_INPUT_LABELS: dict[str, str] = {
+    "users": "Users", "iops_per_user": "IOPS per user", "read_pct": "Reads (%)",
+    "storm_multiplier": "Storm multiplier", "raid": "RAID level", "disk_iops": "IOPS per disk",
+    "gb_per_user": "Capacity per user (GB)", "disk_gb": "Disk size (GB)",
+}
+SIZING_STEP_LABELS: dict[str, str] = {
+    "frontend_iops": "Front-end IOPS", "backend_iops": "Back-end IOPS", "disks_for_iops": "Disks for IOPS",
+    "disks_for_capacity": "Disks for capacity", "disks": "Disks", "disks_layout": "Disks in whole sets",
+    "array_frontend_iops": "Front-end IOPS of the array", "users_supported": "Users supported",
+    "arithmetic": "Arithmetic",
+}
 
 
 def _n(v: float | None, fmt: str = "{:,.1f}") -> str:
@@ -31,7 +171,7 @@ def _table(cols: list[str], rows: list[list[str]]) -> str:
 
 
 def format_devices(d: DeviceChoice) -> str:
-    text = f"devices: {', '.join(d.used) or 'none'} ({d.rule})"
+    text = f"devices: {', '.join(d.used) or 'none'} ({for_cli(d.rule)})"
     real = {k: v for k, v in d.excluded.items() if v != "not requested"}
     if real:
         text += "\n  left out: " + "; ".join(f"{k}: {v}" for k, v in real.items())
@@ -68,7 +208,7 @@ def format_series(s: Series) -> str:
         rows.append(row)
     out = _series_head(s) + [_table(cols, rows),
                              "* await: iostat's mean per request over each interval (interval-level, not per I/O)"]
-    out += [f"note: {n}" for n in s.notes]
+    out += [f"note: {for_cli(n)}" for n in s.notes]
     return "\n".join(out)
 
 
@@ -110,7 +250,7 @@ def format_storm(r: StormReport) -> str:
     s = r.method["series"]
     p = r.method["parameters"]
     out = [f"run {r.run_id} ({r.run_name}): storm metrics",
-           f"devices: {', '.join(s['devices']['used'])} ({s['devices']['rule']}); IOPS = {s['iops']}",
+           f"devices: {', '.join(s['devices']['used'])} ({for_cli(s['devices']['rule'])}); IOPS = {s['iops']}",
            f"activity = {p['activity']}; settle = {p['settle']}; threshold = {p['threshold_iops']}"]
     if s["since_boot_excluded"]:
         out.append(f"since-boot report left out (sample {', '.join(map(str, s['since_boot_excluded']))})")
@@ -125,14 +265,14 @@ def format_storm(r: StormReport) -> str:
         for ph, m in r.phases:
             out.append(f"  {ph.name} [{ph.t_start_s:g}-{ph.t_end_s:g} s, {ph.source}]")
             out += _metrics_lines(m, "    ")
-    out += [f"note: {n}" for n in r.notes]
+    out += [f"note: {for_cli(n)}" for n in r.notes]
     return "\n".join(out)
 
 
 def format_cap(r: CapResult) -> str:
     out = [f"run {r.run_id} ({r.run_name}): cap check -> {r.verdict.upper()}",
            format_devices(_devices(r.method["series"]["devices"])),
-           f"rule: {r.method['rule']}"]
+           f"rule: {for_cli(r.method['rule'])}"]
     for c in r.checks:
         op = "" if c.op == "total" else f" ({c.op})"
         out.append(f"{c.metric.upper()} cap {c.cap:,.6g} {c.unit}{op}, limit {c.limit:,.1f} {c.unit} "
@@ -161,11 +301,13 @@ def format_cap(r: CapResult) -> str:
                     txt += (f"; peak inside {_n(b['peak_inside'])} vs burst max {b['max']:,.6g} + tolerance: "
                             f"{'within' if b['held'] else 'ABOVE'}")
                 out.append(txt)
-    out += [f"note: {n}" for n in r.notes]
+    out += [f"note: {for_cli(n)}" for n in r.notes]
     return "\n".join(out)
 
 
 def _devices(d: dict[str, Any]) -> DeviceChoice:
+    from app.analysis.series import DeviceChoice
+
     return DeviceChoice(d["requested"], d["used"], d["excluded"], d["rule"])
 
 
@@ -233,7 +375,7 @@ def format_compare(c: Comparison) -> str:
                                                   else ""))
     else:
         out.append(f"IOzone: {io.get('note')}")
-    out += [f"note: {x}" for x in c.notes]
+    out += [f"note: {for_cli(x)}" for x in c.notes]
     return "\n".join(out)
 
 
@@ -258,10 +400,10 @@ def format_sizing(r: SizingResult) -> str:
                f"front-end IOPS = {r.users_supported:,.1f} users at this load")
     out.append("inputs:")
     for k, x in inp.items():
-        out.append(f"  {k} = {x['value']}  ({x['source']})")
+        out.append(f"  {k} = {x['value']}  ({for_cli(x['source'])})")
     if r.response_time:
         out.append(format_response_time(r.response_time))
-    out += [f"note: {n}" for n in r.notes]
+    out += [f"note: {for_cli(n)}" for n in r.notes]
     return "\n".join(out)
 
 
@@ -293,7 +435,7 @@ def format_response_time(rt: dict[str, Any]) -> str:
         share = f"between {lo:.2%} and {hi:.2%} (bounds; ESTIMATE {rt['estimate']:.2%} by interpolation)" \
             if rt.get("estimate") is not None else f"between {lo:.2%} and {hi:.2%} (bounds)"
     return (f"response time, run {rt['run_id']}: {share} of I/O within {rt['threshold_ms']:g} ms -> {verdict} "
-            f"the goal of {rt['goal_pct']:g} %\n  {rt['label']}")
+            f"the goal of {rt['goal_pct']:g} %\n  {for_cli(rt['label'])}")
 
 
 def format_phases(run_id: int, phases: list[Phase], markers: dict[str, float]) -> str:
