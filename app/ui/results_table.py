@@ -167,6 +167,11 @@ class ResultsTable(QWidget):
             overlay.cap.valueChanged.connect(lambda *_a: self.schedule())
         self.schedule()
 
+    @property
+    def busy(self) -> bool:
+        """A computation is pending or running."""
+        return self.loading or self._debounce.isActive()
+
     def schedule(self) -> None:
         """Recompute soon (zooming fires many range changes: one computation after they stop)."""
         self._debounce.start()
