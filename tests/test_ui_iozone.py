@@ -276,3 +276,20 @@ def test_dark_theme_text_reads_on_the_dark_background(qtbot, window):
         menu_action(window, "View", "Theme", "Light").trigger()
         qtbot.wait(20)
     assert view.bars.getPlotItem().getAxis("bottom").textPen().color().lightness() < 60
+
+
+def test_throughput_runs_alone_have_bars_and_say_why_there_is_no_matrix(qtbot, window):
+    t12, l5 = imported(window, T12, L5)
+    view = open_iozone(qtbot, window, [t12, l5])
+    assert view.bars.isVisible() and len(view.bar_items) == 2
+    assert not view.matrix.isVisible() and not view.test.isEnabled()
+    assert "No file-size x record-size matrix" in view.matrix_title.text()
+    assert "12 streams in 4" in view.message.text()  # the 12-stream run is faster in all four shared tests
+    tree = window.browser.tree
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
+                     tree.visualItemRect(tree.currentItem()).center())  # Ctrl+click: deselect one ...
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
+                     tree.visualItemRect(next(it for it in window.browser._run_items() if it.isSelected())).center())
+    assert window.browser.selected_runs() == []
+    assert not view.splitter.isVisible() and not view.log.isEnabled()  # no empty axes
+    assert view.message.text() == "Select IOzone runs in the run list."

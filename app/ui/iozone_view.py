@@ -180,6 +180,7 @@ class IozoneView(QWidget):
         self.test.currentIndexChanged.connect(self._draw_matrix)
         self.message = QLabel("Select IOzone runs in the run list.")
         self.message.setWordWrap(True)
+        self.message.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)  # at the top when alone
 
         self.rate_axis = RateAxis("bottom")
         self.test_axis = CategoryAxis("left", offset=0.0)
@@ -205,7 +206,7 @@ class IozoneView(QWidget):
         # the matrix's title is a label above it: it wraps when the panel is narrow instead of widening the plot
         self.matrix_title = QLabel("")
         self.matrix_title.setWordWrap(True)
-        self.matrix_title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.matrix_title.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         self.bars_title = QLabel("<b>Best throughput per test</b> · MB/s, one bar per run and stream count")
         self.bars_title.setWordWrap(True)
         self.bars_title.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -318,6 +319,8 @@ class IozoneView(QWidget):
         plot.setLabel("bottom", "MB/s" + (" (log scale)" if log else ""), color=fg)
         self.test_axis.set_labels([test_name(t) for t in self.tests])
         values = [v / KB_PER_MB for d in self.series.values() for v in d.values() if v > 0]
+        self.splitter.setVisible(bool(values))  # no empty 0.1 ... 0.9 axes: the message says what to do
+        self.log.setEnabled(bool(values))
         if not values:
             plot.setLogMode(x=False, y=False)
             self.message.setText("Select IOzone runs in the run list." if not self.run_ids else
@@ -451,6 +454,9 @@ class IozoneView(QWidget):
         plot.setLabel("bottom", "file size", color=fg)
         plot.setLabel("left", "record size", color=fg)
         self.colorbar.setVisible(False)
+        self.matrix.setVisible(run_id is not None and test is not None)
+        self.matrix_run.setEnabled(self.matrix_run.count() > 1)
+        self.test.setEnabled(self.test.count() > 0)
         if run_id is None or test is None:
             self.file_axis.set_labels([])
             self.record_axis.set_labels([])
