@@ -66,6 +66,11 @@ def size_text(kb: int) -> str:
     return f"{kb}k"
 
 
+def log_tick_text(v: float) -> str:
+    """The real value at log10 position v (a 1-2-3-5 step): as many decimals as the step needs (0.5, 20, 5,000)."""
+    return f"{10 ** v:,.{max(0, -math.floor(v + 1e-9))}f}"
+
+
 def _tick_font() -> QFont:
     font = QFont(QApplication.font())
     font.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
@@ -77,8 +82,8 @@ class RateAxis(pg.AxisItem):
     as many as fit without touching."""
 
     def tickStrings(self, values: list[float], scale: float, spacing: float | None) -> list[str]:  # noqa: N802
-        if self.logMode:  # 1-2-5 steps: as many decimals as the step needs (0.5, 20, 5,000)
-            return [f"{10 ** v:,.{max(0, -math.floor(v + 1e-9))}f}" for v in values]
+        if self.logMode:
+            return [log_tick_text(v) for v in values]
         places = max(0, math.ceil(-math.log10(spacing * scale))) if spacing else 0
         return [f"{v * scale:,.{places}f}" for v in values]
 
@@ -91,7 +96,7 @@ class RateAxis(pg.AxisItem):
         for steps in ((1, 2, 5), (1, 3), (1,)):
             vals = [d + math.log10(s) for d in range(math.floor(lo), math.ceil(hi) + 1) for s in steps]
             vals = [v for v in vals if lo - 1e-9 <= v <= hi + 1e-9]
-            ext = [metrics.horizontalAdvance(rate_text(10 ** v)) for v in vals]
+            ext = [metrics.horizontalAdvance(log_tick_text(v)) for v in vals]
             if all((b - a) * per_px >= (ea + eb) / 2 + TICK_GAP_PX
                    for a, b, ea, eb in zip(vals, vals[1:], ext, ext[1:])):
                 chosen = vals
