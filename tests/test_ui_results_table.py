@@ -241,3 +241,13 @@ def test_render_table_and_grab(qtbot, window, table, tmp_path):
     colours = {img.pixel(x, y) for x in range(0, 1200, 7) for y in range(0, int(table.table_height(1200)), 3)}
     assert len(colours) > 5  # text, swatches and lines were drawn
     assert not table.grab().isNull()
+    # the chart with the table beneath: PNG at twice the size, SVG with the table's text
+    from app.ui.results_table import export_chart_with_table
+
+    chart = window.plot.plot
+    export_chart_with_table(chart, table, str(tmp_path / "c.png"))
+    png = QImage(str(tmp_path / "c.png"))
+    assert png.width() == 2 * chart.width() and png.height() > 2 * chart.height()
+    export_chart_with_table(chart, table, str(tmp_path / "c.svg"))
+    svg = (tmp_path / "c.svg").read_text()
+    assert "Plateau (IOPS)" in svg and "storm_slow_iostat-xt" in svg

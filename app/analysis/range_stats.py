@@ -272,7 +272,8 @@ COLUMNS = [
     Column("cap", "Cap verdict", "cap",
            f"Did the cap hold? Every window of at least {DEFAULT_WINDOW_S:g} s (whole reports, sliding by one) must "
            f"average at or below the cap + {DEFAULT_TOLERANCE_PCT:g} % tolerance. 'held (cap not reached)': the "
-           "load never came near the cap; 'not capped': the plateau (median interval of the range) is above it",
+           "load never came near the cap; 'not capped': the median interval of the range is above the cap + "
+           "tolerance (the run clearly exceeds it, so no cap at this level was in force)",
            False),
 ]
 COLUMN_KEYS = [c.key for c in COLUMNS]
@@ -365,7 +366,7 @@ def cap_text(row: RangeRow) -> str | None:
         return (f"NOT held: worst {w:g} s window {_num(avg)} {u} > {_num(c.limit)} "
                 f"({c.windows_over} of {c.windows_judged} windows over)")
     if c.verdict == "not capped":
-        return f"not capped: plateau {_num(c.plateau)} {u} (median interval) > {_num(c.limit)}"
+        return f"not capped: median interval {_num(c.plateau)} {u} > {_num(c.limit)}"
     return c.verdict
 
 
@@ -393,8 +394,11 @@ def numeric(row: RangeRow, col: Column) -> float | None:
 def delta_cells(a: RangeRow, b: RangeRow, cols: list[Column]) -> tuple[list[float | None], list[float | None]]:
     """``B − A`` and ``B / A`` per column (None where a side is missing, or A is 0 for the ratio)."""
     d, r = [], []
+    basis = [None if x.storm is None else x.storm.read_share_basis for x in (a, b)]
     for c in cols:
         va, vb = numeric(a, c), numeric(b, c)
+        if c.key == "read_share" and basis[0] != basis[1]:
+            va = vb = None  # by I/Os against by kB: not comparable
         if va is None or vb is None:
             d.append(None)
             r.append(None)

@@ -328,8 +328,20 @@ class ResultsTable(QWidget):
 
     def table_height(self, width: float) -> float:
         """The height ``render_table`` needs at ``width`` (for an export that puts the table under the chart)."""
-        fm = self.fontMetrics()
-        return (len(self.lines) + 1) * (fm.height() + 6) + 4
+        from PySide6.QtGui import QFontMetricsF
+
+        cols = self.columns()
+        if not cols:
+            return 0.0
+        heads = headers(cols, float(self.threshold.value()))
+        bold = QFont(self.font())
+        bold.setBold(True)
+        fm, fmb = QFontMetricsF(self.font()), QFontMetricsF(bold)
+        total = sum(max([fmb.horizontalAdvance(heads[j]) + 2] + [fm.horizontalAdvance(ln.display[j]) + 2
+                                                                 for ln in self.lines]) + 12 + (14 if j == 0 else 0)
+                    for j in range(len(cols)))
+        scale = min(1.0, width / total) if total else 1.0
+        return (len(self.lines) + 1) * (fm.height() + 6) * scale + 2
 
     def render_table(self, painter: QPainter, rect: QRectF | Any) -> None:
         """Draw the table (header, lines, colour swatches) into ``rect``, shrinking the text to fit its width:
@@ -346,11 +358,15 @@ class ResultsTable(QWidget):
         font = QFont(self.font())
         painter.save()
         try:
+            bold = QFont(font)
+            bold.setBold(True)
+            painter.setFont(bold)
+            fmb = painter.fontMetrics()
             painter.setFont(font)
             fm = painter.fontMetrics()
             pad, sw = 6.0, 14.0
-            widths = [max(fm.horizontalAdvance(r[j]) for r in grid) + 2 * pad + (sw if j == 0 else 0)
-                      for j in range(len(cols))]
+            widths = [max([fmb.horizontalAdvance(heads[j]) + 2] + [fm.horizontalAdvance(r[j]) + 2 for r in grid[1:]])
+                      + 2 * pad + (sw if j == 0 else 0) for j in range(len(cols))]
             total = sum(widths)
             scale = min(1.0, rect.width() / total) if total else 1.0
             row_h = fm.height() + 6
@@ -359,8 +375,6 @@ class ResultsTable(QWidget):
             painter.translate(rect.left(), rect.top())
             painter.scale(scale, scale)
             painter.fillRect(QRectF(0, 0, total, need), base)
-            bold = QFont(font)
-            bold.setBold(True)
             y = 0.0
             for i, r in enumerate(grid):
                 x = 0.0
@@ -386,3 +400,53 @@ class ResultsTable(QWidget):
                 painter.drawLine(0, int(y), int(total), int(y))
         finally:
             painter.restore()
+
+
+def export_chart_with_table(chart: QWidget, table: ResultsTable, path: str) -> None:
+    """The chart as on screen with the results table beneath it: SVG (vector, by the file's extension) or PNG at
+    twice the resolution."""
+    from PySide6.QtCore import QRect, QSize
+
+    w, h = chart.width(), chart.height()
+    th = int(table.table_height(w)) + 8 if table.lines else 0
+    if path.lower().endswith(".svg"):
+        from PySide6.QtSvg import QSvgGenerator
+
+        gen = QSvgGenerator()
+        gen.setFileName(path)
+        gen.setSize(QSize(w, h + th))
+        gen.setViewBox(QRect(0, 0, w, h + th))
+        gen.setTitle("StormScope overlay and results")
+        painter = QPainter(gen)
+        try:
+            _render(chart, painter)
+            if th:
+                table.render_table(painter, QRectF(4, h + 4, w - 8, th - 8))
+        finally:
+            painter.end()
+        return
+    from PySide6.QtGui import QImage
+
+    img = QImage(w * 2, (h + th) * 2, QImage.Format.Format_ARGB32)
+    img.fill(QApplication.palette().base().color())
+    painter = QPainter(img)
+    try:
+        painter.scale(2, 2)
+        _render(chart, painter)
+        if th:
+            table.render_table(painter, QRectF(4, h + 4, w - 8, th - 8))
+    finally:
+        painter.end()
+    img.save(path)
+
+
+def _render(widget: QWidget, painter: QPainter) -> None:
+    """A widget as on screen into ``painter`` at (0, 0) (a QGraphicsView, like a pyqtgraph chart, takes a target
+    rectangle instead of a point)."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QGraphicsView
+
+    if isinstance(widget, QGraphicsView):
+        widget.render(painter, QRectF(0, 0, widget.width(), widget.height()))
+    else:
+        widget.render(painter, QPoint(0, 0))
