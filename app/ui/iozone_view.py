@@ -460,7 +460,7 @@ class IozoneView(QWidget):
         plot.setLabel("left", "record size", color=fg)
         self.colorbar.setVisible(False)
         self.matrix.setVisible(run_id is not None and test is not None)
-        self.matrix_run.setEnabled(self.matrix_run.count() > 1)
+        self.matrix_run.setEnabled(self.matrix_run.count() > 0)
         self.test.setEnabled(self.test.count() > 0)
         if run_id is None or test is None:
             self.file_axis.set_labels([])
