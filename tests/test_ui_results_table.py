@@ -251,3 +251,35 @@ def test_render_table_and_grab(qtbot, window, table, tmp_path):
     export_chart_with_table(chart, table, str(tmp_path / "c.svg"))
     svg = (tmp_path / "c.svg").read_text()
     assert "Plateau (IOPS)" in svg and "storm_slow_iostat-xt" in svg
+
+
+def test_aligned_curves_map_the_chart_range_to_run_time(qtbot, window, table, cli_ws, capsys, tmp_path):
+    ids = import_all(window, tmp_path)
+    fast, slow = ids["storm_fast_iostat-xt"], ids["storm_slow_iostat-xt"]
+    window.browser.select_runs([fast, slow])
+    settled(qtbot, window, table)
+    window.plot.align.setCurrentIndex(1)  # Align: first activity, as the user picks it
+    settled(qtbot, window, table)
+    offsets = {c.run_id: c.align_offset_s for c in window.plot.curves}
+    assert offsets[slow] != 0  # the slow storm starts later than its first report
+    vb = window.plot.plot.getPlotItem().vb
+    vb.setXRange(0.0, 20.0, padding=0)
+    settled(qtbot, window, table)
+    lo, hi = vb.viewRange()[0]
+    got = copied(qtbot, table)
+    for row, rid in zip(got, (fast, slow)):
+        off = offsets[rid]
+        check_storm(row, storm_cli(capsys, cli_ws, rid, (lo + off, hi + off)))
+    # the peak's place on the chart is in the tooltip (run time - alignment)
+    line = table.lines[1]
+    tip = table.table.item(1, 3).toolTip()
+    assert f"= {line.row.storm.peak_t_end_s - offsets[slow]:,.1f} s on the chart" in tip
+
+
+def test_storm_text_prints_the_plateau(cli_ws, capsys):
+    path, ids = cli_ws
+    capsys.readouterr()
+    assert cli_main(["analyze", "storm", "-w", str(path), "--run", str(ids["storm_fast_iostat-xt"]),
+                     "--phases", "none"]) == 0
+    out = capsys.readouterr().out
+    assert "plateau 1,200.0 IOPS (median of the intervals above 606.0 IOPS, half the peak)" in out

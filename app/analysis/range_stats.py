@@ -68,7 +68,9 @@ class CurveSpec:
     t_range: tuple[float, float] | None = None  # seconds of the run's axis; None = the whole run
     colour: str = "#1f77b4"
     metric: str = "IOPS (total)"
-    chart_shift_s: float = 0.0  # chart time = run time + chart_shift_s (alignment and manual shift)
+    align_offset_s: float = 0.0  # chart time = (run time - align_offset_s) / time_scale + offset
+    time_scale: float = 1.0  # the run's length in 0–1 (normalised) time, else 1
+    offset: float = 0.0  # the manual Shift+drag shift on the chart
 
 
 @dataclass
@@ -133,11 +135,21 @@ def _cap(s: Series, metric: str, cap: float | None) -> tuple[CapCheck | None, st
         return None, str(e)
 
 
-def _share(ws: Any, run_id: int, device: str, samples: list[int], threshold_ms: float
-           ) -> tuple[Share | None, list[Share | None]]:
+def _cached(cache: dict[Any, Any] | None, key: tuple[Any, ...], make: Any) -> Any:
+    if cache is None:
+        return make()
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
+
+
+def _share(ws: Any, run_id: int, device: str, samples: list[int], threshold_ms: float,
+           cache: dict[Any, Any] | None = None) -> tuple[Share | None, list[Share | None]]:
     """Share within the threshold over the given collections, and per collection (same order)."""
-    lat = load_buckets(ws, run_id, LATENCY, "all", device).filter(pl.col("device") == device)
-    stats = load_stats(ws, run_id, device).filter(pl.col("device") == device)
+    lat = _cached(cache, ("latency", run_id, device), lambda: load_buckets(
+        ws, run_id, LATENCY, "all", device).filter(pl.col("device") == device))
+    stats = _cached(cache, ("stats", run_id, device), lambda: load_stats(
+        ws, run_id, device).filter(pl.col("device") == device))
     if lat.height == 0:
         return None, [None] * len(samples)
 
@@ -152,16 +164,21 @@ def _share(ws: Any, run_id: int, device: str, samples: list[int], threshold_ms: 
 
 
 def compute_row(ws: Any, spec: CurveSpec, cap: float | None = None,
-                threshold_ms: float = DEFAULT_THRESHOLD_MS) -> RangeRow:
-    """The figures of one curve over its range (errors become the row's ``error``, never a crash)."""
+                threshold_ms: float = DEFAULT_THRESHOLD_MS, cache: dict[Any, Any] | None = None) -> RangeRow:
+    """The figures of one curve over its range (errors become the row's ``error``, never a crash).
+
+    ``cache``: a dict that keeps the loaded series and histograms between calls (zooming reloads nothing);
+    the caller empties it when the runs may have changed."""
     row = RangeRow(spec)
     try:
         if spec.kind == "vscsistats":
             if not spec.device:
                 raise AnalysisError("a vscsiStats curve needs its VM disk")
-            s = vscsi_series(ws, spec.run_id, spec.device)
+            s = _cached(cache, ("series", spec.kind, spec.run_id, spec.device),
+                        lambda: vscsi_series(ws, spec.run_id, spec.device or ""))
         else:
-            s = load_series(ws, spec.run_id, spec.device)
+            s = _cached(cache, ("series", spec.kind, spec.run_id, spec.device),
+                        lambda: load_series(ws, spec.run_id, spec.device))
         row.run_name = s.run_name
         row.notes = list(s.notes)
         if spec.t_range is not None:
@@ -172,7 +189,7 @@ def compute_row(ws: Any, spec: CurveSpec, cap: float | None = None,
         if spec.kind == "vscsistats":
             row.threshold_ms = threshold_ms
             idx = [int(i) for i in s.frame.get_column("sample_idx").to_list()]
-            row.share, per = _share(ws, spec.run_id, spec.device or "", idx, threshold_ms)
+            row.share, per = _share(ws, spec.run_id, spec.device or "", idx, threshold_ms, cache)
             for r, sh in zip(s.frame.iter_rows(named=True), per):
                 row.collections.append({"sample_idx": r["sample_idx"], "t_start_s": r["t_start_s"],
                                         "t_end_s": r["t_end_s"], "iops": r["iops"], "await_ms": r["await_ms"],
@@ -183,8 +200,8 @@ def compute_row(ws: Any, spec: CurveSpec, cap: float | None = None,
 
 
 def compute_rows(ws: Any, specs: list[CurveSpec], cap: float | None = None,
-                 threshold_ms: float = DEFAULT_THRESHOLD_MS) -> list[RangeRow]:
-    return [compute_row(ws, sp, cap, threshold_ms) for sp in specs]
+                 threshold_ms: float = DEFAULT_THRESHOLD_MS, cache: dict[Any, Any] | None = None) -> list[RangeRow]:
+    return [compute_row(ws, sp, cap, threshold_ms, cache) for sp in specs]
 
 
 # ---- columns ---------------------------------------------------------------------------------------
@@ -510,7 +527,9 @@ def method_text() -> dict[str, str]:
 
 
 def chart_time(row: RangeRow, run_t: float | None) -> float | None:
-    return None if run_t is None else run_t + row.spec.chart_shift_s
+    """Where a time of the run is on the chart's time axis (alignment, 0–1 time and manual shift applied)."""
+    sp = row.spec
+    return None if run_t is None else (run_t - sp.align_offset_s) / (sp.time_scale or 1.0) + sp.offset
 
 
 def finite(v: float | None) -> bool:

@@ -81,10 +81,8 @@ def curve_specs(curves: list[Any], t_range: tuple[float, float] | None, default_
         if kind == "vscsistats" and device is None and " · " in c.label:
             device = c.label.split(" · ", 1)[1]
         colour = getattr(c, "colour", None) or PALETTE[i % len(PALETTE)]
-        # chart time = run time / scale - align / scale + offset; for the tooltip only (scale 1 outside 0–1 time)
-        shift = offset - align if scale == 1.0 else 0.0
         out.append(CurveSpec(int(c.run_id), str(c.label), kind, device, rng, str(colour),
-                             getattr(c, "metric", "") or default_metric, shift))
+                             getattr(c, "metric", "") or default_metric, align, scale, offset))
     return out
 
 
@@ -105,6 +103,7 @@ class ResultsTable(QWidget):
         self._generation = 0
         self._jobs: list[Any] = []
         self._last: tuple[Any, ...] | None = None
+        self._cache: dict[Any, Any] = {}  # loaded series and histograms, kept while only the range changes
 
         self.scope = QLabel(" ")
         self.scope.setToolTip("The figures cover the part of each run that is visible in the chart: zoom the chart "
@@ -158,7 +157,7 @@ class ResultsTable(QWidget):
     def attach(self, overlay: Any) -> None:
         """Follow an OverlayPlot: its curves, visible range and cap line."""
         self.overlay = overlay
-        overlay.curves_changed.connect(self.schedule)
+        overlay.curves_changed.connect(self._curves_changed)
         if hasattr(overlay, "range_changed"):
             overlay.range_changed.connect(lambda *_a: self.schedule())
         vb = overlay.plot.getPlotItem().vb
@@ -171,6 +170,10 @@ class ResultsTable(QWidget):
     def busy(self) -> bool:
         """A computation is pending or running."""
         return self.loading or self._debounce.isActive()
+
+    def _curves_changed(self) -> None:
+        self._cache = {}  # the overlay reloaded: runs may have changed (interval set, deleted, re-imported)
+        self.schedule()
 
     def schedule(self) -> None:
         """Recompute soon (zooming fires many range changes: one computation after they stop)."""
@@ -213,7 +216,10 @@ class ResultsTable(QWidget):
 
         self._last = (ws_path_or_ws, curves, t_range, cap)
         path = Path(getattr(ws_path_or_ws, "path", ws_path_or_ws))
+        if path != self.ws_path or self.overlay is None:
+            self._cache = {}
         self.ws_path = path
+        cache = self._cache
         metric = self.overlay.metric_box.currentText() if self.overlay is not None else "IOPS (total)"
         specs = curve_specs(curves, t_range, metric)
         threshold = float(self.threshold.value())
@@ -227,7 +233,7 @@ class ResultsTable(QWidget):
             if not specs:
                 return []
             with Workspace(path) as ws:
-                return compute_rows(ws, specs, cap, threshold)
+                return compute_rows(ws, specs, cap, threshold, cache)
 
         self._jobs = [j for j in self._jobs if j.isRunning()]
         jt = JobThread(job, self)
