@@ -258,7 +258,7 @@ def measured_inputs(ws: Any, run_id: int, vms: int, *, device: str | None = None
     return {
         "iops_per_user": steady / vms, "read_pct": read_pct, "storm_multiplier": peak / steady,
         "peak_iops": peak, "steady_iops": steady, "vms": vms, "run_id": run_id,
-        "source": f"measured from run {s.run_name} ({vms} VMs)",
+        "source": f"measured from run {s.run_name}, {vms} VMs",
         "method": {"peak": "highest interval IOPS" + (f" after resampling to {every_s:g} s" if every_s else ""),
                    "steady": how, "iops_per_user": "steady / VMs", "storm_multiplier": "peak / steady",
                    "read_pct": f"reads / (reads + writes) by {rbasis}", "series": s.method()},

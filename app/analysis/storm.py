@@ -193,8 +193,8 @@ METRIC_TEXT = {
     "time_above": "summed length of the intervals above the threshold",
     "plateau": "the sustained level: time-weighted median of interval IOPS over the intervals above "
                "50 % of the peak (idle and ramp intervals left out)",
-    "settle_time": "from the end of the peak interval to the start of the first stretch of settle_intervals "
-                   "intervals below settle_pct % of the peak",
+    "settle_time": "from the end of the peak interval to the start of the first stretch of consecutive "
+                   "intervals below the settle level (see 'settle')",
     "total_ios": "sum of interval IOPS x interval length",
     "percentiles": "inverted CDF; interval IOPS weighted by interval length, interval await weighted by I/Os",
     "await": "INTERVAL-LEVEL: iostat's await is the mean per request over a report, so its percentiles are "

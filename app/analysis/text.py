@@ -143,9 +143,9 @@ def for_cli_json(v: Any) -> Any:
 
 # customer words for the sizing inputs and steps (window and PDF; the command line's JSON keeps the keys)
 SIZING_INPUT_LABELS: dict[str, str] = {
-    "users": "Users", "iops_per_user": "IOPS per user", "read_pct": "Reads (%)",
+    "users": "Users", "iops_per_user": "IOPS per user", "read_pct": "Reads",
     "storm_multiplier": "Storm multiplier", "raid": "RAID level", "disk_iops": "IOPS per disk",
-    "gb_per_user": "Capacity per user (GB)", "disk_gb": "Disk size (GB)",
+    "gb_per_user": "Capacity per user", "disk_gb": "Disk size",
 }
 SIZING_STEP_LABELS: dict[str, str] = {
     "frontend_iops": "Front-end IOPS", "backend_iops": "Back-end IOPS", "disks_for_iops": "Disks for IOPS",

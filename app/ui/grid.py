@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
+from PySide6.QtGui import QFontDatabase, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -34,12 +34,15 @@ class Grid(QWidget):
         self.sql = QPlainTextEdit()
         self.sql.setPlaceholderText("SELECT … FROM iostat_samples WHERE run_id = 1   (Ctrl+Enter runs it)")
         self.sql.setMaximumHeight(90)
-        run = QPushButton("Run query")
+        run = self.run_button = QPushButton("Run query")
+        run.setToolTip("Run the SELECT query above (Ctrl+Enter); the SQL tab only reads the workspace")
         run.clicked.connect(self.run_sql)
         QShortcut(QKeySequence("Ctrl+Return"), self.sql, activated=self.run_sql)
         self.error = QLabel()
         self.error.setStyleSheet("color: #b00020;")
         self.error.setWordWrap(True)
+        self.error.setTextFormat(Qt.TextFormat.PlainText)
+        self.error.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error.hide()
         # the filter row: one box per column, kept under its column while columns resize or scroll
         self.filter_strip = QWidget()
@@ -150,10 +153,21 @@ class Grid(QWidget):
     def run_sql(self) -> None:
         self._set_model(LazyQueryModel(self.ws.con, self.sql.toPlainText() or "SELECT 1 AS empty"))
 
+    def _show_error(self, model: LazyQueryModel) -> None:
+        """The user's statement refused (not one SELECT), or DuckDB's message about it -- never the model's
+        wrapper query. DuckDB's excerpt of the statement, with its ^ under the culprit, needs a fixed font."""
+        text = model.error or ""
+        if model.refused:
+            self.error.setFont(self.font())
+            self.error.setText(text)
+        else:
+            self.error.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+            self.error.setText(f"SQL error: {text}")
+        self.error.show()
+
     def _set_model(self, model: LazyQueryModel) -> None:
         if model.error and not model.columns:
-            self.error.setText(f"SQL error: {model.error}")
-            self.error.show()
+            self._show_error(model)
             model.close()
             return
         self.error.hide()
@@ -183,8 +197,7 @@ class Grid(QWidget):
         if self.model is None:
             return
         if self.model.error:
-            self.error.setText(f"SQL error: {self.model.error}")
-            self.error.show()
+            self._show_error(self.model)
         else:
             self.error.hide()
         self.stats.setText(f"{self.model.rowCount():,} rows")

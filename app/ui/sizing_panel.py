@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.analysis.histograms import AnalysisError
 from app.analysis.sizing import measured_inputs, size_vdi
 from app.analysis.sizing_presets import load_presets
+from app.analysis.text import SIZING_INPUT_LABELS, SIZING_STEP_LABELS
 from app.workspace import Workspace
 
 
@@ -107,11 +108,13 @@ class SizingPanel(QWidget):
         measured = None
         if self.measured.isChecked():
             if not self.run_ids:
+                self._clear()
                 self.notes.setText("Select an iostat run of the storm to size from measurements.")
                 return
             try:
                 measured = measured_inputs(self.ws, self.run_ids[0], self.vms.value())
-            except AnalysisError as e:
+            except AnalysisError as e:  # str(e): the window's words (menu items, not command-line flags)
+                self._clear()
                 self.notes.setText(f"Measured mode: {e}")
                 return
         elif profile is not None:
@@ -122,7 +125,7 @@ class SizingPanel(QWidget):
         try:
             r = size_vdi(self.users.value(), measured=measured, **kwargs)
         except AnalysisError as e:
-            self.headline.setText("")
+            self._clear()
             self.notes.setText(str(e))
             return
         self.result = r
@@ -139,8 +142,30 @@ class SizingPanel(QWidget):
                   "users_supported": f"{r.users_supported:,.1f}"}
         self.table.setRowCount(len(r.formula))
         for i, (k, f) in enumerate(r.formula.items()):
-            for j, v in enumerate((k.replace("_", " "), f, values.get(k, ""))):
+            for j, v in enumerate((SIZING_STEP_LABELS.get(k, k.replace("_", " ")), f, values.get(k, ""))):
                 self.table.setItem(i, j, QTableWidgetItem(v))
         self.table.resizeColumnsToContents()
-        src = "; ".join(f"{k} = {v['value']} ({v['source']})" for k, v in r.inputs.items())
+        src = "; ".join(f"{SIZING_INPUT_LABELS.get(k, k.replace('_', ' '))} = {self._value(k, v['value'], r)} "
+                        f"({self._source(k, v['source'], r)})" for k, v in r.inputs.items())
         self.notes.setText("Inputs: " + src + ("\n" + "\n".join(r.notes) if r.notes else ""))
+
+    def _clear(self) -> None:
+        """No result: nothing of the last one may stay on screen as if it still held."""
+        self.result = None
+        self.headline.setText("")
+        self.table.setRowCount(0)
+
+    @staticmethod
+    def _value(key: str, value: Any, r: Any) -> str:
+        if key == "raid":
+            return str(r.raid.get("label", value))
+        text = f"{value:,.6g}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else str(value)
+        unit = {"read_pct": " %", "gb_per_user": " GB", "disk_gb": " GB"}.get(key, "")
+        return text + unit
+
+    @staticmethod
+    def _source(key: str, source: str, r: Any) -> str:
+        """The disk type by the name the Disk type box shows, not its preset key."""
+        if key == "disk_iops" and r.disk.get("type") and r.disk.get("label"):
+            return source.replace(f"disk type {r.disk['type']}", f"disk type {r.disk['label']}", 1)
+        return source

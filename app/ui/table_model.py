@@ -14,17 +14,59 @@ from __future__ import annotations
 
 import math
 import queue
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+import duckdb
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QThread, Signal
 
 PAGE = 500
 MAX_PAGES = 60  # pages kept in memory (LRU)
 PENDING = "…"
+READ_ONLY = "The SQL tab is read-only: only SELECT queries (and WITH … SELECT) can be run here."
+ONE_STATEMENT = "The SQL tab runs one query at a time: remove the other statements (or the ';' between them)."
+EMPTY = "Type a SELECT query."
+# first words of statements that change the workspace (or reach outside it): refused even when misspelt further on
+_WRITES = ("DELETE", "UPDATE", "INSERT", "CREATE", "COPY", "ATTACH", "DETACH", "DROP", "ALTER", "TRUNCATE",
+           "MERGE", "INSTALL", "LOAD", "EXPORT", "IMPORT", "CHECKPOINT", "VACUUM")
+
+
+class SQLRefused(Exception):
+    """The user's SQL is not one SELECT query: the message says so in the window's words."""
+
+
+def check_select(con: Any, sql: str) -> None:
+    """Raise :class:`SQLRefused` unless ``sql`` is one read-only query (SELECT, WITH … SELECT, FROM …, VALUES,
+    DESCRIBE/SHOW/SUMMARIZE), and DuckDB's own error -- about the user's statement, not the model's wrapper --
+    when it does not bind. Nothing is executed: a relation is bound, never fetched."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error:
+        if _first_word(sql) in _WRITES:
+            raise SQLRefused(READ_ONLY) from None
+        raise
+    if not statements:
+        raise SQLRefused(EMPTY)
+    if any(st.type != duckdb.StatementType.SELECT for st in statements):
+        raise SQLRefused(READ_ONLY)
+    if len(statements) > 1:
+        raise SQLRefused(ONE_STATEMENT)
+    con.sql(sql)  # binds the statement alone: its errors quote the user's SQL
+
+
+def _first_word(sql: str) -> str:
+    text = re.sub(r"(--[^\n]*|/\*.*?\*/)", " ", sql, flags=re.S).strip().lstrip("(").upper()
+    return re.split(r"\W", text, maxsplit=1)[0] if text else ""
+
+
+def user_error(message: str) -> str:
+    """DuckDB's message without the "LINE n: …" excerpt of the query that failed: for an error raised by the
+    model's wrapper (filters, sort, paging), that excerpt is SQL the user never wrote."""
+    return re.split(r"\n\s*\nLINE \d+:", message, maxsplit=1)[0].strip()
 
 
 def quote_ident(name: str) -> str:
@@ -118,10 +160,12 @@ class LazyQueryModel(QAbstractTableModel):
         self.sort_desc = False
         self.filters: dict[int, str] = {}
         self.error: str | None = None
+        self.refused = False  # the error is the SQL tab refusing the statement (not one SELECT), not DuckDB's
         self._rows = 0
         self._rowids: np.ndarray | None = None
         self._pages: OrderedDict[int, list[tuple]] = OrderedDict()
         self._requested: set[int] = set()
+        self._failed: set[int] = set()  # pages whose query failed (the error is shown)
         self._generation = 0
         self._worker = _Worker(con)
         self._worker.answered.connect(self._answered)
@@ -135,12 +179,21 @@ class LazyQueryModel(QAbstractTableModel):
 
     # ---- SQL -------------------------------------------------------------------------------
     def _describe(self) -> None:
+        if not self.source.table:
+            try:
+                check_select(self.con, self.source.select())
+            except SQLRefused as e:
+                self.error, self.refused = str(e), True
+                return
+            except duckdb.Error as e:  # about the user's own statement: DuckDB's words, its LINE excerpt kept
+                self.error = str(e).strip()
+                return
         try:
             desc = self.con.execute(f"DESCRIBE SELECT * FROM ({self.source.select()}) AS _q LIMIT 0").fetchall()
             self.columns = [r[0] for r in desc]
             self.types = [str(r[1]) for r in desc]
-        except Exception as e:
-            self.error = str(e)
+        except duckdb.Error as e:
+            self.error = user_error(str(e))
 
     def _where(self) -> tuple[str, list[Any]]:
         parts, params = [], []
@@ -189,6 +242,7 @@ class LazyQueryModel(QAbstractTableModel):
         self._generation += 1
         self._pages.clear()
         self._requested.clear()
+        self._failed.clear()
         self._rowids = None
         self._rows = 0
         self.endResetModel()
@@ -223,7 +277,7 @@ class LazyQueryModel(QAbstractTableModel):
         return con.execute(f"{q} LIMIT {PAGE} OFFSET {n * PAGE}", params).fetchall()
 
     def _request(self, n: int) -> None:
-        if n in self._requested or n in self._pages:
+        if n in self._requested or n in self._pages or n in self._failed:
             return
         if self.source.table and self._rowids is None:
             return  # asked again when the index arrives
@@ -234,7 +288,10 @@ class LazyQueryModel(QAbstractTableModel):
         if generation != self._generation:
             return  # an answer to a query the user has since changed
         if isinstance(result, Exception):
-            self.error = str(result)
+            if what.startswith("page:"):  # not asked again on every repaint; a refresh (sort, filter) retries
+                self._requested.discard(int(what.split(":")[1]))
+                self._failed.add(int(what.split(":")[1]))
+            self.error = user_error(str(result))
             self.ready.emit()
             return
         if what in ("index", "count"):
