@@ -420,3 +420,35 @@ def test_sql_tab_shows_the_users_statement_and_refuses_writes(qtbot, window):
     qtbot.waitUntil(lambda: g.error.isVisibleTo(g), timeout=5000)
     assert g.error.text() == refused
     assert w.ws.run(rid) is not None
+
+
+# ---- one table of fixes: the command line keeps its flags, the window and PDF get the menu item or field --------
+def test_every_fix_has_a_window_phrase_without_flags_and_the_cli_keeps_its_own(ws, capsys):
+    from app.analysis.series import load_series
+    from app.analysis.sizing import size_vdi
+    from app.analysis.text import FIXES, AnalysisError, Note, fix_phrase, for_cli
+    from app.cli import main
+    from app.importer import import_file
+    from parsers.base import ImportOptions
+
+    for key, phrases in FIXES.items():
+        assert set(phrases) == {"cli", "window"}, key
+        window = fix_phrase(key, "window", run_id=7)
+        assert not findings([(f"fix {key}", window)], []), window
+    # an error: str() is the window's words, for_cli() the command line's
+    rid = import_file(ws, str(SAMPLES / "capped_200iops_iostat-d.txt"), ImportOptions()).run_ids[0]
+    with pytest.raises(AnalysisError) as e:
+        load_series(ws, rid)
+    assert "right-click menu ▸ Set interval…" in str(e.value) and "--interval" not in str(e.value)
+    assert f"'main.py run {rid} --interval SECONDS'" in for_cli(e.value)
+    # a note: the string is the window's words (the PDF prints it as it is), render("cli") the command line's
+    note = size_vdi(100, 25).notes[0]
+    assert isinstance(note, Note) and note == "capacity not sized (give the capacity per user and the disk size)"
+    assert note.render("cli") == "capacity not sized (give --gb-per-user and --disk-gb)"
+    # the command line prints its own words, as text and as JSON
+    assert main(["size", "--users", "100", "--iops-per-user", "25"]) == 0
+    assert "note: capacity not sized (give --gb-per-user and --disk-gb)" in capsys.readouterr().out
+    assert main(["size", "--users", "100", "--iops-per-user", "25", "--json"]) == 0
+    assert '"capacity not sized (give --gb-per-user and --disk-gb)"' in capsys.readouterr().out
+    assert main(["size", "--users", "100", "--gb-per-user", "5", "--iops-per-user", "5"]) == 2
+    assert "capacity sizing needs both --gb-per-user and --disk-gb" in capsys.readouterr().err

@@ -269,12 +269,12 @@ def cap_report(ws: Any, run_id: int, device: str | None = None, *, iops_cap: flo
                 f"must average at or below cap x (1 + {tolerance_pct:g} %)",
         "window_s": window_s, "tolerance_pct": tolerance_pct, "op": op,
         "burst": {"iops_max": burst_iops, "kbs_max": burst_kbs, "length_s": burst_s, "start_s": burst_start_s,
-                  "rule": "one allowance of length_s s from start_s (default: the first report above the limit); "
-                          "windows overlapping it are not judged"} if burst_s else None,
+                  "rule": "one allowance of the burst length from its start (default: the first report above the "
+                          "limit); windows overlapping it are not judged"} if burst_s else None,
         "plateau": "median of the judged interval rates",
         "range_s": None if t_range is None else [float(x) if math.isfinite(x) else None for x in t_range],
         "over_cap_share": "share of judged run time in intervals above cap x (1 + tolerance); "
-                          "over_cap_share_strict: above the cap itself",
+                          "the strict share: above the cap itself",
         "verdicts": "held | held (cap not reached) | NOT held (plateau within the cap, some windows above) | "
                     "not capped (plateau above the cap) | too short",
     }
