@@ -208,3 +208,44 @@ def test_gui_hands_its_paths_to_the_window_that_has_the_workspace_open(tmp_path,
     with Workspace(ws, read_only=True) as w:
         assert [r["name"] for r in w.runs()] == ["storm_fast_iostat-xt"]
     assert not stale.exists()  # the window removed its socket when it closed
+
+
+class _RunningImport:
+    """Stands for an import the window is running, until the test ends it."""
+
+    running = True
+
+    def isRunning(self):  # noqa: N802 (Qt name)
+        return self.running
+
+    def cancel(self):
+        self.running = False
+
+    def wait(self, ms=0):
+        return True
+
+
+def test_paths_handed_over_during_an_import_are_imported_after_it(window, qtbot, tmp_path):
+    from app.ui.single_instance import serve
+
+    server = serve(window)  # what run_gui does for the window it opens
+    busy = window.thread = _RunningImport()
+    client = subprocess.Popen([PY, str(ROOT / "main.py"), "gui", "-w", str(window.ws_path), str(SAMPLE)], cwd=ROOT,
+                              env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        qtbot.waitUntil(lambda: client.poll() is not None, timeout=20000)  # the window answers meanwhile
+        out, err = client.communicate()
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.communicate()
+    assert client.returncode == 0, err
+    assert out == (f"Sent 1 path to the StormScope window that has {window.ws_path} open; it is imported once the "
+                   "window's running import has finished.\n")
+    assert window.statusBar().currentMessage() == "1 more file to import when the running import has finished."
+    assert window.ws.runs() == []
+    busy.running = False
+    window.thread = None
+    qtbot.waitUntil(lambda: [r["name"] for r in window.ws.runs()] == ["storm_fast_iostat-xt"], timeout=20000)
+    qtbot.waitUntil(lambda: window.thread is None, timeout=20000)
+    server.close()

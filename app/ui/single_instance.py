@@ -76,7 +76,9 @@ def hand_off(ws_path: Path, paths: list[str]) -> str | None:
         return f"The StormScope window that has {ws_path} open is now in front."
     n = len(full)
     said = f"Sent {n} path{'s' if n != 1 else ''} to the StormScope window that has {ws_path} open"
-    return said + ("; it imports them when the import it is running has finished." if answer.get("queued") else ".")
+    if answer.get("queued"):
+        return said + f"; {'it is' if n == 1 else 'they are'} imported once the window's running import has finished."
+    return said + "."
 
 
 def gui_args(argv: list[str]) -> argparse.Namespace:
@@ -185,7 +187,7 @@ class WorkspaceServer(QObject):
         paths = [str(p) for p in message.get("paths") or []]
         busy = self._busy()
         if paths:
-            self.pending += paths
+            self.pending += paths  # imported by _drain below, now or after the running import
             if busy:
                 n = len(self.pending)
                 self.window.statusBar().showMessage(
@@ -196,6 +198,11 @@ class WorkspaceServer(QObject):
             self._raise()
         self._drain()
         return {"ok": True, "queued": bool(paths) and busy}
+
+    def enqueue(self, paths: list[str]) -> None:
+        """Import ``paths`` now, or after the import that is running."""
+        self.pending += paths
+        self._drain()
 
     def _busy(self) -> bool:
         thread = getattr(self.window, "thread", None)
