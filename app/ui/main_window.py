@@ -464,8 +464,8 @@ def run_gui(argv: list[str]) -> int:
         return locked_at_start(ws_path, e)
     server = serve(win)  # later `main.py gui` starts on this workspace hand their paths to this window
     win.show()
-    if args.paths:
-        QTimer.singleShot(0, lambda: win.start_import(args.paths))
+    if args.paths:  # through the server's queue: paths another start hands over meanwhile wait their turn
+        QTimer.singleShot(0, lambda: server.enqueue(args.paths))
     code = app.exec()
     server.close()
     return code
