@@ -85,6 +85,11 @@ def settled(qtbot, window, rt):
     qtbot.waitUntil(lambda: not rt.busy, timeout=30000)
 
 
+def heads_of(t) -> list[str]:
+    """The table's headers as one line each (shown on two lines to keep the table narrow)."""
+    return [t.horizontalHeaderItem(j).text().replace("\n", " ") for j in range(t.columnCount())]
+
+
 def cli_json(capsys, *argv: str) -> dict:
     capsys.readouterr()
     assert cli_main(list(argv)) == 0
@@ -136,7 +141,7 @@ def test_table_follows_selection_and_zoom_and_equals_the_command_line(qtbot, win
     assert float(got[2]["Peak (IOPS)"]) == b["peak_iops"] - a["peak_iops"]
     assert float(got[3]["Total I/Os"]) == pytest.approx(b["total_ios"] / a["total_ios"], rel=1e-9)
     assert table.table.item(0, 2).text() == "1,212.0"  # shown with separators, copied unformatted
-    assert "whole run" in table.table.item(0, 1).text()
+    assert table.table.item(0, 1).text() == "0.0–60.0 (all)"  # the whole run
 
     # zoom in as the mouse wheel does: the ViewBox's x range; the table shows the statistics of that range
     vb = window.plot.plot.getPlotItem().vb
@@ -160,10 +165,10 @@ def test_cap_verdict_copy_button_and_csv(qtbot, window, table, cli_ws, capsys, t
     rid = ids["capped"]
     window.browser.select_runs([rid])
     settled(qtbot, window, table)
-    assert "Cap verdict" not in [table.table.horizontalHeaderItem(j).text() for j in range(table.table.columnCount())]
+    assert "Cap verdict" not in heads_of(table.table)
     window.plot.cap.setValue(200)  # the Cap box of the overlay, as the user types it
     settled(qtbot, window, table)
-    heads = [table.table.horizontalHeaderItem(j).text() for j in range(table.table.columnCount())]
+    heads = heads_of(table.table)
     k = heads.index("Cap verdict")
     cli = cli_json(capsys, "analyze", "cap", "-w", str(cli_ws[0]), "--run", str(rid), "--iops-cap", "200",
                    "--json")["checks"][0]
@@ -206,14 +211,14 @@ def test_vscsistats_rows_per_vm_disk_with_collections(qtbot, window, table, tmp_
     window.browser.select_runs([ids["vscsi"]])
     settled(qtbot, window, table)
     t = table.table
-    heads = [t.horizontalHeaderItem(j).text() for j in range(t.columnCount())]
+    heads = heads_of(t)
     assert "Within ≤ 50 ms (%)" in heads
     names = [t.item(i, 0).text() for i in range(t.rowCount())]
     assert names[:2] == [f"two_vms · {DEV_A}", f"two_vms · {DEV_B}"]
     # the latency threshold box: 20 ms lies in the (15, 30] ms bucket where VM disk B's slow I/Os are
     table.threshold.setValue(20.0)
     settled(qtbot, window, table)
-    heads = [t.horizontalHeaderItem(j).text() for j in range(t.columnCount())]
+    heads = heads_of(t)
     k = heads.index("Within ≤ 20 ms (%)")
     assert t.item(0, k).text() == f"{789 / 793 * 100:.1f} % (exact)"
     assert "estimate" in t.item(1, k).text()

@@ -233,7 +233,7 @@ def _range(row: RangeRow) -> str:
     if st is None or not st.intervals:
         return DASH
     span = f"{_num(st.t_start_s, 1)}–{_num(st.t_end_s, 1)}"
-    return span if row.spec.t_range is not None else f"whole run ({span})"
+    return span if row.spec.t_range is not None else f"{span} (all)"
 
 
 def _p95(row: RangeRow) -> float | None:

@@ -48,6 +48,17 @@ from app.workspace import Workspace
 NUMERIC_KINDS = ("iops", "s", "count", "pct", "share")
 
 
+def two_lines(header: str) -> str:
+    """A header on two lines (the table stays narrow enough to sit under the chart): 'Peak\n(IOPS)'."""
+    for a, b in (("Time to peak (s)", "Time to\npeak (s)"), ("Total I/Os", "Total\nI/Os"),
+                 ("Read share (%)", "Read share\n(%)"), ("Cap verdict", "Cap verdict")):
+        if header == a:
+            return b
+    if header.startswith("Within ≤ "):
+        return header.replace("Within ", "Within\n", 1)
+    return header.replace(" (", "\n(", 1)
+
+
 def _swatch(colour: str) -> QPixmap:
     pm = QPixmap(12, 12)
     pm.fill(QColor(colour))
@@ -285,7 +296,7 @@ class ResultsTable(QWidget):
         t.setRowCount(len(self.lines))
         heads = headers(cols, float(self.threshold.value()))
         for j, (c, h) in enumerate(zip(cols, heads)):
-            item = QTableWidgetItem(h)
+            item = QTableWidgetItem(two_lines(h))
             item.setToolTip(c.tooltip)
             t.setHorizontalHeaderItem(j, item)
         italic = QFont()
