@@ -238,13 +238,23 @@ def test_real_vscsistats_file_one_vm_disk(qtbot, window):
 def test_fio_jobs_get_a_legend_and_no_empty_heatmap(qtbot, window):
     rid = imported(window, SAMPLES / "fio_randrw_jsonplus.json")[0]
     h = open_histograms(qtbot, window, [rid])
-    assert h.op.currentText() == "read"
+    assert h.op.currentText() == "read"  # fio keeps no all-I/O histogram
+    assert h.message.text().startswith("2 fio jobs · 1 collection")
+    assert h.bars.getPlotItem().getAxis("bottom").labelText == "I/Os in the job"
     assert [label.text for _s, label in h.legend.items] == ["fio job randrw #0", "fio job randrw #1"]
     assert "one histogram per job" in h.message.text() and not h.heat_area.isVisible()
     assert h.sample_label.text() == "the whole job (fio prints one histogram per job)"
     assert h.bars.isVisible() and h.bars.width() > 400
     h.op.setCurrentIndex(h.op.findText("write"))
     assert [label.text for _s, label in h.legend.items] == ["fio job randrw #0", "fio job randrw #1"]
+    # fio lists only the bins it filled, a different set per job: the bars share one axis of every bin listed
+    rows = window.ws.con.execute("SELECT device, bucket_lo, bucket_hi, count FROM histograms WHERE run_id = ? AND "
+                                 "metric = 'latency_us' AND op = 'write'", [rid]).fetchall()
+    grid = sorted({(lo, hi) for _d, lo, hi, _n in rows}, key=lambda b: b[1])
+    bars = [i for i in h.bars.getPlotItem().items if isinstance(i, pg.BarGraphItem)]
+    for item, job in zip(bars, ("randrw #0", "randrw #1")):
+        by = {(lo, hi): n for d, lo, hi, n in rows if d == job}
+        assert list(item.opts["width"]) == [by.get(b, 0) for b in grid]
     lines = h.share.text().splitlines()
     assert lines[0].startswith("fio_randrw_jsonplus: ") and len(lines) == 3
     assert lines[1].strip().startswith("fio job randrw #0: ")
@@ -253,11 +263,23 @@ def test_fio_jobs_get_a_legend_and_no_empty_heatmap(qtbot, window):
 def test_more_series_than_drawn_are_counted_and_scroll(qtbot, window, tmp_path):
     rid = imported(window, many_vm_file(tmp_path / "ten.csv", MAX_SERIES + 2), interval_s=60)[0]
     h = open_histograms(qtbot, window, [rid])
-    assert f"{MAX_SERIES + 2} VM disks, the first {MAX_SERIES} shown" in h.message.text()
+    assert h.message.text().startswith(f"{MAX_SERIES + 2} VM disks, the first {MAX_SERIES} drawn (type in the "
+                                       "filter box to pick others)")
     assert len(h.heat_plots) == MAX_SERIES and len(h.legend.items) == MAX_SERIES
     # they do not fit: the heatmaps scroll, each keeping its height
     assert h.heat_area.verticalScrollBar().maximum() > 0
     assert all(visible_rect(h, p).height() >= 60 for p in h.heat_plots)
+    # ten share lines scroll too, instead of pushing the charts off the window
+    assert len(h.share.text().splitlines()) == 1 + MAX_SERIES + 2
+    assert h.share_area.height() <= h.fontMetrics().lineSpacing() * 5 + 6
+    # the two left out are reached by typing in the filter box
+    qtbot.keyClicks(h.filter, "scsi0:9")
+    assert h.message.text().startswith(f"1 of {MAX_SERIES + 2} VM disks match 'scsi0:9'")
+    assert [p.titleLabel.text for p in h.heat_plots] == ["VM disk 3000009:8009 (scsi0:9)"]
+    assert [label.text for _s, label in h.legend.items] == ["VM disk 3000009:8009 (scsi0:9)"]
+    assert len(h.share.text().splitlines()) == 2
+    h.filter.clear()
+    assert len(h.heat_plots) == MAX_SERIES
 
 
 def _theme_action(window, name: str):
@@ -299,3 +321,34 @@ def test_heatmap_rows_are_inside_the_window_at_1366x768(qtbot, window, tmp_path)
     for bar in h.colour_bars:
         r = bar.mapRectToScene(bar.boundingRect())
         assert h.heat.mapFromScene(r.topRight()).x() <= h.heat_area.viewport().width()
+    # the bars' plot and its legend (under the axis) fit the bars' widget: no clipped axis or names
+    plot = h.bars.getPlotItem()
+    assert plot.geometry().width() <= h.bars.width()
+    legend = h.legend.mapRectToScene(h.legend.boundingRect())
+    assert legend.right() <= h.bars.width() and legend.bottom() <= h.bars.height()
+
+
+def test_vscsistats_and_fio_together_read_plus_write_for_fio(qtbot, window, tmp_path):
+    """With 'all', a fio job shows its reads and writes added up bucket by bucket, and says so."""
+    vm = imported(window, two_vm_file(tmp_path / "raid_set.csv"))[0]
+    fio = imported(window, SAMPLES / "fio_randrw_jsonplus.json")[0]
+    h = open_histograms(qtbot, window, [vm, fio])
+    assert h.op.currentText() == "all"
+    assert "fio_randrw_jsonplus: reads and writes added up (fio keeps them apart)" in h.message.text()
+    assert list(h.data) == ["raid_set · VM disk 2099979:8194 (scsi0:0)", "raid_set · VM disk 2100345:8200 (scsi0:1)",
+                            "fio_randrw_jsonplus · fio job randrw #0", "fio_randrw_jsonplus · fio job randrw #1"]
+    job = h.data["fio_randrw_jsonplus · fio job randrw #0"]
+    total = sum(c for _lo, _hi, c in job[0])
+    rw = window.ws.con.execute("SELECT sum(count) FROM histograms WHERE run_id = ? AND metric = 'latency_us' "
+                               "AND device = 'randrw #0'", [fio]).fetchall()[0][0]
+    assert total == rw
+    lines = h.share.text().splitlines()
+    assert any(x.startswith(f"fio_randrw_jsonplus: 100.0% of {1_707_113:,} I/Os within 50 ms (exact)") for x in lines)
+    # every series is on screen: the VM disks as heatmaps (over time), the fio jobs as bars (one histogram each);
+    # one bucket axis never mixes vscsiStats buckets with fio bins
+    assert [p.titleLabel.text for p in h.heat_plots] == ["raid_set · VM disk 2099979:8194 (scsi0:0)",
+                                                         "raid_set · VM disk 2100345:8200 (scsi0:1)"]
+    assert [label.text for _s, label in h.legend.items] == ["fio_randrw_jsonplus · fio job randrw #0",
+                                                            "fio_randrw_jsonplus · fio job randrw #1"]
+    assert h.bars.getPlotItem().titleLabel.text == "I/Os per bucket · fio jobs only"
+    assert "fio jobs are in the bars (one histogram per job: no heatmap)" in h.message.text()

@@ -14,11 +14,14 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QScrollArea,
     QSlider,
     QSplitter,
@@ -37,6 +40,7 @@ MAX_SERIES = 8  # heatmaps and bar groups drawn; the message says when more were
 HEAT_ROW_MIN = 170  # px per heatmap row; more rows than fit scroll
 # mid-tone colours that read on the light (white) and the dark (#1e1e1e) chart background
 SERIES_COLOURS = ["#3a86d4", "#e8590c", "#2f9e44", "#ae3ec9", "#f08c00", "#1098ad", "#d6336c", "#868e96"]
+MARKER_COLOUR = "#ff3b7f"  # the chosen collection on the heatmaps: a colour viridis never takes
 SET_INTERVAL_HINT = "right-click the run ▸ Set interval…"
 _VSCSI_DEVICE = re.compile(r"^(?P<vm>\d+):(?P<handle>\d+)(?:\s*\((?P<disk>[^)]*)\))?$")
 
@@ -97,6 +101,29 @@ class BucketAxis(pg.AxisItem):
             i = int(round(v - self.offset))
             out.append(self.labels[i] if 0 <= i < len(self.labels) else "")
         return out
+
+
+Bucket = tuple[float | None, float | None]
+
+
+def bucket_grid(histograms: list[list[tuple[float | None, float | None, int]]]) -> list[Bucket]:
+    """Every bucket any of the histograms lists, in order (fio leaves out empty bins, so two jobs or two
+    collections can list different ones of the same grid)."""
+    keys = {(lo, hi) for h in histograms for lo, hi, _ in h}
+    return sorted(keys, key=lambda b: (math.inf if b[1] is None else b[1], -math.inf if b[0] is None else b[0]))
+
+
+def _on_grid(grid: list[Bucket], h: list[tuple[float | None, float | None, int]]) -> list[int]:
+    at = {b: i for i, b in enumerate(grid)}
+    out = [0] * len(grid)
+    for lo, hi, n in h:
+        out[at[(lo, hi)]] += n
+    return out
+
+
+def _heatmapped(s: Series) -> bool:
+    """A heatmap needs collections over time: a fio job has one histogram for the whole job."""
+    return not (s.kind == "fio" and len(s.samples) == 1)
 
 
 def _minutes(seconds: float) -> str:
@@ -162,7 +189,10 @@ class HistogramView(QWidget):
         self.sample.valueChanged.connect(self._draw_bars)
         self.bars = pg.PlotWidget(axisItems={"left": BucketAxis("left")})
         self.bars.showGrid(x=True, alpha=0.25)
-        self.legend: pg.LegendItem | None = None
+        # the legend sits in the plot's layout under the axis label, never over the bars
+        self.legend = pg.LegendItem(frame=False, labelTextSize="9pt", horSpacing=14)
+        self.bars.getPlotItem().layout.addItem(self.legend, 4, 1)
+        self.bars.getPlotItem().getViewBox().sigResized.connect(self._fit_legend)
         self.heat = pg.GraphicsLayoutWidget()
         self.heat_area = QScrollArea()
         self.heat_area.setWidgetResizable(True)
@@ -176,7 +206,19 @@ class HistogramView(QWidget):
         self.message.setWordWrap(True)
         self.share = QLabel("")
         self.share.setWordWrap(True)
+        self.share.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.share.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.share_area = QScrollArea()  # one line per VM disk: a host with many scrolls instead of eating the charts
+        self.share_area.setWidgetResizable(True)
+        self.share_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.share_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.share_area.setWidget(self.share)
+        self.share_area.setMaximumHeight(self.fontMetrics().lineSpacing() * 5 + 6)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter VM disks / jobs…")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.setMaximumWidth(220)
+        self.filter.textChanged.connect(self.reload)
         self.threshold = QComboBox()
         for ms in (1, 5, 10, 15, 20, 30, 50, 100):
             self.threshold.addItem(f"≤ {ms} ms", float(ms))
@@ -193,11 +235,15 @@ class HistogramView(QWidget):
         self.split.setStretchFactor(0, 2)
         self.split.setStretchFactor(1, 3)
         self.split.setChildrenCollapsible(False)
+        self.split.splitterMoved.connect(lambda *_: self._fit_legend())
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(top)
-        lay.addWidget(self.message)
-        lay.addWidget(self.share)
+        second = QHBoxLayout()
+        second.addWidget(self.message, 1)
+        second.addWidget(self.filter)
+        lay.addLayout(second)
+        lay.addWidget(self.share_area)
         lay.addWidget(self.split, 1)
         self.series: list[Series] = []
         self.data: dict[str, Any] = {}  # series name -> {sample_idx: [(lo, hi, count)]} of the series drawn
@@ -231,23 +277,37 @@ class HistogramView(QWidget):
             self._draw_bars()
 
     # ---- data ------------------------------------------------------------------------------------
+    def _ops(self, metric: str) -> dict[int, set[str]]:
+        """The ops (all / read / write) each selected run has a ``metric`` histogram for."""
+        out: dict[int, set[str]] = {rid: set() for rid in self.run_ids}
+        for rid, op in self.ws.con.execute(
+                "SELECT DISTINCT run_id, op FROM histograms WHERE list_contains(?, run_id) AND metric = ?",
+                [self.run_ids, metric]).fetchall():
+            out[rid].add(op)
+        return out
+
     def _load(self, metric: str, op: str) -> list[Series]:
-        from app.analysis.histograms import collection_counts
+        import polars as pl
+
+        from app.analysis.histograms import load_buckets
 
         out: list[Series] = []
         several = len(self.run_ids) > 1
         for rid in self.run_ids:
             run = self.ws.run(rid) or {}
             kind = run.get("kind", "")
-            df = collection_counts(self.ws, rid, metric, op)
+            # each collection's own counts (a cumulative vscsiStats run is differenced); 'all' of a fio job is its
+            # reads and writes added up, bucket by bucket (fio keeps no all-I/O histogram)
+            df = load_buckets(self.ws, rid, metric, op)
             if df.height == 0:
                 continue
+            df = df.group_by("sample_idx", "device", "bucket_lo", "bucket_hi").agg(pl.col("count").sum())
             times = self.ws.con.execute(
                 "SELECT DISTINCT sample_idx, t_s, ts FROM histograms WHERE run_id = ?", [rid]).fetchall()
             t_s = {i: float(t) for i, t, _ in times if t is not None}
             ts = {i: w for i, _, w in times if w is not None}
             by_dev: dict[str, dict[int, list[tuple[float | None, float | None, int]]]] = {}
-            for s, d, lo, hi, n in (df.sort("device", "sample_idx", "bucket_hi", nulls_last=True)
+            for s, d, lo, hi, n in (df.sort("device", "sample_idx", "bucket_hi", "bucket_lo", nulls_last=True)
                                     .select("sample_idx", "device", "bucket_lo", "bucket_hi", "count").iter_rows()):
                 by_dev.setdefault(d, {}).setdefault(s, []).append((lo, hi, int(n)))
             for dev, samples in by_dev.items():
@@ -255,6 +315,12 @@ class HistogramView(QWidget):
                 name = f"{run.get('name', rid)} · {label}" if several else label
                 out.append(Series(name, rid, dev, kind, samples, t_s, ts, run.get("interval_s")))
         return out
+
+    def _matching(self, series: list[Series]) -> list[Series]:
+        words = self.filter.text().strip().lower()
+        if not words:
+            return series
+        return [s for s in series if words in f"{self._run_name(s.run_id)} · {series_label(s.kind, s.device)}".lower()]
 
     def reload(self) -> None:
         metric = self.metric_box.currentData()
@@ -267,16 +333,20 @@ class HistogramView(QWidget):
             self.share.setText("")
             self.sample_label.setText("collection –")
             return
-        series = self._load(metric, self.op.currentText())
+        ops = self._ops(metric)
+        have = sorted(set().union(*ops.values()))
+        op = self.op.currentText()
+        if have and op not in have:
+            # fio keeps reads and writes apart (no 'all' histogram): show what there is
+            self.op.setCurrentText(have[0])  # reloads
+            return
+        every = self._load(metric, op)
+        series = self._matching(every)
+        name = METRIC_LABELS.get(metric, metric)
         if not series:
-            have = [op for (op,) in self.ws.con.execute(
-                "SELECT DISTINCT op FROM histograms WHERE list_contains(?, run_id) AND metric = ? ORDER BY op",
-                [self.run_ids, metric]).fetchall()]
-            if have and self.op.currentText() not in have:
-                # fio keeps reads and writes apart (no 'all' histogram): show what there is
-                self.op.setCurrentText(have[0])  # reloads
-                return
-            self.message.setText(f"No {METRIC_LABELS.get(metric, metric)} histogram for '{self.op.currentText()}'.")
+            self.message.setText(f"No {name} histogram for '{op}'." if not every else
+                                 f"No series matches '{self.filter.text().strip()}' (clear the filter box).")
+            self.sample_label.setText("collection –")
             self._show_share()
             return
         self.series = series
@@ -287,18 +357,28 @@ class HistogramView(QWidget):
         self.sample.setRange(0, max(0, n_samples - 1))
         self.sample.blockSignals(False)
         self.sample.setEnabled(n_samples > 1)
-        what = "VM disk" if all(s.kind == "vscsistats" for s in series) else "series"
-        count = (f"{len(series)} {what}{'s' if len(series) > 1 else ''}" if len(series) <= MAX_SERIES else
-                 f"{len(series)} {what}s, the first {MAX_SERIES} shown (select fewer runs to see the others)")
+        kinds = {s.kind for s in every}
+        what = ("VM disk", "VM disks") if kinds == {"vscsistats"} else ("fio job", "fio jobs") \
+            if kinds == {"fio"} else ("series", "series")
+        count = f"{len(every)} {what[len(every) > 1]}"
+        if len(series) < len(every):
+            count = f"{len(series)} of {count} match '{self.filter.text().strip()}'"
+        if len(series) > MAX_SERIES:
+            count += f", the first {MAX_SERIES} drawn (type in the filter box to pick others)"
         parts = [count, f"{n_samples} collection{'s' if n_samples > 1 else ''}"]
-        if all(len(s.samples) == 1 and s.kind == "fio" for s in shown):
+        if all(not _heatmapped(s) for s in shown):
             parts.append("fio prints one histogram per job, so there is no time axis and no heatmap")
         else:
+            if any(not _heatmapped(s) for s in shown):
+                parts.append("fio jobs are in the bars (one histogram per job: no heatmap)")
             parts.append("heatmap colour = I/Os per collection in each bucket")
             untimed = [s for s in shown if not s.timed and len(s.samples) > 1]
             if untimed:
                 parts.append(f"no time for {', '.join(sorted({self._run_name(s.run_id) for s in untimed}))}: "
                              f"collections are numbered; to get minutes, {SET_INTERVAL_HINT}")
+        summed = sorted({self._run_name(s.run_id) for s in shown if op == "all" and "all" not in ops[s.run_id]})
+        if summed:
+            parts.append(f"{', '.join(summed)}: reads and writes added up (fio keeps them apart)")
         self.message.setText(" · ".join(parts))
         self._draw_heatmaps()
         self._draw_bars()
@@ -316,8 +396,8 @@ class HistogramView(QWidget):
 
     def _draw_heatmaps(self) -> None:
         self._clear_heat()
-        shown = self.series[:MAX_SERIES]
-        if not shown or all(len(s.samples) == 1 and s.kind == "fio" for s in shown):
+        shown = [(k, s) for k, s in enumerate(self.series[:MAX_SERIES]) if _heatmapped(s)]
+        if not shown:
             self.heat_area.hide()
             return
         self.heat_area.show()
@@ -325,17 +405,14 @@ class HistogramView(QWidget):
         metric = self.metric_box.currentData()
         cmap = pg.colormap.get("viridis")
         self.heat.setMinimumHeight(HEAT_ROW_MIN * len(shown))
-        for row, s in enumerate(shown):
+        for row, (k, s) in enumerate(shown):
             order = s.order
-            buckets = s.samples[order[0]]
-            labels = [bucket_label(lo, hi) for lo, hi, _ in buckets]
-            img = np.zeros((len(order), len(buckets)))
-            for i, idx in enumerate(order):
-                counts = [c for _, _, c in s.samples[idx]][: len(buckets)]
-                img[i, : len(counts)] = counts
+            grid = bucket_grid([s.samples[i] for i in order])
+            labels = [bucket_label(lo, hi) for lo, hi in grid]
+            img = np.array([_on_grid(grid, s.samples[i]) for i in order], dtype=float).reshape(len(order), len(grid))
             top = float(img.max()) if img.size else 0.0
             p = self.heat.addPlot(row=row, col=0, axisItems={"left": BucketAxis("left")})
-            p.setTitle(s.name, color=SERIES_COLOURS[row % len(SERIES_COLOURS)], size="10pt", bold=True)
+            p.setTitle(s.name, color=SERIES_COLOURS[k % len(SERIES_COLOURS)], size="10pt", bold=True)
             item = self._heat_item(s, img, cmap)
             p.addItem(item)
             if s.timed:
@@ -356,7 +433,7 @@ class HistogramView(QWidget):
             bar.axis.setPen(fg)
             bar.axis.setLabel("I/Os per collection", color=fg)
             marker = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(0, 0, 0, 0),
-                                         pen=pg.mkPen(fg, width=1.5, style=Qt.PenStyle.DashLine))
+                                         pen=pg.mkPen(MARKER_COLOUR, width=2, style=Qt.PenStyle.DashLine))
             marker.setZValue(10)
             p.addItem(marker, ignoreBounds=True)
             self.markers.append((s, marker))
@@ -395,6 +472,34 @@ class HistogramView(QWidget):
         z[0::2] = img
         item = pg.PColorMeshItem(xs, ys, z, colorMap=cmap)
         return item
+
+    @staticmethod
+    def _collection_text(shown: list[Series], k: int, n: int) -> str:
+        """Which collection the slider chose, and when: wall clock and minutes since the run's start."""
+        if not any(_heatmapped(s) for s in shown):
+            return "the whole job (fio prints one histogram per job)"
+        spans = {s.span_text(s.order[k]) for s in shown if s.timed and k < len(s.order)}
+        if len(spans) == 1:
+            when = spans.pop()
+        elif spans:
+            when = "the runs' times differ: see each heatmap"
+        else:
+            when = f"no time: {SET_INTERVAL_HINT}"
+        return f"collection {k + 1} of {n} · {when}"
+
+    def _fit_legend(self) -> None:
+        """As many legend columns as the names allow at the plot's width."""
+        names = [label.text for _sample, label in self.legend.items]
+        if not names:
+            return
+        metrics = QFontMetricsF(QFont(QApplication.font().family(), 9))
+        widest = max(metrics.horizontalAdvance(n) for n in names) + 20 + 14 + 10
+        avail = self.bars.width() - 30  # the widget's, not the plot's: a too wide legend widens the plot
+        cols = max(1, min(len(names), int(avail // widest)))
+        if cols != self.legend.columnCount:
+            self.legend.setColumnCount(cols)
+            # the plot kept the width the wider legend forced on it: give it the widget's again
+            self.bars.getPlotItem().setGeometry(QRectF(0, 0, self.bars.width(), self.bars.height()))
 
     def _mark_collection(self, k: int) -> None:
         """Outline the collection the slider chose on every heatmap."""
@@ -438,6 +543,9 @@ class HistogramView(QWidget):
                               "shows its own I/Os, the difference to the one before")
             devices = r.get("devices") or []
             if len(devices) > 1:
+                words = self.filter.text().strip().lower()
+                kind = r.get("kind", "")
+                devices = [d for d in devices if not words or words in f"{name} · {series_label(kind, d)}".lower()]
                 for dev in devices:
                     lines.append("    " + self._device_share(rid, dev, ms, op))
             elif devices:
@@ -445,6 +553,18 @@ class HistogramView(QWidget):
                 if worst:
                     lines[-1] += f" · {worst}"
         self.share.setText("\n".join(lines))
+        self._fit_share()
+
+    def _fit_share(self) -> None:
+        """The share lines take the height they need, up to five lines; more scroll."""
+        width = max(100, self.share_area.viewport().width())
+        need = self.share.heightForWidth(width) if self.share.text() else 0
+        self.share_area.setFixedHeight(min(max(need, 0), self.fontMetrics().lineSpacing() * 5 + 6))
+
+    def resizeEvent(self, ev: Any) -> None:  # noqa: N802 (Qt name)
+        super().resizeEvent(ev)
+        self._fit_share()
+        self._fit_legend()
 
     def _device_share(self, rid: int, dev: str, ms: float, op: str) -> str:
         from app.analysis.histograms import AnalysisError, latency_share
@@ -516,14 +636,8 @@ class HistogramView(QWidget):
         self.bars.clear()
         fg = pg.getConfigOption("foreground")
         plot = self.bars.getPlotItem()
-        if self.legend is None:
-            self.legend = plot.addLegend(offset=(-10, 10), labelTextColor=fg)
         self.legend.clear()
         self.legend.setLabelTextColor(fg)
-        bg = pg.mkColor(pg.getConfigOption("background"))
-        bg.setAlpha(220)
-        self.legend.setBrush(pg.mkBrush(bg))
-        self.legend.setPen(pg.mkPen(fg, width=0.5))
         for name in ("left", "bottom"):
             plot.getAxis(name).setTextPen(fg)
             plot.getAxis(name).setPen(fg)
@@ -533,30 +647,29 @@ class HistogramView(QWidget):
             return
         k_sel = self.sample.value()
         n = max(len(s.samples) for s in shown)
-        if all(s.kind == "fio" and len(s.samples) == 1 for s in shown):
-            self.sample_label.setText("the whole job (fio prints one histogram per job)")
-        else:
-            spans = {s.span_text(s.order[k_sel]) for s in shown if k_sel < len(s.order)}
-            when = spans.pop() if len(spans) == 1 else "the runs' times differ: see each heatmap"
-            if not when:
-                when = f"no time: {SET_INTERVAL_HINT}"
-            self.sample_label.setText(f"collection {k_sel + 1} of {n} · {when}")
-        metric = self.metric_box.currentData()
-        plot.setTitle("I/Os per bucket" + (f" · collection {k_sel + 1}" if n > 1 else ""), color=fg, size="10pt")
-        width = 0.8 / len(shown)
-        labels: list[str] = []
-        for k, s in enumerate(shown):
-            if k_sel >= len(s.order):
-                continue
-            buckets = s.samples.get(s.order[k_sel], [])
-            if len(buckets) > len(labels):
-                labels = [bucket_label(lo, hi) for lo, hi, _ in buckets]
-            y = np.arange(len(buckets)) + k * width
+        self.sample_label.setText(self._collection_text(shown, k_sel, n))
+        # one bucket axis, so one kind of series (fio bins and vscsiStats buckets differ): fio jobs when there are
+        # any (they have no heatmap), else the first series' kind
+        kind = "fio" if any(not _heatmapped(s) for s in shown) else shown[0].kind
+        drawn = [(k, s) for k, s in enumerate(shown) if s.kind == kind and k_sel < len(s.order)]
+        grid = bucket_grid([s.samples[s.order[k_sel]] for _k, s in drawn])
+        width = 0.8 / max(1, len(drawn))
+        for j, (k, s) in enumerate(drawn):
+            counts = _on_grid(grid, s.samples[s.order[k_sel]])
+            y = np.arange(len(grid)) + j * width
             colour = SERIES_COLOURS[k % len(SERIES_COLOURS)]
-            item = pg.BarGraphItem(x0=0, y=y, width=[c for _, _, c in buckets], height=width, brush=colour,
-                                   pen=pg.mkPen(colour), name=s.name)
+            item = pg.BarGraphItem(x0=0, y=y, width=counts, height=width, brush=colour, pen=pg.mkPen(colour))
             self.bars.addItem(item)
-        self.bars.getAxis("left").set_labels(labels, 0.4 - width / 2)
+            self.legend.addItem(item, s.name)
+        self._fit_legend()
+        self.bars.getAxis("left").set_labels([bucket_label(lo, hi) for lo, hi in grid], 0.4 - width / 2)
         self._mark_collection(k_sel)
-        self.bars.setLabel("bottom", "I/Os in the collection", color=fg)
+        left_out = [s for s in shown if s.kind != kind]
+        whole_job = all(not _heatmapped(s) for _k, s in drawn)
+        title = "I/Os per bucket" + (f" · collection {k_sel + 1}" if n > 1 and not whole_job else "")
+        if left_out:
+            title += f" · {'VM disks' if kind == 'vscsistats' else 'fio jobs'} only"
+        metric = self.metric_box.currentData()
+        plot.setTitle(title, color=fg, size="10pt")
+        self.bars.setLabel("bottom", "I/Os in the job" if whole_job else "I/Os in the collection", color=fg)
         self.bars.setLabel("left", METRIC_LABELS.get(metric, metric), color=fg)
