@@ -407,6 +407,8 @@ def test_sql_tab_shows_the_users_statement_and_refuses_writes(qtbot, window):
     # an error only the execution finds (paging, counting): DuckDB's message without the wrapper's excerpt
     err = run_sql(qtbot, w, "SELECT CAST(device AS INTEGER) AS n FROM iostat_samples")
     assert "Conversion Error" in err and not WRAPPER.search(err) and "LINE" not in err, err
+    m = w.grid.model
+    assert m.rowCount() == 0 or m.index(0, 0).data() == "(error)"  # not "…" as if still loading
     # two statements, and none
     assert "one query at a time" in run_sql(qtbot, w, "SELECT 1; SELECT 2")
     # WITH … SELECT and plain queries run; the error line goes away

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -11,7 +12,9 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
+    QScrollArea,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -52,23 +55,31 @@ class SizingPanel(QWidget):
                                       specialValueText="capacity not sized")
         self.disk_gb = QDoubleSpinBox(minimum=0, maximum=1_000_000, value=0, decimals=0, suffix=" GB",
                                       specialValueText="–")
-        self.measured = QCheckBox("Measured: take IOPS per user, read share and storm multiplier from the "
-                                  "selected iostat run")
+        self.measured = QCheckBox("Measured from the selected iostat run")
+        self.measured.setToolTip("Take IOPS per user, the read share and the storm multiplier from the iostat run "
+                                 "selected in the run list: steady IOPS / VMs, and peak / steady")
         self.vms = QSpinBox(minimum=1, maximum=100_000, value=30, suffix=" VMs in the run")
         for w in (self.users, self.ipu, self.read_pct, self.storm, self.gb_user, self.disk_gb, self.vms):
             w.valueChanged.connect(self.compute)
         for w in (self.profile, self.raid, self.disk):
             w.currentIndexChanged.connect(self.compute)
         self.measured.toggled.connect(self.compute)
+        self.measured.toggled.connect(self._measured_fields)
 
         self.headline = QLabel()
         self.headline.setStyleSheet("font-size: 15pt; font-weight: bold;")
         self.headline.setWordWrap(True)
         self.table = QTableWidget(0, 3)
-        self.table.setHorizontalHeaderLabels(["Step", "Formula", "Result"])
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setHorizontalHeaderLabels(["Step", "Result", "Formula"])
+        head = self.table.horizontalHeader()
+        head.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        head.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)  # the long formulas wrap, the result stays seen
+        self.table.setWordWrap(True)
+        self.table.verticalHeader().hide()
         self.notes = QLabel()
         self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         form = QFormLayout()
         form.addRow("Users", self.users)
@@ -84,14 +95,23 @@ class SizingPanel(QWidget):
         form.addRow("", self.vms)
         box = QGroupBox("Inputs")
         box.setLayout(form)
+        # where each input came from, and the notes, under the inputs: the result table keeps the height
+        notes_area = QScrollArea()
+        notes_area.setWidget(self.notes)
+        notes_area.setWidgetResizable(True)
+        notes_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        left = QVBoxLayout()
+        left.addWidget(box)
+        left.addWidget(notes_area, 1)
         right = QVBoxLayout()
         right.addWidget(self.headline)
         right.addWidget(self.table, 1)
-        right.addWidget(self.notes)
         lay = QHBoxLayout(self)
-        lay.addWidget(box, 2)
+        lay.addLayout(left, 2)
         lay.addLayout(right, 3)
         self.result: Any = None
+        self._measured_fields(False)
         self.compute()
 
     def set_runs(self, run_ids: list[int]) -> None:
@@ -142,12 +162,19 @@ class SizingPanel(QWidget):
                   "users_supported": f"{r.users_supported:,.1f}"}
         self.table.setRowCount(len(r.formula))
         for i, (k, f) in enumerate(r.formula.items()):
-            for j, v in enumerate((SIZING_STEP_LABELS.get(k, k.replace("_", " ")), f, values.get(k, ""))):
+            for j, v in enumerate((SIZING_STEP_LABELS.get(k, k.replace("_", " ")), values.get(k, ""), f)):
                 self.table.setItem(i, j, QTableWidgetItem(v))
-        self.table.resizeColumnsToContents()
-        src = "; ".join(f"{SIZING_INPUT_LABELS.get(k, k.replace('_', ' '))} = {self._value(k, v['value'], r)} "
+        self.table.resizeRowsToContents()
+        src = "\n".join(f"• {SIZING_INPUT_LABELS.get(k, k.replace('_', ' '))} = {self._value(k, v['value'], r)} "
                         f"({self._source(k, v['source'], r)})" for k, v in r.inputs.items())
-        self.notes.setText("Inputs: " + src + ("\n" + "\n".join(r.notes) if r.notes else ""))
+        self.notes.setText("Inputs:\n" + src + ("\n" + "\n".join(r.notes) if r.notes else ""))
+
+    def _measured_fields(self, measured: bool) -> None:
+        """In measured mode the run gives IOPS per user, reads and the storm multiplier: their fields are off."""
+        for w in (self.profile, self.ipu, self.read_pct, self.storm):
+            w.setEnabled(not measured)
+            w.setToolTip("Taken from the selected run (Measured is ticked)" if measured else "")
+        self.vms.setEnabled(measured)
 
     def _clear(self) -> None:
         """No result: nothing of the last one may stay on screen as if it still held."""

@@ -27,6 +27,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 PAGE = 500
 MAX_PAGES = 60  # pages kept in memory (LRU)
 PENDING = "…"
+FAILED = "(error)"  # a row whose page could not be fetched: the error line above the table says why
 READ_ONLY = "The SQL tab is read-only: only SELECT queries (and WITH … SELECT) can be run here."
 ONE_STATEMENT = "The SQL tab runs one query at a time: remove the other statements (or the ';' between them)."
 EMPTY = "Type a SELECT query."
@@ -362,7 +363,9 @@ class LazyQueryModel(QAbstractTableModel):
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             vals = self.row(index.row())
-            return PENDING if vals is None else format_value(vals[index.column()])
+            if vals is None:
+                return FAILED if index.row() // PAGE in self._failed else PENDING
+            return format_value(vals[index.column()])
         if role == Qt.ItemDataRole.UserRole:
             vals = self.row(index.row())
             return None if vals is None else vals[index.column()]
