@@ -288,3 +288,40 @@ def test_storm_text_prints_the_plateau(cli_ws, capsys):
                      "--phases", "none"]) == 0
     out = capsys.readouterr().out
     assert "plateau 1,200.0 IOPS (median of the intervals above 606.0 IOPS, half the peak)" in out
+
+
+def test_words_for_customers(qtbot, window, table, tmp_path):
+    """Every text the table shows (cells, headers, tooltips, labels, buttons) is free of flags, commands and code
+    names -- with a run the table cannot compute (no timestamps, no interval) and vscsiStats rows."""
+    import re
+
+    from PySide6.QtWidgets import QAbstractButton, QLabel
+
+    from tests.conftest import ROOT
+
+    ids = import_all(window, tmp_path)
+    r = import_file(window.ws, str(ROOT / "tests" / "fixtures" / "iostat" / "jc_centos-7.7_iostat-1.txt"),
+                    ImportOptions())
+    assert r.status == "imported", r.error
+    window.browser.reload()
+    window.browser.select_runs([ids["capped"], r.run_ids[0], ids["vscsi"]])
+    window.plot.cap.setValue(200)
+    settled(qtbot, window, table)
+    qtbot.mouseClick(table.per_collection, Qt.MouseButton.LeftButton)
+    t = table.table
+    texts = [table.scope.text(), table.threshold_label.text(), table.threshold.toolTip(), table.scope.toolTip()]
+    texts += [w.text() + " " + w.toolTip() for w in table.findChildren(QAbstractButton)]
+    texts += [w.text() for w in table.findChildren(QLabel)]
+    for j in range(t.columnCount()):
+        texts += [t.horizontalHeaderItem(j).text(), t.horizontalHeaderItem(j).toolTip()]
+        texts += [t.item(i, j).text() + " " + t.item(i, j).toolTip() for i in range(t.rowCount())]
+    assert any("–" in x for x in texts)
+    forbidden = {"flag": re.compile(r"(?<![\w-])--[a-z]"), "main.py": re.compile(r"main\.py"),
+                 "seed": re.compile(r"\bseed \d", re.I), "file": re.compile(r"domain\.md|shared/"),
+                 "identifier": re.compile(r"\b[a-z]+_[a-z_]+\b")}
+    names = sorted((run["name"] for run in window.ws.runs()), key=len, reverse=True)
+    for text in texts:
+        for n in names:  # the user's file names are theirs
+            text = text.replace(n, "")
+        for what, rx in forbidden.items():
+            assert not rx.search(text), (what, text)
