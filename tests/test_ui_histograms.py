@@ -56,13 +56,13 @@ def _block(title: str, vm: tuple[str, str], counts: list[int]) -> str:
                       *rows, ""])
 
 
-def two_vm_file(path: Path, stamps: bool = True) -> Path:
+def two_vm_file(path: Path, stamps: bool = True, minutes: tuple[int, ...] = (0, 2, 4, 6, 8, 10)) -> Path:
     """Six collections two minutes apart (``date`` lines between them) of two VM disks on one RAID set:
     VM B's latency climbs while VM A's I/O triples in collections 3 and 4."""
     out = []
     for k in range(6):
         if stamps:
-            out.append(f"Mon Nov 23 12:{2 * k:02d}:00 UTC 2026")
+            out.append(f"Mon Nov 23 12:{minutes[k]:02d}:00 UTC 2026")
         for vm, reads in ((VM_A, A_READ[k]), (VM_B, B_READ[k])):
             writes = _half(reads)
             both = [r + w for r, w in zip(reads, writes)]
@@ -352,3 +352,19 @@ def test_vscsistats_and_fio_together_read_plus_write_for_fio(qtbot, window, tmp_
                                                             "fio_randrw_jsonplus · fio job randrw #1"]
     assert h.bars.getPlotItem().titleLabel.text == "I/Os per bucket · fio jobs only"
     assert "fio jobs are in the bars (one histogram per job: no heatmap)" in h.message.text()
+
+
+def test_collections_with_a_gap_are_drawn_at_their_own_times(qtbot, window, tmp_path):
+    """Time stamps 0, 2, 4, 7, 9, 11 min (one loop late): each collection's column starts at its own time,
+    with a gap, instead of being spread evenly."""
+    rid = imported(window, two_vm_file(tmp_path / "late.csv", minutes=(0, 2, 4, 7, 9, 11)))[0]
+    h = open_histograms(qtbot, window, [rid])
+    p = h.heat_plots[1]
+    mesh = next(i for i in p.items if isinstance(i, pg.PColorMeshItem))
+    r = mesh.mapRectToView(mesh.boundingRect())
+    assert r.left() == pytest.approx(0.0) and r.right() == pytest.approx(13.0)  # last start 11 + interval 2
+    assert h.colour_bars[1].values[1] == max(r + w for c in B_READ for r, w in zip(c, _half(c)))
+    for _ in range(3):
+        qtbot.keyClick(h.sample, Qt.Key.Key_Right)
+    assert h.sample_label.text() == "collection 4 of 6 · 12:07–12:09 / 7.0–9.0 min"
+    assert h.markers[1][1].getRegion() == pytest.approx((7.0, 9.0))

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRectF, Qt
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QApplication,
@@ -245,6 +245,7 @@ class HistogramView(QWidget):
         lay.addLayout(second)
         lay.addWidget(self.share_area)
         lay.addWidget(self.split, 1)
+        self._restyle_due = False
         self.series: list[Series] = []
         self.data: dict[str, Any] = {}  # series name -> {sample_idx: [(lo, hi, count)]} of the series drawn
 
@@ -272,7 +273,14 @@ class HistogramView(QWidget):
     def changeEvent(self, ev: QEvent) -> None:  # noqa: N802 (Qt name)
         """A theme switch (light/dark) changes the palette: redraw with the new text colour."""
         super().changeEvent(ev)
-        if ev.type() == QEvent.Type.PaletteChange and self.series:
+        if ev.type() == QEvent.Type.PaletteChange and self.series and not self._restyle_due:
+            # after the theme switch has also set pyqtgraph's colours (it may do so after the palette)
+            self._restyle_due = True
+            QTimer.singleShot(0, self, self._restyle)
+
+    def _restyle(self) -> None:
+        self._restyle_due = False
+        if self.series:
             self._draw_heatmaps()
             self._draw_bars()
 
@@ -427,6 +435,9 @@ class HistogramView(QWidget):
                 p.getAxis(name).setTextPen(fg)
                 p.getAxis(name).setPen(fg)
             p.setMouseEnabled(x=True, y=False)
+            same_run = next((q for q, (_k, t) in zip(self.heat_plots, shown) if t.run_id == s.run_id), None)
+            if same_run is not None:
+                p.setXLink(same_run)  # the VM disks of one run zoom and pan together in time
             bar = pg.ColorBarItem(values=(0, max(top, 1.0)), colorMap=cmap, interactive=False, width=14, pen=fg)
             bar.setImageItem(item, insert_in=p)
             bar.axis.setTextPen(fg)
