@@ -208,25 +208,6 @@ def test_chart_export_png_and_svg(qtbot, window, tmp_path):
         assert (tmp_path / name).stat().st_size > 1000
 
 
-def test_histogram_view_shows_exact_and_bounded_shares(qtbot, window):
-    from app.importer import import_file
-    from tests.conftest import CORPUS
-
-    path = CORPUS / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
-    if not path.exists():
-        pytest.skip("corpus not found")
-    rid = import_file(window.ws, str(path), ImportOptions(interval_s=60)).run_ids[0]
-    window.browser.reload()
-    window.browser.select_runs([rid])
-    h = window.histos
-    assert h.metric_box.currentData() == "latency_us"
-    assert "(exact)" in h.share.text() and "within 50 ms" in h.share.text()
-    # 20 ms lies inside the 15-30 ms bucket, which is empty in this file: still exact
-    h.threshold.setCurrentIndex(h.threshold.findData(20.0))
-    assert "99.5% of 793 I/Os within 20 ms (exact)" in h.share.text()
-    assert len(h.data) == 1
-
-
 def test_export_report_from_the_window(qtbot, window, tmp_path):
     from app.importer import import_file
 
@@ -379,15 +360,3 @@ def test_interval_and_first_report_set_after_import(qtbot, window):
     assert window.ws.run(rid)["warnings"] == [w for w in asks if "--interval" not in w and "--first-report" not in w]
     storm = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
     assert "has timestamps" in window.browser.set_interval([storm], 5.0)[0]
-
-
-def test_histogram_view_switches_to_the_ops_fio_has(qtbot, window):
-    from app.importer import import_file
-
-    rid = import_file(window.ws, str(SAMPLES / "fio_randrw_jsonplus.json"), ImportOptions()).run_ids[0]
-    window.browser.reload()
-    window.browser.select_runs([rid])
-    h = window.histos
-    assert h.op.currentText() in ("read", "write") and len(h.data) == 2
-    assert h.op.currentText() == "read"
-    assert "fio_randrw_jsonplus: 100.0% of 1,193,647 I/Os within 50 ms (exact)" in h.share.text()

@@ -368,3 +368,23 @@ def test_collections_with_a_gap_are_drawn_at_their_own_times(qtbot, window, tmp_
         qtbot.keyClick(h.sample, Qt.Key.Key_Right)
     assert h.sample_label.text() == "collection 4 of 6 · 12:07–12:09 / 7.0–9.0 min"
     assert h.markers[1][1].getRegion() == pytest.approx((7.0, 9.0))
+
+
+# moved from tests/test_ui.py (the real corpus file is now a fixture: these never skip)
+def test_histogram_view_shows_exact_and_bounded_shares(qtbot, window):
+    rid = imported(window, REAL_VSCSI, interval_s=60)[0]
+    h = open_histograms(qtbot, window, [rid])
+    assert h.metric_box.currentData() == "latency_us"
+    assert "(exact)" in h.share.text() and "within 50 ms" in h.share.text()
+    # 20 ms lies inside the 15-30 ms bucket, which is empty in this file: still exact
+    h.threshold.setCurrentIndex(h.threshold.findData(20.0))
+    assert "99.5% of 793 I/Os within 20 ms (exact)" in h.share.text()
+    assert len(h.data) == 1
+
+
+def test_histogram_view_switches_to_the_ops_fio_has(qtbot, window):
+    rid = imported(window, SAMPLES / "fio_randrw_jsonplus.json")[0]
+    h = open_histograms(qtbot, window, [rid])
+    assert h.op.currentText() in ("read", "write") and len(h.data) == 2
+    assert h.op.currentText() == "read"
+    assert "fio_randrw_jsonplus: 100.0% of 1,193,647 I/Os within 50 ms (exact)" in h.share.text()
