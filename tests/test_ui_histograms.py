@@ -388,3 +388,22 @@ def test_histogram_view_switches_to_the_ops_fio_has(qtbot, window):
     assert h.op.currentText() in ("read", "write") and len(h.data) == 2
     assert h.op.currentText() == "read"
     assert "fio_randrw_jsonplus: 100.0% of 1,193,647 I/Os within 50 ms (exact)" in h.share.text()
+
+
+def test_hovering_a_heatmap_cell_reads_its_exact_count_and_a_click_picks_the_collection(qtbot, window, tmp_path):
+    from PySide6.QtCore import QPointF
+
+    rid = imported(window, two_vm_file(tmp_path / "raid_set.csv"))[0]
+    h = open_histograms(qtbot, window, [rid])
+    vb = h.heat_plots[1].getViewBox()
+    # VM B, 5 minutes in (collection 3), the (30 000, 50 000] µs bucket (index 8)
+    at = h.heat.mapFromScene(vb.mapViewToScene(QPointF(5.0, 8.5)))
+    qtbot.mouseMove(h.heat.viewport(), at)
+    qtbot.waitUntil(lambda: bool(h.hover_text), timeout=3000)
+    n = B_READ[2][8] + _half(B_READ[2])[8]
+    assert h.hover_text == ("VM disk 2100345:8200 (scsi0:1) · collection 3 of 6 (12:04–12:06 / 4.0–6.0 min) · "
+                            f"Latency (µs) above 30,000 up to 50,000: {n:,} I/Os · click to show this collection "
+                            "in the bars")
+    qtbot.mouseClick(h.heat.viewport(), Qt.MouseButton.LeftButton, pos=at)
+    assert h.sample.value() == 2
+    assert h.sample_label.text() == "collection 3 of 6 · 12:04–12:06 / 4.0–6.0 min"

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QRectF, Qt, QTimer
-from PySide6.QtGui import QFont, QFontMetricsF
+from PySide6.QtGui import QCursor, QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSlider,
     QSplitter,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -121,6 +122,32 @@ def _on_grid(grid: list[Bucket], h: list[tuple[float | None, float | None, int]]
     return out
 
 
+def bucket_range(lo: float | None, hi: float | None) -> str:
+    """A bucket as the interval it counts: values above ``lo`` up to and including ``hi``."""
+    def f(v: float) -> str:
+        return f"{v:,.0f}" if abs(v) >= 1 else f"{v:g}"
+
+    if lo is None and hi is None:
+        return "(all)"
+    if lo is None:
+        return f"up to {f(hi)}"  # type: ignore[arg-type]
+    if hi is None:
+        return f"above {f(lo)}"
+    return f"above {f(lo)} up to {f(hi)}"
+
+
+def _column_at(s: Series, x: float) -> int | None:
+    """The position (0-based) of the collection drawn at x (minutes, or collection numbers without time)."""
+    if not s.timed:
+        k = math.floor(x)
+        return k if 0 <= k < len(s.order) else None
+    for k, idx in enumerate(s.order):
+        sp = s.span(idx)
+        if sp is not None and sp[0] / 60 <= x < sp[1] / 60:
+            return k
+    return None
+
+
 def _heatmapped(s: Series) -> bool:
     """A heatmap needs collections over time: a fio job has one histogram for the whole job."""
     return not (s.kind == "fio" and len(s.samples) == 1)
@@ -200,6 +227,11 @@ class HistogramView(QWidget):
         self.heat_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.heat_area.setWidget(self.heat)
         self.heat_plots: list[pg.PlotItem] = []
+        # what each heatmap holds, for the hover readout and the click that picks a collection
+        self.heat_cells: list[tuple[pg.PlotItem, Series, list[Bucket], np.ndarray]] = []
+        self.hover_text = ""
+        self.heat.scene().sigMouseMoved.connect(self._hover_heat)
+        self.heat.scene().sigMouseClicked.connect(self._click_heat)
         self.colour_bars: list[pg.ColorBarItem] = []
         self.markers: list[tuple[Series, pg.LinearRegionItem]] = []  # the chosen collection on each heatmap
         self.message = QLabel("Select vscsiStats or fio runs in the run list.")
@@ -399,6 +431,7 @@ class HistogramView(QWidget):
     def _clear_heat(self) -> None:
         self.heat.clear()
         self.heat_plots = []
+        self.heat_cells = []
         self.colour_bars = []
         self.markers = []
 
@@ -449,7 +482,45 @@ class HistogramView(QWidget):
             p.addItem(marker, ignoreBounds=True)
             self.markers.append((s, marker))
             self.heat_plots.append(p)
+            self.heat_cells.append((p, s, grid, img))
             self.colour_bars.append(bar)
+
+    def _cell_at(self, pos: Any) -> tuple[Series, int, Bucket, int] | None:
+        """(series, collection position, bucket, I/Os) of the heatmap cell under a scene position."""
+        for p, s, grid, img in self.heat_cells:
+            vb = p.getViewBox()
+            if not vb.sceneBoundingRect().contains(pos):
+                continue
+            pt = vb.mapSceneToView(pos)
+            j = math.floor(pt.y())
+            k = _column_at(s, pt.x())
+            if k is None or not 0 <= j < len(grid):
+                return None
+            return s, k, grid[j], int(img[k, j])
+        return None
+
+    def _hover_heat(self, pos: Any) -> None:
+        """The exact count of the cell under the mouse (the colour only approximates it)."""
+        cell = self._cell_at(pos)
+        if cell is None:
+            self.hover_text = ""
+            QToolTip.hideText()
+            return
+        s, k, (lo, hi), n = cell
+        when = s.span_text(s.order[k])
+        metric = self.metric_box.currentData()
+        self.hover_text = (f"{s.name} · collection {k + 1} of {len(s.order)}" + (f" ({when})" if when else "")
+                           + f" · {METRIC_LABELS.get(metric, metric)} {bucket_range(lo, hi)}: {n:,} I/Os"
+                           + " · click to show this collection in the bars")
+        QToolTip.showText(QCursor.pos(), self.hover_text, self.heat)
+
+    def _click_heat(self, ev: Any) -> None:
+        """A click on a heatmap column shows that collection in the bars (moves the slider)."""
+        if ev.button() != Qt.MouseButton.LeftButton:
+            return
+        cell = self._cell_at(ev.scenePos())
+        if cell is not None:
+            self.sample.setValue(cell[1])
 
     @staticmethod
     def _heat_item(s: Series, img: np.ndarray, cmap: Any) -> Any:
