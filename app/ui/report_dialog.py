@@ -48,7 +48,9 @@ class ReportDialog(QDialog):
         self.page = QComboBox()
         self.page.addItems(["A4", "Letter"])
         self.anonymise = QCheckBox("Anonymise host and device names")
-        self.cap = QDoubleSpinBox(maximum=1e9, decimals=0, specialValueText="none (or run tag cap_iops)")
+        self.cap = QDoubleSpinBox(maximum=1e9, decimals=0, specialValueText="none (or each run's cap_iops tag)")
+        self.cap.setToolTip("The IOPS cap to check on every iostat run. Left at none, a run tagged cap_iops=N "
+                            "(right-click the run ▸ Tag…) is checked against its own cap.")
         self.users = QSpinBox(maximum=1_000_000, specialValueText="no sizing")
         self.ipu = QDoubleSpinBox(maximum=10_000, decimals=1, value=25)
         self.template = QComboBox()
@@ -62,7 +64,9 @@ class ReportDialog(QDialog):
         self.save_as.setPlaceholderText("save these options as a template named…")
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
-        self.status = QLabel(f"{len(run_ids) or 'All'} run(s) selected.")
+        n = len(run_ids)
+        self.status = QLabel("No run selected: the report covers every run." if not n else
+                             f"The report covers the {n} selected run{'s' if n != 1 else ''}.")
 
         form = QFormLayout()
         form.addRow("Template", self.template)
@@ -72,6 +76,7 @@ class ReportDialog(QDialog):
         form.addRow("Company", self.company)
         form.addRow("Date", self.date)
         row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.logo)
         row.addWidget(logo_btn)
         holder = QWidget()
