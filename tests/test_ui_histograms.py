@@ -160,6 +160,8 @@ def test_two_vm_disks_stack_with_colour_bars_minutes_and_a_legend(qtbot, window,
         img = next(i for i in p.items if isinstance(i, pg.ImageItem))
         assert img.mapRectToView(img.boundingRect()).left() == pytest.approx(0.0)
         assert img.mapRectToView(img.boundingRect()).right() == pytest.approx(12.0)
+        x0, x1 = p.getViewBox().viewRange()[0]
+        assert -0.5 < x0 <= 0.0 and 12.0 <= x1 < 12.5  # the whole run is in view
     # one colour bar per heatmap, saying what the colour counts
     assert len(h.colour_bars) == 2
     assert all(b.axis.labelText == "I/Os per collection" for b in h.colour_bars)

@@ -148,6 +148,14 @@ def _column_at(s: Series, x: float) -> int | None:
     return None
 
 
+def _x_extent(s: Series) -> tuple[float, float]:
+    """Where a series' heatmap starts and ends on its x axis: minutes, or collection numbers without time."""
+    if not s.timed:
+        return 0.0, float(len(s.order))
+    spans = [sp for sp in (s.span(i) for i in s.order) if sp is not None]
+    return min(a for a, _b in spans) / 60, max(b for _a, b in spans) / 60
+
+
 def _heatmapped(s: Series) -> bool:
     """A heatmap needs collections over time: a fio job has one histogram for the whole job."""
     return not (s.kind == "fio" and len(s.samples) == 1)
@@ -468,9 +476,6 @@ class HistogramView(QWidget):
                 p.getAxis(name).setTextPen(fg)
                 p.getAxis(name).setPen(fg)
             p.setMouseEnabled(x=True, y=False)
-            same_run = next((q for q, (_k, t) in zip(self.heat_plots, shown) if t.run_id == s.run_id), None)
-            if same_run is not None:
-                p.setXLink(same_run)  # the VM disks of one run zoom and pan together in time
             bar = pg.ColorBarItem(values=(0, max(top, 1.0)), colorMap=cmap, interactive=False, width=14, pen=fg)
             bar.setImageItem(item, insert_in=p)
             bar.axis.setTextPen(fg)
@@ -484,6 +489,15 @@ class HistogramView(QWidget):
             self.heat_plots.append(p)
             self.heat_cells.append((p, s, grid, img))
             self.colour_bars.append(bar)
+        # fixed ranges: the whole run in time (the union over the VM disks of a run, so that they line up)
+        extent: dict[int, tuple[float, float]] = {}
+        for _p, s, _grid, _img in self.heat_cells:
+            lo, hi = _x_extent(s)
+            was = extent.get(s.run_id, (lo, hi))
+            extent[s.run_id] = (min(lo, was[0]), max(hi, was[1]))
+        for p, s, grid, _img in self.heat_cells:
+            p.setXRange(*extent[s.run_id], padding=0.02)  # a little room: the first and last ticks show
+            p.setYRange(0, len(grid), padding=0)
 
     def _cell_at(self, pos: Any) -> tuple[Series, int, Bucket, int] | None:
         """(series, collection position, bucket, I/Os) of the heatmap cell under a scene position."""
