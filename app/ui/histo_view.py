@@ -698,18 +698,18 @@ class HistogramView(QWidget):
 
     def _worst_collection(self, rid: int, dev: str, ms: float, op: str) -> str:
         """The collection with the lowest share within ``ms`` (exact, or its bounds), when there are several."""
-        import polars as pl
-
         from app.analysis.histograms import merge_buckets, share_within
         from app.analysis.text import pct_pair
 
         df = self._device_buckets(rid, dev, op)
-        idxs = sorted(df.get_column("sample_idx").unique().to_list())
+        parts = {key[0]: part.select("bucket_lo", "bucket_hi", "count")
+                 for key, part in df.partition_by("sample_idx", as_dict=True).items()}
+        idxs = sorted(parts)
         if len(idxs) < 2:
             return ""
         per: list[tuple[int, Any]] = []
         for idx in idxs:
-            part = df.filter(pl.col("sample_idx") == idx).select("bucket_lo", "bucket_hi", "count")
+            part = parts[idx]
             s = share_within(merge_buckets(part.iter_rows()), ms * 1000)
             if s.ios and s.bounds[1] is not None:
                 per.append((idx, s))
