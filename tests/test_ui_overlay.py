@@ -11,13 +11,13 @@ import pytest  # noqa: E402
 pytest.importorskip("PySide6")
 
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import QEvent, QPoint, QPointF, QSettings, Qt  # noqa: E402
-from PySide6.QtGui import QMouseEvent, QWheelEvent  # noqa: E402
+from PySide6.QtCore import QEvent, QPoint, QPointF, QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtGui import QColor, QMouseEvent, QWheelEvent  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QApplication, QInputDialog, QMenu  # noqa: E402
+from PySide6.QtWidgets import QApplication, QColorDialog, QInputDialog, QMenu, QWidget  # noqa: E402
 
 from app.ui.main_window import MainWindow  # noqa: E402
-from app.ui.plot_marks import MarkerLine  # noqa: E402
+from app.ui.plot_marks import MarkerLine, PhaseBand  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
 from tests.conftest import ROOT, SAMPLES  # noqa: E402
 
@@ -110,6 +110,21 @@ def drag(qtbot, plot, a, b, mods):
     qtbot.wait(20)
 
 
+def click(plot, x, y, button=Qt.MouseButton.LeftButton, double=False):
+    """The mouse moves to the point (x, value) and clicks (twice for a double-click), as a real mouse does:
+    move, press, release (, double-click, release)."""
+    vp = plot.plot.viewport()
+    move(plot, x, y)
+    pos = at(plot, x, y)
+    none, mods = Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier
+    send(vp, QEvent.Type.MouseButtonPress, pos, button, button, mods)
+    send(vp, QEvent.Type.MouseButtonRelease, pos, button, none, mods)
+    if double:
+        send(vp, QEvent.Type.MouseButtonDblClick, pos, button, button, mods)
+        send(vp, QEvent.Type.MouseButtonRelease, pos, button, none, mods)
+    QTest.qWait(20)
+
+
 def wheel(plot, x, steps):
     vp = plot.plot.viewport()
     p = QPointF(at(plot, x, mid_y(plot)))
@@ -119,12 +134,17 @@ def wheel(plot, x, steps):
 
 
 def choose_in_menu(monkeypatch, text):
-    """The context menu that opens next picks ``text`` (as the user would)."""
+    """The context menu that opens next: the user picks ``text`` (arrow keys to it, Return)."""
 
-    def pick(menu, *args):
-        return next(a for a in menu.actions() if a.text() == text)
+    def pick():
+        menu = QApplication.activePopupWidget()
+        if not isinstance(menu, QMenu):
+            QTimer.singleShot(20, pick)
+            return
+        menu.setActiveAction(next(a for a in menu.actions() if a.text() == text))
+        QTest.keyClick(menu, Qt.Key.Key_Return)
 
-    monkeypatch.setattr(QMenu, "exec", pick)
+    QTimer.singleShot(20, pick)
 
 
 def answer_name(monkeypatch, name, asked=None):
@@ -266,3 +286,206 @@ def test_overlay_phase_bands_marker_alignment_and_manual_shift(qtbot, window):
     assert off == pytest.approx(2.5, abs=0.4) and f"shifted by {off:+.1f} s" in plot.readout.text()
     assert lines[0].value() == pytest.approx(off)
     assert bands[0].getRegion()[0] == pytest.approx(-1 + off)
+
+
+# ---- 2. stable colours, per-curve colour and visibility ----------------------------------------------
+def test_a_run_keeps_its_colour_when_the_selection_changes(qtbot, window):
+    fast, slow, capped = imported(window, FAST, SLOW, CAPPED)
+    plot = shown(qtbot, window, [fast, slow])
+    colours = {c.run_id: c.colour for c in plot.curves}
+    assert len(set(colours.values())) == 2
+    plot = shown(qtbot, window, [slow])
+    assert plot.curves[0].colour == colours[slow]
+    plot = shown(qtbot, window, [capped, slow, fast])
+    assert {c.run_id: c.colour for c in plot.curves if c.run_id != capped} == colours
+    new = next(c.colour for c in plot.curves if c.run_id == capped)
+    assert new not in colours.values()
+    # the drawn pen is the curve's colour
+    for c, item in zip(plot.curves, plot.items):
+        assert item.opts["pen"].color().name() == c.colour
+
+
+def test_curve_list_and_legend_hide_curves_and_colour_is_chosen(qtbot, window, monkeypatch):
+    fast, slow = imported(window, FAST, SLOW)
+    plot = shown(qtbot, window, [fast, slow])
+    changed = []
+    plot.curves_changed.connect(lambda: changed.append(1))
+    lst = plot.curve_list
+    assert [lst.item(i).text() for i in range(lst.count())] == [FAST, SLOW]
+    # untick the slow storm in the curve list
+    rect = lst.visualItemRect(lst.item(1))
+    box = QPoint(rect.left() + 10, rect.center().y())
+    qtbot.mouseClick(lst.viewport(), Qt.MouseButton.LeftButton, pos=box)
+    if lst.item(1).checkState() == Qt.CheckState.Checked:  # styles put the check box at different x
+        lst.item(1).setCheckState(Qt.CheckState.Unchecked)
+    assert not plot.curves[1].visible and not plot.items[1].isVisible() and changed
+    move(plot, 10.5)
+    assert SLOW not in plot.readout.text() and f"{FAST} 450 IOPS" in plot.readout.text()
+    # hidden stays hidden when the selection changes and comes back
+    plot = shown(qtbot, window, [slow])
+    assert not plot.curves[0].visible
+    plot = shown(qtbot, window, [fast, slow])
+    assert {c.run_id: c.visible for c in plot.curves} == {fast: True, slow: False}
+    f, sl = (next(i for i, c in enumerate(plot.curves) if c.run_id == r) for r in (fast, slow))
+    # a click on the legend entry of the fast storm hides it too, and the list follows
+    sample = next(smp for smp, _label in plot.legend.items if smp.item is plot.items[f])
+    p = plot.plot.mapFromScene(sample.sceneBoundingRect().center())
+    qtbot.mouseClick(plot.plot.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(p.x(), p.y()))
+    assert not plot.curves[f].visible and lst.item(f).checkState() == Qt.CheckState.Unchecked
+    # right-click the slow storm in the list ▸ Colour…
+    monkeypatch.setattr(QColorDialog, "getColor", lambda *a, **k: QColor("#123456"))
+    choose_in_menu(monkeypatch, "Colour…")
+    rect = lst.visualItemRect(lst.item(sl))
+    lst.customContextMenuRequested.emit(rect.center())  # what a right-click on the row sends
+    assert plot.curves[sl].colour == "#123456" and plot.items[sl].opts["pen"].color().name() == "#123456"
+    choose_in_menu(monkeypatch, "Show all curves")
+    lst.customContextMenuRequested.emit(rect.center())
+    assert all(c.visible for c in plot.curves)
+    plot = shown(qtbot, window, [slow])
+    assert plot.curves[0].colour == "#123456"
+
+
+# ---- 3. reset zoom -------------------------------------------------------------------------------
+def test_reset_zoom_button_and_ctrl_0(qtbot, window):
+    ids = imported(window, FAST)
+    plot = shown(qtbot, window, ids)
+    assert plot.visible_range() is None
+    with qtbot.waitSignal(plot.range_changed, timeout=3000):
+        wheel(plot, 20, 3)
+    zoomed = plot.visible_range()
+    assert zoomed is not None and zoomed[1] - zoomed[0] < 50
+    qtbot.mouseClick(plot.reset_zoom_button, Qt.MouseButton.LeftButton)
+    assert plot.visible_range() is None
+    wheel(plot, 20, 3)
+    assert plot.visible_range() is not None
+    plot.plot.setFocus()
+    qtbot.keyClick(plot.plot, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert plot.visible_range() is None
+    qtbot.wait(50)
+    x0, x1 = plot.plot.getPlotItem().vb.viewRange()[0]
+    assert x0 <= 0 and x1 >= 60
+
+
+# ---- 4. cap line and log scale --------------------------------------------------------------------
+def test_cap_line_is_labelled_and_stays_in_view_in_log_scale(qtbot, window):
+    ids = imported(window, CAPPED)
+    plot = shown(qtbot, window, ids)
+    assert plot.cap_value() is None and plot.cap.text() == "no cap line"
+    plot.cap.setValue(200)
+    assert plot.cap_value() == 200 and plot.cap_line.isVisible()
+    assert plot.cap_line.value() == 200 and plot.cap_line.label.format == "cap 200 IOPS"
+    assert plot.cap_line.pen.style() == Qt.PenStyle.DashLine and plot.cap_line.pen.color().name() == "#e03030"
+    qtbot.mouseClick(plot.log_y, Qt.MouseButton.LeftButton)
+    assert plot.log_y.isChecked() and plot.plot.getPlotItem().ctrl.logYCheck.isChecked()
+    qtbot.wait(50)
+    assert plot.cap_line.value() == pytest.approx(math.log10(200))
+    lo, hi = plot.plot.getPlotItem().vb.viewRange()[1]
+    assert lo < math.log10(200) < hi
+    # the readout still reads values, not logarithms
+    move(plot, 3.0)
+    assert f"{CAPPED} 202.5 IOPS" in plot.readout.text()
+    qtbot.mouseClick(plot.log_y, Qt.MouseButton.LeftButton)
+    assert plot.cap_line.value() == 200
+    plot.cap.setValue(0)
+    assert not plot.cap_line.isVisible() and plot.cap_value() is None and plot.cap.text() == "no cap line"
+
+
+# ---- 5. markers and phases edited in the window ---------------------------------------------------------
+def test_double_click_adds_a_marker_and_marker_alignment_uses_it(qtbot, window, monkeypatch):
+    from app.analysis.phases import list_markers
+
+    fast, slow = imported(window, FAST, SLOW)
+    plot = shown(qtbot, window, [fast, slow])
+    assert "Double-click: add a marker" in plot.hint.text() and "Ctrl+drag: mark a phase" in plot.hint.text()
+    # select the slow storm in the curve list: the marker goes to it
+    plot.curve_list.setCurrentRow(1)
+    asked = []
+    answer_name(monkeypatch, "boot", asked)
+    click(plot, 12.0, mid_y(plot), double=True)
+    assert asked and asked[0].startswith(f"Marker on {SLOW} at 12")
+    settle(qtbot, plot, 2)
+    t = list_markers(window.ws, slow)["boot"]
+    assert t == pytest.approx(12.0, abs=0.3) and list_markers(window.ws, fast) == {}
+    lines = [i for i in plot.plot.getPlotItem().items if isinstance(i, MarkerLine)]
+    assert [(m.name, m.run_id) for m in lines] == [("boot", slow)]
+    assert lines[0].label.format == "boot" and "main.py" not in lines[0].toolTip()
+    # nothing selected: the marker goes to the nearest curve (the fast storm at 1,200 IOPS at 30 s)
+    plot.curve_list.clearSelection()
+    answer_name(monkeypatch, "boot")
+    click(plot, 5.5, 1190.0, double=True)
+    settle(qtbot, plot, 2)
+    t_fast = list_markers(window.ws, fast)["boot"]
+    assert t_fast == pytest.approx(5.5, abs=0.3)
+    # Align: marker, on "boot" (offered by the marker box)
+    assert [plot.marker.itemText(i) for i in range(plot.marker.count())] == ["boot"]
+    plot.marker.setCurrentIndex(0)
+    plot.align.setCurrentIndex(2)
+    settle(qtbot, plot, 2)
+    assert [c.align_offset_s for c in plot.curves] == [t_fast, t]
+    lines = [i for i in plot.plot.getPlotItem().items if isinstance(i, MarkerLine)]
+    assert sorted(m.value() for m in lines) == [0.0, 0.0]
+
+
+def test_ctrl_drag_marks_a_phase_and_right_click_renames_and_deletes(qtbot, window, monkeypatch):
+    from app.analysis.phases import add_marker, list_markers, list_phases
+
+    (rid,) = imported(window, FAST)
+    add_marker(window.ws, rid, "first job", 6)
+    plot = shown(qtbot, window, [rid])
+    answer_name(monkeypatch, "ramp")
+    drag(qtbot, plot, (8.0, 600.0), (20.0, 600.0), Qt.KeyboardModifier.ControlModifier)
+    settle(qtbot, plot, 1)
+    (ph,) = list_phases(window.ws, rid)
+    assert ph.name == "ramp" and ph.t_start_s == pytest.approx(8, abs=0.3) and ph.t_end_s == pytest.approx(20, abs=0.3)
+    assert plot.curves[0].offset == 0  # a phase drag does not move the curve
+    bands = [i for i in plot.plot.getPlotItem().items if isinstance(i, PhaseBand)]
+    assert [b.name for b in bands] == ["ramp"] and bands[0].label.format == "ramp"
+    # right-click in the band ▸ Rename…
+    choose_in_menu(monkeypatch, "Rename…")
+    answer_name(monkeypatch, "warm-up")
+    click(plot, 14.0, 300.0, Qt.MouseButton.RightButton)
+    settle(qtbot, plot, 1)
+    assert [p.name for p in list_phases(window.ws, rid)] == ["warm-up"]
+    # right-click on the marker line ▸ Rename…, then ▸ Delete
+    choose_in_menu(monkeypatch, "Rename…")
+    answer_name(monkeypatch, "login")
+    click(plot, 6.0, 300.0, Qt.MouseButton.RightButton)
+    settle(qtbot, plot, 1)
+    assert list_markers(window.ws, rid) == {"login": 6.0}
+    choose_in_menu(monkeypatch, "Delete")
+    click(plot, 6.0, 300.0, Qt.MouseButton.RightButton)
+    settle(qtbot, plot, 1)
+    assert list_markers(window.ws, rid) == {}
+    choose_in_menu(monkeypatch, "Delete")
+    click(plot, 14.0, 300.0, Qt.MouseButton.RightButton)
+    settle(qtbot, plot, 1)
+    assert list_phases(window.ws, rid) == []
+    assert not [i for i in plot.plot.getPlotItem().items if isinstance(i, (PhaseBand, MarkerLine))]
+
+
+# ---- 7, 8. words and colours ---------------------------------------------------------------------------
+def test_no_command_line_words_and_labels_take_the_theme_foreground(qtbot, window):
+    from app.analysis.phases import add_marker, add_phase
+    from app.ui.main_window import apply_theme
+
+    (rid,) = imported(window, FAST)
+    add_phase(window.ws, rid, "ramp", 5, 20)
+    add_marker(window.ws, rid, "first job", 6)
+    plot = shown(qtbot, window, [rid])
+    texts = [w.toolTip() for w in plot.findChildren(QWidget)] + [plot.hint.text()]
+    texts += [a.toolTip() for a in plot.actions()]
+    for t in texts:
+        assert "main.py" not in t and "--" not in t, t
+    try:
+        apply_theme("dark")
+        plot.reload()
+        settle(qtbot, plot, 1)
+        band = next(i for i in plot.plot.getPlotItem().items if isinstance(i, PhaseBand))
+        line = next(i for i in plot.plot.getPlotItem().items if isinstance(i, MarkerLine))
+        assert band.label.color.name() == "#e6e6e6" and line.label.color.name() == "#e6e6e6"
+    finally:
+        apply_theme("light")
+    plot.reload()
+    settle(qtbot, plot, 1)
+    band = next(i for i in plot.plot.getPlotItem().items if isinstance(i, PhaseBand))
+    assert band.label.color.name() == pg.mkColor(pg.getConfigOption("foreground")).name() != "#e6e6e6"

@@ -33,7 +33,12 @@ class MarkerLine(pg.InfiniteLine):
                          label=name, labelOpts={"position": label_pos, "color": foreground(), "movable": False,
                                                 "anchors": [(0, 0), (0, 0)], "fill": _label_fill()})
         self.run_id, self.name, self._on_menu = run_id, name, on_menu
+        self.setHoverPen(pg.mkPen(colour, width=4, style=Qt.PenStyle.DashDotLine))
         self.setToolTip(f"marker {name!r} — right-click to rename or delete it")
+
+    def hoverEvent(self, ev: Any) -> None:  # noqa: N802 (pyqtgraph name)
+        """Claim the right-click while the mouse is on the line (the chart's own menu is elsewhere)."""
+        self.setMouseHover(not ev.isExit() and ev.acceptClicks(Qt.MouseButton.RightButton))
 
     def mouseClickEvent(self, ev: Any) -> None:  # noqa: N802 (pyqtgraph name)
         if ev.button() == Qt.MouseButton.RightButton:
@@ -56,6 +61,10 @@ class PhaseBand(pg.LinearRegionItem):
         self.label = pg.InfLineLabel(self.lines[0], text=name, position=label_pos, anchors=[(0, 0), (0, 0)],
                                      color=foreground(), fill=_label_fill())
         self.setToolTip(f"phase {name!r} — right-click to rename or delete it")
+
+    def hoverEvent(self, ev: Any) -> None:  # noqa: N802 (pyqtgraph name)
+        if not ev.isExit():
+            ev.acceptClicks(Qt.MouseButton.RightButton)
 
     def mouseClickEvent(self, ev: Any) -> None:  # noqa: N802 (pyqtgraph name)
         if ev.button() == Qt.MouseButton.RightButton:
