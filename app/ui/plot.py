@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPoint, QPointF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.plot_marks import CurveList, MarkerLine, PhaseBand, background_is_dark
+from app.ui.plot_marks import CurveList, MarkerLine, PhaseBand, background_is_dark, label_fill
 from app.ui.plot_steps import METRIC_UNITS, fmt_time, fmt_value, interval_index, step_xy
 from app.workspace import Workspace
 
@@ -49,7 +49,7 @@ WHOLE_DISKS_LABEL = "whole disks"
 PALETTE = ["#2a7fd4", "#e8710a", "#1a9850", "#a05fd0", "#00897b", "#b8860b", "#d81b60", "#0096c7",
            "#7b8a00", "#5c6bc0"]
 CAP_COLOUR = "#e03030"
-HINT = "Double-click: add a marker · Ctrl+drag: mark a phase · Shift+drag: move a curve · Ctrl+0: reset zoom"
+HINT = "Double-click: marker · Ctrl+drag: phase · Shift+drag: move a curve"
 READOUT_NOTE = "(a value covers the interval that ends at its time)"
 
 
@@ -300,17 +300,22 @@ class OverlayPlot(QWidget):
         self.plot.setLabel("bottom", "time", units="s")
         self.legend = self.plot.addLegend(offset=(-10, 10))
         self.legend.sigSampleClicked.connect(self._legend_clicked)
+        self._style_legend()
         self.plot.setClipToView(True)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
         self.vline.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.vline.setVisible(False)  # shown once the mouse is over the chart
         self.plot.addItem(self.vline, ignoreBounds=True)
         self.cap_line = pg.InfiniteLine(angle=0, movable=False,
                                         pen=pg.mkPen(CAP_COLOUR, width=2, style=Qt.PenStyle.DashLine),
                                         label="cap", labelOpts={"position": 0.02, "color": CAP_COLOUR,
-                                                                "anchors": [(0, 1), (0, 1)], "movable": False})
+                                                                "anchors": [(0, 1), (0, 1)], "movable": False,
+                                                                "fill": label_fill()})
+        self.cap_line.label.keep_colour = True  # a theme change leaves the cap's red alone
         self.cap_line.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.cap_line.setVisible(False)
+        self.cap_line.setZValue(20)  # over the curves, so its label reads
         self.plot.addItem(self.cap_line, ignoreBounds=True)
         self.readout = QLabel(" ")
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -327,6 +332,11 @@ class OverlayPlot(QWidget):
         self.curve_list.menu_asked.connect(self._curve_menu)
         self.hint = QLabel(HINT)
         self.hint.setEnabled(False)  # drawn in the muted text colour
+        self.hint.setWordWrap(True)
+        self.hint.setToolTip("Double-click the chart to add a marker to the selected curve's run (or the nearest "
+                             "curve's); hold Ctrl and drag to mark a phase; hold Shift and drag to move a curve "
+                             "along the time axis; right-click a marker or phase to rename or delete it; Ctrl+0 "
+                             "shows the whole runs again")
 
         bar = QHBoxLayout()
         for w in (QLabel("Metric"), self.metric_box, self.device, self.align, self.activity, self.marker,
@@ -343,13 +353,27 @@ class OverlayPlot(QWidget):
         split.addWidget(self.curve_list)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 0)
-        split.setSizes([900, 190])
+        split.setSizes([900, 240])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(bar)
         lay.addLayout(bar2)
         lay.addWidget(split, 1)
         lay.addWidget(self.readout)
+
+    def _style_legend(self) -> None:
+        bg = pg.mkColor(pg.getConfigOption("background"))
+        bg.setAlpha(200)
+        self.legend.setBrush(pg.mkBrush(bg))
+
+    def changeEvent(self, ev: QEvent) -> None:  # noqa: N802 (Qt name)
+        """A theme change (the application palette changes with it): marks and labels take its colours."""
+        super().changeEvent(ev)
+        if ev.type() == QEvent.Type.PaletteChange and hasattr(self, "mark_items"):
+            self._style_legend()
+            self.cap_line.label.fill = pg.mkBrush(label_fill())
+            self.cap_line.label.update()
+            self._draw_marks()
 
     # ---- interface for other views ------------------------------------------------------------
     def visible_range(self) -> tuple[float, float] | None:
@@ -481,6 +505,7 @@ class OverlayPlot(QWidget):
         self.plot.clear()
         self.legend.clear()
         self.plot.addItem(self.vline, ignoreBounds=True)
+        self.vline.setVisible(False)
         self.plot.addItem(self.cap_line, ignoreBounds=True)
         self.curves, self.items, self.mark_items = [], [], []
         self._phase_preview = None
@@ -546,7 +571,7 @@ class OverlayPlot(QWidget):
             level = 0.97 - 0.07 * ((len(seen) - 1) % 6)
             m = self._marks[c.run_id]
             for k, p in enumerate(m["phases"]):
-                alpha = (60 if k % 2 else 95) if dark else (30 if k % 2 else 55)
+                alpha = (40 if k % 2 else 62) if dark else (30 if k % 2 else 55)
                 band = PhaseBand(c.run_id, p.name, c.plot_x(p.t_start_s), c.plot_x(p.t_end_s), c.colour, alpha,
                                  level, self._mark_menu)
                 self.plot.addItem(band, ignoreBounds=True)
@@ -572,6 +597,12 @@ class OverlayPlot(QWidget):
         if self.curve_list.selectedItems() and 0 <= row < len(self.curves):
             return row
         return self.nearest_curve(x, y)
+
+    def _snap(self, c: Curve, t: float) -> float:
+        """A time picked with the mouse, to the precision of one screen pixel (11.98 s, not 11.977 s)."""
+        px = abs(float(self.plot.getPlotItem().vb.viewPixelSize()[0])) * c.time_scale
+        decimals = max(0, round(-math.log10(px))) if px > 0 and math.isfinite(px) else 3
+        return round(t, min(decimals, 6))
 
     def _ask_name(self, title: str, prompt: str, default: str) -> str | None:
         text, ok = QInputDialog.getText(self, title, prompt, text=default)
@@ -601,7 +632,7 @@ class OverlayPlot(QWidget):
         if idx is None:
             return
         c = self.curves[idx]
-        t = round(c.run_time(x), 3)
+        t = self._snap(c, c.run_time(x))
         have = self._marks.get(c.run_id, {}).get("markers", {})
         k = len(have) + 1
         while f"marker {k}" in have:
@@ -632,7 +663,7 @@ class OverlayPlot(QWidget):
         if idx is None or b <= a:
             return
         c = self.curves[idx]
-        ta, tb = round(c.run_time(a), 3), round(c.run_time(b), 3)
+        ta, tb = self._snap(c, c.run_time(a)), self._snap(c, c.run_time(b))
         have = [p.name for p in self._marks.get(c.run_id, {}).get("phases", [])]
         k = len(have) + 1
         while f"phase {k}" in have:
@@ -778,7 +809,8 @@ class OverlayPlot(QWidget):
         return out
 
     def readout_at(self, x: float) -> str:
-        """'t = 10.1 s · interval 10–11 s: storm_fast 1,212 IOPS' (each curve's interval when they differ)."""
+        """'t = 10.1 s · interval 10–11 s: storm_fast 1,212 IOPS · storm_slow 150 IOPS; interval 10–12 s: capped
+        200 IOPS; other –': the value of every shown curve in the interval that holds x, '–' outside its run."""
         norm = self.normalise.isChecked()
         unit = METRIC_UNITS.get(self.metric_box.currentText(), "")
         shown = [c for c in self.curves if c.visible]
@@ -795,13 +827,16 @@ class OverlayPlot(QWidget):
             span = f"{fmt_time(a)}–{fmt_time(b)}" + ("" if norm else " s")
             entries.append((c.label, fmt_value(float(c.y[i]), unit), span))
         head = f"t = {x:,.3f} of the run" if norm else f"t = {x:,.1f} s"
-        spans = {e[2] for e in entries if e[2] is not None}
-        if len(spans) == 1:
-            body = f" · {word} {spans.pop()}: " + " · ".join(f"{lab} {val}" for lab, val, _s in entries)
-        else:
-            body = ": " + " · ".join(f"{lab} {val}" + (f" ({s})" if s else "") for lab, val, s in entries)
+        groups: dict[str, list[str]] = {}  # curves that share an interval are named after it once
+        for lab, val, span in entries:
+            if span is not None:
+                groups.setdefault(span, []).append(f"{lab} {val}")
+        parts = [f"{word} {span}: " + " · ".join(items) for span, items in groups.items()]
+        outside = " · ".join(f"{lab} –" for lab, _v, span in entries if span is None)
+        if outside:
+            parts.append(outside)
         note = READOUT_NOTE if word == "interval" else "(a value covers its collection)"
-        return f"{head}{body}   {note}"
+        return f"{head}{' · ' if groups else ': '}{'; '.join(parts)}   {note}"
 
     def _mouse_moved(self, pos: QPointF) -> None:
         vb = self.plot.getPlotItem().vb
@@ -809,6 +844,7 @@ class OverlayPlot(QWidget):
             return
         x = vb.mapSceneToView(pos).x()
         self.vline.setPos(x)
+        self.vline.setVisible(bool(self.curves))
         self.readout.setText(self.readout_at(x))
 
     def export(self, path: str) -> None:

@@ -31,7 +31,7 @@ class MarkerLine(pg.InfiniteLine):
         super().__init__(pos=x, angle=90, movable=False,
                          pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashDotLine),
                          label=name, labelOpts={"position": label_pos, "color": foreground(), "movable": False,
-                                                "anchors": [(0, 0), (0, 0)], "fill": _label_fill()})
+                                                "anchors": [(0, 0), (0, 0)], "fill": label_fill()})
         self.run_id, self.name, self._on_menu = run_id, name, on_menu
         self.setHoverPen(pg.mkPen(colour, width=4, style=Qt.PenStyle.DashDotLine))
         self.setToolTip(f"marker {name!r} — right-click to rename or delete it")
@@ -59,7 +59,7 @@ class PhaseBand(pg.LinearRegionItem):
         self.setZValue(-10)
         self.run_id, self.name, self._on_menu = run_id, name, on_menu
         self.label = pg.InfLineLabel(self.lines[0], text=name, position=label_pos, anchors=[(0, 0), (0, 0)],
-                                     color=foreground(), fill=_label_fill())
+                                     color=foreground(), fill=label_fill())
         self.setToolTip(f"phase {name!r} — right-click to rename or delete it")
 
     def hoverEvent(self, ev: Any) -> None:  # noqa: N802 (pyqtgraph name)
@@ -74,7 +74,7 @@ class PhaseBand(pg.LinearRegionItem):
         super().mouseClickEvent(ev)
 
 
-def _label_fill() -> QColor:
+def label_fill() -> QColor:
     """A faint backdrop under mark labels, so they read over the curves on light and dark charts."""
     c = pg.mkColor(pg.getConfigOption("background"))
     c.setAlpha(170)
