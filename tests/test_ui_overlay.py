@@ -468,7 +468,6 @@ def test_ctrl_drag_marks_a_phase_and_right_click_renames_and_deletes(qtbot, wind
 # ---- 7, 8. words and colours ---------------------------------------------------------------------------
 def test_no_command_line_words_and_labels_take_the_theme_foreground(qtbot, window):
     from app.analysis.phases import add_marker, add_phase
-    from app.ui.main_window import apply_theme
 
     (rid,) = imported(window, FAST)
     add_phase(window.ws, rid, "ramp", 5, 20)
@@ -479,15 +478,62 @@ def test_no_command_line_words_and_labels_take_the_theme_foreground(qtbot, windo
     for t in texts:
         assert "main.py" not in t and "--" not in t, t
     try:
-        apply_theme("dark")
-        plot.reload()
-        settle(qtbot, plot, 1)
+        window.theme_actions["dark"].trigger()  # View ▸ Theme ▸ Dark: the chart on screen follows
+        qtbot.wait(20)
         band = next(i for i in plot.plot.getPlotItem().items if isinstance(i, PhaseBand))
         line = next(i for i in plot.plot.getPlotItem().items if isinstance(i, MarkerLine))
         assert band.label.color.name() == "#e6e6e6" and line.label.color.name() == "#e6e6e6"
+        assert line.label.fill.color().name() == "#1e1e1e"  # the label's backdrop is the dark background
+        assert plot.cap_line.label.color.name() == "#e03030"
+        # a curve drawn in the dark theme: its colour reads on #1e1e1e (contrast of at least 3:1)
+        assert contrast(plot.curves[0].colour, "#1e1e1e") >= 3
     finally:
-        apply_theme("light")
-    plot.reload()
-    settle(qtbot, plot, 1)
+        window.theme_actions["light"].trigger()
+    qtbot.wait(20)
     band = next(i for i in plot.plot.getPlotItem().items if isinstance(i, PhaseBand))
     assert band.label.color.name() == pg.mkColor(pg.getConfigOption("foreground")).name() != "#e6e6e6"
+    assert contrast(plot.curves[0].colour, "#ffffff") >= 3
+
+
+def contrast(a, b):
+    """WCAG contrast ratio of two colours."""
+
+    def lum(c):
+        q = QColor(c)
+        ch = [v / 255 for v in (q.red(), q.green(), q.blue())]
+        ch = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in ch]
+        return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2]
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_every_palette_colour_reads_on_light_and_dark_charts():
+    from app.ui.plot import CAP_COLOUR, PALETTE
+
+    for c in [*PALETTE, CAP_COLOUR]:
+        assert contrast(c, "#ffffff") >= 3 and contrast(c, "#1e1e1e") >= 3, c
+
+
+def test_markers_on_a_vscsistats_run_align_it(qtbot, window, monkeypatch, tmp_path):
+    from app.analysis.phases import list_markers
+    from app.importer import import_file
+
+    f = tmp_path / "three.csv"
+    f.write_text(VSCSI.read_text() * 3)
+    r = import_file(window.ws, str(f), ImportOptions(interval_s=60))
+    window.browser.reload()
+    plot = shown(qtbot, window, r.run_ids, 1)
+    answer_name(monkeypatch, "logins")
+    click(plot, 60.0, float(plot.curves[0].y[0]), double=True)
+    settle(qtbot, plot, 1)
+    t = list_markers(window.ws, r.run_ids[0])["logins"]
+    assert t == pytest.approx(60, abs=1)
+    plot.marker.setCurrentIndex(0)
+    plot.align.setCurrentIndex(2)
+    settle(qtbot, plot, 1)
+    c = plot.curves[0]
+    assert c.align_offset_s == t and list(c.t_start) == [-t, 60 - t, 120 - t]
+    move(plot, 61 - t)  # 1 s into the run's second collection
+    span = f"{60 - t:g}–{120 - t:g} s"
+    assert f"collection {span}: {c.label} " in plot.readout.text()
