@@ -168,7 +168,7 @@ def _wait_listening(ws: Path, proc: subprocess.Popen, seconds: float = 20) -> No
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.communicate()
-        if send(ws, {"ping": True}, timeout_ms=500) is not None:
+        if send(ws, {"ping": True}) is not None:  # None: nobody listens yet
             return
         time.sleep(0.1)
     raise AssertionError("the window never listened")
@@ -249,3 +249,21 @@ def test_paths_handed_over_during_an_import_are_imported_after_it(window, qtbot,
     qtbot.waitUntil(lambda: [r["name"] for r in window.ws.runs()] == ["storm_fast_iostat-xt"], timeout=20000)
     qtbot.waitUntil(lambda: window.thread is None, timeout=20000)
     server.close()
+
+
+def test_a_window_that_does_not_answer_is_said_so(tmp_path, qapp, monkeypatch, capsys):
+    from PySide6.QtNetwork import QLocalServer
+
+    from app.ui import single_instance
+
+    ws = tmp_path / "ws.duckdb"
+    hung = QLocalServer()  # listens, but this thread never turns to it: a window stuck in a long job
+    assert hung.listen(server_name(ws))
+    monkeypatch.setattr(single_instance, "ANSWER_MS", 300)
+    try:
+        assert entry.main(["gui", "-w", str(ws), str(SAMPLE)]) == 1
+    finally:
+        hung.close()
+    assert capsys.readouterr().err == (
+        f"main.py gui: The StormScope window that has {ws} open did not answer within 0.3 s (it may be busy); it may "
+        "still import what it was sent when it is free. Try again later, or close that window.\n")

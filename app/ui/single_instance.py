@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
     from app.workspace import WorkspaceLocked
 
-TIMEOUT_MS = 3000
+CONNECT_MS = 3000
+ANSWER_MS = 15000  # the window answers from its event loop: drawing a large run may keep it busy a few seconds
 RETRY_MS = 250
 
 
@@ -48,11 +49,17 @@ def server_name(ws_path: str | os.PathLike) -> str:
     return f"stormscope-{digest}"
 
 
-def send(ws_path: str | os.PathLike, message: dict[str, Any], timeout_ms: int = TIMEOUT_MS) -> dict[str, Any] | None:
-    """Send ``message`` to the window that has ``ws_path`` open; its answer, or None when no window listens."""
+class NoAnswer(Exception):
+    """A window listens for the workspace but did not answer in time (it is busy, or hangs)."""
+
+
+def send(ws_path: str | os.PathLike, message: dict[str, Any], timeout_ms: int | None = None) -> dict[str, Any] | None:
+    """Send ``message`` to the window that has ``ws_path`` open; its answer, or None when no window listens for
+    it. Raises :class:`NoAnswer` when a window took the message but did not answer within ``timeout_ms``."""
+    timeout_ms = ANSWER_MS if timeout_ms is None else timeout_ms
     sock = QLocalSocket()
     sock.connectToServer(server_name(ws_path))
-    if not sock.waitForConnected(timeout_ms):
+    if not sock.waitForConnected(CONNECT_MS):
         return None
     sock.write(json.dumps({"workspace": _same_file(ws_path), **message}).encode() + b"\n")
     sock.waitForBytesWritten(timeout_ms)
@@ -61,7 +68,9 @@ def send(ws_path: str | os.PathLike, message: dict[str, Any], timeout_ms: int = 
         buf += bytes(sock.readAll().data())
     sock.disconnectFromServer()
     if not buf.endswith(b"\n"):
-        return None
+        raise NoAnswer(f"The StormScope window that has {ws_path} open did not answer within "
+                       f"{timeout_ms / 1000:g} s (it may be busy); it may still import what it was sent when it is "
+                       "free. Try again later, or close that window.")
     answer = json.loads(buf)
     return answer if answer.get("ok") else None
 
@@ -101,7 +110,11 @@ def hand_off_early(argv: list[str]) -> int | None:
     """``main.py gui``: when a window has the workspace open, give it the paths and exit 0 (else None)."""
     args = gui_args(argv)
     ws_path = workspace_of(args)
-    said = hand_off(ws_path, args.paths)
+    try:
+        said = hand_off(ws_path, args.paths)
+    except NoAnswer as e:
+        print(f"main.py gui: {e}", file=sys.stderr)
+        return 1
     if said is None:
         return None
     print(said)
@@ -257,14 +270,21 @@ def hand_off_or_check(ws_path: Path, paths: list[str]) -> int | None:
     """
     from app.workspace import Workspace, WorkspaceLocked
 
-    said = hand_off(ws_path, paths)
-    if said is None:
-        try:
-            Workspace(ws_path).close()
-        except WorkspaceLocked as e:
-            said = wait_for_window(ws_path, paths) if e.kind == "window" else None
-            if said is None:
-                return locked_at_start(ws_path, e)
+    try:
+        said = hand_off(ws_path, paths)
+        if said is None:
+            try:
+                Workspace(ws_path).close()
+            except WorkspaceLocked as e:
+                said = wait_for_window(ws_path, paths) if e.kind == "window" else None
+                if said is None:
+                    return locked_at_start(ws_path, e)
+    except NoAnswer as e:
+        from PySide6.QtWidgets import QMessageBox
+
+        print(f"main.py gui: {e}", file=sys.stderr)
+        QMessageBox.warning(None, "StormScope — the window does not answer", str(e))
+        return 1
     if said is None:
         return None
     print(said)
