@@ -428,6 +428,8 @@ class OverlayPlot(QWidget):
         metric = self.metric_box.currentText()
         mode = ["start", "activity", "marker"][self.align.currentIndex()]
         activity = self.activity.value()
+        if mode == "marker" and not self.marker.currentText().strip() and self.marker.count():
+            self.marker.setCurrentIndex(0)  # Align: marker with no name yet: the first marker the runs have
         marker = self.marker.currentText().strip() or None
         device = None if self.device.currentText() in ("", WHOLE_DISKS_LABEL) else self.device.currentText()
         runs = list(self.run_ids)

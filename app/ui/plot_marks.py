@@ -105,6 +105,8 @@ class CurveList(QListWidget):
     def __init__(self, parent: Any = None):
         super().__init__(parent)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # long names keep both ends; the tooltip has all
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.setToolTip("Tick to show a curve, untick to hide it; double-click (or right-click ▸ Colour…) to "
                         "change its colour. Select a curve to put new markers and phases on its run.")
@@ -119,6 +121,7 @@ class CurveList(QListWidget):
         self.clear()
         for label, colour, visible in rows:
             it = QListWidgetItem(swatch(colour, visible), label)
+            it.setToolTip(label)
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             it.setCheckState(Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)
             self.addItem(it)
