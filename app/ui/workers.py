@@ -3,39 +3,70 @@ progress is forwarded as signals, and whose cancel() the Cancel button calls."""
 
 from __future__ import annotations
 
+import atexit
 import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import QObject, QThread, Signal
+from shiboken6 import isValid
 
-from app.importer import import_file, walk_paths
 from app.workspace import ImportResult, Workspace
 from parsers.base import Cancelled, ImportOptions, JobState
 
+_RUNNING: set[JobThread] = set()  # every started job, until it has finished and delivered its result
+
 
 class JobThread(QThread):
-    """Runs ``job(state)`` in a thread; emits progress(fraction, message) and done(result or exception)."""
+    """Runs ``job(state)`` in a thread; emits progress(fraction, message) and done(result or exception).
+
+    ``owner`` is the widget the job works for, never the thread's Qt parent: Qt aborts the process when a QThread
+    is destroyed while it runs ("QThread: Destroyed while thread is still running"), which is what happened when
+    a view was deleted (its window closed) while one of its jobs was still computing. So a running job is kept
+    alive here until it finishes, and ``done`` is emitted on the GUI thread after the thread has finished, and
+    only while the owner still exists -- a closed view never receives a late result.
+    """
 
     progress = Signal(float, str)
     done = Signal(object)
 
-    def __init__(self, job: Callable[[JobState], Any], parent: Any = None):
-        super().__init__(parent)
+    def __init__(self, job: Callable[[JobState], Any], owner: QObject | None = None):
+        super().__init__(None)
         self.job = job
+        self.owner = owner
+        self.result: Any = None
         self.state = JobState(lambda f, m: self.progress.emit(f, m))
+        self.finished.connect(self._deliver)  # queued to the GUI thread, where this object lives
+
+    def start(self, *args: Any) -> None:
+        _RUNNING.add(self)
+        super().start(*args)
 
     def cancel(self) -> None:
         self.state.cancel()
 
     def run(self) -> None:
         try:
-            result: Any = self.job(self.state)
-        except Exception as e:  # reported to the window, never raised into Qt
-            result = e
-        self.done.emit(result)
+            self.result = self.job(self.state)
+        except Exception as e:  # reported to the owner, never raised into Qt's thread
+            self.result = e
+
+    def _deliver(self) -> None:
+        _RUNNING.discard(self)
+        if self.owner is None or isValid(self.owner):
+            self.done.emit(self.result)
+
+
+def wait_for_jobs(timeout_ms: int = 60000) -> None:
+    """Let every running job finish (the application is quitting)."""
+    for job in list(_RUNNING):
+        job.cancel()
+        job.wait(timeout_ms)
+
+
+atexit.register(wait_for_jobs)  # a job still running at exit would be destroyed mid-run
 
 
 def extract_zips(paths: list[str], tmp: Path) -> list[str]:
@@ -65,13 +96,15 @@ class ImportThread(JobThread):
 
     file_done = Signal(object)
 
-    def __init__(self, ws_path: Path, paths: list[str], options: ImportOptions, parent: Any = None):
-        super().__init__(self._import, parent)
+    def __init__(self, ws_path: Path, paths: list[str], options: ImportOptions, owner: QObject | None = None):
+        super().__init__(self._import, owner)
         self.ws_path = ws_path
         self.paths = paths
         self.options = options
 
     def _import(self, state: JobState) -> list[ImportResult]:
+        from app.importer import import_file, walk_paths  # the parsers load when an import starts, not at start-up
+
         results: list[ImportResult] = []
         with tempfile.TemporaryDirectory(prefix="stormscope-zip-") as tmp:
             walked = walk_paths(extract_zips(self.paths, Path(tmp)))
