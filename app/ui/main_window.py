@@ -32,6 +32,7 @@ from app.ui.histo_view import HistogramView
 from app.ui.import_options import WaitingForInterval
 from app.ui.iozone_view import IozoneView
 from app.ui.plot import OverlayPlot
+from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser
 from app.ui.sizing_panel import SizingPanel
 from app.ui.theme import THEMES, apply_theme
@@ -100,6 +101,8 @@ class MainWindow(QMainWindow):
 
         self.browser = RunBrowser(self.ws)
         self.plot = OverlayPlot(self.ws)
+        self.results = ResultsTable(self)
+        self.results.attach(self.plot)  # follows the curves, the visible range and the cap
         self.grid = Grid(self.ws)
         self.histos = HistogramView(self.ws)
         self.iozone = IozoneView(self.ws)
@@ -126,6 +129,7 @@ class MainWindow(QMainWindow):
         docks = []
         for title, widget, area, name in (
             ("Runs", self.browser, Qt.DockWidgetArea.LeftDockWidgetArea, "runs"),
+            ("Results", self.results, Qt.DockWidgetArea.BottomDockWidgetArea, "results"),
             ("Import", self.import_panel, Qt.DockWidgetArea.BottomDockWidgetArea, "import"),
         ):
             dock = QDockWidget(title, self)
@@ -133,9 +137,13 @@ class MainWindow(QMainWindow):
             dock.setWidget(widget)
             self.addDockWidget(area, dock)
             docks.append(dock)
-        self.runs_dock, self.import_dock = docks
+        self.runs_dock, self.results_dock, self.import_dock = docks
+        # the bottom docks sit under the views, beside the run list (not under it)
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(self.results_dock, self.import_dock)
+        self.results_dock.raise_()
         self.resizeDocks([docks[0]], [RUN_LIST_WIDTH], Qt.Orientation.Horizontal)
-        self.resizeDocks([docks[1]], [150], Qt.Orientation.Vertical)
+        self.resizeDocks([docks[1]], [190], Qt.Orientation.Vertical)
 
         self.browser.selection_changed.connect(self._selection_changed)
         self.browser.open_grid.connect(self._open_grid)
@@ -274,6 +282,7 @@ class MainWindow(QMainWindow):
         if self.thread is not None and self.thread.isRunning():
             self.statusBar().showMessage("An import is running; wait for it or cancel it first.", 5000)
             return None
+        self.import_dock.raise_()  # the progress and Cancel are on this tab
         self.import_panel.list.clear()
         self.import_panel.bar.setValue(0)
         self.import_panel.cancel.setEnabled(True)
@@ -317,6 +326,9 @@ class MainWindow(QMainWindow):
                 self.browser.select_runs(new)
         self.thread = None
         self._show_waiting()
+        clean = not isinstance(result, Exception) and not any(r.status == "failed" for r in result)
+        if clean and not self.import_panel.waiting.isVisible():
+            self.results_dock.raise_()  # nothing to act on in the import list: show the figures
 
     # ---- workspace ------------------------------------------------------------------------------
     def open_workspace_dialog(self) -> None:
@@ -372,7 +384,10 @@ class MainWindow(QMainWindow):
             if not path:
                 return
         if view is self.plot:
-            self.plot.export(path)
+            if self.results.lines:  # the chart with its results table beneath
+                export_chart_with_table(self.plot.plot, self.results, path)
+            else:
+                self.plot.export(path)
         else:
             export_widget(view, path)
 
@@ -402,6 +417,7 @@ class MainWindow(QMainWindow):
             self.thread.wait()
             self.thread = None
         self.plot.shutdown()
+        self.results.shutdown()
         dlg = getattr(self, "report_dialog", None)
         if dlg is not None and dlg.job is not None and dlg.job.isRunning():
             dlg.job.wait(60000)
