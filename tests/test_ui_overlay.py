@@ -392,6 +392,19 @@ def test_cap_line_is_labelled_and_stays_in_view_in_log_scale(qtbot, window):
     assert not plot.cap_line.isVisible() and plot.cap_value() is None and plot.cap.text() == "no cap line"
 
 
+def test_a_cap_above_every_value_is_still_in_view(qtbot, window):
+    ids = imported(window, FAST)
+    plot = shown(qtbot, window, ids)
+    assert plot.plot.getPlotItem().vb.viewRange()[1][1] < 2000  # the storm peaks at 1,212 IOPS
+    plot.cap.setValue(5000)
+    qtbot.wait(50)
+    assert plot.plot.getPlotItem().vb.viewRange()[1][1] > 5000
+    qtbot.mouseClick(plot.log_y, Qt.MouseButton.LeftButton)  # intervals at 0 IOPS: no warning, not drawn
+    qtbot.wait(50)
+    lo, hi = plot.plot.getPlotItem().vb.viewRange()[1]
+    assert lo < math.log10(1212) and hi > math.log10(5000)
+
+
 # ---- 5. markers and phases edited in the window ---------------------------------------------------------
 def test_double_click_adds_a_marker_and_marker_alignment_uses_it(qtbot, window, monkeypatch):
     from app.analysis.phases import list_markers

@@ -316,7 +316,7 @@ class OverlayPlot(QWidget):
         self.cap_line.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.cap_line.setVisible(False)
         self.cap_line.setZValue(20)  # over the curves, so its label reads
-        self.plot.addItem(self.cap_line, ignoreBounds=True)
+        self.plot.addItem(self.cap_line)  # in the value axis' auto range: the cap stays in view
         self.readout = QLabel(" ")
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.readout.setWordWrap(True)
@@ -508,7 +508,7 @@ class OverlayPlot(QWidget):
         self.legend.clear()
         self.plot.addItem(self.vline, ignoreBounds=True)
         self.vline.setVisible(False)
-        self.plot.addItem(self.cap_line, ignoreBounds=True)
+        self.plot.addItem(self.cap_line)  # in the value axis' auto range: the cap stays in view
         self.curves, self.items, self.mark_items = [], [], []
         self._phase_preview = None
         notes = []
