@@ -551,3 +551,22 @@ def test_markers_on_a_vscsistats_run_align_it(qtbot, window, monkeypatch, tmp_pa
     move(plot, 61 - t)  # 1 s into the run's second collection
     span = f"{60 - t:g}–{120 - t:g} s"
     assert f"collection {span}: {c.label} " in plot.readout.text()
+
+
+def test_renaming_a_marker_to_a_taken_name_keeps_both(qtbot, window, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.analysis.phases import add_marker, list_markers
+
+    (rid,) = imported(window, FAST)
+    add_marker(window.ws, rid, "first job", 6)
+    add_marker(window.ws, rid, "peak", 21)
+    plot = shown(qtbot, window, [rid])
+    told = []
+    monkeypatch.setattr(QMessageBox, "information", lambda parent, title, text, *a: told.append(text))
+    choose_in_menu(monkeypatch, "Rename…")
+    answer_name(monkeypatch, "peak")
+    click(plot, 6.0, 300.0, Qt.MouseButton.RightButton)
+    settle(qtbot, plot, 1)
+    assert told == [f"{FAST} already has a marker named 'peak'; rename or delete that one first."]
+    assert list_markers(window.ws, rid) == {"first job": 6.0, "peak": 21.0}

@@ -691,6 +691,11 @@ class OverlayPlot(QWidget):
             if new is None or new == name:
                 return
             m = self._marks.get(run_id, {})
+            taken = m.get("markers", {}) if kind == "marker" else [p.name for p in m.get("phases", [])]
+            if new in taken:  # storing it would silently replace the other one
+                QMessageBox.information(self, f"Rename {kind}", f"{run_name} already has a {kind} named {new!r}; "
+                                                                f"rename or delete that one first.")
+                return
             if kind == "marker":
                 t = m.get("markers", {}).get(name)
                 if t is not None:
