@@ -566,20 +566,24 @@ class OverlayPlot(QWidget):
         self.mark_items = []
         dark = background_is_dark()
         seen: set[int] = set()
+        height = self.plot.getPlotItem().vb.height()
+        row = min(0.15, max(0.04, 24.0 / height)) if height > 0 else 0.06  # a label's height, as a share
         for idx, c in enumerate(self.curves):
             if c.run_id in seen or not c.visible or c.run_id not in self._marks:
                 continue
             seen.add(c.run_id)
-            level = 0.97 - 0.07 * ((len(seen) - 1) % 6)
+            # one row of labels per run: phase names from the top, marker names from the bottom
+            k = (len(seen) - 1) % 6
+            top, bottom = 0.98 - row * k, 0.02 + row * k
             m = self._marks[c.run_id]
             for k, p in enumerate(m["phases"]):
                 alpha = (40 if k % 2 else 62) if dark else (30 if k % 2 else 55)
                 band = PhaseBand(c.run_id, p.name, c.plot_x(p.t_start_s), c.plot_x(p.t_end_s), c.colour, alpha,
-                                 level, self._mark_menu)
+                                 top, self._mark_menu)
                 self.plot.addItem(band, ignoreBounds=True)
                 self.mark_items.append((band, idx, p.t_start_s, p.t_end_s))
             for name, t in m["markers"].items():
-                line = MarkerLine(c.run_id, name, c.plot_x(t), c.colour, level - 0.035, self._mark_menu)
+                line = MarkerLine(c.run_id, name, c.plot_x(t), c.colour, bottom, self._mark_menu)
                 self.plot.addItem(line, ignoreBounds=True)
                 self.mark_items.append((line, idx, t, None))
 

@@ -31,7 +31,7 @@ class MarkerLine(pg.InfiniteLine):
         super().__init__(pos=x, angle=90, movable=False,
                          pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashDotLine),
                          label=name, labelOpts={"position": label_pos, "color": foreground(), "movable": False,
-                                                "anchors": [(0, 0), (0, 0)], "fill": label_fill()})
+                                                "anchors": [(0, 1), (0, 1)], "fill": label_fill()})
         self.run_id, self.name, self._on_menu = run_id, name, on_menu
         self.setHoverPen(pg.mkPen(colour, width=4, style=Qt.PenStyle.DashDotLine))
         self.setToolTip(f"marker {name!r} — right-click to rename or delete it")
