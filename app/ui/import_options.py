@@ -121,7 +121,8 @@ class WaitingForInterval(QWidget):
                 w.deleteLater()
         self.fields, self.buttons = {}, {}
         for row, r in enumerate(runs):
-            label = QLabel(f"{r['name']} has no time stamps. Seconds between its reports (the 5 of 'iostat 5'):")
+            between = "its collections" if r.get("kind") == "vscsistats" else "its reports (the 5 of 'iostat 5')"
+            label = QLabel(f"{r['name']} has no time stamps. Seconds between {between}:")
             label.setWordWrap(True)
             field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
                                    specialValueText="not set")

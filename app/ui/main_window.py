@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -57,6 +58,7 @@ class ImportPanel(QWidget):
         self.cancel = QPushButton("Cancel")
         self.cancel.setEnabled(False)
         self.list = QListWidget()
+        self.list.setMinimumHeight(24)
         self.waiting = WaitingForInterval()
         top = QHBoxLayout()
         top.addWidget(self.bar, 1)
@@ -109,7 +111,16 @@ class MainWindow(QMainWindow):
         self.sizing = SizingPanel(self.ws)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("views")
-        self.tabs.addTab(self.plot, "Overlay")
+        # the results table sits under the overlay chart, in the same tab: its figures are the chart's
+        self.overlay_page = QSplitter(Qt.Orientation.Vertical)
+        self.overlay_page.setObjectName("overlay-page")
+        self.overlay_page.addWidget(self.plot)
+        self.overlay_page.addWidget(self.results)
+        self.overlay_page.setStretchFactor(0, 3)
+        self.overlay_page.setStretchFactor(1, 2)
+        self.overlay_page.setSizes([640, 260])
+        self.overlay_page.setCollapsible(0, False)
+        self.tabs.addTab(self.overlay_page, "Overlay")
         self.tabs.addTab(self.histos, "Histograms")
         self.tabs.addTab(self.iozone, "IOzone")
         self.tabs.addTab(self.sizing, "Sizing")
@@ -129,7 +140,6 @@ class MainWindow(QMainWindow):
         docks = []
         for title, widget, area, name in (
             ("Runs", self.browser, Qt.DockWidgetArea.LeftDockWidgetArea, "runs"),
-            ("Results", self.results, Qt.DockWidgetArea.BottomDockWidgetArea, "results"),
             ("Import", self.import_panel, Qt.DockWidgetArea.BottomDockWidgetArea, "import"),
         ):
             dock = QDockWidget(title, self)
@@ -137,13 +147,11 @@ class MainWindow(QMainWindow):
             dock.setWidget(widget)
             self.addDockWidget(area, dock)
             docks.append(dock)
-        self.runs_dock, self.results_dock, self.import_dock = docks
-        # the bottom docks sit under the views, beside the run list (not under it)
+        self.runs_dock, self.import_dock = docks
+        # the import list sits under the views, beside the run list (the run list keeps the full height)
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.tabifyDockWidget(self.results_dock, self.import_dock)
-        self.results_dock.raise_()
         self.resizeDocks([docks[0]], [RUN_LIST_WIDTH], Qt.Orientation.Horizontal)
-        self.resizeDocks([docks[1]], [190], Qt.Orientation.Vertical)
+        self.resizeDocks([docks[1]], [110], Qt.Orientation.Vertical)
 
         self.browser.selection_changed.connect(self._selection_changed)
         self.browser.open_grid.connect(self._open_grid)
@@ -282,7 +290,7 @@ class MainWindow(QMainWindow):
         if self.thread is not None and self.thread.isRunning():
             self.statusBar().showMessage("An import is running; wait for it or cancel it first.", 5000)
             return None
-        self.import_dock.raise_()  # the progress and Cancel are on this tab
+        self.import_dock.show()  # the progress and Cancel
         self.import_panel.list.clear()
         self.import_panel.bar.setValue(0)
         self.import_panel.cancel.setEnabled(True)
@@ -326,9 +334,6 @@ class MainWindow(QMainWindow):
                 self.browser.select_runs(new)
         self.thread = None
         self._show_waiting()
-        clean = not isinstance(result, Exception) and not any(r.status == "failed" for r in result)
-        if clean and not self.import_panel.waiting.isVisible():
-            self.results_dock.raise_()  # nothing to act on in the import list: show the figures
 
     # ---- workspace ------------------------------------------------------------------------------
     def open_workspace_dialog(self) -> None:
@@ -383,7 +388,7 @@ class MainWindow(QMainWindow):
             path, _ = QFileDialog.getSaveFileName(self, "Export chart", f"{name}.png", "PNG (*.png);;SVG (*.svg)")
             if not path:
                 return
-        if view is self.plot:
+        if view is self.overlay_page:
             if self.results.lines:  # the chart with its results table beneath
                 export_chart_with_table(self.plot.plot, self.results, path)
             else:
@@ -427,6 +432,7 @@ class MainWindow(QMainWindow):
         self.settings.setValue(f"selection/{self.ws_path}", [str(r) for r in self.browser.selected_runs()])
         self.grid.close_model()
         self.ws.close()
+        QApplication.styleHints().colorSchemeChanged.disconnect(self._system_scheme_changed)
         super().closeEvent(event)
 
 
