@@ -241,21 +241,6 @@ def test_sizing_panel_gives_the_seed_figures(qtbot, window):
     assert p.result.disks == 18
 
 
-def test_iozone_view_compares_runs(qtbot, window):
-    from app.importer import import_file
-    from tests.conftest import CORPUS
-
-    files = sorted((CORPUS / "iozone").glob("*.txt"))
-    if not files:
-        pytest.skip("corpus not found")
-    ids = [import_file(window.ws, str(f), ImportOptions()).run_ids[0] for f in files[:3]]
-    window.browser.reload()
-    window.browser.select_runs(ids)
-    data = window.iozone.summary()
-    assert len(data) == 3 and all("write" in d for d in data.values())
-    assert window.iozone.test.currentText() == "write"
-
-
 def test_grid_keeps_report_order_until_the_user_sorts(qtbot, window):
     from app.importer import import_file
 

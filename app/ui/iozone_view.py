@@ -197,7 +197,7 @@ class IozoneView(QWidget):
         self.bars.getPlotItem().invertY(True)  # IOzone's first test (write) at the top
         # the legend sits in the plot's layout under the axis label, never over the bars
         self.legend = pg.LegendItem(colCount=2, frame=False, labelTextSize="9pt", horSpacing=14)
-        self.bars.getPlotItem().layout.addItem(self.legend, 4, 1)
+        self.bars.getPlotItem().layout.addItem(self.legend, 4, 0, 1, 2)  # under the test names and the bars
         self.bars.getPlotItem().getViewBox().sigResized.connect(self._fit_legend)
         self.bars.scene().sigMouseMoved.connect(self._hover)
 
@@ -394,6 +394,9 @@ class IozoneView(QWidget):
         cols = max(1, min(len(self.series), int(avail // widest)))
         if cols != self.legend.columnCount:
             self.legend.setColumnCount(cols)
+        # the legend's row keeps the height its entries need: a short chart shrinks the bars, never cuts the legend
+        rows = -(-len(self.series) // cols)
+        self.bars.getPlotItem().layout.setRowFixedHeight(4, rows * metrics.height() * 1.9 + 6)
 
     def _comparison(self) -> str:
         """Which series is fastest in how many tests, and by how much (median ratio to the next fastest)."""

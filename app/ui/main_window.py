@@ -37,7 +37,7 @@ from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser
 from app.ui.sizing_panel import SizingPanel
 from app.ui.theme import THEMES, apply_theme
-from app.ui.workers import ImportThread
+from app.ui.workers import ImportThread, wait_for_jobs
 from app.workspace import ImportResult, Workspace, WorkspaceLocked
 from parsers.base import ImportOptions
 
@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
         self.ws_path = Path(ws_path)
         self.ws = Workspace(self.ws_path)
         self.thread: ImportThread | None = None
+        self._closed = False
         self.setAcceptDrops(True)
         self.setWindowTitle(f"{APP} — {self.ws_path.stem}")
         self._fit_to_screen()
@@ -153,7 +154,10 @@ class MainWindow(QMainWindow):
         self.resizeDocks([docks[0]], [RUN_LIST_WIDTH], Qt.Orientation.Horizontal)
         self.resizeDocks([docks[1]], [110], Qt.Orientation.Vertical)
 
+        self._selection: list[int] = []
+        self._stale: set[int] = set()  # tabs whose view has not seen the current selection yet
         self.browser.selection_changed.connect(self._selection_changed)
+        self.tabs.currentChanged.connect(self._tab_shown)
         self.browser.open_grid.connect(self._open_grid)
         self.browser.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.browser.runs_changed.connect(self._runs_changed)
@@ -170,13 +174,32 @@ class MainWindow(QMainWindow):
             w, h = min(w, int(screen.width() * 0.95)), min(h, int(screen.height() * 0.92))
         self.resize(w, h)
 
-    def views(self) -> list[Any]:
-        """The views that show the selected runs (each has ``set_runs``)."""
-        return [self.plot, self.histos, self.iozone, self.sizing, self.banner]
+    def _tab_view(self, index: int) -> Any:
+        """The view in tab ``index`` that shows the selected runs (has ``set_runs``), or None (the grid)."""
+        page = self.tabs.widget(index)
+        return self.plot if page is self.overlay_page else page if hasattr(page, "set_runs") else None
 
     def _selection_changed(self, run_ids: list[int]) -> None:
-        for view in self.views():
-            view.set_runs(run_ids)
+        """The view on screen follows the selection at once; the others when their tab is next shown (each one
+        recomputes its figures, which would otherwise be done for views nobody looks at)."""
+        self._selection = list(run_ids)
+        self.banner.set_runs(run_ids)
+        current = self._tab_view(self.tabs.currentIndex())
+        for i in range(self.tabs.count()):
+            view = self._tab_view(i)
+            if view is None:
+                continue
+            if view is current:
+                view.set_runs(run_ids)
+                self._stale.discard(i)
+            else:
+                self._stale.add(i)
+
+    def _tab_shown(self, index: int) -> None:
+        view = self._tab_view(index)
+        if index in self._stale and view is not None:
+            self._stale.discard(index)
+            view.set_runs(self._selection)
 
     def _runs_changed(self) -> None:
         """A run setting changed (interval, first report, name, deletion): every view recomputes."""
@@ -345,6 +368,8 @@ class MainWindow(QMainWindow):
 
     def open_workspace(self, path: Path) -> None:
         if self.thread is not None and self.thread.isRunning():
+            self.statusBar().showMessage("An import is running; wait for it or cancel it, then open the workspace.",
+                                         10000)
             return
         try:  # open the new one first: when another process has it, the current one stays open
             ws = Workspace(path)
@@ -352,6 +377,7 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Workspace in use",
                                 f"The workspace {path} is in use by {e.holder}.\n\n{e.advice}")
             return
+        wait_for_jobs(cancel=False)  # the views' jobs read through the current workspace: let them finish first
         self.grid.close_model()
         self.ws.close()
         self.ws_path = path
@@ -414,6 +440,10 @@ class MainWindow(QMainWindow):
         hints.colorSchemeChanged.connect(self._system_scheme_changed)
 
     def closeEvent(self, event: Any) -> None:  # noqa: N802 (Qt name)
+        if self._closed:  # a second close (the window is being deleted): all was let go the first time
+            super().closeEvent(event)
+            return
+        self._closed = True
         if self.thread is not None:
             # the import's last signals are queued for this window: they must not reach a closed workspace
             self.thread.file_done.disconnect(self._file_done)

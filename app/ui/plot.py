@@ -423,6 +423,9 @@ class OverlayPlot(QWidget):
         """Load the curves on a worker thread (a 10 M-row run takes seconds), then draw them."""
         from app.ui.workers import JobThread
 
+        if getattr(self, "_shut", False):
+            return
+
         self._generation = getattr(self, "_generation", 0) + 1
         gen = self._generation
         metric = self.metric_box.currentText()
@@ -433,7 +436,7 @@ class OverlayPlot(QWidget):
         marker = self.marker.currentText().strip() or None
         device = None if self.device.currentText() in ("", WHOLE_DISKS_LABEL) else self.device.currentText()
         runs = list(self.run_ids)
-        ws_path = self.ws.path
+        reader = self.ws.cursor()  # the worker's own connection to the open workspace (no reopening)
 
         def job(state: Any) -> dict[str, Any]:
             from app.analysis.histograms import AnalysisError
@@ -441,7 +444,7 @@ class OverlayPlot(QWidget):
 
             curves: list[dict[str, Any]] = []
             marks: dict[int, dict[str, Any]] = {}
-            with Workspace(ws_path) as ws:
+            with reader as ws:
                 names = sorted(d for (d,) in ws.con.execute(
                     "SELECT DISTINCT device FROM iostat_samples WHERE list_contains(?, run_id)", [runs]).fetchall())
                 for i, rid in enumerate(runs):
@@ -553,7 +556,9 @@ class OverlayPlot(QWidget):
         return item
 
     def shutdown(self) -> None:
-        """Wait for the curve loads still running (the window is closing)."""
+        """The window is closing: load nothing more, and wait for the curve loads still running."""
+        self._shut = True
+        self._range_timer.stop()
         for job in getattr(self, "_jobs", []):
             if job.isRunning():
                 job.wait(30000)

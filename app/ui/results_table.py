@@ -209,6 +209,8 @@ class ResultsTable(QWidget):
 
     def refresh(self) -> None:
         """Recompute from the attached overlay (or the last ``update_from``)."""
+        if getattr(self, "_shut", False):
+            return
         ov = self.overlay
         if ov is not None:
             if getattr(ov, "loading", False):
@@ -240,10 +242,13 @@ class ResultsTable(QWidget):
         self.loading = True
         self.scope.setText("computing…")
 
+        # the worker's own connection to the open workspace (no reopening), or the file given by path
+        reader = ws_path_or_ws.cursor() if hasattr(ws_path_or_ws, "cursor") else None
+
         def job(_state: Any) -> list[RangeRow]:
             if not specs:
                 return []
-            with Workspace(path) as ws:
+            with reader if reader is not None else Workspace(path) as ws:
                 return compute_rows(ws, specs, cap, threshold, cache)
 
         self._jobs = [j for j in self._jobs if j.isRunning()]
@@ -272,7 +277,9 @@ class ResultsTable(QWidget):
         self.updated.emit()
 
     def shutdown(self) -> None:
-        """Wait for computations still running (the window is closing)."""
+        """The window is closing: start nothing more, and wait for computations still running."""
+        self._shut = True
+        self._debounce.stop()
         for j in self._jobs:
             if j.isRunning():
                 j.wait(30000)

@@ -75,7 +75,17 @@ class RunBrowser(QWidget):
         self.reload()
 
     def reload(self) -> None:
-        selected = set(self.selected_runs())
+        """Rebuild the tree, keeping the selection; ``selection_changed`` is emitted once, if it changed."""
+        before = self.selected_runs()
+        self.tree.blockSignals(True)  # clearing and reselecting item by item would emit once per item
+        try:
+            self._rebuild(set(before))
+        finally:
+            self.tree.blockSignals(False)
+        if self.selected_runs() != before:
+            self.selection_changed.emit(self.selected_runs())
+
+    def _rebuild(self, selected: set[int]) -> None:
         self.tree.clear()
         groups: dict[tuple[str, str], QTreeWidgetItem] = {}
         kinds: dict[str, QTreeWidgetItem] = {}
@@ -130,9 +140,18 @@ class RunBrowser(QWidget):
         return [int(it.data(0, RUN_ROLE)) for it in self.tree.selectedItems() if it.data(0, RUN_ROLE) is not None]
 
     def select_runs(self, run_ids: list[int]) -> None:
+        """Select exactly these runs (as a click and Ctrl+clicks would); ``selection_changed`` once."""
         wanted = set(run_ids)
-        for it in self._run_items():
-            it.setSelected(int(it.data(0, RUN_ROLE)) in wanted)
+        before = self.selected_runs()
+        self.tree.blockSignals(True)
+        try:
+            for it in self._run_items():
+                it.setSelected(int(it.data(0, RUN_ROLE)) in wanted)
+        finally:
+            self.tree.blockSignals(False)
+        self.tree.viewport().update()
+        if self.selected_runs() != before:
+            self.selection_changed.emit(self.selected_runs())
 
     def _run_items(self) -> list[QTreeWidgetItem]:
         out = []

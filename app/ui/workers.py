@@ -59,10 +59,11 @@ class JobThread(QThread):
             self.done.emit(self.result)
 
 
-def wait_for_jobs(timeout_ms: int = 60000) -> None:
-    """Let every running job finish (the application is quitting)."""
+def wait_for_jobs(timeout_ms: int = 60000, cancel: bool = True) -> None:
+    """Let every running job finish (the application is quitting, or the workspace they read is switched)."""
     for job in list(_RUNNING):
-        job.cancel()
+        if cancel:
+            job.cancel()
         job.wait(timeout_ms)
 
 
