@@ -27,7 +27,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from app.analysis.text import for_cli, for_cli_json
+from app.analysis.text import for_cli, for_cli_json, render_stored
 from app.workspace import Workspace, default_workspace_path
 from app.workspace_lock import WorkspaceLocked, cli_message
 from parsers.base import ImportOptions, JobState
@@ -156,7 +156,10 @@ def cmd_import(args: argparse.Namespace) -> int:
             if not args.json:
                 _print_result(r)
     if args.json:
-        print(json.dumps([r.as_json() for r in results], indent=2))
+        out = [r.as_json() for r in results]
+        for r, j in zip(results, out):
+            j["warnings"] = [render_stored(w, "cli", r.run_ids[0] if r.run_ids else "ID") for w in r.warnings]
+        print(json.dumps(out, indent=2))
     else:
         for r in results[: len(missing)]:
             _print_result(r)
@@ -182,7 +185,7 @@ def _print_result(r: Any) -> None:
         return
     print(f"imported   {r.path}  [{r.format}] run {ids}, {r.rows:,} rows")
     for w in r.warnings:
-        print(f"  warning: {w}")
+        print(f"  warning: {render_stored(w, 'cli', r.run_ids[0] if r.run_ids else 'ID')}")
 
 
 def cmd_runs(args: argparse.Namespace) -> int:

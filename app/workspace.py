@@ -443,7 +443,7 @@ class Workspace:
                 self.con.execute(f"UPDATE {t} SET t_s = sample_idx * ? WHERE run_id = ?", [float(seconds), run_id])
             self.con.execute("UPDATE runs SET interval_s = ?, interval_source = 'user' WHERE run_id = ?",
                              [float(seconds), run_id])
-            self._drop_warnings(run_id, "--interval SECONDS")
+            self._drop_warnings(run_id, "{fix:set_interval}", "--interval SECONDS")
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
@@ -460,7 +460,7 @@ class Workspace:
                              [since_boot, run_id])
             self.con.execute("UPDATE runs SET meta = json_merge_patch(coalesce(meta, '{}'), "
                              "json_object('first_report', ?)) WHERE run_id = ?", [how, run_id])
-            self._drop_warnings(run_id, "--first-report interval")
+            self._drop_warnings(run_id, "{fix:first_report_interval}", "--first-report interval")
 
     def set_histogram_counts(self, run_id: int, mode: str) -> None:
         """Say how a vscsiStats run's collections relate: ``cumulative`` (never reset, each prints the running
@@ -475,7 +475,7 @@ class Workspace:
             self.con.execute("UPDATE runs SET meta = json_merge_patch(coalesce(meta, '{}'), "
                              "json_object('histogram_counts', ?::VARCHAR)) WHERE run_id = ?", [value, run_id])
             if value:
-                self._drop_warnings(run_id, "--histogram-counts")
+                self._drop_warnings(run_id, "{fix:counts_per_collection}", "--histogram-counts")
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -487,10 +487,12 @@ class Workspace:
             self.con.execute("ROLLBACK")
             raise
 
-    def _drop_warnings(self, run_id: int, marker: str) -> None:
-        """Forget the import warnings that ask the user for what they have now said (they would be stale)."""
-        self.con.execute("UPDATE runs SET warnings = list_filter(warnings, lambda w: NOT contains(w, ?)) "
-                         "WHERE run_id = ?", [marker, run_id])
+    def _drop_warnings(self, run_id: int, *markers: str) -> None:
+        """Forget the import warnings that ask the user for what they have now said (they would be stale);
+        ``markers``: the warning's fix token, and the words older StormScope versions stored instead."""
+        for marker in markers:
+            self.con.execute("UPDATE runs SET warnings = list_filter(warnings, lambda w: NOT contains(w, ?)) "
+                             "WHERE run_id = ?", [marker, run_id])
 
     # ---- computed columns ----------------------------------------------------------------------
     def computed_columns(self, table: str) -> list[tuple[str, str]]:

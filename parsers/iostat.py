@@ -699,8 +699,8 @@ class _Parser:
         if interval is None and n_samples > 1:
             hint = self._interval_hint(rs)
             self.warn("the file has no timestamps (iostat ran without -t), so the interval is unknown: "
-                      "times are left empty. Set it with 'main.py run ID --interval SECONDS' or the run menu's "
-                      "'Set interval…' (the number after 'iostat', e.g. 5 for 'iostat 5')" + hint, None)
+                      "times are left empty. Set it with {fix:set_interval} (the number after 'iostat', e.g. 5 for "
+                      "'iostat 5')" + hint, None)
             interval_source = "unknown"
         info.interval_s = interval
         info.interval_source = interval_source
@@ -771,12 +771,10 @@ class _Parser:
                                 f"interval of {ref:,.0f} s: iostat ran with -y)")
                 continue
             flagged.add(s)
-            hows.append("since-boot (assumed, iostat's default; the file cannot prove it. "
-                        "If iostat ran with -y: run ID --first-report interval)")
+            hows.append("since-boot (assumed, iostat's default; the file cannot prove it)")
         if any("assumed" in h for h in hows) and rs.sample_idx >= 0:
             self.warn("the first report was taken to cover the time since boot (iostat's default) and is "
-                      "left out of analyses; if iostat ran with -y, say so with "
-                      "'main.py run ID --first-report interval' or the run menu", None)
+                      "left out of analyses; if iostat ran with -y, say so with {fix:first_report_interval}", None)
         return flagged, "; ".join(dict.fromkeys(hows)) or "no reports"
 
 

@@ -121,8 +121,8 @@ class IostatJsonFormat:
             info.interval_source = "user"
             t_by = {i: i * interval for i in range(n)}
         elif n > 1:
-            warn("the file has no timestamps (iostat ran without -t): set the interval with "
-                 "'main.py run ID --interval SECONDS' or the run menu's 'Set interval…'", None)
+            warn("the file has no timestamps (iostat ran without -t): set the interval with {fix:set_interval}",
+                 None)
             info.interval_source = "unknown"
         info.interval_s = interval
         mode = options.first_report
@@ -130,12 +130,10 @@ class IostatJsonFormat:
         info.meta["first_report"] = {
             "since-boot": "since-boot (set by the user)",
             "interval": "interval (set by the user)",
-        }.get(mode, "since-boot (assumed, iostat's default; the file cannot prove it. "
-                    "If iostat ran with -y: run ID --first-report interval)")
+        }.get(mode, "since-boot (assumed, iostat's default; the file cannot prove it)")
         if mode == "auto" and n > 0:
             warn("the first report was taken to cover the time since boot (iostat's default) and is left out "
-                 "of analyses; if iostat ran with -y, say so with 'main.py run ID --first-report interval' or the run "
-                 "menu", None)
+                 "of analyses; if iostat ran with -y, say so with {fix:first_report_interval}", None)
         info.tool_version = layout_family(canon_seen, [])
 
         schema = {"sample_idx": pl.Int64, "device": pl.String, "is_group": pl.Boolean,

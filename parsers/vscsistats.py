@@ -383,8 +383,7 @@ class _CsvParser:
         elif interval is None:
             info.interval_source = "unknown"
             self.warn("the file does not say how long each collection lasted: IOPS and MB/s need it; set it with "
-                      "'main.py run ID --interval SECONDS' (the time between collections) or the run menu's "
-                      "'Set interval…'", None)
+                      "{fix:set_interval} (the time between collections)", None)
         info.interval_s = interval
 
         hist: list[tuple[Any, ...]] = []
@@ -446,7 +445,7 @@ class _CsvParser:
             self.warn("no bucket count ever falls from one collection to the next: the histograms look cumulative "
                       "(vscsiStats not reset with -r between collections): each collection holds everything since "
                       "the start, so analyses take its own I/Os as its counts minus the previous collection's. If "
-                      "vscsiStats was reset, say so with 'main.py run ID --histogram-counts per-collection'", None)
+                      "vscsiStats was reset, say so with {fix:counts_per_collection}", None)
 
 
 class VscsiStatsTextFormat:

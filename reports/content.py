@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from app.analysis.histograms import LATENCY, AnalysisError, collection_counts, latency_share
-from app.analysis.text import pct_pair
+from app.analysis.text import pct_pair, render_stored
 from reports.options import ReportOptions
 
 
@@ -444,7 +444,7 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
     if "appendix" in want:
         sec = Section("appendix", "Appendix: sources and methods")
         for r in runs:
-            warn = r.get("warnings") or []
+            warn = [render_stored(w) for w in r.get("warnings") or []]
             sec.para(an.text(
                 f"Run {r['run_id']} · {r['name']} · {r['kind']} ({r.get('format')}) · "
                 f"{r.get('tool_version') or 'version not stated'} · host {an.host(r.get('host'))} · "

@@ -231,11 +231,11 @@ def test_a_reset_inside_a_cumulative_run_starts_the_count_again(ws, write):
 
 def test_the_user_says_how_the_collections_relate(ws, write, tmp_path):
     rid = imported(ws, cumulative_file(write), interval_s=60).run_ids[0]
-    assert any("--histogram-counts" in w for w in ws.run(rid)["warnings"])
+    assert any("{fix:counts_per_collection}" in w for w in ws.run(rid)["warnings"])
     ws.set_histogram_counts(rid, "per-collection")
     ls = latency_share(ws, rid, 50)
     assert (ls["ios"], ls["counts"]) == (129_000, "per-collection (set by the user)")
-    assert not any("--histogram-counts" in w for w in ws.run(rid)["warnings"])  # answered: no stale warning
+    assert not any("{fix:counts_per_collection}" in w for w in ws.run(rid)["warnings"])  # answered: no stale warning
     ws.set_histogram_counts(rid, "auto")
     assert latency_share(ws, rid, 50)["ios"] == 50_000
     with pytest.raises(ValueError):

@@ -93,7 +93,7 @@ def test_devices_appear_and_vanish_mid_run(ws, write):
 def test_no_timestamps_needs_the_interval(ws, write):
     text = log("03/14/2024", [None, None, None], ROWS2 + [[("sda", 1, 1)]])
     r = imported(ws, write, text)
-    assert any("--interval" in w for w in r.warnings)
+    assert any("{fix:set_interval}" in w for w in r.warnings)
     assert [g[2] for g in sample_times(ws)] == [None, None, None]
     assert ws.run(r.run_ids[0])["interval_source"] == "unknown"
 
@@ -120,9 +120,9 @@ def test_saying_what_the_first_report_is_answers_the_warning(ws, write):
     """The warning asks how iostat ran; once the user says so, it is gone (a report must not print it)."""
     text = log("03/14/2024", ["03/14/2024 10:00:00", "03/14/2024 10:00:05"], ROWS2)
     rid = imported(ws, write, text, name="a.txt").run_ids[0]
-    assert any("--first-report interval" in w for w in ws.run(rid)["warnings"])
+    assert any("{fix:first_report_interval}" in w for w in ws.run(rid)["warnings"])
     ws.set_first_report(rid, False)
-    assert not any("--first-report" in w for w in ws.run(rid)["warnings"])
+    assert not any("{fix:first_report_interval}" in w for w in ws.run(rid)["warnings"])
     assert ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples").fetchall() == [(False,)]
 
 

@@ -329,12 +329,12 @@ def test_interval_and_first_report_set_after_import(qtbot, window):
     rid = import_file(window.ws, str(SAMPLES / "capped_200iops_iostat-d.txt"), ImportOptions()).run_ids[0]
     assert window.ws.run(rid)["interval_source"] == "unknown"
     asks = window.ws.run(rid)["warnings"]
-    assert any("--interval" in w for w in asks)
+    assert any("{fix:set_interval}" in w for w in asks)
     window.browser.reload()
     assert window.browser.set_interval([rid], 2.0) == []
     run = window.ws.run(rid)
     assert run["interval_s"] == 2.0 and run["interval_source"] == "user"
-    assert not any("--interval" in w for w in run["warnings"])  # answered: the report must not ask again
+    assert not any("{fix:set_interval}" in w for w in run["warnings"])  # answered: the report must not ask again
     assert window.ws.con.execute("SELECT max(t_s) FROM iostat_samples WHERE run_id = ?", [rid]).fetchall() == [(58.0,)]
     window.browser.select_runs([rid])
     qtbot.waitUntil(lambda: not window.plot.loading and bool(window.plot.curves), timeout=30000)
@@ -342,6 +342,6 @@ def test_interval_and_first_report_set_after_import(qtbot, window):
     assert window.ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples WHERE run_id = ?",
                                  [rid]).fetchall() == [(False,)]
     assert "interval (set by the user)" in window.ws.run(rid)["meta"]
-    assert window.ws.run(rid)["warnings"] == [w for w in asks if "--interval" not in w and "--first-report" not in w]
+    assert window.ws.run(rid)["warnings"] == [w for w in asks if "{fix:set_interval}" not in w and "{fix:first_report_interval}" not in w]
     storm = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
     assert "has timestamps" in window.browser.set_interval([storm], 5.0)[0]

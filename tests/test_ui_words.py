@@ -60,13 +60,7 @@ ALLOWED = {"cap_iops", "cap_bw_kbs"}
 
 # what other owners' files still show (file:line at the time of writing); each entry is a finding for that owner,
 # tolerated here so that this test guards everything else. Delete the entry when the owner fixes it.
-KNOWN_ELSEWHERE: dict[str, str] = {
-    # import warnings the parsers store with the run; the PDF's appendix prints them (reports/content.py:452)
-    "'main.py run ID --interval SECONDS'": "parsers/iostat.py:702, parsers/iostat_json.py:125, "
-                                           "parsers/vscsistats.py:386",
-    "'main.py run ID --first-report interval'": "parsers/iostat.py:779, parsers/iostat_json.py:137",
-    "'main.py run ID --histogram-counts per-collection'": "parsers/vscsistats.py:449",
-}
+KNOWN_ELSEWHERE: dict[str, str] = {}
 
 
 @pytest.fixture
@@ -454,3 +448,22 @@ def test_every_fix_has_a_window_phrase_without_flags_and_the_cli_keeps_its_own(w
     assert '"capacity not sized (give --gb-per-user and --disk-gb)"' in capsys.readouterr().out
     assert main(["size", "--users", "100", "--gb-per-user", "5", "--iops-per-user", "5"]) == 2
     assert "capacity sizing needs both --gb-per-user and --disk-gb" in capsys.readouterr().err
+
+
+def test_stored_import_warnings_name_the_menu_in_the_window_and_the_command_in_the_cli(tmp_path):
+    """Parsers store a {fix:KEY} token where a warning says what to do; each front end words it its own way."""
+    from app.analysis.text import render_stored
+    from app.importer import import_file
+    from app.workspace import Workspace
+    from parsers.base import ImportOptions
+    from tests.conftest import SAMPLES
+
+    with Workspace(tmp_path / "w.duckdb") as ws:
+        r = import_file(ws, str(SAMPLES / "capped_200iops_iostat-d.txt"), ImportOptions())
+        stored = ws.run(r.run_ids[0])["warnings"]
+    assert any("{fix:set_interval}" in w for w in stored)
+    window = [render_stored(w) for w in stored]
+    cli = [render_stored(w, "cli", r.run_ids[0]) for w in stored]
+    assert any("right-click menu ▸ Set interval…" in w for w in window)
+    assert not any("--" in w or "main.py" in w or "{fix:" in w for w in window)
+    assert any(f"'main.py run {r.run_ids[0]} --interval SECONDS'" in w for w in cli)

@@ -17,6 +17,7 @@ This module imports no other analysis module at run time, so that every one of t
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -55,6 +56,15 @@ FIXES: dict[str, dict[str, str]] = {
         "cli": "--device",
         "window": "picked by name",
     },
+    "first_report_interval": {
+        "cli": "'main.py run {run_id} --first-report interval'",
+        "window": "the 'Keep the first report' button above the views (or the run's right-click menu ▸ First "
+                  "report is an interval)",
+    },
+    "counts_per_collection": {
+        "cli": "'main.py run {run_id} --histogram-counts per-collection'",
+        "window": "the run's right-click menu ▸ vscsiStats counts are per collection",
+    },
     "store_phases": {
         "cli": "phase add / phase detect --save",
         "window": "added by hand or saved from a detection",
@@ -75,6 +85,19 @@ def with_fix(message: str, fix: str | None, front: str = "window", **params: Any
     if fix is None:
         return message
     return message.replace("{fix}", fix_phrase(fix, front, **params))
+
+
+STORED_FIX = re.compile(r"\{fix:([a-z_]+)\}")
+
+
+def render_stored(text: str, front: str = "window", run_id: Any = "ID") -> str:
+    """A stored import warning in ``front``'s words. The parsers know no front end: where a warning says what
+    the user can do, they write a ``{fix:KEY}`` token (a :data:`FIXES` key), replaced here."""
+    def phrase(m: re.Match[str]) -> str:
+        key = m.group(1)
+        return fix_phrase(key, front, run_id=run_id) if key in FIXES else m.group(0)
+
+    return STORED_FIX.sub(phrase, text)
 
 
 class AnalysisError(Exception):

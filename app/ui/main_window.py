@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.text import render_stored
 from app.ui import theme
 from app.ui.banner import SinceBootBanner
 from app.ui.grid import Grid
@@ -84,7 +85,7 @@ class ImportPanel(QWidget):
         colours = STATUS_COLOURS_DARK if theme.current() == "dark" else STATUS_COLOURS
         if r.status in colours:
             item.setForeground(QColor(colours[r.status]))
-        item.setToolTip("\n".join([r.error or r.path, *r.warnings]))
+        item.setToolTip("\n".join([r.error or r.path, *(render_stored(w) for w in r.warnings)]))
         self.list.addItem(item)
         self.list.scrollToBottom()
 
