@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SAMPLE_WS := $(VENV)/sample_workspace.duckdb
 
-.PHONY: install run test lint golden bench clean
+.PHONY: install run test lint golden bench soak clean
 
 install: $(STAMP)
 
@@ -38,6 +38,11 @@ golden: install
 bench: install
 	$(PY) benchmarks/bench_import.py
 	QT_QPA_PLATFORM=offscreen $(PY) benchmarks/bench_grid.py
+	$(PY) benchmarks/bench_startup.py
+
+# The long soak: the real window offscreen through 20,000 interactions (make test runs 2,000).
+soak: install
+	QT_QPA_PLATFORM=offscreen $(PY) tests/soak_window.py 20000 11
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
