@@ -246,6 +246,7 @@ class IozoneView(QWidget):
         self.splitter.addWidget(right)
         self.splitter.setStretchFactor(0, 5)
         self.splitter.setStretchFactor(1, 4)
+        self.splitter.setSizes([5000, 4000])  # the same shares from the start (sizes scale to the width)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(bar)
