@@ -59,3 +59,38 @@ def write(tmp_path):
         return str(p)
 
     return _write
+
+
+def open_window(qtbot, tmp_path, settings=None, size=(1366, 768)):
+    """The main window on a new workspace in ``tmp_path``, with settings of its own, at a laptop's size."""
+    from PySide6.QtCore import QSettings
+
+    from app.ui.main_window import MainWindow
+
+    settings = settings or QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(tmp_path / "ws.duckdb", settings)
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def dispose_window(qtbot, w) -> None:
+    """Close the window and drop the DuckDB handles its views hold before Qt deletes them."""
+    import gc
+
+    w.close()
+    w.grid.view.setModel(None)
+    w.grid.model = None
+    w.deleteLater()
+    qtbot.wait(10)
+    gc.collect()
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """The main window as a user opens it (1366 x 768), closed and deleted after the test."""
+    w = open_window(qtbot, tmp_path)
+    yield w
+    dispose_window(qtbot, w)

@@ -15,11 +15,10 @@ import pytest  # noqa: E402
 pytest.importorskip("PySide6")
 
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import QPoint, QRect, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QPoint, QRect, Qt  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 
 from app.ui.histo_view import MAX_SERIES  # noqa: E402
-from app.ui.main_window import MainWindow  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
 from tests.conftest import SAMPLES  # noqa: E402
 
@@ -88,25 +87,6 @@ def share(rows: list[list[int]], upto: int) -> tuple[int, int]:
     """(I/Os in buckets up to index ``upto``, all I/Os) over collections, reads + writes."""
     both = [[r + w for r, w in zip(c, _half(c))] for c in rows]
     return sum(sum(c[: upto + 1]) for c in both), sum(sum(c) for c in both)
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(tmp_path / "ws.duckdb", settings)
-    qtbot.addWidget(w)
-    w.resize(1366, 768)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
-    w.grid.view.setModel(None)
-    w.grid.model = None
-    w.deleteLater()
-    qtbot.wait(10)
-    import gc
-
-    gc.collect()
 
 
 def imported(window, path: Path, **opts) -> list[int]:

@@ -18,11 +18,10 @@ import pytest  # noqa: E402
 pytest.importorskip("PySide6")
 
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import QPoint, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 
 from app.ui.iozone_view import KB_PER_MB, tick_label_rects  # noqa: E402
-from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.run_browser import RUN_ROLE  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
 
@@ -31,26 +30,6 @@ EXT2 = FIXTURES / "iozone-results-comparator_ext2_1.iozone.txt"  # local disk, o
 BIG = FIXTURES / "iozone2csv_iozone.out.txt"  # 1 and 2 GB files, records 512k-4M
 T12 = FIXTURES / "snippet_lkml-iommu_iozone-t12-plus-u.txt"  # 12 streams (NFS/RDMA client), throughput mode
 L5 = FIXTURES / "snippet_ubuntuforums_iozone-throughput-l5-u5-R.txt"  # 5 processes, throughput mode
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    settings.setValue("theme", "light")
-    w = MainWindow(tmp_path / "ws.duckdb", settings)
-    qtbot.addWidget(w)
-    w.resize(1366, 768)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
-    w.grid.view.setModel(None)
-    w.grid.model = None
-    w.deleteLater()
-    qtbot.wait(10)
-    import gc
-
-    gc.collect()
 
 
 def imported(window, *paths: Path, **opts) -> list[int]:

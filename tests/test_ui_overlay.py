@@ -12,35 +12,17 @@ import pytest  # noqa: E402
 pytest.importorskip("PySide6")
 
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import QEvent, QPoint, QPointF, QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer  # noqa: E402
 from PySide6.QtGui import QColor, QMouseEvent, QWheelEvent  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication, QColorDialog, QInputDialog, QMenu, QWidget  # noqa: E402
 
-from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.plot_marks import MarkerLine, PhaseBand  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
 from tests.conftest import ROOT, SAMPLES  # noqa: E402
 
 VSCSI = ROOT / "tests" / "fixtures" / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
 FAST, SLOW, CAPPED = "storm_fast_iostat-xt", "storm_slow_iostat-xt", "capped_200iops_iostat-d"
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(tmp_path / "ws.duckdb", settings)
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.close()
-    w.grid.view.setModel(None)
-    w.grid.model = None
-    w.deleteLater()
-    qtbot.wait(10)
-    import gc
-
-    gc.collect()
 
 
 def imported(window, *names):

@@ -7,38 +7,21 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import csv  # noqa: E402
-import gc  # noqa: E402
 import json  # noqa: E402
 
 import pytest  # noqa: E402
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QRectF, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QRectF, Qt  # noqa: E402
 from PySide6.QtGui import QImage, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402
 
 from app.cli import main as cli_main  # noqa: E402
 from app.importer import import_file  # noqa: E402
-from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.results_table import ResultsTable  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
 from tests.test_range_stats import DEV_A, DEV_B, import_samples, make_ws, two_vm_text  # noqa: E402
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(tmp_path / "ws.duckdb", settings)
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.close()
-    w.grid.view.setModel(None)
-    w.grid.model = None
-    w.deleteLater()
-    qtbot.wait(10)
-    gc.collect()
 
 
 @pytest.fixture(scope="module")

@@ -8,37 +8,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog  # noqa: E402
 
-from app.ui.main_window import MainWindow  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
-from tests.conftest import SAMPLES  # noqa: E402
-
-
-def make_window(qtbot, tmp_path, settings=None):
-    settings = settings or QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(tmp_path / "ws.duckdb", settings)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
-
-
-def dispose(qtbot, w):
-    """Close the window and drop the DuckDB handles its views hold before Qt deletes them."""
-    import gc
-
-    w.close()
-    w.grid.view.setModel(None)
-    w.grid.model = None
-    w.deleteLater()
-    qtbot.wait(10)
-    gc.collect()
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    w = make_window(qtbot, tmp_path)
-    yield w
-    dispose(qtbot, w)
+from tests.conftest import SAMPLES, dispose_window, open_window  # noqa: E402
 
 
 def menu_action(window, menu_title, text):
@@ -97,7 +68,7 @@ def test_theme_menu_switches_restyles_charts_and_is_remembered(qtbot, tmp_path):
     from app.ui import theme
 
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = make_window(qtbot, tmp_path, settings)
+    w = open_window(qtbot, tmp_path, settings)
     try:
         assert w.theme_actions["system"].isChecked()  # the default follows the system (light offscreen)
         menu_action(w, "View", "Dark").trigger()
@@ -107,15 +78,15 @@ def test_theme_menu_switches_restyles_charts_and_is_remembered(qtbot, tmp_path):
         assert axis.textPen().color().lightness() > 180  # light text on the dark chart
         assert pg.getConfigOption("background") == "#1e1e1e"
     finally:
-        dispose(qtbot, w)
-    w2 = make_window(qtbot, tmp_path, settings)  # remembered
+        dispose_window(qtbot, w)
+    w2 = open_window(qtbot, tmp_path, settings)  # remembered
     try:
         assert w2.theme_actions["dark"].isChecked() and theme.current() == "dark"
         menu_action(w2, "View", "Light").trigger()
         assert theme.current() == "light"
         assert w2.plot.plot.getPlotItem().getAxis("left").textPen().color().lightness() < 80
     finally:
-        dispose(qtbot, w2)
+        dispose_window(qtbot, w2)
         theme.apply_theme("light")
 
 

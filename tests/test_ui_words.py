@@ -21,7 +21,7 @@ import pytest  # noqa: E402
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QPoint, QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import QPoint, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
     QAbstractButton,
     QApplication,
@@ -61,23 +61,6 @@ ALLOWED = {"cap_iops", "cap_bw_kbs"}
 # what other owners' files still show (file:line at the time of writing); each entry is a finding for that owner,
 # tolerated here so that this test guards everything else. Delete the entry when the owner fixes it.
 KNOWN_ELSEWHERE: dict[str, str] = {}
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(tmp_path / "ws.duckdb", settings)
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.close()
-    w.grid.view.setModel(None)
-    w.grid.model = None
-    w.deleteLater()
-    qtbot.wait(10)
-    import gc
-
-    gc.collect()
 
 
 def drop_paths(w, paths):

@@ -18,7 +18,7 @@ import pytest  # noqa: E402
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QDir, QSettings  # noqa: E402
+from PySide6.QtCore import QDir  # noqa: E402
 from PySide6.QtWidgets import QFileDialog, QMessageBox  # noqa: E402
 
 import main as entry  # noqa: E402
@@ -126,20 +126,6 @@ def test_the_window_cannot_start_on_a_held_workspace_says_why_and_exits_2(held, 
                       f"The workspace {path} is in use by another program, python (process {pid}).\n\n"
                       "Close that program, or open another workspace.")]
     assert "Traceback" not in capsys.readouterr().err
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(tmp_path / "ws.duckdb", settings)
-    qtbot.addWidget(w)
-    w.show()
-    yield w
-    w.close()
-    w.grid.view.setModel(None)
-    w.grid.model = None
-    w.deleteLater()
-    qtbot.wait(10)
 
 
 def _action(w: MainWindow, text: str):
