@@ -12,6 +12,7 @@
     python main.py size --users N --iops-per-user X [--read-pct P] [--raid L] [--disk-iops N | --disk-type T] ...
     python main.py phase add|list|delete|detect -w WS --run ID ...;  python main.py marker add|list|delete ...
     python main.py import PATH... [--ram-gb GB] [--mapping NAME];  python main.py mapping save|list|show|delete ...
+    python main.py question add|list|answer|edit|move|delete ...  (questions a report answers; app.cli_question)
 
 Exit codes: 0 success, 1 some input failed (the rest was still done), 2 usage error or the workspace is open
 in another process (the window, or another command).
@@ -100,6 +101,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli_run import add_run_parser
 
     add_run_parser(sub, _add_ws)  # run ID --interval/--first-report/--rename/--tag/--delete
+    from app.cli_question import add_question_parser
+
+    add_question_parser(sub, _add_ws)  # question add|list|answer|edit|move|delete
 
     p = sub.add_parser("gui", help="open the window (and import PATHs)")
     p.add_argument("paths", nargs="*", metavar="PATH")
@@ -822,6 +826,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 COMMANDS["run"] = cmd_run
+
+
+def cmd_question(args: argparse.Namespace) -> int:
+    from app.cli_question import cmd_question as question_cmd
+
+    return question_cmd(args, _ws_path(args))
+
+
+COMMANDS["question"] = cmd_question
 
 
 def main(argv: Sequence[str] | None = None) -> int:

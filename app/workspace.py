@@ -173,6 +173,15 @@ DDL += [
 ]
 RUN_TABLES += ["phases", "markers"]
 
+# the consultant's questions (app.analysis.questions): kind + parameters (JSON), in report order (position 1..n);
+# title NULL = the generated one. Not per run: deleting a run keeps the questions that name it.
+DDL += [
+    "CREATE SEQUENCE IF NOT EXISTS question_id_seq START 1",
+    "CREATE TABLE IF NOT EXISTS questions (question_id INTEGER PRIMARY KEY DEFAULT nextval('question_id_seq'), "
+    "position INTEGER NOT NULL, kind VARCHAR NOT NULL, title VARCHAR, params JSON NOT NULL, "
+    "created_at TIMESTAMP NOT NULL)",
+]
+
 
 def default_workspace_path() -> Path:
     env = os.environ.get("STORMSCOPE_WORKSPACE")

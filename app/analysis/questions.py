@@ -1,0 +1,963 @@
+"""Questions as first-class objects of the workspace, and their answers (no Qt).
+
+A consultant's deliverable answers questions ("did the 200 IOPS cap hold on this run?", "how many disks
+for 100 users?"), it does not tour every run. The window, the command line (``main.py question ...``)
+and the report share the questions stored here and the answers computed here.
+
+Kinds (typed dataclasses; ``params`` is their JSON)
+    ``compare``        :class:`CompareQuestion`       runs side by side (run_ids, metric, align, phases, device,
+                                                      every_s) -- app.analysis.compare.compare_runs
+    ``cap``            :class:`CapQuestion`           did an IOPS and/or bandwidth cap hold on a run (run_id,
+                                                      device: None = whole disks, iops_cap, bw_cap_kbs, op,
+                                                      tolerance_pct, window_s) -- app.analysis.cap.cap_report
+    ``response_time``  :class:`ResponseTimeQuestion`  is the response-time goal met on these runs / VM disks
+                                                      (run_ids, disks: None = every disk, threshold_ms,
+                                                      goal_pct) -- app.analysis.sizing.response_time_check,
+                                                      which reads the latency histograms per VM disk
+                                                      (app.analysis.histograms.latency_share)
+    ``sizing``         :class:`SizingQuestion`        how many disks (users; iops_per_user, with
+                                                      iops_per_user_storm for a steady..storm range, or
+                                                      measured_run + vms; read_pct, raid, disk_type or
+                                                      disk_iops, gb_per_user + disk_gb, storm_multiplier,
+                                                      profile) -- app.analysis.sizing.size_vdi, once per end
+    ``storm_profile``  :class:`StormQuestion`         storm profile of a run (run_id, device, phases, every_s)
+                                                      -- app.analysis.storm.storm_report
+
+``question_from_params(kind, params)`` builds and validates one; a bad value raises :class:`QuestionError`
+whose ``field`` is the parameter's key and whose ``str()`` names it in a customer's words
+(``FIELD_LABELS``: "Tolerance: must be 0 % or more, not -5"); the command line maps ``field`` to its flag.
+
+Storage: the ``questions`` table (``question_id``, ``position`` 1..n, ``kind``, ``title`` -- NULL = the
+generated one --, ``params`` JSON, ``created_at``). Every write is one transaction:
+
+    add_question(ws, q, title=None, position=None) -> StoredQuestion
+    list_questions(ws) -> [StoredQuestion] in position order      get_question(ws, qid) -> StoredQuestion
+    edit_question(ws, qid, params=None, title=None) -> StoredQuestion   (params merged over the stored ones;
+                                                      a None value drops a parameter; title "" = generated)
+    move_question(ws, qid, to) -> [StoredQuestion]   delete_question(ws, qid) -> None   (positions renumbered)
+
+Answers: ``answer(ws, question, names=None) -> Answer`` (``question``: a Question or a StoredQuestion;
+``names``: run id -> the name to print, e.g. anonymised ones; default the run names). It raises the
+analyses' ``AnalysisError`` when the data cannot answer; ``answer_all(ws, names)`` answers every stored
+question in order and turns such an error into an ``information`` answer that says why (``Answer.error``).
+
+    Answer.verdict   "met" | "not met" | "held" | "not held" | "information"
+    Answer.figures   [Figure]: the number(s) that decide it, each with value, unit, what it is compared
+                     with (``limit``) and its text ("worst 10 s window 203 IOPS vs cap 200 IOPS + 5 % =
+                     210 IOPS"); a sizing range has one figure per end (8 IOPS per user: 18 disks; 25: 54)
+    Answer.number    the figures' texts joined: what page 1 prints beside the verdict
+    Answer.reason    one sentence in a customer's words (a ``Note`` when it names a fix: ``str()`` is the
+                     window and PDF wording, ``render("cli")`` the command line's)
+    Answer.evidence  :class:`Evidence`: what a section charts and tabulates -- run ids, devices, time
+                     ranges to highlight (worst window, peak, spans over the limit), reference lines (cap,
+                     cap + tolerance), chart hints (series column, alignment, log scale) and ``results``:
+                     the analyses' own objects (CapResult, StormReport, Comparison, SizingResult per end,
+                     response-time dicts per disk), never recomputed here
+    Answer.notes     caveats (strings or Notes)
+
+Numbers in texts go through :func:`fmt_value` (one format per quantity and value: whole numbers without
+decimals, other values under 1,000 with one, larger ones rounded to whole; ms with two decimals; shares as
+percentages with two) and :func:`fmt_pct`; the raw values stay in ``Figure.value`` and in the results.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from app.analysis.text import AnalysisError, Note, pct_pair
+
+VERDICTS = ("met", "not met", "held", "not held", "information")
+PHASE_CHOICES = ("auto", "stored", "detect", "none")
+OPS = ("total", "read", "write")
+
+# parameter key -> its name in the window and the PDF (the command line names its flags instead)
+FIELD_LABELS: dict[str, str] = {
+    "kind": "Question type", "title": "Title", "position": "Position", "question": "Question",
+    "run_id": "Run", "run_ids": "Runs", "device": "Disk", "metric": "Figure", "align": "Alignment",
+    "phases": "Phases", "every_s": "Resampling", "iops_cap": "IOPS cap", "bw_cap_kbs": "Bandwidth cap",
+    "op": "Reads or writes", "tolerance_pct": "Tolerance", "window_s": "Window", "disks": "VM disks",
+    "threshold_ms": "Response-time threshold", "goal_pct": "Goal", "users": "Users",
+    "iops_per_user": "IOPS per user", "iops_per_user_storm": "IOPS per user in a storm",
+    "measured_run": "Measured run", "vms": "VMs in the measured run", "read_pct": "Reads", "raid": "RAID level",
+    "disk_type": "Disk type", "disk_iops": "IOPS per disk", "gb_per_user": "Capacity per user",
+    "disk_gb": "Disk size", "storm_multiplier": "Storm multiplier", "profile": "User profile",
+}
+
+# compare figures: key of app.analysis.compare's rows -> customer words, and the series column a chart shows
+COMPARE_METRICS: dict[str, tuple[str, str]] = {
+    "peak_iops": ("peak IOPS", "iops"), "mean_iops": ("mean IOPS", "iops"),
+    "iops_p50": ("median interval IOPS", "iops"), "iops_p95": ("95th percentile of interval IOPS", "iops"),
+    "iops_p99": ("99th percentile of interval IOPS", "iops"), "total_ios": ("total I/Os", "iops"),
+    "time_to_peak_s": ("time to peak", "iops"), "time_above_s": ("time above the threshold", "iops"),
+    "settle_time_s": ("settle time", "iops"), "duration_s": ("duration", "iops"),
+    "read_share": ("share of reads", "iops"), "peak_kbs": ("peak throughput", "kbs"),
+    "mean_kbs": ("mean throughput", "kbs"), "mean_await_ms": ("mean response time (await)", "await_ms"),
+    "await_p95_ms": ("95th percentile of interval await", "await_ms"),
+    "await_p99_ms": ("99th percentile of interval await", "await_ms"),
+    "mean_latency_ms": ("mean latency", "iops"), "latency_p99_ms": ("99th percentile latency (estimate)", "iops"),
+}
+UNIT_WORDS = {"IOPS": "IOPS", "kB/s": "kB/s", "s": "s", "I/Os": "I/Os", "ms": "ms", "fraction": "%",
+              "ms (estimate)": "ms"}
+
+
+class QuestionError(ValueError):
+    """A question's parameter is wrong (``field`` = its key), or the question or a run it names does not exist
+    (``missing``)."""
+
+    def __init__(self, message: str, field: str | None = None, missing: bool = False):
+        super().__init__(message)
+        self.message, self.field, self.missing = message, field, missing or field is None
+
+    def __str__(self) -> str:
+        return f"{FIELD_LABELS.get(self.field, self.field)}: {self.message}" if self.field else self.message
+
+
+# ---- number formats (one per quantity) ---------------------------------------------------------------
+def fmt_value(v: float | int | None, unit: str = "") -> str:
+    """``v`` with its unit, one way per value: whole numbers without decimals (1,212 IOPS), other values
+    under 1,000 with one decimal (203.4 IOPS), larger ones rounded to whole (65,716 IOPS); ms with two
+    decimals, seconds as they are (16 s), disks and users as counts."""
+    if v is None:
+        return "-"
+    u = f" {unit}" if unit else ""
+    if unit == "ms" and float(v) != int(v):
+        return f"{v:,.2f}{u}"
+    if unit == "s":
+        return f"{v:,g}{u}"
+    if float(v) == int(v):
+        return f"{int(v):,}{u}"
+    if abs(v) < 1000:
+        return f"{v:,.1f}{u}"
+    return f"{v:,.0f}{u}"
+
+
+def fmt_span(t0: float | None, t1: float | None) -> str:
+    """A time range of a run: 26–36 s."""
+    return f"{fmt_value(t0)}–{fmt_value(t1, 's')}"
+
+
+def fmt_pct(share: float | None) -> str:
+    """A share (0-1) as a percentage with two decimals: 98.90 %."""
+    return "-" if share is None else f"{share * 100:.2f} %"
+
+
+def fmt_pct_value(pct: float) -> str:
+    """A percentage given in percent (a goal, a tolerance): 95 %, 2.5 %."""
+    return f"{pct:g} %"
+
+
+# ---- parameter checks ------------------------------------------------------------------------------------
+def _int(name: str, v: Any, minimum: int = 1) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not float(v).is_integer():
+        raise QuestionError(f"a whole number expected, not {v!r}", name)
+    if v < minimum:
+        raise QuestionError(f"must be {minimum} or more, not {int(v)}", name)
+    return int(v)
+
+
+def _num(name: str, v: Any, *, above: float | None = 0.0, at_least: float | None = None,
+         at_most: float | None = None, unit: str = "") -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
+        raise QuestionError(f"a number expected, not {v!r}", name)
+    v = float(v)
+    u = f" {unit}" if unit else ""
+    if above is not None and not v > above:
+        raise QuestionError(f"must be more than {above:g}{u}, not {v:g}", name)
+    if at_least is not None and v < at_least:
+        raise QuestionError(f"must be {at_least:g}{u} or more, not {v:g}", name)
+    if at_most is not None and v > at_most:
+        raise QuestionError(f"must be {at_most:g}{u} or less, not {v:g}", name)
+    return v
+
+
+def _opt_num(name: str, v: Any, **kw: Any) -> float | None:
+    return None if v is None else _num(name, v, **kw)
+
+
+def _choice(name: str, v: Any, choices: tuple[str, ...] | list[str]) -> str:
+    if v not in choices:
+        raise QuestionError(f"one of {', '.join(choices)}, not {v!r}", name)
+    return str(v)
+
+
+def _ids(name: str, v: Any, minimum: int) -> list[int]:
+    if not isinstance(v, (list, tuple)):
+        raise QuestionError(f"a list of run numbers expected, not {v!r}", name)
+    ids = [_int(name, x) for x in v]
+    if len(ids) < minimum:
+        raise QuestionError(f"give at least {minimum} run{'s' if minimum > 1 else ''}", name)
+    if len(set(ids)) != len(ids):
+        raise QuestionError("a run is named twice", name)
+    return ids
+
+
+def _opt_text(name: str, v: Any) -> str | None:
+    if v is None:
+        return None
+    if not isinstance(v, str) or not v.strip():
+        raise QuestionError(f"a name expected, not {v!r}", name)
+    return v.strip()
+
+
+def _align(v: Any) -> str:
+    if v in ("start", "activity"):
+        return str(v)
+    if isinstance(v, str) and v.startswith("marker:") and v[7:].strip():
+        return v
+    if isinstance(v, str) and v.startswith("offset:"):
+        try:
+            float(v[7:])
+        except ValueError:
+            raise QuestionError(f"an offset in seconds expected after 'offset:', not {v[7:]!r}", "align") from None
+        return v
+    raise QuestionError(f"start, activity, marker:NAME or offset:SECONDS, not {v!r}", "align")
+
+
+# ---- the questions ---------------------------------------------------------------------------------------
+@dataclass
+class Question:
+    """Base of the question kinds: ``KIND``, validation, JSON parameters."""
+
+    KIND: ClassVar[str] = ""
+
+    def validate(self) -> None:  # pragma: no cover - every kind overrides it
+        raise NotImplementedError
+
+    def to_params(self) -> dict[str, Any]:
+        """The parameters as JSON can hold them (None values left out)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+
+    @classmethod
+    def from_params(cls, params: dict[str, Any]) -> Question:
+        if not isinstance(params, dict):
+            raise QuestionError(f"parameters must be an object, not {params!r}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise QuestionError(f"a {cls.KIND.replace('_', ' ')} question has no parameter {unknown[0]!r} "
+                                f"(it has {', '.join(sorted(known))})", unknown[0])
+        q = cls(**{k: v for k, v in params.items() if v is not None})
+        q.validate()
+        return q
+
+    def run_ids_used(self) -> list[int]:
+        ids = getattr(self, "run_ids", None)
+        if ids is not None:
+            return list(ids)
+        rid = getattr(self, "run_id", None) or getattr(self, "measured_run", None)
+        return [rid] if rid is not None else []
+
+
+@dataclass
+class CompareQuestion(Question):
+    """How do these runs compare (the first is the baseline)?"""
+
+    KIND: ClassVar[str] = "compare"
+    run_ids: list[int] = field(default_factory=list)
+    metric: str = "peak_iops"
+    align: str = "start"
+    phases: str = "auto"
+    device: str | None = None
+    every_s: float | None = None
+
+    def validate(self) -> None:
+        self.run_ids = _ids("run_ids", self.run_ids, 2)
+        self.metric = _choice("metric", self.metric, list(COMPARE_METRICS))
+        self.align = _align(self.align)
+        self.phases = _choice("phases", self.phases, PHASE_CHOICES)
+        self.device = _opt_text("device", self.device)
+        self.every_s = _opt_num("every_s", self.every_s, unit="s")
+
+
+@dataclass
+class CapQuestion(Question):
+    """Did an IOPS and/or bandwidth cap hold on this run (device None: its whole disks)?"""
+
+    KIND: ClassVar[str] = "cap"
+    run_id: int = 0
+    iops_cap: float | None = None
+    bw_cap_kbs: float | None = None
+    device: str | None = None
+    op: str = "total"
+    tolerance_pct: float = 5.0
+    window_s: float = 10.0
+
+    def validate(self) -> None:
+        from app.analysis.cap import MIN_WINDOW_S
+
+        self.run_id = _int("run_id", self.run_id)
+        if self.iops_cap is None and self.bw_cap_kbs is None:
+            raise QuestionError("give an IOPS cap, a bandwidth cap or both", "iops_cap")
+        self.iops_cap = _opt_num("iops_cap", self.iops_cap, unit="IOPS")
+        self.bw_cap_kbs = _opt_num("bw_cap_kbs", self.bw_cap_kbs, unit="kB/s")
+        self.device = _opt_text("device", self.device)
+        self.op = _choice("op", self.op, OPS)
+        self.tolerance_pct = _num("tolerance_pct", self.tolerance_pct, above=None, at_least=0, at_most=100,
+                                  unit="%")
+        self.window_s = _num("window_s", self.window_s, above=None, at_least=MIN_WINDOW_S, unit="s")
+
+
+@dataclass
+class ResponseTimeQuestion(Question):
+    """Is at least ``goal_pct`` % of I/O answered within ``threshold_ms`` on these runs' (VM) disks?"""
+
+    KIND: ClassVar[str] = "response_time"
+    run_ids: list[int] = field(default_factory=list)
+    disks: list[str] | None = None
+    threshold_ms: float = 50.0
+    goal_pct: float = 80.0
+
+    def validate(self) -> None:
+        self.run_ids = _ids("run_ids", self.run_ids, 1)
+        if self.disks is not None:
+            if not isinstance(self.disks, (list, tuple)) or not self.disks:
+                raise QuestionError(f"a list of disk names expected, not {self.disks!r}", "disks")
+            self.disks = [str(_opt_text("disks", d)) for d in self.disks]
+        self.threshold_ms = _num("threshold_ms", self.threshold_ms, unit="ms")
+        self.goal_pct = _num("goal_pct", self.goal_pct, at_most=100, unit="%")
+
+
+@dataclass
+class SizingQuestion(Question):
+    """How many disks for ``users`` desktops? IOPS per user: one value, a steady..storm range
+    (``iops_per_user`` .. ``iops_per_user_storm``), measured from a run (``measured_run`` with ``vms``) or a
+    user ``profile``."""
+
+    KIND: ClassVar[str] = "sizing"
+    users: int = 0
+    iops_per_user: float | None = None
+    iops_per_user_storm: float | None = None
+    measured_run: int | None = None
+    vms: int | None = None
+    read_pct: float | None = None
+    raid: str | None = None
+    disk_type: str | None = None
+    disk_iops: float | None = None
+    gb_per_user: float | None = None
+    disk_gb: float | None = None
+    storm_multiplier: float | None = None
+    profile: str | None = None
+
+    def validate(self) -> None:
+        from app.analysis.sizing_presets import load_presets
+
+        pre = load_presets()
+        self.users = _int("users", self.users)
+        self.iops_per_user = _opt_num("iops_per_user", self.iops_per_user, unit="IOPS")
+        self.iops_per_user_storm = _opt_num("iops_per_user_storm", self.iops_per_user_storm, unit="IOPS")
+        sources = [x for x in (self.iops_per_user, self.measured_run, self.profile) if x is not None]
+        if len(sources) != 1:
+            raise QuestionError("give the IOPS per user (one value or a steady..storm range), a measured run or "
+                                "a user profile -- one of them", "iops_per_user")
+        if self.iops_per_user_storm is not None:
+            if self.iops_per_user is None:
+                raise QuestionError("a storm end needs the steady IOPS per user too", "iops_per_user_storm")
+            if not self.iops_per_user_storm > self.iops_per_user:
+                raise QuestionError(f"the storm end ({self.iops_per_user_storm:g}) must be above the steady "
+                                    f"{self.iops_per_user:g} IOPS per user", "iops_per_user_storm")
+            if self.storm_multiplier is not None:
+                raise QuestionError("a steady..storm range already gives the storm: no multiplier with it",
+                                    "storm_multiplier")
+        if (self.measured_run is None) != (self.vms is None):
+            raise QuestionError("a measured run needs the number of VMs in it, and the other way round",
+                                "measured_run" if self.measured_run is None else "vms")
+        if self.measured_run is not None:
+            self.measured_run = _int("measured_run", self.measured_run)
+            self.vms = _int("vms", self.vms)
+        self.read_pct = _opt_num("read_pct", self.read_pct, above=None, at_least=0, at_most=100, unit="%")
+        if self.raid is not None:
+            self.raid = _choice("raid", str(self.raid).lower(), list(pre["raid"]))
+        if self.disk_type is not None and self.disk_iops is not None:
+            raise QuestionError("give a disk type or the IOPS per disk, not both", "disk_iops")
+        if self.disk_type is not None:
+            self.disk_type = _choice("disk_type", self.disk_type, list(pre["disk_types"]))
+        self.disk_iops = _opt_num("disk_iops", self.disk_iops, unit="IOPS")
+        self.gb_per_user = _opt_num("gb_per_user", self.gb_per_user, unit="GB")
+        self.disk_gb = _opt_num("disk_gb", self.disk_gb, unit="GB")
+        if (self.gb_per_user is None) != (self.disk_gb is None):
+            raise QuestionError("capacity sizing needs both the capacity per user and the disk size",
+                                "gb_per_user" if self.gb_per_user is None else "disk_gb")
+        self.storm_multiplier = _opt_num("storm_multiplier", self.storm_multiplier)
+        if self.profile is not None:
+            self.profile = _choice("profile", self.profile, list(pre["user_profiles"]))
+
+    def run_ids_used(self) -> list[int]:
+        return [] if self.measured_run is None else [self.measured_run]
+
+
+@dataclass
+class StormQuestion(Question):
+    """The storm profile of a run: peak, time to peak, plateau, settle time, per phase."""
+
+    KIND: ClassVar[str] = "storm_profile"
+    run_id: int = 0
+    device: str | None = None
+    phases: str = "auto"
+    every_s: float | None = None
+
+    def validate(self) -> None:
+        self.run_id = _int("run_id", self.run_id)
+        self.device = _opt_text("device", self.device)
+        self.phases = _choice("phases", self.phases, PHASE_CHOICES)
+        self.every_s = _opt_num("every_s", self.every_s, unit="s")
+
+
+KINDS: dict[str, type[Question]] = {c.KIND: c for c in (CompareQuestion, CapQuestion, ResponseTimeQuestion,
+                                                       SizingQuestion, StormQuestion)}
+
+
+def question_from_params(kind: str, params: dict[str, Any]) -> Question:
+    """A validated question of ``kind`` from its JSON parameters."""
+    if kind not in KINDS:
+        raise QuestionError(f"one of {', '.join(KINDS)}, not {kind!r}", "kind")
+    return KINDS[kind].from_params(params)
+
+
+def describe(q: Question, names: dict[int, str] | None = None) -> str:
+    """The generated title of a question, in a customer's words."""
+    def name(rid: int) -> str:
+        return (names or {}).get(rid) or f"run {rid}"
+
+    def listed(ids: list[int]) -> str:
+        parts = [name(r) for r in ids]
+        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+    if isinstance(q, CompareQuestion):
+        return f"How do {listed(q.run_ids)} compare ({COMPARE_METRICS[q.metric][0]})?"
+    if isinstance(q, CapQuestion):
+        caps = [fmt_value(c, u) for c, u in ((q.iops_cap, "IOPS"), (q.bw_cap_kbs, "kB/s")) if c is not None]
+        where = f" ({q.device})" if q.device else ""
+        return f"Did the {' and '.join(caps)} cap hold on {name(q.run_id)}{where}?"
+    if isinstance(q, ResponseTimeQuestion):
+        return (f"Is {fmt_pct_value(q.goal_pct)} of I/O answered within {fmt_value(q.threshold_ms, 'ms')} on "
+                f"{listed(q.run_ids)}?")
+    if isinstance(q, SizingQuestion):
+        if q.iops_per_user is not None:
+            ipu = fmt_value(q.iops_per_user) + (f"-{fmt_value(q.iops_per_user_storm)}"
+                                                if q.iops_per_user_storm is not None else "")
+            load = f"at {ipu} IOPS per user"
+        elif q.measured_run is not None:
+            load = f"at the load measured on {name(q.measured_run)}"
+        else:
+            load = f"with the {q.profile} profile"
+        return f"How many disks for {q.users:,} users {load}?"
+    if isinstance(q, StormQuestion):
+        return f"Storm profile of {name(q.run_id)}"
+    raise TypeError(type(q))  # pragma: no cover
+
+
+# ---- storage ---------------------------------------------------------------------------------------------
+@dataclass
+class StoredQuestion:
+    """A question as the workspace keeps it."""
+
+    question_id: int
+    position: int
+    kind: str
+    title: str | None  # the user's title; None = the generated one (see heading)
+    question: Question
+    created_at: datetime
+
+    def heading(self, names: dict[int, str] | None = None) -> str:
+        return self.title or describe(self.question, names)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"question_id": self.question_id, "position": self.position, "kind": self.kind,
+                "title": self.title, "heading": self.heading(), "params": self.question.to_params(),
+                "created_at": self.created_at}
+
+
+def _has_table(ws: Any) -> bool:
+    from app.analysis.phases import has_table
+
+    return has_table(ws, "questions")
+
+
+@contextmanager
+def _transaction(ws: Any) -> Iterator[None]:
+    ws.con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        ws.con.execute("COMMIT")
+    except BaseException:
+        ws.con.execute("ROLLBACK")
+        raise
+
+
+def _row(r: tuple[Any, ...]) -> StoredQuestion:
+    qid, pos, kind, title, params, created = r
+    return StoredQuestion(int(qid), int(pos), kind, title, question_from_params(kind, json.loads(params)), created)
+
+
+_COLS = "question_id, position, kind, title, params, created_at"
+
+
+def list_questions(ws: Any) -> list[StoredQuestion]:
+    """The stored questions in their order (none in a workspace that predates the table)."""
+    if not _has_table(ws):
+        return []
+    return [_row(r) for r in ws.con.execute(f"SELECT {_COLS} FROM questions ORDER BY position").fetchall()]
+
+
+def get_question(ws: Any, question_id: int) -> StoredQuestion:
+    rows = ws.con.execute(f"SELECT {_COLS} FROM questions WHERE question_id = ?",
+                          [question_id]).fetchall() if _has_table(ws) else []
+    if not rows:
+        raise QuestionError(f"there is no question {question_id}")
+    return _row(rows[0])
+
+
+def _count(ws: Any) -> int:
+    return int(ws.con.execute("SELECT count(*) FROM questions").fetchall()[0][0])
+
+
+def _title(title: str | None) -> str | None:
+    if title is None:
+        return None
+    if not isinstance(title, str):
+        raise QuestionError(f"a text expected, not {title!r}", "title")
+    return title.strip() or None
+
+
+def _check_runs(ws: Any, q: Question) -> None:
+    key = "run_ids" if hasattr(q, "run_ids") else "measured_run" if isinstance(q, SizingQuestion) else "run_id"
+    for rid in q.run_ids_used():
+        if ws.run(rid) is None:
+            raise QuestionError(f"there is no run {rid} in this workspace", key, missing=True)
+
+
+def add_question(ws: Any, question: Question, title: str | None = None, position: int | None = None) -> StoredQuestion:
+    """Store a question (validated; its runs must exist) at ``position`` (1-based; default: last)."""
+    question.validate()
+    _check_runs(ws, question)
+    title = _title(title)
+    with _transaction(ws):
+        n = _count(ws)
+        pos = n + 1 if position is None else _int("position", position)
+        if pos > n + 1:
+            raise QuestionError(f"between 1 and {n + 1}, not {pos}", "position")
+        ws.con.execute("UPDATE questions SET position = position + 1 WHERE position >= ?", [pos])
+        qid = ws.con.execute(
+            "INSERT INTO questions (position, kind, title, params, created_at) VALUES (?, ?, ?, ?, ?) "
+            "RETURNING question_id",
+            [pos, question.KIND, title, json.dumps(question.to_params()),
+             datetime.now(UTC).replace(tzinfo=None)]).fetchall()[0][0]
+    return get_question(ws, int(qid))
+
+
+def edit_question(ws: Any, question_id: int, params: dict[str, Any] | None = None,
+                  title: str | None = None) -> StoredQuestion:
+    """Change a question's parameters (merged over the stored ones; a None value drops one, back to its
+    default) and/or its title ("" = back to the generated title)."""
+    old = get_question(ws, question_id)
+    merged = old.question.to_params()
+    for k, v in (params or {}).items():
+        if v is None:
+            merged.pop(k, None)
+        else:
+            merged[k] = v
+    q = question_from_params(old.kind, merged)
+    _check_runs(ws, q)
+    new_title = old.title if title is None else _title(title)
+    with _transaction(ws):
+        ws.con.execute("UPDATE questions SET params = ?, title = ? WHERE question_id = ?",
+                       [json.dumps(q.to_params()), new_title, question_id])
+    return get_question(ws, question_id)
+
+
+def move_question(ws: Any, question_id: int, to: int) -> list[StoredQuestion]:
+    """Move a question to position ``to`` (1-based); the others shift. Returns the new order."""
+    old = get_question(ws, question_id)
+    with _transaction(ws):
+        n = _count(ws)
+        to = _int("position", to)
+        if to > n:
+            raise QuestionError(f"between 1 and {n}, not {to}", "position")
+        if to < old.position:
+            ws.con.execute("UPDATE questions SET position = position + 1 WHERE position >= ? AND position < ?",
+                           [to, old.position])
+        elif to > old.position:
+            ws.con.execute("UPDATE questions SET position = position - 1 WHERE position > ? AND position <= ?",
+                           [old.position, to])
+        ws.con.execute("UPDATE questions SET position = ? WHERE question_id = ?", [to, question_id])
+    return list_questions(ws)
+
+
+def delete_question(ws: Any, question_id: int) -> None:
+    old = get_question(ws, question_id)
+    with _transaction(ws):
+        ws.con.execute("DELETE FROM questions WHERE question_id = ?", [question_id])
+        ws.con.execute("UPDATE questions SET position = position - 1 WHERE position > ?", [old.position])
+
+
+# ---- answers ---------------------------------------------------------------------------------------------
+@dataclass
+class Figure:
+    """A number that decides (or states) an answer."""
+
+    label: str  # what it is: "worst 10 s window"
+    value: float | None
+    unit: str
+    text: str  # label, value and comparison in words
+    limit: float | None = None  # what it is compared with
+    limit_text: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Evidence:
+    """What a report section or a view shows for an answer (see the module doc)."""
+
+    run_ids: list[int] = field(default_factory=list)
+    devices: dict[int, list[str]] = field(default_factory=dict)
+    ranges: list[dict[str, Any]] = field(default_factory=list)  # {run_id, t_start_s, t_end_s, label}
+    lines: list[dict[str, Any]] = field(default_factory=list)  # {value, unit, label}
+    chart: dict[str, Any] = field(default_factory=dict)  # {column, align, log, stepped, ...}
+    results: list[Any] = field(default_factory=list)  # the analyses' objects (as_dict for JSON)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"run_ids": self.run_ids, "devices": {str(k): v for k, v in self.devices.items()},
+                "ranges": self.ranges, "lines": self.lines, "chart": self.chart,
+                "results": [r.as_dict() if hasattr(r, "as_dict") else r for r in self.results]}
+
+
+@dataclass
+class Answer:
+    question_id: int | None
+    kind: str
+    title: str
+    verdict: str
+    figures: list[Figure]
+    reason: str
+    evidence: Evidence
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None  # the data could not answer (answer_all)
+
+    @property
+    def number(self) -> str:
+        return "; ".join(f.text for f in self.figures)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"question_id": self.question_id, "kind": self.kind, "title": self.title, "verdict": self.verdict,
+                "number": self.number, "figures": [f.as_dict() for f in self.figures], "reason": self.reason,
+                "evidence": self.evidence.as_dict(), "notes": self.notes, "error": self.error}
+
+
+def run_names(ws: Any) -> dict[int, str]:
+    return {int(r["run_id"]): r["name"] for r in ws.runs()}
+
+
+def answer(ws: Any, question: Question | StoredQuestion, names: dict[int, str] | None = None) -> Answer:
+    """Answer a question from the workspace's data (see the module doc). Raises AnalysisError when the data
+    cannot answer (no such run, no histogram, ...)."""
+    stored = question if isinstance(question, StoredQuestion) else None
+    q = stored.question if stored else question
+    assert isinstance(q, Question)
+    q.validate()
+    names = {**run_names(ws), **(names or {})}
+    for rid in q.run_ids_used():
+        if ws.run(rid) is None:
+            raise AnalysisError(f"there is no run {rid} in this workspace (was it deleted?)")
+    fn = {CompareQuestion: _answer_compare, CapQuestion: _answer_cap, ResponseTimeQuestion: _answer_response,
+          SizingQuestion: _answer_sizing, StormQuestion: _answer_storm}[type(q)]
+    a: Answer = fn(ws, q, names)
+    a.question_id = stored.question_id if stored else None
+    a.title = stored.heading(names) if stored else describe(q, names)
+    assert a.verdict in VERDICTS, a.verdict
+    return a
+
+
+def answer_stored(ws: Any, sq: StoredQuestion, names: dict[int, str] | None = None) -> Answer:
+    """``answer`` of a stored question; when the data cannot answer it, an ``information`` answer that says
+    why (``Answer.error``: the window's words; ``Answer.reason`` a Note that the command line renders its way)."""
+    try:
+        return answer(ws, sq, names)
+    except AnalysisError as e:
+        allnames = {**run_names(ws), **(names or {})}
+        why = Note("This question cannot be answered from the data: " + e.message, e.fix, **e.params)
+        return Answer(sq.question_id, sq.kind, sq.heading(allnames), "information", [], why,
+                      Evidence(sq.question.run_ids_used()), error=str(e))
+
+
+def answer_all(ws: Any, names: dict[int, str] | None = None) -> list[tuple[StoredQuestion, Answer]]:
+    """Every stored question with its answer (``answer_stored``), in order."""
+    return [(sq, answer_stored(ws, sq, names)) for sq in list_questions(ws)]
+
+
+# ---- one answer per kind ---------------------------------------------------------------------------------
+def _answer_cap(ws: Any, q: CapQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.cap import cap_report
+
+    res = cap_report(ws, q.run_id, q.device, iops_cap=q.iops_cap, bw_cap_kbs=q.bw_cap_kbs, op=q.op,
+                     tolerance_pct=q.tolerance_pct, window_s=q.window_s)
+    order = ["not capped", "NOT held", "too short", "held (cap not reached)", "held"]
+    main = min(res.checks, key=lambda c: order.index(c.verdict))
+    run = names[q.run_id]
+    figures, lines, ranges = [], [], []
+    for c in sorted(res.checks, key=lambda c: c is not main):
+        op = "" if c.op == "total" else f" {c.op}"
+        limit_text = (f"cap {fmt_value(c.cap, c.unit)} + {fmt_pct_value(c.tolerance_pct)} = "
+                      f"{fmt_value(c.limit, c.unit)}")
+        label = f"worst {fmt_value(c.window_s, 's')} window{op}"
+        ww = c.worst_window
+        val = ww["average"] if ww else None
+        text = (f"{label} {fmt_value(val, c.unit)} vs {limit_text}" if ww
+                else f"no {fmt_value(c.window_s, 's')} window to judge ({limit_text})")
+        figures.append(Figure(label, val, c.unit, text, c.limit, limit_text))
+        lines += [{"value": c.cap, "unit": c.unit, "label": f"cap {fmt_value(c.cap, c.unit)}"},
+                  {"value": c.limit, "unit": c.unit, "label": f"cap + {fmt_pct_value(c.tolerance_pct)}"}]
+        if ww:
+            ranges.append({"run_id": q.run_id, "t_start_s": ww["t_start_s"], "t_end_s": ww["t_end_s"],
+                           "label": f"{label} ({c.unit})"})
+        ranges += [{"run_id": q.run_id, "t_start_s": sp["t_start_s"], "t_end_s": sp["t_end_s"],
+                    "label": f"above {fmt_value(c.limit, c.unit)}"} for sp in c.over_spans]
+    c, u = main, main.unit
+    win = fmt_value(c.window_s, "s")
+    lim = fmt_value(c.limit, u)
+    capt = f"the {fmt_value(c.cap, u)} cap + {fmt_pct_value(c.tolerance_pct)}"
+    worst = fmt_value(c.worst_window["average"], u) if c.worst_window else "-"
+    if c.verdict == "held":
+        verdict = "held"
+        reason = (f"Every {win} window of {run} averaged at or below {lim} ({capt}); the highest averaged {worst}.")
+    elif c.verdict == "held (cap not reached)":
+        verdict = "held"
+        reason = (f"The cap was never reached on {run}: the highest {win} window averaged {worst}, under "
+                  f"{fmt_value(c.cap * (1 - c.tolerance_pct / 100), u)} (the cap - "
+                  f"{fmt_pct_value(c.tolerance_pct)}), so this run cannot show that the cap is enforced.")
+    elif c.verdict == "NOT held":
+        ww = c.worst_window or {}
+        reason = (f"{c.windows_over} of {c.windows_judged} {win} windows of {run} averaged above {lim} ({capt}), "
+                  f"the worst {worst} at {fmt_span(ww.get('t_start_s'), ww.get('t_end_s'))}, "
+                  f"while the run otherwise stayed at its typical level of {fmt_value(c.plateau, u)}.")
+        verdict = "not held"
+    elif c.verdict == "not capped":
+        verdict = "not held"
+        reason = (f"{run} ran at a typical level of {fmt_value(c.plateau, u)} (median interval), above {lim} "
+                  f"({capt}): no cap at this level was in force.")
+    else:
+        verdict = "information"
+        reason = f"{run} has no {win} window of consecutive reports to judge the cap on."
+    col = {"iops": {"total": "iops", "read": "read_iops", "write": "write_iops"},
+           "bw": {"total": "kbs", "read": "read_kbs", "write": "write_kbs"}}[c.metric][c.op]
+    peak = max((sp["peak"] for sp in c.over_spans), default=c.worst_window["average"] if c.worst_window else 0.0)
+    ev = Evidence([q.run_id], {q.run_id: res.method["series"]["devices"]["used"]}, ranges, lines,
+                  {"column": col, "unit": u, "align": "start", "stepped": True,
+                   "log": bool(peak and peak > 20 * c.cap)}, [res])
+    return Answer(None, q.KIND, "", verdict, figures, reason, ev, list(res.notes))
+
+
+def _answer_storm(ws: Any, q: StormQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.storm import storm_report
+
+    rep = storm_report(ws, q.run_id, q.device, phases=q.phases, every_s=q.every_s)
+    m = rep.run
+    run = names[q.run_id]
+    if m.peak_iops is None:
+        raise AnalysisError(f"{run} has no reports to describe")
+    figures = [Figure("peak", m.peak_iops, "IOPS", f"peak {fmt_value(m.peak_iops, 'IOPS')} at "
+                      f"{fmt_span(m.peak_t_start_s, m.peak_t_end_s)}")]
+    if m.plateau_iops is not None:
+        figures.append(Figure("plateau", m.plateau_iops, "IOPS", f"plateau {fmt_value(m.plateau_iops, 'IOPS')}"))
+    parts = [f"{run} peaked at {fmt_value(m.peak_iops, 'IOPS')} in the interval "
+             f"{fmt_span(m.peak_t_start_s, m.peak_t_end_s)}, {fmt_value(m.time_to_peak_s, 's')} after "
+             + ("the first activity" if m.activity_start_s is not None else "the start")]
+    if m.plateau_iops is not None:
+        parts.append(f"its sustained level (plateau) was {fmt_value(m.plateau_iops, 'IOPS')}")
+    parts.append(f"it settled {fmt_value(m.settle_time_s, 's')} after the peak" if m.settle_time_s is not None
+                 else "it did not settle before the end of the data")
+    reason = "; ".join(parts) + "."
+    ranges = [{"run_id": q.run_id, "t_start_s": m.peak_t_start_s, "t_end_s": m.peak_t_end_s, "label": "peak"}]
+    ranges += [{"run_id": q.run_id, "t_start_s": ph.t_start_s, "t_end_s": ph.t_end_s, "label": ph.name}
+               for ph, _pm in rep.phases]
+    lines = [] if m.plateau_iops is None else [{"value": m.plateau_iops, "unit": "IOPS", "label": "plateau"}]
+    ev = Evidence([q.run_id], {q.run_id: rep.method["series"]["devices"]["used"]}, ranges, lines,
+                  {"column": "iops", "unit": "IOPS", "align": "start", "stepped": True, "phases": rep.phase_source},
+                  [rep])
+    return Answer(None, q.KIND, "", "information", figures, reason, ev, list(rep.notes))
+
+
+def _answer_compare(ws: Any, q: CompareQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.compare import compare_runs
+
+    cmp = compare_runs(ws, q.run_ids, q.device, every_s=q.every_s, phases=q.phases)
+    label, column = COMPARE_METRICS[q.metric]
+    row = next((r for r in cmp.metrics if r["metric"] == q.metric), None)
+    if row is None:
+        raise AnalysisError(f"these runs have no {label} to compare")
+    unit = UNIT_WORDS.get(row["unit"], row["unit"])
+
+    def val(v: float | None) -> str:
+        return fmt_pct(v) if row["unit"] == "fraction" else fmt_value(v, unit)
+
+    figures = []
+    for i, rid in enumerate(q.run_ids):
+        v = row["values"][i]
+        text = f"{names[rid]} {val(v)}"
+        if i and row["ratio"][i] is not None:
+            text += f" ({row['ratio'][i]:.2f} x the baseline)"
+        figures.append(Figure(f"{label}, {names[rid]}", v, unit, text, row["values"][0] if i else None))
+    base, bv = names[q.run_ids[0]], row["values"][0]
+    if len(q.run_ids) == 2:
+        other, ov, ratio = names[q.run_ids[1]], row["values"][1], row["ratio"][1]
+        how = "" if ratio is None else f", {ratio:.2f} times the {val(bv)} of {base} (the baseline)"
+        reason = f"{label[0].upper() + label[1:]} of {other}: {val(ov)}{how}."
+    else:
+        known = [(v, names[r]) for v, r in zip(row["values"], q.run_ids) if v is not None]
+        hi, lo = max(known), min(known)
+        reason = (f"Against {base} (the baseline, {val(bv)}), the {label} ranges from {val(lo[0])} ({lo[1]}) to "
+                  f"{val(hi[0])} ({hi[1]}).")
+    ev = Evidence(list(q.run_ids), {}, [], [], {"column": column, "align": q.align, "stepped": True,
+                                                 "metric": q.metric, "every_s": q.every_s}, [cmp])
+    return Answer(None, q.KIND, "", "information", figures, reason, ev, list(cmp.notes))
+
+
+def _disks(ws: Any, run_id: int) -> list[str]:
+    return [r[0] for r in ws.con.execute("SELECT DISTINCT device FROM histograms WHERE run_id = ? AND metric = "
+                                         "'latency_us' ORDER BY device", [run_id]).fetchall()]
+
+
+def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.sizing import response_time_check
+
+    rows: list[tuple[int, str | None, dict[str, Any]]] = []
+    for rid in q.run_ids:
+        kind = ws.run(rid)["kind"]
+        found = _disks(ws, rid) if kind in ("vscsistats", "fio") else []
+        disks: list[str | None]
+        if q.disks is not None and kind != "iostat":
+            disks = [d for d in q.disks if d in found]
+        elif q.disks is not None:
+            disks = [",".join(q.disks)]
+        else:
+            disks = list(found) if found else [None]
+        if not disks:
+            raise AnalysisError(f"{names[rid]} has none of the disks {', '.join(q.disks or [])} (it has "
+                                f"{', '.join(found) or 'no latency histogram'})")
+        for d in disks:
+            if d is not None and kind != "iostat" and any(d != o and d in o for o in found):
+                raise AnalysisError(f"the disk name {d!r} of {names[rid]} is part of another disk's name: "
+                                    "the two cannot be told apart")
+            rows.append((rid, d, response_time_check(ws, rid, threshold_ms=q.threshold_ms, goal_pct=q.goal_pct,
+                                                     device=d)))
+
+    def low(r: dict[str, Any]) -> float:
+        s = r["share"] if r["share"] is not None else r["bounds"][0]
+        return -1.0 if s is None else s
+
+    def share_text(r: dict[str, Any]) -> str:
+        if r["share"] is not None:
+            return fmt_pct(r["share"]) + (" (exact)" if r.get("exact") else "")
+        lo, hi = pct_pair(*r["bounds"])
+        est = f", estimate {fmt_pct(r['estimate'])}" if r.get("estimate") is not None else ""
+        return f"between {lo} and {hi}{est}"
+
+    def where(rid: int, d: str | None) -> str:
+        return names[rid] if d is None else f"{names[rid]}, disk {d}"
+
+    figures = []
+    for rid, d, r in rows:
+        figures.append(Figure(f"share within {fmt_value(q.threshold_ms, 'ms')}, {where(rid, d)}", r["share"], "%",
+                              f"{where(rid, d)}: {share_text(r)} within {fmt_value(q.threshold_ms, 'ms')} vs goal "
+                              f"{fmt_pct_value(q.goal_pct)}", q.goal_pct / 100, fmt_pct_value(q.goal_pct)))
+    worst_i = min(range(len(rows)), key=lambda i: low(rows[i][2]))
+    figures.insert(0, figures.pop(worst_i))
+    rid, d, r = rows[worst_i]
+    passed = [x[2]["passed"] for x in rows]
+    n = len(rows)
+    thr, goal = fmt_value(q.threshold_ms, "ms"), fmt_pct_value(q.goal_pct)
+    what = "disk" if any(x[1] is not None for x in rows) else "run"
+    if all(p is True for p in passed):
+        verdict = "met"
+        if n > 1:
+            reason = (f"Every one of the {n} {what}s answered at least {goal} of I/O within {thr}; the lowest, "
+                      f"{where(rid, d)}, {share_text(r)}.")
+        else:
+            reason = f"{where(rid, d)} answered {share_text(r)} of I/O within {thr}, meeting the goal of {goal}."
+    elif any(p is False for p in passed):
+        verdict = "not met"
+        bad = [x for x in rows if x[2]["passed"] is False]
+        reason = (f"{where(rid, d)} answered only {share_text(r)} of I/O within {thr}, below the goal of {goal}"
+                  + (f" ({len(bad)} of {n} {what}s miss it)." if n > 1 else "."))
+    else:
+        verdict = "information"
+        reason = (f"The latency histogram of {where(rid, d)} only bounds the share within {thr} "
+                  f"({share_text(r)}): it cannot tell whether the goal of {goal} is met.")
+    notes: list[str] = []
+    if any(x[2].get("basis") == "iostat await" for x in rows):
+        notes.append("from iostat's await: interval-level, each report's mean per request, not single I/Os")
+    devices: dict[int, list[str]] = {}
+    for rid2, d2, _r in rows:
+        if d2 is not None:
+            devices.setdefault(rid2, []).append(d2)
+    results = [{"run_id": rid2, "disk": d2, **r2} for rid2, d2, r2 in rows]
+    ev = Evidence(list(q.run_ids), devices, [], [{"value": q.goal_pct / 100, "unit": "share", "label": f"goal {goal}"}],
+                  {"column": "share_50ms" if q.threshold_ms == 50 else None, "threshold_ms": q.threshold_ms,
+                   "per": "collection"}, results)
+    return Answer(None, q.KIND, "", verdict, figures, reason, ev, notes)
+
+
+def _answer_sizing(ws: Any, q: SizingQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.sizing import measured_inputs, size_vdi
+
+    common = {"read_pct": q.read_pct, "raid": q.raid, "disk_type": q.disk_type, "disk_iops": q.disk_iops,
+              "gb_per_user": q.gb_per_user, "disk_gb": q.disk_gb, "profile": q.profile}
+    ends: list[tuple[str, Any]] = []
+    measured = None
+    if q.iops_per_user_storm is not None:
+        ends.append(("steady", size_vdi(q.users, q.iops_per_user, **common)))
+        ends.append(("storm", size_vdi(q.users, q.iops_per_user_storm, **common)))
+    elif q.measured_run is not None:
+        assert q.vms is not None
+        measured = measured_inputs(ws, q.measured_run, q.vms)
+        ends.append(("steady", size_vdi(q.users, storm_multiplier=1.0, measured=measured, **common)))
+        if q.storm_multiplier is None:
+            ends.append(("storm", size_vdi(q.users, measured=measured, **common)))
+        else:
+            ends.append(("storm", size_vdi(q.users, storm_multiplier=q.storm_multiplier, measured=measured,
+                                           **common)))
+    else:
+        ends.append(("", size_vdi(q.users, q.iops_per_user, storm_multiplier=q.storm_multiplier, **common)))
+    figures, parts = [], []
+    for end, res in ends:
+        ipu = res.inputs["iops_per_user"]["value"]
+        mult = res.inputs["storm_multiplier"]["value"]
+        load = fmt_value(ipu * mult, "IOPS") + " per user"
+        if mult != 1:
+            load += f" ({fmt_value(ipu, 'IOPS')} x storm multiplier {mult:.2f})"
+        n = res.disks_layout
+        disks = f"{n:,} disk{'s' if n != 1 else ''}"
+        label = f"{end} " if end else ""
+        figures.append(Figure(f"disks, {label}{load}", n, "disks", f"{label}{load}: {disks}"))
+        why = [end] if end else []
+        if res.disks_for_capacity is not None and res.disks_for_capacity > res.disks_for_iops:
+            why.append(f"capacity decides; {res.disks_for_iops:,} for the IOPS")
+        if res.disks_layout != res.disks:
+            why.append(f"{res.disks:,} rounded up to whole sets of {res.raid['label']}")
+        parts.append(f"{disks} at {load}" + (f" ({'; '.join(why)})" if why else ""))
+    first = ends[0][1]
+    disk = first.disk
+    disk_words = (f"{disk['label']} disks of {fmt_value(disk['iops'], 'IOPS')}" if disk.get("type")
+                  else f"disks of {fmt_value(disk['iops'], 'IOPS')}")
+    reads = first.inputs["read_pct"]["value"]
+    src = ""
+    if measured is not None:
+        src = (f" The IOPS per user were measured on {names[q.measured_run]} ({q.vms} VMs): steady "
+               f"{fmt_value(measured['steady_iops'], 'IOPS')}, peak {fmt_value(measured['peak_iops'], 'IOPS')}.")
+    reason = (f"{q.users:,} users need " + " and ".join(parts) + f", on {first.raid['label']} with {disk_words} and "
+              f"{fmt_value(reads)} % reads." + src)
+    notes: list[str] = []
+    for _end, res in ends:
+        notes += [n for n in res.notes if n not in notes]
+    results: list[Any] = [res for _e, res in ends]
+    if measured is not None:
+        results.append(measured)
+    ev = Evidence(q.run_ids_used(), {}, [], [], {"ends": [e or "given" for e, _r in ends]}, results)
+    return Answer(None, q.KIND, "", "information", figures, reason, ev, notes)

@@ -1,0 +1,263 @@
+"""`main.py question ...`: the consultant's questions, stored in the workspace and answered (no Qt).
+
+    question add cap --run ID (--cap-iops N | --cap-kbs N ...) [--device D] [--op total|read|write]
+                     [--tolerance P] [--window S] [--title T] [--position N]
+    question add compare --runs ID,ID... [--metric M] [--align MODE] [--phases P] [--device D] [--every S]
+    question add response-time --runs ID... [--disks NAME...] [--threshold-ms MS] [--goal-pct P]
+    question add sizing --users N (--iops-per-user X | --iops-per-user X..Y | --measured-run ID --vms N |
+                        --profile NAME) [--read-pct P] [--raid L] [--disk TYPE | --disk-iops N]
+                        [--gb-per-user G --disk-gb D] [--storm-multiplier M]
+    question add storm --run ID [--device D] [--phases P] [--every S]
+    question list [--json];  question answer [ID...] [--json];  question edit ID [flags of its kind] [--title T]
+    question move ID --to POS;  question delete ID
+
+Exit codes as the rest of the command line: 0 done, 1 a question or run does not exist or cannot be answered
+(the others are still answered), 2 a usage error (a bad parameter, named by its flag).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+# command-line kind -> the stored kind
+KIND_NAMES = {"compare": "compare", "cap": "cap", "response-time": "response_time", "sizing": "sizing",
+              "storm": "storm_profile"}
+CLI_KIND = {v: k for k, v in KIND_NAMES.items()}
+
+
+def _ids(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"run numbers expected (e.g. 1,2), not {text!r}") from None
+
+
+def _range(text: str) -> tuple[float, float | None]:
+    """``8`` or ``8..25`` (steady..storm)."""
+    lo, sep, hi = text.partition("..")
+    try:
+        return float(lo), (float(hi) if sep else None)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number or a range like 8..25 expected, not {text!r}") from None
+
+
+# flag, parameter key(s), argparse keywords, kinds that take it
+FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
+    ("--run", "run_id", {"type": int, "metavar": "ID", "help": "run id (see 'runs')"}, {"cap", "storm_profile"}),
+    ("--runs", "run_ids", {"type": _ids, "nargs": "+", "metavar": "ID[,ID...]",
+                           "help": "run ids; for compare the first is the baseline"}, {"compare", "response_time"}),
+    ("--metric", "metric", {"metavar": "M", "help": "the figure compared (default peak_iops; see the README)"},
+     {"compare"}),
+    ("--align", "align", {"metavar": "MODE", "help": "start | activity | marker:NAME | offset:S (charts)"},
+     {"compare"}),
+    ("--phases", "phases", {"choices": ["auto", "stored", "detect", "none"]}, {"compare", "storm_profile"}),
+    ("--device", "device", {"metavar": "D[,D...]", "help": "exact device name(s); default: the whole disks"},
+     {"compare", "cap", "storm_profile"}),
+    ("--every", "every_s", {"type": float, "metavar": "S", "help": "resample to S-second means first"},
+     {"compare", "storm_profile"}),
+    ("--cap-iops", "iops_cap", {"type": float, "metavar": "N"}, {"cap"}),
+    ("--cap-kbs", "bw_cap_kbs", {"type": float, "metavar": "N", "help": "bandwidth cap in kB/s (1 kB = 1024 bytes)"},
+     {"cap"}),
+    ("--op", "op", {"choices": ["total", "read", "write"]}, {"cap"}),
+    ("--tolerance", "tolerance_pct", {"type": float, "metavar": "P", "help": "in %% (default 5)"}, {"cap"}),
+    ("--window", "window_s", {"type": float, "metavar": "S", "help": "window length, >= 10 s (default 10)"}, {"cap"}),
+    ("--disks", "disks", {"nargs": "+", "metavar": "NAME", "help": "VM disks (default: every disk of the runs)"},
+     {"response_time"}),
+    ("--threshold-ms", "threshold_ms", {"type": float, "metavar": "MS", "help": "default 50"}, {"response_time"}),
+    ("--goal-pct", "goal_pct", {"type": float, "metavar": "P", "help": "default 80"}, {"response_time"}),
+    ("--users", "users", {"type": int, "metavar": "N"}, {"sizing"}),
+    ("--iops-per-user", "iops_per_user", {"type": _range, "metavar": "X[..Y]",
+                                          "help": "one value, or steady..storm (8..25): both are answered"},
+     {"sizing"}),
+    ("--measured-run", "measured_run", {"type": int, "metavar": "ID", "help": "IOPS per user measured on this run"},
+     {"sizing"}),
+    ("--vms", "vms", {"type": int, "metavar": "N", "help": "VMs in the measured run"}, {"sizing"}),
+    ("--read-pct", "read_pct", {"type": float, "metavar": "P", "help": "reads in %% of I/O (default 40)"}, {"sizing"}),
+    ("--raid", "raid", {"metavar": "LEVEL", "help": "0|1|10|5|6|50|60|dp (default 10)"}, {"sizing"}),
+    ("--disk", "disk_type", {"metavar": "TYPE", "help": "sata5k|sata7k|sas10k|sas15k|ssd|nvme (default sata7k)"},
+     {"sizing"}),
+    ("--disk-iops", "disk_iops", {"type": float, "metavar": "N"}, {"sizing"}),
+    ("--gb-per-user", "gb_per_user", {"type": float, "metavar": "G"}, {"sizing"}),
+    ("--disk-gb", "disk_gb", {"type": float, "metavar": "D"}, {"sizing"}),
+    ("--storm-multiplier", "storm_multiplier", {"type": float, "metavar": "M"}, {"sizing"}),
+    ("--profile", "profile", {"metavar": "NAME", "help": "user profile preset (office-8, ...)"}, {"sizing"}),
+]
+FIELD_FLAGS = {key: flag for flag, key, _kw, _k in FLAGS}
+FIELD_FLAGS.update({"iops_per_user_storm": "--iops-per-user", "title": "--title", "position": "--position/--to",
+                    "kind": "KIND"})
+REQUIRED = {"cap": "run_id", "storm_profile": "run_id", "compare": "run_ids", "response_time": "run_ids",
+            "sizing": "users"}
+
+
+def add_question_parser(sub: Any, add_ws: Any) -> None:
+    p = sub.add_parser("question", help="the consultant's questions: add, list, answer, edit, move, delete")
+    pc = type(p)
+    qsub = p.add_subparsers(dest="action", metavar="ACTION", parser_class=pc)
+    a = qsub.add_parser("add", help="add a question (compare, cap, response-time, sizing, storm)")
+    ksub = a.add_subparsers(dest="kind", metavar="KIND", parser_class=pc)
+    for cli_kind, kind in KIND_NAMES.items():
+        k = ksub.add_parser(cli_kind, help=f"a {cli_kind} question")
+        add_ws(k)
+        for flag, key, kw, kinds in FLAGS:
+            if kind in kinds:
+                k.add_argument(flag, dest=key, required=REQUIRED[kind] == key, **kw)
+        k.add_argument("--title", help="the question's title (default: generated from its parameters)")
+        k.add_argument("--position", type=int, metavar="N", help="place it at N (default: last)")
+        k.add_argument("--json", action="store_true")
+    a = qsub.add_parser("list", help="list the questions in their order")
+    add_ws(a)
+    a.add_argument("--json", action="store_true")
+    a = qsub.add_parser("answer", help="answer the questions (all, or the ids given)")
+    a.add_argument("ids", type=int, nargs="*", metavar="ID")
+    add_ws(a)
+    a.add_argument("--json", action="store_true")
+    a = qsub.add_parser("edit", help="change a question's parameters or title")
+    a.add_argument("question_id", type=int, metavar="ID")
+    add_ws(a)
+    for flag, key, kw, _kinds in FLAGS:
+        a.add_argument(flag, dest=key, default=argparse.SUPPRESS, **kw)
+    a.add_argument("--title", default=argparse.SUPPRESS, help="a new title ('' = the generated one)")
+    a.add_argument("--json", action="store_true")
+    a = qsub.add_parser("move", help="move a question to another position")
+    a.add_argument("question_id", type=int, metavar="ID")
+    add_ws(a)
+    a.add_argument("--to", type=int, required=True, metavar="POS", help="1 = first")
+    a = qsub.add_parser("delete", help="delete a question")
+    a.add_argument("question_id", type=int, metavar="ID")
+    add_ws(a)
+
+
+def _params(args: argparse.Namespace, kind: str | None) -> dict[str, Any]:
+    """The question parameters given on the command line (for ``kind``; None: any, as ``edit`` parses)."""
+    out: dict[str, Any] = {}
+    for _flag, key, _kw, kinds in FLAGS:
+        if not hasattr(args, key) or (kind is not None and kind not in kinds):
+            continue
+        v = getattr(args, key)
+        if v is None and kind is not None:
+            continue
+        if key == "run_ids":
+            v = [i for part in v for i in part]
+        if key == "iops_per_user":
+            out["iops_per_user"], out["iops_per_user_storm"] = v
+            continue
+        if key == "device" and v is not None and not v.strip():
+            v = None
+        out[key] = v
+    return out
+
+
+def _flagged(e: Any) -> str:
+    """A question error in the command line's words: its flag instead of the window's label."""
+    return f"{FIELD_FLAGS.get(e.field, e.field)}: {e.message}" if e.field else e.message
+
+
+def cmd_question(args: argparse.Namespace, ws_path: Path) -> int:
+    from app.analysis import questions as Q
+    from app.workspace import Workspace
+
+    prog = "main.py question"
+    if args.action is None:
+        print(f"{prog}: error: choose an action: add, list, answer, edit, move or delete", file=sys.stderr)
+        return 2
+    if args.action == "add" and args.kind is None:
+        print(f"{prog}: error: choose a kind: {', '.join(KIND_NAMES)}", file=sys.stderr)
+        return 2
+    writes = args.action in ("add", "edit", "move", "delete")
+    if not ws_path.exists() and args.action != "add":
+        if args.action == "list":
+            print("[]" if args.json else f"no workspace at {ws_path}")
+            return 0
+        print(f"error: no workspace at {ws_path}", file=sys.stderr)
+        return 1
+    try:
+        with Workspace(ws_path, read_only=not writes) as ws:
+            return _run(args, ws, Q)
+    except Q.QuestionError as e:
+        if e.missing:  # a question or run that is not there
+            print(f"error: {_flagged(e)}", file=sys.stderr)
+            return 1
+        print(f"{prog}: error: {_flagged(e)}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace, ws: Any, Q: Any) -> int:
+    from app.analysis.text import for_cli
+    from app.cli import _jsonable
+
+    names = Q.run_names(ws)
+    if args.action == "add":
+        kind = KIND_NAMES[args.kind]
+        q = Q.question_from_params(kind, _params(args, kind))
+        sq = Q.add_question(ws, q, title=args.title, position=args.position)
+        if args.json:
+            print(json.dumps(_jsonable(sq), indent=2))
+        else:
+            print(f"added question {sq.question_id} at position {sq.position}: {sq.heading(names)}")
+        return 0
+    if args.action == "edit":
+        old = Q.get_question(ws, args.question_id)
+        params = _params(args, None)
+        wrong = [k for k in params if k not in {f for f in Q.KINDS[old.kind].__dataclass_fields__}]
+        if wrong:
+            raise Q.QuestionError(f"a {CLI_KIND[old.kind]} question does not take it", wrong[0])
+        sq = Q.edit_question(ws, args.question_id, params, title=getattr(args, "title", None))
+        if args.json:
+            print(json.dumps(_jsonable(sq), indent=2))
+        else:
+            print(f"question {sq.question_id}: {sq.heading(names)}  {json.dumps(sq.question.to_params())}")
+        return 0
+    if args.action == "move":
+        order = Q.move_question(ws, args.question_id, args.to)
+        for sq in order:
+            print(f"{sq.position:>3}. [{sq.question_id}] {sq.heading(names)}")
+        return 0
+    if args.action == "delete":
+        sq = Q.get_question(ws, args.question_id)
+        Q.delete_question(ws, args.question_id)
+        print(f"deleted question {sq.question_id}: {sq.heading(names)}")
+        return 0
+    if args.action == "list":
+        qs = Q.list_questions(ws)
+        if args.json:
+            print(json.dumps(_jsonable(qs), indent=2))
+        elif not qs:
+            print("no questions (add one with 'question add KIND ...')")
+        for sq in qs if not args.json else []:
+            print(f"{sq.position:>3}. [{sq.question_id}] {CLI_KIND[sq.kind]:<13} {sq.heading(names)}  "
+                  f"{json.dumps(sq.question.to_params())}")
+        return 0
+    # answer
+    rc = 0
+    answers = []
+    if args.ids:
+        chosen = []
+        for qid in args.ids:
+            try:
+                chosen.append(Q.get_question(ws, qid))
+            except Q.QuestionError as e:
+                print(f"error: {_flagged(e)}", file=sys.stderr)
+                rc = 1
+        pairs = [(sq, Q.answer_stored(ws, sq)) for sq in chosen]
+    else:
+        pairs = Q.answer_all(ws)
+    for sq, a in pairs:
+        if a.error is not None:
+            rc = 1
+        answers.append(a)
+        if not args.json:
+            print(f"{sq.position}. [{a.verdict.upper()}] {a.title}  (question {sq.question_id})")
+            if a.number:
+                print(f"   {a.number}")
+            print(f"   {for_cli(a.reason)}")
+            for n in a.notes:
+                print(f"   note: {for_cli(n)}")
+    if args.json:
+        print(json.dumps(_jsonable(answers), indent=2))
+    elif not pairs and rc == 0:
+        print("no questions (add one with 'question add KIND ...')")
+    return rc
