@@ -77,13 +77,12 @@ def open_window(qtbot, tmp_path, settings=None, size=(1366, 768)):
 
 
 def dispose_window(qtbot, w) -> None:
-    """Close the window and drop the DuckDB handles its views hold before Qt deletes them."""
+    """Close the window and drop the DuckDB handles its views hold (pytest-qt deletes it after the test)."""
     import gc
 
     w.close()
     w.grid.view.setModel(None)
     w.grid.model = None
-    w.deleteLater()
     qtbot.wait(10)
     gc.collect()
 

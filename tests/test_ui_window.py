@@ -161,3 +161,72 @@ def test_window_stays_within_a_laptop_screen_with_every_run_selected(qtbot, wind
     assert tree.textElideMode() == Qt.TextElideMode.ElideMiddle
     item = next(it for it in window.browser._run_items())
     assert item.text(0) in item.toolTip(0)  # the full name in the tooltip
+
+
+def test_ctrl_0_resets_the_zoom_wherever_the_focus_is_and_view_menu_has_it(qtbot, window):
+    rid = import_samples(window, ["storm_fast_iostat-xt.txt"])[0]
+    window.browser.select_runs([rid])
+    wait_curves(qtbot, window)
+    vb = window.plot.plot.getPlotItem().getViewBox()
+    vb.setXRange(10, 20, padding=0)
+    assert window.plot.visible_range() is not None
+    window.browser.tree.setFocus()  # the focus in the run list, not on the chart
+    qtbot.keyClick(window.browser.tree, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.plot.visible_range() is None, timeout=3000)
+    assert menu_action(window, "View", "Reset zoom").shortcut().toString() == "Ctrl+0"
+
+
+def test_a_closed_panel_comes_back_from_the_view_menu(qtbot, window):
+    window.import_dock.close()  # as its title bar's close button does
+    assert not window.import_dock.isVisible()
+    menu_action(window, "View", "Import").trigger()
+    assert window.import_dock.isVisible()
+    window.runs_dock.close()
+    menu_action(window, "View", "Runs").trigger()
+    assert window.runs_dock.isVisible()
+
+
+def test_many_runs_without_time_stamps_keep_the_window_on_the_screen(qtbot, window, tmp_path):
+    """A folder of 12 logs without -t: the waiting list scrolls, two lines high, and one field sets them all."""
+    from tests.test_ui import drop_paths
+
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    text = (SAMPLES / "capped_200iops_iostat-d.txt").read_text()
+    for k in range(12):
+        (folder / f"vm{k:02d}_iostat-d.txt").write_text(text.replace("Linux", f"Linux{' ' * (k + 1)}", 1))
+    drop_paths(window, [folder])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=120000)
+    waiting = window.import_panel.waiting
+    assert len(waiting.fields) == 12 and waiting.all_row.isVisible()
+    assert waiting.scroll.height() < 3 * waiting.buttons[next(iter(waiting.buttons))].sizeHint().height() + 20
+    assert window.height() <= 768 and window.minimumSizeHint().height() <= 768
+    waiting.all_field.lineEdit().selectAll()
+    qtbot.keyClicks(waiting.all_field.lineEdit(), "2")
+    qtbot.mouseClick(waiting.all_button, Qt.MouseButton.LeftButton)
+    assert all(r["interval_s"] == 2.0 for r in window.ws.runs())
+    assert not waiting.isVisible()
+
+
+def test_notes_under_the_chart_stay_two_lines_with_the_rest_in_the_tooltip(qtbot, window):
+    window.plot.show_notes([f"run {k}: a note" for k in range(30)])
+    assert "… and 28 more" in window.plot.readout.text()
+    assert window.plot.readout.toolTip().count("\n") == 29
+
+
+def test_banner_and_import_list_follow_a_theme_switch(qtbot, window):
+    from app.ui import theme
+    from tests.test_ui import drop_paths
+
+    drop_paths(window, [SAMPLES / "storm_fast_iostat-xt.txt"])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    assert window.banner.isVisible()
+    try:
+        menu_action(window, "View", "Dark").trigger()
+        assert "#f3e3b0" in window.banner.styleSheet()
+        assert window.import_panel.list.item(0).foreground().color().lightness() > 120
+        menu_action(window, "View", "Light").trigger()
+        assert "#3a2a00" in window.banner.styleSheet()
+        assert window.import_panel.list.item(0).foreground().color().lightness() < 120
+    finally:
+        theme.apply_theme("light")

@@ -35,8 +35,7 @@ class SinceBootBanner(QFrame):
         self.affected: list[int] = []
         self.setObjectName("since-boot-banner")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setStyleSheet("#since-boot-banner { background: rgba(255, 193, 7, 60); border: 1px solid "
-                           "rgba(200, 140, 0, 160); border-radius: 3px; }")
+        self.restyle()
         self.text = QLabel()
         self.text.setWordWrap(True)
         self.keep = QPushButton("Keep the first report")
@@ -47,6 +46,15 @@ class SinceBootBanner(QFrame):
         lay.addWidget(self.text, 1)
         lay.addWidget(self.keep)
         self.setVisible(False)
+
+    def restyle(self) -> None:
+        """Amber panel with text readable in the theme in force (called again when the theme changes)."""
+        from app.ui import theme
+
+        text = "#f3e3b0" if theme.current() == "dark" else "#3a2a00"
+        self.setStyleSheet("#since-boot-banner { background: rgba(255, 193, 7, 60); border: 1px solid "
+                           "rgba(200, 140, 0, 160); border-radius: 3px; } "
+                           f"#since-boot-banner QLabel {{ color: {text}; }}")
 
     def set_runs(self, run_ids: list[int]) -> None:
         self.run_ids = list(run_ids)

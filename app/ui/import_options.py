@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -14,11 +14,13 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -101,20 +103,47 @@ class ImportOptionsDialog(QDialog):
 
 
 class WaitingForInterval(QWidget):
-    """One line per run that has neither time stamps nor an interval: its name, a seconds field and Set."""
+    """The runs that have neither time stamps nor an interval: one line each (name, seconds field, Set interval)
+    in a list at most two lines high that scrolls (a folder can hold dozens), and with several runs a line
+    that sets one interval for all of them."""
 
     interval_set = Signal()
+    VISIBLE_ROWS = 2
 
     def __init__(self, parent: Any = None):
         super().__init__(parent)
-        self.grid = QGridLayout(self)
-        self.grid.setContentsMargins(0, 0, 0, 0)
         self.fields: dict[int, QDoubleSpinBox] = {}
         self.buttons: dict[int, QPushButton] = {}
+        self.runs: list[dict[str, Any]] = []
+        self.setter: Callable[[int, float], str | None] | None = None
+        self.all_label = QLabel()
+        self.all_field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
+                                        specialValueText="not set")
+        self.all_button = QPushButton("Set for all")
+        self.all_button.clicked.connect(self._set_all)
+        self.all_row = QWidget()
+        row = QHBoxLayout(self.all_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.all_label, 1)
+        row.addWidget(self.all_field)
+        row.addWidget(self.all_button)
+        self.inner = QWidget()
+        self.grid = QGridLayout(self.inner)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(self.inner)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.all_row)
+        lay.addWidget(self.scroll)
         self.setVisible(False)
 
     def show_runs(self, runs: list[dict[str, Any]], setter: Callable[[int, float], str | None]) -> None:
-        """``runs``: the waiting runs (run_id, name); ``setter(run_id, seconds)`` returns an error or None."""
+        """``runs``: the waiting runs (run_id, name, kind); ``setter(run_id, seconds)`` returns an error or None."""
+        self.runs, self.setter = list(runs), setter
         while self.grid.count():
             w = self.grid.takeAt(0).widget()
             if w is not None:
@@ -123,23 +152,36 @@ class WaitingForInterval(QWidget):
         for row, r in enumerate(runs):
             between = "its collections" if r.get("kind") == "vscsistats" else "its reports (the 5 of 'iostat 5')"
             label = QLabel(f"{r['name']} has no time stamps. Seconds between {between}:")
-            label.setWordWrap(True)
+            label.setToolTip(r["name"])
             field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
                                    specialValueText="not set")
             button = QPushButton("Set interval")
-            button.clicked.connect(lambda _c=False, rid=r["run_id"]: self._set(rid, setter))
+            button.clicked.connect(lambda _c=False, rid=r["run_id"]: self._set(rid))
             self.grid.addWidget(label, row, 0)
             self.grid.addWidget(field, row, 1)
             self.grid.addWidget(button, row, 2)
             self.fields[r["run_id"]] = field
             self.buttons[r["run_id"]] = button
         self.grid.setColumnStretch(0, 1)
+        self.all_label.setText(f"{len(runs)} runs have no time stamps. The same interval for all of them:")
+        self.all_row.setVisible(len(runs) > 1)
+        row_h = max(QPushButton("x").sizeHint().height(), QDoubleSpinBox().sizeHint().height()) + 6
+        self.scroll.setFixedHeight(min(len(runs), self.VISIBLE_ROWS) * row_h + 2)
         self.setVisible(bool(runs))
 
-    def _set(self, run_id: int, setter: Callable[[int, float], str | None]) -> None:
+    def _set(self, run_id: int) -> None:
         seconds = self.fields[run_id].value()
-        if seconds <= 0:
+        if seconds <= 0 or self.setter is None:
             self.fields[run_id].setFocus()
             return
-        setter(run_id, seconds)
+        self.setter(run_id, seconds)
+        self.interval_set.emit()
+
+    def _set_all(self) -> None:
+        seconds = self.all_field.value()
+        if seconds <= 0 or self.setter is None:
+            self.all_field.setFocus()
+            return
+        for r in self.runs:
+            self.setter(r["run_id"], seconds)
         self.interval_set.emit()

@@ -72,6 +72,18 @@ class ImportPanel(QWidget):
         lay.addWidget(self.waiting)
         lay.addWidget(self.list, 1)
 
+    @staticmethod
+    def _colour(item: QListWidgetItem) -> None:
+        colours = STATUS_COLOURS_DARK if theme.current() == "dark" else STATUS_COLOURS
+        status = item.data(Qt.ItemDataRole.UserRole)
+        if status in colours:
+            item.setForeground(QColor(colours[status]))
+
+    def recolour(self) -> None:
+        """The lines' status colours in the theme now in force."""
+        for i in range(self.list.count()):
+            self._colour(self.list.item(i))
+
     def add_result(self, r: ImportResult) -> None:
         if r.status == "imported":
             text = f"imported   {Path(r.path).name}  → run {', '.join(map(str, r.run_ids))} ({r.rows:,} rows)"
@@ -82,9 +94,8 @@ class ImportPanel(QWidget):
         else:
             text = f"{r.status:<10} {r.error}"
         item = QListWidgetItem(text)
-        colours = STATUS_COLOURS_DARK if theme.current() == "dark" else STATUS_COLOURS
-        if r.status in colours:
-            item.setForeground(QColor(colours[r.status]))
+        item.setData(Qt.ItemDataRole.UserRole, r.status)
+        self._colour(item)
         item.setToolTip("\n".join([r.error or r.path, *(render_stored(w) for w in r.warnings)]))
         self.list.addItem(item)
         self.list.scrollToBottom()
@@ -246,6 +257,13 @@ class MainWindow(QMainWindow):
         m.addSeparator()
         m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
         v = self.menuBar().addMenu("&View")
+        self.reset_zoom_action = QAction("&Reset zoom", self, shortcut=QKeySequence("Ctrl+0"),
+                                         triggered=lambda _checked=False: self.reset_zoom())
+        v.addAction(self.reset_zoom_action)
+        v.addSeparator()
+        for dock in (self.runs_dock, self.import_dock):  # a closed panel comes back from here
+            v.addAction(dock.toggleViewAction())
+        v.addSeparator()
         theme_menu = v.addMenu("&Theme")
         self.theme_actions: dict[str, QAction] = {}
         group = QActionGroup(self)
@@ -261,6 +279,11 @@ class MainWindow(QMainWindow):
             self, APP, "StormScope — storage-performance trace analysis.\n"
             "Drop iostat, vscsiStats or fio files on the window to begin.")))
 
+    def reset_zoom(self) -> None:
+        """View ▸ Reset zoom (Ctrl+0): the whole runs again on the overlay (the tab is shown if it was not)."""
+        self.tabs.setCurrentWidget(self.overlay_page)
+        self.plot.reset_zoom()
+
     def theme_setting(self) -> str:
         value = str(self.settings.value("theme", "system"))
         return value if value in THEMES else "system"
@@ -269,11 +292,16 @@ class MainWindow(QMainWindow):
         """View ▸ Theme: applied at once and remembered."""
         self.settings.setValue("theme", key)
         self.theme_actions[key].setChecked(True)
+        self._apply_theme(key)
+
+    def _apply_theme(self, key: str) -> None:
         apply_theme(key)
+        self.banner.restyle()  # widgets with colours of their own follow too
+        self.import_panel.recolour()
 
     def _system_scheme_changed(self) -> None:
         if self.theme_setting() == "system":
-            apply_theme("system")
+            self._apply_theme("system")
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

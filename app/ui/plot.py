@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QKeySequence
+from PySide6.QtGui import QAction, QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QColorDialog,
@@ -51,6 +51,9 @@ PALETTE = ["#2a7fd4", "#e8710a", "#1a9850", "#a05fd0", "#00897b", "#b8860b", "#d
 CAP_COLOUR = "#e03030"
 HINT = "Double-click: marker · Ctrl+drag: phase · Shift+drag: move a curve"
 READOUT_NOTE = "(a value covers the interval that ends at its time)"
+
+
+NOTES_SHOWN = 2  # notes under the chart; the rest in its tooltip
 
 
 @dataclass
@@ -287,8 +290,7 @@ class OverlayPlot(QWidget):
         self.log_y.toggled.connect(self._set_log)
 
         self.reset_zoom_action = QAction("Reset zoom", self)
-        self.reset_zoom_action.setShortcut(QKeySequence("Ctrl+0"))
-        self.reset_zoom_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        # Ctrl+0 is the window's View ▸ Reset zoom (it works wherever the focus is); this is the button's action
         self.reset_zoom_action.setToolTip("Show the whole runs again (Ctrl+0)")
         self.reset_zoom_action.triggered.connect(self.reset_zoom)
         self.addAction(self.reset_zoom_action)
@@ -545,7 +547,7 @@ class OverlayPlot(QWidget):
                            units=None if norm else "s")
         self._draw_cap()
         self.plot.enableAutoRange()
-        self.readout.setText("   ".join(notes) if notes else " ")
+        self.show_notes(notes)
         self.curves_changed.emit()
 
     def _curve_item(self, c: Curve) -> pg.PlotDataItem:
@@ -554,6 +556,15 @@ class OverlayPlot(QWidget):
         item = self.plot.plot(x, y, pen=pg.mkPen(c.colour, width=2), name=c.label, connect="finite")
         item.setVisible(c.visible)
         return item
+
+    def show_notes(self, notes: list[str]) -> None:
+        """What the curves' loads had to say, under the chart: two at most (a folder of runs without time stamps
+        has dozens and would push the chart off the screen); all of them in the tooltip."""
+        shown = notes[:NOTES_SHOWN]
+        more = len(notes) - len(shown)
+        text = "   ".join(shown) + (f"   … and {more} more (hover to read them)" if more > 0 else "")
+        self.readout.setText(text or " ")
+        self.readout.setToolTip("\n".join(notes))
 
     def shutdown(self) -> None:
         """The window is closing: load nothing more, and wait for the curve loads still running."""
