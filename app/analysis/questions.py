@@ -122,10 +122,12 @@ class QuestionError(ValueError):
 def fmt_value(v: float | int | None, unit: str = "") -> str:
     """``v`` with its unit, one way per value: whole numbers without decimals (1,212 IOPS), other values
     under 1,000 with one decimal (203.4 IOPS), larger ones rounded to whole (65,716 IOPS); ms with two
-    decimals, seconds as they are (16 s), disks and users as counts."""
+    decimals, seconds as they are (16 s), disks and users as counts. Values within 1e-9 of a whole number
+    are whole."""
     if v is None:
         return "-"
     u = f" {unit}" if unit else ""
+    v = round(float(v), 9)  # a floating-point crumb (220.00000000000003) is no decimal
     if unit == "ms" and float(v) != int(v):
         return f"{v:,.2f}{u}"
     if unit == "s":
@@ -412,10 +414,15 @@ KINDS: dict[str, type[Question]] = {c.KIND: c for c in (CompareQuestion, CapQues
                                                        SizingQuestion, StormQuestion)}
 
 
+# kind -> its name in the window and the PDF
+KIND_LABELS = {"compare": "compare runs", "cap": "cap check", "response_time": "response time",
+               "sizing": "sizing", "storm_profile": "storm profile"}
+
+
 def question_from_params(kind: str, params: dict[str, Any]) -> Question:
     """A validated question of ``kind`` from its JSON parameters."""
     if kind not in KINDS:
-        raise QuestionError(f"one of {', '.join(KINDS)}, not {kind!r}", "kind")
+        raise QuestionError(f"one of {', '.join(KIND_LABELS.values())}, not {kind!r}", "kind")
     return KINDS[kind].from_params(params)
 
 
