@@ -230,3 +230,33 @@ def test_banner_and_import_list_follow_a_theme_switch(qtbot, window):
         assert window.import_panel.list.item(0).foreground().color().lightness() < 120
     finally:
         theme.apply_theme("light")
+
+
+def run_menu_texts(qtbot, window, rid):
+    """Right-click the run in the list; the texts (and ticks) of the menu that pops up, then Escape."""
+    from PySide6.QtCore import QTimer
+
+    item = next(it for it in window.browser._run_items() if int(it.data(0, Qt.ItemDataRole.UserRole + 1)) == rid)
+    tree = window.browser.tree
+    tree.setCurrentItem(item)
+    seen = []
+
+    def read_and_close():
+        menu = QApplication.activePopupWidget()
+        if menu is None:
+            QTimer.singleShot(20, read_and_close)
+            return
+        seen.extend((a.text(), a.isChecked()) for a in menu.actions() if a.text())
+        menu.close()
+
+    QTimer.singleShot(50, read_and_close)
+    tree.customContextMenuRequested.emit(tree.visualItemRect(item).center())  # what a right-click emits
+    return dict(seen)
+
+
+def test_the_run_menu_offers_what_applies_and_ticks_the_first_report_mode(qtbot, window):
+    rid = import_samples(window, ["storm_fast_iostat-xt.txt"])[0]
+    items = run_menu_texts(qtbot, window, rid)
+    assert items["First report is since boot"] is True and items["First report is an interval (iostat -y)"] is False
+    assert not any("vscsiStats" in t for t in items)
+    assert "Set interval…" in items

@@ -440,16 +440,25 @@ class MainWindow(QMainWindow):
         view = self.tabs.currentWidget()
         if path is None:
             name = self.tabs.tabText(self.tabs.currentIndex()).split()[0].lower()
-            path, _ = QFileDialog.getSaveFileName(self, "Export chart", f"{name}.png", "PNG (*.png);;SVG (*.svg)")
+            folder = str(self.settings.value("export_dir", "") or Path.home())
+            path, _ = QFileDialog.getSaveFileName(self, "Export chart", str(Path(folder) / f"{name}.png"),
+                                                  "PNG (*.png);;SVG (*.svg)")
             if not path:
                 return
+            self.settings.setValue("export_dir", str(Path(path).parent))  # the next export starts there
         if view is self.overlay_page:
-            if self.results.lines:  # the chart with its results table beneath
-                export_chart_with_table(self.plot.plot, self.results, path)
-            else:
-                self.plot.export(path)
+            crosshair = self.plot.vline.isVisible()
+            self.plot.vline.setVisible(False)  # the pointer's line is not part of the chart
+            try:
+                if self.results.lines:  # the chart with its results table beneath
+                    export_chart_with_table(self.plot.plot, self.results, path)
+                else:
+                    self.plot.export(path)
+            finally:
+                self.plot.vline.setVisible(crosshair)
         else:
             export_widget(view, path)
+        self.statusBar().showMessage(f"Chart saved as {path}", 10000)
 
     # ---- state --------------------------------------------------------------------------------
     def _restore(self) -> None:

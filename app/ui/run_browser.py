@@ -180,13 +180,25 @@ class RunBrowser(QWidget):
         if len(ids) == 1:
             m.addAction("Rename…", lambda: self.rename(ids[0]))
         m.addAction("Tag…", lambda: self.tag(ids))
-        m.addAction("Set interval…", lambda: self.set_interval(ids))
-        m.addAction("First report is since boot", lambda: self.set_first_report(ids, True))
-        m.addAction("First report is an interval (iostat -y)", lambda: self.set_first_report(ids, False))
-        m.addAction("vscsiStats counts are cumulative (never reset)",
-                    lambda: self.set_histogram_counts(ids, "cumulative"))
-        m.addAction("vscsiStats counts are per collection (reset with -r)",
-                    lambda: self.set_histogram_counts(ids, "per-collection"))
+        runs = [self.ws.run(r) or {} for r in ids]
+        kinds = {r.get("kind") for r in runs}
+        if kinds & {"iostat", "vscsistats"}:  # only what applies to the selected runs
+            m.addAction("Set interval…", lambda: self.set_interval(ids))
+        if "iostat" in kinds:
+            since_boot = {rid for (rid,) in self.ws.con.execute(
+                "SELECT DISTINCT run_id FROM iostat_samples WHERE since_boot AND list_contains(?, run_id)",
+                [ids]).fetchall()}
+            iostat = [r["run_id"] for r in runs if r.get("kind") == "iostat"]
+            for label, value in (("First report is since boot", True), ("First report is an interval (iostat -y)",
+                                                                          False)):
+                a = m.addAction(label, lambda value=value: self.set_first_report(ids, value))
+                a.setCheckable(True)  # ticked when every selected iostat run is so
+                a.setChecked(all((rid in since_boot) == value for rid in iostat))
+        if "vscsistats" in kinds:
+            m.addAction("vscsiStats counts are cumulative (never reset)",
+                        lambda: self.set_histogram_counts(ids, "cumulative"))
+            m.addAction("vscsiStats counts are per collection (reset with -r)",
+                        lambda: self.set_histogram_counts(ids, "per-collection"))
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
         m.exec(self.tree.viewport().mapToGlobal(pos))
