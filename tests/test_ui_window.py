@@ -98,12 +98,17 @@ def test_since_boot_banner_says_so_and_one_click_keeps_the_first_report(qtbot, w
     assert "storm_fast_iostat-xt" in window.banner.text.text() and "left out" in window.banner.text.text()
     n_before = window.plot.curves[0].y.size
     qtbot.mouseClick(window.banner.keep, Qt.MouseButton.LeftButton)
-    assert not window.banner.isVisible()
+    assert window.banner.undo.isVisible() and not window.banner.keep.isVisible()
+    assert "now counts as an interval" in window.banner.text.text()
     assert window.ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples WHERE run_id = ?",
                                  [rid]).fetchall() == [(False,)]
     qtbot.waitUntil(lambda: not window.plot.loading and window.plot.curves
                     and window.plot.curves[0].y.size == n_before + 1, timeout=30000)
-    assert "undo" in window.statusBar().currentMessage()
+    assert "Undo" in window.statusBar().currentMessage()
+    qtbot.mouseClick(window.banner.undo, Qt.MouseButton.LeftButton)  # the same runs, back as they were
+    assert window.ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples WHERE run_id = ?",
+                                 [rid]).fetchall() == [(True,)]
+    assert window.banner.keep.isVisible() and not window.banner.undo.isVisible()
 
 
 def test_import_with_options_from_the_file_menu(qtbot, window, monkeypatch):

@@ -41,10 +41,15 @@ class SinceBootBanner(QFrame):
         self.keep = QPushButton("Keep the first report")
         self.keep.setToolTip("Count the first report as an ordinary interval (the capture was made with iostat -y)")
         self.keep.clicked.connect(self._keep_first)
+        self.undo = QPushButton("Undo")
+        self.undo.setToolTip("Leave their first report out again")
+        self.undo.clicked.connect(self._undo)
+        self.kept: list[int] = []  # the runs the last click changed, for Undo
         lay = QHBoxLayout(self)
         lay.setContentsMargins(8, 4, 8, 4)
         lay.addWidget(self.text, 1)
         lay.addWidget(self.keep)
+        lay.addWidget(self.undo)
         self.setVisible(False)
 
     def restyle(self) -> None:
@@ -63,9 +68,19 @@ class SinceBootBanner(QFrame):
     def refresh(self) -> None:
         left_out = runs_with_since_boot_left_out(self.ws, self.run_ids)
         self.affected = [rid for rid, _n, _w in left_out]
+        self.keep.setVisible(bool(left_out))
+        self.undo.setVisible(bool(self.kept) and not left_out)
         if not left_out:
-            self.setVisible(False)
+            if self.kept and set(self.kept) & set(self.run_ids):
+                n = len(self.kept)
+                self.text.setText(f"The first report of {n} run{'s' if n > 1 else ''} now counts as an interval "
+                                  "in every figure and the report.")
+                self.setVisible(True)
+            else:
+                self.kept = []
+                self.setVisible(False)
             return
+        self.kept = []
         names = ", ".join(n for _r, n, _w in left_out[:3]) + (f" and {len(left_out) - 3} more"
                                                                  if len(left_out) > 3 else "")
         who = {w for _r, _n, w in left_out}
@@ -77,7 +92,18 @@ class SinceBootBanner(QFrame):
         self.setVisible(True)
 
     def _keep_first(self) -> None:
-        for rid in self.affected:
+        affected = list(self.affected)
+        for rid in affected:
             self.ws.set_first_report(rid, False)
+        self.refresh()
+        self.kept = affected  # after refresh, which forgets an older click
+        self.refresh()
+        self.changed.emit()
+
+    def _undo(self) -> None:
+        """Leave the first report out again for exactly the runs the last click changed."""
+        for rid in self.kept:
+            self.ws.set_first_report(rid, True)
+        self.kept = []
         self.refresh()
         self.changed.emit()

@@ -221,8 +221,8 @@ class MainWindow(QMainWindow):
 
     def _first_report_kept(self) -> None:
         self._runs_changed()
-        self.statusBar().showMessage("The first report now counts as an interval. To undo: right-click the run ▸ "
-                                     "First report is since boot.", 15000)
+        self.statusBar().showMessage("The first report now counts as an interval (Undo on the banner, or right-click "
+                                     "the run ▸ First report is since boot).", 15000)
 
     def _show_waiting(self) -> None:
         """Runs without time stamps or interval, each with a field to set it, under the import list."""

@@ -43,6 +43,17 @@ METRICS: dict[str, str | tuple[str, str]] = {
     "Throughput (kB/s)": "kbs", "await (ms)": "await_ms",
     "%util (max over disks)": ("util_pct", "max"), "Queue (aqu-sz, summed)": ("aqu_sz", "sum"),
 }
+# what each metric counts, shown as the metric's tooltip
+METRIC_HELP = {
+    "IOPS (total)": "Requests completed per second: reads + writes + discards + flushes (r/s + w/s + d/s + f/s; "
+                    "plain reports: tps), after merging",
+    "IOPS (read)": "Read requests completed per second (r/s)",
+    "IOPS (write)": "Write requests completed per second (w/s)",
+    "Throughput (kB/s)": "kB read + written per second (rkB/s + wkB/s)",
+    "await (ms)": "Mean time a request took, queueing included (each device's await weighted by its requests)",
+    "%util (max over disks)": "Share of the interval the busiest disk had requests in flight",
+    "Queue (aqu-sz, summed)": "Mean number of requests queued or in service, summed over the disks",
+}
 WHOLE_DISKS_LABEL = "whole disks"
 # every colour has a contrast of at least 3:1 on white and on the dark theme's #1e1e1e; no pure red
 # (the cap line is red)
@@ -259,6 +270,10 @@ class OverlayPlot(QWidget):
 
         self.metric_box = QComboBox()
         self.metric_box.addItems(list(METRICS))
+        for i, label in enumerate(METRICS):
+            self.metric_box.setItemData(i, METRIC_HELP.get(label, ""), Qt.ItemDataRole.ToolTipRole)
+        self.metric_box.setToolTip(METRIC_HELP["IOPS (total)"])
+        self.metric_box.currentTextChanged.connect(lambda t: self.metric_box.setToolTip(METRIC_HELP.get(t, "")))
         self.device = QComboBox()
         self.device.setToolTip("Whole disks (partitions, dm/md/loop devices and -g groups left out, so nothing "
                                "counts twice), or one device of the selected runs")
