@@ -11,6 +11,7 @@ from app.analysis.cap import cap_report
 from app.analysis.compare import compare_runs
 from app.analysis.histograms import latency_share
 from app.analysis.sizing import measured_inputs, response_time_check, size_vdi
+from app.analysis.sizing_presets import load_presets
 from app.analysis.storm import storm_report
 from app.analysis.text import AnalysisError, Note
 from app.cli import main as cli_main
@@ -163,7 +164,12 @@ def test_sizing_range_answers_both_ends_18_and_54(sws):
     assert a.number == "steady 8 IOPS per user: 18 disks; storm 25 IOPS per user: 54 disks"
     assert a.reason == ("100 users need 18 disks at 8 IOPS per user (steady) and 54 disks at 25 IOPS per user "
                         "(storm), on RAID 10 with 7,200 rpm SATA / NL-SAS disks of 75 IOPS and 40 % reads.")
-    assert a.verdict == "information" and Q.describe(q) == "How many disks for 100 users at 8-25 IOPS per user?"
+    assert a.verdict == "information" and Q.describe(q) == "How many disks for 100 users at 8–25 IOPS per user?"
+    wi = {(r["end"], r["raid"], r["disk_type"]): r["disks"] for r in a.evidence.tables["what_if"]}
+    assert wi[("steady", "10", "sata7k")] == 18 and wi[("storm", "10", "sata7k")] == 54
+    assert wi[("storm", "5", "sas15k")] == size_vdi(100, 25, read_pct=40, raid="5", disk_type="sas15k").disks_layout
+    pre = load_presets()
+    assert len(wi) == 2 * len(pre["raid"]) * len(pre["disk_types"])
     one = Q.answer(sws, Q.SizingQuestion(users=100, iops_per_user=8))
     assert [f.value for f in one.figures] == [18] and one.number == "8 IOPS per user: 18 disks"
     cap = Q.answer(sws, Q.SizingQuestion(users=100, iops_per_user=8, gb_per_user=50, disk_gb=100))
@@ -366,7 +372,7 @@ def test_cli_round_trip(rw, capsys):
     assert ans[1]["evidence"]["results"][0]["worst_window_iops"] == capj["worst_window_iops"]
     assert ans[1]["evidence"]["results"][0]["checks"] == capj["checks"]
     rc, out, _ = cli(capsys, "question", "answer", "4", "1", *w)
-    assert rc == 0 and out.splitlines()[0] == "5. [INFORMATION] How many disks for 100 users at 8-25 IOPS per user?  " \
+    assert rc == 0 and out.splitlines()[0] == "5. [INFORMATION] How many disks for 100 users at 8–25 IOPS per user?  " \
                                               "(question 4)"
     assert "steady 8 IOPS per user: 18 disks; storm 25 IOPS per user: 54 disks" in out
     assert "[NOT HELD]" in out and "note: capacity not sized (give --gb-per-user and --disk-gb)" in out

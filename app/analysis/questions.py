@@ -50,9 +50,10 @@ question in order and turns such an error into an ``information`` answer that sa
                      window and PDF wording, ``render("cli")`` the command line's)
     Answer.evidence  :class:`Evidence`: what a section charts and tabulates -- run ids, devices, time
                      ranges to highlight (worst window, peak, spans over the limit), reference lines (cap,
-                     cap + tolerance), chart hints (series column, alignment, log scale) and ``results``:
+                     cap + tolerance), chart hints (series column, alignment, log scale), ``results``:
                      the analyses' own objects (CapResult, StormReport, Comparison, SizingResult per end,
-                     response-time dicts per disk), never recomputed here
+                     response-time dicts per disk), never recomputed here, and ``tables`` (sizing:
+                     ``what_if``, the disks per RAID level x disk type x end)
     Answer.notes     caveats (strings or Notes)
 
 Numbers in texts go through :func:`fmt_value` (one format per quantity and value: whole numbers without
@@ -446,7 +447,7 @@ def describe(q: Question, names: dict[int, str] | None = None) -> str:
                 f"{listed(q.run_ids)}?")
     if isinstance(q, SizingQuestion):
         if q.iops_per_user is not None:
-            ipu = fmt_value(q.iops_per_user) + (f"-{fmt_value(q.iops_per_user_storm)}"
+            ipu = fmt_value(q.iops_per_user) + (f"–{fmt_value(q.iops_per_user_storm)}"
                                                 if q.iops_per_user_storm is not None else "")
             load = f"at {ipu} IOPS per user"
         elif q.measured_run is not None:
@@ -629,11 +630,13 @@ class Evidence:
     lines: list[dict[str, Any]] = field(default_factory=list)  # {value, unit, label}
     chart: dict[str, Any] = field(default_factory=dict)  # {column, align, log, stepped, ...}
     results: list[Any] = field(default_factory=list)  # the analyses' objects (as_dict for JSON)
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # sizing: "what_if"
 
     def as_dict(self) -> dict[str, Any]:
         return {"run_ids": self.run_ids, "devices": {str(k): v for k, v in self.devices.items()},
                 "ranges": self.ranges, "lines": self.lines, "chart": self.chart,
-                "results": [r.as_dict() if hasattr(r, "as_dict") else r for r in self.results]}
+                "results": [r.as_dict() if hasattr(r, "as_dict") else r for r in self.results],
+                "tables": self.tables}
 
 
 @dataclass
@@ -966,5 +969,27 @@ def _answer_sizing(ws: Any, q: SizingQuestion, names: dict[int, str]) -> Answer:
     results: list[Any] = [res for _e, res in ends]
     if measured is not None:
         results.append(measured)
-    ev = Evidence(q.run_ids_used(), {}, [], [], {"ends": [e or "given" for e, _r in ends]}, results)
+    ev = Evidence(q.run_ids_used(), {}, [], [], {"ends": [e or "given" for e, _r in ends]}, results,
+                  {"what_if": what_if(ends)})
     return Answer(None, q.KIND, "", "information", figures, reason, ev, notes)
+
+
+def what_if(ends: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    """The disks each end of a sizing answer needs on every RAID level and disk type of the presets (the
+    other inputs as answered): one row per RAID level, disk type and end, by ``size_vdi``."""
+    from app.analysis.sizing import size_vdi
+    from app.analysis.sizing_presets import load_presets
+
+    pre = load_presets()
+    rows = []
+    for end, res in ends:
+        v = {k: x["value"] for k, x in res.inputs.items()}
+        for raid, rd in pre["raid"].items():
+            for dt, d in pre["disk_types"].items():
+                r = size_vdi(v["users"], v["iops_per_user"], read_pct=v["read_pct"], raid=raid, disk_type=dt,
+                             storm_multiplier=v["storm_multiplier"], gb_per_user=v.get("gb_per_user"),
+                             disk_gb=v.get("disk_gb"))
+                rows.append({"end": end or "given", "iops_per_user": v["iops_per_user"] * v["storm_multiplier"],
+                             "raid": raid, "raid_label": rd["label"], "disk_type": dt, "disk_label": d["label"],
+                             "disk_iops": d["iops"], "disks": r.disks_layout, "disks_exact": r.disks_exact})
+    return rows
