@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.analysis.questions import COMPARE_METRICS
+
 # command-line kind -> the stored kind
 KIND_NAMES = {"compare": "compare", "cap": "cap", "response-time": "response_time", "sizing": "sizing",
               "storm": "storm_profile"}
@@ -50,8 +52,8 @@ FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
     ("--run", "run_id", {"type": int, "metavar": "ID", "help": "run id (see 'runs')"}, {"cap", "storm_profile"}),
     ("--runs", "run_ids", {"type": _ids, "nargs": "+", "metavar": "ID[,ID...]",
                            "help": "run ids; for compare the first is the baseline"}, {"compare", "response_time"}),
-    ("--metric", "metric", {"metavar": "M", "help": "the figure compared (default peak_iops; see the README)"},
-     {"compare"}),
+    ("--metric", "metric", {"metavar": "M", "help": "the figure compared (default peak_iops): "
+                            + ", ".join(COMPARE_METRICS)}, {"compare"}),
     ("--align", "align", {"metavar": "MODE", "help": "start | activity | marker:NAME | offset:S (charts)"},
      {"compare"}),
     ("--phases", "phases", {"choices": ["auto", "stored", "detect", "none"]}, {"compare", "storm_profile"}),
