@@ -128,6 +128,16 @@ def test_compare_matches_compare_runs(sws):
     assert "ranges from" in a.reason
 
 
+def test_evidence_series_for_the_charts(sws):
+    a = Q.answer(sws, Q.CompareQuestion(run_ids=[SLOW, FAST, FIO], align="activity", phases="none"))
+    slow, fast = Q.evidence_series(sws, a)  # the fio run has no series
+    assert (slow.run_id, fast.run_id) == (SLOW, FAST)
+    assert fast.align["mode"] == "activity" and fast.offset_s == 5  # fio's startdelay: activity from second 5
+    cap = Q.answer(sws, Q.CapQuestion(run_id=CAPPED, iops_cap=200))
+    [s] = Q.evidence_series(sws, cap)
+    assert s.col("iops").max() == 112375.5 and s.interval_s == 2
+
+
 def test_response_time_per_vm_disk_from_the_histograms(sws):
     a = Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[VS, FIO], threshold_ms=50, goal_pct=95))
     vs = latency_share(sws, VS, 50.0)

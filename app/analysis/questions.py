@@ -56,6 +56,8 @@ question in order and turns such an error into an ``information`` answer that sa
                      ``what_if``, the disks per RAID level x disk type x end)
     Answer.notes     caveats (strings or Notes)
 
+``evidence_series(ws, answer)`` loads the series a chart draws (aligned and resampled as the question says).
+
 Numbers in texts go through :func:`fmt_value` (one format per quantity and value: whole numbers without
 decimals, other values under 1,000 with one, larger ones rounded to whole; ms with two decimals; shares as
 percentages with two) and :func:`fmt_pct`; the raw values stay in ``Figure.value`` and in the results.
@@ -685,6 +687,23 @@ def answer(ws: Any, question: Question | StoredQuestion, names: dict[int, str] |
     return a
 
 
+def evidence_series(ws: Any, a: Answer) -> list[Any]:
+    """The series a chart of ``a`` draws: each iostat run of its evidence on the question's devices, aligned
+    (``chart["align"]``) and resampled (``chart["every_s"]``) as the question says (app.analysis.series.run_series:
+    t = 0 at the reference, so compared runs share one axis)."""
+    from app.analysis.series import run_series
+
+    out = []
+    for rid in a.evidence.run_ids:
+        run = ws.run(rid)
+        if run is None or run["kind"] != "iostat":
+            continue
+        chart = a.evidence.chart
+        out.append(run_series(ws, rid, chart.get("device"), align_mode=chart.get("align", "start"),
+                              every_s=chart.get("every_s")))
+    return out
+
+
 def answer_stored(ws: Any, sq: StoredQuestion, names: dict[int, str] | None = None) -> Answer:
     """``answer`` of a stored question; when the data cannot answer it, an ``information`` answer that says
     why (``Answer.error``: the window's words; ``Answer.reason`` a Note that the command line renders its way)."""
@@ -759,7 +778,7 @@ def _answer_cap(ws: Any, q: CapQuestion, names: dict[int, str]) -> Answer:
            "bw": {"total": "kbs", "read": "read_kbs", "write": "write_kbs"}}[c.metric][c.op]
     peak = max((sp["peak"] for sp in c.over_spans), default=c.worst_window["average"] if c.worst_window else 0.0)
     ev = Evidence([q.run_id], {q.run_id: res.method["series"]["devices"]["used"]}, ranges, lines,
-                  {"column": col, "unit": u, "align": "start", "stepped": True,
+                  {"column": col, "unit": u, "align": "start", "stepped": True, "device": q.device,
                    "log": bool(peak and peak > 20 * c.cap)}, [res])
     return Answer(None, q.KIND, "", verdict, figures, reason, ev, list(res.notes))
 
@@ -789,7 +808,8 @@ def _answer_storm(ws: Any, q: StormQuestion, names: dict[int, str]) -> Answer:
                for ph, _pm in rep.phases]
     lines = [] if m.plateau_iops is None else [{"value": m.plateau_iops, "unit": "IOPS", "label": "plateau"}]
     ev = Evidence([q.run_id], {q.run_id: rep.method["series"]["devices"]["used"]}, ranges, lines,
-                  {"column": "iops", "unit": "IOPS", "align": "start", "stepped": True, "phases": rep.phase_source},
+                  {"column": "iops", "unit": "IOPS", "align": "start", "stepped": True, "phases": rep.phase_source,
+                   "device": q.device, "every_s": q.every_s},
                   [rep])
     return Answer(None, q.KIND, "", "information", figures, reason, ev, list(rep.notes))
 
@@ -824,7 +844,7 @@ def _answer_compare(ws: Any, q: CompareQuestion, names: dict[int, str]) -> Answe
         hi, lo = max(known), min(known)
         reason = (f"Against {base} (the baseline, {val(bv)}), the {label} ranges from {val(lo[0])} ({lo[1]}) to "
                   f"{val(hi[0])} ({hi[1]}).")
-    ev = Evidence(list(q.run_ids), {}, [], [], {"column": column, "align": q.align, "stepped": True,
+    ev = Evidence(list(q.run_ids), {}, [], [], {"column": column, "align": q.align, "stepped": True, "device": q.device,
                                                  "metric": q.metric, "every_s": q.every_s}, [cmp])
     return Answer(None, q.KIND, "", "information", figures, reason, ev, list(cmp.notes))
 
