@@ -727,8 +727,7 @@ def _answer_cap(ws: Any, q: CapQuestion, names: dict[int, str]) -> Answer:
 
     res = cap_report(ws, q.run_id, q.device, iops_cap=q.iops_cap, bw_cap_kbs=q.bw_cap_kbs, op=q.op,
                      tolerance_pct=q.tolerance_pct, window_s=q.window_s)
-    order = ["not capped", "NOT held", "too short", "held (cap not reached)", "held"]
-    main = min(res.checks, key=lambda c: order.index(c.verdict))
+    main = next(c for c in res.checks if c.verdict == res.verdict)  # the check that decides the run's verdict
     run = names[q.run_id]
     figures, lines, ranges = [], [], []
     for c in sorted(res.checks, key=lambda c: c is not main):
