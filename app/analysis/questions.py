@@ -38,8 +38,11 @@ generated one --, ``params`` JSON, ``created_at``). Every write is one transacti
 
 Answers: ``answer(ws, question, names=None) -> Answer`` (``question``: a Question or a StoredQuestion;
 ``names``: run id -> the name to print, e.g. anonymised ones; default the run names). It raises the
-analyses' ``AnalysisError`` when the data cannot answer; ``answer_all(ws, names)`` answers every stored
-question in order and turns such an error into an ``information`` answer that says why (``Answer.error``).
+analyses' ``AnalysisError`` when the data cannot answer; ``answer_stored(ws, sq, names)`` turns such an
+error into an ``information`` answer that says why (``Answer.error``), and ``answer_all(ws, names)`` gives
+``[(StoredQuestion, Answer)]`` for every stored question in order (the report's page 1). Titles:
+``StoredQuestion.heading(names)`` (the user's title, else ``describe(question, names)``); kinds in words:
+``KIND_LABELS``. ``QuestionError.missing``: the question or a run it names does not exist.
 
     Answer.verdict   "met" | "not met" | "held" | "not held" | "information"
     Answer.figures   [Figure]: the number(s) that decide it, each with value, unit, what it is compared
@@ -59,8 +62,9 @@ question in order and turns such an error into an ``information`` answer that sa
 ``evidence_series(ws, answer)`` loads the series a chart draws (aligned and resampled as the question says).
 
 Numbers in texts go through :func:`fmt_value` (one format per quantity and value: whole numbers without
-decimals, other values under 1,000 with one, larger ones rounded to whole; ms with two decimals; shares as
-percentages with two) and :func:`fmt_pct`; the raw values stay in ``Figure.value`` and in the results.
+decimals, other values under 1,000 with one, larger ones rounded to whole; ms with two decimals), time
+ranges through :func:`fmt_span` (26–36 s) and shares through :func:`fmt_pct` (98.90 %); the raw values stay
+in ``Figure.value`` and in the results.
 """
 
 from __future__ import annotations
