@@ -29,6 +29,9 @@ def add_report_parser(sub: Any, add_ws: Any) -> None:
                    help=f"sections to include (default all): {', '.join(SECTIONS)}")
     p.add_argument("--anonymise", "--anonymize", action="store_true", help="replace host and device names")
     p.add_argument("--page-size", choices=["A4", "Letter"])
+    p.add_argument("--full-paths", action="store_true", help="list sources with their full paths (default: file "
+                                                                 "names only)")
+    p.add_argument("--confidential", metavar="TEXT", help="a confidentiality line printed on every page")
     p.add_argument("--device", help="devices for iostat series (default: whole disks)")
     p.add_argument("--iops-cap", type=float, help="check this IOPS cap on every iostat run (else tag cap_iops=N)")
     p.add_argument("--bw-cap-kbs", type=float, help="check this bandwidth cap (kB/s; else tag cap_bw_kbs=N)")
@@ -36,7 +39,8 @@ def add_report_parser(sub: Any, add_ws: Any) -> None:
     p.add_argument("--latency-threshold-ms", type=float)
     p.add_argument("--latency-goal-pct", type=float)
     p.add_argument("--users", type=int, help="VDI sizing: number of users")
-    p.add_argument("--iops-per-user", type=float)
+    p.add_argument("--iops-per-user", type=_iops_per_user, metavar="N|STEADY..STORM",
+                   help="IOPS per user, or a range such as 8..25 (steady..storm: both cases are sized)")
     p.add_argument("--read-pct", type=float)
     p.add_argument("--raid")
     p.add_argument("--disk-iops", type=float)
@@ -45,6 +49,18 @@ def add_report_parser(sub: Any, add_ws: Any) -> None:
     p.add_argument("--gb-per-user", type=float)
     p.add_argument("--disk-gb", type=float)
     p.add_argument("--json", action="store_true", help="print the report's figures and verdicts as JSON")
+
+
+def _iops_per_user(text: str) -> float | str:
+    """A number (8) or a range (8..25), checked here so that a typo is an argument error."""
+    from app.analysis.histograms import AnalysisError
+    from app.analysis.sizing import parse_iops_range
+
+    try:
+        steady, storm = parse_iops_range(text)
+    except AnalysisError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return steady if storm is None else f"{steady:g}..{storm:g}"
 
 
 def cmd_report(args: argparse.Namespace, ws_path: Path) -> int:
@@ -70,7 +86,8 @@ def cmd_report(args: argparse.Namespace, ws_path: Path) -> int:
             device=args.device, iops_cap=args.iops_cap, bw_cap_kbs=args.bw_cap_kbs,
             tolerance_pct=args.tolerance_pct, latency_threshold_ms=args.latency_threshold_ms,
             latency_goal_pct=args.latency_goal_pct, sizing={**base.sizing, **sizing} or None,
-            anonymise=True if args.anonymise else None)
+            anonymise=True if args.anonymise else None, full_paths=True if args.full_paths else None,
+            confidential=args.confidential)
         if not opt.date:
             opt = opt.merged(date=date.today().strftime("%d %B %Y"))
         if args.logo and not Path(args.logo).exists():

@@ -7,7 +7,6 @@ values and with the CLI's JSON.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,11 +67,15 @@ class Anonymiser:
         return self.devices.setdefault(name, f"device {len(self.devices) + 1}")
 
     def text(self, s: str | None) -> str:
+        """``s`` with every known host and device name replaced, also inside file names ("host1_sdb_iostat":
+        a name counts where it is not part of a longer word or number; underscores, dots and dashes separate)."""
         if not s or not self.enabled:
             return s or ""
+        import re
+
         for real, alias in sorted({**self.hosts, **self.devices}.items(), key=lambda kv: -len(kv[0])):
-            if len(real) >= 3:
-                s = s.replace(real, alias)
+            if len(real) >= 2:
+                s = re.sub(rf"(?<![A-Za-z0-9]){re.escape(real)}(?![A-Za-z0-9])", alias, s)
         return s
 
 
@@ -134,6 +137,268 @@ def _runs(ws: Any, ids: list[int]) -> list[dict[str, Any]]:
     return out
 
 
+def _period(ws: Any, r: dict[str, Any]) -> str:
+    """From the start of the first interval to the end of the last. iostat stamps a report at its end, so
+    the first interval starts one interval before the first kept report's time stamp (the since-boot report,
+    when left out, covers the time before)."""
+    start, end = r.get("started_at"), r.get("ended_at")
+    if r["kind"] == "iostat":
+        row = ws.con.execute("SELECT min(ts), max(ts) FROM iostat_samples WHERE run_id = ? AND NOT since_boot",
+                             [r["run_id"]]).fetchone()
+        if row and row[0] is not None and r.get("interval_s"):
+            from datetime import timedelta
+
+            start, end = row[0] - timedelta(seconds=float(r["interval_s"])), row[1]
+    if not start:
+        return "no timestamps"
+    out = f"{start:%Y-%m-%d %H:%M:%S}"
+    if end:
+        out += f" – {end:%H:%M:%S}" if end.date() == start.date() else f" – {end:%Y-%m-%d %H:%M:%S}"
+    return out
+
+
+KIND_NAMES = {"iostat": "iostat", "vscsistats": "vscsiStats", "fio": "fio", "iozone": "IOzone", "hdparm": "hdparm",
+              "iometer": "Iometer", "iomark": "IOmark", "diskspd": "DiskSpd", "nmon": "nmon", "perfmon": "PerfMon"}
+
+METHOD_TITLES = {"overlay": "I/O over time", "storm": "Storm metrics", "cap": "Cap compliance",
+                 "latency": "Response times", "sizing": "VDI sizing", "compare": "A/B comparison"}
+
+METHOD_PROSE = {
+    "overlay": "Each iostat report gives the I/O rate of one interval; the charts draw one step per interval, "
+               "summed over the whole disks (partitions and device-mapper volumes are left out so no I/O is "
+               "counted twice). The first report iostat prints, which covers the time since boot, is left out. "
+               "Time 0 is the start of the first activity (three consecutive intervals above 100 IOPS) unless "
+               "the run has none.",
+    "storm": "Peak: the highest interval. Plateau: the time-weighted median of the intervals above half the "
+             "peak. Time to peak is measured from the start of the first activity to the end of the peak "
+             "interval; settle time from the peak to the first three consecutive intervals below 10 % of the "
+             "peak. Phases are the stored ones, else detected from changes in the I/O level. Totals are rate "
+             "times interval length.",
+    "cap": "A cap held when every window of consecutive intervals at least 10 s long averages at or below "
+           "the cap plus a {tol} % tolerance (this absorbs the short bursts a hypervisor's limiter lets "
+           "through). Windows slide one interval at a time; windows that span a gap in the reports are not "
+           "judged. When the median interval itself is above that limit, no cap at that level was in force. "
+           "iostat sees every I/O of the device, including I/O of other processes.",
+    "latency": "The share of I/O completed within {thr} ms comes from the latency histograms the tool "
+               "recorded. It is exact when {thr} ms is a bucket edge; otherwise the report gives the lower and "
+               "upper bound and a clearly labelled estimate by linear interpolation inside the bucket. "
+               "Percentiles are given as the bucket that contains them.",
+    "sizing": "Front-end IOPS = users × IOPS per user (× storm multiplier for the storm case). Back-end IOPS = "
+              "reads + writes × the RAID write penalty. Disks = back-end IOPS ÷ IOPS per disk, always rounded "
+              "up, then up to whole RAID sets (mirror pairs, parity groups). The arithmetic is exact; figures "
+              "are rounded only when printed.",
+    "compare": "The runs are aligned on their first activity and compared figure by figure over the whole "
+               "run; time above a level uses one level for every run (half the first run's peak), so the runs "
+               "are measured against the same bar.",
+}
+
+GLOSSARY = (
+    ("IOPS", "Input/output operations per second: reads plus writes completed per second."),
+    ("Await", "The mean time an I/O took from being issued to being completed, as iostat reports it per "
+              "interval (queueing included). A mean of an interval, not the time of single I/Os."),
+    ("Plateau", "The sustained level of a storm: the time-weighted median IOPS of the intervals above half "
+                "the peak. Idle time before and after the storm does not pull it down."),
+    ("Median interval", "The median rate of all judged intervals of a run, idle ones included; the cap check "
+                        "uses it to tell a run that clearly exceeds a cap from one that breaks it briefly."),
+    ("Percentile", "p95 is the value that 95 % of the measurements are at or below (by time for IOPS, by I/O "
+                   "for response times)."),
+    ("Write penalty", "The back-end I/Os a RAID level needs for one write: 2 for mirrors (RAID 1/10), 4 for "
+                      "RAID 5, 6 for RAID 6. Reads cost one I/O."),
+    ("Storm multiplier", "How many times the steady per-user load a boot or login storm reaches (for example "
+                         "8 IOPS steady × 3.125 = 25 IOPS per user in the storm)."),
+    ("Exact vs estimate", "Exact figures follow from the recorded data without assumption. An estimate (marked "
+                          "as such) fills a gap by interpolation; bounds give the range the true value lies in."),
+)
+
+
+SIZING_INPUT_NAMES = {"users": "Users", "iops_per_user": "IOPS per user", "read_pct": "Reads (%)",
+                      "storm_multiplier": "Storm multiplier", "raid": "RAID level", "disk_iops": "IOPS per disk",
+                      "gb_per_user": "GB per user", "disk_gb": "Disk size (GB)"}
+SIZING_STEPS = {"frontend_iops": "Front-end IOPS", "backend_iops": "Back-end IOPS", "disks_for_iops": "Disks for IOPS",
+                "disks_for_capacity": "Disks for capacity", "disks": "Disks",
+                "disks_layout": "Disks in whole RAID sets", "array_frontend_iops": "Front-end IOPS the disks carry",
+                "users_supported": "Users the disks carry"}
+
+
+def _sizing_section(opt: ReportOptions, verdicts: list[str], values: dict[str, Any],
+                    methods: list[tuple[str, Any]]) -> Section:
+    """Steady and storm cases side by side (the range the consultant gave), then a what-if table."""
+    from app.analysis.sizing import parse_iops_range, sizing_cases, what_if
+
+    kw = dict(opt.sizing)
+    users = int(kw.pop("users"))
+    ipu = kw.pop("iops_per_user")
+    mult = kw.pop("storm_multiplier", None)
+    cases = sizing_cases(users, ipu, storm_multiplier=mult, **kw)
+    values["sizing"] = cases[-1].result.as_dict()
+    values["sizing_cases"] = [c.as_dict() for c in cases]
+    sec = Section("sizing", "VDI sizing")
+    steady = cases[0]
+    if len(cases) == 1:
+        sz = steady.result
+        plural = "s" if sz.disks != 1 else ""
+        verdicts.append(f"The design needs {sz.disks} disk{plural} ({fmt(sz.disks_exact, 2)} rounded up) for "
+                        f"{users:,} users at {num(steady.iops_per_user)} IOPS"
+                        + (f" (capacity needs {sz.disks_for_capacity})" if sz.disks_for_capacity else "")
+                        + (f"; built in whole {sz.layout}, that is {sz.disks_layout} disks." if
+                           sz.disks_layout != sz.disks else "."))
+    else:
+        storm = cases[1]
+        how = (f"{num(steady.iops_per_user)} × storm multiplier {num(mult)}" if mult not in (None, 1, 1.0)
+               else "the top of the range given")
+        a, b = steady.result, storm.result
+        verdicts.append(f"For {users:,} users the design needs {a.disks_layout} disks at the steady "
+                        f"{num(steady.iops_per_user)} IOPS per user ({fmt(a.disks_exact, 2)} rounded up) and "
+                        f"{b.disks_layout} disks at the storm's {num(storm.iops_per_user)} IOPS per user "
+                        f"({how}; {fmt(b.disks_exact, 2)} rounded up); {b.disks_layout} disks carry the storm.")
+    first = steady.result
+    disk = f"{first.disk['label']} disks" if first.disk.get("label") else "disks"
+    sec.para(f"{users:,} users, {num(first.inputs['read_pct']['value'])} % reads, {first.raid['label']} (write "
+             f"penalty {first.raid['write_penalty']}), {disk} at {num(first.disk['iops'])} IOPS each. The storm "
+             "case decides the number of disks; the steady case shows what the everyday load needs.")
+    header = ["Step", "How"] + [f"{c.label.capitalize()}: {num(c.iops_per_user)} IOPS per user" for c in cases]
+    rows = []
+    for k, label in SIZING_STEPS.items():
+        cells = []
+        for c in cases:
+            sz = c.result
+            v = {"frontend_iops": fmt(sz.frontend_iops), "backend_iops": fmt(sz.backend_iops),
+                 "disks_for_iops": f"{fmt(sz.disks_exact, 2)} → {sz.disks_for_iops}",
+                 "disks_for_capacity": (f"{fmt(sz.capacity_exact, 2)} → {sz.disks_for_capacity}"
+                                        if sz.disks_for_capacity is not None else "not sized"),
+                 "disks": str(sz.disks), "disks_layout": str(sz.disks_layout),
+                 "array_frontend_iops": fmt(sz.array_frontend_iops),
+                 "users_supported": fmt(math.floor(sz.users_supported + 1e-9))}[k]
+            cells.append(v)
+        rows.append([label, SIZING_HOW[k], *cells])
+    sec.table(Table("Steady and storm", header, rows))
+    inputs = []
+    for k, v in first.inputs.items():
+        if k in ("iops_per_user", "storm_multiplier"):
+            continue
+        inputs.append([SIZING_INPUT_NAMES.get(k, k.replace("_", " ")), _sizing_value(k, v.get("value"), first),
+                       str(v.get("source", ""))])
+    rng, top = parse_iops_range(ipu)
+    given = f"{num(rng)}..{num(top)}" if top is not None else num(rng)
+    inputs.insert(1, ["IOPS per user", given + (f", storm × {num(mult)}" if mult not in (None, 1, 1.0) else ""),
+                      "given"])
+    sec.table(Table("Inputs", ["Input", "Value", "Source"], inputs))
+    notes = [str(n) for c in cases for n in c.result.notes]
+    for n in dict.fromkeys(notes):
+        if "round UP" not in n:
+            sec.para(n[:1].upper() + n[1:] + ("" if n.endswith(".") else "."))
+    loads = [c.iops_per_user for c in cases]
+    wi = what_if(users, loads, read_pct=first.inputs["read_pct"]["value"], gb_per_user=kw.get("gb_per_user"),
+                 disk_gb=kw.get("disk_gb"))
+    values["sizing_what_if"] = wi
+    disks = list(dict.fromkeys(r["disk_type"] for r in wi))
+    labels = {r["disk_type"]: f"{r['disk_label']} ({num(r['disk_iops'])} IOPS)" for r in wi}
+    wrows = []
+    for raid in dict.fromkeys(r["raid"] for r in wi):
+        cells = {r["disk_type"]: " / ".join(str(n) for n in r["disks"]) for r in wi if r["raid"] == raid}
+        lab = next(r for r in wi if r["raid"] == raid)
+        wrows.append([lab["raid_label"], str(lab["write_penalty"]), *[cells[d] for d in disks]])
+    what = " / ".join(f"{c.label} {num(c.iops_per_user)}" for c in cases)
+    sec.table(Table("What if: other RAID levels and disk types",
+                    ["RAID level", "Write penalty", *[labels[d] for d in disks]], wrows,
+                    note=f"Disks in whole RAID sets for {users:,} users at {what} IOPS per user, "
+                         f"{num(first.inputs['read_pct']['value'])} % reads. IOPS per disk are typical figures; "
+                         "measure your model. SSDs are usually sized by capacity, not IOPS."))
+    methods.append(("sizing", {"formula": first.formula, "raid": first.raid, "disk": first.disk}))
+    return sec
+
+
+SIZING_HOW = {
+    "frontend_iops": "users × IOPS per user", "backend_iops": "reads + writes × write penalty",
+    "disks_for_iops": "back-end IOPS ÷ IOPS per disk, rounded up", "disks_for_capacity":
+    "users × GB per user ÷ usable GB per disk, rounded up", "disks": "the larger of the two",
+    "disks_layout": "rounded up to whole RAID sets", "array_frontend_iops": "disks × IOPS per disk ÷ (reads + "
+    "writes × write penalty)", "users_supported": "front-end IOPS the disks carry ÷ IOPS per user"}
+
+
+def _sizing_value(key: str, v: Any, sz: Any) -> str:
+    if key == "raid":
+        return str(sz.raid.get("label", v))
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return num(v)
+    return str(v)
+
+
+COMPARE_LABELS = {
+    "duration_s": "Duration", "peak_iops": "Peak", "peak_t_end_s": "Peak at", "time_to_peak_s": "Time to peak",
+    "time_above_s": "Time above half the peak", "settle_time_s": "Settle time", "total_ios": "Total I/Os",
+    "mean_iops": "Mean", "read_share": "Reads", "iops_p50": "Median interval", "iops_p95": "p95 interval",
+    "iops_p99": "p99 interval", "mean_await_ms": "Mean await", "await_p50_ms": "Median await",
+    "await_p95_ms": "p95 await", "await_p99_ms": "p99 await", "peak_kbs": "Peak throughput",
+    "mean_kbs": "Mean throughput", "mean_latency_ms": "Mean latency", "latency_p99_ms": "p99 latency (estimate)",
+}
+
+
+def _compare_metric(metric: str, unit: str) -> tuple[str, str, Any]:
+    """A compared figure's name, unit and format: one format per quantity (IOPS, kB/s and seconds whole, I/O
+    counts whole, shares in %, times in ms with the digits they need)."""
+    label = COMPARE_LABELS.get(metric, metric.replace("_", " ").capitalize())
+    if unit == "fraction":
+        return label, "%", lambda v: pct(v, 1)
+    if unit.startswith("ms"):
+        return label, "ms", lambda v: ms(v).removesuffix(" ms")
+    return label, unit, lambda v: fmt(v)
+
+
+def _ioz_key(k: str) -> str:
+    return {"file_kb": "file size (kB)", "record_kb": "record size (kB)"}.get(k, k.replace("_", " "))
+
+
+def _cap_sentence(c: Any) -> str:
+    """A cap check in the report's words and number formats (IOPS and kB/s without decimals)."""
+    u = c.unit
+    limit = f"{fmt(c.limit)} {u} (the cap of {num(c.cap)} {u} + {num(c.tolerance_pct)} %)"
+    w = c.worst_window or {}
+    win = f"{num(c.window_s)} s"
+    if c.verdict == "too short":
+        return f"no {win} window of consecutive intervals to judge: the run is too short for a verdict"
+    worst = f"the worst {win} window averages {fmt(w.get('average'))} {u} ({fmt(w.get('t_start_s'))}–" \
+            f"{fmt(w.get('t_end_s'))} s)"
+    over = f"{pct(c.over_cap_share)} of the judged time is spent in single intervals above {fmt(c.limit)} {u}"
+    if c.verdict == "not capped":
+        return (f"the median interval ({fmt(c.plateau)} {u}) is above {limit}: the run clearly exceeds the cap, so "
+                f"no cap at this level was in force; {worst}")
+    if c.verdict == "NOT held":
+        text = (f"the cap did NOT hold: {c.windows_over:,} of {c.windows_judged:,} {win} windows average above "
+                f"{limit}; {worst}; {over}")
+        if c.burst is not None and c.burst.get("held") is False:
+            text += f"; inside the burst allowance the rate reached {fmt(c.burst.get('peak_inside'))} {u}"
+        return text
+    if c.verdict == "held (cap not reached)":
+        return (f"every {win} window stays below the cap and {worst}, under {fmt(c.cap * (1 - c.tolerance_pct / 100))}"
+                f" {u}: the load never reached the cap, so this run cannot show that the cap is enforced")
+    return f"all {c.windows_judged:,} {win} windows average at or below {limit}; {worst}"
+
+
+def _devices(ws: Any, ids: list[int]) -> list[str]:
+    """Every device name the runs hold (iostat devices, vscsiStats VM disks, fio jobs' devices), in order."""
+    if not ids:
+        return []
+    out: list[str] = []
+    marks = ", ".join("?" for _ in ids)
+    for table in ("iostat_samples", "histograms", "histogram_stats"):
+        try:
+            rows = ws.con.execute(f"SELECT DISTINCT device FROM {table} WHERE run_id IN ({marks}) AND device IS NOT "
+                                  "NULL ORDER BY 1", ids).fetchall()
+        except duckdb_errors() as e:  # a table without a device column in an older workspace
+            if "device" not in str(e):
+                raise
+            continue
+        out += [str(r[0]) for r in rows if r[0] and str(r[0]) not in out]
+    return out
+
+
+def duckdb_errors() -> tuple[type[BaseException], ...]:
+    import duckdb
+
+    return (duckdb.BinderException, duckdb.CatalogException)
+
+
 def _tags(run: dict[str, Any]) -> dict[str, str]:
     return dict(run.get("tags") or {})
 
@@ -144,6 +409,8 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
     runs = _runs(ws, opt.runs)
     for r in runs:
         an.host(r.get("host"))
+    for dev in _devices(ws, [r["run_id"] for r in runs]):
+        an.device(dev)  # known before any text is printed: a device inside a file name is replaced too
     if opt.runs:
         missing = set(opt.runs) - {r["run_id"] for r in runs}
         if missing:
@@ -163,11 +430,7 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         sec = Section("runs", "Runs analysed")
         rows = []
         for r in runs:
-            period = "no timestamps"
-            if r.get("started_at"):
-                period = f"{r['started_at']:%Y-%m-%d %H:%M:%S}"
-                if r.get("ended_at"):
-                    period += f" – {r['ended_at']:%H:%M:%S}"
+            period = _period(ws, r)
             interval = fmt(r.get("interval_s"), 0 if (r.get("interval_s") or 0) >= 1 else 2, "s") \
                 if r.get("interval_s") else "unknown"
             rows.append([str(r["run_id"]), name(r), r["kind"], an.host(r.get("host")), period, interval,
@@ -223,8 +486,9 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             title = "IOPS per interval" + (f" ({', '.join(x['label'] for x in g)})" if len(groups) > 1 else "")
             sec.chart(Chart("lines", title, {"lines": g, "x": "seconds", "y": "IOPS"}))
         sections.append(sec)
-        methods.append(("I/O over time", first.method()))
+        methods.append(("overlay", first.method()))
 
+    plateaus: dict[int, float | None] = {}
     if "storm" in want and series:
         from app.analysis.storm import storm_report
 
@@ -236,9 +500,11 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             rep = storm_report(ws, r["run_id"], opt.device, phases="auto")
             m = rep.run
             values.setdefault("storm", {})[r["run_id"]] = m.as_dict()
-            rows.append([name(r), fmt(m.peak_iops), fmt(m.time_to_peak_s, 0, "s"), fmt(m.time_above_s, 0, "s"),
-                         fmt(m.settle_time_s, 0, "s"), fmt(m.total_ios), _reads(m.read_share, m.read_share_basis),
-                         fmt(m.iops_percentiles.get("p95")), ms(m.mean_await_ms)])
+            plateaus[r["run_id"]] = m.plateau_iops
+            rows.append([name(r), fmt(m.peak_iops), fmt(m.plateau_iops), fmt(m.time_to_peak_s, 0, "s"),
+                         fmt(m.time_above_s, 0, "s"), fmt(m.settle_time_s, 0, "s"), fmt(m.total_ios),
+                         _reads(m.read_share, m.read_share_basis), fmt(m.iops_percentiles.get("p95")),
+                         ms(m.mean_await_ms)])
             if m.peak_iops is not None:
                 verdicts.append(f"Run {name(r)} peaked at {fmt(m.peak_iops)} IOPS, "
                                 f"{fmt(m.time_to_peak_s, 0)} s after its I/O began"
@@ -250,13 +516,17 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                         for ph, pm in rep.phases]
                 sec.table(Table(f"Phases of {name(r)} ({rep.phase_source})",
                                 ["Phase", "From", "To", "Peak IOPS", "Mean IOPS", "I/Os", "Reads"], prow))
-            methods.append((f"Storm metrics of {name(r)}", rep.method))
+            methods.append(("storm", rep.method))
         sec.order.insert(0, ("t", len(sec.tables)))
-        sec.tables.append(Table("", ["Run", "Peak IOPS", "To peak", "Above thr.", "Settle", "Total I/Os", "Reads",
-                                     "p95 IOPS", "Mean await"], rows,
-                                note="Await is interval-level: iostat reports a mean per interval, so its "
-                                     "figures are means of interval means, not of single I/Os.",
-                                widths=[0.22, 0.1, 0.09, 0.1, 0.08, 0.12, 0.07, 0.1, 0.12]))
+        sec.tables.append(Table("", ["Run", "Peak IOPS", "Plateau IOPS", "To peak", "Above half peak", "Settle",
+                                     "Total I/Os", "Reads", "p95 IOPS", "Mean await"], rows,
+                                note="Plateau: the sustained level of the storm, the time-weighted median IOPS of "
+                                     "the intervals above half the peak (idle and ramp intervals left out). To "
+                                     "peak: from the start of the first activity to the end of the peak interval. "
+                                     "Above half peak: the summed length of the intervals above 50 % of the peak. "
+                                     "Settle: from the peak to the first 3 consecutive intervals below 10 % of the "
+                                     "peak. Await is interval-level: iostat reports a mean per interval, so its "
+                                     "figures are means of interval means, not of single I/Os."))
         sections.append(sec)
 
     if "cap" in want and series:
@@ -273,17 +543,21 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             res = cap_report(ws, r["run_id"], opt.device, iops_cap=iops_cap, bw_cap_kbs=bw_cap,
                              tolerance_pct=opt.tolerance_pct)
             values.setdefault("cap", {})[r["run_id"]] = res.as_dict()
+            if r["run_id"] not in plateaus:
+                from app.analysis.storm import storm_report
+
+                plateaus[r["run_id"]] = storm_report(ws, r["run_id"], opt.device).run.plateau_iops
             for c in res.checks:
                 unit = "IOPS" if c.metric == "iops" else "kB/s"
                 worst = (c.worst_window or {}).get("average")
                 held = {True: "held", False: "did not hold", None: "could not be judged"}[c.held]
                 if c.verdict == "not capped":
                     held = "not capped"
-                    verdicts.append(f"No {num(c.cap)} {unit} cap was in force on {name(r)}: its plateau of "
+                    verdicts.append(f"No {num(c.cap)} {unit} cap was in force on {name(r)}: its median interval of "
                                     f"{fmt(c.plateau)} {unit} is above the cap + {num(c.tolerance_pct)} %.")
                 elif c.held is None:
                     verdicts.append(f"The {num(c.cap)} {unit} cap could not be judged on {name(r)}: "
-                                    f"{c.explanation or c.verdict}.")
+                                    f"{_cap_sentence(c)}.")
                 elif c.verdict == "held (cap not reached)":
                     held = "held (not reached)"
                     verdicts.append(f"The {num(c.cap)} {unit} cap was never reached on {name(r)} (worst "
@@ -292,16 +566,23 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                 else:
                     verdicts.append(f"The {num(c.cap)} {unit} cap {held} on {name(r)} (worst {num(c.window_s)} s "
                                     f"window {fmt(worst)} {unit}, tolerance {num(c.tolerance_pct)} %).")
-                rows.append([name(r), f"{num(c.cap)} {unit}", held, fmt(c.plateau), fmt(worst),
-                             pct(c.over_cap_share), f"{num(c.tolerance_pct)} %"])
-                sec.para(an.text(f"{name(r)}: {c.explanation or c.verdict}"))
-            methods.append((f"Cap compliance of {name(r)}", res.method))
+                level = plateaus.get(r["run_id"]) if c.metric == "iops" else None
+                rows.append([name(r), f"{num(c.cap)} {unit}", held, fmt(level) if c.metric == "iops" else "–",
+                             fmt(c.plateau), fmt(worst), pct(c.over_cap_share)])
+                sec.para(an.text(f"{name(r)}: {_cap_sentence(c)}."))
+            methods.append(("cap", res.method))
         if rows:
             sec.order.insert(0, ("t", len(sec.tables)))
-            sec.tables.append(Table("", ["Run", "Cap", "Verdict", "Plateau", "Worst window", "Over cap + tol.",
-                                         "Tolerance"], rows,
-                                    note="Over cap + tol.: share of the time the windowed average was above the "
-                                         "cap plus its tolerance (the limit the verdict uses)."))
+            tol = num(opt.tolerance_pct)
+            sec.tables.append(Table("", ["Run", "Cap", "Verdict", "Plateau", "Median interval", "Worst window",
+                                         "Time over cap + tol."], rows,
+                                    note=f"Worst window: the highest average over any window of consecutive "
+                                         f"intervals (at least 10 s long) that the verdict judges. Time over cap + "
+                                         f"tol.: the share of the judged time spent in single intervals above the "
+                                         f"cap plus its {tol} % tolerance (a count of intervals, not of windows; "
+                                         f"the verdict itself uses the windows). Plateau: the storm's sustained "
+                                         f"level (see the glossary); median interval: the median rate of all "
+                                         f"judged intervals, idle ones included."))
             sections.append(sec)
 
     if "latency" in want and histo_runs:
@@ -340,10 +621,7 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             sec.order.insert(0, ("t", len(sec.tables)))
             sec.tables.append(Table("", ["Run", "I/Os", f"≤ {num(thr)} ms", "Method", "p95", "p99"], rows))
             sections.append(sec)
-            methods.append(("Response times", "share of I/O at or under the threshold from the latency "
-                            "histograms; exact when the threshold is a bucket edge (or no I/O lies in the bucket "
-                            "that contains it), otherwise lower and upper bounds plus a labelled linear-"
-                            "interpolation estimate. Percentiles are the bucket that contains them."))
+            methods.append(("latency", "latency histograms"))
 
     ioz_runs = [r for r in runs if r["kind"] == "iozone"]
     if "iozone" in want and len(ioz_runs) >= 2:
@@ -359,63 +637,32 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             vary = [k for k in keys if k not in const]
             cols = [i for i in range(len(ioz_runs)) if any(r["values"][i] is not None for r in all_rows)]
             shown = all_rows[:80]
+            pair = len(cols) == 2  # a ratio only between the two runs compared, never last-of-many / first
             rows = []
             for row in shown:
                 vals = [row["values"][i] for i in cols]
                 base = vals[0]
                 ratio = vals[-1] / base if base and vals[-1] is not None and len(vals) > 1 else None
                 rows.append([str(row["key"].get(k, "")) for k in vary] + [str(row["metric"]).replace("_", " ")]
-                            + [fmt(v) for v in vals] + [_ratio(ratio)]
+                            + [fmt(v) for v in vals] + ([_ratio(ratio)] if pair else [])
                             + (["yes" if row.get("page_cache_likely") else ""] if "page_cache_likely" in row else []))
-            header = [k.replace("_", " ") for k in vary] + ["value"] + [name(ioz_runs[i]) for i in cols] + ["ratio"]
+            header = [_ioz_key(k) for k in vary] + ["value"] + [name(ioz_runs[i]) for i in cols] \
+                + (["ratio"] if pair else [])
             if any("page_cache_likely" in row for row in shown):
                 header.append("page cache?")
-            fixed = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in const.items() if v is not None)
+            fixed = ", ".join(f"{_ioz_key(k)} {v}" for k, v in const.items() if v is not None)
             more = f" The first 80 of {len(all_rows)} matched rows are shown." if len(all_rows) > 80 else ""
-            sec.para(f"IOzone results of the runs below, matched on {', '.join(vary) or 'their keys'}"
-                     + (f" (all rows: {fixed})" if fixed else "") + f"; ratio = {name(ioz_runs[cols[-1]])} / "
-                     f"{name(ioz_runs[cols[0]])}.{more}")
+            matched = ", ".join(_ioz_key(k) for k in vary) or "their keys"
+            sec.para(f"IOzone results of the runs below, matched on {matched}"
+                     + (f" (all rows: {fixed})" if fixed else "")
+                     + (f"; ratio = {name(ioz_runs[cols[-1]])} / {name(ioz_runs[cols[0]])}" if pair else "")
+                     + f".{more}")
             sec.table(Table("", header, rows, note=ioz.get("note", "")))
             sections.append(sec)
             values["iozone"] = ioz
 
     if "sizing" in want and opt.sizing.get("users") and opt.sizing.get("iops_per_user"):
-        from app.analysis.sizing import size_vdi
-
-        sz = size_vdi(**opt.sizing)
-        values["sizing"] = sz.as_dict()
-        sec = Section("sizing", "VDI sizing")
-        users = opt.sizing["users"]
-        ipu = opt.sizing["iops_per_user"]
-        plural = "s" if sz.disks != 1 else ""
-        verdicts.append(f"The design needs {sz.disks} disk{plural} ({fmt(sz.disks_exact, 2)} rounded up) for "
-                        f"{users:,} users at {num(ipu)} IOPS"
-                        + (f" (capacity needs {sz.disks_for_capacity})" if sz.disks_for_capacity else "")
-                        + (f"; built in whole {sz.layout}, that is {sz.disks_layout} disks." if
-                           sz.disks_layout != sz.disks else "."))
-        sec.table(Table("Inputs", ["Input", "Value", "Source"],
-                        [[k, str(v.get("value")), str(v.get("source", ""))] for k, v in sz.inputs.items()],
-                        widths=[0.3, 0.2, 0.5]))
-        results = {
-            "frontend_iops": (sz.frontend_iops, 0), "backend_iops": (sz.backend_iops, 0),
-            "disks_for_iops": (sz.disks_exact, 2), "disks_for_capacity": (sz.capacity_exact, 2),
-            "disks": (sz.disks, 0), "disks_layout": (sz.disks_layout, 0),
-            "array_frontend_iops": (sz.array_frontend_iops, 0), "users_supported": (sz.users_supported, 1),
-        }
-        rows = []
-        for k, f in sz.formula.items():
-            v, d = results.get(k, (None, 0))
-            shown = fmt(v, d) if v is not None else ""
-            if k == "disks_for_iops":
-                shown = f"{fmt(sz.disks_exact, 2)} → {sz.disks_for_iops}"
-            if k == "disks_for_capacity" and sz.disks_for_capacity is not None:
-                shown = f"{fmt(sz.capacity_exact, 2)} → {sz.disks_for_capacity}"
-            rows.append([k.replace("_", " "), f, shown])
-        sec.table(Table("Formula and result", ["Step", "Formula", "Result"], rows, widths=[0.22, 0.58, 0.2]))
-        for n in sz.notes:
-            sec.para(n)
-        sections.append(sec)
-        methods.append(("VDI sizing", {"formula": sz.formula, "raid": sz.raid, "disk": sz.disk}))
+        sections.append(_sizing_section(opt, verdicts, values, methods))
 
     comparable = [r for r in iostat if r["run_id"] in series]
     if "compare" in want and len(comparable) >= 2:
@@ -425,41 +672,52 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         values["compare"] = cmp.as_dict()
         sec = Section("compare", "A/B comparison")
         names = [an.text(r["name"]) for r in cmp.runs]
+        ids = [r["run_id"] for r in cmp.runs]
+        # a ratio compares like with like: only when the report holds exactly the runs being compared (two, or
+        # the runs the report was made for), each run against the first
+        with_ratio = len(ids) == 2 or (bool(opt.runs) and sorted(opt.runs) == sorted(ids))
         rows = []
         for m in cmp.metrics:
-            unit = m.get("unit", "")
-            cells = [pct(v, 1) if unit == "fraction" else ms(v).removesuffix(" ms") if unit.startswith("ms")
-                     else fmt(v, 1) for v in m["values"]]
-            rows.append([m["metric"].replace("_", " "), "%" if unit == "fraction" else unit, *cells,
-                         _ratio(m["ratio"][-1])])
+            label, unit, show = _compare_metric(m["metric"], m.get("unit", ""))
+            cells = [show(v) for v in m["values"]]
+            if with_ratio:
+                cells = [c if k == 0 or m["ratio"][k] is None or c == "–" else f"{c} ({_ratio(m['ratio'][k])})"
+                         for k, c in enumerate(cells)]
+            rows.append([label, unit, *cells])
         above = cmp.method.get("time_above_threshold_iops") if isinstance(cmp.method, dict) else None
-        sec.para(f"Baseline: {names[0]}. The last column is the ratio of the last run to the baseline."
-                 + (f" 'time above' counts, for every run, the seconds above {fmt(above, 1)} IOPS (half the "
-                    "baseline's peak unless set), so the runs are measured against one level."
-                    if above is not None else ""))
-        sec.table(Table("", ["Metric", "Unit", *names, "Ratio"], rows))
+        sec.para(f"Baseline: {names[0]}. "
+                 + ("In brackets: each run's figure divided by the baseline's." if with_ratio else
+                    "No ratios: the runs below were not chosen as one comparison; make a report of just the runs "
+                    "to compare for ratios against the first.")
+                 + (f" Time above half the peak counts, for every run, the seconds above {fmt(above)} IOPS (half "
+                    "the baseline's peak), so the runs are measured against one level." if above is not None else ""))
+        sec.table(Table("", ["Figure", "Unit", *names], rows))
         sections.append(sec)
-        methods.append(("A/B comparison", cmp.method))
+        methods.append(("compare", cmp.method))
 
     if "appendix" in want:
         sec = Section("appendix", "Appendix: sources and methods")
+        used = list(dict.fromkeys(k for k, _ in methods))
+        if used:
+            sec.table(Table("How the figures were computed", ["Analysis", "Method"],
+                            [[METHOD_TITLES[k], METHOD_PROSE[k].format(tol=num(opt.tolerance_pct),
+                                                                       thr=num(opt.latency_threshold_ms))]
+                             for k in used if k in METHOD_PROSE], widths=[0.2, 0.8], max_cell=2000))
+        sec.table(Table("Glossary", ["Term", "Meaning"], [list(g) for g in GLOSSARY], widths=[0.2, 0.8],
+                        max_cell=2000))
+        sec.para("Sources. Each run's file, tool, host, tags and import warnings, and the SHA-256 checksum of the "
+                 "file as imported: the same files give the same figures.")
         for r in runs:
             warn = [render_stored(w) for w in r.get("warnings") or []]
+            src = str(r.get("source_path") or "")
+            shown = src if opt.full_paths else src.replace("\\", "/").rsplit("/", 1)[-1]
+            tags = ", ".join(f"{k} = {v}" for k, v in sorted(_tags(r).items()))
             sec.para(an.text(
-                f"Run {r['run_id']} · {r['name']} · {r['kind']} ({r.get('format')}) · "
-                f"{r.get('tool_version') or 'version not stated'} · host {an.host(r.get('host'))} · "
-                f"source {r.get('source_path')} · SHA-256 {r.get('source_sha256')}"
-                + (f" · warnings: {' | '.join(warn)}" if warn else " · no import warnings")))
-        seen: dict[str, str] = {}
-        for title, method in methods:
-            rows = method_rows(method)
-            key = json.dumps(rows)
-            if key in seen:
-                sec.para(f"{title}: the same method and parameters as {seen[key]}.")
-                continue
-            seen[key] = title
-            sec.table(Table(f"Method: {title}", ["Parameter", "Value"],
-                            [[an.text(k), an.text(v)] for k, v in rows], widths=[0.3, 0.7], max_cell=800))
+                f"Run {r['run_id']} · {shown} · {KIND_NAMES.get(r['kind'], r['kind'])}, "
+                f"{r.get('tool_version') or 'version not stated'} · host {an.host(r.get('host'))}"
+                + (f" · tags: {tags}" if tags else "")
+                + (f" · import warnings: {' | '.join(warn)}" if warn else " · no import warnings"))
+                + f" · SHA-256 {r.get('source_sha256') or '–'}")
         sections.append(sec)
 
     for reason, names in skipped.items():
@@ -473,28 +731,6 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         sections.insert(0, summary)
     values["verdicts"] = verdicts
     return ReportContent(opt, verdicts, sections, methods, values)
-
-
-def method_rows(method: Any, prefix: str = "") -> list[tuple[str, str]]:
-    """A method description (nested dicts) as readable (parameter, value) rows."""
-    if isinstance(method, str):
-        return [(prefix or "method", method)]
-    rows: list[tuple[str, str]] = []
-    if isinstance(method, dict):
-        for k, v in method.items():
-            key = f"{prefix} › {k}" if prefix else str(k)
-            key = key.replace("_", " ")
-            if isinstance(v, dict) and v:
-                rows += method_rows(v, key)
-            elif v is None or v == [] or v == {}:
-                continue
-            elif isinstance(v, (list, tuple)):
-                rows.append((key, ", ".join(str(x) for x in v)))
-            elif isinstance(v, float):
-                rows.append((key, f"{v:g}"))
-            else:
-                rows.append((key, str(v)))
-    return rows
 
 
 def _reason(message: str) -> str:
@@ -565,5 +801,17 @@ def _heatmap(ws: Any, run_id: int, an: Anonymiser) -> Chart | None:
         for i, s in enumerate(sorted(samples)):
             c = [n for _, _, n in samples[s]][: len(buckets)]
             grid[i, : len(c)] = c
-        panels.append({"label": an.device(dev), "labels": labels, "grid": grid.tolist()})
-    return Chart("heatmap", "Latency histogram per sample (colour = I/O count)", {"panels": panels})
+        panels.append({"label": _vm_disk(dev, an), "labels": labels, "grid": grid.tolist()})
+    run = ws.run(run_id) or {}
+    return Chart("heatmap", "Latency histogram of each collection (colour = I/O count, scale beside each panel)",
+                 {"panels": panels, "interval_s": run.get("interval_s")})
+
+
+def _vm_disk(dev: str, an: Anonymiser) -> str:
+    """vscsiStats' 'world:handle (scsiN:M)' as words: 'VM 2099979, disk scsi0:0'."""
+    import re
+
+    m = re.match(r"^(\d+):(\d+) \((.+)\)$", dev or "")
+    if m and not an.enabled:
+        return f"VM {m.group(1)}, disk {m.group(3)}"
+    return an.device(dev)

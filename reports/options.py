@@ -28,6 +28,8 @@ class ReportOptions:
     runs: list[int] = field(default_factory=list)  # empty: every run of the workspace
     sections: list[str] = field(default_factory=lambda: list(SECTIONS))
     anonymise: bool = False
+    full_paths: bool = False  # sources listed with their full paths (default: file names only)
+    confidential: str = ""  # a confidentiality line printed on every page, e.g. "Confidential: ACME only"
     page_size: str = "A4"  # A4 | Letter
     # overlay and storm
     device: str | None = None

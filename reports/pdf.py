@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -73,6 +74,7 @@ class _NumberedCanvas(rl_canvas.Canvas):
     """Two-pass page numbering: 'n / N' needs the page count."""
 
     footer_left = ""
+    confidential = ""
     font = "Helvetica"
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -93,14 +95,45 @@ class _NumberedCanvas(rl_canvas.Canvas):
                 w, _h = self._pagesize
                 self.drawRightString(w - 18 * mm, 10 * mm, f"{self._pageNumber} / {n}")
                 self.drawString(18 * mm, 10 * mm, self.footer_left[:110])
+            if self.confidential:
+                self.setFont(self.font, 8)
+                self.setFillColor(colors.HexColor("#a00000"))
+                w, _h = self._pagesize
+                self.drawCentredString(w / 2, 5 * mm, self.confidential[:140])
             super().showPage()
+        self.showOutline()
         super().save()
 
 
 class _Doc(BaseDocTemplate):
+    """Headings become contents entries that link to them, and PDF bookmarks (the reader's outline)."""
+
     def afterFlowable(self, flowable: Any) -> None:  # noqa: N802 (reportlab name)
-        if isinstance(flowable, Paragraph) and getattr(flowable, "_toc_level", None) is not None:
-            self.notify("TOCEntry", (flowable._toc_level, flowable.getPlainText(), self.page))
+        level = getattr(flowable, "_toc_level", None)
+        if isinstance(flowable, Paragraph) and level is not None:
+            title = flowable.getPlainText()
+            key = f"s{getattr(flowable, '_toc_key', title)}"
+            self.canv.bookmarkPage(key)
+            self.canv.addOutlineEntry(title, key, level=level, closed=level > 0)
+            self.notify("TOCEntry", (level, title, self.page, key))
+
+
+def version() -> str:
+    """StormScope's version, from pyproject.toml (installed metadata when there is no source tree)."""
+    import tomllib
+    from pathlib import Path
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    if pyproject.exists():
+        with open(pyproject, "rb") as f:
+            return str(tomllib.load(f)["project"]["version"])
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as meta_version
+
+    try:
+        return meta_version("stormscope")
+    except PackageNotFoundError:
+        return "unknown version"
 
 
 def _styles(accent: str) -> dict[str, ParagraphStyle]:
@@ -130,10 +163,100 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
     return s
 
 
-def _heading(txt: str, style: ParagraphStyle, level: int) -> Paragraph:
+def _heading(txt: str, style: ParagraphStyle, level: int, key: str = "") -> Paragraph:
     p = Paragraph(text(txt), style)
     p._toc_level = level  # type: ignore[attr-defined]
+    p._toc_key = key or txt  # type: ignore[attr-defined]
     return p
+
+
+CELL_PAD = 3.0  # left and right padding of a table cell (points)
+CELL_SIZES = (7.5, 7.0, 6.5, 6.0)  # font sizes a table may shrink to before names break at _ / . -
+BREAK = re.compile(r"(?<=[_/])|(?<=[.-])(?=[A-Za-z])")  # where a name may wrap: after _ and /, after . and - before
+#                                                    a letter (never inside a number: 36,340.0 stays whole)
+
+
+def _tokens(s: str) -> list[str]:
+    return s.split()
+
+
+def _segments(tok: str) -> list[str]:
+    return [p for p in BREAK.split(tok) if p]
+
+
+def _break_long(s: str, room: float, font: str, size: float) -> str:
+    """Escaped cell text; a token wider than ``room`` is broken (line breaks) at _ / . - only."""
+    out = []
+    for tok in s.split(" "):
+        if not tok or pdfmetrics.stringWidth(tok, font, size) <= room:
+            out.append(text(tok))
+            continue
+        lines, cur = [], ""
+        for seg in _segments(tok):
+            if cur and pdfmetrics.stringWidth(cur + seg, font, size) > room:
+                lines.append(cur)
+                cur = seg
+            else:
+                cur += seg
+        lines.append(cur)
+        out.append("<br/>".join(text(x) for x in lines))
+    return " ".join(out)
+
+
+def fit_columns(header: list[str], rows: list[list[str]], width: float, fonts: tuple[str, str],
+                given: list[float] | None = None) -> tuple[list[float], float, bool | None]:
+    """Column widths (points), font size and whether names must break at _ / . - so that no cell splits a
+    number or a word: every column is at least as wide as its widest token; the rest of the width goes to
+    the columns with the most text. The font shrinks (down to 6 pt) before names are broken. The flag is
+    None when even that does not fit: then over-long tokens are split where they must be."""
+    reg, bold = fonts
+    n = len(header)
+    cols = [[header[c]] + [r[c] for r in rows] for c in range(n)]
+    for size in CELL_SIZES:
+        for split in (False, True):
+            mins, nats = [], []
+            for cells in cols:
+                m = nat = 0.0
+                for k, v in enumerate(cells):
+                    f = bold if k == 0 else reg
+                    toks = [x for tok in _tokens(v) for x in (_segments(tok) if split else [tok])]
+                    m = max([m] + [pdfmetrics.stringWidth(x, f, size) for x in toks])
+                    nat = max(nat, pdfmetrics.stringWidth(v, f, size))
+                mins.append(m + 2 * CELL_PAD + 0.5)
+                nats.append(max(nat + 2 * CELL_PAD + 0.5, mins[-1]))
+            if sum(mins) <= width:
+                if given and len(given) == n and all(g * width >= m for g, m in zip(given, mins)):
+                    return [g * width for g in given], size, split
+                if sum(nats) <= width:
+                    extra = width - sum(nats)
+                    return [x + extra * x / sum(nats) for x in nats], size, split
+                return _share(mins, nats, width), size, split
+    # a token with nowhere to break wider than the page allows (a 90-character host name): its column gets
+    # at most 45 % of the width and such tokens are cut where they must be (the only case); the others keep
+    # their whole tokens when they can
+    capped = [min(m, 0.45 * width) for m in mins]
+    if sum(capped) <= width:
+        return _share(capped, nats, width), CELL_SIZES[-1], None
+    return [m * width / sum(capped) for m in capped], CELL_SIZES[-1], None
+
+
+def _share(mins: list[float], nats: list[float], width: float) -> list[float]:
+    """The width beyond every column's minimum, shared fairly: equal shares, a column taking no more than it
+    needs to print on one line, so short columns (a RAID level, a date) are not wrapped to feed a long one."""
+    widths = list(mins)
+    need = [max(x - m, 0.0) for x, m in zip(nats, mins)]
+    left = width - sum(mins)
+    open_ = [i for i, x in enumerate(need) if x > 0]
+    while left > 1e-6 and open_:
+        share = left / len(open_)
+        for i in list(open_):
+            add = min(share, need[i])
+            widths[i] += add
+            need[i] -= add
+            left -= add
+            if need[i] <= 1e-6:
+                open_.remove(i)
+    return widths
 
 
 def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent: str) -> list[Any]:
@@ -143,16 +266,24 @@ def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent:
     if not t.rows:
         return out
     n = len(t.header)
-    widths = [w * width for w in t.widths] if t.widths and len(t.widths) == n else [width / n] * n
-    data = [[Paragraph(cell(h, 40), st["head"]) for h in t.header]]
-    for row in t.rows:
-        data.append([Paragraph(cell(v, t.max_cell), st["cell"]) for v in (row + [""] * n)[:n]])
+    header = [_cut(h, 40) for h in t.header]
+    rows = [[_cut(v, t.max_cell) for v in (row + [""] * n)[:n]] for row in t.rows]
+    fonts = (st["cell"].fontName, st["head"].fontName)
+    widths, size, split = fit_columns(header, rows, width, fonts, t.widths)
+    hard = split is None
+    cs = ParagraphStyle("cellfit", parent=st["cell"], fontSize=size, leading=size + 1.5, splitLongWords=hard)
+    hs = ParagraphStyle("headfit", parent=st["head"], fontSize=size, leading=size + 1.5, splitLongWords=hard)
+    room = [1e9 if hard else w - 2 * CELL_PAD for w in widths]  # hard: reportlab cuts what cannot fit
+    data = [[Paragraph(_break_long(h, r, fonts[1], size), hs) for h, r in zip(header, room)]]
+    for row in rows:
+        data.append([Paragraph(_break_long(v, r, fonts[0], size), cs) for v, r in zip(row, room)])
     tbl = Table(data, colWidths=widths, repeatRows=1)
     tbl.setStyle(TableStyle([
         ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor(accent)),
         ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, colors.HexColor("#f2f5f9")]),
         ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#c8d0da")),
         ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD), ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
         ("TOPPADDING", (0, 0), (-1, -1), 2), ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
     ]))
     out.append(tbl)
@@ -160,6 +291,11 @@ def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent:
         out.append(Paragraph(text(t.note), st["small"]))
     out.append(Spacer(1, 4 * mm))
     return out
+
+
+def _cut(s: Any, limit: int) -> str:
+    s = str(s)
+    return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
 def decimate(t: list[float], y: list[float], columns: int) -> tuple[list[float], list[float]]:
@@ -277,9 +413,9 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
     for k, p in enumerate(panels):
         grid = p["grid"]
         labels = p["labels"]
-        x0 = k * pw_all + 22 * mm
-        pw = pw_all - 26 * mm
-        y0, ph = 10 * mm, h - 18 * mm
+        x0 = k * pw_all + 18 * mm
+        pw = pw_all - 32 * mm
+        y0, ph = 14 * mm, h - 22 * mm
         ns, nb = len(grid), len(labels)
         vmax = max((max(r) for r in grid), default=0) or 1
         cw, ch = pw / max(1, ns), ph / max(1, nb)
@@ -288,8 +424,31 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
                 d.add(Rect(x0 + i * cw, y0 + j * ch, cw, ch, fillColor=_viridis(v / vmax), strokeColor=None))
         for j, lab in enumerate(labels):
             d.add(String(x0 - 2, y0 + j * ch + ch / 2 - 2, lab, fontName=font, fontSize=5.5, textAnchor="end"))
-        d.add(String(x0 + pw / 2, y0 - 7, f"sample (0–{ns - 1})", fontName=font, fontSize=6, textAnchor="middle"))
+        step = chart.data.get("interval_s")
+        if step:  # time axis in minutes (or seconds for short collections) from the start of the first one
+            span = ns * step
+            unit, div = ("min", 60.0) if span >= 120 else ("s", 1.0)
+            tick = _nice(span / div)[1]
+            tk = 0.0
+            while tk <= span / div + 1e-9:
+                x = x0 + tk * div / span * pw
+                d.add(Line(x, y0, x, y0 - 2, strokeColor=colors.black, strokeWidth=0.4))
+                d.add(String(x, y0 - 8, f"{tk:,.{0 if tick >= 1 else 1}f}", fontName=font, fontSize=5.5,
+                             textAnchor="middle"))
+                tk += tick
+            d.add(String(x0 + pw / 2, y0 - 15, f"{'minutes' if unit == 'min' else 'seconds'} from the start of the "
+                         f"first collection ({ns:,} of {step:g} s)", fontName=font, fontSize=6, textAnchor="middle"))
+        else:
+            d.add(String(x0 + pw / 2, y0 - 9, f"collections 1–{ns} (interval unknown)", fontName=font, fontSize=6,
+                         textAnchor="middle"))
         d.add(String(x0, h - 5 * mm, p["label"][:50], fontName=font, fontSize=7))
+        # colour scale: 0 to the largest count of one cell
+        bx = x0 + pw + 1.5 * mm
+        for q in range(20):
+            d.add(Rect(bx, y0 + q * ph / 20, 2 * mm, ph / 20 + 0.2, fillColor=_viridis(q / 19), strokeColor=None))
+        d.add(String(bx + 2.5 * mm, y0, "0", fontName=font, fontSize=5.5))
+        d.add(String(bx + 2.5 * mm, y0 + ph - 4, f"{vmax:,.0f}", fontName=font, fontSize=5.5))
+        d.add(String(bx + 2.5 * mm, y0 + ph / 2 - 2, "I/Os", fontName=font, fontSize=5.5))
     return d
 
 
@@ -302,8 +461,9 @@ def render(content: ReportContent, path: str) -> None:
     size = letter if opt.page_size.lower() == "letter" else A4
     margin = 18 * mm
     doc = _Doc(path, pagesize=size, leftMargin=margin, rightMargin=margin, topMargin=16 * mm, bottomMargin=18 * mm,
-               title=opt.title, author=opt.company or opt.consultant or "StormScope",
-               subject=opt.customer or "", creator="StormScope")
+               title=opt.title, author=" · ".join(x for x in (opt.consultant, opt.company) if x) or "StormScope",
+               subject="Storage performance report" + (f" for {opt.customer}" if opt.customer else ""),
+               creator=f"StormScope {version()}", producer=f"StormScope {version()} (ReportLab)")
     frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="body")
     doc.addPageTemplates([PageTemplate(id="page", frames=[frame])])
     width = doc.width
@@ -330,8 +490,8 @@ def render(content: ReportContent, path: str) -> None:
     toc.levelStyles = [st["toc1"]]
     story += [Paragraph("Contents", st["h2"]), toc, PageBreak()]
 
-    for sec in content.sections:
-        story.append(_heading(sec.title, st["h1"], 0))
+    for n_sec, sec in enumerate(content.sections):
+        story.append(_heading(sec.title, st["h1"], 0, f"{n_sec}"))
         for kind, i in sec.order:
             if kind == "p":
                 style = st["verdict"] if sec.key == "summary" else (st["small"] if sec.key == "appendix"
@@ -351,6 +511,7 @@ def render(content: ReportContent, path: str) -> None:
 
     class Canvas(_NumberedCanvas):
         footer_left = footer
+        confidential = opt.confidential
         font = reg
 
     doc.multiBuild(story, canvasmaker=Canvas)

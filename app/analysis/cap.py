@@ -17,8 +17,10 @@ and a few % of tolerance absorb.
   ``cap x (1 - tolerance)`` -- the run cannot show that a cap is enforced; ``NOT held`` when some windows
   average above the limit while the run's plateau is within it (a cap is there but was broken in those
   windows); ``not capped`` when the plateau itself is above the limit (the run clearly exceeds the cap).
-* Plateau: the median of the judged interval rates (robust to bursts and noise): the level the run
-  was held at.
+* Median interval (``plateau`` in the results, a name kept for compatibility): the time-weighted median
+  of the judged interval rates (robust to bursts and noise), the same median as the storm and compare
+  figures. It is not the storm's plateau (``app.analysis.storm``: the median of the intervals above half
+  the peak); the report calls it the median interval.
 * Over-cap share: the share of judged run time in intervals above the limit (and, strictly, above
   the cap itself).
 
@@ -37,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from app.analysis.series import AnalysisError, Series, load_series
+from app.analysis.series import AnalysisError, Series, load_series, weighted_percentile
 
 DEFAULT_TOLERANCE_PCT = 5.0
 DEFAULT_WINDOW_S = 10.0
@@ -187,7 +189,8 @@ def check_cap(s: Series, metric: str, cap: float, *, op: str = "total", toleranc
     chk.windows_judged = len(starts)
     chk.windows_over = int(np.sum(avgs > limit + 1e-9))
     jv, jdt = v[judged], dt[judged]
-    chk.plateau = float(np.median(jv))
+    med = weighted_percentile(jv, jdt, 50)  # the run's one median: time-weighted, as the storm and compare figures
+    chk.plateau = float(med) if med is not None else float(np.median(jv))
     total_t = float(jdt.sum())
     chk.over_cap_share = float(jdt[jv > limit + 1e-9].sum() / total_t) if total_t else None
     chk.over_cap_share_strict = float(jdt[jv > cap + 1e-9].sum() / total_t) if total_t else None
@@ -271,7 +274,7 @@ def cap_report(ws: Any, run_id: int, device: str | None = None, *, iops_cap: flo
         "burst": {"iops_max": burst_iops, "kbs_max": burst_kbs, "length_s": burst_s, "start_s": burst_start_s,
                   "rule": "one allowance of the burst length from its start (default: the first report above the "
                           "limit); windows overlapping it are not judged"} if burst_s else None,
-        "plateau": "median of the judged interval rates",
+        "plateau": "median interval: time-weighted median of the judged interval rates",
         "range_s": None if t_range is None else [float(x) if math.isfinite(x) else None for x in t_range],
         "over_cap_share": "share of judged run time in intervals above cap x (1 + tolerance); "
                           "the strict share: above the cap itself",

@@ -206,6 +206,83 @@ def size_vdi(users: int, iops_per_user: float | None = None, *, read_pct: float 
         notes=notes)
 
 
+# ---- a range of loads and a what-if over RAID levels and disk types ----------------------------------
+def parse_iops_range(value: Any) -> tuple[float, float | None]:
+    """An IOPS-per-user input: a number (8) or a range "8..25" (steady..storm). Returns (steady, storm or None)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value), None
+    text = str(value).strip().replace("–", "..").replace(" ", "")
+    if ".." in text:
+        lo_t, hi_t = text.split("..", 1)
+        try:
+            lo, hi = float(lo_t), float(hi_t)
+        except ValueError:
+            raise AnalysisError(f"IOPS per user {value!r}: give a number or a range like 8..25") from None
+        if lo <= 0 or hi < lo:
+            raise AnalysisError(f"IOPS per user {value!r}: the range must go from a positive steady figure up to "
+                                "the storm figure")
+        return lo, (hi if hi != lo else None)
+    try:
+        return float(text), None
+    except ValueError:
+        raise AnalysisError(f"IOPS per user {value!r}: give a number or a range like 8..25") from None
+
+
+@dataclass
+class SizingCase:
+    label: str  # "steady" | "storm"
+    iops_per_user: float  # the per-user load this case sizes for (storm: steady x multiplier)
+    result: SizingResult
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "iops_per_user": self.iops_per_user, "result": self.result.as_dict()}
+
+
+def sizing_cases(users: int, iops_per_user: Any, *, storm_multiplier: float | None = None,
+                 **kwargs: Any) -> list[SizingCase]:
+    """The steady case and, when a storm is given, the storm case, sized alike.
+
+    ``iops_per_user`` is a number or a range "8..25" (steady..storm). With a number and a
+    ``storm_multiplier`` other than 1, the storm load is steady x multiplier (8 x 3.125 = 25). The storm
+    case's arithmetic is exact: steady and multiplier enter ``size_vdi`` as given (no rounded product).
+    """
+    steady, storm_ipu = parse_iops_range(iops_per_user)
+    if storm_ipu is not None and storm_multiplier not in (None, 1, 1.0):
+        raise AnalysisError("give either an IOPS-per-user range or a storm multiplier, not both")
+    cases = [SizingCase("steady", steady, size_vdi(users, steady, storm_multiplier=1.0, **kwargs))]
+    if storm_ipu is not None:
+        cases.append(SizingCase("storm", storm_ipu, size_vdi(users, storm_ipu, storm_multiplier=1.0, **kwargs)))
+    elif storm_multiplier not in (None, 1, 1.0):
+        res = size_vdi(users, steady, storm_multiplier=storm_multiplier, **kwargs)
+        cases.append(SizingCase("storm", float(_frac(steady) * _frac(storm_multiplier)), res))
+    return cases
+
+
+WHAT_IF_RAIDS = ("10", "5", "6")
+WHAT_IF_DISKS = ("sata7k", "sas10k", "sas15k", "ssd")
+
+
+def what_if(users: int, loads: list[float], *, read_pct: float | None = None, raids: tuple[str, ...] = WHAT_IF_RAIDS,
+            disk_types: tuple[str, ...] = WHAT_IF_DISKS, presets: dict[str, Any] | None = None,
+            gb_per_user: float | None = None, disk_gb: float | None = None) -> list[dict[str, Any]]:
+    """Disks needed (whole RAID sets) for each per-user load in ``loads``, for every RAID level x disk type.
+
+    One row per RAID level and disk type: ``disks`` and ``disks_exact`` per load, in the order of ``loads``
+    (the same formulas and rounding as ``size_vdi``; each load is sized with a storm multiplier of 1).
+    """
+    pre = presets or load_presets()
+    rows = []
+    for raid in raids:
+        for dt in disk_types:
+            res = [size_vdi(users, ipu, read_pct=read_pct, raid=raid, disk_type=dt, storm_multiplier=1.0,
+                            gb_per_user=gb_per_user, disk_gb=disk_gb, presets=pre) for ipu in loads]
+            rows.append({"raid": raid, "raid_label": pre["raid"][raid]["label"],
+                         "write_penalty": pre["raid"][raid]["write_penalty"], "disk_type": dt,
+                         "disk_label": pre["disk_types"][dt]["label"], "disk_iops": pre["disk_types"][dt]["iops"],
+                         "disks": [r.disks_layout for r in res], "disks_exact": [r.disks_exact for r in res]})
+    return rows
+
+
 # ---- measured inputs --------------------------------------------------------------------------------
 def measured_inputs(ws: Any, run_id: int, vms: int, *, device: str | None = None, steady_run: int | None = None,
                     steady_phase: str | None = None, every_s: float | None = None) -> dict[str, Any]:
