@@ -345,6 +345,10 @@ def _compare_metric(metric: str, unit: str) -> tuple[str, str, Any]:
     return label, unit, lambda v: fmt(v)
 
 
+def _names(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
+
 def _ioz_key(k: str) -> str:
     return {"file_kb": "file size (kB)", "record_kb": "record size (kB)"}.get(k, k.replace("_", " "))
 
@@ -433,7 +437,8 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             period = _period(ws, r)
             interval = fmt(r.get("interval_s"), 0 if (r.get("interval_s") or 0) >= 1 else 2, "s") \
                 if r.get("interval_s") else "unknown"
-            rows.append([str(r["run_id"]), name(r), r["kind"], an.host(r.get("host")), period, interval,
+            rows.append([str(r["run_id"]), name(r), KIND_NAMES.get(r["kind"], r["kind"]), an.host(r.get("host")),
+                         period, interval,
                          str(r.get("n_samples")) if r.get("n_samples") else "–"])
         sec.para("The runs below were imported from the customer's trace files; their sources, checksums and "
                  "import warnings are listed in the appendix.")
@@ -461,30 +466,39 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
     if "overlay" in want and series:
         sec = Section("overlay", "I/O over time")
         lines = []
+        caps: list[float] = []
+        boot_left_out, boot_kept = [], []
         for r in iostat:
             s = series.get(r["run_id"])
             if s is None or s.frame.height == 0:
                 continue
-            lines.append({"label": name(r), "t": s.col("t_end_s").tolist(), "y": s.col("iops").tolist()})
+            lines.append({"label": name(r), "t0": s.col("t_start_s").tolist(), "t": s.col("t_end_s").tolist(),
+                          "y": s.col("iops").tolist()})
+            cap = opt.iops_cap if opt.iops_cap is not None else _float(_tags(r).get("cap_iops"))
+            if cap is not None and cap not in caps:
+                caps.append(cap)
+            (boot_left_out if s.since_boot_excluded else boot_kept).append(name(r))
         first = next(iter(series.values()))
         ref = first.align.get("reference", "start of the run")
-        sec.para(f"IOPS per interval, summed over whole disks ({_device_rule(first, an)}); time 0 is the {ref}. "
-                 "The since-boot report iostat prints first is left out. Long series are drawn with the minimum "
-                 "and maximum of every point column, so no peak is lost.")
-        # runs whose peaks differ by more than 5x get charts of their own: a 100,000 IOPS burst would flatten
-        # a 1,000 IOPS boot storm drawn on the same axis
-        groups: list[list[dict[str, Any]]] = []
-        for ln in sorted(lines, key=lambda x: max([v for v in x["y"] if v is not None] or [0])):
-            peak = max([v for v in ln["y"] if v is not None] or [0])
-            if groups and peak <= 5 * max(groups[-1][0]["_peak"], 1):
-                groups[-1].append({**ln, "_peak": peak})
-            else:
-                groups.append([{**ln, "_peak": peak}])
-        order = {ln["label"]: i for i, ln in enumerate(lines)}
-        for g in groups:
-            g.sort(key=lambda x: order[x["label"]])
-            title = "IOPS per interval" + (f" ({', '.join(x['label'] for x in g)})" if len(groups) > 1 else "")
-            sec.chart(Chart("lines", title, {"lines": g, "x": "seconds", "y": "IOPS"}))
+        if boot_left_out and boot_kept:
+            boot = (f"The first report of {_names(boot_left_out)} covers the time since boot and is left out; the "
+                    f"first reports of {_names(boot_kept)} are intervals and are kept.")
+        elif boot_left_out:
+            boot = "The first report iostat prints covers the time since boot and is left out."
+        else:
+            boot = "Every report is an interval (no since-boot report), so all are kept."
+        peaks = [max([v for v in ln["y"] if v is not None] or [0]) for ln in lines]
+        low = min([p for p in peaks if p > 0] + [c for c in caps if c > 0], default=1)
+        log = max(peaks, default=0) > 5 * max(low, 1)
+        sec.para(f"IOPS per interval, summed over whole disks ({_device_rule(first, an)}); time 0 is the {ref}, so "
+                 f"the runs are aligned on one time axis and earlier intervals show at negative times. {boot} Each "
+                 "interval is drawn as a step over the seconds it covers; long series are drawn with the minimum and "
+                 "maximum of every point column, so no peak is lost."
+                 + (" The value axis is logarithmic: the runs' levels differ by more than five times, and on a "
+                    "linear axis the lower ones would vanish." if log else "")
+                 + (f" The red dashed line is the IOPS cap ({', '.join(num(c) for c in caps)} IOPS)." if caps else ""))
+        sec.chart(Chart("lines", "IOPS per interval" + (" (logarithmic scale)" if log else ""),
+                        {"lines": lines, "x": f"seconds from the {ref}", "y": "IOPS", "log": log, "caps": caps}))
         sections.append(sec)
         methods.append(("overlay", first.method()))
 
@@ -506,8 +520,9 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                          _reads(m.read_share, m.read_share_basis), fmt(m.iops_percentiles.get("p95")),
                          ms(m.mean_await_ms)])
             if m.peak_iops is not None:
+                plateau = f", held a plateau of {fmt(m.plateau_iops)} IOPS" if m.plateau_iops is not None else ""
                 verdicts.append(f"Run {name(r)} peaked at {fmt(m.peak_iops)} IOPS, "
-                                f"{fmt(m.time_to_peak_s, 0)} s after its I/O began"
+                                f"{fmt(m.time_to_peak_s, 0)} s after its I/O began{plateau}"
                                 + (f", and settled {fmt(m.settle_time_s, 0)} s after the peak."
                                    if m.settle_time_s is not None else "."))
             if rep.phases:

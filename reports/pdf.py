@@ -341,35 +341,66 @@ def _nice(vmax: float) -> tuple[float, float]:
     return vmax, vmax / 5
 
 
+def _legend_rows(labels: list[str], width: float, font: str) -> list[list[tuple[int, str, float]]]:
+    """Legend entries (index, label, x) wrapped into rows that fit the chart's width."""
+    rows: list[list[tuple[int, str, float]]] = [[]]
+    x = 4.0
+    for i, lab in enumerate(labels):
+        w = 14 + pdfmetrics.stringWidth(lab, font, 6.5)
+        if rows[-1] and x + w > width - 4:
+            rows.append([])
+            x = 4.0
+        rows[-1].append((i, lab, x))
+        x += w
+    return rows
+
+
 def line_chart(chart: Chart, width: float, font: str) -> Drawing:
-    h = 75 * mm
-    d = Drawing(width, h)
-    left, bottom, right, top = 16 * mm, 12 * mm, 4 * mm, 10 * mm
-    pw, ph = width - left - right, h - bottom - top
+    """Runs on one time axis: each interval a step over the seconds it covers (min/max per point column for
+    long series), an optional logarithmic value axis and red dashed cap lines."""
+    import math
+
     lines = [ln for ln in chart.data["lines"] if ln["t"]]
+    legend = _legend_rows([ln["label"][:60] for ln in lines], width, font)
+    top = 9 * mm + 3.2 * mm * len(legend)
+    h = 75 * mm + 3.2 * mm * (len(legend) - 1)
+    d = Drawing(width, h)
+    left, bottom, right = 18 * mm, 12 * mm, 4 * mm
+    pw, ph = width - left - right, h - bottom - top
     if not lines:
         return d
-    tmin = min(ln["t"][0] for ln in lines)
+    caps = [c for c in chart.data.get("caps") or [] if c and c > 0]
+    log = bool(chart.data.get("log"))
+    tmin = min((ln.get("t0") or ln["t"])[0] for ln in lines)
     tmax = max(ln["t"][-1] for ln in lines)
-    ymax_raw = max((max((v for v in ln["y"] if v is not None), default=0) for ln in lines), default=0)
-    ymax, ystep = _nice(ymax_raw * 1.05)
+    vals = [v for ln in lines for v in ln["y"] if v is not None]
+    ymax_raw = max(vals + caps + [0])
+    if log:
+        pos = [v for v in vals + caps if v > 0] or [1.0]
+        lo = math.floor(math.log10(min(pos)))
+        hi = max(lo + 1, math.ceil(math.log10(max(pos) * 1.05)))
+        ymax, ystep = 10.0 ** hi, 0.0
+    else:
+        ymax, ystep = _nice(ymax_raw * 1.05)
     tspan = (tmax - tmin) or 1.0
 
     def X(t: float) -> float:  # noqa: N802
         return left + (t - tmin) / tspan * pw
 
     def Y(v: float) -> float:  # noqa: N802
+        if log:
+            f = (math.log10(max(v, 10.0 ** lo)) - lo) / (hi - lo)
+            return bottom + f * ph
         return bottom + v / ymax * ph
 
     grid = colors.HexColor("#dddddd")
-    k = 0.0
-    while k <= ymax + 1e-9:
+    ticks = [10.0 ** e for e in range(lo, hi + 1)] if log else \
+        [k * ystep for k in range(int(round(ymax / ystep)) + 1)]
+    for k in ticks:
         d.add(Line(left, Y(k), left + pw, Y(k), strokeColor=grid, strokeWidth=0.4))
-        d.add(String(left - 2, Y(k) - 2.5, f"{k:,.0f}", fontName=font, fontSize=6.5, textAnchor="end"))
-        k += ystep
+        label = f"{k:,.0f}" if k >= 1 or k == 0 else f"{k:g}"
+        d.add(String(left - 2, Y(k) - 2.5, label, fontName=font, fontSize=6.5, textAnchor="end"))
     tstep = _nice(tspan)[1]
-    import math
-
     k = math.ceil(tmin / tstep) * tstep
     while k <= tmax + 1e-9:
         d.add(Line(X(k), bottom, X(k), bottom - 2, strokeColor=colors.black, strokeWidth=0.4))
@@ -378,20 +409,32 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     d.add(Line(left, bottom, left + pw, bottom, strokeColor=colors.black, strokeWidth=0.6))
     d.add(Line(left, bottom, left, bottom + ph, strokeColor=colors.black, strokeWidth=0.6))
     d.add(String(left + pw / 2, 1.5 * mm, chart.data.get("x", ""), fontName=font, fontSize=7, textAnchor="middle"))
-    d.add(String(2, bottom + ph + 3 * mm, chart.data.get("y", ""), fontName=font, fontSize=7))
+    d.add(String(2, bottom + ph + 2 * mm, chart.data.get("y", "") + (" (log scale)" if log else ""), fontName=font,
+                 fontSize=7))
     columns = int(pw)  # one point column per PDF point of width
-    lx = left + 4
     for i, ln in enumerate(lines):
         col = colors.HexColor(PALETTE[i % len(PALETTE)])
-        t, y = decimate(ln["t"], [v if v is not None else 0.0 for v in ln["y"]], columns)
+        y = [v if v is not None else 0.0 for v in ln["y"]]
         pts: list[float] = []
-        for a, b in zip(t, y):
-            pts += [X(a), Y(b)]
+        if ln.get("t0") and len(ln["t"]) <= columns:  # steps: each interval over the seconds it covers
+            for a, b, v in zip(ln["t0"], ln["t"], y):
+                pts += [X(a), Y(v), X(b), Y(v)]
+        else:
+            t, yy = decimate(ln["t"], y, columns)
+            for a, b in zip(t, yy):
+                pts += [X(a), Y(b)]
         d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9))
-        label = ln["label"][:40]
-        d.add(Line(lx, h - 4 * mm, lx + 8, h - 4 * mm, strokeColor=col, strokeWidth=1.5))
-        d.add(String(lx + 10, h - 4 * mm - 2.5, label, fontName=font, fontSize=6.5))
-        lx += 14 + pdfmetrics.stringWidth(label, font, 6.5)
+    for c in caps:
+        d.add(Line(left, Y(c), left + pw, Y(c), strokeColor=colors.HexColor("#c00000"), strokeWidth=1,
+                   strokeDashArray=[4, 2]))
+        d.add(String(left + pw - 2, Y(c) + 2, f"cap {c:,.6g} IOPS", fontName=font, fontSize=6.5,
+                     textAnchor="end", fillColor=colors.HexColor("#c00000")))
+    for r, row in enumerate(legend):
+        yy = h - 4 * mm - r * 3.2 * mm
+        for i, lab, x in row:
+            col = colors.HexColor(PALETTE[i % len(PALETTE)])
+            d.add(Line(x, yy, x + 8, yy, strokeColor=col, strokeWidth=1.5))
+            d.add(String(x + 10, yy - 2.5, lab, fontName=font, fontSize=6.5))
     return d
 
 

@@ -231,3 +231,17 @@ def test_pdf_has_outline_links_metadata_and_page_size(engagement, tmp_path):
     assert all("Confidential: ACME only" in p for p in pages)
     build_report(engagement, ReportOptions(date="x"), str(out))
     assert "841.89 pts (A4)" in subprocess.run(["pdfinfo", str(out)], capture_output=True, text=True).stdout
+
+
+# ---- charts: runs on one axis, the cap drawn, a scale that shows the level in question ------------------
+def test_overlay_draws_runs_on_one_axis_with_the_cap_line_and_a_log_scale(engagement, tmp_path):
+    out = tmp_path / "o.pdf"
+    content = build_report(engagement, ReportOptions(date="x", sections=["overlay"]), str(out))
+    charts = [c for s in content.sections for c in s.charts]
+    assert len(charts) == 1 and len(charts[0].data["lines"]) == 3  # limited and unlimited on one chart
+    assert charts[0].data["caps"] == [200.0] and charts[0].data["log"] is True  # 112,376 vs a 200 IOPS cap
+    text = flat(pdf_text(out))
+    assert "cap 200 IOPS" in text and "IOPS (log scale)" in text and "100,000" in text and "100 " in text
+    # the since-boot statement is true per run: left out of the -d run, kept (intervals) for the -y runs
+    assert ("The first report of capped_200iops_iostat-d covers the time since boot and is left out; the first "
+            "reports of storm_fast_iostat-xt and storm_slow_iostat-xt are intervals and are kept.") in text
