@@ -279,7 +279,7 @@ def _sizing_section(opt: ReportOptions, verdicts: list[str], values: dict[str, A
         inputs.append([SIZING_INPUT_NAMES.get(k, k.replace("_", " ")), _sizing_value(k, v.get("value"), first),
                        str(v.get("source", ""))])
     rng, top = parse_iops_range(ipu)
-    given = f"{num(rng)}..{num(top)}" if top is not None else num(rng)
+    given = f"{num(rng)} steady to {num(top)} in the storm" if top is not None else num(rng)
     inputs.insert(1, ["IOPS per user", given + (f", storm × {num(mult)}" if mult not in (None, 1, 1.0) else ""),
                       "given"])
     sec.table(Table("Inputs", ["Input", "Value", "Source"], inputs))
@@ -302,7 +302,10 @@ def _sizing_section(opt: ReportOptions, verdicts: list[str], values: dict[str, A
     sec.table(Table("What if: other RAID levels and disk types",
                     ["RAID level", "Write penalty", *[labels[d] for d in disks]], wrows,
                     note=f"Disks in whole RAID sets for {users:,} users at {what} IOPS per user, "
-                         f"{num(first.inputs['read_pct']['value'])} % reads. IOPS per disk are typical figures; "
+                         f"{num(first.inputs['read_pct']['value'])} % reads"
+                         + (f", at least the disks {num(kw['gb_per_user'])} GB per user need at "
+                            f"{num(kw['disk_gb'])} GB per disk" if kw.get("gb_per_user") and kw.get("disk_gb") else "")
+                         + ". IOPS per disk are typical figures; "
                          "measure your model. SSDs are usually sized by capacity, not IOPS."))
     methods.append(("sizing", {"formula": first.formula, "raid": first.raid, "disk": first.disk}))
     return sec
@@ -345,8 +348,27 @@ def _compare_metric(metric: str, unit: str) -> tuple[str, str, Any]:
     return label, unit, lambda v: fmt(v)
 
 
+def _customer_error(message: str) -> str:
+    """An analysis error without the run number and internal parameters ('run 6 has ... (op all)')."""
+    import re
+
+    text = re.sub(r"^run \d+ ", "", message)
+    return re.sub(r" \(op \w+\)", "", text).rstrip(".")
+
+
 def _names(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
+
+def _ioz_unit(metric: Any) -> str:
+    m = str(metric)
+    return {"kb_s": "kB/s", "kbs": "kB/s", "ops_s": "ops/s", "us_op": "µs/op"}.get(m, m.replace("_", " "))
+
+
+def _ioz_val(v: Any) -> str:
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return fmt(v) if float(v).is_integer() else num(v)
+    return str(v)
 
 
 def _ioz_key(k: str) -> str:
@@ -608,7 +630,8 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             try:
                 ls = latency_share(ws, r["run_id"], thr)
             except AnalysisError as e:
-                sec.para(f"{name(r)}: {e}.")
+                why = _customer_error(str(e))
+                sec.para(an.text(f"{name(r)} {why}." if why.startswith(("has ", "is ")) else f"{name(r)}: {why}."))
                 continue
             values.setdefault("latency", {})[r["run_id"]] = ls
             if ls["exact"]:
@@ -635,8 +658,9 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         if rows:
             sec.order.insert(0, ("t", len(sec.tables)))
             sec.tables.append(Table("", ["Run", "I/Os", f"≤ {num(thr)} ms", "Method", "p95", "p99"], rows))
-            sections.append(sec)
             methods.append(("latency", "latency histograms"))
+        if rows or sec.paragraphs:  # a run without histograms is said so, not silently left out
+            sections.append(sec)
 
     ioz_runs = [r for r in runs if r["kind"] == "iozone"]
     if "iozone" in want and len(ioz_runs) >= 2:
@@ -658,14 +682,14 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                 vals = [row["values"][i] for i in cols]
                 base = vals[0]
                 ratio = vals[-1] / base if base and vals[-1] is not None and len(vals) > 1 else None
-                rows.append([str(row["key"].get(k, "")) for k in vary] + [str(row["metric"]).replace("_", " ")]
+                rows.append([_ioz_val(row["key"].get(k, "")) for k in vary] + [_ioz_unit(row["metric"])]
                             + [fmt(v) for v in vals] + ([_ratio(ratio)] if pair else [])
                             + (["yes" if row.get("page_cache_likely") else ""] if "page_cache_likely" in row else []))
-            header = [_ioz_key(k) for k in vary] + ["value"] + [name(ioz_runs[i]) for i in cols] \
-                + (["ratio"] if pair else [])
+            header = [_ioz_key(k)[:1].upper() + _ioz_key(k)[1:] for k in vary] + ["Unit"] \
+                + [name(ioz_runs[i]) for i in cols] + (["Ratio"] if pair else [])
             if any("page_cache_likely" in row for row in shown):
-                header.append("page cache?")
-            fixed = ", ".join(f"{_ioz_key(k)} {v}" for k, v in const.items() if v is not None)
+                header.append("Page cache?")
+            fixed = ", ".join(f"{_ioz_key(k)} {_ioz_val(v)}" for k, v in const.items() if v is not None)
             more = f" The first 80 of {len(all_rows)} matched rows are shown." if len(all_rows) > 80 else ""
             matched = ", ".join(_ioz_key(k) for k in vary) or "their keys"
             sec.para(f"IOzone results of the runs below, matched on {matched}"
@@ -729,7 +753,8 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             tags = ", ".join(f"{k} = {v}" for k, v in sorted(_tags(r).items()))
             sec.para(an.text(
                 f"Run {r['run_id']} · {shown} · {KIND_NAMES.get(r['kind'], r['kind'])}, "
-                f"{r.get('tool_version') or 'version not stated'} · host {an.host(r.get('host'))}"
+                f"{r.get('tool_version') or 'version not stated'} · "
+                + ((an.host(r["host"]) if an.enabled else f"host {r['host']}") if r.get("host") else "host not stated")
                 + (f" · tags: {tags}" if tags else "")
                 + (f" · import warnings: {' | '.join(warn)}" if warn else " · no import warnings"))
                 + f" · SHA-256 {r.get('source_sha256') or '–'}")

@@ -245,3 +245,16 @@ def test_overlay_draws_runs_on_one_axis_with_the_cap_line_and_a_log_scale(engage
     # the since-boot statement is true per run: left out of the -d run, kept (intervals) for the -y runs
     assert ("The first report of capped_200iops_iostat-d covers the time since boot and is left out; the first "
             "reports of storm_fast_iostat-xt and storm_slow_iostat-xt are intervals and are kept.") in text
+
+
+def test_iozone_units_and_sizes_and_error_wording_are_for_customers(ws, tmp_path):
+    a = imp(ws, FIXTURES / "iozone" / "iozone-results-comparator_ext2_1.iozone.txt")
+    imp(ws, FIXTURES / "iozone" / "iozone2csv_iozone.out.txt")
+    fio = imp(ws, SAMPLES / "fio_randread_lat_limited.json")  # fio JSON without json+ latency bins
+    out = tmp_path / "i.pdf"
+    build_report(ws, ReportOptions(date="x", sections=["iozone", "latency"]), str(out))
+    text = flat(pdf_text(out))
+    assert "kB/s" in text and " kb s " not in text and "1,048,576" in text and "1048576" not in text
+    assert "File size (kB)" in text and "Ratio" in text  # exactly two IOzone runs: one ratio column
+    assert f"{ws.run(fio)['name']} has no latency histogram" in text
+    assert f"run {fio} " not in text and "(op all)" not in text and a
