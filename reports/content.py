@@ -8,6 +8,7 @@ values and with the CLI's JSON.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -744,8 +745,12 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                              for k in used if k in METHOD_PROSE], widths=[0.2, 0.8], max_cell=2000))
         sec.table(Table("Glossary", ["Term", "Meaning"], [list(g) for g in GLOSSARY], widths=[0.2, 0.8],
                         max_cell=2000))
-        sec.para("Sources. Each run's file, tool, host, tags and import warnings, and the SHA-256 checksum of the "
-                 "file as imported: the same files give the same figures.")
+        from reports.options import version
+
+        sec.para(f"Sources. Each run's file, tool, host, tags and import warnings, and the SHA-256 checksum of the "
+                 f"file as imported. StormScope {version()} wrote this report: the same files (the same checksums), "
+                 "imported with the same settings, and the same report options give the same figures and a "
+                 "byte-identical PDF.")
         for r in runs:
             warn = [render_stored(w) for w in r.get("warnings") or []]
             src = str(r.get("source_path") or "")
@@ -764,6 +769,12 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
         verdicts.append(f"{len(names)} iostat run{'s' if len(names) > 1 else ''} could not be analysed over time "
                         f"({reason}): {shown}.")
+    if not opt.full_paths:  # file names only: a path in a warning or an error message is cut to its file name
+        verdicts[:] = [_no_paths(v) for v in verdicts]
+        for sec in sections:
+            sec.paragraphs = [_no_paths(p) for p in sec.paragraphs]
+            for t in sec.tables:
+                t.rows = [[_no_paths(c) for c in row] for row in t.rows]
     summary = Section("summary", "Executive summary")
     if "summary" in want:
         for v in verdicts or ["No analysis in this report produced a verdict."]:
@@ -771,6 +782,15 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         sections.insert(0, summary)
     values["verdicts"] = verdicts
     return ReportContent(opt, verdicts, sections, methods, values)
+
+
+PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?[\\/](?:[^\s\\/]+[\\/])+([^\s\\/]+)")
+
+
+def _no_paths(s: str) -> str:
+    """A text with every absolute path replaced by its file name ('/work/x/y.txt' -> 'y.txt'); 'I/O', 'kB/s'
+    and '18 / 54' are no paths."""
+    return PATH.sub(r"\1", s)
 
 
 def _reason(message: str) -> str:

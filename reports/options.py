@@ -62,6 +62,24 @@ class ReportOptions:
         return ReportOptions(**data)
 
 
+def version() -> str:
+    """StormScope's version, from pyproject.toml (installed metadata when there is no source tree)."""
+    import tomllib
+    from pathlib import Path
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    if pyproject.exists():
+        with open(pyproject, "rb") as f:
+            return str(tomllib.load(f)["project"]["version"])
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as meta_version
+
+    try:
+        return meta_version("stormscope")
+    except PackageNotFoundError:
+        return "unknown version"
+
+
 TEMPLATE_DDL = "CREATE TABLE IF NOT EXISTS report_templates (name VARCHAR PRIMARY KEY, options JSON NOT NULL)"
 
 

@@ -39,6 +39,7 @@ from reportlab.platypus.tableofcontents import TableOfContents
 
 from reports.content import Chart, ReportContent
 from reports.content import Table as ContentTable
+from reports.options import version
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 MAX_CELL = 90  # characters of untrusted text in a table cell (the appendix prints it in full)
@@ -116,24 +117,6 @@ class _Doc(BaseDocTemplate):
             self.canv.bookmarkPage(key)
             self.canv.addOutlineEntry(title, key, level=level, closed=level > 0)
             self.notify("TOCEntry", (level, title, self.page, key))
-
-
-def version() -> str:
-    """StormScope's version, from pyproject.toml (installed metadata when there is no source tree)."""
-    import tomllib
-    from pathlib import Path
-
-    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
-    if pyproject.exists():
-        with open(pyproject, "rb") as f:
-            return str(tomllib.load(f)["project"]["version"])
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as meta_version
-
-    try:
-        return meta_version("stormscope")
-    except PackageNotFoundError:
-        return "unknown version"
 
 
 def _styles(accent: str) -> dict[str, ParagraphStyle]:

@@ -258,3 +258,15 @@ def test_iozone_units_and_sizes_and_error_wording_are_for_customers(ws, tmp_path
     assert "File size (kB)" in text and "Ratio" in text  # exactly two IOzone runs: one ratio column
     assert f"{ws.run(fio)['name']} has no latency histogram" in text
     assert f"run {fio} " not in text and "(op all)" not in text and a
+
+
+def test_paths_in_any_text_become_file_names_and_the_report_says_how_to_verify_it(ws, tmp_path):
+    imp(ws, SAMPLES / "storm_fast_iostat-xt.txt", first_report="interval",
+        tags={"note": "copied from /mnt/customer-share/vdi/boot1.txt"})
+    out = tmp_path / "p.pdf"
+    build_report(ws, ReportOptions(date="x", sections=["overlay", "appendix"]), str(out))
+    text = flat(pdf_text(out))
+    assert "copied from boot1.txt" in text and "customer-share" not in text
+    assert "I/O" in text  # not a path
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert f"StormScope {version} wrote this report" in text and "byte-identical PDF" in text
