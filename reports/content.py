@@ -570,6 +570,8 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
     if "cap" in want and series:
         from app.analysis.cap import cap_report
 
+        not_capped: dict[tuple[float, str, float], list[tuple[str, float | None]]] = {}
+
         sec = Section("cap", "Cap compliance")
         rows = []
         for r in iostat:
@@ -591,8 +593,7 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                 held = {True: "held", False: "did not hold", None: "could not be judged"}[c.held]
                 if c.verdict == "not capped":
                     held = "not capped"
-                    verdicts.append(f"No {num(c.cap)} {unit} cap was in force on {name(r)}: its median interval of "
-                                    f"{fmt(c.plateau)} {unit} is above the cap + {num(c.tolerance_pct)} %.")
+                    not_capped.setdefault((c.cap, unit, c.tolerance_pct), []).append((name(r), c.plateau))
                 elif c.held is None:
                     verdicts.append(f"The {num(c.cap)} {unit} cap could not be judged on {name(r)}: "
                                     f"{_cap_sentence(c)}.")
@@ -609,6 +610,15 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                              fmt(c.plateau), fmt(worst), pct(c.over_cap_share)])
                 sec.para(an.text(f"{name(r)}: {_cap_sentence(c)}."))
             methods.append(("cap", res.method))
+        for (cap, unit, tol_pct), runs_over in not_capped.items():  # one line for all runs clearly over a cap
+            if len(runs_over) == 1:
+                (rn, med), = runs_over
+                verdicts.append(f"No {num(cap)} {unit} cap was in force on {rn}: its median interval of "
+                                f"{fmt(med)} {unit} is above the cap + {num(tol_pct)} %.")
+            else:
+                listed = "; ".join(f"{rn} ({fmt(med)} {unit})" for rn, med in runs_over)
+                verdicts.append(f"No {num(cap)} {unit} cap was in force on {len(runs_over)} runs, whose median "
+                                f"intervals are above the cap + {num(tol_pct)} %: {listed}.")
         if rows:
             sec.order.insert(0, ("t", len(sec.tables)))
             tol = num(opt.tolerance_pct)

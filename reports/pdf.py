@@ -462,8 +462,10 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
                 d.add(String(x, y0 - 8, f"{tk:,.{0 if tick >= 1 else 1}f}", fontName=font, fontSize=5.5,
                              textAnchor="middle"))
                 tk += tick
+            many = "s" if ns != 1 else ""
             d.add(String(x0 + pw / 2, y0 - 15, f"{'minutes' if unit == 'min' else 'seconds'} from the start of the "
-                         f"first collection ({ns:,} of {step:g} s)", fontName=font, fontSize=6, textAnchor="middle"))
+                         f"first collection ({ns:,} collection{many} of {step:g} s)", fontName=font, fontSize=6,
+                         textAnchor="middle"))
         else:
             d.add(String(x0 + pw / 2, y0 - 9, f"collections 1–{ns} (interval unknown)", fontName=font, fontSize=6,
                          textAnchor="middle"))

@@ -270,3 +270,16 @@ def test_paths_in_any_text_become_file_names_and_the_report_says_how_to_verify_i
     assert "I/O" in text  # not a path
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     assert f"StormScope {version} wrote this report" in text and "byte-identical PDF" in text
+
+
+def test_runs_clearly_over_a_cap_make_one_summary_line(engagement, tmp_path):
+    out = tmp_path / "c.pdf"
+    content = build_report(engagement, ReportOptions(date="x", iops_cap=50, sections=["summary", "cap"]), str(out))
+    text = flat(pdf_text(out))
+    fast = cap_report(engagement, engagement.ids["fast"], iops_cap=50).checks[0]
+    slow = cap_report(engagement, engagement.ids["slow"], iops_cap=50).checks[0]
+    assert fast.verdict == slow.verdict == "not capped"
+    line = [v for v in content.verdicts if v.startswith("No 50 IOPS cap was in force on")]
+    assert len(line) == 1 and line[0] in text
+    assert (f"storm_fast_iostat-xt ({fmt(fast.plateau)} IOPS); storm_slow_iostat-xt ({fmt(slow.plateau)} IOPS)"
+            in line[0])
