@@ -93,3 +93,15 @@ def window(qtbot, tmp_path):
     w = open_window(qtbot, tmp_path)
     yield w
     dispose_window(qtbot, w)
+
+
+def drop_paths(w, paths) -> None:
+    """Drop files or folders on the window, as a drag from the file manager does."""
+    from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    ev = QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                    Qt.KeyboardModifier.NoModifier)
+    w.dropEvent(ev)

@@ -8,15 +8,14 @@ import pytest  # noqa: E402
 
 pytest.importorskip("PySide6")
 
-from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl  # noqa: E402
-from PySide6.QtGui import QDropEvent  # noqa: E402
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
 
 from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.table_model import PAGE, PENDING, LazyQueryModel, Source  # noqa: E402
 from app.ui.workers import ImportThread  # noqa: E402
 from app.workspace import Workspace  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
-from tests.conftest import GOOD, SAMPLES  # noqa: E402
+from tests.conftest import GOOD, SAMPLES, drop_paths  # noqa: E402
 
 
 @pytest.fixture
@@ -109,14 +108,6 @@ def test_import_thread_can_be_cancelled(qtbot, tmp_path):
     assert len(results) < 30 and results[-1].error.endswith("cancelled")
     with Workspace(tmp_path / "w.duckdb", read_only=True) as ws:
         assert len(ws.runs()) == sum(r.status == "imported" for r in results)
-
-
-def drop_paths(w, paths):
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    ev = QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                    Qt.KeyboardModifier.NoModifier)
-    w.dropEvent(ev)
 
 
 def test_title_and_drop_a_folder(qtbot, window):

@@ -9,7 +9,7 @@ from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog  # noqa: E402
 
 from parsers.base import ImportOptions  # noqa: E402
-from tests.conftest import SAMPLES, dispose_window, open_window  # noqa: E402
+from tests.conftest import SAMPLES, dispose_window, drop_paths, open_window  # noqa: E402
 
 
 def menu_action(window, menu_title, text):
@@ -134,7 +134,6 @@ def test_import_with_options_from_the_file_menu(qtbot, window, monkeypatch):
 
 
 def test_runs_waiting_for_an_interval_get_a_field_after_the_import(qtbot, window):
-    from tests.test_ui import drop_paths
 
     drop_paths(window, [SAMPLES / "capped_200iops_iostat-d.txt"])
     qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
@@ -152,7 +151,6 @@ def test_runs_waiting_for_an_interval_get_a_field_after_the_import(qtbot, window
 
 def test_window_stays_within_a_laptop_screen_with_every_run_selected(qtbot, window):
     """A long notes line must wrap, not widen the window; run names stay readable."""
-    from tests.test_ui import drop_paths
 
     drop_paths(window, [SAMPLES])
     qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
@@ -193,7 +191,6 @@ def test_a_closed_panel_comes_back_from_the_view_menu(qtbot, window):
 
 def test_many_runs_without_time_stamps_keep_the_window_on_the_screen(qtbot, window, tmp_path):
     """A folder of 12 logs without -t: the waiting list scrolls, two lines high, and one field sets them all."""
-    from tests.test_ui import drop_paths
 
     folder = tmp_path / "drop"
     folder.mkdir()
@@ -221,7 +218,6 @@ def test_notes_under_the_chart_stay_two_lines_with_the_rest_in_the_tooltip(qtbot
 
 def test_banner_and_import_list_follow_a_theme_switch(qtbot, window):
     from app.ui import theme
-    from tests.test_ui import drop_paths
 
     drop_paths(window, [SAMPLES / "storm_fast_iostat-xt.txt"])
     qtbot.waitUntil(lambda: window.thread is None, timeout=60000)

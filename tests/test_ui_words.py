@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (  # noqa: E402
 )
 
 from app.ui.main_window import MainWindow  # noqa: E402
-from tests.conftest import ROOT, SAMPLES  # noqa: E402
+from tests.conftest import ROOT, SAMPLES, drop_paths  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 # a run without timestamps (iostat 1 without -t), a vscsiStats run (no interval given), a fio run without json+
@@ -61,17 +61,6 @@ ALLOWED = {"cap_iops", "cap_bw_kbs"}
 # what other owners' files still show (file:line at the time of writing); each entry is a finding for that owner,
 # tolerated here so that this test guards everything else. Delete the entry when the owner fixes it.
 KNOWN_ELSEWHERE: dict[str, str] = {}
-
-
-def drop_paths(w, paths):
-    from PySide6.QtCore import QMimeData, QPointF, QUrl
-    from PySide6.QtGui import QDropEvent
-
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    ev = QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                    Qt.KeyboardModifier.NoModifier)
-    w.dropEvent(ev)
 
 
 # ---- collecting what the window shows ------------------------------------------------------------------
