@@ -549,11 +549,15 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
                                 + (f", and settled {fmt(m.settle_time_s, 0)} s after the peak."
                                    if m.settle_time_s is not None else "."))
             if rep.phases:
-                prow = [[an.text(ph.name), fmt(ph.t_start_s, 0, "s"), fmt(ph.t_end_s, 0, "s"), fmt(pm.peak_iops),
-                         fmt(pm.mean_iops), fmt(pm.total_ios), _reads(pm.read_share, pm.read_share_basis)]
-                        for ph, pm in rep.phases]
+                ser = series[r["run_id"]]
+                off = float(ser.align.get("offset_s", 0.0) or 0.0)  # phase times on the chart's time axis
+                prow = [[an.text(ph.name), fmt(ph.t_start_s - off, 0, "s"), fmt(ph.t_end_s - off, 0, "s"),
+                         fmt(pm.peak_iops), fmt(pm.mean_iops), fmt(pm.total_ios),
+                         _reads(pm.read_share, pm.read_share_basis)] for ph, pm in rep.phases]
+                ref = ser.align.get("reference", "start of the run")
                 sec.table(Table(f"Phases of {name(r)} ({rep.phase_source})",
-                                ["Phase", "From", "To", "Peak IOPS", "Mean IOPS", "I/Os", "Reads"], prow))
+                                ["Phase", "From", "To", "Peak IOPS", "Mean IOPS", "I/Os", "Reads"], prow,
+                                note=f"From and To: seconds from the {ref}, as on the chart."))
             methods.append(("storm", rep.method))
         sec.order.insert(0, ("t", len(sec.tables)))
         sec.tables.append(Table("", ["Run", "Peak IOPS", "Plateau IOPS", "To peak", "Above half peak", "Settle",

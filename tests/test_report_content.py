@@ -132,6 +132,9 @@ def test_plateau_is_the_storm_definition_and_the_median_is_called_so(engagement,
     # the period starts at the start of the first interval: 02:15:30 is the end of the first 1 s report
     assert "2026-11-22 02:15:29 – 02:16:29" in text and "02:16:34 – 02:18:09" in text
     assert "since boot excluded" not in text and "since-boot excluded" not in text
+    # phases on the chart's time axis (0 = the first activity, second 5 of the run): the storm phase holds the peak
+    assert re.search(r"phase 3 8 ?s 34 ?s 1,212 1,094 28,450", text)
+    assert "From and To: seconds from the start of the first" in text
     # one format per quantity: IOPS and I/O counts whole, with thousands separators
     assert not re.search(r"\d\.\d+ IOPS", text)
     assert "36,340" in text and "36,340.0" not in text and "670,577" in text
