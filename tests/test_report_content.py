@@ -103,6 +103,14 @@ def test_cli_takes_an_iops_per_user_range(engagement, tmp_path):
     verdicts = json.loads(p.stdout)["verdicts"]
     assert any("18 disks at the steady 8 IOPS per user" in v and "54 disks at the storm's 25 IOPS per user" in v
                for v in verdicts), verdicts
+    pdf = flat(pdf_text(out))
+    assert "18 disks at the steady 8 IOPS per user" in pdf
+    again = subprocess.run([sys.executable, str(ROOT / "main.py"), "report", "-w", str(tmp_path / "ws.duckdb"), "-o",
+                            str(out), "--sections", "appendix", "--full-paths", "--confidential", "For ACME only"],
+                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert again.returncode == 0, again.stderr
+    raw = pdf_text(out)
+    assert "For ACME only" in raw and str(SAMPLES / "storm_fast_iostat-xt.txt") in re.sub(r"\s", "", raw)
     bad = subprocess.run([sys.executable, str(ROOT / "main.py"), "report", "-w", str(tmp_path / "ws.duckdb"), "-o",
                           str(out), "--users", "100", "--iops-per-user", "25..8"], capture_output=True, text=True,
                          cwd=ROOT, timeout=120)
