@@ -780,9 +780,12 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         sections.append(sec)
 
     for reason, names in skipped.items():
-        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-        verdicts.append(f"{len(names)} iostat run{'s' if len(names) > 1 else ''} could not be analysed over time "
-                        f"({reason}): {shown}.")
+        why = _customer_error(reason)
+        if len(names) == 1:
+            verdicts.append(f"The iostat run {names[0]} could not be analysed over time: {why}.")
+        else:
+            shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+            verdicts.append(f"{len(names)} iostat runs could not be analysed over time: {shown}. The reason: {why}.")
     if not opt.full_paths:  # file names only: a path in a warning or an error message is cut to its file name
         verdicts[:] = [_no_paths(v) for v in verdicts]
         for sec in sections:
