@@ -458,15 +458,17 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
         rows = []
         for r in runs:
             period = _period(ws, r)
+            series_kind = r["kind"] in ("iostat", "vscsistats", "nmon", "perfmon")  # samples over time
             interval = fmt(r.get("interval_s"), 0 if (r.get("interval_s") or 0) >= 1 else 2, "s") \
-                if r.get("interval_s") else "unknown"
+                if r.get("interval_s") else ("unknown" if series_kind else "–")
             rows.append([str(r["run_id"]), name(r), KIND_NAMES.get(r["kind"], r["kind"]), an.host(r.get("host")),
                          period, interval,
-                         str(r.get("n_samples")) if r.get("n_samples") else "–"])
+                         f"{r['n_samples']:,}" if r.get("n_samples") and series_kind else "–"])
         sec.para("The runs below were imported from the customer's trace files; their sources, checksums and "
                  "import warnings are listed in the appendix.")
         sec.table(Table("", ["Run", "Name", "Kind", "Host", "Period", "Interval", "Reports"], rows,
-                        widths=[0.06, 0.25, 0.1, 0.15, 0.23, 0.11, 0.1]))
+                        note="Reports: the samples of a run over time (iostat reports, vscsiStats collections); "
+                             "benchmark results such as fio and IOzone have none."))
         sections.append(sec)
 
     series: dict[int, Any] = {}
