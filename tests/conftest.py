@@ -1,4 +1,5 @@
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -25,6 +26,15 @@ Device            r/s     w/s     rkB/s     wkB/s  %util
 sda             11.00   21.00     44.00     84.00   6.00
 
 """
+
+# the words a customer must never read in the window or the PDF (flags, commands, seeds, internal files, code names)
+CUSTOMER_FORBIDDEN = {
+    "command-line flag": re.compile(r"(?<![\w-])--[a-z]"),
+    "main.py command": re.compile(r"main\.py"),
+    "seed number": re.compile(r"\bseed \d", re.I),
+    "internal file": re.compile(r"domain\.md|shared/"),
+    "code identifier": re.compile(r"\b[a-z]+_[a-z_]+\b"),
+}
 
 
 def corpus_files(folder: str) -> list[Path]:

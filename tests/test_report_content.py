@@ -18,7 +18,7 @@ from app.importer import import_file
 from parsers.base import ImportOptions
 from reports import ReportOptions, build_report
 from reports.content import fmt
-from tests.conftest import SAMPLES
+from tests.conftest import CUSTOMER_FORBIDDEN, SAMPLES
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -26,13 +26,9 @@ SIZING_RANGE = {"users": 100, "iops_per_user": "8..25", "read_pct": 40, "raid": 
 SIZING_MULT = {"users": 100, "iops_per_user": 8, "storm_multiplier": 3.125, "read_pct": 40, "raid": "10",
                "disk_iops": 75}
 
-# the words a customer must never read (the window's own list, tests/test_ui_words.py)
+# the words a customer must never read (the window's list), and parameter dumps
 FORBIDDEN = {
-    "command-line flag": re.compile(r"(?<![\w-])--[a-z]"),
-    "main.py command": re.compile(r"main\.py"),
-    "seed number": re.compile(r"\bseed \d", re.I),
-    "internal file": re.compile(r"domain\.md|shared/"),
-    "code identifier": re.compile(r"\b[a-z]+_[a-z_]+\b"),
+    **CUSTOMER_FORBIDDEN,
     "parameter dump": re.compile(r"sigma|›|\bTrue\b|\bFalse\b|\bNone\b|since boot excluded"),
 }
 

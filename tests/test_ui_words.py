@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (  # noqa: E402
 )
 
 from app.ui.main_window import MainWindow  # noqa: E402
-from tests.conftest import ROOT, SAMPLES, drop_paths  # noqa: E402
+from tests.conftest import CUSTOMER_FORBIDDEN, ROOT, SAMPLES, drop_paths  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 # a run without timestamps (iostat 1 without -t), a vscsiStats run (no interval given), a fio run without json+
@@ -48,13 +48,7 @@ CORPUS_FILES = [FIXTURES / "iostat" / "jc_centos-7.7_iostat-1.txt",
                 FIXTURES / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv",
                 FIXTURES / "fio" / "pkb_fio-2.1.4-parser-sample-result.json"]
 
-FORBIDDEN = {
-    "command-line flag": re.compile(r"(?<![\w-])--[a-z]"),
-    "main.py command": re.compile(r"main\.py"),
-    "seed number": re.compile(r"\bseed \d", re.I),
-    "internal file": re.compile(r"domain\.md|shared/"),
-    "code identifier": re.compile(r"\b[a-z]+_[a-z_]+\b"),
-}
+FORBIDDEN = CUSTOMER_FORBIDDEN
 # real words of the product that look like identifiers: the tag keys a user types in Tag… to give a run its cap
 ALLOWED = {"cap_iops", "cap_bw_kbs"}
 
