@@ -115,3 +115,15 @@ def drop_paths(w, paths) -> None:
     ev = QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
                     Qt.KeyboardModifier.NoModifier)
     w.dropEvent(ev)
+
+
+def click_tab(qtbot, w, title: str):
+    """Click the view's tab in the tab bar, as the user does; returns the view shown."""
+    from PySide6.QtCore import Qt
+
+    bar = w.tabs.tabBar()
+    i = next(i for i in range(bar.count()) if bar.tabText(i).replace("&&", "&") == title)
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(i).center())
+    assert w.tabs.currentIndex() == i
+    qtbot.wait(50)
+    return w.tabs.currentWidget()

@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor  # noqa: E402
 
 from app.ui.histo_view import MAX_SERIES  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
-from tests.conftest import SAMPLES  # noqa: E402
+from tests.conftest import SAMPLES, click_tab  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 REAL_VSCSI = FIXTURES / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"  # see fixtures/PROVENANCE.md
@@ -101,11 +101,7 @@ def imported(window, path: Path, **opts) -> list[int]:
 def open_histograms(qtbot, window, run_ids):
     """Select the runs in the run list and click the Histograms tab."""
     window.browser.select_runs(run_ids)
-    bar = window.tabs.tabBar()
-    i = next(i for i in range(bar.count()) if bar.tabText(i) == "Histograms")
-    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(i).center())
-    assert window.tabs.currentWidget() is window.histos
-    qtbot.wait(50)
+    assert click_tab(qtbot, window, "Histograms") is window.histos
     return window.histos
 
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 from app.ui.iozone_view import KB_PER_MB, tick_label_rects  # noqa: E402
 from app.ui.run_browser import RUN_ROLE  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
+from tests.conftest import click_tab  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "iozone"
 EXT2 = FIXTURES / "iozone-results-comparator_ext2_1.iozone.txt"  # local disk, one stream, 21 x 13 matrix
@@ -58,11 +59,7 @@ def click_runs(qtbot, window, run_ids: list[int]) -> None:
 
 def open_iozone(qtbot, window, run_ids: list[int]):
     click_runs(qtbot, window, run_ids)
-    bar = window.tabs.tabBar()
-    i = next(i for i in range(bar.count()) if bar.tabText(i) == "IOzone")
-    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(i).center())
-    assert window.tabs.currentWidget() is window.iozone
-    qtbot.wait(50)
+    assert click_tab(qtbot, window, "IOzone") is window.iozone
     return window.iozone
 
 

@@ -440,6 +440,15 @@ def format_ratio(v: float | None) -> str:
 
 
 # ---- export (TSV for Excel, CSV) ---------------------------------------------------------------------
+def _share_cells(s: Any) -> list[str]:
+    """A share's four export cells (exact, lower, upper, estimate, in %); empty where there were no I/Os."""
+    if s is None or s.ios == 0:
+        return ["", "", "", ""]
+    lo, hi = s.bounds
+    est = s.share_estimate
+    return [_raw(None if v is None else v * 100) for v in (s.share, lo, hi, est)]
+
+
 def _raw(v: float | None) -> str:
     """Unformatted numbers for a spreadsheet: no thousands separator, up to 10 significant digits."""
     if v is None or (isinstance(v, float) and (math.isnan(v) or math.isinf(v))):
@@ -480,14 +489,7 @@ def export_cells(row: RangeRow, cols: list[Column]) -> list[str]:
                     "" if st is None or st.read_share_basis is None else
                     ("I/Os" if st.read_share_basis == "I/Os" else "kB")]
         elif c.key == "share":
-            s = None if row.error else row.share
-            if s is None or s.ios == 0:
-                out += ["", "", "", ""]
-            else:
-                lo, hi = s.bounds
-                est = s.share_estimate
-                out += [_raw(None if s.share is None else s.share * 100), _raw(None if lo is None else lo * 100),
-                        _raw(None if hi is None else hi * 100), _raw(None if est is None else est * 100)]
+            out += _share_cells(None if row.error else row.share)
         else:
             out.append(_raw(None if row.error else c.value(row)))
     return out
@@ -611,13 +613,7 @@ def _collection_line(row: RangeRow, coll: dict[str, Any], cols: list[Column]) ->
         elif c.key == "share":
             s = coll["share"]
             disp.append(share_text(s))
-            if s is None or s.ios == 0:
-                exp += ["", "", "", ""]
-            else:
-                lo, hi = s.bounds
-                est = s.share_estimate
-                exp += [_raw(None if s.share is None else s.share * 100), _raw(None if lo is None else lo * 100),
-                        _raw(None if hi is None else hi * 100), _raw(None if est is None else est * 100)]
+            exp += _share_cells(s)
         elif c.key == "read_share":
             disp.append(DASH)
             exp += ["", ""]
