@@ -106,6 +106,7 @@ class Section:
     tables: list[Table] = field(default_factory=list)
     charts: list[Chart] = field(default_factory=list)
     order: list[tuple[str, int]] = field(default_factory=list)  # (kind, index) in display order
+    answers: list[dict[str, Any]] = field(default_factory=list)  # the Answers page: one line per question
 
     def para(self, text: str) -> None:
         self.paragraphs.append(text)
@@ -118,6 +119,10 @@ class Section:
     def chart(self, c: Chart) -> None:
         self.charts.append(c)
         self.order.append(("c", len(self.charts) - 1))
+
+    def answer(self, item: dict[str, Any]) -> None:
+        self.answers.append(item)
+        self.order.append(("a", len(self.answers) - 1))
 
 
 @dataclass
@@ -453,6 +458,16 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
     def name(r: dict[str, Any]) -> str:
         return an.text(r["name"])
 
+    answered = _answers(ws, an)  # the stored questions and their answers (none: the report is as before)
+    q_caps: dict[int, list[Any]] = {}  # run -> the cap checks its questions computed (shown in Cap compliance)
+    for _sq, a in answered:
+        if a.kind == "cap" and a.error is None:
+            q_caps.setdefault(a.evidence.run_ids[0], []).extend(a.evidence.results)
+    cap_runs: set[int] = set()
+    sizing_from = _sizing_question(opt, answered)
+    if sizing_from is not None:
+        opt = opt.merged(sizing=_sizing_params(sizing_from[0].question))
+
     if "runs" in want:
         sec = Section("runs", "Runs analysed")
         rows = []
@@ -584,38 +599,44 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             tags = _tags(r)
             iops_cap = opt.iops_cap if opt.iops_cap is not None else _float(tags.get("cap_iops"))
             bw_cap = opt.bw_cap_kbs if opt.bw_cap_kbs is not None else _float(tags.get("cap_bw_kbs"))
-            if r["run_id"] not in series or (iops_cap is None and bw_cap is None):
+            if r["run_id"] not in series:
                 continue
-            res = cap_report(ws, r["run_id"], opt.device, iops_cap=iops_cap, bw_cap_kbs=bw_cap,
-                             tolerance_pct=opt.tolerance_pct)
-            values.setdefault("cap", {})[r["run_id"]] = res.as_dict()
+            results = [] if iops_cap is None and bw_cap is None else [
+                cap_report(ws, r["run_id"], opt.device, iops_cap=iops_cap, bw_cap_kbs=bw_cap,
+                           tolerance_pct=opt.tolerance_pct)]
+            results += [x for x in q_caps.get(r["run_id"], []) if _cap_key(x) not in map(_cap_key, results)]
+            if not results:
+                continue
+            values.setdefault("cap", {})[r["run_id"]] = results[0].as_dict()
+            cap_runs.add(r["run_id"])
             if r["run_id"] not in plateaus:
                 from app.analysis.storm import storm_report
 
                 plateaus[r["run_id"]] = storm_report(ws, r["run_id"], opt.device).run.plateau_iops
-            for c in res.checks:
-                unit = "IOPS" if c.metric == "iops" else "kB/s"
-                worst = (c.worst_window or {}).get("average")
-                held = {True: "held", False: "did not hold", None: "could not be judged"}[c.held]
-                if c.verdict == "not capped":
-                    held = "not capped"
-                    not_capped.setdefault((c.cap, unit, c.tolerance_pct), []).append((name(r), c.plateau))
-                elif c.held is None:
-                    verdicts.append(f"The {num(c.cap)} {unit} cap could not be judged on {name(r)}: "
-                                    f"{_cap_sentence(c)}.")
-                elif c.verdict == "held (cap not reached)":
-                    held = "held (not reached)"
-                    verdicts.append(f"The {num(c.cap)} {unit} cap was never reached on {name(r)} (worst "
-                                    f"{num(c.window_s)} s window {fmt(worst)} {unit}), so the run cannot show "
-                                    "that it is enforced.")
-                else:
-                    verdicts.append(f"The {num(c.cap)} {unit} cap {held} on {name(r)} (worst {num(c.window_s)} s "
-                                    f"window {fmt(worst)} {unit}, tolerance {num(c.tolerance_pct)} %).")
-                level = plateaus.get(r["run_id"]) if c.metric == "iops" else None
-                rows.append([name(r), f"{num(c.cap)} {unit}", held, fmt(level) if c.metric == "iops" else "–",
-                             fmt(c.plateau), fmt(worst), pct(c.over_cap_share)])
-                sec.para(an.text(f"{name(r)}: {_cap_sentence(c)}."))
-            methods.append(("cap", res.method))
+            for res in results:
+                for c in res.checks:
+                    unit = "IOPS" if c.metric == "iops" else "kB/s"
+                    worst = (c.worst_window or {}).get("average")
+                    held = {True: "held", False: "did not hold", None: "could not be judged"}[c.held]
+                    if c.verdict == "not capped":
+                        held = "not capped"
+                        not_capped.setdefault((c.cap, unit, c.tolerance_pct), []).append((name(r), c.plateau))
+                    elif c.held is None:
+                        verdicts.append(f"The {num(c.cap)} {unit} cap could not be judged on {name(r)}: "
+                                        f"{_cap_sentence(c)}.")
+                    elif c.verdict == "held (cap not reached)":
+                        held = "held (not reached)"
+                        verdicts.append(f"The {num(c.cap)} {unit} cap was never reached on {name(r)} (worst "
+                                        f"{num(c.window_s)} s window {fmt(worst)} {unit}), so the run cannot show "
+                                        "that it is enforced.")
+                    else:
+                        verdicts.append(f"The {num(c.cap)} {unit} cap {held} on {name(r)} (worst {num(c.window_s)} s "
+                                        f"window {fmt(worst)} {unit}, tolerance {num(c.tolerance_pct)} %).")
+                    level = plateaus.get(r["run_id"]) if c.metric == "iops" else None
+                    rows.append([name(r), f"{num(c.cap)} {unit}", held, fmt(level) if c.metric == "iops" else "–",
+                                 fmt(c.plateau), fmt(worst), pct(c.over_cap_share)])
+                    sec.para(an.text(f"{name(r)}: {_cap_sentence(c)}."))
+                methods.append(("cap", res.method))
         for (cap, unit, tol_pct), runs_over in not_capped.items():  # one line for all runs clearly over a cap
             if len(runs_over) == 1:
                 (rn, med), = runs_over
@@ -800,7 +821,91 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
             summary.para(v)
         sections.insert(0, summary)
     values["verdicts"] = verdicts
+    if answered:
+        sections.insert(0, _answers_section(answered, sections, opt, an, sizing_from, iostat, histo_runs,
+                                            cap_runs, values))
     return ReportContent(opt, verdicts, sections, methods, values)
+
+
+# ---- the Answers page: one line per stored question, linked to the section that holds its evidence -------
+VERDICT_WORDS = {"met": "Met", "not met": "Not met", "held": "Held", "not held": "Not held",
+                 "information": "Information"}
+EVIDENCE_SECTION = {"cap": "cap", "storm_profile": "storm", "sizing": "sizing", "compare": "compare",
+                    "response_time": "latency"}
+
+
+def _answers(ws: Any, an: Anonymiser) -> list[tuple[Any, Any]]:
+    """``answer_all`` with the report's run names (anonymised ones when asked)."""
+    from app.analysis.questions import answer_all, list_questions
+
+    if not list_questions(ws):
+        return []
+    return answer_all(ws, {int(r["run_id"]): an.text(r["name"]) for r in ws.runs()})
+
+
+def _sizing_question(opt: ReportOptions, answered: list[tuple[Any, Any]]) -> tuple[Any, Any] | None:
+    """The sizing question whose inputs the VDI sizing section shows when the options give none: the first one
+    with IOPS per user given (a measured load has no such inputs)."""
+    if "sizing" not in opt.sections or (opt.sizing.get("users") and opt.sizing.get("iops_per_user")):
+        return None
+    return next(((sq, a) for sq, a in answered
+                 if a.kind == "sizing" and a.error is None and sq.question.iops_per_user is not None), None)
+
+
+def _sizing_params(q: Any) -> dict[str, Any]:
+    ipu: Any = q.iops_per_user if q.iops_per_user_storm is None else f"{q.iops_per_user:g}..{q.iops_per_user_storm:g}"
+    out = {"users": q.users, "iops_per_user": ipu}
+    for k in ("storm_multiplier", "read_pct", "raid", "disk_type", "disk_iops", "gb_per_user", "disk_gb", "profile"):
+        if getattr(q, k, None) is not None:
+            out[k] = getattr(q, k)
+    return out
+
+
+def _cap_key(res: Any) -> list[tuple[Any, ...]]:
+    """Two cap checks alike: the same devices, caps, tolerances and windows give the same figures."""
+    used = tuple((res.method.get("series") or {}).get("devices", {}).get("used") or [])
+    return [(used, c.metric, c.op, c.cap, c.tolerance_pct, c.window_s) for c in res.checks]
+
+
+TIMES = re.compile(r"(?<=\d) x (?=the baseline)|(?<=IOPS) x (?=storm multiplier)")  # '0.67 x' -> '0.67 ×'
+
+
+
+def _answers_section(answered: list[tuple[Any, Any]], sections: list[Section], opt: ReportOptions,
+                     an: Anonymiser, sizing_from: tuple[Any, Any] | None, iostat: list[dict[str, Any]],
+                     histo_runs: list[dict[str, Any]], cap_runs: set[int], values: dict[str, Any]) -> Section:
+    """One line per question, in the stored order: verdict, the deciding number, the reason and a link to the
+    section that holds the evidence (only when that section covers the question's runs)."""
+    present = {s.key: s.title for s in sections}
+    iostat_ids = {r["run_id"] for r in iostat}
+    histo_ids = {r["run_id"] for r in histo_runs}
+    sec = Section("answers", "Answers")
+    sec.para("The questions this report answers, in the order they were asked. Each line gives the verdict, the "
+             "figure that decides it and why; the link leads to the section with the chart and the numbers.")
+    items = []
+    for n, (sq, a) in enumerate(answered, 1):
+        target = EVIDENCE_SECTION.get(a.kind)
+        runs = set(a.evidence.run_ids)
+        covered = a.error is None and target in present and {
+            "cap": runs <= cap_runs,
+            "storm": runs <= iostat_ids and "storm" in present,
+            "sizing": sizing_from is not None and sizing_from[0].question_id == sq.question_id,
+            "compare": runs <= iostat_ids,
+            "latency": runs <= histo_ids,
+        }.get(target or "", False)
+
+        def clean(t: Any) -> str:
+            t = TIMES.sub(" × ", an.text(str(t)))
+            return t if opt.full_paths else _no_paths(t)
+
+        item = {"n": n, "question_id": sq.question_id, "title": clean(a.title), "verdict": a.verdict,
+                "verdict_words": VERDICT_WORDS[a.verdict], "number": clean(a.number), "reason": clean(a.reason),
+                "section": target if covered else None, "section_title": present.get(target or "") if covered
+                else None}
+        sec.answer(item)
+        items.append(item)
+    values["answers"] = items
+    return sec
 
 
 PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?[\\/](?:[^\s\\/]+[\\/])+([^\s\\/]+)")

@@ -81,15 +81,24 @@ class _NumberedCanvas(rl_canvas.Canvas):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._saved: list[dict[str, Any]] = []
+        self._marks: list[tuple[str, dict[str, Any]]] = []
+
+    def bookmarkPage(self, key: str, **kw: Any) -> None:  # noqa: N802 (reportlab name)
+        """Kept until the page is really written (save): a destination takes the page being written, and
+        while pages are held back for numbering that would be the first page for every heading."""
+        self._marks.append((key, kw))
 
     def showPage(self) -> None:  # noqa: N802 (reportlab name)
         self._saved.append(dict(self.__dict__))
+        self._marks = []
         self._startPage()
 
     def save(self) -> None:
         n = len(self._saved)
         for state in self._saved:
             self.__dict__.update(state)
+            for key, kw in state["_marks"]:
+                rl_canvas.Canvas.bookmarkPage(self, key, **kw)
             if self._pageNumber > 1:
                 self.setFont(self.font, 8)
                 self.setFillColor(colors.HexColor("#666666"))
@@ -141,6 +150,10 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
                                    splitLongWords=True),
         "caption": ParagraphStyle("caption", fontName=reg, fontSize=7.5, leading=9, alignment=TA_CENTER,
                                   textColor=colors.HexColor("#555555")),
+        "answer_q": ParagraphStyle("answer_q", fontName=bold, fontSize=10.5, leading=14, keepWithNext=1,
+                                   splitLongWords=True),
+        "answer": ParagraphStyle("answer", parent=base["BodyText"], fontName=reg, fontSize=9.5, leading=13,
+                                 leftIndent=12, splitLongWords=True),
         "toc1": ParagraphStyle("toc1", fontName=reg, fontSize=10, leading=15, leftIndent=6),
     }
     return s
@@ -480,6 +493,24 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
     return d
 
 
+VERDICT_COLOURS = {"met": "#1a7f37", "held": "#1a7f37", "not met": "#c00000", "not held": "#c00000"}
+
+
+def _answer(item: dict[str, Any], st: dict[str, ParagraphStyle], index: dict[str, int], accent: str) -> Any:
+    """One question on the Answers page: its title, then the verdict (coloured), the deciding figure, the reason
+    and a link to the section with the evidence."""
+    colour = VERDICT_COLOURS.get(item["verdict"], "#555555")
+    body = f'<font color="{colour}"><b>{text(item["verdict_words"])}</b></font>'
+    if item["number"]:
+        body += f" · <b>{text(item['number'])}</b>."
+    body += f" {text(item['reason'])}"
+    if item.get("section") in index:
+        body += (f' <a href="#s{index[item["section"]]}" color="{accent}"><u>Evidence: '
+                 f'{text(item["section_title"])}</u></a>')
+    return KeepTogether([Paragraph(f"<b>{item['n']}. {text(item['title'])}</b>", st["answer_q"]),
+                         Paragraph(body, st["answer"]), Spacer(1, 2.5 * mm)])
+
+
 def render(content: ReportContent, path: str) -> None:
     """Write ``content`` as a PDF at ``path``."""
     opt = content.options
@@ -518,10 +549,13 @@ def render(content: ReportContent, path: str) -> None:
     toc.levelStyles = [st["toc1"]]
     story += [Paragraph("Contents", st["h2"]), toc, PageBreak()]
 
+    index = {sec.key: n for n, sec in enumerate(content.sections)}  # a section's bookmark: s<n>
     for n_sec, sec in enumerate(content.sections):
         story.append(_heading(sec.title, st["h1"], 0, f"{n_sec}"))
         for kind, i in sec.order:
-            if kind == "p":
+            if kind == "a":
+                story.append(_answer(sec.answers[i], st, index, opt.accent))
+            elif kind == "p":
                 style = st["verdict"] if sec.key == "summary" else (st["small"] if sec.key == "appendix"
                                                                        else st["body"])
                 bullet = "•" if sec.key == "summary" else None
@@ -533,7 +567,7 @@ def render(content: ReportContent, path: str) -> None:
                 ch = sec.charts[i]
                 drawing = line_chart(ch, width, reg) if ch.kind == "lines" else heatmap(ch, width, reg)
                 story.append(KeepTogether([drawing, Paragraph(text(ch.title), st["caption"]), Spacer(1, 4 * mm)]))
-        story.append(Spacer(1, 4 * mm))
+        story.append(PageBreak() if sec.key == "answers" else Spacer(1, 4 * mm))  # the answers: a page of their own
 
     footer = " · ".join(x for x in (opt.title, opt.customer) if x)
 

@@ -1,0 +1,178 @@
+"""The report answers the workspace's questions (issue 12): the first page after the cover is "Answers", one
+line per question in the stored order with its verdict, the deciding number and the reason, each linking to
+the section with its evidence. Checked on the PDF's extracted text (pdftotext) and its link annotations."""
+
+import re
+import subprocess
+
+import pytest
+
+from app.analysis import questions as Q
+from app.analysis.cap import cap_report
+from app.analysis.sizing import size_vdi
+from app.analysis.storm import storm_report
+from app.importer import import_file
+from parsers.base import ImportOptions
+from reports import ReportOptions, build_report
+from tests.conftest import CUSTOMER_FORBIDDEN, SAMPLES
+
+
+def pdf_pages(path):
+    out = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    return [" ".join(p.split()) for p in out.split("\f")[:-1]]
+
+
+def imp(ws, name, **kw):
+    r = import_file(ws, str(SAMPLES / name), ImportOptions(**kw))
+    assert r.status == "imported", r.error
+    return r.run_ids[0]
+
+
+@pytest.fixture
+def qws(ws):
+    """The sample storms and the capped run, with a cap, a sizing and a storm-profile question."""
+    ws.ids = {"fast": imp(ws, "storm_fast_iostat-xt.txt", first_report="interval"),
+              "slow": imp(ws, "storm_slow_iostat-xt.txt", first_report="interval"),
+              "capped": imp(ws, "capped_200iops_iostat-d.txt", interval_s=2)}
+    Q.add_question(ws, Q.CapQuestion(run_id=ws.ids["capped"], iops_cap=200))
+    Q.add_question(ws, Q.SizingQuestion(users=100, iops_per_user=8, iops_per_user_storm=25))
+    Q.add_question(ws, Q.StormQuestion(run_id=ws.ids["fast"]))
+    return ws
+
+
+def _answer_block(page, n, nxt):
+    start = page.index(f"{n}. ")
+    end = page.index(f"{nxt}. ", start) if nxt else len(page)
+    return page[start:end]
+
+
+def test_answers_page_carries_each_verdict_with_the_analyses_numbers(qws, tmp_path):
+    out = tmp_path / "q.pdf"
+    content = build_report(qws, ReportOptions(date="x"), str(out))
+    assert [s.key for s in content.sections][:3] == ["answers", "summary", "runs"]
+    pages = pdf_pages(out)
+    page = pages[1]  # the first page after the cover
+    assert page.startswith("Answers ")
+    assert "Executive summary" not in page  # the answers stand on their own page
+    ids = qws.ids
+    # the numbers the analyses compute, independently of the questions module
+    cap = cap_report(qws, ids["capped"], None, iops_cap=200).checks[0]
+    worst = round(cap.worst_window["average"])
+    assert worst == 65716
+    steady, storm = size_vdi(100, 8).disks_layout, size_vdi(100, 25).disks_layout
+    assert (steady, storm) == (18, 54)
+    m = storm_report(qws, ids["fast"]).run
+    answers = [a for _sq, a in Q.answer_all(qws)]
+    blocks = [_answer_block(page, n, n + 1 if n < len(answers) else None) for n in range(1, len(answers) + 1)]
+    for block, a in zip(blocks, answers):
+        assert block.startswith(f"{answers.index(a) + 1}. {a.title}")
+        assert f"{Q.VERDICTS[Q.VERDICTS.index(a.verdict)].capitalize()} · {a.number}." in block
+        assert str(a.reason) in block
+    cap_b, sizing_b, storm_b = blocks
+    assert cap_b.split(" · ")[0].endswith("Not held")
+    assert f"worst 10 s window {worst:,} IOPS vs cap 200 IOPS + 5 % = 210 IOPS" in cap_b
+    assert "Evidence: Cap compliance" in cap_b
+    assert f"steady 8 IOPS per user: {steady} disks; storm 25 IOPS per user: {storm} disks" in sizing_b
+    assert "Evidence: VDI sizing" in sizing_b
+    assert f"peak {Q.fmt_value(m.peak_iops, 'IOPS')}" in storm_b and f"plateau {Q.fmt_value(m.plateau_iops, 'IOPS')}" \
+        in storm_b
+    assert "Evidence: Storm metrics" in storm_b
+    # the evidence sections exist for these questions: the cap checked on the capped run only, sizing 18 and 54
+    text = " ".join(pages)
+    assert "The 200 IOPS cap did not hold on capped_200iops_iostat-d" in text
+    assert "cap hold on storm_fast" not in text and "cap was in force on storm" not in text
+    assert content.values["sizing_cases"][0]["result"]["disks_layout"] == 18
+    assert content.values["sizing_cases"][1]["result"]["disks_layout"] == 54
+    # customer words: no flags, code identifiers or paths (run and file names are data)
+    clean = page
+    for rid in ids.values():
+        clean = clean.replace(qws.run(rid)["name"], "«data»")
+    found = [f"{what}: {x.group(0)!r}" for what, rx in CUSTOMER_FORBIDDEN.items() for x in rx.finditer(clean)]
+    assert not found, found
+    assert str(SAMPLES) not in page and not re.search(r"(?<![\w.])/\w+/", page)  # no filesystem path
+
+
+def _pages_and_links(path):
+    """Page object numbers in order, and each page's link destinations as page indexes (0 = cover)."""
+    data = path.read_bytes()
+    kids = [int(k) for k in re.findall(rb"(\d+) 0 R", re.search(rb"/Kids \[([^\]]*)\]", data).group(1))]
+    links = {}
+    for i, obj in enumerate(kids):
+        page = re.search(rb"\n%d 0 obj\s*<<(.*?)/Contents" % obj, data, re.S).group(1)
+        annots = [int(a) for a in re.findall(rb"(\d+) 0 R", (re.search(rb"/Annots \[([^\]]*)\]", page)
+                                                               or re.match(rb"()", b"")).group(1))]
+        dests = []
+        for a in annots:
+            ann = re.search(rb"\n%d 0 obj\s*<<(.*?)>>" % a, data, re.S).group(1)
+            d = re.search(rb"/Dest \[ (\d+) 0 R", ann)
+            if d:
+                dests.append(kids.index(int(d.group(1))))
+        links[i] = dests
+    return kids, links
+
+
+def test_each_answer_links_to_the_page_of_its_evidence_and_contents_links_work(qws, tmp_path):
+    out = tmp_path / "l.pdf"
+    content = build_report(qws, ReportOptions(date="x"), str(out))
+    pages = pdf_pages(out)
+    _kids, links = _pages_and_links(out)
+    want = [a["section_title"] for a in content.values["answers"]]
+    assert want == ["Cap compliance", "VDI sizing", "Storm metrics"]
+    assert len(links[1]) == len(want)  # one link per answer on the answers page
+    for title, target in zip(want, links[1]):
+        assert pages[target].find(title) != -1, (title, target)
+    # the contents on the cover link to the pages their sections start on (not all to the first page)
+    titles = [s.title for s in content.sections]
+    toc = [d for d in links[0]]
+    assert len(set(toc)) > 1
+    for title in titles:
+        first = next(i for i, p in enumerate(pages) if i > 0 and title in p)
+        assert first in toc
+
+
+def test_section_order_is_answers_then_the_existing_sections(qws, tmp_path):
+    with_q = build_report(qws, ReportOptions(date="x"), str(tmp_path / "a.pdf"))
+    for sq in Q.list_questions(qws):
+        Q.delete_question(qws, sq.question_id)
+    without = build_report(qws, ReportOptions(date="x", iops_cap=None, sizing={}), str(tmp_path / "b.pdf"))
+    assert "answers" not in [s.key for s in without.sections]
+    assert [s.key for s in with_q.sections][0] == "answers"
+    rest = [s.key for s in with_q.sections][1:]
+    assert [k for k in rest if k not in ("cap", "sizing")] == [s.key for s in without.sections]
+
+
+def test_without_questions_the_report_is_unchanged(qws, tmp_path):
+    """Questions added and deleted again leave no trace: the same bytes as a workspace that never had any."""
+    for sq in Q.list_questions(qws):
+        Q.delete_question(qws, sq.question_id)
+    a, b = tmp_path / "a.pdf", tmp_path / "b.pdf"
+    build_report(qws, ReportOptions(date="x"), str(a))
+    Q.add_question(qws, Q.StormQuestion(run_id=qws.ids["slow"]))
+    build_report(qws, ReportOptions(date="x"), str(tmp_path / "with.pdf"))
+    assert (tmp_path / "with.pdf").read_bytes() != a.read_bytes()
+    for sq in Q.list_questions(qws):
+        Q.delete_question(qws, sq.question_id)
+    build_report(qws, ReportOptions(date="x"), str(b))
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_anonymised_answers_hide_device_and_host_names(qws, tmp_path):
+    Q.add_question(qws, Q.CapQuestion(run_id=qws.ids["capped"], iops_cap=200, device="vda"), position=1)
+    out = tmp_path / "anon.pdf"
+    content = build_report(qws, ReportOptions(date="x", anonymise=True), str(out))
+    page = pdf_pages(out)[1]
+    first = content.values["answers"][0]
+    assert re.search(r"\(device \d+\)\?", first["title"]), first["title"]
+    assert "vda" not in page
+    plain = build_report(qws, ReportOptions(date="x"), str(tmp_path / "plain.pdf"))
+    assert "(vda)" in plain.values["answers"][0]["title"]
+
+
+def test_a_question_without_an_evidence_section_has_no_link(qws, tmp_path):
+    Q.add_question(qws, Q.ResponseTimeQuestion(run_ids=[qws.ids["fast"]], threshold_ms=10, goal_pct=99))
+    out = tmp_path / "r.pdf"
+    content = build_report(qws, ReportOptions(date="x"), str(out))
+    last = content.values["answers"][-1]
+    assert last["section"] is None  # no response-time section in this report: no link to a page that is not there
+    page = pdf_pages(out)[1]
+    assert f"{last['n']}. " in page and last["verdict_words"] in page
