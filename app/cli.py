@@ -461,7 +461,7 @@ def add_analysis_commands(sub: Any) -> None:
     p.add_argument("--phases", choices=["auto", "stored", "detect", "none"], default="auto")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("size", help="VDI storage sizing: front-end, back-end IOPS, disks (seed 004)")
+    p = sub.add_parser("size", help="VDI storage sizing: front-end, back-end IOPS, disks")
     _add_ws(p)
     p.add_argument("--users", type=int, metavar="N")
     p.add_argument("--iops-per-user", type=float, metavar="X")

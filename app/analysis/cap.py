@@ -1,6 +1,6 @@
-"""Cap compliance: did an IOPS and/or bandwidth cap hold? (seed 001: KVM/libvirt ``<iotune>``; no Qt)
+"""Cap compliance: did an IOPS and/or bandwidth cap hold (e.g. KVM/libvirt ``<iotune>`` limits)? No Qt.
 
-Rule (``../shared/domain.md``): a cap held when, after any burst allowance, every window of at least
+Rule: a cap held when, after any burst allowance, every window of at least
 ``window_s`` (default 10 s) seconds averages at or below ``cap x (1 + tolerance)``; tolerance default
 5 %. QEMU's leaky bucket lets short bursts of about +10 % over one second through, which a 10 s window
 and a few % of tolerance absorb.

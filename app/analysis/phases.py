@@ -11,7 +11,7 @@ Automatic phases
       noise level estimated from the median absolute difference of neighbouring intervals), or
     * would exceed ``max_phases``.
 
-    The seed 002 pattern -- one VM, then both VMs, then the second VM alone -- comes out as three
+    Two VMs sharing a RAID set -- one VM, then both VMs, then the second VM alone -- comes out as three
     phases split at 1/3 and 2/3 of the run.
 
 Stored phases and markers use the series time axis (seconds since the start of the run's first
