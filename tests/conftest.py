@@ -8,7 +8,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CORPUS = Path(os.environ.get("STORMSCOPE_CORPUS", ROOT.parent / "shared" / "corpus"))
+# real tool output, kept in the repository with its provenance (tests/corpus/MANIFEST.md, SHA256SUMS)
+CORPUS = Path(os.environ.get("STORMSCOPE_CORPUS", ROOT / "tests" / "corpus"))
 SAMPLES = ROOT / "sample_traces"
 GOLDEN = ROOT / "tests" / "golden"
 REGEN = os.environ.get("STORMSCOPE_REGEN_GOLDEN") == "1"
@@ -38,13 +39,13 @@ CUSTOMER_FORBIDDEN = {
 
 
 def corpus_files(folder: str) -> list[Path]:
+    """The corpus files of one format; a missing folder or an empty one fails the test (never a silent pass)."""
     d = CORPUS / folder
-    if not d.is_dir():
-        return []
-    return sorted(p for p in d.iterdir() if p.is_file())
+    files = sorted(p for p in d.iterdir() if p.is_file()) if d.is_dir() else []
+    assert files, f"no corpus files in {d}"
+    return files
 
 
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ import pytest
 
 from app.importer import import_file, import_paths
 from parsers.base import ImportOptions
-from tests.conftest import CORPUS, GOOD, needs_corpus
+from tests.conftest import CORPUS, GOOD
 
 
 def tables_empty(ws):
@@ -31,7 +31,6 @@ def test_pdf(ws, write):
     tables_empty(ws)
 
 
-@needs_corpus
 def test_iozone_file_is_not_taken_for_iostat(ws):
     path = CORPUS / "iozone" / "iozone2csv_iozone.out.txt"
     # forced through the iostat parser, it fails on the first line that is not iostat

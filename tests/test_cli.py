@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.conftest import CORPUS, GOOD, ROOT, needs_corpus
+from tests.conftest import CORPUS, GOOD, ROOT
 
 
 def run(*args, env=None):
@@ -89,7 +89,6 @@ def test_workspace_from_environment(tmp_path, files):
     assert (tmp_path / "env.duckdb").exists()
 
 
-@needs_corpus
 def test_import_the_whole_iostat_corpus(tmp_path):
     p = run("import", str(CORPUS / "iostat"), "-w", str(tmp_path / "c.duckdb"), "--json")
     out = json.loads(p.stdout)
@@ -135,8 +134,6 @@ def test_run_command_sets_what_the_file_could_not_say(tmp_path):
 
 def test_vscsistats_interval_given_after_import(tmp_path):
     f = CORPUS / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
-    if not f.exists():
-        pytest.skip("corpus not found")
     ws = tmp_path / "w.duckdb"
     run("import", str(f), "-w", str(ws))
     assert run("run", "1", "-w", str(ws), "--interval", "60").returncode == 0

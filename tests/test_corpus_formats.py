@@ -7,7 +7,7 @@ must get (None: a format StormScope refuses with a clear "not supported" message
 import pytest
 
 from parsers.registry import UnknownFormat, detect
-from tests.conftest import CORPUS, needs_corpus
+from tests.conftest import CORPUS
 
 EXPECTED = {
     "diskspd/pkb_diskspd_result.xml": None,
@@ -113,7 +113,6 @@ EXPECTED = {
     "vscsistats/vscsiStats-helper_sample_vscsiStats.csv": 'vscsistats-csv',}
 
 
-@needs_corpus
 @pytest.mark.parametrize("rel", sorted(EXPECTED))
 def test_the_registry_picks_the_expected_parser(rel):
     path = CORPUS / rel
@@ -125,7 +124,6 @@ def test_the_registry_picks_the_expected_parser(rel):
         assert detect(str(path)).id == expected
 
 
-@needs_corpus
 def test_every_corpus_file_is_listed():
     found = {p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*") if p.is_file() and p.name != "MANIFEST.md"}
     assert found == set(EXPECTED), f"unlisted: {sorted(found - set(EXPECTED))}, gone: {sorted(set(EXPECTED) - found)}"

@@ -5,13 +5,12 @@ Regenerate with `make golden` after a deliberate change, and review the diff.
 
 import pytest
 
-from tests.conftest import CORPUS, GOLDEN, REGEN, corpus_files, needs_corpus
+from tests.conftest import CORPUS, GOLDEN, REGEN, corpus_files
 from tests.golden_util import compare_golden, golden_dir, snapshot, write_golden
 
 FILES = corpus_files("iostat")
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_iostat_golden(ws, path):
     snap = snapshot(ws, path)
@@ -21,7 +20,6 @@ def test_iostat_golden(ws, path):
     compare_golden(gdir, snap)
 
 
-@needs_corpus
 def test_every_corpus_iostat_file_has_a_golden():
     names = {p.name for p in FILES}
     assert len(names) >= 50, f"expected the iostat corpus at {CORPUS}"

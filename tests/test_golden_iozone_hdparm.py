@@ -11,7 +11,7 @@ import pytest
 
 from app.importer import import_file
 from parsers.base import ImportOptions
-from tests.conftest import CORPUS, GOLDEN, REGEN, corpus_files, needs_corpus
+from tests.conftest import CORPUS, GOLDEN, REGEN, corpus_files
 from tests.golden_util import compare_golden, golden_dir, snapshot, write_golden
 
 IOZONE = corpus_files("iozone")
@@ -24,7 +24,6 @@ REPORT_TESTS = {"Writer": "write", "Re-writer": "rewrite", "Reader": "read", "Re
                 "Re-Fwrite": "frewrite", "Fread": "fread", "Re-Fread": "freread"}
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", IOZONE, ids=[p.name for p in IOZONE])
 def test_iozone_golden(ws, path):
     snap = snapshot(ws, path)
@@ -34,7 +33,6 @@ def test_iozone_golden(ws, path):
     compare_golden(gdir, snap)
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", HDPARM, ids=[p.name for p in HDPARM])
 def test_hdparm_golden(ws, path):
     snap = snapshot(ws, path)
@@ -44,7 +42,6 @@ def test_hdparm_golden(ws, path):
     compare_golden(gdir, snap)
 
 
-@needs_corpus
 def test_every_corpus_file_has_a_golden():
     assert len(IOZONE) >= 5 and len(HDPARM) >= 5, f"expected the IOzone and hdparm corpus at {CORPUS}"
     for kind, files in (("iozone", IOZONE), ("hdparm", HDPARM)):
@@ -69,7 +66,6 @@ def _cells(ws, rid):
 
 
 # ---- IOzone auto-mode tables, every cell read independently -------------------------------------------
-@needs_corpus
 @pytest.mark.parametrize("name", ["iozone-results-comparator_ext2_1.iozone.txt", "iozone2csv_iozone.out.txt"])
 def test_every_table_cell_equals_the_file(ws, name):
     """These two tables have no blank column and no value wider than its field, so a plain split of each
@@ -86,7 +82,6 @@ def test_every_table_cell_equals_the_file(ws, name):
     assert _cells(ws, r.run_ids[0]) == expected
 
 
-@needs_corpus
 def test_iozone_3434_values_read_by_hand(ws):
     r = _imported(ws, CORPUS / "iozone" / "iozone2csv_iozone.out.txt")
     rid = r.run_ids[0]
@@ -110,7 +105,6 @@ def test_iozone_3434_values_read_by_hand(ws):
     assert {x["threads"] for x in _rows(ws, rid, "iozone_results")} == {1}
 
 
-@needs_corpus
 def test_iozone_3327_values_read_by_hand(ws):
     r = _imported(ws, CORPUS / "iozone" / "iozone-results-comparator_ext2_1.iozone.txt")
     rid = r.run_ids[0]
@@ -128,7 +122,6 @@ def test_iozone_3327_values_read_by_hand(ws):
     assert len(cells) == 163 * 13
 
 
-@needs_corpus
 def test_iozone_report_only_file_read_by_hand(ws):
     """13 quoted blocks; each row is left-packed under the record sizes up to the file size."""
     path = CORPUS / "iozone" / "iozone-renderer_iozone-R-report.txt"
@@ -157,7 +150,6 @@ def test_iozone_report_only_file_read_by_hand(ws):
     assert cells[("random_write", 4096, 4096)] == 2471637
 
 
-@needs_corpus
 def test_iozone_throughput_t12_read_by_hand(ws):
     r = _imported(ws, CORPUS / "iozone" / "snippet_lkml-iommu_iozone-t12-plus-u.txt")
     rows = _rows(ws, r.run_ids[0], "iozone_results")
@@ -173,7 +165,6 @@ def test_iozone_throughput_t12_read_by_hand(ws):
     assert {x["file_kb"] for x in rows} == {None}  # the excerpt does not give the file size
 
 
-@needs_corpus
 def test_iozone_throughput_308_read_by_hand(ws):
     r = _imported(ws, CORPUS / "iozone" / "snippet_ubuntuforums_iozone-throughput-l5-u5-R.txt", ram_gb=4)
     rid = r.run_ids[0]
@@ -196,7 +187,6 @@ def test_iozone_throughput_308_read_by_hand(ws):
     assert any("page cache likely" in w for w in r.warnings)
 
 
-@needs_corpus
 def test_page_cache_judged_per_result_against_ram(ws):
     path = CORPUS / "iozone" / "iozone-results-comparator_ext2_1.iozone.txt"
     r = _imported(ws, path, ram_gb=4)
@@ -218,7 +208,6 @@ def _hd(ws, name):
             for x in _rows(ws, r.run_ids[0], "hdparm_results")], r
 
 
-@needs_corpus
 def test_hdparm_values_read_by_hand(ws):
     rows, _ = _hd(ws, "snippet_hdparm-Tt_xvda_modern.txt")
     assert rows == [("/dev/xvda", "cached", 0, 18706, 1.98, 9423.90, True, None),
@@ -237,7 +226,6 @@ def test_hdparm_values_read_by_hand(ws):
                     ("/dev/hdc", "disk", 0, 64, 4.33, 14.78, True, None)]
 
 
-@needs_corpus
 def test_hdparm_failures_are_failed_measurements(ws):
     rows, r = _hd(ws, "snippet_hdparm-tT_io-error.txt")
     err = "read() failed: Input/output error"

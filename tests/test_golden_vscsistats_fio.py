@@ -13,7 +13,7 @@ from app.analysis.histograms import latency_share
 from app.importer import import_file
 from parsers.base import ImportOptions
 from parsers.registry import UnknownFormat, detect
-from tests.conftest import CORPUS, GOLDEN, REGEN, SAMPLES, corpus_files, needs_corpus
+from tests.conftest import CORPUS, GOLDEN, REGEN, SAMPLES, corpus_files
 from tests.golden_util import compare_golden, golden_dir, snapshot, write_golden
 
 VSCSI = corpus_files("vscsistats")
@@ -23,7 +23,6 @@ VSCSI_SAMPLE = CORPUS / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
 JSONPLUS_SAMPLE = SAMPLES / "fio_randrw_jsonplus.json"
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", VSCSI, ids=[p.name for p in VSCSI])
 def test_vscsistats_golden(ws, path):
     snap = snapshot(ws, path)
@@ -33,7 +32,6 @@ def test_vscsistats_golden(ws, path):
     compare_golden(gdir, snap)
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", FIO_JSON, ids=[p.name for p in FIO_JSON])
 def test_fio_golden(ws, path):
     snap = snapshot(ws, path)
@@ -43,7 +41,6 @@ def test_fio_golden(ws, path):
     compare_golden(gdir, snap)
 
 
-@needs_corpus
 def test_every_corpus_file_has_a_golden():
     assert VSCSI and len(FIO_JSON) >= 4, f"expected the vscsiStats and fio corpus at {CORPUS}"
     for kind, files in (("vscsistats", VSCSI), ("fio", FIO_JSON)):
@@ -52,7 +49,6 @@ def test_every_corpus_file_has_a_golden():
 
 
 # ---- fio logs are fio, but not the JSON: refused with a clear message --------------------------
-@needs_corpus
 @pytest.mark.parametrize("path", FIO_LOGS, ids=[p.name for p in FIO_LOGS])
 def test_fio_logs_are_refused_not_misread(ws, path):
     with pytest.raises(UnknownFormat, match="fio log file"):
@@ -64,7 +60,6 @@ def test_fio_logs_are_refused_not_misread(ws, path):
 
 
 # ---- vscsiStats, read by hand ---------------------------------------------------------------------
-@needs_corpus
 def test_vscsistats_counts_equal_the_file(ws):
     text = VSCSI_SAMPLE.read_text()
     r = import_file(ws, str(VSCSI_SAMPLE), ImportOptions())
@@ -108,7 +103,6 @@ def test_vscsistats_counts_equal_the_file(ws):
     assert (run["kind"], run["n_samples"], run["n_devices"], run["n_rows"]) == ("vscsistats", 1, 1, 295)
 
 
-@needs_corpus
 def test_vscsistats_latency_share_of_the_corpus_file(ws):
     r = import_file(ws, str(VSCSI_SAMPLE), ImportOptions(interval_s=60))
     res = latency_share(ws, r.run_ids[0], 50)
@@ -126,7 +120,6 @@ def _fio_rows(ws, rid):
     return [dict(zip(cols, r)) for r in cur.fetchall()]
 
 
-@needs_corpus
 def test_fio_every_job_and_direction_equals_the_file(ws):
     for path in FIO_JSON:
         doc = json.loads(path.read_text())
@@ -149,7 +142,6 @@ def test_fio_every_job_and_direction_equals_the_file(ws):
         assert len(rows) == expected, path.name
 
 
-@needs_corpus
 def test_fio_values_read_by_hand(ws):
     q = {p.name: import_file(ws, str(p), ImportOptions()).run_ids[0] for p in FIO_JSON}
     # fio 2.1.4 (µs, io_bytes in KiB): sequential_write writes 361984 KiB at 68118 KiB/s in 5314 ms,
@@ -179,7 +171,6 @@ def test_fio_values_read_by_hand(ws):
                           "ORDER BY bucket_hi LIMIT 1", [rid]).fetchall() == [(1.999, 2.015, 1)]
 
 
-@needs_corpus
 def test_fio_reported_percentiles_lie_in_the_buckets_computed_from_the_bins(ws):
     """fio computes its percentiles from the same bins: each must lie in the bucket our percentile names."""
     from app.analysis.histograms import Bucket, percentile
@@ -205,7 +196,6 @@ def test_fio_reported_percentiles_lie_in_the_buckets_computed_from_the_bins(ws):
     assert checked >= 5
 
 
-@pytest.mark.skipif(not JSONPLUS_SAMPLE.exists(), reason="sample_traces/fio_randrw_jsonplus.json not captured yet")
 def test_real_jsonplus_capture_imports_and_gives_the_latency_share(ws):
     doc = json.loads(JSONPLUS_SAMPLE.read_text())
     r = import_file(ws, str(JSONPLUS_SAMPLE), ImportOptions())

@@ -335,8 +335,6 @@ def test_import_ram_gb_flags_the_page_cache(tmp_path, capsys):
     from tests.conftest import CORPUS
 
     path = CORPUS / "iozone" / "snippet_ubuntuforums_iozone-throughput-l5-u5-R.txt"
-    if not path.exists():
-        pytest.skip("corpus not found")
     ws = str(tmp_path / "ws.duckdb")
     assert run_cli(capsys, "import", str(path), "-w", ws, "--ram-gb", "0")[0] == 2
     code, out, _ = run_cli(capsys, "import", str(path), "-w", ws, "--ram-gb", "16")

@@ -8,7 +8,7 @@ import pytest
 from app.importer import import_file
 from parsers.base import ImportOptions
 from parsers.iostat_columns import COLUMNS, KB_COLUMNS
-from tests.conftest import corpus_files, needs_corpus
+from tests.conftest import corpus_files
 
 FILES = [p for p in corpus_files("iostat") if not p.read_bytes().lstrip().startswith(b"{")]
 SUFFIX = {"k": 1, "M": 2, "G": 3, "T": 4, "P": 5}
@@ -49,7 +49,6 @@ def naive_rows(path):
     return out
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_stored_values_equal_the_file(ws, path):
     res = import_file(ws, str(path), ImportOptions())

@@ -7,9 +7,7 @@ import pytest
 
 from app.importer import import_file
 from parsers.base import ImportOptions
-from tests.conftest import CORPUS, SAMPLES, needs_corpus
-
-pytestmark = needs_corpus
+from tests.conftest import CORPUS, SAMPLES
 
 
 def mutate(src, dst, old, new, count=1):

@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from parsers.registry import UnknownFormat, detect
-from tests.conftest import CORPUS, corpus_files, needs_corpus
+from tests.conftest import CORPUS, corpus_files
 
 IOSTAT = corpus_files("iostat")
 JSON_IOSTAT = {p.name for p in IOSTAT if p.read_bytes().lstrip().startswith(b"{")}
@@ -14,20 +14,17 @@ NOT_IOSTAT = corpus_files("iostat-other") + corpus_files("sar") + corpus_files("
     + corpus_files("diskspd")
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", IOSTAT, ids=[p.name for p in IOSTAT])
 def test_iostat_corpus_files_choose_the_iostat_parser(path):
     expected = "iostat-json" if path.name in JSON_IOSTAT else "iostat-text"
     assert detect(str(path)).id == expected
 
 
-@needs_corpus
 def test_json_corpus_files_are_the_three_known_ones():
     assert JSON_IOSTAT == {"pkb_iostat_output.json", "sysstat-tests_iostat-g-JSON.txt",
                            "sysstat-tests_iostat-x-p-ALL-JSON.txt"}
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", NOT_IOSTAT, ids=[f"{p.parent.name}/{p.name}" for p in NOT_IOSTAT])
 def test_other_tools_are_not_taken_for_iostat(path):
     try:
@@ -37,7 +34,6 @@ def test_other_tools_are_not_taken_for_iostat(path):
     assert fmt.kind != "iostat", f"{path.name} mistaken for {fmt.id}"
 
 
-@needs_corpus
 def test_the_extension_does_not_matter(tmp_path):
     src = CORPUS / "iostat" / "sysstat-tests_iostat-x.txt"
     for name in ("trace.json", "trace.csv", "no_extension", "report.pdf"):
@@ -55,14 +51,12 @@ HDPARM = corpus_files("hdparm")
 RESULT_FORMATS = {"iozone-text", "hdparm-text", "iometer-csv", "iomark-csv", "iomark-mapped"}
 
 
-@needs_corpus
 @pytest.mark.parametrize("path", IOZONE + HDPARM, ids=[f"{p.parent.name}/{p.name}" for p in IOZONE + HDPARM])
 def test_iozone_and_hdparm_corpus_files_choose_their_parser(path):
     expected = "iozone-text" if path.parent.name == "iozone" else "hdparm-text"
     assert detect(str(path)).id == expected
 
 
-@needs_corpus
 def test_no_other_corpus_file_is_taken_for_a_results_format():
     others = [p for p in CORPUS.rglob("*") if p.is_file() and p.parent.name not in ("iozone", "hdparm")]
     assert len(others) > 50
