@@ -297,15 +297,10 @@ class Workspace:
             "SELECT run_id FROM runs WHERE source_sha256 = ? ORDER BY run_id", [sha]).fetchall()]
 
     def delete_run(self, run_id: int) -> None:
-        self.con.execute("BEGIN TRANSACTION")
-        try:
+        with self.transaction():
             for t in RUN_TABLES:
                 self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run_id])
             self.con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
-            self.con.execute("COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
 
     # ---- import -----------------------------------------------------------------------------
     def import_events(
@@ -446,17 +441,12 @@ class Workspace:
             raise ValueError(f"run {run_id} has timestamps: its interval ({run['interval_s']:g} s) comes from them")
         if not seconds > 0:
             raise ValueError("the interval must be a positive number of seconds")
-        self.con.execute("BEGIN TRANSACTION")
-        try:
+        with self.transaction():
             for t in tables:
                 self.con.execute(f"UPDATE {t} SET t_s = sample_idx * ? WHERE run_id = ?", [float(seconds), run_id])
             self.con.execute("UPDATE runs SET interval_s = ?, interval_source = 'user' WHERE run_id = ?",
                              [float(seconds), run_id])
             self._drop_warnings(run_id, "{fix:set_interval}", "--interval SECONDS")
-            self.con.execute("COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
 
     def set_first_report(self, run_id: int, since_boot: bool) -> None:
         """Say whether an iostat run's first report covers the time since boot (iostat without -y)."""
@@ -464,7 +454,7 @@ class Workspace:
         if run is None or run["kind"] != "iostat":
             raise ValueError(f"run {run_id} is not an iostat run")
         how = "since-boot (set by the user)" if since_boot else "interval (set by the user)"
-        with self._transaction():
+        with self.transaction():
             self.con.execute("UPDATE iostat_samples SET since_boot = ? WHERE run_id = ? AND sample_idx = 0",
                              [since_boot, run_id])
             self.con.execute("UPDATE runs SET meta = json_merge_patch(coalesce(meta, '{}'), "
@@ -480,14 +470,15 @@ class Workspace:
         if mode not in ("cumulative", "per-collection", "auto"):
             raise ValueError(f"histogram counts: cumulative, per-collection or auto, not {mode!r}")
         value = None if mode == "auto" else mode
-        with self._transaction():
+        with self.transaction():
             self.con.execute("UPDATE runs SET meta = json_merge_patch(coalesce(meta, '{}'), "
                              "json_object('histogram_counts', ?::VARCHAR)) WHERE run_id = ?", [value, run_id])
             if value:
                 self._drop_warnings(run_id, "{fix:counts_per_collection}", "--histogram-counts")
 
     @contextmanager
-    def _transaction(self) -> Iterator[None]:
+    def transaction(self) -> Iterator[None]:
+        """One transaction: committed when the block ends, rolled back when it raises."""
         self.con.execute("BEGIN TRANSACTION")
         try:
             yield

@@ -71,8 +71,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -493,17 +491,6 @@ def _has_table(ws: Any) -> bool:
     return has_table(ws, "questions")
 
 
-@contextmanager
-def _transaction(ws: Any) -> Iterator[None]:
-    ws.con.execute("BEGIN TRANSACTION")
-    try:
-        yield
-        ws.con.execute("COMMIT")
-    except BaseException:
-        ws.con.execute("ROLLBACK")
-        raise
-
-
 def _row(r: tuple[Any, ...]) -> StoredQuestion:
     qid, pos, kind, title, params, created = r
     return StoredQuestion(int(qid), int(pos), kind, title, question_from_params(kind, json.loads(params)), created)
@@ -551,7 +538,7 @@ def add_question(ws: Any, question: Question, title: str | None = None, position
     question.validate()
     _check_runs(ws, question)
     title = _title(title)
-    with _transaction(ws):
+    with ws.transaction():
         n = _count(ws)
         pos = n + 1 if position is None else _int("position", position)
         if pos > n + 1:
@@ -579,7 +566,7 @@ def edit_question(ws: Any, question_id: int, params: dict[str, Any] | None = Non
     q = question_from_params(old.kind, merged)
     _check_runs(ws, q)
     new_title = old.title if title is None else _title(title)
-    with _transaction(ws):
+    with ws.transaction():
         ws.con.execute("UPDATE questions SET params = ?, title = ? WHERE question_id = ?",
                        [json.dumps(q.to_params()), new_title, question_id])
     return get_question(ws, question_id)
@@ -588,7 +575,7 @@ def edit_question(ws: Any, question_id: int, params: dict[str, Any] | None = Non
 def move_question(ws: Any, question_id: int, to: int) -> list[StoredQuestion]:
     """Move a question to position ``to`` (1-based); the others shift. Returns the new order."""
     old = get_question(ws, question_id)
-    with _transaction(ws):
+    with ws.transaction():
         n = _count(ws)
         to = _int("position", to)
         if to > n:
@@ -605,7 +592,7 @@ def move_question(ws: Any, question_id: int, to: int) -> list[StoredQuestion]:
 
 def delete_question(ws: Any, question_id: int) -> None:
     old = get_question(ws, question_id)
-    with _transaction(ws):
+    with ws.transaction():
         ws.con.execute("DELETE FROM questions WHERE question_id = ?", [question_id])
         ws.con.execute("UPDATE questions SET position = position - 1 WHERE position > ?", [old.position])
 

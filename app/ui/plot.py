@@ -189,6 +189,15 @@ def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[dic
     return out
 
 
+def _refill(combo: QComboBox, items: list[str], current: str) -> None:
+    """Replace a combo box's items and keep ``current`` as its text, without announcing a change."""
+    combo.blockSignals(True)
+    combo.clear()
+    combo.addItems(items)
+    combo.setCurrentText(current)
+    combo.blockSignals(False)
+
+
 class _DragBox(pg.ViewBox):
     """Shift + drag moves the curve nearest to the pointer along the time axis (manual alignment);
     Ctrl + drag marks a phase; a double-click adds a marker."""
@@ -417,20 +426,10 @@ class OverlayPlot(QWidget):
     def _set_devices(self, names: list[str]) -> None:
         """The device picker lists the devices of the selected runs (found by the loading job)."""
         current = self.device.currentText()
-        self.device.blockSignals(True)
-        self.device.clear()
-        self.device.addItem(WHOLE_DISKS_LABEL)
-        self.device.addItems(names)
-        self.device.setCurrentText(current if current in names else WHOLE_DISKS_LABEL)
-        self.device.blockSignals(False)
+        _refill(self.device, [WHOLE_DISKS_LABEL, *names], current if current in names else WHOLE_DISKS_LABEL)
 
     def _set_marker_names(self, names: list[str]) -> None:
-        current = self.marker.currentText()
-        self.marker.blockSignals(True)
-        self.marker.clear()
-        self.marker.addItems(names)
-        self.marker.setCurrentText(current)
-        self.marker.blockSignals(False)
+        _refill(self.marker, names, self.marker.currentText())
 
     def _marker_edited(self) -> None:
         if self.align.currentIndex() == 2:
