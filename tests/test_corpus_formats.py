@@ -1,4 +1,4 @@
-"""Which parser the registry picks for every file of the shared corpus, written out by name.
+"""Which parser the registry picks for every file of the corpus (tests/corpus), written out by name.
 
 A new corpus file fails `test_every_corpus_file_is_listed` until it is added here with the parser it
 must get (None: a format StormScope refuses with a clear "not supported" message).
