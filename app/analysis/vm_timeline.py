@@ -587,7 +587,8 @@ def _story(disks: list[VmDisk], samples: list[int], times: dict[int, tuple[float
         else:
             together = ios / len(idxs)
         unit = "IOPS" if known else "I/Os per collection"
-        s = f"While {_names(list(act))} were {'both' if len(act) == 2 else 'all'} active, they did {_rate(together)} {unit} together"
+        both = "both" if len(act) == 2 else "all"
+        s = f"While {_names(list(act))} were {both} active, they did {_rate(together)} {unit} together"
         if best_alone is not None and best_alone[0] is not None and together is not None:
             cmp = "fewer than" if together < best_alone[0] else "more than"
             s += f", {cmp} {best_alone[1]} alone ({_rate(best_alone[0])} {unit})"
