@@ -201,6 +201,9 @@ class _FioDoc:
             "global_options": gopts or None,
             "disk_util": doc.get("disk_util"),
         }
+        times = self._job_times(jobs, devices, gopts)
+        if times:
+            info.meta["job_times"] = times
         if skipped_aggregate:
             info.meta["client_aggregate"] = "the 'All clients' entry is not stored (it sums the others)"
         if ended is not None:
@@ -320,6 +323,54 @@ class _FioDoc:
                       _scaled(obj.get("mean"), f), count))
 
     # ---- times -------------------------------------------------------------------------------
+    def _job_times(self, jobs: list[Any], devices: list[str], gopts: dict[str, Any]) -> dict[str, Any] | None:
+        """What places each job in time and says how it reached the disk, as fio printed it: the report time
+        (``timestamp_ms``, UTC; ``utc_offset_s`` = the local ``time`` minus it, whole minutes), per job its
+        ``job_start`` (ms since the epoch; fio 3.39 prints it, 3.33 does not), ``job_runtime`` (ms of I/O, ramp
+        time excluded), ``elapsed`` (s, whole seconds) and the options ``direct``, ``buffered``, ``ramp_time``,
+        ``filename``."""
+        ts_ms = self.doc.get("timestamp_ms")
+        if not isinstance(ts_ms, int) and isinstance(self.doc.get("timestamp"), int):
+            ts_ms = self.doc["timestamp"] * 1000
+        out: dict[str, Any] = {}
+        if isinstance(ts_ms, int):
+            out["report_timestamp_ms"] = ts_ms
+            local = self._report_time_local()
+            if local is not None:
+                try:
+                    utc = datetime.fromtimestamp(ts_ms / 1000, UTC).replace(tzinfo=None)
+                except (OverflowError, ValueError, OSError):
+                    utc = None
+                if utc is not None:
+                    out["utc_offset_s"] = round((local - utc).total_seconds() / 60) * 60
+        per: list[dict[str, Any]] = []
+        for job, device in zip(jobs, devices):
+            if not isinstance(job, dict):
+                continue
+            opts = {**gopts, **(job.get("job options") or {})}
+            row: dict[str, Any] = {"device": device}
+            for key, name in (("job_start", "job_start_ms"), ("job_runtime", "job_runtime_ms"),
+                              ("elapsed", "elapsed_s")):
+                if isinstance(job.get(key), int) and not isinstance(job.get(key), bool):
+                    row[name] = job[key]
+            for key in ("direct", "buffered", "ramp_time", "filename"):
+                if opts.get(key) is not None:
+                    row[key] = str(opts[key])
+            if len(row) > 1:
+                per.append(row)
+        if per:
+            out["jobs"] = per
+        return out or None
+
+    def _report_time_local(self) -> datetime | None:
+        t = self.doc.get("time")
+        if isinstance(t, str):
+            try:
+                return datetime.strptime(t.strip(), "%a %b %d %H:%M:%S %Y")
+            except ValueError:
+                return None
+        return None
+
     def _report_time(self) -> datetime | None:
         t = self.doc.get("time")
         if isinstance(t, str):
