@@ -32,7 +32,7 @@ The figures
     is given with its own ratio; it also counts the other direction, which other processes may use.
 
 Reasons (plain sentences, each only when the data shows it): iostat counts every I/O of the device (other
-processes, the filesystem's journal and metadata) -- visible when iostat sees more, or sees a direction fio did
+processes, the filesystem's journal and metadata) — visible when iostat sees more, or sees a direction fio did
 not use; merged requests (``rrqm/s``, ``wrqm/s`` > 0) make iostat count fewer, larger requests; buffered I/O
 (fio ``direct=0``, fio's default) goes through the page cache, so writes reach the disk later and in the kernel's
 sizes and reads may come from memory; fio's ``ramp_time`` puts I/O on the disk that fio's figures leave out; few
@@ -396,8 +396,8 @@ def _reasons(measures: list[Measure], io: dict[str, float | None], fio: dict[str
         extra = "; ".join(f"{v:,.1f} {op}s/s ({kb or 0:,.0f} kB/s) although the fio job did no {op}s"
                           for op, v, kb in unused)
         what = "; ".join(x for x in (seen, extra) if x)
-        out.append(f"iostat saw more on {disk} than fio did ({what}): iostat counts every I/O of the device -- "
-                   "other processes and the filesystem's journal and metadata too -- while fio counts only its own.")
+        out.append(f"iostat saw more on {disk} than fio did ({what}): iostat counts every I/O of the device — "
+                   "other processes and the filesystem's journal and metadata too — while fio counts only its own.")
     for op, col, qm in (("read", "read_iops", "rrqm_s"), ("write", "write_iops", "wrqm_s")):
         merges = io[qm] or 0.0
         m = by[col]
@@ -416,7 +416,7 @@ def _reasons(measures: list[Measure], io: dict[str, float | None], fio: dict[str
     if not _is_direct(opts) and (verdict == "disagree" or fewer):
         how = "direct=0" if "direct" in opts else "fio's default, without direct=1"
         out.append(f"fio used buffered I/O ({how}): its writes went to the page cache and reach the disk later, "
-                   "in the kernel's own sizes and timing (writeback), and its reads may be served from memory -- "
+                   "in the kernel's own sizes and timing (writeback), and its reads may be served from memory — "
                    "fio measures what it handed to the kernel, iostat what reached the disk.")
     ramp = {v for v in opts.get("ramp_time", set()) if _seconds(v) > 0}
     if ramp:
