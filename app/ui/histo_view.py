@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QRectF, Qt, QTimer
-from PySide6.QtGui import QCursor, QFont, QFontMetricsF
+from PySide6.QtCore import QEvent, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCursor, QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
+    QDoubleSpinBox,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSlider,
     QSplitter,
+    QToolButton,
     QToolTip,
     QVBoxLayout,
     QWidget,
@@ -208,6 +210,8 @@ class Series:
 
 
 class HistogramView(QWidget):
+    questions_asked = Signal(list)  # [ResponseTimeQuestion]: "Add to report"
+
     def __init__(self, ws: Workspace, parent: Any = None):
         super().__init__(parent)
         self.ws = ws
@@ -259,11 +263,21 @@ class HistogramView(QWidget):
         self.filter.setClearButtonEnabled(True)
         self.filter.setMaximumWidth(220)
         self.filter.textChanged.connect(self.reload)
+        self.filter.textChanged.connect(lambda _t: self._report_action())
         self.threshold = QComboBox()
         for ms in (1, 5, 10, 15, 20, 30, 50, 100):
             self.threshold.addItem(f"≤ {ms} ms", float(ms))
         self.threshold.setCurrentIndex(6)
         self.threshold.currentIndexChanged.connect(self._show_share)
+        self.goal = QDoubleSpinBox(minimum=0.1, maximum=100, value=80, decimals=1, suffix=" %")
+        self.goal.setToolTip("The response-time goal: the share of I/O that must be answered within the latency "
+                             "threshold (the question Add to report puts in the report)")
+        self.add_action = QAction("Add to report", self)
+        self.add_action.triggered.connect(lambda _checked=False: self._ask())
+        self.add_button = QToolButton()
+        self.add_button.setDefaultAction(self.add_action)
+        self.threshold.currentIndexChanged.connect(lambda _i: self._report_action())
+        self.goal.valueChanged.connect(lambda _v: self._report_action())
         top = QHBoxLayout()
         for w in (QLabel("Histogram"), self.metric_box, QLabel("Op"), self.op, QLabel("Latency share"),
                   self.threshold, QLabel("Collection"), self.sample):
@@ -282,12 +296,17 @@ class HistogramView(QWidget):
         second = QHBoxLayout()
         second.addWidget(self.message, 1)
         second.addWidget(self.filter)
+        second.addSpacing(8)
+        second.addWidget(QLabel("Goal"))
+        second.addWidget(self.goal)
+        second.addWidget(self.add_button)
         lay.addLayout(second)
         lay.addWidget(self.share_area)
         lay.addWidget(self.split, 1)
         self._restyle_due = False
         self.series: list[Series] = []
         self.data: dict[str, Any] = {}  # series name -> {sample_idx: [(lo, hi, count)]} of the series drawn
+        self._report_action()
 
     # ---- selection -----------------------------------------------------------------------------
     def set_runs(self, run_ids: list[int]) -> None:
@@ -298,6 +317,7 @@ class HistogramView(QWidget):
                 "SELECT DISTINCT metric FROM histograms WHERE list_contains(?, run_id) ORDER BY 1",
                 [self.run_ids]).fetchall()
             metrics = [r[0] for r in rows]
+        self._report_action()
         current = self.metric_box.currentData()
         self.metric_box.blockSignals(True)
         self.metric_box.clear()
@@ -309,6 +329,73 @@ class HistogramView(QWidget):
             self.metric_box.setCurrentIndex(metrics.index("latency_us"))
         self.metric_box.blockSignals(False)
         self.reload()
+
+    # ---- the report's question ---------------------------------------------------------------------
+    def _latency_disks(self) -> dict[int, list[str]]:
+        """Run -> the VM disks / jobs it has latency histograms for."""
+        out: dict[int, list[str]] = {rid: [] for rid in self.run_ids}
+        for rid, dev in self.ws.con.execute(
+                "SELECT DISTINCT run_id, device FROM histograms WHERE list_contains(?, run_id) AND metric = "
+                "'latency_us' ORDER BY 1, 2", [self.run_ids]).fetchall():
+            out[rid].append(dev)
+        return out
+
+    def response_questions(self) -> list[Any]:
+        """The response-time question of the view: is the goal's share of I/O answered within the threshold on the
+        selected runs -- on the VM disks / jobs the filter box leaves, when it leaves out some."""
+        from app.analysis.questions import ResponseTimeQuestion
+
+        if not self.run_ids:
+            return []
+        ms, goal = float(self.threshold.currentData() or 50.0), float(self.goal.value())
+        every = self._latency_disks()
+        if not self.filter.text().strip():
+            return [ResponseTimeQuestion(list(self.run_ids), None, ms, goal)]
+        chosen: dict[int, list[str]] = {}
+        for s in self.series:
+            if s.device in every.get(s.run_id, []) and s.device not in chosen.setdefault(s.run_id, []):
+                chosen[s.run_id].append(s.device)
+        chosen = {rid: devs for rid, devs in chosen.items() if devs}
+        if not chosen:
+            return []
+        if set(chosen) == {r for r in self.run_ids if every[r]} and all(
+                sorted(devs) == sorted(every[rid]) for rid, devs in chosen.items()):
+            return [ResponseTimeQuestion([r for r in self.run_ids if r in chosen], None, ms, goal)]
+        disks = sorted({d for devs in chosen.values() for d in devs})
+        return [ResponseTimeQuestion([r for r in self.run_ids if r in chosen], disks, ms, goal)]
+
+    def _ask(self) -> None:
+        questions = self.response_questions()
+        if questions:
+            self.questions_asked.emit(questions)
+
+    def _report_action(self) -> None:
+        if not hasattr(self, "add_action"):
+            return
+        ms = float(self.threshold.currentData() or 50.0)
+        n = len(self.run_ids)
+        self.add_action.setEnabled(n > 0)
+        which = "the VM disks and jobs the filter box leaves" if self.filter.text().strip() else \
+            f"the {n} selected run{'s' if n != 1 else ''}"
+        self.add_action.setToolTip(
+            f"Add to the report the question whether {self.goal.value():g} % of I/O is answered within {ms:g} ms on "
+            f"{which} (all I/O, reads and writes, from the latency histograms)" if n else
+            "Select vscsiStats or fio runs to add a response-time question to the report")
+
+    def show_question(self, q: Any) -> None:
+        """Set the view as a response-time question of the report was asked: its threshold, goal and disks."""
+        i = self.threshold.findData(float(q.threshold_ms))
+        if i < 0:
+            self.threshold.addItem(f"≤ {q.threshold_ms:g} ms", float(q.threshold_ms))
+            i = self.threshold.count() - 1
+        self.threshold.setCurrentIndex(i)
+        self.goal.setValue(q.goal_pct)
+        if self.metric_box.findData("latency_us") >= 0:
+            self.metric_box.setCurrentIndex(self.metric_box.findData("latency_us"))
+        if q.disks is None:
+            self.filter.clear()
+        elif len(q.disks) == 1:
+            self.filter.setText(q.disks[0])
 
     def changeEvent(self, ev: QEvent) -> None:  # noqa: N802 (Qt name)
         """A theme switch (light/dark) changes the palette: redraw with the new text colour."""

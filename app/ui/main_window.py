@@ -34,6 +34,7 @@ from app.ui.histo_view import HistogramView
 from app.ui.import_options import WaitingForInterval
 from app.ui.iozone_view import IozoneView
 from app.ui.plot import OverlayPlot
+from app.ui.questions_dock import QuestionsPanel, evidence_tab
 from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser
 from app.ui.sizing_panel import SizingPanel
@@ -43,9 +44,15 @@ from app.workspace import ImportResult, Workspace, WorkspaceLocked
 from parsers.base import ImportOptions
 
 APP = "StormScope"
+QUESTIONS_HEIGHT = 190  # the Report questions panel's height when a question is added (five rows)
 RUN_LIST_WIDTH = 420  # the run list's first width (then the user's, remembered with the window's layout)
 STATUS_COLOURS = {"imported": "#1b7f3b", "duplicate": "#666666", "failed": "#b00020", "skipped": "#8a6d00"}
 STATUS_COLOURS_DARK = {"imported": "#6fcf8a", "duplicate": "#a8a8a8", "failed": "#ff8080", "skipped": "#e3c35a"}
+
+
+def questions_title(n: int) -> str:
+    """The Report questions panel's title: how many questions the report answers."""
+    return f"Report questions ({n})" if n else "Report questions"
 
 
 class ImportPanel(QWidget):
@@ -151,16 +158,20 @@ class MainWindow(QMainWindow):
         self.import_panel.cancel.clicked.connect(self.cancel_import)
         self.import_panel.waiting.interval_set.connect(self._runs_changed)
         docks = []
+        self.questions = QuestionsPanel(self.ws)
+        n_questions = len(self.questions.questions)
         for title, widget, area, name in (
             ("Runs", self.browser, Qt.DockWidgetArea.LeftDockWidgetArea, "runs"),
             ("Import", self.import_panel, Qt.DockWidgetArea.BottomDockWidgetArea, "import"),
+            (questions_title(n_questions), self.questions, Qt.DockWidgetArea.BottomDockWidgetArea, "questions"),
         ):
             dock = QDockWidget(title, self)
             dock.setObjectName(f"dock-{name}")
             dock.setWidget(widget)
             self.addDockWidget(area, dock)
             docks.append(dock)
-        self.runs_dock, self.import_dock = docks
+        self.runs_dock, self.import_dock, self.questions_dock = docks
+        self.tabifyDockWidget(self.import_dock, self.questions_dock)  # one strip under the views, a tab each
         # the import list sits under the views, beside the run list (the run list keeps the full height)
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.resizeDocks([docks[0]], [RUN_LIST_WIDTH], Qt.Orientation.Horizontal)
@@ -174,9 +185,17 @@ class MainWindow(QMainWindow):
         self.browser.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.browser.runs_changed.connect(self._runs_changed)
         self.banner.changed.connect(self._first_report_kept)
+        for view in (self.plot, self.histos, self.sizing):
+            view.questions_asked.connect(self._add_questions)
+        self.questions.question_chosen.connect(self._show_question)
+        self.questions.count_changed.connect(lambda n: self.questions_dock.setWindowTitle(questions_title(n)))
+        self.questions.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
+        self.statusBar().addPermanentWidget(self.questions.undo_button)
         self._menus()
         self.statusBar().showMessage(f"Workspace {self.ws_path}")
         self._restore()
+        if not self.questions.questions:  # shown when the first question is added (Report ▸ Report questions)
+            self.questions_dock.hide()
 
     def _fit_to_screen(self) -> None:
         """1400 x 860, or 90 % of a smaller screen (a 1366 x 768 laptop)."""
@@ -214,10 +233,60 @@ class MainWindow(QMainWindow):
             view.set_runs(self._selection)
 
     def _runs_changed(self) -> None:
-        """A run setting changed (interval, first report, name, deletion): every view recomputes."""
+        """A run setting changed (interval, first report, name, deletion): every view recomputes, and so do the
+        answers of the report's questions."""
         self.browser.reload()
         self._selection_changed(self.browser.selected_runs())
         self._show_waiting()
+        self.questions.refresh()
+
+    # ---- the report's questions ---------------------------------------------------------------------
+    def _add_questions(self, questions: list[Any]) -> None:
+        """A view's Add to report: the questions are stored and the Report questions panel shows them."""
+        if self.questions.add(questions):
+            self.questions_dock.show()
+            self.questions_dock.raise_()
+            if self.questions_dock.height() < QUESTIONS_HEIGHT:  # room for a few questions (the user may resize)
+                self.resizeDocks([self.questions_dock], [QUESTIONS_HEIGHT], Qt.Orientation.Vertical)
+
+    def add_to_report(self) -> None:
+        """Report ▸ Add to report (Ctrl+Shift+A): the Add to report of the view on screen."""
+        action = self._view_add_action()
+        if action is not None and action.isEnabled():
+            action.trigger()
+        elif action is not None:
+            self.statusBar().showMessage(action.toolTip(), 10000)
+        else:
+            self.statusBar().showMessage("Add to report works on the Overlay, Histograms and Sizing tabs: the "
+                                         "question they show goes into the report.", 10000)
+
+    def _view_add_action(self) -> Any:
+        page = self.tabs.currentWidget()
+        if page is self.overlay_page:
+            return self.plot.add_action
+        if page is self.histos:
+            return self.histos.add_action
+        if page is self.sizing:
+            return self.sizing.add_action
+        return None
+
+    def add_cap_check(self) -> None:
+        """Report ▸ Add cap check to report: the overlay's cap on each selected iostat run."""
+        self.tabs.setCurrentWidget(self.overlay_page)
+        if self.plot.cap_action.isEnabled():
+            self.plot.cap_action.trigger()
+        else:
+            self.statusBar().showMessage(self.plot.cap_action.toolTip(), 10000)
+
+    def _show_question(self, sq: Any) -> None:
+        """A question chosen in the Report questions panel: its runs selected, the tab with its evidence shown
+        and set as the question was asked."""
+        view = {"overlay": self.plot, "histograms": self.histos, "sizing": self.sizing}[evidence_tab(sq.kind)]
+        self.tabs.setCurrentWidget(self.overlay_page if view is self.plot else view)
+        runs = [r for r in sq.question.run_ids_used() if self.ws.run(r) is not None]
+        if runs:
+            self.browser.select_runs(runs)
+        view.show_question(sq.question)
 
     def _first_report_kept(self) -> None:
         self._runs_changed()
@@ -252,8 +321,9 @@ class MainWindow(QMainWindow):
         self.export_chart_action = QAction("Export &chart…", self, shortcut=QKeySequence("Ctrl+E"),
                                            triggered=lambda _checked=False: self.export_chart())
         m.addAction(self.export_chart_action)
-        m.addAction(QAction("Export &report…", self, shortcut=QKeySequence("Ctrl+R"),
-                            triggered=lambda _checked=False: self.export_report()))
+        self.export_report_action = QAction("Export &report…", self, shortcut=QKeySequence("Ctrl+R"),
+                                            triggered=lambda _checked=False: self.export_report())
+        m.addAction(self.export_report_action)
         m.addSeparator()
         m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
         v = self.menuBar().addMenu("&View")
@@ -261,7 +331,7 @@ class MainWindow(QMainWindow):
                                          triggered=lambda _checked=False: self.reset_zoom())
         v.addAction(self.reset_zoom_action)
         v.addSeparator()
-        for dock in (self.runs_dock, self.import_dock):  # a closed panel comes back from here
+        for dock in (self.runs_dock, self.import_dock, self.questions_dock):  # a closed panel comes back from here
             v.addAction(dock.toggleViewAction())
         v.addSeparator()
         theme_menu = v.addMenu("&Theme")
@@ -274,10 +344,31 @@ class MainWindow(QMainWindow):
             group.addAction(a)
             theme_menu.addAction(a)
             self.theme_actions[key] = a
+        r = self.menuBar().addMenu("Re&port")
+        self.add_to_report_action = QAction("&Add to report", self, shortcut=QKeySequence("Ctrl+Shift+A"),
+                                            triggered=lambda _checked=False: self.add_to_report())
+        self.add_to_report_action.setStatusTip("The question the Overlay, Histograms or Sizing tab shows, into the "
+                                               "report")
+        r.addAction(self.add_to_report_action)
+        self.add_cap_action = QAction("Add &cap check to report", self,
+                                      triggered=lambda _checked=False: self.add_cap_check())
+        self.add_cap_action.setStatusTip("Whether the overlay's cap held on each selected iostat run, into the report")
+        r.addAction(self.add_cap_action)
+        r.addSeparator()
+        self.questions_action = QAction("Report &questions", self, shortcut=QKeySequence("Ctrl+Shift+Q"),
+                                        triggered=lambda _checked=False: self.show_questions())
+        r.addAction(self.questions_action)
+        r.addAction(self.export_report_action)
         h = self.menuBar().addMenu("&Help")
         h.addAction(QAction("About StormScope", self, triggered=lambda: QMessageBox.about(
             self, APP, "StormScope — storage-performance trace analysis.\n"
             "Drop iostat, vscsiStats or fio files on the window to begin.")))
+
+    def show_questions(self) -> None:
+        """Report ▸ Report questions: the panel shown, in front, with the focus (for its keys)."""
+        self.questions_dock.show()
+        self.questions_dock.raise_()
+        self.questions.table.setFocus()
 
     def reset_zoom(self) -> None:
         """View ▸ Reset zoom (Ctrl+0): the whole runs again on the overlay (the tab is shown if it was not)."""
@@ -384,6 +475,7 @@ class MainWindow(QMainWindow):
             if new:
                 self.browser.reload()
                 self.browser.select_runs(new)
+                self.questions.refresh()  # a question may now be answerable
         self.thread = None
         self._show_waiting()
 
@@ -406,6 +498,7 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Workspace in use",
                                 f"The workspace {path} is in use by {e.holder}.\n\n{e.advice}")
             return
+        self.questions.shutdown()
         wait_for_jobs(cancel=False)  # the views' jobs read through the current workspace: let them finish first
         self.grid.close_model()
         self.ws.close()
@@ -414,6 +507,7 @@ class MainWindow(QMainWindow):
         for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.sizing):
             w.ws = self.ws
         self.banner.ws = self.ws
+        self.questions.reopen(self.ws)
         self.browser.reload()
         self._selection_changed(self.browser.selected_runs())
         self._show_waiting()
@@ -491,6 +585,7 @@ class MainWindow(QMainWindow):
             self.thread = None
         self.plot.shutdown()
         self.results.shutdown()
+        self.questions.shutdown()
         dlg = getattr(self, "report_dialog", None)
         if dlg is not None and dlg.job is not None and dlg.job.isRunning():
             dlg.job.wait(60000)

@@ -66,6 +66,14 @@ READOUT_NOTE = "(a value covers the interval that ends at its time)"
 
 NOTES_SHOWN = 2  # notes under the chart; the rest in its tooltip
 
+# overlay metric -> the figure a "compare" question of the report compares (app.analysis.questions.COMPARE_METRICS);
+# %util and the queue have no figure of their own there: the runs are compared by their peak IOPS
+COMPARE_FIGURE = {"IOPS (total)": "peak_iops", "IOPS (read)": "peak_iops", "IOPS (write)": "peak_iops",
+                  "Throughput (kB/s)": "peak_kbs", "await (ms)": "mean_await_ms"}
+# overlay metric -> (cap question parameter, op) of a cap check on the cap line
+CAP_OF_METRIC = {"IOPS (total)": ("iops_cap", "total"), "IOPS (read)": ("iops_cap", "read"),
+                 "IOPS (write)": ("iops_cap", "write"), "Throughput (kB/s)": ("bw_cap_kbs", "total")}
+
 
 @dataclass
 class Curve:
@@ -263,6 +271,7 @@ class OverlayPlot(QWidget):
 
     curves_changed = Signal()
     range_changed = Signal(float, float)
+    questions_asked = Signal(list)  # [Question]: "Add to report" / "Add cap check to report"
 
     def __init__(self, ws: Workspace, parent: Any = None):
         super().__init__(parent)
@@ -308,6 +317,8 @@ class OverlayPlot(QWidget):
         self.normalise.setToolTip("Normalised time: each run from 0 (start) to 1 (end)")
         for w in (self.metric_box, self.align):
             w.currentIndexChanged.connect(self.reload)
+        self.metric_box.currentIndexChanged.connect(lambda _i: self._report_actions())
+        self.cap.valueChanged.connect(lambda _v: self._report_actions())
         self.activity.valueChanged.connect(self.reload)
         self.normalise.toggled.connect(self.reload)
         self.cap.valueChanged.connect(self._draw_cap)
@@ -320,6 +331,27 @@ class OverlayPlot(QWidget):
         self.addAction(self.reset_zoom_action)
         self.reset_zoom_button = QToolButton()
         self.reset_zoom_button.setDefaultAction(self.reset_zoom_action)
+
+        # the report's questions: what the chart shows, as a question the report answers
+        self.add_action = QAction("Add to report", self)
+        self.add_action.triggered.connect(lambda _checked=False: self._ask(self.report_questions()))
+        self.add_button = QToolButton()
+        self.add_button.setDefaultAction(self.add_action)
+        self.add_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.figure_menu = QMenu(self)  # the arrow: compare the runs by another figure
+        self.figure_menu.setToolTipsVisible(True)
+        from app.analysis.questions import COMPARE_METRICS
+
+        for key, (label, _col) in COMPARE_METRICS.items():
+            a = self.figure_menu.addAction(f"Compare by {label}")
+            a.triggered.connect(lambda _checked=False, key=key: self._ask(self.report_questions(key)))
+        self.add_button.setMenu(self.figure_menu)
+        self.add_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        self.cap_action = QAction("Add cap check to report", self)
+        self.cap_action.triggered.connect(lambda _checked=False: self._ask(self.cap_questions()))
+        self.cap_button = QToolButton()
+        self.cap_button.setDefaultAction(self.cap_action)
+        self._want_device: str | None = None  # a device to choose once the runs' devices are known
 
         self.plot = pg.PlotWidget(viewBox=_DragBox(self))
         self.plot.showGrid(x=True, y=True, alpha=0.25)
@@ -369,8 +401,9 @@ class OverlayPlot(QWidget):
                   self.normalise):
             bar.addWidget(w)
         bar.addStretch(1)
+        bar.addWidget(self.add_button)
         bar2 = QHBoxLayout()
-        for w in (QLabel("Cap"), self.cap, self.log_y, self.reset_zoom_button):
+        for w in (QLabel("Cap"), self.cap, self.cap_button, self.log_y, self.reset_zoom_button):
             bar2.addWidget(w)
         bar2.addSpacing(12)
         bar2.addWidget(self.hint, 1)
@@ -386,6 +419,7 @@ class OverlayPlot(QWidget):
         lay.addLayout(bar2)
         lay.addWidget(split, 1)
         lay.addWidget(self.readout)
+        self._report_actions()
 
     def _style_legend(self) -> None:
         bg = pg.mkColor(pg.getConfigOption("background"))
@@ -421,12 +455,125 @@ class OverlayPlot(QWidget):
     # ---- loading --------------------------------------------------------------------------------
     def set_runs(self, run_ids: list[int]) -> None:
         self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") in ("iostat", "vscsistats")]
+        self._report_actions()
         self.reload()
 
     def _set_devices(self, names: list[str]) -> None:
         """The device picker lists the devices of the selected runs (found by the loading job)."""
-        current = self.device.currentText()
+        wanted, self._want_device = self._want_device, None
+        before = self.device.currentText()
+        current = wanted or before
         _refill(self.device, [WHOLE_DISKS_LABEL, *names], current if current in names else WHOLE_DISKS_LABEL)
+        if wanted and self.device.currentText() != before:  # a question's device: its curves are loaded now
+            QTimer.singleShot(0, self, self.reload)
+
+    # ---- the report's questions ------------------------------------------------------------------
+    def iostat_runs(self) -> list[int]:
+        """The selected runs a compare, cap or storm question can be asked of (iostat runs: they have the time
+        series these analyses read)."""
+        return [r for r in self.run_ids if (self.ws.run(r) or {}).get("kind") == "iostat"]
+
+    def _device(self) -> str | None:
+        text = self.device.currentText()
+        return None if text in ("", WHOLE_DISKS_LABEL) else text
+
+    def _align_param(self) -> str:
+        mode = self.align.currentIndex()
+        marker = self.marker.currentText().strip()
+        return "activity" if mode == 1 else f"marker:{marker}" if mode == 2 and marker else "start"
+
+    def report_questions(self, figure: str | None = None) -> list[Any]:
+        """The question the chart answers: two or more iostat runs -> how they compare (by ``figure``, default
+        the overlay metric's figure), with the chart's alignment and device; one run -> its storm profile."""
+        from app.analysis.questions import CompareQuestion, StormQuestion
+
+        runs = self.iostat_runs()
+        if len(runs) >= 2:
+            figure = figure or COMPARE_FIGURE.get(self.metric_box.currentText(), "peak_iops")
+            return [CompareQuestion(runs, metric=figure, align=self._align_param(), phases="auto",
+                                    device=self._device())]
+        if len(runs) == 1:
+            return [StormQuestion(runs[0], device=self._device(), phases="auto")]
+        return []
+
+    def cap_questions(self) -> list[Any]:
+        """One cap check per selected iostat run: the cap line's value on the chart's figure (IOPS or throughput;
+        reads or writes as the metric says), the device shown, and the tolerance and window of the results
+        table's cap check."""
+        from app.analysis.cap import DEFAULT_TOLERANCE_PCT, DEFAULT_WINDOW_S
+        from app.analysis.questions import CapQuestion
+
+        cap = self.cap_value()
+        what = CAP_OF_METRIC.get(self.metric_box.currentText())
+        if cap is None or what is None:
+            return []
+        key, op = what
+        return [CapQuestion(rid, device=self._device(), op=op, tolerance_pct=DEFAULT_TOLERANCE_PCT,
+                            window_s=DEFAULT_WINDOW_S, **{key: cap}) for rid in self.iostat_runs()]
+
+    def _ask(self, questions: list[Any]) -> None:
+        if questions:
+            self.questions_asked.emit(questions)
+
+    def _report_actions(self) -> None:
+        """Add to report and Add cap check to report: enabled when the chart has a question to ask, and their
+        tooltips say which."""
+        from app.analysis.cap import DEFAULT_TOLERANCE_PCT, DEFAULT_WINDOW_S
+        from app.analysis.questions import COMPARE_METRICS
+
+        n = len(self.iostat_runs())
+        metric = self.metric_box.currentText()
+        figure = COMPARE_METRICS[COMPARE_FIGURE.get(metric, "peak_iops")][0]
+        if n >= 2:
+            tip = (f"Add to the report the question how the {n} selected iostat runs compare by {figure} (the first "
+                   "selected is the baseline), aligned and on the device as the chart shows them; the arrow compares "
+                   "them by another figure")
+        elif n == 1:
+            tip = "Add to the report the storm profile of the selected iostat run (peak, plateau, settle time)"
+        else:
+            tip = "Select one iostat run (its storm profile) or several (how they compare) to add them to the report"
+        self.add_action.setEnabled(n > 0)
+        self.add_action.setToolTip(tip)
+        self.figure_menu.setEnabled(n >= 2)
+        what = CAP_OF_METRIC.get(metric)
+        cap = self.cap_value()
+        if what is None:
+            tip = "A cap check is on IOPS or throughput: choose one of them in Metric"
+        elif cap is None:
+            tip = "Type the cap in the Cap field to check it on the selected iostat runs in the report"
+        elif not n:
+            tip = "Select the iostat runs to check the cap on"
+        else:
+            tip = (f"Add to the report, for each of the {n} selected iostat runs, whether the cap of "
+                   f"{fmt_value(cap, METRIC_UNITS.get(metric, ''))} held: every {DEFAULT_WINDOW_S:g} s window at or "
+                   f"below the cap + {DEFAULT_TOLERANCE_PCT:g} %")
+        self.cap_action.setEnabled(what is not None and cap is not None and n > 0)
+        self.cap_action.setToolTip(tip)
+
+    def show_question(self, q: Any) -> None:
+        """Set the chart as a question of the report was asked: its figure, alignment, device and cap."""
+        from app.analysis.questions import CapQuestion, CompareQuestion
+
+        metric = "IOPS (total)"
+        if isinstance(q, CompareQuestion):
+            metric = ("Throughput (kB/s)" if q.metric.endswith("_kbs") else
+                      "await (ms)" if "await" in q.metric else "IOPS (total)")
+            if q.align.startswith("marker:"):
+                self.marker.setEditText(q.align[7:])
+            self.align.setCurrentIndex(1 if q.align == "activity" else 2 if q.align.startswith("marker:") else 0)
+        elif isinstance(q, CapQuestion):
+            if q.iops_cap is not None:
+                metric = {"total": "IOPS (total)", "read": "IOPS (read)", "write": "IOPS (write)"}[q.op]
+                self.cap.setValue(q.iops_cap)
+            else:
+                metric = "Throughput (kB/s)"
+                self.cap.setValue(q.bw_cap_kbs or 0)
+        self.metric_box.setCurrentText(metric)
+        device = q.device or WHOLE_DISKS_LABEL
+        if self.device.findText(device) >= 0:
+            self.device.setCurrentText(device)
+        else:  # the runs' devices are not loaded yet: chosen when they are
+            self._want_device = device
 
     def _set_marker_names(self, names: list[str]) -> None:
         _refill(self.marker, names, self.marker.currentText())

@@ -30,6 +30,16 @@ from app.workspace import Workspace
 from reports.options import SECTION_TITLES, SECTIONS, ReportOptions, list_templates, load_template, save_template
 
 
+def answers_text(ws: Workspace) -> str:
+    """What the report's Answers page will hold: the workspace's questions, counted."""
+    from app.analysis.questions import list_questions
+
+    n = len(list_questions(ws))
+    if not n:
+        return "Answers: none yet (Add to report on the Overlay, Histograms or Sizing tab puts a question in)"
+    return f"Answers: the report opens with the answer{'s' if n != 1 else ''} to {n} question{'s' if n != 1 else ''}"
+
+
 class ReportDialog(QDialog):
     def __init__(self, ws: Workspace, run_ids: list[int], parent: Any = None):
         super().__init__(parent)
@@ -89,6 +99,11 @@ class ReportDialog(QDialog):
         form.addRow(self.anonymise)
         box = QGroupBox("Sections")
         bl = QVBoxLayout(box)
+        self.answers = QLabel(answers_text(ws))
+        self.answers.setWordWrap(True)
+        self.answers.setToolTip("The questions are listed, reordered and renamed in the Report questions panel "
+                                "(Report ▸ Report questions)")
+        bl.addWidget(self.answers)
         for c in self.sections.values():
             bl.addWidget(c)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSpinBox,
     QTableWidget,
@@ -30,6 +32,8 @@ from app.workspace import Workspace
 
 
 class SizingPanel(QWidget):
+    questions_asked = Signal(list)  # [SizingQuestion]: "Add to report"
+
     def __init__(self, ws: Workspace, parent: Any = None):
         super().__init__(parent)
         self.ws = ws
@@ -95,6 +99,17 @@ class SizingPanel(QWidget):
         form.addRow("", self.vms)
         box = QGroupBox("Inputs")
         box.setLayout(form)
+        self.add_action = QAction("Add to report", self)
+        self.add_action.setToolTip("Add to the report the question how many disks these inputs need (the report "
+                                   "answers it with the sizing and a what-if over RAID levels and disk types)")
+        self.add_action.triggered.connect(lambda _checked=False: self._ask())
+        self.add_button = QPushButton(self.add_action.text())
+        self.add_button.setToolTip(self.add_action.toolTip())
+        self.add_button.clicked.connect(lambda _checked=False: self.add_action.trigger())
+        self.add_action.enabledChanged.connect(self.add_button.setEnabled)
+        add_row = QHBoxLayout()
+        add_row.addStretch(1)
+        add_row.addWidget(self.add_button)
         # where each input came from, and the notes, under the inputs: the result table keeps the height
         notes_area = QScrollArea()
         notes_area.setWidget(self.notes)
@@ -107,6 +122,7 @@ class SizingPanel(QWidget):
         right = QVBoxLayout()
         right.addWidget(self.headline)
         right.addWidget(self.table, 1)
+        right.addLayout(add_row)  # under the result it asks about (the inputs' column has no height to spare)
         lay = QHBoxLayout(self)
         lay.addLayout(left, 2)
         lay.addLayout(right, 3)
@@ -149,6 +165,7 @@ class SizingPanel(QWidget):
             self.notes.setText(str(e))
             return
         self.result = r
+        self.add_action.setEnabled(True)
         ipu = r.inputs.get("iops_per_user", {}).get("value")
         layout = f"; {r.disks_layout} in whole {r.layout}" if r.disks_layout != r.disks else ""
         self.headline.setText((f"{r.disks} disks ({r.disks_exact:.2f} for IOPS, rounded up) for "
@@ -169,6 +186,52 @@ class SizingPanel(QWidget):
                         f"({self._source(k, v['source'], r)})" for k, v in r.inputs.items())
         self.notes.setText("Inputs:\n" + src + ("\n" + "\n".join(r.notes) if r.notes else ""))
 
+    # ---- the report's question ---------------------------------------------------------------------
+    def sizing_question(self) -> Any:
+        """The inputs as a sizing question of the report (None while they give no sizing): users, RAID level,
+        disk type, capacity, and the IOPS per user -- typed (with reads and the storm multiplier), a user profile,
+        or measured on the selected iostat run (with the number of VMs in it)."""
+        from app.analysis.questions import SizingQuestion
+
+        if self.result is None:
+            return None
+        common: dict[str, Any] = {"users": self.users.value(), "raid": self.raid.currentData(),
+                                  "disk_type": self.disk.currentData(), "gb_per_user": self.gb_user.value() or None,
+                                  "disk_gb": self.disk_gb.value() or None}
+        if self.measured.isChecked():
+            if not self.run_ids:
+                return None
+            return SizingQuestion(measured_run=self.run_ids[0], vms=self.vms.value(), **common)
+        if self.profile.currentData() is not None:
+            return SizingQuestion(profile=self.profile.currentData(), **common)
+        return SizingQuestion(iops_per_user=self.ipu.value(), read_pct=self.read_pct.value(),
+                              storm_multiplier=self.storm.value(), **common)
+
+    def _ask(self) -> None:
+        q = self.sizing_question()
+        if q is not None:
+            self.questions_asked.emit([q])
+
+    def show_question(self, q: Any) -> None:
+        """Set the inputs as a sizing question of the report was asked."""
+        self.users.setValue(q.users)
+        if q.raid is not None and self.raid.findData(q.raid) >= 0:
+            self.raid.setCurrentIndex(self.raid.findData(q.raid))
+        if q.disk_type is not None and self.disk.findData(q.disk_type) >= 0:
+            self.disk.setCurrentIndex(self.disk.findData(q.disk_type))
+        self.gb_user.setValue(q.gb_per_user or 0)
+        self.disk_gb.setValue(q.disk_gb or 0)
+        self.measured.setChecked(q.measured_run is not None)
+        if q.measured_run is not None:
+            self.vms.setValue(q.vms or 1)
+            return
+        self.profile.setCurrentIndex(max(0, self.profile.findData(q.profile)) if q.profile else 0)
+        if q.iops_per_user is not None:
+            self.ipu.setValue(q.iops_per_user)
+            if q.read_pct is not None:
+                self.read_pct.setValue(q.read_pct)
+            self.storm.setValue(q.storm_multiplier if q.storm_multiplier is not None else 1.0)
+
     def _measured_fields(self, measured: bool) -> None:
         """In measured mode the run gives IOPS per user, reads and the storm multiplier: their fields are off."""
         for w in (self.profile, self.ipu, self.read_pct, self.storm):
@@ -179,6 +242,7 @@ class SizingPanel(QWidget):
     def _clear(self) -> None:
         """No result: nothing of the last one may stay on screen as if it still held."""
         self.result = None
+        self.add_action.setEnabled(False)
         self.headline.setText("")
         self.table.setRowCount(0)
 
