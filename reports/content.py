@@ -14,19 +14,31 @@ from typing import Any
 
 import numpy as np
 
-from app.analysis.histograms import LATENCY, AnalysisError, collection_counts, latency_share
-from app.analysis.text import pct_pair, render_stored
+from app.analysis.histograms import LATENCY, AnalysisError, collection_counts
 from reports.options import ReportOptions
 
 
 def fmt(v: float | None, digits: int = 0, unit: str = "") -> str:
+    """A measured value. Without ``digits`` the one format of the report's figures (``fmt_value``: whole numbers
+    without decimals, other values under 1,000 with one, larger ones whole), so a value reads the same on the
+    Answers page, in a section and in a table."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "–"
+    if digits == 0:
+        from app.analysis.questions import fmt_value
+
+        return fmt_value(v, unit)
     s = f"{v:,.{digits}f}"
     return f"{s} {unit}".strip() if unit else s
 
 
-def pct(v: float | None, digits: int = 1) -> str:
+def count(v: float | None) -> str:
+    """A number of I/Os (rate x interval summed): whole I/Os."""
+    return fmt(None if v is None else round(v))
+
+
+def pct(v: float | None, digits: int = 2) -> str:
+    """A share (0-1) in percent, two decimals everywhere (98.90 %), as on the Answers page."""
     return "–" if v is None else f"{v * 100:.{digits}f} %"
 
 
@@ -52,6 +64,7 @@ class Anonymiser:
         self.enabled = enabled
         self.hosts: dict[str, str] = {}
         self.devices: dict[str, str] = {}
+        self.vms: dict[str, str] = {}  # vscsiStats worldGroupID -> "1", "2": printed as "VM 1"
 
     def host(self, name: str | None) -> str:
         if not name:
@@ -67,6 +80,12 @@ class Anonymiser:
             return name
         return self.devices.setdefault(name, f"device {len(self.devices) + 1}")
 
+    def vm(self, world: str) -> str:
+        """A VM's worldGroupID (vscsiStats) as a neutral number: 'VM 2099979' prints as 'VM 1'."""
+        if not self.enabled:
+            return world
+        return self.vms.setdefault(world, str(len(self.vms) + 1))
+
     def text(self, s: str | None) -> str:
         """``s`` with every known host and device name replaced, also inside file names ("host1_sdb_iostat":
         a name counts where it is not part of a longer word or number; underscores, dots and dashes separate)."""
@@ -74,7 +93,7 @@ class Anonymiser:
             return s or ""
         import re
 
-        for real, alias in sorted({**self.hosts, **self.devices}.items(), key=lambda kv: -len(kv[0])):
+        for real, alias in sorted({**self.vms, **self.hosts, **self.devices}.items(), key=lambda kv: -len(kv[0])):
             if len(real) >= 2:
                 s = re.sub(rf"(?<![A-Za-z0-9]){re.escape(real)}(?![A-Za-z0-9])", alias, s)
         return s
@@ -155,6 +174,10 @@ def _period(ws: Any, r: dict[str, Any]) -> str:
             from datetime import timedelta
 
             start, end = row[0] - timedelta(seconds=float(r["interval_s"])), row[1]
+    elif r["kind"] == "vscsistats" and end and r.get("interval_s"):  # a collection is stamped when it starts
+        from datetime import timedelta
+
+        end = end + timedelta(seconds=float(r["interval_s"]))
     if not start:
         return "no timestamps"
     out = f"{start:%Y-%m-%d %H:%M:%S}"
@@ -167,7 +190,8 @@ KIND_NAMES = {"iostat": "iostat", "vscsistats": "vscsiStats", "fio": "fio", "ioz
               "iometer": "Iometer", "iomark": "IOmark", "diskspd": "DiskSpd", "nmon": "nmon", "perfmon": "PerfMon"}
 
 METHOD_TITLES = {"overlay": "I/O over time", "storm": "Storm metrics", "cap": "Cap compliance",
-                 "latency": "Response times", "sizing": "VDI sizing", "compare": "A/B comparison"}
+                 "latency": "Response times", "sizing": "VDI sizing", "compare": "A/B comparison",
+                 "crosscheck": "Cross-check"}
 
 METHOD_PROSE = {
     "overlay": "Each iostat report gives the I/O rate of one interval; the charts draw one step per interval, "
@@ -193,6 +217,11 @@ METHOD_PROSE = {
               "reads + writes × the RAID write penalty. Disks = back-end IOPS ÷ IOPS per disk, always rounded "
               "up, then up to whole RAID sets (mirror pairs, parity groups). The arithmetic is exact; figures "
               "are rounded only when printed.",
+    "crosscheck": "fio's job is placed in time from the time fio wrote its report and the job's run time; only "
+                  "the iostat intervals wholly inside the job are used (iostat stamps a report at the end of its "
+                  "interval, to the second). fio's figures are its own per direction; iostat's are the means of "
+                  "r/s, w/s, rkB/s and wkB/s of those intervals on the job's disk. They agree when every figure of "
+                  "a direction fio used is within 10 % of fio's.",
     "compare": "The runs are aligned on their first activity and compared figure by figure over the whole "
                "run; time above a level uses one level for every run (half the first run's peak), so the runs "
                "are measured against the same bar.",
@@ -217,122 +246,6 @@ GLOSSARY = (
 )
 
 
-SIZING_INPUT_NAMES = {"users": "Users", "iops_per_user": "IOPS per user", "read_pct": "Reads (%)",
-                      "storm_multiplier": "Storm multiplier", "raid": "RAID level", "disk_iops": "IOPS per disk",
-                      "gb_per_user": "GB per user", "disk_gb": "Disk size (GB)"}
-SIZING_STEPS = {"frontend_iops": "Front-end IOPS", "backend_iops": "Back-end IOPS", "disks_for_iops": "Disks for IOPS",
-                "disks_for_capacity": "Disks for capacity", "disks": "Disks",
-                "disks_layout": "Disks in whole RAID sets", "array_frontend_iops": "Front-end IOPS the disks carry",
-                "users_supported": "Users the disks carry"}
-
-
-def _sizing_section(opt: ReportOptions, verdicts: list[str], values: dict[str, Any],
-                    methods: list[tuple[str, Any]]) -> Section:
-    """Steady and storm cases side by side (the range the consultant gave), then a what-if table."""
-    from app.analysis.sizing import parse_iops_range, sizing_cases, what_if
-
-    kw = dict(opt.sizing)
-    users = int(kw.pop("users"))
-    ipu = kw.pop("iops_per_user")
-    mult = kw.pop("storm_multiplier", None)
-    cases = sizing_cases(users, ipu, storm_multiplier=mult, **kw)
-    values["sizing"] = cases[-1].result.as_dict()
-    values["sizing_cases"] = [c.as_dict() for c in cases]
-    sec = Section("sizing", "VDI sizing")
-    steady = cases[0]
-    if len(cases) == 1:
-        sz = steady.result
-        plural = "s" if sz.disks != 1 else ""
-        verdicts.append(f"The design needs {sz.disks} disk{plural} ({fmt(sz.disks_exact, 2)} rounded up) for "
-                        f"{users:,} users at {num(steady.iops_per_user)} IOPS"
-                        + (f" (capacity needs {sz.disks_for_capacity})" if sz.disks_for_capacity else "")
-                        + (f"; built in whole {sz.layout}, that is {sz.disks_layout} disks." if
-                           sz.disks_layout != sz.disks else "."))
-    else:
-        storm = cases[1]
-        how = (f"{num(steady.iops_per_user)} × storm multiplier {num(mult)}" if mult not in (None, 1, 1.0)
-               else "the top of the range given")
-        a, b = steady.result, storm.result
-        verdicts.append(f"For {users:,} users the design needs {a.disks_layout} disks at the steady "
-                        f"{num(steady.iops_per_user)} IOPS per user ({fmt(a.disks_exact, 2)} rounded up) and "
-                        f"{b.disks_layout} disks at the storm's {num(storm.iops_per_user)} IOPS per user "
-                        f"({how}; {fmt(b.disks_exact, 2)} rounded up); {b.disks_layout} disks carry the storm.")
-    first = steady.result
-    disk = f"{first.disk['label']} disks" if first.disk.get("label") else "disks"
-    sec.para(f"{users:,} users, {num(first.inputs['read_pct']['value'])} % reads, {first.raid['label']} (write "
-             f"penalty {first.raid['write_penalty']}), {disk} at {num(first.disk['iops'])} IOPS each. The storm "
-             "case decides the number of disks; the steady case shows what the everyday load needs.")
-    header = ["Step", "How"] + [f"{c.label.capitalize()}: {num(c.iops_per_user)} IOPS per user" for c in cases]
-    rows = []
-    for k, label in SIZING_STEPS.items():
-        cells = []
-        for c in cases:
-            sz = c.result
-            v = {"frontend_iops": fmt(sz.frontend_iops), "backend_iops": fmt(sz.backend_iops),
-                 "disks_for_iops": f"{fmt(sz.disks_exact, 2)} → {sz.disks_for_iops}",
-                 "disks_for_capacity": (f"{fmt(sz.capacity_exact, 2)} → {sz.disks_for_capacity}"
-                                        if sz.disks_for_capacity is not None else "not sized"),
-                 "disks": str(sz.disks), "disks_layout": str(sz.disks_layout),
-                 "array_frontend_iops": fmt(sz.array_frontend_iops),
-                 "users_supported": fmt(math.floor(sz.users_supported + 1e-9))}[k]
-            cells.append(v)
-        rows.append([label, SIZING_HOW[k], *cells])
-    sec.table(Table("Steady and storm", header, rows))
-    inputs = []
-    for k, v in first.inputs.items():
-        if k in ("iops_per_user", "storm_multiplier"):
-            continue
-        inputs.append([SIZING_INPUT_NAMES.get(k, k.replace("_", " ")), _sizing_value(k, v.get("value"), first),
-                       str(v.get("source", ""))])
-    rng, top = parse_iops_range(ipu)
-    given = f"{num(rng)} steady to {num(top)} in the storm" if top is not None else num(rng)
-    inputs.insert(1, ["IOPS per user", given + (f", storm × {num(mult)}" if mult not in (None, 1, 1.0) else ""),
-                      "given"])
-    sec.table(Table("Inputs", ["Input", "Value", "Source"], inputs))
-    notes = [str(n) for c in cases for n in c.result.notes]
-    for n in dict.fromkeys(notes):
-        if "round UP" not in n:
-            sec.para(n[:1].upper() + n[1:] + ("" if n.endswith(".") else "."))
-    loads = [c.iops_per_user for c in cases]
-    wi = what_if(users, loads, read_pct=first.inputs["read_pct"]["value"], gb_per_user=kw.get("gb_per_user"),
-                 disk_gb=kw.get("disk_gb"))
-    values["sizing_what_if"] = wi
-    disks = list(dict.fromkeys(r["disk_type"] for r in wi))
-    labels = {r["disk_type"]: f"{r['disk_label']} ({num(r['disk_iops'])} IOPS)" for r in wi}
-    wrows = []
-    for raid in dict.fromkeys(r["raid"] for r in wi):
-        cells = {r["disk_type"]: " / ".join(str(n) for n in r["disks"]) for r in wi if r["raid"] == raid}
-        lab = next(r for r in wi if r["raid"] == raid)
-        wrows.append([lab["raid_label"], str(lab["write_penalty"]), *[cells[d] for d in disks]])
-    what = " / ".join(f"{c.label} {num(c.iops_per_user)}" for c in cases)
-    sec.table(Table("What if: other RAID levels and disk types",
-                    ["RAID level", "Write penalty", *[labels[d] for d in disks]], wrows,
-                    note=f"Disks in whole RAID sets for {users:,} users at {what} IOPS per user, "
-                         f"{num(first.inputs['read_pct']['value'])} % reads"
-                         + (f", at least the disks {num(kw['gb_per_user'])} GB per user need at "
-                            f"{num(kw['disk_gb'])} GB per disk" if kw.get("gb_per_user") and kw.get("disk_gb") else "")
-                         + ". IOPS per disk are typical figures; "
-                         "measure your model. SSDs are usually sized by capacity, not IOPS."))
-    methods.append(("sizing", {"formula": first.formula, "raid": first.raid, "disk": first.disk}))
-    return sec
-
-
-SIZING_HOW = {
-    "frontend_iops": "users × IOPS per user", "backend_iops": "reads + writes × write penalty",
-    "disks_for_iops": "back-end IOPS ÷ IOPS per disk, rounded up", "disks_for_capacity":
-    "users × GB per user ÷ usable GB per disk, rounded up", "disks": "the larger of the two",
-    "disks_layout": "rounded up to whole RAID sets", "array_frontend_iops": "disks × IOPS per disk ÷ (reads + "
-    "writes × write penalty)", "users_supported": "front-end IOPS the disks carry ÷ IOPS per user"}
-
-
-def _sizing_value(key: str, v: Any, sz: Any) -> str:
-    if key == "raid":
-        return str(sz.raid.get("label", v))
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return num(v)
-    return str(v)
-
-
 COMPARE_LABELS = {
     "duration_s": "Duration", "peak_iops": "Peak", "peak_t_end_s": "Peak at", "time_to_peak_s": "Time to peak",
     "time_above_s": "Time above half the peak", "settle_time_s": "Settle time", "total_ios": "Total I/Os",
@@ -347,8 +260,10 @@ def _compare_metric(metric: str, unit: str) -> tuple[str, str, Any]:
     """A compared figure's name, unit and format: one format per quantity (IOPS, kB/s and seconds whole, I/O
     counts whole, shares in %, times in ms with the digits they need)."""
     label = COMPARE_LABELS.get(metric, metric.replace("_", " ").capitalize())
+    if unit == "I/Os":  # a count: rate x interval summed, whole I/Os
+        return label, unit, count
     if unit == "fraction":
-        return label, "%", lambda v: pct(v, 1)
+        return label, "%", lambda v: pct(v)
     if unit.startswith("ms"):
         return label, "ms", lambda v: ms(v).removesuffix(" ms")
     return label, unit, lambda v: fmt(v)
@@ -436,402 +351,79 @@ def _tags(run: dict[str, Any]) -> dict[str, str]:
 
 
 def collect(ws: Any, opt: ReportOptions) -> ReportContent:
-    """Run the analyses the options ask for and turn them into report content."""
+    """Run the builders the options and the stored questions ask for and turn them into report content.
+
+    With questions stored in the workspace the report answers them: the Answers page, one evidence section per
+    question (``reports.sections.questions``), then the runs they use, IOzone results and the appendix. Without
+    questions it tours the runs: executive summary and the sections the options list."""
+    from reports import sections as builders
+    from reports.context import ReportContext
+
+    builders.load()
     an = Anonymiser(opt.anonymise)
-    runs = _runs(ws, opt.runs)
-    for r in runs:
+    from app.analysis.questions import list_questions
+
+    stored = list_questions(ws)
+    ids = list(opt.runs)
+    if not ids and stored:  # a report is the answers to the questions, not a tour of every run
+        ids = sorted({rid for sq in stored for rid in sq.question.run_ids_used()})
+    runs = _runs(ws, ids) if ids or not stored else []
+    for r in ws.runs():  # every name known before any text is printed: a name inside a file name is replaced too
         an.host(r.get("host"))
-    for dev in _devices(ws, [r["run_id"] for r in runs]):
-        an.device(dev)  # known before any text is printed: a device inside a file name is replaced too
+    for dev in _devices(ws, [r["run_id"] for r in ws.runs()]):
+        an.device(dev)
+        if (m := VSCSI_DEVICE.match(dev)) is not None:
+            an.vm(m.group(1))
+    answered = _answers(ws, an) if stored else []
     if opt.runs:
         missing = set(opt.runs) - {r["run_id"] for r in runs}
         if missing:
             raise AnalysisError(f"no run {', '.join(map(str, sorted(missing)))} in this workspace")
-    verdicts: list[str] = []
-    methods: list[tuple[str, Any]] = []
-    values: dict[str, Any] = {"runs": [r["run_id"] for r in runs]}
+    ctx = ReportContext(ws, opt, an, runs, answered=answered, values={"runs": [r["run_id"] for r in runs]})
+    want = ctx.want
     sections: list[Section] = []
-    iostat = [r for r in runs if r["kind"] == "iostat"]
-    histo_runs = [r for r in runs if r["kind"] in ("vscsistats", "fio")]
-    want = set(opt.sections)
-
-    def name(r: dict[str, Any]) -> str:
-        return an.text(r["name"])
-
-    answered = _answers(ws, an)  # the stored questions and their answers (none: the report is as before)
-    q_caps: dict[int, list[Any]] = {}  # run -> the cap checks its questions computed (shown in Cap compliance)
-    for _sq, a in answered:
-        if a.kind == "cap" and a.error is None:
-            q_caps.setdefault(a.evidence.run_ids[0], []).extend(a.evidence.results)
-    cap_runs: set[int] = set()
-    sizing_from = _sizing_question(opt, answered)
-    if sizing_from is not None:
-        opt = opt.merged(sizing=_sizing_params(sizing_from[0].question))
-
-    if "runs" in want:
-        sec = Section("runs", "Runs analysed")
-        rows = []
-        for r in runs:
-            period = _period(ws, r)
-            series_kind = r["kind"] in ("iostat", "vscsistats", "nmon", "perfmon")  # samples over time
-            interval = fmt(r.get("interval_s"), 0 if (r.get("interval_s") or 0) >= 1 else 2, "s") \
-                if r.get("interval_s") else ("unknown" if series_kind else "–")
-            rows.append([str(r["run_id"]), name(r), KIND_NAMES.get(r["kind"], r["kind"]), an.host(r.get("host")),
-                         period, interval,
-                         f"{r['n_samples']:,}" if r.get("n_samples") and series_kind else "–"])
-        sec.para("The runs below were imported from the customer's trace files; their sources, checksums and "
-                 "import warnings are listed in the appendix.")
-        sec.table(Table("", ["Run", "Name", "Kind", "Host", "Period", "Interval", "Reports"], rows,
-                        note="Reports: the samples of a run over time (iostat reports, vscsiStats collections); "
-                             "benchmark results such as fio and IOzone have none."))
-        sections.append(sec)
-
-    series: dict[int, Any] = {}
-    skipped: dict[str, list[str]] = {}  # reason -> runs the series analyses could not use
-    if iostat and ({"overlay", "storm", "cap", "compare"} & want):
-        from app.analysis.series import align, load_series
-
-        for r in iostat:
-            try:
-                s = load_series(ws, r["run_id"], opt.device)
-                if opt.align == "activity":
-                    try:
-                        s = align(s, "activity")
-                    except AnalysisError:
-                        s = align(s, "start")
-                series[r["run_id"]] = s
-            except AnalysisError as e:
-                skipped.setdefault(_reason(str(e)), []).append(name(r))
-
-    if "overlay" in want and series:
-        sec = Section("overlay", "I/O over time")
-        lines = []
-        caps: list[float] = []
-        boot_left_out, boot_kept = [], []
-        for r in iostat:
-            s = series.get(r["run_id"])
-            if s is None or s.frame.height == 0:
-                continue
-            lines.append({"label": name(r), "t0": s.col("t_start_s").tolist(), "t": s.col("t_end_s").tolist(),
-                          "y": s.col("iops").tolist()})
-            cap = opt.iops_cap if opt.iops_cap is not None else _float(_tags(r).get("cap_iops"))
-            if cap is not None and cap not in caps:
-                caps.append(cap)
-            (boot_left_out if s.since_boot_excluded else boot_kept).append(name(r))
-        first = next(iter(series.values()))
-        ref = first.align.get("reference", "start of the run")
-        if boot_left_out and boot_kept:
-            boot = (f"The first report of {_names(boot_left_out)} covers the time since boot and is left out; the "
-                    f"first reports of {_names(boot_kept)} are intervals and are kept.")
-        elif boot_left_out:
-            boot = "The first report iostat prints covers the time since boot and is left out."
-        else:
-            boot = "Every report is an interval (no since-boot report), so all are kept."
-        peaks = [max([v for v in ln["y"] if v is not None] or [0]) for ln in lines]
-        low = min([p for p in peaks if p > 0] + [c for c in caps if c > 0], default=1)
-        log = max(peaks, default=0) > 5 * max(low, 1)
-        sec.para(f"IOPS per interval, summed over whole disks ({_device_rule(first, an)}); time 0 is the {ref}, so "
-                 f"the runs are aligned on one time axis and earlier intervals show at negative times. {boot} Each "
-                 "interval is drawn as a step over the seconds it covers; long series are drawn with the minimum and "
-                 "maximum of every point column, so no peak is lost."
-                 + (" The value axis is logarithmic: the runs' levels differ by more than five times, and on a "
-                    "linear axis the lower ones would vanish." if log else "")
-                 + (f" The red dashed line is the IOPS cap ({', '.join(num(c) for c in caps)} IOPS)." if caps else ""))
-        sec.chart(Chart("lines", "IOPS per interval" + (" (logarithmic scale)" if log else ""),
-                        {"lines": lines, "x": f"seconds from the {ref}", "y": "IOPS", "log": log, "caps": caps}))
-        sections.append(sec)
-        methods.append(("overlay", first.method()))
-
-    plateaus: dict[int, float | None] = {}
-    if "storm" in want and series:
-        from app.analysis.storm import storm_report
-
-        sec = Section("storm", "Storm metrics")
-        rows = []
-        for r in iostat:
-            if r["run_id"] not in series:
-                continue
-            rep = storm_report(ws, r["run_id"], opt.device, phases="auto")
-            m = rep.run
-            values.setdefault("storm", {})[r["run_id"]] = m.as_dict()
-            plateaus[r["run_id"]] = m.plateau_iops
-            rows.append([name(r), fmt(m.peak_iops), fmt(m.plateau_iops), fmt(m.time_to_peak_s, 0, "s"),
-                         fmt(m.time_above_s, 0, "s"), fmt(m.settle_time_s, 0, "s"), fmt(m.total_ios),
-                         _reads(m.read_share, m.read_share_basis), fmt(m.iops_percentiles.get("p95")),
-                         ms(m.mean_await_ms)])
-            if m.peak_iops is not None:
-                plateau = f", held a plateau of {fmt(m.plateau_iops)} IOPS" if m.plateau_iops is not None else ""
-                verdicts.append(f"Run {name(r)} peaked at {fmt(m.peak_iops)} IOPS, "
-                                f"{fmt(m.time_to_peak_s, 0)} s after its I/O began{plateau}"
-                                + (f", and settled {fmt(m.settle_time_s, 0)} s after the peak."
-                                   if m.settle_time_s is not None else "."))
-            if rep.phases:
-                ser = series[r["run_id"]]
-                off = float(ser.align.get("offset_s", 0.0) or 0.0)  # phase times on the chart's time axis
-                prow = [[an.text(ph.name), fmt(ph.t_start_s - off, 0, "s"), fmt(ph.t_end_s - off, 0, "s"),
-                         fmt(pm.peak_iops), fmt(pm.mean_iops), fmt(pm.total_ios),
-                         _reads(pm.read_share, pm.read_share_basis)] for ph, pm in rep.phases]
-                ref = ser.align.get("reference", "start of the run")
-                sec.table(Table(f"Phases of {name(r)} ({rep.phase_source})",
-                                ["Phase", "From", "To", "Peak IOPS", "Mean IOPS", "I/Os", "Reads"], prow,
-                                note=f"From and To: seconds from the {ref}, as on the chart."))
-            methods.append(("storm", rep.method))
-        sec.order.insert(0, ("t", len(sec.tables)))
-        sec.tables.append(Table("", ["Run", "Peak IOPS", "Plateau IOPS", "To peak", "Above half peak", "Settle",
-                                     "Total I/Os", "Reads", "p95 IOPS", "Mean await"], rows,
-                                note="Plateau: the sustained level of the storm, the time-weighted median IOPS of "
-                                     "the intervals above half the peak (idle and ramp intervals left out). To "
-                                     "peak: from the start of the first activity to the end of the peak interval. "
-                                     "Above half peak: the summed length of the intervals above 50 % of the peak. "
-                                     "Settle: from the peak to the first 3 consecutive intervals below 10 % of the "
-                                     "peak. Await is interval-level: iostat reports a mean per interval, so its "
-                                     "figures are means of interval means, not of single I/Os."))
-        sections.append(sec)
-
-    if "cap" in want and series:
-        from app.analysis.cap import cap_report
-
-        not_capped: dict[tuple[float, str, float], list[tuple[str, float | None]]] = {}
-
-        sec = Section("cap", "Cap compliance")
-        rows = []
-        for r in iostat:
-            tags = _tags(r)
-            iops_cap = opt.iops_cap if opt.iops_cap is not None else _float(tags.get("cap_iops"))
-            bw_cap = opt.bw_cap_kbs if opt.bw_cap_kbs is not None else _float(tags.get("cap_bw_kbs"))
-            if r["run_id"] not in series:
-                continue
-            results = [] if iops_cap is None and bw_cap is None else [
-                cap_report(ws, r["run_id"], opt.device, iops_cap=iops_cap, bw_cap_kbs=bw_cap,
-                           tolerance_pct=opt.tolerance_pct)]
-            results += [x for x in q_caps.get(r["run_id"], []) if _cap_key(x) not in map(_cap_key, results)]
-            if not results:
-                continue
-            values.setdefault("cap", {})[r["run_id"]] = results[0].as_dict()
-            cap_runs.add(r["run_id"])
-            if r["run_id"] not in plateaus:
-                from app.analysis.storm import storm_report
-
-                plateaus[r["run_id"]] = storm_report(ws, r["run_id"], opt.device).run.plateau_iops
-            for res in results:
-                for c in res.checks:
-                    unit = "IOPS" if c.metric == "iops" else "kB/s"
-                    worst = (c.worst_window or {}).get("average")
-                    held = {True: "held", False: "did not hold", None: "could not be judged"}[c.held]
-                    if c.verdict == "not capped":
-                        held = "not capped"
-                        not_capped.setdefault((c.cap, unit, c.tolerance_pct), []).append((name(r), c.plateau))
-                    elif c.held is None:
-                        verdicts.append(f"The {num(c.cap)} {unit} cap could not be judged on {name(r)}: "
-                                        f"{_cap_sentence(c)}.")
-                    elif c.verdict == "held (cap not reached)":
-                        held = "held (not reached)"
-                        verdicts.append(f"The {num(c.cap)} {unit} cap was never reached on {name(r)} (worst "
-                                        f"{num(c.window_s)} s window {fmt(worst)} {unit}), so the run cannot show "
-                                        "that it is enforced.")
-                    else:
-                        verdicts.append(f"The {num(c.cap)} {unit} cap {held} on {name(r)} (worst {num(c.window_s)} s "
-                                        f"window {fmt(worst)} {unit}, tolerance {num(c.tolerance_pct)} %).")
-                    level = plateaus.get(r["run_id"]) if c.metric == "iops" else None
-                    rows.append([name(r), f"{num(c.cap)} {unit}", held, fmt(level) if c.metric == "iops" else "–",
-                                 fmt(c.plateau), fmt(worst), pct(c.over_cap_share)])
-                    sec.para(an.text(f"{name(r)}: {_cap_sentence(c)}."))
-                methods.append(("cap", res.method))
-        for (cap, unit, tol_pct), runs_over in not_capped.items():  # one line for all runs clearly over a cap
-            if len(runs_over) == 1:
-                (rn, med), = runs_over
-                verdicts.append(f"No {num(cap)} {unit} cap was in force on {rn}: its median interval of "
-                                f"{fmt(med)} {unit} is above the cap + {num(tol_pct)} %.")
-            else:
-                listed = "; ".join(f"{rn} ({fmt(med)} {unit})" for rn, med in runs_over)
-                verdicts.append(f"No {num(cap)} {unit} cap was in force on {len(runs_over)} runs, whose median "
-                                f"intervals are above the cap + {num(tol_pct)} %: {listed}.")
-        if rows:
-            sec.order.insert(0, ("t", len(sec.tables)))
-            tol = num(opt.tolerance_pct)
-            sec.tables.append(Table("", ["Run", "Cap", "Verdict", "Plateau", "Median interval", "Worst window",
-                                         "Time over cap + tol."], rows,
-                                    note=f"Worst window: the highest average over any window of consecutive "
-                                         f"intervals (at least 10 s long) that the verdict judges. Time over cap + "
-                                         f"tol.: the share of the judged time spent in single intervals above the "
-                                         f"cap plus its {tol} % tolerance (a count of intervals, not of windows; "
-                                         f"the verdict itself uses the windows). Plateau: the storm's sustained "
-                                         f"level (see the glossary); median interval: the median rate of all "
-                                         f"judged intervals, idle ones included."))
+    if answered:
+        for n, (sq, a) in enumerate(answered, 1):
+            sections.append(builders.QUESTION_BUILDERS[a.kind](ctx, n, sq, a))
+        order = [k for k in ("crosscheck", "runs", "iozone", "appendix") if k in want]
+    else:
+        order = [k for k in SECTION_ORDER if k in want]
+    for k in order:
+        sec = builders.SECTION_BUILDERS[k](ctx)
+        if sec is not None:
             sections.append(sec)
-
-    if "latency" in want and histo_runs:
-        sec = Section("latency", "Response times")
-        thr, goal = opt.latency_threshold_ms, opt.latency_goal_pct
-        rows = []
-        for r in histo_runs:
-            try:
-                ls = latency_share(ws, r["run_id"], thr)
-            except AnalysisError as e:
-                why = _customer_error(str(e))
-                sec.para(an.text(f"{name(r)} {why}." if why.startswith(("has ", "is ")) else f"{name(r)}: {why}."))
-                continue
-            values.setdefault("latency", {})[r["run_id"]] = ls
-            if ls["exact"]:
-                share_txt = pct(ls["share"])
-                verdicts.append(f"{share_txt} of I/O completed within {num(thr)} ms on {name(r)} "
-                                f"(goal {num(goal)} %){_goal_word(ls['share'], goal)}.")
-            else:
-                lo_t, hi_t = pct_pair(*ls["bounds"], digits=1, missing="–")
-                share_txt = f"{lo_t} – {hi_t}"
-                digits = len(lo_t.split(".")[1].split()[0]) if "." in lo_t else 1
-                est = f"; estimate {pct(ls['estimate'], digits)} (ESTIMATE: linear interpolation)" \
-                    if ls["estimate"] is not None else ""
-                verdicts.append(f"Between {lo_t} and {hi_t} of I/O completed within {num(thr)} ms on "
-                                f"{name(r)} (goal {num(goal)} %; {num(thr)} ms falls inside a histogram "
-                                f"bucket{est}).")
-            p = ls.get("percentiles_ms", {})
-            rows.append([name(r), fmt(ls["ios"]), share_txt, "exact" if ls["exact"] else "bounds",
-                         _pctl(p.get("p95")), _pctl(p.get("p99"))])
-            counts = f" Histogram counts: {ls['counts']}." if r["kind"] == "vscsistats" else ""
-            sec.para(an.text(f"{name(r)}: {ls['method']}. From the {ls['source']}.{counts}"))
-            heat = _heatmap(ws, r["run_id"], an) if r["kind"] == "vscsistats" else None
-            if heat:
-                sec.chart(heat)
-        if rows:
-            sec.order.insert(0, ("t", len(sec.tables)))
-            sec.tables.append(Table("", ["Run", "I/Os", f"≤ {num(thr)} ms", "Method", "p95", "p99"], rows))
-            methods.append(("latency", "latency histograms"))
-        if rows or sec.paragraphs:  # a run without histograms is said so, not silently left out
-            sections.append(sec)
-
-    ioz_runs = [r for r in runs if r["kind"] == "iozone"]
-    if "iozone" in want and len(ioz_runs) >= 2:
-        from app.analysis.compare import compare_iozone
-
-        ioz = compare_iozone(ws, [r["run_id"] for r in ioz_runs])
-        if ioz.get("rows"):
-            sec = Section("iozone", "IOzone throughput")
-            all_rows = ioz["rows"]
-            keys = ioz.get("keys", [])
-            const = {k: all_rows[0]["key"].get(k) for k in keys
-                     if len({str(r["key"].get(k)) for r in all_rows}) == 1}
-            vary = [k for k in keys if k not in const]
-            cols = [i for i in range(len(ioz_runs)) if any(r["values"][i] is not None for r in all_rows)]
-            shown = all_rows[:80]
-            pair = len(cols) == 2  # a ratio only between the two runs compared, never last-of-many / first
-            rows = []
-            for row in shown:
-                vals = [row["values"][i] for i in cols]
-                base = vals[0]
-                ratio = vals[-1] / base if base and vals[-1] is not None and len(vals) > 1 else None
-                rows.append([_ioz_val(row["key"].get(k, "")) for k in vary] + [_ioz_unit(row["metric"])]
-                            + [fmt(v) for v in vals] + ([_ratio(ratio)] if pair else [])
-                            + (["yes" if row.get("page_cache_likely") else ""] if "page_cache_likely" in row else []))
-            header = [_ioz_key(k)[:1].upper() + _ioz_key(k)[1:] for k in vary] + ["Unit"] \
-                + [name(ioz_runs[i]) for i in cols] + (["Ratio"] if pair else [])
-            if any("page_cache_likely" in row for row in shown):
-                header.append("Page cache?")
-            fixed = ", ".join(f"{_ioz_key(k)} {_ioz_val(v)}" for k, v in const.items() if v is not None)
-            more = f" The first 80 of {len(all_rows)} matched rows are shown." if len(all_rows) > 80 else ""
-            matched = ", ".join(_ioz_key(k) for k in vary) or "their keys"
-            sec.para(f"IOzone results of the runs below, matched on {matched}"
-                     + (f" (all rows: {fixed})" if fixed else "")
-                     + (f"; ratio = {name(ioz_runs[cols[-1]])} / {name(ioz_runs[cols[0]])}" if pair else "")
-                     + f".{more}")
-            sec.table(Table("", header, rows, note=ioz.get("note", "")))
-            sections.append(sec)
-            values["iozone"] = ioz
-
-    if "sizing" in want and opt.sizing.get("users") and opt.sizing.get("iops_per_user"):
-        sections.append(_sizing_section(opt, verdicts, values, methods))
-
-    comparable = [r for r in iostat if r["run_id"] in series]
-    if "compare" in want and len(comparable) >= 2:
-        from app.analysis.compare import compare_runs
-
-        cmp = compare_runs(ws, [r["run_id"] for r in comparable], opt.device)
-        values["compare"] = cmp.as_dict()
-        sec = Section("compare", "A/B comparison")
-        names = [an.text(r["name"]) for r in cmp.runs]
-        ids = [r["run_id"] for r in cmp.runs]
-        # a ratio compares like with like: only when the report holds exactly the runs being compared (two, or
-        # the runs the report was made for), each run against the first
-        with_ratio = len(ids) == 2 or (bool(opt.runs) and sorted(opt.runs) == sorted(ids))
-        rows = []
-        for m in cmp.metrics:
-            label, unit, show = _compare_metric(m["metric"], m.get("unit", ""))
-            cells = [show(v) for v in m["values"]]
-            if with_ratio:
-                cells = [c if k == 0 or m["ratio"][k] is None or c == "–" else f"{c} ({_ratio(m['ratio'][k])})"
-                         for k, c in enumerate(cells)]
-            rows.append([label, unit, *cells])
-        above = cmp.method.get("time_above_threshold_iops") if isinstance(cmp.method, dict) else None
-        sec.para(f"Baseline: {names[0]}. "
-                 + ("In brackets: each run's figure divided by the baseline's." if with_ratio else
-                    "No ratios: the runs below were not chosen as one comparison; make a report of just the runs "
-                    "to compare for ratios against the first.")
-                 + (f" Time above half the peak counts, for every run, the seconds above {fmt(above)} IOPS (half "
-                    "the baseline's peak), so the runs are measured against one level." if above is not None else ""))
-        sec.table(Table("", ["Figure", "Unit", *names], rows))
-        sections.append(sec)
-        methods.append(("compare", cmp.method))
-
-    if "appendix" in want:
-        sec = Section("appendix", "Appendix: sources and methods")
-        used = list(dict.fromkeys(k for k, _ in methods))
-        if used:
-            sec.table(Table("How the figures were computed", ["Analysis", "Method"],
-                            [[METHOD_TITLES[k], METHOD_PROSE[k].format(tol=num(opt.tolerance_pct),
-                                                                       thr=num(opt.latency_threshold_ms))]
-                             for k in used if k in METHOD_PROSE], widths=[0.2, 0.8], max_cell=2000))
-        sec.table(Table("Glossary", ["Term", "Meaning"], [list(g) for g in GLOSSARY], widths=[0.2, 0.8],
-                        max_cell=2000))
-        from reports.options import version
-
-        sec.para(f"Sources. Each run's file, tool, host, tags and import warnings, and the SHA-256 checksum of the "
-                 f"file as imported. StormScope {version()} wrote this report: the same files (the same checksums), "
-                 "imported with the same settings, and the same report options give the same figures and a "
-                 "byte-identical PDF.")
-        for r in runs:
-            warn = [render_stored(w) for w in r.get("warnings") or []]
-            src = str(r.get("source_path") or "")
-            shown = src if opt.full_paths else src.replace("\\", "/").rsplit("/", 1)[-1]
-            tags = ", ".join(f"{k} = {v}" for k, v in sorted(_tags(r).items()))
-            sec.para(an.text(
-                f"Run {r['run_id']} · {shown} · {KIND_NAMES.get(r['kind'], r['kind'])}, "
-                f"{r.get('tool_version') or 'version not stated'} · "
-                + ((an.host(r["host"]) if an.enabled else f"host {r['host']}") if r.get("host") else "host not stated")
-                + (f" · tags: {tags}" if tags else "")
-                + (f" · import warnings: {' | '.join(warn)}" if warn else " · no import warnings"))
-                + f" · SHA-256 {r.get('source_sha256') or '–'}")
-        sections.append(sec)
-
-    for reason, names in skipped.items():
+    for reason, names in ctx.skipped.items():
         why = _customer_error(reason)
         if len(names) == 1:
-            verdicts.append(f"The iostat run {names[0]} could not be analysed over time: {why}.")
+            ctx.verdicts.append(f"The iostat run {names[0]} could not be analysed over time: {why}.")
         else:
             shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-            verdicts.append(f"{len(names)} iostat runs could not be analysed over time: {shown}. The reason: {why}.")
+            ctx.verdicts.append(f"{len(names)} iostat runs could not be analysed over time: {shown}. The reason: "
+                                f"{why}.")
     if not opt.full_paths:  # file names only: a path in a warning or an error message is cut to its file name
-        verdicts[:] = [_no_paths(v) for v in verdicts]
+        ctx.verdicts[:] = [_no_paths(v) for v in ctx.verdicts]
         for sec in sections:
             sec.paragraphs = [_no_paths(p) for p in sec.paragraphs]
             for t in sec.tables:
                 t.rows = [[_no_paths(c) for c in row] for row in t.rows]
-    summary = Section("summary", "Executive summary")
-    if "summary" in want:
-        for v in verdicts or ["No analysis in this report produced a verdict."]:
+    ctx.values["verdicts"] = ctx.verdicts
+    if answered:
+        sections.insert(0, _answers_section(answered, sections, opt, an, ctx.values))
+    elif "summary" in want:
+        summary = Section("summary", "Executive summary")
+        for v in ctx.verdicts or ["No analysis in this report produced a verdict."]:
             summary.para(v)
         sections.insert(0, summary)
-    values["verdicts"] = verdicts
-    if answered:
-        sections.insert(0, _answers_section(answered, sections, opt, an, sizing_from, iostat, histo_runs,
-                                            cap_runs, values))
-    return ReportContent(opt, verdicts, sections, methods, values)
+    return ReportContent(opt, ctx.verdicts, sections, ctx.methods, ctx.values)
+
+
+SECTION_ORDER = ("runs", "overlay", "storm", "cap", "latency", "iozone", "sizing", "compare", "crosscheck",
+                 "appendix")
 
 
 # ---- the Answers page: one line per stored question, linked to the section that holds its evidence -------
 VERDICT_WORDS = {"met": "Met", "not met": "Not met", "held": "Held", "not held": "Not held",
                  "information": "Information"}
-EVIDENCE_SECTION = {"cap": "cap", "storm_profile": "storm", "sizing": "sizing", "compare": "compare",
-                    "response_time": "latency"}
 
 
 def _answers(ws: Any, an: Anonymiser) -> list[tuple[Any, Any]]:
@@ -843,69 +435,37 @@ def _answers(ws: Any, an: Anonymiser) -> list[tuple[Any, Any]]:
     return answer_all(ws, {int(r["run_id"]): an.text(r["name"]) for r in ws.runs()})
 
 
-def _sizing_question(opt: ReportOptions, answered: list[tuple[Any, Any]]) -> tuple[Any, Any] | None:
-    """The sizing question whose inputs the VDI sizing section shows when the options give none: the first one
-    with IOPS per user given (a measured load has no such inputs)."""
-    if "sizing" not in opt.sections or (opt.sizing.get("users") and opt.sizing.get("iops_per_user")):
-        return None
-    return next(((sq, a) for sq, a in answered
-                 if a.kind == "sizing" and a.error is None and sq.question.iops_per_user is not None), None)
-
-
-def _sizing_params(q: Any) -> dict[str, Any]:
-    ipu: Any = q.iops_per_user if q.iops_per_user_storm is None else f"{q.iops_per_user:g}..{q.iops_per_user_storm:g}"
-    out = {"users": q.users, "iops_per_user": ipu}
-    for k in ("storm_multiplier", "read_pct", "raid", "disk_type", "disk_iops", "gb_per_user", "disk_gb", "profile"):
-        if getattr(q, k, None) is not None:
-            out[k] = getattr(q, k)
-    return out
-
-
-def _cap_key(res: Any) -> list[tuple[Any, ...]]:
-    """Two cap checks alike: the same devices, caps, tolerances and windows give the same figures."""
-    used = tuple((res.method.get("series") or {}).get("devices", {}).get("used") or [])
-    return [(used, c.metric, c.op, c.cap, c.tolerance_pct, c.window_s) for c in res.checks]
-
-
 TIMES = re.compile(r"(?<=\d) x (?=the baseline)|(?<=IOPS) x (?=storm multiplier)")  # '0.67 x' -> '0.67 ×'
 
 
 
 def _answers_section(answered: list[tuple[Any, Any]], sections: list[Section], opt: ReportOptions,
-                     an: Anonymiser, sizing_from: tuple[Any, Any] | None, iostat: list[dict[str, Any]],
-                     histo_runs: list[dict[str, Any]], cap_runs: set[int], values: dict[str, Any]) -> Section:
+                     an: Anonymiser, values: dict[str, Any]) -> Section:
     """One line per question, in the stored order: verdict, the deciding number, the reason and a link to the
-    section that holds the evidence (only when that section covers the question's runs)."""
+    question's own section with the chart and the numbers."""
     present = {s.key: s.title for s in sections}
-    iostat_ids = {r["run_id"] for r in iostat}
-    histo_ids = {r["run_id"] for r in histo_runs}
     sec = Section("answers", "Answers")
     sec.para("The questions this report answers, in the order they were asked. Each line gives the verdict, the "
              "figure that decides it and why; the link leads to the section with the chart and the numbers.")
     items = []
     for n, (sq, a) in enumerate(answered, 1):
-        target = EVIDENCE_SECTION.get(a.kind)
-        runs = set(a.evidence.run_ids)
-        covered = a.error is None and target in present and {
-            "cap": runs <= cap_runs,
-            "storm": runs <= iostat_ids and "storm" in present,
-            "sizing": sizing_from is not None and sizing_from[0].question_id == sq.question_id,
-            "compare": runs <= iostat_ids,
-            "latency": runs <= histo_ids,
-        }.get(target or "", False)
+        target = f"q{n}" if a.error is None and f"q{n}" in present else None
 
-        def clean(t: Any) -> str:
-            t = TIMES.sub(" × ", an.text(str(t)))
-            return t if opt.full_paths else _no_paths(t)
-
-        item = {"n": n, "question_id": sq.question_id, "title": clean(a.title), "verdict": a.verdict,
-                "verdict_words": VERDICT_WORDS[a.verdict], "number": clean(a.number), "reason": clean(a.reason),
-                "section": target if covered else None, "section_title": present.get(target or "") if covered
-                else None}
+        item = {"n": n, "question_id": sq.question_id, "title": clean(a.title, an, opt), "verdict": a.verdict,
+                "verdict_words": VERDICT_WORDS[a.verdict], "number": clean(a.number, an, opt),
+                "reason": clean(a.reason, an, opt),
+                "section": target, "section_title": f"section {n}" if target else None}
         sec.answer(item)
         items.append(item)
     values["answers"] = items
     return sec
+
+
+def clean(t: Any, an: Anonymiser, opt: ReportOptions) -> str:
+    """An answer's text as the report prints it: names anonymised when asked, '1.50 x the baseline' as '1.50 ×',
+    paths cut to file names unless asked for."""
+    t = TIMES.sub(" × ", an.text(str(t)))
+    return t if opt.full_paths else _no_paths(t)
 
 
 PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?[\\/](?:[^\s\\/]+[\\/])+([^\s\\/]+)")
@@ -936,7 +496,7 @@ def _reads(share: float | None, basis: str | None) -> str:
     """Read share; plain (-d) reports have no r/s, w/s, so theirs is by kB, and the cell says so."""
     if share is None:
         return "–"
-    return pct(share, 0) + (" (by kB)" if basis and basis != "I/Os" else "")
+    return pct(share) + (" (by kB)" if basis and basis != "I/Os" else "")
 
 
 def _goal_word(share: float | None, goal_pct: float) -> str:
@@ -991,11 +551,13 @@ def _heatmap(ws: Any, run_id: int, an: Anonymiser) -> Chart | None:
                  {"panels": panels, "interval_s": run.get("interval_s")})
 
 
-def _vm_disk(dev: str, an: Anonymiser) -> str:
-    """vscsiStats' 'world:handle (scsiN:M)' as words: 'VM 2099979, disk scsi0:0'."""
-    import re
+VSCSI_DEVICE = re.compile(r"^(\d+):(\d+) \((.+)\)$")
 
-    m = re.match(r"^(\d+):(\d+) \((.+)\)$", dev or "")
-    if m and not an.enabled:
-        return f"VM {m.group(1)}, disk {m.group(3)}"
+
+def _vm_disk(dev: str, an: Anonymiser) -> str:
+    """vscsiStats' 'world:handle (scsiN:M)' as words: 'VM 2099979, disk scsi0:0' (anonymised: 'VM 1, disk
+    scsi0:0')."""
+    m = VSCSI_DEVICE.match(dev or "")
+    if m:
+        return f"VM {an.vm(m.group(1))}, disk {m.group(3)}"
     return an.device(dev)

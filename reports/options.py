@@ -6,11 +6,13 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-SECTIONS = ["summary", "runs", "overlay", "storm", "cap", "latency", "iozone", "sizing", "compare", "appendix"]
+SECTIONS = ["summary", "runs", "overlay", "storm", "cap", "latency", "iozone", "sizing", "compare", "crosscheck",
+            "appendix"]
 SECTION_TITLES = {
     "summary": "Executive summary", "runs": "Runs analysed", "overlay": "I/O over time",
     "storm": "Storm metrics", "cap": "Cap compliance", "latency": "Response times",
     "iozone": "IOzone throughput", "sizing": "VDI sizing", "compare": "A/B comparison",
+    "crosscheck": "Cross-check: fio against iostat",
     "appendix": "Appendix: sources and methods",
 }
 

@@ -353,7 +353,8 @@ def _legend_rows(labels: list[str], width: float, font: str) -> list[list[tuple[
 
 def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     """Runs on one time axis: each interval a step over the seconds it covers (min/max per point column for
-    long series), an optional logarithmic value axis and red dashed cap lines."""
+    long series), an optional logarithmic value axis, reference lines (``refs``: value, label, style cap | limit |
+    level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase)."""
     import math
 
     lines = [ln for ln in chart.data["lines"] if ln["t"]]
@@ -365,17 +366,22 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     pw, ph = width - left - right, h - bottom - top
     if not lines:
         return d
-    caps = [c for c in chart.data.get("caps") or [] if c and c > 0]
+    refs = [r for r in chart.data.get("refs") or [] if r.get("value") and r["value"] > 0]
+    bands = [b for b in chart.data.get("bands") or [] if b.get("t0") is not None and b.get("t1") is not None]
+    caps = [r["value"] for r in refs]
     log = bool(chart.data.get("log"))
-    tmin = min((ln.get("t0") or ln["t"])[0] for ln in lines)
-    tmax = max(ln["t"][-1] for ln in lines)
+    tmin = min([(ln.get("t0") or ln["t"])[0] for ln in lines] + [b["t0"] for b in bands])
+    tmax = max([ln["t"][-1] for ln in lines] + [b["t1"] for b in bands])
     vals = [v for ln in lines for v in ln["y"] if v is not None]
     ymax_raw = max(vals + caps + [0])
     if log:
         pos = [v for v in vals + caps if v > 0] or [1.0]
-        lo = math.floor(math.log10(min(pos)))
+        lo = math.floor(math.log10(min(pos) / 2))  # room below the lowest level (a cap line is not the axis)
         hi = max(lo + 1, math.ceil(math.log10(max(pos) * 1.05)))
         ymax, ystep = 10.0 ** hi, 0.0
+    elif chart.data.get("ymax"):  # a fixed scale (a share: 0-100 %)
+        ymax = max(float(chart.data["ymax"]), ymax_raw)
+        ystep = _nice(ymax)[1]
     else:
         ymax, ystep = _nice(ymax_raw * 1.05)
     tspan = (tmax - tmin) or 1.0
@@ -389,6 +395,19 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
             return bottom + f * ph
         return bottom + v / ymax * ph
 
+    phase_n = 0
+    for b in bands:  # under the grid and the lines
+        x0, x1 = X(b["t0"]), max(X(b["t1"]), X(b["t0"]) + 0.8)
+        style = b.get("style", "phase")
+        fill = BAND_FILLS.get(style, BAND_FILLS["phase"])
+        if style == "phase":
+            fill = BAND_FILLS["phase"] if phase_n % 2 == 0 else BAND_FILLS["phase2"]
+            phase_n += 1
+        d.add(Rect(x0, bottom, x1 - x0, ph, fillColor=fill, strokeColor=None))
+        if style in ("worst", "phase") and b.get("label"):
+            label = _cut(b["label"], 28)
+            d.add(String(x0 + 1, bottom + ph - 7 - (8 if style == "worst" else 0), label, fontName=font,
+                         fontSize=6, fillColor=colors.HexColor("#333333")))
     grid = colors.HexColor("#dddddd")
     ticks = [10.0 ** e for e in range(lo, hi + 1)] if log else \
         [k * ystep for k in range(int(round(ymax / ystep)) + 1)]
@@ -400,7 +419,8 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     k = math.ceil(tmin / tstep) * tstep
     while k <= tmax + 1e-9:
         d.add(Line(X(k), bottom, X(k), bottom - 2, strokeColor=colors.black, strokeWidth=0.4))
-        d.add(String(X(k), bottom - 9, f"{k:,.0f}", fontName=font, fontSize=6.5, textAnchor="middle"))
+        tick = f"{k:,.0f}" if float(tstep).is_integer() else f"{k:,.1f}".rstrip("0").rstrip(".")
+        d.add(String(X(k), bottom - 9, tick, fontName=font, fontSize=6.5, textAnchor="middle"))
         k += tstep
     d.add(Line(left, bottom, left + pw, bottom, strokeColor=colors.black, strokeWidth=0.6))
     d.add(Line(left, bottom, left, bottom + ph, strokeColor=colors.black, strokeWidth=0.6))
@@ -420,11 +440,15 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
             for a, b in zip(t, yy):
                 pts += [X(a), Y(b)]
         d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9))
-    for c in caps:
-        d.add(Line(left, Y(c), left + pw, Y(c), strokeColor=colors.HexColor("#c00000"), strokeWidth=1,
-                   strokeDashArray=[4, 2]))
-        d.add(String(left + pw - 2, Y(c) + 2, f"cap {c:,.6g} IOPS", fontName=font, fontSize=6.5,
-                     textAnchor="end", fillColor=colors.HexColor("#c00000")))
+    last_y = None
+    for r in sorted(refs, key=lambda r: r["value"]):
+        colour, dash = REF_STYLES.get(r.get("style", "cap"), REF_STYLES["cap"])
+        y = Y(r["value"])
+        d.add(Line(left, y, left + pw, y, strokeColor=colors.HexColor(colour), strokeWidth=1, strokeDashArray=dash))
+        ty = y + 2 if last_y is None or y + 2 - last_y > 7 else last_y + 7  # labels of close lines do not overlap
+        d.add(String(left + pw - 2, ty, r.get("label", ""), fontName=font, fontSize=6.5, textAnchor="end",
+                     fillColor=colors.HexColor(colour)))
+        last_y = ty
     for r, row in enumerate(legend):
         yy = h - 4 * mm - r * 3.2 * mm
         for i, lab, x in row:
@@ -432,6 +456,11 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
             d.add(Line(x, yy, x + 8, yy, strokeColor=col, strokeWidth=1.5))
             d.add(String(x + 10, yy - 2.5, lab, fontName=font, fontSize=6.5))
     return d
+
+
+REF_STYLES = {"cap": ("#c00000", [4, 2]), "limit": ("#e07000", [1, 2]), "level": ("#555555", [3, 2])}
+BAND_FILLS = {"worst": colors.Color(0.75, 0.1, 0.1, alpha=0.28), "over": colors.Color(0.9, 0.3, 0.3, alpha=0.12),
+              "phase": colors.Color(0.2, 0.4, 0.7, alpha=0.07), "phase2": colors.Color(0.2, 0.4, 0.7, alpha=0.14)}
 
 
 def _viridis(f: float) -> colors.Color:
@@ -472,7 +501,7 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
             while tk <= span / div + 1e-9:
                 x = x0 + tk * div / span * pw
                 d.add(Line(x, y0, x, y0 - 2, strokeColor=colors.black, strokeWidth=0.4))
-                d.add(String(x, y0 - 8, f"{tk:,.{0 if tick >= 1 else 1}f}", fontName=font, fontSize=5.5,
+                d.add(String(x, y0 - 8, f"{tk:,.{0 if float(tick).is_integer() else 1}f}", fontName=font, fontSize=5.5,
                              textAnchor="middle"))
                 tk += tick
             many = "s" if ns != 1 else ""

@@ -246,7 +246,8 @@ def test_overlay_draws_runs_on_one_axis_with_the_cap_line_and_a_log_scale(engage
     content = build_report(engagement, ReportOptions(date="x", sections=["overlay"]), str(out))
     charts = [c for s in content.sections for c in s.charts]
     assert len(charts) == 1 and len(charts[0].data["lines"]) == 3  # limited and unlimited on one chart
-    assert charts[0].data["caps"] == [200.0] and charts[0].data["log"] is True  # 112,376 vs a 200 IOPS cap
+    # 112,376 IOPS against a 200 IOPS cap: a log scale
+    assert [r["value"] for r in charts[0].data["refs"]] == [200.0] and charts[0].data["log"] is True
     text = flat(pdf_text(out))
     assert "cap 200 IOPS" in text and "IOPS (log scale)" in text and "100,000" in text and "100 " in text
     # the since-boot statement is true per run: left out of the -d run, kept (intervals) for the -y runs

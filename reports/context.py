@@ -1,0 +1,84 @@
+"""The one context every report builder shares (no Qt, no PDF): the workspace, the options, the anonymiser, the
+runs of the report, the stored questions with their answers, and what the builders hand on to each other
+(executive-summary verdicts, methods for the appendix, headline values for tests and the command line).
+
+Series and storm reports are loaded once, on first use, so a section that needs them does not pay for another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.analysis.histograms import AnalysisError
+from reports.content import Anonymiser, _reason
+from reports.options import ReportOptions
+
+
+@dataclass
+class ReportContext:
+    ws: Any
+    opt: ReportOptions
+    an: Anonymiser
+    runs: list[dict[str, Any]]
+    answered: list[tuple[Any, Any]] = field(default_factory=list)  # (StoredQuestion, Answer) in stored order
+    verdicts: list[str] = field(default_factory=list)  # the executive summary (a report without questions)
+    methods: list[tuple[str, Any]] = field(default_factory=list)  # (analysis key, method) for the appendix
+    values: dict[str, Any] = field(default_factory=dict)  # every headline figure, for tests and --json
+    skipped: dict[str, list[str]] = field(default_factory=dict)  # reason -> runs the series analyses could not use
+    plateaus: dict[int, float | None] = field(default_factory=dict)
+    cap_runs: set[int] = field(default_factory=set)  # runs the Cap compliance section checked
+    sizing_from: tuple[Any, Any] | None = None  # the sizing question the VDI sizing section shows
+    _series: dict[int, Any] | None = None
+    _storms: dict[tuple[int, str], Any] = field(default_factory=dict)
+
+    @property
+    def want(self) -> set[str]:
+        return set(self.opt.sections)
+
+    @property
+    def iostat(self) -> list[dict[str, Any]]:
+        return [r for r in self.runs if r["kind"] == "iostat"]
+
+    @property
+    def histo_runs(self) -> list[dict[str, Any]]:
+        return [r for r in self.runs if r["kind"] in ("vscsistats", "fio")]
+
+    def name(self, r: dict[str, Any] | int) -> str:
+        """A run's name as the report prints it (anonymised when asked)."""
+        if isinstance(r, int):
+            r = next((x for x in self.runs if x["run_id"] == r), None) or self.ws.run(r) or {"name": f"run {r}"}
+        return self.an.text(r["name"])
+
+    def names(self) -> dict[int, str]:
+        """Run id -> printed name, for every run of the workspace (questions may name runs outside the report)."""
+        return {int(r["run_id"]): self.an.text(r["name"]) for r in self.ws.runs()}
+
+    def series(self) -> dict[int, Any]:
+        """The iostat runs' series on the report's device, aligned as the options say (run id -> Series); runs the
+        analysis cannot use are listed in ``skipped`` with their reason."""
+        if self._series is None:
+            from app.analysis.series import align, load_series
+
+            self._series = {}
+            for r in self.iostat:
+                try:
+                    s = load_series(self.ws, r["run_id"], self.opt.device)
+                    if self.opt.align == "activity":
+                        try:
+                            s = align(s, "activity")
+                        except AnalysisError:
+                            s = align(s, "start")
+                    self._series[r["run_id"]] = s
+                except AnalysisError as e:
+                    self.skipped.setdefault(_reason(str(e)), []).append(self.name(r))
+        return self._series
+
+    def storm(self, run_id: int, phases: str = "auto") -> Any:
+        """``storm_report`` of a run on the report's device, computed once per phase choice."""
+        key = (run_id, phases)
+        if key not in self._storms:
+            from app.analysis.storm import storm_report
+
+            self._storms[key] = storm_report(self.ws, run_id, self.opt.device, phases=phases)
+        return self._storms[key]

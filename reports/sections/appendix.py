@@ -1,0 +1,58 @@
+"""Appendix: how the figures were computed, a glossary, and every source with its checksum."""
+
+from __future__ import annotations
+
+from app.analysis.text import render_stored
+from reports.content import GLOSSARY, KIND_NAMES, METHOD_PROSE, METHOD_TITLES, Section, Table, _tags, num
+from reports.context import ReportContext
+from reports.sections import section
+
+
+@section("appendix")
+def build(ctx: ReportContext) -> Section | None:
+    from reports.options import version
+
+    opt, an = ctx.opt, ctx.an
+    sec = Section("appendix", "Appendix: sources and methods")
+    used = list(dict.fromkeys(k for k, _ in ctx.methods))
+    if used:
+        sec.table(Table("How the figures were computed", ["Analysis", "Method"],
+                        [[METHOD_TITLES[k], METHOD_PROSE[k].format(tol=num(opt.tolerance_pct),
+                                                                   thr=num(opt.latency_threshold_ms))]
+                         for k in used if k in METHOD_PROSE], widths=[0.2, 0.8], max_cell=2000))
+    sec.table(Table("Glossary", ["Term", "Meaning"], [list(g) for g in GLOSSARY], widths=[0.2, 0.8], max_cell=2000))
+    sec.table(Table("Assumptions and limitations", ["", ""], [list(x) for x in LIMITATIONS], widths=[0.2, 0.8],
+                    max_cell=2000))
+    sec.para(f"Sources. Each run's file, tool, host, tags and import warnings, and the SHA-256 checksum of the "
+             f"file as imported. StormScope {version()} wrote this report: the same files (the same checksums), "
+             "imported with the same settings, and the same report options give the same figures and a "
+             "byte-identical PDF.")
+    for r in ctx.runs:
+        warn = [render_stored(w) for w in r.get("warnings") or []]
+        src = str(r.get("source_path") or "")
+        shown = src if opt.full_paths else src.replace("\\", "/").rsplit("/", 1)[-1]
+        tags = ", ".join(f"{k} = {v}" for k, v in sorted(_tags(r).items()))
+        sec.para(an.text(
+            f"Run {r['run_id']} · {shown} · {KIND_NAMES.get(r['kind'], r['kind'])}, "
+            f"{r.get('tool_version') or 'version not stated'} · "
+            + ((an.host(r["host"]) if an.enabled else f"host {r['host']}") if r.get("host") else "host not stated")
+            + (f" · tags: {tags}" if tags else "")
+            + (f" · import warnings: {' | '.join(warn)}" if warn else " · no import warnings"))
+            + f" · SHA-256 {r.get('source_sha256') or '–'}")
+    return sec
+
+
+LIMITATIONS = (
+    ("What iostat sees", "iostat counts every I/O of a device, from every process and the filesystem's own "
+                         "journal and metadata; it cannot tell one application's I/O from another's."),
+    ("Interval figures", "iostat and vscsiStats report per interval or collection: a burst shorter than one "
+                         "interval is averaged with the rest of that interval, so a peak is the highest interval, "
+                         "not the highest instant."),
+    ("Histograms", "A share within a threshold is exact only when the threshold is an edge of the tool's "
+                   "histogram buckets; otherwise the report gives the bounds and marks the interpolated figure "
+                   "as an estimate."),
+    ("Sizing", "Sizing multiplies the IOPS per user and the RAID write penalty exactly; the IOPS a disk "
+               "delivers are typical figures for its type, not a measurement of the customer's disks."),
+    ("Clocks", "Times are those the tools printed (the host's clock and time zone); runs from different hosts "
+               "are aligned on their own activity, not on the clock."),
+)

@@ -1,0 +1,52 @@
+"""Cross-check: where two sources describe one disk at the same time (fio's own figures and iostat watching the
+disk), do they agree, and if not, why may that be."""
+
+from __future__ import annotations
+
+from app.analysis.questions import fmt_value
+from reports.content import Section, Table
+from reports.context import ReportContext
+from reports.sections import section
+
+WORDS = {"read_iops": ("Reads", "IOPS"), "write_iops": ("Writes", "IOPS"), "total_iops": ("Total", "IOPS"),
+         "read_kbs": ("Reads", "kB/s"), "write_kbs": ("Writes", "kB/s"), "total_kbs": ("Total", "kB/s")}
+
+
+@section("crosscheck")
+def build(ctx: ReportContext) -> Section | None:
+    from app.analysis.crosscheck import crosscheck, find_pairs
+
+    checks = []
+    for fio_id, io_id in find_pairs(ctx.ws, [r["run_id"] for r in ctx.runs]):
+        cc = crosscheck(ctx.ws, fio_id, io_id)
+        if cc is not None:
+            checks.append(cc)
+    if not checks:
+        return None
+    sec = Section("crosscheck", "Cross-check: fio against iostat")
+    sec.para("fio reports the I/O it issued; iostat, running at the same time, counts what reached the disk. Where "
+             "both describe one disk over the same minutes, their figures should agree within 10 %. When they do "
+             "not, the figures of the two tools answer different questions, and the reasons below say which.")
+    for cc in checks:
+        fio, io = ctx.name(cc.fio_run_id), ctx.name(cc.iostat_run_id)
+        disk = ctx.an.device(cc.disk)
+        verdict = "agree" if cc.verdict == "agree" else "disagree"
+        sec.para(f"{fio} and {io} on {disk}: the two {verdict}. fio's job ran {fmt_value(cc.window_s, 's')}; "
+                 f"{cc.intervals_used:,} whole iostat intervals of {fmt_value(cc.interval_s, 's')} lie inside it"
+                 + (f" ({cc.intervals_left_out:,} cut by its edges are left out)" if cc.intervals_left_out else "")
+                 + ".")
+        rows = []
+        for m in cc.measures:
+            if m.fio is None and m.iostat is None:
+                continue
+            what, unit = WORDS.get(m.name, (m.name, ""))
+            rows.append([what, unit, fmt_value(m.fio), fmt_value(m.iostat),
+                         "–" if m.ratio is None else f"{m.ratio:.2f}×",
+                         {True: "agree", False: "disagree", None: "–"}[m.agree] if m.judged else "not judged"])
+        sec.table(Table(f"{fio} against {io}", ["Figure", "Unit", "fio", "iostat", "iostat ÷ fio", "Within 10 %"],
+                        rows, note="Not judged: a direction fio did no I/O in; iostat may still see other processes' "
+                                   "I/O there."))
+        if cc.reasons:
+            sec.para("Why they may differ: " + " ".join(ctx.an.text(r) for r in cc.reasons))
+    ctx.methods.append(("crosscheck", "fio against iostat"))
+    return sec

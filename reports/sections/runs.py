@@ -1,0 +1,28 @@
+"""Runs analysed: one row per run of the report."""
+
+from __future__ import annotations
+
+from reports.content import KIND_NAMES, Section, Table, _period, fmt
+from reports.context import ReportContext
+from reports.sections import section
+
+SERIES_KINDS = ("iostat", "vscsistats", "nmon", "perfmon")  # samples over time
+
+
+@section("runs")
+def build(ctx: ReportContext) -> Section | None:
+    sec = Section("runs", "Runs analysed")
+    rows = []
+    for r in ctx.runs:
+        series_kind = r["kind"] in SERIES_KINDS
+        interval = fmt(r.get("interval_s"), 0 if (r.get("interval_s") or 0) >= 1 else 2, "s") \
+            if r.get("interval_s") else ("unknown" if series_kind else "–")
+        rows.append([str(r["run_id"]), ctx.name(r), KIND_NAMES.get(r["kind"], r["kind"]), ctx.an.host(r.get("host")),
+                     _period(ctx.ws, r), interval,
+                     f"{r['n_samples']:,}" if r.get("n_samples") and series_kind else "–"])
+    sec.para("The runs below were imported from the customer's trace files; their sources, checksums and "
+             "import warnings are listed in the appendix.")
+    sec.table(Table("", ["Run", "Name", "Kind", "Host", "Period", "Interval", "Reports"], rows,
+                    note="Reports: the samples of a run over time (iostat reports, vscsiStats collections); "
+                         "benchmark results such as fio and IOzone have none."))
+    return sec
