@@ -68,7 +68,8 @@ def test_raid_levels_storm_multiplier_and_layout():
 def test_defaults_and_profiles_say_where_they_come_from():
     r = size_vdi(100, 8)
     assert r.inputs["read_pct"]["value"] == 40 and "default" in r.inputs["read_pct"]["source"]
-    assert r.inputs["disk_iops"]["value"] == 75 and "sata7k" in r.inputs["disk_iops"]["source"]
+    assert r.inputs["disk_iops"]["value"] == 75
+    assert "7,200 rpm SATA / NL-SAS disks (default)" in r.inputs["disk_iops"]["source"]
     r = size_vdi(100, profile="office-25")
     assert r.backend_iops == 4000 and r.disks == 54 and "ETRI" in r.inputs["iops_per_user"]["source"]
     with pytest.raises(AnalysisError, match="IOPS per user"):

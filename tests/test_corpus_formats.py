@@ -10,6 +10,14 @@ from parsers.registry import UnknownFormat, detect
 from tests.conftest import CORPUS
 
 EXPECTED = {
+    "crosscheck/loop0_randread-direct_fio.json": 'fio-json',
+    "crosscheck/loop0_randread-direct_iostat.txt": 'iostat-text',
+    "crosscheck/loop0_write-buffered_fio.json": 'fio-json',
+    "crosscheck/loop0_write-buffered_iostat.txt": 'iostat-text',
+    "crosscheck/vda_randread-direct_fio.json": 'fio-json',
+    "crosscheck/vda_randread-direct_iostat.txt": 'iostat-text',
+    "crosscheck/vda_write-buffered_fio.json": 'fio-json',
+    "crosscheck/vda_write-buffered_iostat.txt": 'iostat-text',
     "diskspd/pkb_diskspd_result.xml": None,
     "fio/BlizzardDiskMark_fio-3.39-jsonplus-macos.json": 'fio-json',
     "fio/fio-plot_fio-3.1_randread-1-1.json": 'fio-json',

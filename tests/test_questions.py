@@ -145,7 +145,7 @@ def test_response_time_per_vm_disk_from_the_histograms(sws):
     assert a.verdict == "met" and len(a.figures) == 3
     worst = a.figures[0]  # the lowest share comes first: it decides
     assert worst.value == vs["share"] == response_time_check(sws, VS, threshold_ms=50, goal_pct=95)["share"]
-    assert worst.text == (f"vscsiStats-helper_sample_vscsiStats, disk {vs['devices'][0]}: "
+    assert worst.text == ("vscsiStats-helper_sample_vscsiStats, VM 2099979, disk scsi0:0: "
                           f"{vs['share'] * 100:.2f} % (exact) within 50 ms vs goal 95 %")
     assert a.figures[1].value == f0["share"]
     assert a.evidence.devices == {VS: vs["devices"], FIO: ["randrw #0", "randrw #1"]}

@@ -222,13 +222,13 @@ def test_vm1_runs_600_iops_alone_and_117_once_vm2_starts(two_vm):
     assert d2.phases[0].iops == pytest.approx(sum(ios(c, VM2[0]) for c in cols[6:11]) / 300)
 
     story = " ".join(tl.story)
-    assert ("VM 2099979, disk scsi0:0 ran at 600 IOPS alone (minutes 0–6), then 117 IOPS while VM 2099980, "
+    assert ("VM 2099979, disk scsi0:0 ran at 600 IOPS alone (minutes 0–6), then 116.7 IOPS while VM 2099980, "
             "disk scsi0:1 was active (minutes 6–11).") in story
-    assert "fell from 600 to 117 IOPS (-81 %)" in story
+    assert "fell from 600 to 116.7 IOPS (-81 %)" in story
     assert "VM 2099980, disk scsi0:1 ran at 150 IOPS while VM 2099979, disk scsi0:0 was active (minutes 6–11), " \
            "then 170 IOPS alone (minutes 11–14)." in story
     # together they did (7,000 + 9,000) / 60 = 267 IOPS, fewer than VM1 alone
-    assert "they did 267 IOPS together, fewer than VM 2099979, disk scsi0:0 alone (600 IOPS)" in story
+    assert "they did 266.7 IOPS together, fewer than VM 2099979, disk scsi0:0 alone (600 IOPS)" in story
     assert tl.as_dict()["disks"][0]["phases"][0]["alone"] is True
 
 

@@ -846,6 +846,7 @@ def _disks(ws: Any, run_id: int) -> list[str]:
 
 def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.sizing import response_time_check
+    from app.analysis.vm_timeline import vm_disk_words
 
     rows: list[tuple[int, str | None, dict[str, Any]]] = []
     for rid in q.run_ids:
@@ -880,7 +881,10 @@ def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) ->
         return f"between {lo} and {hi}{est}"
 
     def where(rid: int, d: str | None) -> str:
-        return names[rid] if d is None else f"{names[rid]}, disk {d}"
+        if d is None:
+            return names[rid]
+        words = vm_disk_words(d)  # a vscsiStats VM disk in words: "VM 2099979, disk scsi0:0"
+        return f"{names[rid]}, {words}" if words != d else f"{names[rid]}, disk {d}"
 
     figures = []
     for rid, d, r in rows:

@@ -128,7 +128,7 @@ def size_vdi(users: int, iops_per_user: float | None = None, *, read_pct: float 
             raise AnalysisError(f"unknown storm preset {storm!r} (known: {', '.join(pre['storm_multipliers'])})")
         sp = pre["storm_multipliers"][storm]
         storm_multiplier = sp["multiplier"]
-        inputs["storm_multiplier"] = _input(storm_multiplier, f"storm preset {storm}: {sp['source']}")
+        inputs["storm_multiplier"] = _input(storm_multiplier, f"storm preset {sp.get('label', storm)}: {sp['source']}")
         mult = storm_multiplier
     else:
         mult = pick("storm_multiplier", storm_multiplier, 1.0, "default: steady state (no storm)")
@@ -146,7 +146,8 @@ def size_vdi(users: int, iops_per_user: float | None = None, *, read_pct: float 
             raise AnalysisError(f"unknown disk type {dt!r} (known: {', '.join(pre['disk_types'])})")
         per_disk = pre["disk_types"][dt]["iops"]
         disk = {"type": dt, **pre["disk_types"][dt]}
-        inputs["disk_iops"] = _input(per_disk, f"disk type {dt} ({'given' if disk_type else 'default'}): "
+        label = pre["disk_types"][dt].get("label", dt)
+        inputs["disk_iops"] = _input(per_disk, f"{label} disks ({'given' if disk_type else 'default'}): "
                                                f"{pre['disk_types'][dt]['source']}")
     if not 0 <= rp <= 100:
         raise AnalysisError("the read share must be between 0 and 100 %")

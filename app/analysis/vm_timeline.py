@@ -11,7 +11,7 @@ API (the report pages call this)::
   words, one :class:`CollectionFigures` per collection, the :class:`Phase` list and a summary (mean
   IOPS while active, share within the threshold over the whole run, fio-free percentiles);
 * ``story``: plain-English sentences for the report, e.g. "VM 2099979, disk scsi0:0 ran at 600 IOPS
-  alone (minutes 0–6) and at 117 IOPS while VM 2099980, disk scsi0:1 was active (minutes 6–11).";
+  alone (minutes 0–6) and at 116.7 IOPS while VM 2099980, disk scsi0:1 was active (minutes 6–11).";
 * ``method`` (how each figure is made) and ``notes`` (estimates, unknowns).
 
 How the figures are made
@@ -498,9 +498,11 @@ def _phases(dev: str, cols: list[CollectionFigures], lat: pl.DataFrame, stats: p
 
 # ---- words ------------------------------------------------------------------------------------------
 def _rate(v: float | None) -> str:
-    if v is None:
-        return "?"
-    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.1f}"
+    """A rate in the one format of every figure (fmt_value: 600, 116.7, 1,212), so the story and the tables
+    print a value the same way."""
+    from app.analysis.questions import fmt_value
+
+    return "?" if v is None else fmt_value(v)
 
 
 def _mins(a: float | None, b: float | None) -> str:
