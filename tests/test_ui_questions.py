@@ -152,6 +152,21 @@ def test_histograms_and_sizing_add_their_questions(qtbot, window):
         250, iops_per_user=12.5, read_pct=30.0, raid="5", disk_type="sas15k", gb_per_user=20.0, disk_gb=600.0,
         storm_multiplier=2.0)
     assert w.statusBar().currentMessage() == "Added to the report: How many disks for 250 users at 12.5 IOPS per user?"
+    # a steady..storm range: each end at its own IOPS per user, no multiplier
+    s.ipu.setValue(8)
+    s.ipu_storm.setValue(25)
+    assert not s.storm.isEnabled()
+    _click(qtbot, s.add_button)
+    sq = list_questions(w.ws)[-1]
+    assert sq.question == SizingQuestion(250, iops_per_user=8.0, iops_per_user_storm=25.0, read_pct=30.0, raid="5",
+                                         disk_type="sas15k", gb_per_user=20.0, disk_gb=600.0)
+    a = answer_stored(w.ws, sq)
+    steady, storm = (f.value for f in a.figures)
+    assert s.headline.text().startswith(f"{steady} disks at 8 IOPS per user (steady), {storm} in a storm at 25, ")
+    s.ipu_storm.setValue(1)  # below the steady end: no sizing, nothing to add
+    assert not s.add_button.isEnabled() and "must be above the steady 8 IOPS per user" in s.notes.text()
+    s.ipu_storm.setValue(0)
+    assert s.storm.isEnabled()
     # a user profile
     s.profile.setCurrentIndex(1)
     _menu_action(w, "Report", "Add to report").trigger()
@@ -306,3 +321,21 @@ def test_the_panel_is_in_the_view_menu_and_starts_empty(qtbot, window):
     _menu_action(w, "File", "Export report…").trigger()
     assert w.report_dialog.answers.text().startswith("Answers: none yet")
     w.report_dialog.close()
+
+
+def test_a_question_the_data_cannot_answer_says_why_in_customer_words(qtbot, window):
+    from tests.test_ui_words import data_words, findings, window_texts
+
+    w = window
+    (capped,) = _import(w, SAMPLES / "capped_200iops_iostat-d.txt")  # no time stamps: no interval
+    click_tab(qtbot, w, "Overlay")
+    _select(qtbot, w, [capped])
+    w.plot.cap.setValue(200)
+    _click(qtbot, w.plot.cap_button)
+    _click(qtbot, w.plot.add_button)
+    _answered(qtbot, w)
+    rows = _table_rows(w)
+    assert [r[2] for r in rows] == ["information", "information"]
+    assert all(r[3].startswith("cannot be answered: ") and "Set interval…" in r[3] for r in rows), rows
+    found = findings(window_texts(w), data_words(w))
+    assert not found, "\n".join(found)

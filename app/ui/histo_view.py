@@ -262,6 +262,7 @@ class HistogramView(QWidget):
         self.filter.setPlaceholderText("Filter VM disks / jobs…")
         self.filter.setClearButtonEnabled(True)
         self.filter.setMaximumWidth(220)
+        self.filter.setMinimumWidth(170)  # its hint stays readable beside Goal and Add to report
         self.filter.textChanged.connect(self.reload)
         self.filter.textChanged.connect(lambda _t: self._report_action())
         self.threshold = QComboBox()

@@ -45,6 +45,10 @@ class SizingPanel(QWidget):
         for key, p in pre["user_profiles"].items():
             self.profile.addItem(f"{key}: {p['iops_per_user']} IOPS, {p['read_pct']} % reads", key)
         self.ipu = QDoubleSpinBox(minimum=0.1, maximum=10_000, value=25, decimals=1)
+        self.ipu_storm = QDoubleSpinBox(minimum=0, maximum=10_000, value=0, decimals=1,
+                                        specialValueText="no storm range")
+        self.ipu_storm.setToolTip("The IOPS per user in a storm: the steady and the storm end are sized each (the "
+                                  "storm multiplier is then not used)")
         self.read_pct = QDoubleSpinBox(minimum=0, maximum=100, value=40, decimals=0, suffix=" %")
         self.storm = QDoubleSpinBox(minimum=1, maximum=100, value=1, decimals=1, suffix=" ×")
         self.raid = QComboBox()
@@ -63,12 +67,14 @@ class SizingPanel(QWidget):
         self.measured.setToolTip("Take IOPS per user, the read share and the storm multiplier from the iostat run "
                                  "selected in the run list: steady IOPS / VMs, and peak / steady")
         self.vms = QSpinBox(minimum=1, maximum=100_000, value=30, suffix=" VMs in the run")
-        for w in (self.users, self.ipu, self.read_pct, self.storm, self.gb_user, self.disk_gb, self.vms):
+        for w in (self.users, self.ipu, self.ipu_storm, self.read_pct, self.storm, self.gb_user, self.disk_gb,
+                  self.vms):
             w.valueChanged.connect(self.compute)
         for w in (self.profile, self.raid, self.disk):
             w.currentIndexChanged.connect(self.compute)
         self.measured.toggled.connect(self.compute)
         self.measured.toggled.connect(self._measured_fields)
+        self.ipu_storm.valueChanged.connect(lambda _v: self._measured_fields(self.measured.isChecked()))
 
         self.headline = QLabel()
         self.headline.setStyleSheet("font-size: 15pt; font-weight: bold;")
@@ -88,7 +94,12 @@ class SizingPanel(QWidget):
         form = QFormLayout()
         form.addRow("Users", self.users)
         form.addRow("User profile", self.profile)
-        form.addRow("IOPS per user", self.ipu)
+        ipu_row = QHBoxLayout()
+        ipu_row.setContentsMargins(0, 0, 0, 0)
+        ipu_row.addWidget(self.ipu, 1)
+        ipu_row.addWidget(QLabel("in a storm"))
+        ipu_row.addWidget(self.ipu_storm, 1)
+        form.addRow("IOPS per user", ipu_row)
         form.addRow("Reads", self.read_pct)
         form.addRow("Storm multiplier", self.storm)
         form.addRow("RAID", self.raid)
@@ -155,11 +166,21 @@ class SizingPanel(QWidget):
                 return
         elif profile is not None:
             kwargs["profile"] = profile
+        elif self.ipu_storm.value():  # a steady..storm range: each end sized at its own IOPS per user
+            kwargs.update(read_pct=self.read_pct.value())
         else:
             kwargs.update(iops_per_user=self.ipu.value(), read_pct=self.read_pct.value(),
                           storm_multiplier=self.storm.value())
+        steady = None
         try:
-            r = size_vdi(self.users.value(), measured=measured, **kwargs)
+            if self._range():
+                if not self.ipu_storm.value() > self.ipu.value():
+                    raise AnalysisError(f"IOPS per user in a storm: the storm end ({self.ipu_storm.value():g}) must "
+                                        f"be above the steady {self.ipu.value():g} IOPS per user")
+                steady = size_vdi(self.users.value(), self.ipu.value(), **kwargs)
+                r = size_vdi(self.users.value(), self.ipu_storm.value(), **kwargs)
+            else:
+                r = size_vdi(self.users.value(), measured=measured, **kwargs)
         except AnalysisError as e:
             self._clear()
             self.notes.setText(str(e))
@@ -170,6 +191,10 @@ class SizingPanel(QWidget):
         layout = f"; {r.disks_layout} in whole {r.layout}" if r.disks_layout != r.disks else ""
         self.headline.setText((f"{r.disks} disks ({r.disks_exact:.2f} for IOPS, rounded up) for "
                                f"{self.users.value():,} users at {ipu:g} IOPS" if ipu else f"{r.disks} disks") + layout)
+        if steady is not None:  # the table below is the storm end's
+            self.headline.setText(f"{steady.disks_layout} disks at {self.ipu.value():g} IOPS per user (steady), "
+                                  f"{r.disks_layout} in a storm at {self.ipu_storm.value():g}, for "
+                                  f"{self.users.value():,} users (the steps below: the storm)")
         values = {"frontend_iops": f"{r.frontend_iops:,.0f}", "backend_iops": f"{r.backend_iops:,.0f}",
                   "disks_for_iops": f"{r.disks_exact:.2f} → {r.disks_for_iops}",
                   "disks_for_capacity": (f"{r.capacity_exact:.2f} → {r.disks_for_capacity}"
@@ -204,8 +229,15 @@ class SizingPanel(QWidget):
             return SizingQuestion(measured_run=self.run_ids[0], vms=self.vms.value(), **common)
         if self.profile.currentData() is not None:
             return SizingQuestion(profile=self.profile.currentData(), **common)
+        if self._range():
+            return SizingQuestion(iops_per_user=self.ipu.value(), iops_per_user_storm=self.ipu_storm.value(),
+                                  read_pct=self.read_pct.value(), **common)
         return SizingQuestion(iops_per_user=self.ipu.value(), read_pct=self.read_pct.value(),
                               storm_multiplier=self.storm.value(), **common)
+
+    def _range(self) -> bool:
+        """IOPS per user typed as a steady..storm range."""
+        return not self.measured.isChecked() and self.profile.currentData() is None and self.ipu_storm.value() > 0
 
     def _ask(self) -> None:
         q = self.sizing_question()
@@ -228,16 +260,21 @@ class SizingPanel(QWidget):
         self.profile.setCurrentIndex(max(0, self.profile.findData(q.profile)) if q.profile else 0)
         if q.iops_per_user is not None:
             self.ipu.setValue(q.iops_per_user)
+            self.ipu_storm.setValue(q.iops_per_user_storm or 0)
             if q.read_pct is not None:
                 self.read_pct.setValue(q.read_pct)
             self.storm.setValue(q.storm_multiplier if q.storm_multiplier is not None else 1.0)
 
     def _measured_fields(self, measured: bool) -> None:
         """In measured mode the run gives IOPS per user, reads and the storm multiplier: their fields are off."""
-        for w in (self.profile, self.ipu, self.read_pct, self.storm):
+        for w in (self.profile, self.ipu, self.ipu_storm, self.read_pct, self.storm):
             w.setEnabled(not measured)
             w.setToolTip("Taken from the selected run (Measured is ticked)" if measured else "")
+        if not measured:
+            self.ipu_storm.setToolTip("The IOPS per user in a storm: the steady and the storm end are sized each "
+                                      "(the storm multiplier is then not used)")
         self.vms.setEnabled(measured)
+        self.storm.setEnabled(not measured and not self.ipu_storm.value())
 
     def _clear(self) -> None:
         """No result: nothing of the last one may stay on screen as if it still held."""
