@@ -445,7 +445,7 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
         colour, dash = REF_STYLES.get(r.get("style", "cap"), REF_STYLES["cap"])
         y = Y(r["value"])
         d.add(Line(left, y, left + pw, y, strokeColor=colors.HexColor(colour), strokeWidth=1, strokeDashArray=dash))
-        ty = y + 2 if last_y is None or y + 2 - last_y > 7 else last_y + 7  # labels of close lines do not overlap
+        ty = y + 2 if last_y is None or y + 2 - last_y > 8 else last_y + 8  # labels of close lines do not overlap
         d.add(String(left + pw - 2, ty, r.get("label", ""), fontName=font, fontSize=6.5, textAnchor="end",
                      fillColor=colors.HexColor(colour)))
         last_y = ty

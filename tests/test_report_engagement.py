@@ -20,13 +20,14 @@ import pytest
 from app.analysis import questions as Q
 from app.analysis.cap import cap_report
 from app.analysis.compare import compare_runs
+from app.analysis.crosscheck import crosscheck
 from app.analysis.histograms import latency_share
 from app.analysis.sizing import size_vdi
 from app.analysis.storm import storm_report
 from app.importer import import_file
 from parsers.base import ImportOptions
 from reports import ReportOptions, build_report
-from tests.conftest import CUSTOMER_FORBIDDEN, SAMPLES
+from tests.conftest import CORPUS, CUSTOMER_FORBIDDEN, SAMPLES
 from tests.test_vm_timeline import naive_read, two_vm_file
 
 
@@ -58,12 +59,16 @@ def engagement(tmp_path_factory):
            "slow": imp(ws, SAMPLES / "storm_slow_iostat-xt.txt", first_report="interval"),
            "capped": imp(ws, SAMPLES / "capped_200iops_iostat-d.txt", interval_s=2),
            "vscsi": imp(ws, vscsi_file),
-           "fio": imp(ws, SAMPLES / "fio_randrw_jsonplus.json")}
+           "fio": imp(ws, SAMPLES / "fio_randrw_jsonplus.json"),
+           # fio limited to 300 IOPS (direct reads) with iostat watching the disk at the same time
+           "limited": imp(ws, CORPUS / "crosscheck" / "loop0_randread-direct_iostat.txt"),
+           "limited_fio": imp(ws, CORPUS / "crosscheck" / "loop0_randread-direct_fio.json")}
     Q.add_question(ws, Q.CapQuestion(run_id=ids["capped"], iops_cap=200))
     Q.add_question(ws, Q.CompareQuestion(run_ids=[ids["slow"], ids["fast"]], metric="peak_iops", align="activity"))
     Q.add_question(ws, Q.StormQuestion(run_id=ids["fast"]))
     Q.add_question(ws, Q.ResponseTimeQuestion(run_ids=[ids["vscsi"], ids["fio"]], threshold_ms=50, goal_pct=95))
     Q.add_question(ws, Q.SizingQuestion(users=100, iops_per_user=8, iops_per_user_storm=25))
+    Q.add_question(ws, Q.CapQuestion(run_id=ids["limited"], iops_cap=300))
     out = tmp / "report.pdf"
     content = build_report(ws, ReportOptions(title="Boot storm review", customer="ACME", date="23 November 2026"),
                            str(out))
@@ -84,7 +89,8 @@ def _section(pages, n, title):
 def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     ws, ids, content, pages, _anon = engagement
     answers = content.values["answers"]
-    assert [a["verdict"] for a in answers] == ["not held", "information", "information", "met", "information"]
+    assert [a["verdict"] for a in answers] == ["not held", "information", "information", "met", "information",
+                                               "held"]
     page1 = pages[1]
     assert page1.startswith("Answers ")
     # 1. the cap: worst 10 s window and windows over, from cap_report itself
@@ -128,6 +134,17 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     assert f"steady 8 IOPS per user: {steady} disks; storm 25 IOPS per user: {storm} disks" in page1
     sec5 = _section(pages, 5, answers[4]["title"])
     assert "What if: other RAID levels and disk types" in sec5
+    # 6. the 300 IOPS limit of the fio job held, and fio's own figures agree with iostat's on the same disk
+    c = cap_report(ws, ids["limited"], None, iops_cap=300).checks[0]
+    assert c.held is True
+    assert f"Held · worst 10 s window {Q.fmt_value(c.worst_window['average'], 'IOPS')} vs cap 300 IOPS + 5 % = " \
+           "315 IOPS." in page1
+    cc = crosscheck(ws, ids["limited_fio"], ids["limited"])
+    assert cc.verdict == "agree"
+    text = " ".join(pages)
+    assert "Cross-check: fio against iostat" in text and "on loop0: the two agree" in text
+    read = cc.measure("read_iops")
+    assert f"Reads IOPS {Q.fmt_value(read.fio)} {Q.fmt_value(read.iostat)} {read.ratio:.2f}× agree" in text
 
 
 NUMBER_RULES = [  # (what, pattern of a number with its unit, rule it must follow)

@@ -16,13 +16,22 @@ WORDS = {"read_iops": ("Reads", "IOPS"), "write_iops": ("Writes", "IOPS"), "tota
 def build(ctx: ReportContext) -> Section | None:
     from app.analysis.crosscheck import crosscheck, find_pairs
 
+    # a pair counts when either of its runs is in the report: the other source of the same disk is evidence too
+    mine = {r["run_id"] for r in ctx.runs}
+    candidates = [r["run_id"] for r in ctx.ws.runs() if r["kind"] in ("fio", "iostat")]
     checks = []
-    for fio_id, io_id in find_pairs(ctx.ws, [r["run_id"] for r in ctx.runs]):
+    for fio_id, io_id in find_pairs(ctx.ws, candidates):
+        if fio_id not in mine and io_id not in mine:
+            continue
         cc = crosscheck(ctx.ws, fio_id, io_id)
         if cc is not None:
             checks.append(cc)
     if not checks:
         return None
+    from reports.content import _runs
+
+    added = sorted({cc.fio_run_id for cc in checks} | {cc.iostat_run_id for cc in checks} - mine)
+    ctx.runs += _runs(ctx.ws, added)  # listed among the runs analysed, with their sources, in the appendix
     sec = Section("crosscheck", "Cross-check: fio against iostat")
     sec.para("fio reports the I/O it issued; iostat, running at the same time, counts what reached the disk. Where "
              "both describe one disk over the same minutes, their figures should agree within 10 %. When they do "

@@ -104,9 +104,11 @@ def cap(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
         sec.chart(Chart("lines", f"{ylabel[:1].upper() + ylabel[1:]} of {ctx.name(sq.question.run_id)} against the cap"
                         + (" (logarithmic scale)" if log else ""),
                         {"lines": lines, "x": _axis(series), "y": unit, "log": log, "refs": refs, "bands": bands}))
+        over = any(b["style"] == "over" for b in bands)
         sec.para(f"Each interval is drawn as a step over the seconds it covers ({devices}). The red dashed line is the "
-                 "cap, the orange dotted line the cap plus its tolerance; the dark band is the worst window, the light "
-                 "bands the intervals above the cap plus tolerance."
+                 "cap, the orange dotted line the cap plus its tolerance; the dark band is the worst window"
+                 + (", the light bands the intervals above the cap plus tolerance." if over else
+                    "; no interval went above the cap plus tolerance.")
                  + (" The value axis is logarithmic so that the cap's level stays visible beside the peaks."
                     if log else ""))
     rows = []
