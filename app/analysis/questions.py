@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -702,9 +703,14 @@ def answer_stored(ws: Any, sq: StoredQuestion, names: dict[int, str] | None = No
         return answer(ws, sq, names)
     except AnalysisError as e:
         allnames = {**run_names(ws), **(names or {})}
-        why = Note("This question cannot be answered from the data: " + e.message, e.fix, **e.params)
+        named = AnalysisError(RUN_NUMBER.sub(lambda m: allnames.get(int(m.group(1)), m.group(0)), e.message),
+                              e.fix, **e.params)  # "run 3 has ..." -> "capped_200iops_iostat-d has ..."
+        why = Note("This question cannot be answered from the data: " + named.message, e.fix, **e.params)
         return Answer(sq.question_id, sq.kind, sq.heading(allnames), "information", [], why,
-                      Evidence(sq.question.run_ids_used()), error=str(e))
+                      Evidence(sq.question.run_ids_used()), error=str(named))
+
+
+RUN_NUMBER = re.compile(r"\brun (\d+)\b")
 
 
 def answer_all(ws: Any, names: dict[int, str] | None = None) -> list[tuple[StoredQuestion, Answer]]:

@@ -271,7 +271,7 @@ def load_series(ws: Any, run_id: int, device: str | None = None, ops: tuple[str,
     if df.height == 0:
         raise AnalysisError(f"run {run_id} has no interval report (only the since-boot report)")
     if df.get_column("t_s").null_count():
-        raise AnalysisError(f"run {run_id} has no report times (iostat without -t): set the interval with "
+        raise AnalysisError(f"run {run_id} has no report times (its log has no time stamps): set the interval with "
                             "{fix} (the 5 of 'iostat 5')", "set_interval", run_id=run_id)
     interval = run.get("interval_s")
     ts = df.get_column("t_s").unique().sort().to_numpy()  # not a Python list: 10 M rows stay in polars
