@@ -1,6 +1,7 @@
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,14 +39,44 @@ CUSTOMER_FORBIDDEN = {
 }
 
 
-def corpus_files(folder: str) -> list[Path]:
-    """The corpus files of one format; a missing folder or an empty one fails the test (never a silent pass)."""
+def corpus_files(folder: str, keep: Callable[[Path], bool] | None = None) -> list[Path]:
+    """The corpus files of one format (those ``keep`` accepts, when given). A missing folder, an empty one, or
+    none kept fails the collection of the test module: a parametrised test never runs on an empty list."""
     d = CORPUS / folder
     files = sorted(p for p in d.iterdir() if p.is_file()) if d.is_dir() else []
-    assert files, f"no corpus files in {d}"
+    if keep is not None:
+        files = [p for p in files if keep(p)]
+    assert files, f"no corpus files in {d}" + (" that the test keeps" if keep is not None else "")
     return files
 
 
+# ---- the suite never skips ------------------------------------------------------------------------------------
+# A skipped test is a test that did not check anything: a missing tool (pdftotext), a missing package (PySide6),
+# a parametrize list that came out empty (pytest skips "got empty parameter set") or a pytest.skip() all fail
+# instead, with the reason pytest would have printed.
+NEVER_SKIP = "this suite never skips: install what it needs or give it its files"
+
+
+def _skip_reason(longrepr) -> str:
+    return longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    rep = yield
+    if rep.skipped and not hasattr(rep, "wasxfail"):
+        rep.outcome = "failed"
+        rep.longrepr = f"{item.nodeid} would have been skipped ({_skip_reason(rep.longrepr)}); {NEVER_SKIP}"
+    return rep
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    rep = yield
+    if rep.skipped:
+        rep.outcome = "failed"
+        rep.longrepr = f"{collector.nodeid} would have been skipped ({_skip_reason(rep.longrepr)}); {NEVER_SKIP}"
+    return rep
 
 
 @pytest.fixture
