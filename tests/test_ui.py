@@ -5,9 +5,6 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-
-pytest.importorskip("PySide6")
-
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 
 from app.ui.main_window import MainWindow  # noqa: E402

@@ -10,11 +10,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from pathlib import Path  # noqa: E402
 
-import pytest  # noqa: E402
-
-pytest.importorskip("PySide6")
-
 import pyqtgraph as pg  # noqa: E402
+import pytest  # noqa: E402
 from PySide6.QtCore import QPoint, QRect, Qt  # noqa: E402
 from PySide6.QtGui import QColor  # noqa: E402
 

@@ -13,11 +13,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import math  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import pytest  # noqa: E402
-
-pytest.importorskip("PySide6")
-
 import pyqtgraph as pg  # noqa: E402
+import pytest  # noqa: E402
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QToolTip  # noqa: E402
 

@@ -7,11 +7,8 @@ import re
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
-
-pytest.importorskip("PySide6")
-
 import pyqtgraph as pg  # noqa: E402
+import pytest  # noqa: E402
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt, QTimer  # noqa: E402
 from PySide6.QtGui import QColor, QMouseEvent, QWheelEvent  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402

@@ -10,9 +10,6 @@ import csv  # noqa: E402
 import json  # noqa: E402
 
 import pytest  # noqa: E402
-
-pytest.importorskip("PySide6")
-
 from PySide6.QtCore import QRectF, Qt  # noqa: E402
 from PySide6.QtGui import QImage, QPainter  # noqa: E402
 from PySide6.QtWidgets import QApplication, QFileDialog  # noqa: E402

@@ -18,9 +18,6 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-
-pytest.importorskip("PySide6")
-
 from PySide6.QtCore import QPoint, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
     QAbstractButton,

@@ -15,9 +15,6 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
-
-pytest.importorskip("PySide6")
-
 from PySide6.QtCore import QDir  # noqa: E402
 from PySide6.QtWidgets import QFileDialog, QMessageBox  # noqa: E402
 
