@@ -66,8 +66,9 @@ def _cells(ws, rid):
 
 
 # ---- IOzone auto-mode tables, every cell read independently -------------------------------------------
-@pytest.mark.parametrize("name", ["iozone-results-comparator_ext2_1.iozone.txt", "iozone2csv_iozone.out.txt"])
-def test_every_table_cell_equals_the_file(ws, name):
+@pytest.mark.parametrize(("name", "table_rows"), [("iozone-results-comparator_ext2_1.iozone.txt", 163),
+                                                  ("iozone2csv_iozone.out.txt", 8)])
+def test_every_table_cell_equals_the_file(ws, name, table_rows):
     """These two tables have no blank column and no value wider than its field, so a plain split of each
     row (15 whole numbers: size, record, 13 tests in header order) reads them right: the parser's
     fixed-width reading must agree with it everywhere."""
@@ -78,6 +79,7 @@ def test_every_table_cell_equals_the_file(ws, name):
             v = [int(x) for x in line.split()]
             assert len(v) == 15, line
             expected.update({(t, v[0], v[1]): float(x) for t, x in zip(TABLE_TESTS, v[2:])})
+    assert len(expected) == table_rows * 13  # the plain split read every table row of the file
     r = _imported(ws, path)
     assert _cells(ws, r.run_ids[0]) == expected
 
