@@ -21,7 +21,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from app.workspace import Workspace
+from app.workspace import Workspace, has_table
 from parsers.iomark import MappingError, validate_mapping
 
 __all__ = ["MappingError", "delete_mapping", "get_mapping", "list_mappings", "parse_pairs", "save_mapping",
@@ -47,11 +47,6 @@ def parse_pairs(items: list[str], what: str) -> dict[str, str]:
     return out
 
 
-def _has_table(ws: Workspace) -> bool:
-    return bool(ws.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'mappings'"
-                               ).fetchall()[0][0])
-
-
 def save_mapping(ws: Workspace, name: str, spec: dict[str, Any], replace: bool = False) -> dict[str, Any]:
     """Check ``spec`` and store it as ``name``.
 
@@ -75,14 +70,14 @@ def save_mapping(ws: Workspace, name: str, spec: dict[str, Any], replace: bool =
 
 
 def get_mapping(ws: Workspace, name: str) -> dict[str, Any] | None:
-    if not _has_table(ws):
+    if not has_table(ws, "mappings"):
         return None
     rows = ws.con.execute("SELECT spec FROM mappings WHERE name = ?", [name]).fetchall()
     return json.loads(rows[0][0]) if rows else None
 
 
 def list_mappings(ws: Workspace) -> list[dict[str, Any]]:
-    if not _has_table(ws):
+    if not has_table(ws, "mappings"):
         return []
     cur = ws.con.execute("SELECT name, kind, spec, created_at, updated_at FROM mappings ORDER BY name")
     return [{"name": n, "kind": k, "spec": json.loads(s), "created_at": c, "updated_at": u}
@@ -90,7 +85,7 @@ def list_mappings(ws: Workspace) -> list[dict[str, Any]]:
 
 
 def delete_mapping(ws: Workspace, name: str) -> bool:
-    if not _has_table(ws):
+    if not has_table(ws, "mappings"):
         return False
     n = ws.con.execute("SELECT count(*) FROM mappings WHERE name = ?", [name]).fetchall()[0][0]
     ws.con.execute("DELETE FROM mappings WHERE name = ?", [name])

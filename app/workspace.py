@@ -1,8 +1,10 @@
 """The workspace: one DuckDB file holding every imported run (no Qt here).
 
-The schema is public -- users query it with ``main.py sql`` -- and documented
-in the README. Importing a file is one transaction: on any error nothing of
-that file remains. A file whose SHA-256 is already stored is a duplicate.
+The schema is public -- users query it with ``main.py sql``. It is declared once, in
+``parsers/schema.py``: the tables are created from that spec, ``app.migrations`` brings an older
+workspace up to it on open, and docs/schema.md is generated from it. Importing a file is one
+transaction: on any error nothing of that file remains. A file whose SHA-256 is already stored is a
+duplicate.
 """
 
 from __future__ import annotations
@@ -20,167 +22,37 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
+from app.migrations import check_readable, migrate
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
 from app.workspace_lock import is_lock_error, workspace_locked
 from parsers.base import Event, ImportOptions, ParseError, Rows, RunEnd, RunInfo, RunStart
-from parsers.iostat_columns import METRICS
+from parsers.schema import SCHEMA_VERSION as SCHEMA_VERSION  # noqa: F401 (re-exported)
+from parsers.schema import TABLE, TABLES, stored_schema
 
-SCHEMA_VERSION = 1
 IMPORT_MEMORY_LIMIT = "128MB"
 # values of NOT NULL columns a parser may leave out
 COLUMN_DEFAULTS = {"since_boot": False, "is_group": False}
 INSERT_BATCH_ROWS = 4 * 122_880
 
-IOSTAT_COLUMNS: list[tuple[str, str]] = [
-    ("run_id", "INTEGER NOT NULL"),
-    ("sample_idx", "INTEGER NOT NULL"),
-    ("ts", "TIMESTAMP"),
-    ("t_s", "DOUBLE"),
-    ("device", "VARCHAR NOT NULL"),
-    ("since_boot", "BOOLEAN NOT NULL DEFAULT false"),
-    *[(m, "DOUBLE") for m in METRICS],
-    ("is_group", "BOOLEAN NOT NULL DEFAULT false"),
-]
-
-CPU_COLUMNS: list[tuple[str, str]] = [
-    ("run_id", "INTEGER NOT NULL"), ("sample_idx", "INTEGER NOT NULL"), ("ts", "TIMESTAMP"),
-    ("t_s", "DOUBLE"), ("user", "DOUBLE"), ("nice", "DOUBLE"), ("system", "DOUBLE"),
-    ("iowait", "DOUBLE"), ("steal", "DOUBLE"), ("idle", "DOUBLE"),
-]
-
-# vscsiStats histograms and fio json+ latency bins: a bucket counts values in (bucket_lo, bucket_hi]
-HISTOGRAM_COLUMNS: list[tuple[str, str]] = [
-    ("run_id", "INTEGER NOT NULL"), ("sample_idx", "INTEGER NOT NULL"), ("ts", "TIMESTAMP"), ("t_s", "DOUBLE"),
-    ("device", "VARCHAR NOT NULL"), ("metric", "VARCHAR NOT NULL"), ("op", "VARCHAR NOT NULL"),
-    ("bucket_lo", "DOUBLE"), ("bucket_hi", "DOUBLE"), ("count", "BIGINT NOT NULL"),
-]
-
-HISTOGRAM_STATS_COLUMNS: list[tuple[str, str]] = [
-    ("run_id", "INTEGER NOT NULL"), ("sample_idx", "INTEGER NOT NULL"), ("device", "VARCHAR NOT NULL"),
-    ("metric", "VARCHAR NOT NULL"), ("op", "VARCHAR NOT NULL"), ("min", "DOUBLE"), ("max", "DOUBLE"),
-    ("mean", "DOUBLE"), ("count", "BIGINT"),
-]
-
-FIO_JOBS_COLUMNS: list[tuple[str, str]] = [
-    ("run_id", "INTEGER NOT NULL"), ("device", "VARCHAR NOT NULL"), ("job_index", "INTEGER"),
-    ("jobname", "VARCHAR"), ("groupid", "INTEGER"), ("op", "VARCHAR NOT NULL"), ("rw", "VARCHAR"),
-    ("bs", "VARCHAR"), ("iodepth", "VARCHAR"), ("numjobs", "VARCHAR"), ("ioengine", "VARCHAR"),
-    ("ios", "BIGINT"), ("io_kb", "DOUBLE"), ("iops", "DOUBLE"), ("bw_kbs", "DOUBLE"), ("runtime_s", "DOUBLE"),
-    *[(c, "DOUBLE") for c in ("lat_mean_us", "lat_min_us", "lat_max_us", "lat_stddev_us", "clat_mean_us",
-                              "clat_min_us", "clat_max_us", "clat_stddev_us", "slat_mean_us", "slat_min_us",
-                              "slat_max_us", "p50_us", "p90_us", "p95_us", "p99_us", "p995_us", "p999_us",
-                              "p9999_us")],
-    ("pct_of", "VARCHAR"), ("has_bins", "BOOLEAN"), ("error", "INTEGER"), ("usr_cpu", "DOUBLE"),
-    ("sys_cpu", "DOUBLE"),
-]
-
-DDL = [
-    "CREATE SEQUENCE IF NOT EXISTS run_id_seq START 1",
-    """CREATE TABLE IF NOT EXISTS runs (
-        run_id INTEGER PRIMARY KEY DEFAULT nextval('run_id_seq'),
-        name VARCHAR NOT NULL,
-        kind VARCHAR NOT NULL,
-        format VARCHAR NOT NULL,
-        source_path VARCHAR NOT NULL,
-        source_sha256 VARCHAR NOT NULL,
-        source_size BIGINT,
-        host VARCHAR,
-        os VARCHAR,
-        tool_version VARCHAR,
-        file_date DATE,
-        started_at TIMESTAMP,
-        ended_at TIMESTAMP,
-        interval_s DOUBLE,
-        interval_source VARCHAR,
-        n_samples INTEGER,
-        n_devices INTEGER,
-        n_rows BIGINT,
-        imported_at TIMESTAMP NOT NULL,
-        tags MAP(VARCHAR, VARCHAR),
-        meta JSON,
-        warnings VARCHAR[]
-    )""",
-    "CREATE TABLE IF NOT EXISTS iostat_samples ("
-    + ", ".join(f"{n} {t}" for n, t in IOSTAT_COLUMNS) + ")",
-    "CREATE TABLE IF NOT EXISTS cpu_samples (" + ", ".join(f"{n} {t}" for n, t in CPU_COLUMNS) + ")",
-    "CREATE TABLE IF NOT EXISTS workspace_info (key VARCHAR PRIMARY KEY, value VARCHAR)",
-    "CREATE TABLE IF NOT EXISTS histograms (" + ", ".join(f"{n} {t}" for n, t in HISTOGRAM_COLUMNS) + ")",
-    "CREATE TABLE IF NOT EXISTS histogram_stats ("
-    + ", ".join(f"{n} {t}" for n, t in HISTOGRAM_STATS_COLUMNS) + ")",
-    "CREATE TABLE IF NOT EXISTS fio_jobs (" + ", ".join(f"{n} {t}" for n, t in FIO_JOBS_COLUMNS) + ")",
-]
-
-DDL.append("CREATE TABLE IF NOT EXISTS computed_columns (table_name VARCHAR NOT NULL, name VARCHAR NOT NULL, "
-           "expression VARCHAR NOT NULL, created_at TIMESTAMP NOT NULL, PRIMARY KEY (table_name, name))")
-
 # tables that hold per-run rows; deleting a run deletes from each
-RUN_TABLES = ["iostat_samples", "cpu_samples", "histograms", "histogram_stats", "fio_jobs"]
+RUN_TABLES = [t.name for t in TABLES if t.per_run]
 
 # the table whose row count is runs.n_rows, per run kind
-MAIN_TABLE = {"iostat": "iostat_samples", "vscsistats": "histograms", "fio": "fio_jobs"}
+MAIN_TABLE = {kind: t.name for t in TABLES for kind in t.main_of}
 
-# IOzone, IOmark, Iometer and hdparm results: one row per measurement; `line` = its line in the source file
-_D = "DOUBLE"
+# IOzone, IOmark, Iometer and hdparm results: (column, SQL type) per table
 RESULT_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "iozone_results": [
-        ("run_id", "INTEGER NOT NULL"), ("mode", "VARCHAR NOT NULL"), ("source", "VARCHAR NOT NULL"),
-        ("test", "VARCHAR NOT NULL"), ("label", "VARCHAR"), ("file_kb", "BIGINT"), ("record_kb", "BIGINT"),
-        ("threads", "INTEGER"), ("unit", "VARCHAR NOT NULL"),
-        *[(c, _D) for c in ("kb_s", "ops_s", "us_per_op", "parent", "min_proc", "max_proc", "avg_proc", "min_xfer",
-                            "cpu_wall_s", "cpu_s", "cpu_pct")],
-        ("page_cache_likely", "BOOLEAN"), ("line", "INTEGER")],
-    "iomark_results": [
-        ("run_id", "INTEGER NOT NULL"), ("row_idx", "INTEGER NOT NULL"), ("workload", "VARCHAR"), ("phase", "VARCHAR"),
-        ("users", "INTEGER"), ("ts", "TIMESTAMP"), ("t_s", _D),
-        *[(c, _D) for c in ("iops", "read_iops", "write_iops", "mb_s", "resp_avg_ms", "resp_max_ms",
-                            "pct_within_20ms", "pct_within_50ms")],
-        ("passed", "BOOLEAN"), ("notes", "VARCHAR"), ("extra", "JSON"), ("line", "INTEGER")],
-    "iometer_results": [
-        ("run_id", "INTEGER NOT NULL"), ("test_idx", "INTEGER NOT NULL"), ("test_type", "VARCHAR"),
-        ("test_description", "VARCHAR"), ("access_spec", "VARCHAR"), ("ts", "TIMESTAMP"),
-        ("row_type", "VARCHAR NOT NULL"), ("manager", "VARCHAR"), ("worker", "VARCHAR"), ("target", "VARCHAR"),
-        ("managers", "INTEGER"), ("workers", "INTEGER"), ("disks", "INTEGER"),
-        *[(c, _D) for c in ("iops", "read_iops", "write_iops", "mb_s", "read_mb_s", "write_mb_s", "mb_s_decimal",
-                            "read_mb_s_decimal", "write_mb_s_decimal", "transactions_s", "avg_resp_ms",
-                            "avg_read_resp_ms", "avg_write_resp_ms", "max_resp_ms", "max_read_resp_ms",
-                            "max_write_resp_ms")],
-        *[(c, "BIGINT") for c in ("errors", "read_errors", "write_errors", "bytes_read", "bytes_written", "read_ios",
-                                  "write_ios")],
-        ("queue_depth", "INTEGER"),
-        *[(c, _D) for c in ("cpu_pct", "user_pct", "privileged_pct", "dpc_pct", "interrupt_pct", "interrupts_s",
-                            "cpu_effectiveness")],
-        ("line", "INTEGER")],
-    "hdparm_results": [
-        ("run_id", "INTEGER NOT NULL"), ("device", "VARCHAR NOT NULL"), ("test", "VARCHAR NOT NULL"),
-        ("direct", "BOOLEAN"), ("run_idx", "INTEGER NOT NULL"), ("label", "VARCHAR"), ("mb", _D), ("seconds", _D),
-        ("mb_s", _D), ("ok", "BOOLEAN NOT NULL"), ("error", "VARCHAR"), ("line", "INTEGER")],
-}
-DDL += [f"CREATE TABLE IF NOT EXISTS {t} (" + ", ".join(f"{n} {ty}" for n, ty in cols) + ")"
-        for t, cols in RESULT_COLUMNS.items()]
-# saved column mappings for CSV/TSV results (app.mappings; `import --mapping NAME`)
-DDL += ["CREATE TABLE IF NOT EXISTS mappings (name VARCHAR PRIMARY KEY, kind VARCHAR NOT NULL, spec JSON NOT NULL, "
-        "created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL)"]
-RUN_TABLES += list(RESULT_COLUMNS)
-MAIN_TABLE.update({"iozone": "iozone_results", "iomark": "iomark_results", "iometer": "iometer_results",
-                   "hdparm": "hdparm_results"})
+    name: [(c.name, c.sql) for c in TABLE[name].columns]
+    for name in ("iozone_results", "iomark_results", "iometer_results", "hdparm_results")}
 
-# phases and named markers of a run (app.analysis.phases), in seconds on the series time axis
-# (since the start of the run's first analysed interval); source = 'manual' or 'auto' (a saved split)
-DDL += [
-    "CREATE TABLE IF NOT EXISTS phases (run_id INTEGER NOT NULL, name VARCHAR NOT NULL, t_start_s DOUBLE NOT NULL, "
-    "t_end_s DOUBLE NOT NULL, source VARCHAR NOT NULL DEFAULT 'manual')",
-    "CREATE TABLE IF NOT EXISTS markers (run_id INTEGER NOT NULL, name VARCHAR NOT NULL, t_s DOUBLE NOT NULL)",
-]
-RUN_TABLES += ["phases", "markers"]
 
-# the consultant's questions (app.analysis.questions): kind + parameters (JSON), in report order (position 1..n);
-# title NULL = the generated one. Not per run: deleting a run keeps the questions that name it.
-DDL += [
-    "CREATE SEQUENCE IF NOT EXISTS question_id_seq START 1",
-    "CREATE TABLE IF NOT EXISTS questions (question_id INTEGER PRIMARY KEY DEFAULT nextval('question_id_seq'), "
-    "position INTEGER NOT NULL, kind VARCHAR NOT NULL, title VARCHAR, params JSON NOT NULL, "
-    "created_at TIMESTAMP NOT NULL)",
-]
+def has_table(ws_or_con: Any, name: str) -> bool:
+    """Whether the workspace (a :class:`Workspace` or its DuckDB connection) has table ``name``: a workspace
+    opened read-only cannot be migrated, so it may lack a table a later release added."""
+    con = getattr(ws_or_con, "con", ws_or_con)
+    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
+                            [name]).fetchall()[0][0])
 
 
 def default_workspace_path() -> Path:
@@ -243,16 +115,22 @@ class Workspace:
             if is_lock_error(str(e)):  # another process has the file open: say who, and what to do
                 raise workspace_locked(self.path, str(e)) from None
             raise
-        if not read_only:
-            self._migrate()
-        self._schemas: dict[str, dict[str, pl.DataType]] = {}
+        self.migrated: list[int] = []  # the schema versions this open migrated the workspace through
+        try:  # a workspace from a newer StormScope is refused before anything is written
+            if read_only:
+                check_readable(self.con, self.path)
+            else:
+                self.migrated = migrate(self.con, self.path)
+        except BaseException:
+            self.con.close()
+            raise
 
     def cursor(self) -> Workspace:
         """A second handle on this open workspace for a worker thread: its own DuckDB connection to the same
         database (``con.cursor()``), without opening the file or migrating again (a fresh open costs ~100 ms).
         Close it when the job is done; the workspace stays open."""
         w = object.__new__(Workspace)
-        w.path, w.read_only, w._schemas = self.path, self.read_only, {}
+        w.path, w.read_only, w.migrated = self.path, self.read_only, []
         w.con = self.con.cursor()
         return w
 
@@ -264,13 +142,6 @@ class Workspace:
 
     def close(self) -> None:
         self.con.close()
-
-    def _migrate(self) -> None:
-        for stmt in DDL:
-            self.con.execute(stmt)
-        self.con.execute(
-            "INSERT OR REPLACE INTO workspace_info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
-        )
 
     # ---- queries ----------------------------------------------------------------------------
     def query(self, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
@@ -393,24 +264,8 @@ class Workspace:
         self.con.execute(f"UPDATE runs SET {cols} WHERE run_id = ?", [*sets.values(), run_id])
 
     def table_schema(self, table: str) -> dict[str, pl.DataType]:
-        """The polars dtypes of a table's columns (frames are conformed to them before storing)."""
-        if table not in self._schemas:
-            rows = self.con.execute(
-                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ? "
-                "ORDER BY ordinal_position", [table]).fetchall()
-            self._schemas[table] = {n: _POLARS_TYPES.get(t, pl.String) for n, t in rows}
-        return self._schemas[table]
-
-    def _insert_rows(self, table: str, run_id: int, frame: pl.DataFrame) -> None:
-        cols = self.table_columns(table)
-        present = [c for c in frame.columns if c in cols]
-        df = frame.select(present).with_columns(pl.lit(run_id, dtype=pl.Int32).alias("run_id"))
-        self.con.register("_incoming", df.to_arrow())
-        try:
-            names = ", ".join(df.columns)
-            self.con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM _incoming")
-        finally:
-            self.con.unregister("_incoming")
+        """The polars dtypes of a table's columns, from the spec (frames are conformed to them before storing)."""
+        return stored_schema(table)
 
     def _apply_sample_attrs(self, run_id: int, frame: pl.DataFrame) -> None:
         self.con.register("_attrs", frame.to_arrow())
@@ -526,12 +381,6 @@ class Workspace:
 
     def rename_run(self, run_id: int, name: str) -> None:
         self.con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
-
-
-_POLARS_TYPES: dict[str, pl.DataType] = {
-    "INTEGER": pl.Int32, "BIGINT": pl.Int64, "DOUBLE": pl.Float64, "VARCHAR": pl.String,
-    "BOOLEAN": pl.Boolean, "TIMESTAMP": pl.Datetime("us"), "DATE": pl.Date,
-}
 
 
 class _Stager:

@@ -6,6 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from app.workspace import has_table
+
 SECTIONS = ["summary", "runs", "overlay", "storm", "cap", "latency", "iozone", "sizing", "compare", "crosscheck",
             "appendix"]
 SECTION_TITLES = {
@@ -82,25 +84,24 @@ def version() -> str:
         return "unknown version"
 
 
-TEMPLATE_DDL = "CREATE TABLE IF NOT EXISTS report_templates (name VARCHAR PRIMARY KEY, options JSON NOT NULL)"
-
-
 def save_template(con: Any, name: str, options: ReportOptions) -> None:
-    con.execute(TEMPLATE_DDL)
+    """Store ``options`` as template ``name`` (table ``report_templates``, created with the workspace)."""
     data = json.loads(options.to_json())
     data["runs"] = []  # a template is about layout and branding, not a selection of runs
     con.execute("INSERT OR REPLACE INTO report_templates VALUES (?, ?)", [name, json.dumps(data, sort_keys=True)])
 
 
 def load_template(con: Any, name: str) -> ReportOptions:
-    con.execute(TEMPLATE_DDL)
-    rows = con.execute("SELECT options FROM report_templates WHERE name = ?", [name]).fetchall()
+    rows = con.execute("SELECT options FROM report_templates WHERE name = ?",
+                       [name]).fetchall() if has_table(con, "report_templates") else []
     if not rows:
-        names = [r[0] for r in con.execute("SELECT name FROM report_templates ORDER BY 1").fetchall()]
+        names = list_templates(con)
         raise KeyError(f"no report template {name!r}" + (f" (templates: {', '.join(names)})" if names else ""))
     return ReportOptions.from_json(rows[0][0])
 
 
 def list_templates(con: Any) -> list[str]:
-    con.execute(TEMPLATE_DDL)
+    """The saved templates' names (none in a workspace opened read-only that predates the table)."""
+    if not has_table(con, "report_templates"):
+        return []
     return [r[0] for r in con.execute("SELECT name FROM report_templates ORDER BY 1").fetchall()]

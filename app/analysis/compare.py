@@ -23,8 +23,8 @@ from typing import Any
 import polars as pl
 
 from app.analysis.histograms import AnalysisError, latency_share
-from app.analysis.phases import has_table
 from app.analysis.storm import StormMetrics, StormParams, storm_report
+from app.workspace import has_table
 
 STORM_METRICS: list[tuple[str, str]] = [
     ("duration_s", "s"), ("peak_iops", "IOPS"), ("peak_t_end_s", "s"), ("time_to_peak_s", "s"),

@@ -1,4 +1,4 @@
-"""Phases and markers of a run: automatic change-point split, and manual ones stored in the workspace (no Qt).
+"""Phases of a run found automatically: change-point split of the IOPS series (no Qt).
 
 Automatic phases
     Binary segmentation of the IOPS series into stretches of constant mean level: the split that
@@ -14,37 +14,33 @@ Automatic phases
     Two VMs sharing a RAID set -- one VM, then both VMs, then the second VM alone -- comes out as three
     phases split at 1/3 and 2/3 of the run.
 
-Stored phases and markers use the series time axis (seconds since the start of the run's first
-analysed interval, see ``app.analysis.series``): ``phases(run_id, name, t_start_s, t_end_s, source)``
-with ``source`` = ``manual`` or ``auto`` (a saved automatic split), ``markers(run_id, name, t_s)``.
+Storing phases and markers (add, list, delete) is the workspace's: ``app.store.phases``. Its functions are
+re-exported here for the command line (``phases.add_phase`` …).
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from app.analysis.histograms import AnalysisError
 from app.analysis.series import Series
+from app.store.phases import (  # noqa: F401 (re-exported: the command line calls them through this module)
+    Phase,
+    add_marker,
+    add_phase,
+    delete_marker,
+    delete_phase,
+    list_markers,
+    list_phases,
+    save_detected,
+)
 
 DEFAULT_MAX_PHASES = 5
 DEFAULT_MIN_SHIFT_PCT = 10.0
 DEFAULT_PENALTY = 3.0
-
-
-@dataclass
-class Phase:
-    name: str
-    t_start_s: float
-    t_end_s: float
-    source: str  # manual | auto | detected (not stored)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "t_start_s": self.t_start_s, "t_end_s": self.t_end_s, "source": self.source}
 
 
 # ---- change points --------------------------------------------------------------------------------
@@ -151,80 +147,3 @@ def detection_method(max_phases: int = DEFAULT_MAX_PHASES, min_intervals: int | 
         "min_shift_pct": min_shift_pct, "penalty": penalty,
         "assignment": "a report belongs to the phase that holds its midpoint",
     }
-
-
-# ---- stored phases and markers ----------------------------------------------------------------------
-def has_table(ws: Any, table: str) -> bool:
-    return bool(ws.con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                               [table]).fetchall()[0][0])
-
-
-def _check_run(ws: Any, run_id: int) -> None:
-    if ws.run(run_id) is None:
-        raise AnalysisError(f"no run {run_id} in this workspace")
-
-
-def list_phases(ws: Any, run_id: int, source: str | None = None) -> list[Phase]:
-    """Stored phases of a run, by start time (none when the workspace predates the phases table)."""
-    if not has_table(ws, "phases"):
-        return []
-    sql = "SELECT name, t_start_s, t_end_s, source FROM phases WHERE run_id = ?"
-    params: list[Any] = [run_id]
-    if source:
-        sql += " AND source = ?"
-        params.append(source)
-    rows = ws.con.execute(sql + " ORDER BY t_start_s, name", params).fetchall()
-    return [Phase(n, float(a), float(b), src) for n, a, b, src in rows]
-
-
-def add_phase(ws: Any, run_id: int, name: str, t_start_s: float, t_end_s: float, source: str = "manual") -> Phase:
-    """Store (or replace, by name) a phase of a run."""
-    _check_run(ws, run_id)
-    if not name.strip():
-        raise AnalysisError("a phase needs a name")
-    if not (math.isfinite(t_start_s) and math.isfinite(t_end_s)) or t_end_s <= t_start_s:
-        raise AnalysisError(f"phase {name!r}: the end ({t_end_s:g} s) must come after the start ({t_start_s:g} s)")
-    ws.con.execute("DELETE FROM phases WHERE run_id = ? AND name = ?", [run_id, name])
-    ws.con.execute("INSERT INTO phases (run_id, name, t_start_s, t_end_s, source) VALUES (?, ?, ?, ?, ?)",
-                   [run_id, name, t_start_s, t_end_s, source])
-    return Phase(name, t_start_s, t_end_s, source)
-
-
-def save_detected(ws: Any, run_id: int, phases: list[Phase]) -> list[Phase]:
-    """Store an automatic split (replacing the run's earlier automatic phases; manual ones stay)."""
-    _check_run(ws, run_id)
-    ws.con.execute("DELETE FROM phases WHERE run_id = ? AND source = 'auto'", [run_id])
-    return [add_phase(ws, run_id, p.name, p.t_start_s, p.t_end_s, "auto") for p in phases]
-
-
-def delete_phase(ws: Any, run_id: int, name: str) -> bool:
-    if not has_table(ws, "phases"):
-        return False
-    n = ws.con.execute("SELECT count(*) FROM phases WHERE run_id = ? AND name = ?", [run_id, name]).fetchall()[0][0]
-    ws.con.execute("DELETE FROM phases WHERE run_id = ? AND name = ?", [run_id, name])
-    return bool(n)
-
-
-def list_markers(ws: Any, run_id: int) -> dict[str, float]:
-    if not has_table(ws, "markers"):
-        return {}
-    return {n: float(t) for n, t in ws.con.execute(
-        "SELECT name, t_s FROM markers WHERE run_id = ? ORDER BY t_s, name", [run_id]).fetchall()}
-
-
-def add_marker(ws: Any, run_id: int, name: str, t_s: float) -> None:
-    _check_run(ws, run_id)
-    if not name.strip():
-        raise AnalysisError("a marker needs a name")
-    if not math.isfinite(t_s):
-        raise AnalysisError("a marker needs a finite time")
-    ws.con.execute("DELETE FROM markers WHERE run_id = ? AND name = ?", [run_id, name])
-    ws.con.execute("INSERT INTO markers (run_id, name, t_s) VALUES (?, ?, ?)", [run_id, name, t_s])
-
-
-def delete_marker(ws: Any, run_id: int, name: str) -> bool:
-    if not has_table(ws, "markers"):
-        return False
-    n = ws.con.execute("SELECT count(*) FROM markers WHERE run_id = ? AND name = ?", [run_id, name]).fetchall()[0][0]
-    ws.con.execute("DELETE FROM markers WHERE run_id = ? AND name = ?", [run_id, name])
-    return bool(n)

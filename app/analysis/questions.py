@@ -77,6 +77,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from app.analysis.text import AnalysisError, Note, pct_pair
+from app.workspace import has_table
 
 VERDICTS = ("met", "not met", "held", "not held", "information")
 PHASE_CHOICES = ("auto", "stored", "detect", "none")
@@ -486,12 +487,6 @@ class StoredQuestion:
                 "created_at": self.created_at}
 
 
-def _has_table(ws: Any) -> bool:
-    from app.analysis.phases import has_table
-
-    return has_table(ws, "questions")
-
-
 def _row(r: tuple[Any, ...]) -> StoredQuestion:
     qid, pos, kind, title, params, created = r
     return StoredQuestion(int(qid), int(pos), kind, title, question_from_params(kind, json.loads(params)), created)
@@ -502,14 +497,14 @@ _COLS = "question_id, position, kind, title, params, created_at"
 
 def list_questions(ws: Any) -> list[StoredQuestion]:
     """The stored questions in their order (none in a workspace that predates the table)."""
-    if not _has_table(ws):
+    if not has_table(ws, "questions"):
         return []
     return [_row(r) for r in ws.con.execute(f"SELECT {_COLS} FROM questions ORDER BY position").fetchall()]
 
 
 def get_question(ws: Any, question_id: int) -> StoredQuestion:
     rows = ws.con.execute(f"SELECT {_COLS} FROM questions WHERE question_id = ?",
-                          [question_id]).fetchall() if _has_table(ws) else []
+                          [question_id]).fetchall() if has_table(ws, "questions") else []
     if not rows:
         raise QuestionError(f"there is no question {question_id}")
     return _row(rows[0])

@@ -460,7 +460,7 @@ def run_series(ws: Any, run_id: int, device: str | None = None, *, align_mode: s
                every_s: float | None = None, normalise: bool = False, activity_iops: float = DEFAULT_ACTIVITY_IOPS,
                activity_intervals: int = DEFAULT_ACTIVITY_INTERVALS) -> Series:
     """Load, align, resample (on the aligned axis, so that bins of overlaid runs line up) and normalise."""
-    from app.analysis.phases import list_markers
+    from app.store.phases import list_markers
 
     s = load_series(ws, run_id, device)
     markers = list_markers(ws, run_id) if align_mode.startswith("marker:") else None

@@ -34,10 +34,11 @@ import numpy as np
 import polars as pl
 
 from app.analysis.histograms import AnalysisError, latency_share
-from app.analysis.phases import has_table, list_phases
 from app.analysis.series import activity_start, load_series, resample
 from app.analysis.sizing_presets import load_presets
 from app.analysis.text import Note
+from app.store.phases import list_phases
+from app.workspace import has_table
 
 
 def _frac(x: float | int | str | Fraction) -> Fraction:

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from app.analysis.phases import Phase, detect_phases, detection_method, list_phases
+from app.analysis.phases import detect_phases, detection_method
 from app.analysis.series import (
     DEFAULT_ACTIVITY_INTERVALS,
     DEFAULT_ACTIVITY_IOPS,
@@ -42,6 +42,7 @@ from app.analysis.series import (
     weighted_percentile,
 )
 from app.analysis.text import Note
+from app.store.phases import Phase, list_phases
 
 PERCENTILES = (50, 95, 99)
 DEFAULT_SETTLE_PCT = 10.0

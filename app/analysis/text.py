@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from app.analysis.cap import CapResult
     from app.analysis.compare import Comparison
-    from app.analysis.phases import Phase
     from app.analysis.series import DeviceChoice, Series
     from app.analysis.sizing import SizingResult
     from app.analysis.storm import StormMetrics, StormReport
+    from app.store.phases import Phase
 
 FRONTS = ("cli", "window")
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.workspace import Workspace
+from app.workspace import Workspace, has_table
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#e377c2"]
 KB_PER_MB = 1024  # IOzone's kB is 1,024 bytes; MB here is 1,024 of them
@@ -274,8 +274,7 @@ class IozoneView(QWidget):
 
     # ---- data ---------------------------------------------------------------------------------
     def _has_table(self) -> bool:
-        return bool(self.ws.con.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'iozone_results'").fetchall()[0][0])
+        return has_table(self.ws, "iozone_results")
 
     def set_runs(self, run_ids: list[int]) -> None:
         self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") == "iozone"]

@@ -125,8 +125,8 @@ def run_series(ws: Workspace, run_id: int, metric: str, device: str | None = Non
     since-boot report left out, aligned like the command line's series analysis; ``offset`` is the seconds
     subtracted by the alignment. The note says what was assumed."""
     from app.analysis.histograms import AnalysisError
-    from app.analysis.phases import list_markers
     from app.analysis.series import align, load_series
+    from app.store.phases import list_markers
 
     s = load_series(ws, run_id, device)
     note = ""
@@ -603,7 +603,7 @@ class OverlayPlot(QWidget):
 
         def job(state: Any) -> dict[str, Any]:
             from app.analysis.histograms import AnalysisError
-            from app.analysis.phases import list_markers, list_phases
+            from app.store.phases import list_markers, list_phases
 
             curves: list[dict[str, Any]] = []
             marks: dict[int, dict[str, Any]] = {}
@@ -809,7 +809,7 @@ class OverlayPlot(QWidget):
 
     def marker_at(self, x: float, y: float) -> None:
         """Double-click: ask a name and store a marker on the target run at that time."""
-        from app.analysis.phases import add_marker
+        from app.store.phases import add_marker
 
         idx = self.target_curve(x, y)
         if idx is None:
@@ -832,7 +832,7 @@ class OverlayPlot(QWidget):
 
     def phase_drag(self, x0: float, x1: float, idx: int | None, finished: bool) -> None:
         """Ctrl + drag: a band follows the mouse; on release, ask a name and store the phase."""
-        from app.analysis.phases import add_phase
+        from app.store.phases import add_phase
 
         a, b = sorted((x0, x1))
         if self._phase_preview is None:
@@ -858,7 +858,7 @@ class OverlayPlot(QWidget):
 
     def _mark_menu(self, kind: str, run_id: int, name: str, pos: QPoint) -> None:
         """Right-click on a marker or phase: Rename… / Delete."""
-        from app.analysis.phases import add_marker, add_phase, delete_marker, delete_phase
+        from app.store.phases import add_marker, add_phase, delete_marker, delete_phase
 
         menu = QMenu(self)
         rename = menu.addAction("Rename…")

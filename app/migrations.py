@@ -1,0 +1,142 @@
+"""Schema migrations: bring a workspace made by an older StormScope up to this one's schema (no Qt here).
+
+``workspace_info.schema_version`` says which schema a workspace has. On a writable open
+(:func:`migrate`, called by ``app.workspace.Workspace``):
+
+* a new, empty file gets every table of the spec (``parsers.schema``) and the current version at once;
+* a workspace with an older version gets each step of :data:`STEPS` above its version, in order, each in one
+  transaction together with the new ``schema_version`` (a step that fails leaves the workspace at the version
+  before it);
+* a workspace from a NEWER StormScope raises :class:`WorkspaceTooNew` and is not touched.
+
+A read-only open cannot migrate: it only refuses a newer workspace (:func:`check_readable`), and readers cope
+with a table an older workspace lacks (``app.workspace.has_table``).
+
+Writing a step: append ``Step(N + 1, "what changes", function_or_sql)`` and raise ``SCHEMA_VERSION`` in
+``parsers/schema.py`` to N + 1 with the spec's change. A step is applied to workspaces of every older
+version, including ones whose tables were created from a later spec by an earlier step: make it idempotent
+(``CREATE TABLE IF NOT EXISTS``, ``ALTER TABLE ... ADD COLUMN IF NOT EXISTS``). StormScope releases before
+schema 2 wrote ``schema_version = 1`` on every open, whatever they found: such a release opening a newer
+workspace sets it back to 1, and the next open here applies the steps again -- harmless, since they are
+idempotent.
+
+Versions
+    1. Every release up to the one that introduced migrations. Tables were created on open with
+       ``CREATE TABLE IF NOT EXISTS`` as each release added them, ``report_templates`` only when a template
+       was first saved or listed.
+    2. Every table of the spec exists (``report_templates`` included); the version is read, not only written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from parsers.schema import SCHEMA_VERSION, TABLE
+
+
+class WorkspaceTooNew(Exception):
+    """The workspace has a schema newer than this StormScope reads; ``str()`` says so in the customer's words."""
+
+    def __init__(self, path: str | Path, found: int, supported: int = SCHEMA_VERSION):
+        self.path = Path(path)
+        self.found = found
+        self.supported = supported
+        super().__init__(f"This workspace was made by a newer StormScope (schema {found}); this version reads up "
+                         f"to schema {supported}. Update StormScope to open it.")
+
+
+@dataclass(frozen=True)
+class Step:
+    """Version ``to_version - 1`` -> ``to_version``: ``apply`` is SQL (statements separated by ``;``) or a function
+    of the DuckDB connection; it runs inside the step's transaction."""
+
+    to_version: int
+    what: str
+    apply: str | Callable[[Any], None]
+
+    def run(self, con: Any) -> None:
+        if callable(self.apply):
+            self.apply(con)
+        else:
+            for stmt in (s.strip() for s in self.apply.split(";")):
+                if stmt:
+                    con.execute(stmt)
+
+
+# the tables of schema 2, created as the spec defines them (idempotent: IF NOT EXISTS)
+_V2_TABLES = ("runs", "iostat_samples", "cpu_samples", "workspace_info", "histograms", "histogram_stats", "fio_jobs",
+              "computed_columns", "iozone_results", "iomark_results", "iometer_results", "hdparm_results",
+              "mappings", "phases", "markers", "questions", "report_templates")
+
+
+def _every_table_of_v2(con: Any) -> None:
+    for name in _V2_TABLES:
+        for stmt in TABLE[name].create_statements():
+            con.execute(stmt)
+
+
+STEPS: list[Step] = [
+    Step(2, "every table exists from the start: report_templates (before: made when a template was first "
+            "saved), and the tables later releases added to a workspace an older release made", _every_table_of_v2),
+]
+
+
+def _tables(con: Any) -> set[str]:
+    return {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+
+
+def stored_version(con: Any) -> int | None:
+    """The workspace's ``schema_version``; None for a file without one (empty, or not a workspace yet)."""
+    if "workspace_info" not in _tables(con):
+        return None
+    rows = con.execute("SELECT value FROM workspace_info WHERE key = 'schema_version'").fetchall()
+    return int(rows[0][0]) if rows else None
+
+
+def check_readable(con: Any, path: str | Path) -> int | None:
+    """Raise :class:`WorkspaceTooNew` when this StormScope cannot read the workspace; return its version."""
+    found = stored_version(con)
+    if found is not None and found > SCHEMA_VERSION:
+        raise WorkspaceTooNew(path, found)
+    return found
+
+
+def _set_version(con: Any, version: int) -> None:
+    con.execute("INSERT OR REPLACE INTO workspace_info VALUES ('schema_version', ?)", [str(version)])
+
+
+def migrate(con: Any, path: str | Path) -> list[int]:
+    """Bring the workspace on ``con`` (writable) to :data:`SCHEMA_VERSION`; the versions it went through.
+
+    Raises :class:`WorkspaceTooNew`, before writing anything, for a workspace of a newer StormScope.
+    """
+    found = check_readable(con, path)
+    if found == SCHEMA_VERSION:
+        return []
+    if found is None and not _tables(con):  # a new workspace: the whole spec at once
+        from parsers.schema import create_statements
+
+        _in_transaction(con, lambda: [con.execute(s) for s in create_statements()], SCHEMA_VERSION)
+        return []
+    done = []
+    for step in STEPS:  # a file without a version holds tables of a release before any version: 1
+        if step.to_version > (found or 1):
+            _in_transaction(con, lambda step=step: step.run(con), step.to_version)
+            done.append(step.to_version)
+    return done
+
+
+def _in_transaction(con: Any, work: Callable[[], Any], version: int) -> None:
+    con.execute("BEGIN TRANSACTION")
+    try:
+        work()
+        if "workspace_info" not in _tables(con):
+            con.execute(TABLE["workspace_info"].create_statements()[0])
+        _set_version(con, version)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
