@@ -105,7 +105,7 @@ def test_iometer_example_equals_the_file(ws):
              "% CPU Utilization": "cpu_pct", "Queue Depth": "queue_depth"}
     stored = rows(ws, "SELECT * FROM iometer_results ORDER BY line")
     assert [x["row_type"] for x in stored] == ["all", "manager", "processor", "processor", "worker", "disk"]
-    for x, fields in zip(stored, lines[14:20]):
+    for x, fields in zip(stored, lines[14:20], strict=True):
         f = dict(zip(header, fields))
         for h, col in names.items():
             assert x[col] == (float(f[h]) if f.get(h) else None), (x["row_type"], h)

@@ -227,7 +227,8 @@ def test_fio_jobs_get_a_legend_and_no_empty_heatmap(qtbot, window):
                                  "metric = 'latency_us' AND op = 'write'", [rid]).fetchall()
     grid = sorted({(lo, hi) for _d, lo, hi, _n in rows}, key=lambda b: b[1])
     bars = [i for i in h.bars.getPlotItem().items if isinstance(i, pg.BarGraphItem)]
-    for item, job in zip(bars, ("randrw #0", "randrw #1")):
+    assert len(bars) == 2  # one bar series per job
+    for item, job in zip(bars, ("randrw #0", "randrw #1"), strict=True):
         by = {(lo, hi): n for d, lo, hi, n in rows if d == job}
         assert list(item.opts["width"]) == [by.get(b, 0) for b in grid]
     lines = h.share.text().splitlines()
@@ -293,6 +294,7 @@ def test_heatmap_rows_are_inside_the_window_at_1366x768(qtbot, window, tmp_path)
     h = open_histograms(qtbot, window, [rid])
     right = h.mapTo(window, QPoint(h.width(), h.height()))
     assert right.x() <= window.width() and right.y() <= window.height()
+    assert len(h.colour_bars) == len(h.heat_plots) == 2  # one colour scale beside each VM disk's heatmap
     for bar in h.colour_bars:
         r = bar.mapRectToScene(bar.boundingRect())
         assert h.heat.mapFromScene(r.topRight()).x() <= h.heat_area.viewport().width()

@@ -282,7 +282,8 @@ def test_a_run_keeps_its_colour_when_the_selection_changes(qtbot, window):
     new = next(c.colour for c in plot.curves if c.run_id == capped)
     assert new not in colours.values()
     # the drawn pen is the curve's colour
-    for c, item in zip(plot.curves, plot.items):
+    assert len(plot.items) == len(plot.curves) == 3
+    for c, item in zip(plot.curves, plot.items, strict=True):
         assert item.opts["pen"].color().name() == c.colour
 
 

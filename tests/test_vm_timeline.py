@@ -208,7 +208,7 @@ def test_vm1_runs_600_iops_alone_and_117_once_vm2_starts(two_vm):
     assert tl.times_known and tl.interval_s == 60 and tl.interval_source == "timestamps"
     d1 = tl.disk(VM1[0])
     assert d1.label == "VM 2099979, disk scsi0:0"
-    for c, raw in zip(d1.collections, cols):
+    for c, raw in zip(d1.collections, cols, strict=True):
         assert c.ios == ios(raw, VM1[0])
         assert c.iops == pytest.approx(ios(raw, VM1[0]) / 60, rel=1e-12)
         assert c.length_s == 60 and c.t_start_min == c.sample_idx and c.t_end_min == c.sample_idx + 1
@@ -262,7 +262,8 @@ def test_share_within_50ms_is_exact_and_20ms_bounded(two_vm):
     cols = naive_read(text)
     tl = vm_timeline(ws, run_id)
     d1 = tl.disk(VM1[0])
-    for c, raw in zip(d1.collections[:11], cols):
+    assert len(d1.collections) == len(cols) == 14
+    for c, raw in zip(d1.collections[:11], cols[:11], strict=True):  # the 11 collections with I/O
         lo, hi, n = within(raw, VM1[0], 50)
         assert lo == hi and c.share.exact and c.share.value == lo / n
     assert d1.collections[6].share.value == 6500 / 7000
