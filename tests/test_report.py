@@ -76,6 +76,7 @@ def test_verdicts_in_the_pdf_are_the_analyses_numbers(ws_samples, tmp_path):
     opt = ReportOptions(title="Boot storm review", customer="ACME", date="22 November 2026", sizing=SIZING)
     content = build_report(ws, opt, str(out))
     text = flat(pdf_text(out))
+    assert len(content.verdicts) == 7  # the report's seven verdicts: none may go missing unchecked
     for v in content.verdicts:
         assert flat(v) in text, v
     # the cap verdict carries cap_report's own figures

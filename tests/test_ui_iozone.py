@@ -240,6 +240,7 @@ def test_dark_theme_text_reads_on_the_dark_background(qtbot, window):
         fg = pg.mkColor("#e6e6e6")
         for axis in (view.bars.getPlotItem().getAxis("bottom"), view.file_axis, view.colorbar.axis):
             assert axis.textPen().color() == fg
+        assert len(view.legend.items) == 2  # one entry per run
         for _, label in view.legend.items:
             assert pg.mkColor(label.opts["color"]) == fg
         assert view.bars.backgroundBrush().color() == pg.mkColor("#1e1e1e")
