@@ -42,6 +42,7 @@ from parsers.base import (
     parse_json,
     read_text,
 )
+from parsers.schema import frame_schema
 
 PLAT_BITS = 6  # fio's FIO_IO_U_PLAT_BITS (unchanged from 2.x to 3.x)
 DIRECTIONS = ("read", "write", "trim", "sync")
@@ -50,16 +51,12 @@ PERCENTILES = {"p50_us": 50.0, "p90_us": 90.0, "p95_us": 95.0, "p99_us": 99.0, "
 _JSON_START = re.compile(r"^[ \t]*\{", re.MULTILINE)
 _LOG_LINE = re.compile(rb"^\d+(?:,[ \t]*-?\d+){3,}[ \t]*$")
 
-FIO_JOBS_SCHEMA: dict[str, Any] = {
-    "device": pl.String, "job_index": pl.Int64, "jobname": pl.String, "groupid": pl.Int64, "op": pl.String,
-    "rw": pl.String, "bs": pl.String, "iodepth": pl.String, "numjobs": pl.String, "ioengine": pl.String,
-    "ios": pl.Int64, "io_kb": pl.Float64, "iops": pl.Float64, "bw_kbs": pl.Float64, "runtime_s": pl.Float64,
-    "lat_mean_us": pl.Float64, "lat_min_us": pl.Float64, "lat_max_us": pl.Float64, "lat_stddev_us": pl.Float64,
-    "clat_mean_us": pl.Float64, "clat_min_us": pl.Float64, "clat_max_us": pl.Float64,
-    "clat_stddev_us": pl.Float64, "slat_mean_us": pl.Float64, "slat_min_us": pl.Float64,
-    "slat_max_us": pl.Float64, **{k: pl.Float64 for k in PERCENTILES}, "pct_of": pl.String,
-    "has_bins": pl.Boolean, "error": pl.Int64, "usr_cpu": pl.Float64, "sys_cpu": pl.Float64,
-}
+FIO_JOBS_SCHEMA: dict[str, Any] = frame_schema("fio_jobs")
+# json+ bins and their summary: no time of their own (fio's run is one sample)
+_HIST_SCHEMA = frame_schema("histograms", ["sample_idx", "device", "metric", "op", "bucket_lo", "bucket_hi", "count"])
+_STATS_SCHEMA = frame_schema("histogram_stats")
+if not set(PERCENTILES) <= set(FIO_JOBS_SCHEMA):
+    raise ValueError("parsers.fio: a percentile without its fio_jobs column")
 
 
 def bin_range(value: int, bits: int = PLAT_BITS) -> tuple[int, int] | None:
@@ -214,12 +211,8 @@ class _FioDoc:
         frame = pl.DataFrame(rows, schema=FIO_JOBS_SCHEMA) if rows else pl.DataFrame(schema=FIO_JOBS_SCHEMA)
         yield Rows(key, "fio_jobs", frame)
         if hist:
-            hschema = {"sample_idx": pl.Int64, "device": pl.String, "metric": pl.String, "op": pl.String,
-                       "bucket_lo": pl.Float64, "bucket_hi": pl.Float64, "count": pl.Int64}
-            yield Rows(key, "histograms", pl.DataFrame(hist, schema=hschema, orient="row"))
-            sschema = {"sample_idx": pl.Int64, "device": pl.String, "metric": pl.String, "op": pl.String,
-                       "min": pl.Float64, "max": pl.Float64, "mean": pl.Float64, "count": pl.Int64}
-            yield Rows(key, "histogram_stats", pl.DataFrame(stats, schema=sschema, orient="row"))
+            yield Rows(key, "histograms", pl.DataFrame(hist, schema=_HIST_SCHEMA, orient="row"))
+            yield Rows(key, "histogram_stats", pl.DataFrame(stats, schema=_STATS_SCHEMA, orient="row"))
         yield RunEnd(key, {"n_samples": 1, "n_devices": len({r["device"] for r in rows}), "ended_at": ended},
                      info=info)
 

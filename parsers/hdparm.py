@@ -29,6 +29,7 @@ from typing import Any
 import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
+from parsers.schema import frame_schema
 
 _LABEL = re.compile(r"^\s*Timing\s+(O_DIRECT\s+)?(cached|buffer-cache|buffered disk|disk)\s+reads:\s*(.*)$")
 _MEASURE = re.compile(r"^(\d+(?:\.\d+)?)\s*MB\s+in\s+(\d+(?:\.\d+)?)\s+seconds\s*=\s*"
@@ -38,11 +39,7 @@ _FAIL = re.compile(r"^\s*(read\(\) failed:.*|read\(\d+\) returned \d+ bytes.*|re
 _DEVICE = re.compile(r"^(/\S+?):(?:\s+(.*))?$|^([\w.\-]+):$")
 _COMMAND = re.compile(r"(^|\s)hdparm(\s|$)")
 
-SCHEMA: dict[str, Any] = {
-    "device": pl.String, "test": pl.String, "direct": pl.Boolean, "run_idx": pl.Int64, "label": pl.String,
-    "mb": pl.Float64, "seconds": pl.Float64, "mb_s": pl.Float64, "ok": pl.Boolean, "error": pl.String,
-    "line": pl.Int64,
-}
+SCHEMA: dict[str, Any] = frame_schema("hdparm_results")
 MAX_STRAY_WARNINGS = 5
 
 

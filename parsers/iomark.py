@@ -38,6 +38,7 @@ from typing import Any
 import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
+from parsers.schema import frame_schema
 
 LAYOUT = "StormScope IOmark results v1"
 
@@ -53,10 +54,9 @@ MEASURES = ("iops", "read_iops", "write_iops", "mb_s", "resp_avg_ms", "resp_max_
 # mapping kinds: the target table and its columns (only IOmark so far)
 TARGETS: dict[str, dict[str, Any]] = {"iomark": {"table": "iomark_results", "columns": IOMARK_COLUMNS}}
 DELIMITERS = {",": ",", ";": ";", "\t": "\t", "tab": "\t", "|": "|"}
-_POLARS = {"text": pl.String, "int": pl.Int64, "float": pl.Float64, "pct": pl.Float64, "bool": pl.Boolean,
-           "ts": pl.Datetime("us"), "seconds": pl.Float64}
-SCHEMA: dict[str, Any] = {"row_idx": pl.Int64, **{c: _POLARS[t] for c, t in IOMARK_COLUMNS.items()},
-                          "extra": pl.String, "line": pl.Int64}
+SCHEMA: dict[str, Any] = frame_schema("iomark_results")
+if not set(IOMARK_COLUMNS) <= set(SCHEMA):
+    raise ValueError("parsers.iomark: a mapping target without its iomark_results column")
 _TRUE = {"true", "yes", "y", "pass", "passed", "ok", "1"}
 _FALSE = {"false", "no", "n", "fail", "failed", "0"}
 

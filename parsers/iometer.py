@@ -48,6 +48,7 @@ from typing import Any
 import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
+from parsers.schema import TABLE, frame_schema
 
 ROW_TYPES = {"ALL": "all", "MANAGER": "manager", "PROCESSOR": "processor", "WORKER": "worker", "DISK": "disk",
              "NETWORK": "network", "UNKNOWN": "unknown"}
@@ -71,15 +72,9 @@ COLUMNS: dict[str, str] = {
     "% privileged time": "privileged_pct", "% dpc time": "dpc_pct", "% interrupt time": "interrupt_pct",
     "interrupts per second": "interrupts_s", "cpu effectiveness": "cpu_effectiveness",
 }
-INT_COLUMNS = {"managers", "workers", "disks", "errors", "read_errors", "write_errors", "bytes_read", "bytes_written",
-               "read_ios", "write_ios", "queue_depth"}
-SCHEMA: dict[str, Any] = {
-    "test_idx": pl.Int64, "test_type": pl.String, "test_description": pl.String, "access_spec": pl.String,
-    "ts": pl.Datetime("us"), "row_type": pl.String, "manager": pl.String, "worker": pl.String,
-    "target": pl.String,
-    **{c: (pl.Int64 if c in INT_COLUMNS else pl.Float64) for c in dict.fromkeys(COLUMNS.values())},
-    "line": pl.Int64,
-}
+SCHEMA: dict[str, Any] = frame_schema("iometer_results")
+# the counted columns (integers in the table): a fraction there is an error
+INT_COLUMNS = {c for c in dict.fromkeys(COLUMNS.values()) if TABLE["iometer_results"].column(c).is_integer}
 REQUIRED = ("target type", "target name", "iops")
 
 

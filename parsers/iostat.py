@@ -41,6 +41,7 @@ from parsers.iostat_columns import (
     KB_COLUMNS,
     layout_family,
 )
+from parsers.schema import frame_schema
 from parsers.textutil import RawStamp, StampResolver, banner_date, fast_stamp, resolve_stamps, split_stamp, stamp_date
 
 BANNER = re.compile(
@@ -720,7 +721,7 @@ class _Parser:
             "ts": [ts_by_sample.get(i) for i in range(n_samples)],
             "t_s": [t_by_sample.get(i) for i in range(n_samples)],
             "since_boot": [i in since_boot for i in range(n_samples)],
-        }, schema={"sample_idx": pl.Int64, "ts": pl.Datetime("us"), "t_s": pl.Float64, "since_boot": pl.Boolean})
+        }, schema=frame_schema("iostat_samples", ["sample_idx", "ts", "t_s", "since_boot"]))
         streamed = {i: dt for i, dt in rs.ts_by_sample.items() if i < n_samples}
         if streamed != ts_by_sample:
             # the whole file changed the reading of the dates (e.g. a day > 12 came late): rewrite all times

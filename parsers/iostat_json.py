@@ -28,6 +28,7 @@ from parsers.base import (
     read_text,
 )
 from parsers.iostat_columns import JSON_COLUMNS, METRICS, layout_family
+from parsers.schema import frame_schema
 from parsers.textutil import resolve_stamps, split_stamp, stamp_datetime
 
 CPU_KEYS = ["user", "nice", "system", "iowait", "steal", "idle"]
@@ -136,8 +137,7 @@ class IostatJsonFormat:
                  "of analyses; if iostat ran with -y, say so with {fix:first_report_interval}", None)
         info.tool_version = layout_family(canon_seen, [])
 
-        schema = {"sample_idx": pl.Int64, "device": pl.String, "is_group": pl.Boolean,
-                  **{m: pl.Float64 for m in METRICS}}
+        schema = frame_schema("iostat_samples", ["sample_idx", "device", "is_group", *METRICS])
         frame = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
         frame = frame.select([c for c in schema if c in ("sample_idx", "device", "is_group") or c in canon_seen])
         frame = frame.with_columns(

@@ -36,6 +36,7 @@ from typing import Any
 import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
+from parsers.schema import frame_schema
 
 BANNER = "Iozone: Performance Test of File I/O"
 CROSSOVER_KB = 16 * 1024  # auto mode skips records below LARGE_REC for files over this (unless -z)
@@ -75,13 +76,7 @@ THROUGHPUT_REPORT_TESTS = {
 }
 QUALIFIERS = {"random", "bkwd", "record", "stride"}
 
-RESULT_SCHEMA: dict[str, Any] = {
-    "mode": pl.String, "source": pl.String, "test": pl.String, "label": pl.String, "file_kb": pl.Int64,
-    "record_kb": pl.Int64, "threads": pl.Int64, "unit": pl.String, "kb_s": pl.Float64, "ops_s": pl.Float64,
-    "us_per_op": pl.Float64, "parent": pl.Float64, "min_proc": pl.Float64, "max_proc": pl.Float64,
-    "avg_proc": pl.Float64, "min_xfer": pl.Float64, "cpu_wall_s": pl.Float64, "cpu_s": pl.Float64,
-    "cpu_pct": pl.Float64, "page_cache_likely": pl.Boolean, "line": pl.Int64,
-}
+RESULT_SCHEMA: dict[str, Any] = frame_schema("iozone_results")
 UNIT_COLUMN = {"kB/s": "kb_s", "ops/s": "ops_s", "us/op": "us_per_op"}
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|-nan|-inf"

@@ -36,6 +36,7 @@ from typing import Any
 import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
+from parsers.schema import frame_schema
 
 METRICS = ("io_length_bytes", "seek_distance_lbn", "seek_closest16_lbn", "latency_us", "outstanding_ios",
            "interarrival_us")
@@ -414,13 +415,8 @@ class _CsvParser:
         info.meta["histograms"] = [f"{m}/{o}" for m, o in sorted(types)]
         key = "vscsistats"
         yield RunStart(key, info)
-        hschema = {"sample_idx": pl.Int64, "ts": pl.Datetime("us"), "t_s": pl.Float64, "device": pl.String,
-                   "metric": pl.String, "op": pl.String, "bucket_lo": pl.Float64, "bucket_hi": pl.Float64,
-                   "count": pl.Int64}
-        yield Rows(key, "histograms", pl.DataFrame(hist, schema=hschema, orient="row"))
-        sschema = {"sample_idx": pl.Int64, "device": pl.String, "metric": pl.String, "op": pl.String,
-                   "min": pl.Float64, "max": pl.Float64, "mean": pl.Float64, "count": pl.Int64}
-        yield Rows(key, "histogram_stats", pl.DataFrame(stats, schema=sschema, orient="row"))
+        yield Rows(key, "histograms", pl.DataFrame(hist, schema=frame_schema("histograms"), orient="row"))
+        yield Rows(key, "histogram_stats", pl.DataFrame(stats, schema=frame_schema("histogram_stats"), orient="row"))
         self.state.progress(1.0, "done")
         yield RunEnd(key, {"n_samples": n, "n_devices": len(devices),
                            "ended_at": ts_by.get(n - 1) if ts_by else None}, info=info)

@@ -1,0 +1,91 @@
+"""Write docs/schema.md, the workspace's schema reference, from the spec in parsers/schema.py.
+
+``python -m app.schema_doc`` rewrites the file; ``python -m app.schema_doc --check``
+exits 1 when it is stale. tests/test_schema.py fails when it is stale, so a change of the spec comes with its
+documentation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from parsers.schema import SCHEMA_VERSION, TABLES, Column, Table
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "schema.md"
+
+_INTRO = f"""\
+# The workspace: schema reference
+
+<!-- Generated from parsers/schema.py by `python -m app.schema_doc`. Do not edit by hand. -->
+
+One DuckDB file holds every imported run. Query it with `main.py sql`, the DuckDB CLI, or any DuckDB client.
+Column names are fixed; new columns may be added. This is schema version {SCHEMA_VERSION}
+(`workspace_info.schema_version`): StormScope brings a workspace made by an older release up to it when it opens
+the workspace, and refuses one made by a newer release rather than change it.
+
+Types are DuckDB's. A column's unit, where it has one, is in the *unit* column; *required* columns are never
+NULL. Tables marked *per run* hold rows of one run each (`run_id`): deleting a run deletes its rows there.
+"""
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _constraints(c: Column, t: Table) -> str:
+    out = []
+    if c.key:
+        out.append("key" if len(t.key) == 1 else f"key ({', '.join(t.key)})")
+    elif c.not_null:
+        out.append("required")
+    if c.default is not None:
+        out.append(f"default `{c.default}`")
+    return ", ".join(out)
+
+
+def table_doc(t: Table) -> str:
+    lines = [f"## `{t.name}`", "", t.purpose[0].upper() + t.purpose[1:] + "."]
+    facts = []
+    if t.per_run:
+        facts.append("Per run.")
+    if t.main_of:
+        facts.append("`runs.n_rows` counts its rows for " + ", ".join(f"`{k}`" for k in t.main_of) + " runs.")
+    if t.written_by:
+        facts.append(f"Written by: {t.written_by}.")
+    if facts:
+        lines += ["", " ".join(facts)]
+    lines += ["", "| column | type | unit | meaning | constraints |", "|---|---|---|---|---|"]
+    lines += [f"| `{c.name}` | {_cell(c.sql)} | {_cell(c.unit)} | {_cell(c.meaning)} | {_constraints(c, t)} |"
+              for c in t.columns]
+    if t.notes:
+        lines += ["", t.notes]
+    return "\n".join(lines)
+
+
+def render() -> str:
+    toc = "\n".join(f"- [`{t.name}`](#{t.name}) — {t.purpose}" for t in TABLES)
+    return "\n\n".join([_INTRO.rstrip(), "Tables:\n\n" + toc, *(table_doc(t) for t in TABLES)]) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m app.schema_doc", description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 when docs/schema.md is not up to date")
+    ap.add_argument("--output", type=Path, default=DOC)
+    args = ap.parse_args(argv)
+    text = render()
+    if args.check:
+        current = args.output.read_text(encoding="utf-8") if args.output.exists() else None
+        if current != text:
+            print(f"{args.output} is stale: run 'python -m app.schema_doc'", file=sys.stderr)
+            return 1
+        return 0
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(text, encoding="utf-8")
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
