@@ -194,8 +194,3 @@ def resolve_stamps(stamps: list[RawStamp], base: RawStamp | None = None) -> tupl
     notes = (["day/month order of the dates is ambiguous; read them as month/day/year (C locale)"]
              if ambiguous else []) + r.notes
     return out, notes
-
-
-def parse_number(token: str) -> float:
-    """A number as a locale may print it: '1,5' or '1.5'. Raises ValueError."""
-    return float(token.replace(",", "."))

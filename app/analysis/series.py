@@ -185,11 +185,6 @@ class Series:
         return replace(self, frame=self.frame.filter((mid >= t_start) & (mid < t_end)))
 
 
-def _sum_or_none(vals: list[float | None]) -> float | None:
-    got = [v for v in vals if v is not None and not (isinstance(v, float) and math.isnan(v))]
-    return sum(got) if got else None
-
-
 def _sum_devices(df: pl.DataFrame, ops: tuple[str, ...], interval: float) -> tuple[pl.DataFrame, bool, bool]:
     """Per report, the sum over the chosen devices (vectorised: a 10 M-row run takes a second).
 
