@@ -118,9 +118,9 @@ class Curve:
         return interval_index(self.t_start, self.t, x - self.offset)
 
 
-def run_series(ws: Workspace, run_id: int, metric: str, device: str | None = None, align_mode: str = "start",
-               activity_iops: float = 100.0, marker: str | None = None
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, float]:
+def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = None, align_mode: str = "start",
+                  activity_iops: float = 100.0, marker: str | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, float]:
     """(interval start, interval end, value, note, offset) of a run on the analyses' time axis: whole disks,
     since-boot report left out, aligned like the command line's series analysis; ``offset`` is the seconds
     subtracted by the alignment. The note says what was assumed."""
@@ -636,7 +636,7 @@ class OverlayPlot(QWidget):
                         curves += recs
                         continue
                     try:
-                        ts, te, y, note, off = run_series(ws, rid, metric, device, mode, activity, marker)
+                        ts, te, y, note, off = _iostat_curve(ws, rid, metric, device, mode, activity, marker)
                     except AnalysisError as e:
                         empty = np.zeros(0)
                         curves.append(_record(rid, name, name, "iostat", device, empty, empty, empty, str(e)))
