@@ -115,7 +115,7 @@ class FioJsonFormat:
             warn(f"{n} line{'s' if n > 1 else ''} of fio messages before the JSON ignored", 1)
         doc, end = parse_json(text, m.end() - 1)
         if text[end:].strip():
-            warn("text after the JSON ignored (fio's normal output, --output-format=json,normal?)",
+            warn("text after the JSON ignored (fio's normal text output written after its JSON)",
                  text.count("\n", 0, end) + 1)
         if not isinstance(doc, dict):
             raise ParseError("the JSON is not an object with a 'jobs' list", text.count("\n", 0, start) + 1)

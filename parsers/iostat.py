@@ -689,7 +689,7 @@ class _Parser:
                 interval = float(np.median(diffs))
                 interval_source = "timestamps"
                 if self.opt.interval_s and abs(self.opt.interval_s - interval) > 0.1 * interval:
-                    self.warn(f"--interval {self.opt.interval_s:g} s disagrees with the timestamps "
+                    self.warn(f"the interval given ({self.opt.interval_s:g} s) disagrees with the timestamps "
                               f"({interval:g} s); the timestamps were used", None)
             info.started_at = t0
             info.meta["ended_at"] = ts_by_sample[max(ts_by_sample)].isoformat()
@@ -714,7 +714,7 @@ class _Parser:
             info.meta["decimal_comma"] = True
         if self.human:
             info.meta["human_units"] = True
-            self.warn("values printed with --human units (e.g. 1.5G) are rounded by iostat to one decimal", None)
+            self.warn("values printed in human-readable units (e.g. 1.5G) are rounded by iostat to one decimal", None)
 
         samples = pl.DataFrame({
             "sample_idx": list(range(n_samples)),

@@ -375,7 +375,8 @@ class _CsvParser:
                 if min(diffs) <= 0:
                     self.warn("timestamps between collections do not increase", None)
                 if self.opt.interval_s and abs(self.opt.interval_s - interval) > 0.05 * interval:
-                    self.warn(f"--interval {self.opt.interval_s:g} ignored: the timestamps say {interval:g} s", None)
+                    self.warn(f"the interval given ({self.opt.interval_s:g} s) was not used: the timestamps say "
+                              f"{interval:g} s", None)
             info.started_at = t0
         if interval is None and self.opt.interval_s:
             interval = self.opt.interval_s

@@ -228,9 +228,13 @@ METHOD_PROSE = {
 }
 
 GLOSSARY = (
-    ("IOPS", "Input/output operations per second: reads plus writes completed per second."),
-    ("Await", "The mean time an I/O took from being issued to being completed, as iostat reports it per "
-              "interval (queueing included). A mean of an interval, not the time of single I/Os."),
+    ("IOPS", "Input/output operations per second: the reads, writes, discards and flush requests a device "
+             "completed per second, as iostat counts them (older iostat versions report no discards or flushes). "
+             "Requests the kernel merged count once. fio's IOPS are the requests fio issued. Reads (%) is the "
+             "share of reads among reads and writes."),
+    ("Await", "The mean time a request took from being issued to being completed, queueing included: per "
+              "interval, the mean of iostat's read, write, discard and flush waits weighted by their requests. "
+              "A mean of an interval, not the time of single I/Os."),
     ("Plateau", "The sustained level of a storm: the time-weighted median IOPS of the intervals above half "
                 "the peak. Idle time before and after the storm does not pull it down."),
     ("Median interval", "The median rate of all judged intervals of a run, idle ones included; the cap check "
@@ -247,8 +251,9 @@ GLOSSARY = (
 
 
 COMPARE_LABELS = {
-    "duration_s": "Duration", "peak_iops": "Peak", "peak_t_end_s": "Peak at", "time_to_peak_s": "Time to peak",
-    "time_above_s": "Time above half the peak", "settle_time_s": "Settle time", "total_ios": "Total I/Os",
+    "duration_s": "Duration", "peak_iops": "Peak", "peak_t_end_s": "Peak interval ends (from the start)",
+    "time_to_peak_s": "Time to peak",
+    "time_above_s": "Time above half the baseline's peak", "settle_time_s": "Settle time", "total_ios": "Total I/Os",
     "mean_iops": "Mean", "read_share": "Reads", "iops_p50": "Median interval", "iops_p95": "p95 interval",
     "iops_p99": "p99 interval", "mean_await_ms": "Mean await", "await_p50_ms": "Median await",
     "await_p95_ms": "p95 await", "await_p99_ms": "p99 await", "peak_kbs": "Peak throughput",
@@ -311,7 +316,7 @@ def _cap_sentence(c: Any) -> str:
         return (f"the median interval ({fmt(c.plateau)} {u}) is above {limit}: the run clearly exceeds the cap, so "
                 f"no cap at this level was in force; {worst}")
     if c.verdict == "NOT held":
-        text = (f"the cap did NOT hold: {c.windows_over:,} of {c.windows_judged:,} {win} windows average above "
+        text = (f"the cap did NOT hold: {c.windows_over:,} of the {c.windows_judged:,} windows of {win} average above "
                 f"{limit}; {worst}; {over}")
         if c.burst is not None and c.burst.get("held") is False:
             text += f"; inside the burst allowance the rate reached {fmt(c.burst.get('peak_inside'))} {u}"
@@ -319,7 +324,7 @@ def _cap_sentence(c: Any) -> str:
     if c.verdict == "held (cap not reached)":
         return (f"every {win} window stays below the cap and {worst}, under {fmt(c.cap * (1 - c.tolerance_pct / 100))}"
                 f" {u}: the load never reached the cap, so this run cannot show that the cap is enforced")
-    return f"all {c.windows_judged:,} {win} windows average at or below {limit}; {worst}"
+    return f"all {c.windows_judged:,} windows of {win} average at or below {limit}; {worst}"
 
 
 def _devices(ws: Any, ids: list[int]) -> list[str]:
@@ -539,15 +544,15 @@ def _heatmap(ws: Any, run_id: int, an: Anonymiser) -> Chart | None:
     panels = []
     for dev, samples in list(by_dev.items())[:2]:
         buckets = next(iter(samples.values()))
-        labels = [("> " + fmt(lo / 1000, 1) if hi is None else "≤ " + fmt(hi / 1000, 3 if hi < 1000 else 0))
-                  + " ms" for lo, hi, _ in buckets]
+        labels = [("> " + num(lo / 1000) if hi is None else "≤ " + num(hi / 1000)) + " ms" for lo, hi, _ in buckets]
         grid = np.zeros((len(samples), len(buckets)))
         for i, s in enumerate(sorted(samples)):
             c = [n for _, _, n in samples[s]][: len(buckets)]
             grid[i, : len(c)] = c
         panels.append({"label": _vm_disk(dev, an), "labels": labels, "grid": grid.tolist()})
     run = ws.run(run_id) or {}
-    return Chart("heatmap", "Latency histogram of each collection (colour = I/O count, scale beside each panel)",
+    return Chart("heatmap", "Latency histogram of each collection (colour = I/O count on a logarithmic scale, "
+                            "beside each panel)",
                  {"panels": panels, "interval_s": run.get("interval_s")})
 
 

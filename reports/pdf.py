@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from typing import Any
@@ -61,9 +62,13 @@ def _fonts() -> tuple[str, str]:
     return "SS-Regular", "SS-Bold"
 
 
+UNIT_SPACE = re.compile(r"(?<=\d) (?=(?:%|IOPS|ms|s|kB/s|MB/s|I/Os|disks?|GB|min|users?)(?![\w/]))")
+
+
 def text(s: Any) -> str:
-    """Untrusted text for a Paragraph: escaped, so '<b>' prints as '<b>'."""
-    return escape(str(s))
+    """Untrusted text for a Paragraph: escaped, so '<b>' prints as '<b>'; a number and its unit are joined by a
+    no-break space, so a line never ends between them ('95 %', '210 IOPS')."""
+    return escape(UNIT_SPACE.sub("\u00a0", str(s)))
 
 
 def cell(s: Any, limit: int = MAX_CELL) -> str:
@@ -173,7 +178,8 @@ BREAK = re.compile(r"(?<=[_/])|(?<=[.-])(?=[A-Za-z])")  # where a name may wrap:
 
 
 def _tokens(s: str) -> list[str]:
-    return s.split()
+    """The words of a cell as the PDF wraps it: a number and its unit stay one word (see ``text``)."""
+    return [t for t in UNIT_SPACE.sub("\u00a0", s).split(" ") if t]
 
 
 def _segments(tok: str) -> list[str]:
@@ -183,7 +189,7 @@ def _segments(tok: str) -> list[str]:
 def _break_long(s: str, room: float, font: str, size: float) -> str:
     """Escaped cell text; a token wider than ``room`` is broken (line breaks) at _ / . - only."""
     out = []
-    for tok in s.split(" "):
+    for tok in UNIT_SPACE.sub("\u00a0", s).split(" "):
         if not tok or pdfmetrics.stringWidth(tok, font, size) <= room:
             out.append(text(tok))
             continue
@@ -327,7 +333,6 @@ def decimate(t: list[float], y: list[float], columns: int) -> tuple[list[float],
 def _nice(vmax: float) -> tuple[float, float]:
     if vmax <= 0:
         return 1.0, 0.25
-    import math
 
     exp = 10 ** math.floor(math.log10(vmax))
     for step in (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10):
@@ -355,7 +360,6 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     """Runs on one time axis: each interval a step over the seconds it covers (min/max per point column for
     long series), an optional logarithmic value axis, reference lines (``refs``: value, label, style cap | limit |
     level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase)."""
-    import math
 
     lines = [ln for ln in chart.data["lines"] if ln["t"]]
     legend = _legend_rows([ln["label"][:60] for ln in lines], width, font)
@@ -370,6 +374,7 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     bands = [b for b in chart.data.get("bands") or [] if b.get("t0") is not None and b.get("t1") is not None]
     caps = [r["value"] for r in refs]
     log = bool(chart.data.get("log"))
+    ymin = float(chart.data.get("ymin") or 0.0) if not log else 0.0
     tmin = min([(ln.get("t0") or ln["t"])[0] for ln in lines] + [b["t0"] for b in bands])
     tmax = max([ln["t"][-1] for ln in lines] + [b["t1"] for b in bands])
     vals = [v for ln in lines for v in ln["y"] if v is not None]
@@ -379,9 +384,9 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
         lo = math.floor(math.log10(min(pos) / 2))  # room below the lowest level (a cap line is not the axis)
         hi = max(lo + 1, math.ceil(math.log10(max(pos) * 1.05)))
         ymax, ystep = 10.0 ** hi, 0.0
-    elif chart.data.get("ymax"):  # a fixed scale (a share: 0-100 %)
+    elif chart.data.get("ymax"):  # a fixed scale (a share: up to 100 %, from ymin)
         ymax = max(float(chart.data["ymax"]), ymax_raw)
-        ystep = _nice(ymax)[1]
+        ystep = _nice(ymax - ymin)[1]
     else:
         ymax, ystep = _nice(ymax_raw * 1.05)
     tspan = (tmax - tmin) or 1.0
@@ -393,7 +398,7 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
         if log:
             f = (math.log10(max(v, 10.0 ** lo)) - lo) / (hi - lo)
             return bottom + f * ph
-        return bottom + v / ymax * ph
+        return bottom + (max(v, ymin) - ymin) / (ymax - ymin) * ph
 
     phase_n = 0
     for b in bands:  # under the grid and the lines
@@ -410,7 +415,7 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
                          fontSize=6, fillColor=colors.HexColor("#333333")))
     grid = colors.HexColor("#dddddd")
     ticks = [10.0 ** e for e in range(lo, hi + 1)] if log else \
-        [k * ystep for k in range(int(round(ymax / ystep)) + 1)]
+        [ymin + k * ystep for k in range(int(round((ymax - ymin) / ystep)) + 1)]
     for k in ticks:
         d.add(Line(left, Y(k), left + pw, Y(k), strokeColor=grid, strokeWidth=0.4))
         label = f"{k:,.0f}" if k >= 1 or k == 0 else f"{k:g}"
@@ -489,7 +494,9 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
         cw, ch = pw / max(1, ns), ph / max(1, nb)
         for i, row in enumerate(grid):
             for j, v in enumerate(row):
-                d.add(Rect(x0 + i * cw, y0 + j * ch, cw, ch, fillColor=_viridis(v / vmax), strokeColor=None))
+                # colour on a log scale: a few hundred slow I/Os beside 30,000 fast ones stay visible
+                d.add(Rect(x0 + i * cw, y0 + j * ch, cw, ch, fillColor=_viridis(math.log1p(v) / math.log1p(vmax)),
+                           strokeColor=None))
         for j, lab in enumerate(labels):
             d.add(String(x0 - 2, y0 + j * ch + ch / 2 - 2, lab, fontName=font, fontSize=5.5, textAnchor="end"))
         step = chart.data.get("interval_s")
@@ -501,7 +508,7 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
             while tk <= span / div + 1e-9:
                 x = x0 + tk * div / span * pw
                 d.add(Line(x, y0, x, y0 - 2, strokeColor=colors.black, strokeWidth=0.4))
-                d.add(String(x, y0 - 8, f"{tk:,.{0 if float(tick).is_integer() else 1}f}", fontName=font, fontSize=5.5,
+                d.add(String(x, y0 - 8, f"{tk:,.1f}".rstrip("0").rstrip("."), fontName=font, fontSize=5.5,
                              textAnchor="middle"))
                 tk += tick
             many = "s" if ns != 1 else ""
@@ -518,7 +525,9 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
             d.add(Rect(bx, y0 + q * ph / 20, 2 * mm, ph / 20 + 0.2, fillColor=_viridis(q / 19), strokeColor=None))
         d.add(String(bx + 2.5 * mm, y0, "0", fontName=font, fontSize=5.5))
         d.add(String(bx + 2.5 * mm, y0 + ph - 4, f"{vmax:,.0f}", fontName=font, fontSize=5.5))
-        d.add(String(bx + 2.5 * mm, y0 + ph / 2 - 2, "I/Os", fontName=font, fontSize=5.5))
+        mid = round(math.expm1(math.log1p(vmax) / 2))
+        d.add(String(bx + 2.5 * mm, y0 + ph / 2 - 2, f"{mid:,}", fontName=font, fontSize=5.5))
+        d.add(String(bx + 2.5 * mm, y0 + ph * 0.75 - 2, "I/Os (log)", fontName=font, fontSize=5.5))
     return d
 
 

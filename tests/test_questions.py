@@ -67,7 +67,7 @@ def test_cap_not_held_on_the_200_iops_capture(sws):
     assert f.limit == res.checks[0].limit == 210 and f.unit == "IOPS"
     assert f.text == "worst 10 s window 65,716 IOPS vs cap 200 IOPS + 5 % = 210 IOPS" == a.number
     c = res.checks[0]
-    assert f"{c.windows_over} of {c.windows_judged} 10 s windows" in a.reason
+    assert f"{c.windows_over} of the {c.windows_judged} windows of 10 s" in a.reason
     assert "typical level of 201 IOPS" in a.reason and res.plateau_iops == 201
     ev = a.evidence
     assert ev.run_ids == [CAPPED] and ev.results[0].as_dict() == res.as_dict()

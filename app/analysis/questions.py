@@ -754,7 +754,8 @@ def _answer_cap(ws: Any, q: CapQuestion, names: dict[int, str]) -> Answer:
                   f"{fmt_pct_value(c.tolerance_pct)}), so this run cannot show that the cap is enforced.")
     elif c.verdict == "NOT held":
         ww = c.worst_window or {}
-        reason = (f"{c.windows_over} of {c.windows_judged} {win} windows of {run} averaged above {lim} ({capt}), "
+        reason = (f"{c.windows_over} of the {c.windows_judged} windows of {win} on {run} averaged above {lim} "
+                  f"({capt}), "
                   f"the worst {worst} at {fmt_span(ww.get('t_start_s'), ww.get('t_end_s'))}, "
                   f"while the run otherwise stayed at its typical level of {fmt_value(c.plateau, u)}.")
         verdict = "not held"
@@ -884,6 +885,8 @@ def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) ->
     def where(rid: int, d: str | None) -> str:
         if d is None:
             return names[rid]
+        if ws.run(rid)["kind"] == "fio":
+            return f"{names[rid]}, job {d}"
         words = vm_disk_words(d)  # a vscsiStats VM disk in words: "VM 2099979, disk scsi0:0"
         return f"{names[rid]}, {words}" if words != d else f"{names[rid]}, disk {d}"
 

@@ -291,9 +291,9 @@ def load_series(ws: Any, run_id: int, device: str | None = None, ops: tuple[str,
         notes.append("the run mixes extended and plain reports")
     if boot:
         first = ", ".join(f"report {i + 1}" for i in boot)
-        notes.append(f"the first report covers the time since boot and is left out ({first} of the file)"
-                     if len(boot) == 1 else f"{len(boot)} reports cover the time since boot and are left out "
-                     f"({first} of the file)")
+        notes.append(f"the first report is taken to cover the time since boot and is left out ({first} of the file)"
+                     if len(boot) == 1 else f"{len(boot)} reports are taken to cover the time since boot and are left "
+                     f"out ({first} of the file)")
     if not (used_x or used_tps):
         notes.append("no request counts in this run (CPU-only or throughput-only reports)")
     return Series(run_id, run["name"], frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes)

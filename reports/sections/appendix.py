@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from app.analysis.text import render_stored
 from reports.content import GLOSSARY, KIND_NAMES, METHOD_PROSE, METHOD_TITLES, Section, Table, _tags, num
 from reports.context import ReportContext
@@ -28,7 +30,7 @@ def build(ctx: ReportContext) -> Section | None:
              "imported with the same settings, and the same report options give the same figures and a "
              "byte-identical PDF.")
     for r in ctx.runs:
-        warn = [render_stored(w) for w in r.get("warnings") or []]
+        warn = [report_warning(w) for w in r.get("warnings") or []]
         src = str(r.get("source_path") or "")
         shown = src if opt.full_paths else src.replace("\\", "/").rsplit("/", 1)[-1]
         tags = ", ".join(f"{k} = {v}" for k, v in sorted(_tags(r).items()))
@@ -40,6 +42,23 @@ def build(ctx: ReportContext) -> Section | None:
             + (f" · import warnings: {' | '.join(warn)}" if warn else " · no import warnings"))
             + f" · SHA-256 {r.get('source_sha256') or '–'}")
     return sec
+
+
+FIX_TOKEN = re.compile(r"\{fix:[a-z_]+\}")
+
+
+def report_warning(stored: str) -> str:
+    """An import warning as the customer reads it: what the file said, without the clause that tells the
+    consultant what to do in the window ("...; if iostat ran with -y, say so with ..."): from the punctuation
+    that opens the clause holding the fix to the next ';' (or the end)."""
+    text = stored
+    while (m := FIX_TOKEN.search(text)) is not None:
+        head = text[: m.start()]
+        start = max(head.rfind(";"), head.rfind(":"), head.rfind(". "))
+        start = start + 1 if start >= 0 and head[start] == "." else max(start, 0)
+        end = text.find(";", m.end())
+        text = text[:start].rstrip() if end < 0 else text[:start].rstrip().rstrip(".") + text[end:]
+    return render_stored(text.strip().rstrip(";:,")) or render_stored(stored)
 
 
 LIMITATIONS = (

@@ -10,6 +10,7 @@ from reports.sections import section
 
 WORDS = {"read_iops": ("Reads", "IOPS"), "write_iops": ("Writes", "IOPS"), "total_iops": ("Total", "IOPS"),
          "read_kbs": ("Reads", "kB/s"), "write_kbs": ("Writes", "kB/s"), "total_kbs": ("Total", "kB/s")}
+# Total is reads + writes on both sides (fio issues no discards or flushes of its own)
 
 
 @section("crosscheck")
@@ -49,13 +50,18 @@ def build(ctx: ReportContext) -> Section | None:
             if m.fio is None and m.iostat is None:
                 continue
             what, unit = WORDS.get(m.name, (m.name, ""))
-            rows.append([what, unit, fmt_value(m.fio), fmt_value(m.iostat),
+            rows.append([what, unit, _v(m.fio), _v(m.iostat),
                          "–" if m.ratio is None else f"{m.ratio:.2f}×",
                          {True: "agree", False: "disagree", None: "–"}[m.agree] if m.judged else "not judged"])
         sec.table(Table(f"{fio} against {io}", ["Figure", "Unit", "fio", "iostat", "iostat ÷ fio", "Within 10 %"],
-                        rows, note="Not judged: a direction fio did no I/O in; iostat may still see other processes' "
-                                   "I/O there."))
+                        rows, note="Total: reads and writes together, shown for information; the verdict judges each "
+                                   "direction fio did I/O in. Not judged: a direction fio did no I/O in, where iostat "
+                                   "may still see other processes' I/O."))
         if cc.reasons:
             sec.para("Why they may differ: " + " ".join(ctx.an.text(r) for r in cc.reasons))
     ctx.methods.append(("crosscheck", "fio against iostat"))
     return sec
+
+
+def _v(v: float | None) -> str:
+    return "–" if v is None else fmt_value(v)

@@ -105,7 +105,8 @@ def cap(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                         + (" (logarithmic scale)" if log else ""),
                         {"lines": lines, "x": _axis(series), "y": unit, "log": log, "refs": refs, "bands": bands}))
         over = any(b["style"] == "over" for b in bands)
-        sec.para(f"Each interval is drawn as a step over the seconds it covers ({devices}). The red dashed line is the "
+        sec.para(f"Each interval is drawn as a step over the seconds it covers (the I/O of {devices} summed). The red "
+                 "dashed line is the "
                  "cap, the orange dotted line the cap plus its tolerance; the dark band is the worst window"
                  + (", the light bands the intervals above the cap plus tolerance." if over else
                     "; no interval went above the cap plus tolerance.")
@@ -306,20 +307,44 @@ def _per_vm(ctx: ReportContext, sec: Section, run_id: int, threshold_ms: float, 
                             {"lines": share_lines, "x": "minutes from the start of the first collection",
                              "y": f"% of I/O within {thr}", "log": False, "bands": [],
                              "refs": [{"value": goal_pct, "label": f"goal {fmt_pct_value(goal_pct)}", "style": "cap"}],
-                             "ymax": 100}))
+                             "ymax": 100, "ymin": _share_floor(share_lines, goal_pct)}))
     rows = []
     for d in disks:
         for p in d.phases:
-            with_ = "alone" if p.alone else "with " + ", ".join(vm_disk(o, ctx) for o in p.others)
+            with_ = _with(p, ctx)
             when = (f"{_minutes(p.t_start_min)}–{_minutes(p.t_end_min)}" if p.t_start_min is not None
                     else f"{p.first + 1}–{p.last + 1}")
             rows.append([vm_disk(d.device, ctx), with_, when, fmt_value(p.iops, "IOPS") if p.iops is not None
                          else f"{p.ios:,} I/Os", _share_cell(p.share)])
+    below = [f"{vm_disk(d.device, ctx)} {_with(p, ctx)} ({_when_words(p)}: {fmt_pct(p.share.best)}"
+             f"{'' if p.share.exact else ', estimate'})"
+             for d in disks for p in d.phases if p.share is not None and p.share.best is not None
+             and p.share.best * 100 < goal_pct]
+    if below:
+        sec.para(f"The goal of {fmt_pct_value(goal_pct)} is judged over each disk's whole run; phases below it: "
+                 + "; ".join(below) + ".")
     if rows:
         sec.table(Table(f"Each VM disk of {name}, alone and together", ["VM disk", "Running", unit.capitalize(),
                                                                        "IOPS", f"Within {thr}"], rows,
                         note="IOPS: the I/Os of the phase's collections divided by their length (exact). A VM disk is "
                              "running when its rate is at least 5 % of the busiest collection of the run."))
+
+
+def _share_floor(lines: list[dict[str, Any]], goal_pct: float) -> float:
+    """The lower end of a share axis: 10 % steps below the lowest share and the goal, so the lines and the goal
+    are not squeezed into the top strip of a 0-100 % axis."""
+    low = min([v for ln in lines for v in ln["y"]] + [goal_pct])
+    return max(0.0, (low - 2) // 10 * 10)
+
+
+def _with(p: Any, ctx: ReportContext) -> str:
+    return "alone" if p.alone else "with " + ", ".join(vm_disk(o, ctx) for o in p.others)
+
+
+def _when_words(p: Any) -> str:
+    if p.t_start_min is not None:
+        return f"minutes {_minutes(p.t_start_min)}–{_minutes(p.t_end_min)}"
+    return f"collections {p.first + 1}–{p.last + 1}"
 
 
 def _minutes(v: float | None) -> str:

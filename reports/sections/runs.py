@@ -9,6 +9,15 @@ from reports.sections import section
 SERIES_KINDS = ("iostat", "vscsistats", "nmon", "perfmon")  # samples over time
 
 
+def _reports(ctx: ReportContext, r: dict) -> str:
+    n = int(r["n_samples"])
+    if r["kind"] == "iostat":
+        boot = ctx.ws.con.execute("SELECT count(DISTINCT sample_idx) FROM iostat_samples WHERE run_id = ? AND "
+                                  "since_boot", [r["run_id"]]).fetchone()[0]
+        n -= int(boot or 0)
+    return f"{n:,}"
+
+
 @section("runs")
 def build(ctx: ReportContext) -> Section | None:
     sec = Section("runs", "Runs analysed")
@@ -19,10 +28,11 @@ def build(ctx: ReportContext) -> Section | None:
             if r.get("interval_s") else ("unknown" if series_kind else "–")
         rows.append([str(r["run_id"]), ctx.name(r), KIND_NAMES.get(r["kind"], r["kind"]), ctx.an.host(r.get("host")),
                      _period(ctx.ws, r), interval,
-                     f"{r['n_samples']:,}" if r.get("n_samples") and series_kind else "–"])
+                     _reports(ctx, r) if r.get("n_samples") and series_kind else "–"])
     sec.para("The runs below were imported from the customer's trace files; their sources, checksums and "
              "import warnings are listed in the appendix.")
     sec.table(Table("", ["Run", "Name", "Kind", "Host", "Period", "Interval", "Reports"], rows,
-                    note="Reports: the samples of a run over time (iostat reports, vscsiStats collections); "
-                         "benchmark results such as fio and IOzone have none."))
+                    note="Reports: the samples of a run over time that the analyses use (iostat reports, vscsiStats "
+                         "collections; a since-boot report left out is not counted); benchmark results such as fio "
+                         "and IOzone have none."))
     return sec
