@@ -1,14 +1,19 @@
-"""Import jobs: find files, detect their format, store each in one transaction.
+"""Import jobs: find files (in folders and .zip archives), detect their format, store each in one transaction.
 
-Plain functions taking a :class:`~parsers.base.JobState` (progress + cancel),
-so the CLI calls them directly and the window runs them on a worker thread.
-A failure in one file never stops the others.
+:func:`iter_import` is the one import loop: the command line's ``import`` and the window's import thread both
+run it, and it yields one :class:`ImportStep` per file as soon as that file is stored. It takes a
+:class:`~parsers.base.JobState` for progress and cancel, so the window forwards progress to its bar and its
+Cancel button stops the loop. A failure in one file never stops the others.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import zipfile
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,27 +22,100 @@ from parsers.base import Cancelled, ImportOptions, JobState, ParseError
 from parsers.registry import UnknownFormat, detect
 
 SKIP_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
+MAX_ZIP_DEPTH = 4  # a .zip inside a .zip ... is unpacked this many levels deep; deeper ones are reported as files
 
 
-def expand_paths(paths: Iterable[str | os.PathLike]) -> list[str]:
-    """Files named, and every file below folders named (recursive, sorted, hidden files skipped)."""
-    return [f for f, _ in walk_paths(paths)]
+@dataclass(frozen=True)
+class FoundFile:
+    """A file to import: ``path`` is where it is read; ``source`` is what the user named (``archive.zip/dir/f.txt``
+    for a member of an archive), shown in results and stored as the run's source; ``in_folder`` says it was found
+    in a folder or an archive rather than named itself (a non-trace there is ``skipped``, not ``failed``)."""
+
+    path: str
+    source: str
+    in_folder: bool
+    error: str | None = None  # an archive that could not be unpacked
+
+
+@dataclass(frozen=True)
+class ImportStep:
+    """One file of an import: it was file ``index + 1`` of ``total``; ``result`` says what happened to it;
+    ``cancelled``: the user cancelled the import during this file (then it is the last step)."""
+
+    index: int
+    total: int
+    result: ImportResult
+    cancelled: bool = False
 
 
 def walk_paths(paths: Iterable[str | os.PathLike]) -> list[tuple[str, bool]]:
-    """(file, found_in_a_folder) for every file named or below a folder named."""
+    """(file, found_in_a_folder) for every file named or below a folder named (archives are not unpacked)."""
     out: list[tuple[str, bool]] = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                for f in sorted(files):
-                    if f.startswith(".") or f in SKIP_NAMES:
-                        continue
-                    out.append((str(Path(root) / f), True))
+            out += [(f, True) for f in _walk_dir(p)]
         else:
             out.append((str(p), False))
+    return out
+
+
+def _walk_dir(folder: Path) -> Iterator[str]:
+    """Every file below ``folder``: recursive, sorted, hidden files and folders and OS clutter skipped."""
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for f in sorted(files):
+            if not f.startswith(".") and f not in SKIP_NAMES:
+                yield str(Path(root) / f)
+
+
+def is_archive(path: str | os.PathLike) -> bool:
+    return str(path).lower().endswith(".zip") and os.path.isfile(path) and zipfile.is_zipfile(path)
+
+
+def unpack_zip(archive: str | os.PathLike, dest: Path) -> Path:
+    """Unpack ``archive`` into the new folder ``dest``; members that would land outside it are left out."""
+    dest.mkdir(parents=True, exist_ok=True)
+    root = dest.resolve()
+    with zipfile.ZipFile(archive) as z:
+        for m in z.infolist():
+            target = (dest / m.filename).resolve()
+            if m.is_dir() or not target.is_relative_to(root) or target == root:
+                continue  # a folder entry, or a member that would escape the folder
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with z.open(m) as src, open(target, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1024 * 1024)
+    return dest
+
+
+def find_files(paths: Iterable[str | os.PathLike], tmp: Path) -> list[FoundFile]:
+    """Every file to import below ``paths``, in order: files named, files below folders named, and the members of
+    .zip archives (named, or found in a folder or in another archive), unpacked below ``tmp``."""
+    out: list[FoundFile] = []
+    n_unpacked = 0
+
+    def add(path: str, source: str, in_folder: bool, depth: int) -> None:
+        nonlocal n_unpacked
+        if depth < MAX_ZIP_DEPTH and is_archive(path):
+            n_unpacked += 1
+            try:
+                dest = unpack_zip(path, tmp / f"{n_unpacked}-{Path(path).stem}")
+            except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, OSError) as e:
+                # damaged, encrypted (RuntimeError), an unknown compression (NotImplementedError) or a full disk
+                out.append(FoundFile(path, source, in_folder, error=f"{source}: cannot unpack the archive ({e})"))
+                return
+            for f in _walk_dir(dest):
+                add(f, str(Path(source) / Path(f).relative_to(dest)), True, depth + 1)
+        else:
+            out.append(FoundFile(path, source, in_folder))
+
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            for f in _walk_dir(p):
+                add(f, f, True, 0)
+        else:
+            add(str(p), str(p), False, 0)
     return out
 
 
@@ -90,24 +168,27 @@ def read_ahead(events: Iterator[Any], depth: int = 2) -> Iterator[Any]:
 
 
 def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobState | None = None,
-                fmt_id: str | None = None, in_folder: bool = False) -> ImportResult:
-    """Import one file. Never raises for bad input: the result says what happened.
+                fmt_id: str | None = None, in_folder: bool = False, source: str | None = None) -> ImportResult:
+    """Import one file. Never raises for bad input (only :class:`~parsers.base.Cancelled`): the result says what
+    happened.
 
     A file found while walking a folder that is no trace at all (notes, scripts, job files) is
-    ``skipped``; named explicitly, it ``failed``.
+    ``skipped``; named explicitly, it ``failed``. ``source`` is the name the user knows the file by (a member
+    of an archive is read from a temporary copy ``path``): results name it and the run stores it.
     """
     state = state or JobState()
+    read_path, path = path, source or path
     res = ImportResult(path=path, status="failed")
     try:
-        if not os.path.isfile(path):
-            raise ParseError("no such file" if not os.path.exists(path) else "not a regular file")
+        if not os.path.isfile(read_path):
+            raise ParseError("no such file" if not os.path.exists(read_path) else "not a regular file")
         if fmt_id:
             from parsers.registry import by_id
             fmt = by_id(fmt_id)
         else:
-            fmt = detect(path)
+            fmt = detect(read_path)
         res.kind, res.format = fmt.kind, fmt.id
-        sha, size = sha256_of(path)
+        sha, size = sha256_of(read_path)
         dup = ws.find_duplicate(sha)
         if dup:
             res.status = "duplicate"
@@ -120,8 +201,9 @@ def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobStat
             if text not in warnings:
                 warnings.append(text)
 
-        events = read_ahead(fmt.parse(path, options, state, warn)) if os.path.getsize(path) > READ_AHEAD_BYTES \
-            else fmt.parse(path, options, state, warn)
+        events = fmt.parse(read_path, options, state, warn)
+        if os.path.getsize(read_path) > READ_AHEAD_BYTES:
+            events = read_ahead(events)
         res.run_ids, res.rows = ws.import_events(path, fmt.id, fmt.kind, events, options, sha, size, warnings)
         res.warnings = warnings
         res.status = "imported"
@@ -143,25 +225,48 @@ def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobStat
     return res
 
 
+def iter_import(ws: Workspace, paths: Iterable[str | os.PathLike], options: ImportOptions,
+                cancel: JobState | None = None, *, fmt_id: str | None = None) -> Iterator[ImportStep]:
+    """Import every file named, below a folder named or inside a .zip archive (see :func:`find_files`), one
+    transaction per file, and yield an :class:`ImportStep` as each file is done.
+
+    ``cancel`` receives the progress (the fraction of the whole import and "3/12  name.txt", then what the
+    parser reports inside each file) and is checked between files and, where the parser checks it, inside a
+    file. Once cancelled, the file being imported is yielded as failed ("cancelled"; nothing of it is stored)
+    and the loop ends. ``fmt_id`` reads every file in that format instead of detecting it. Archives are
+    unpacked into a temporary folder, removed when the loop ends (or the generator is closed).
+    """
+    state = cancel or JobState()
+    with tempfile.TemporaryDirectory(prefix="stormscope-zip-") as tmp:
+        found = find_files(paths, Path(tmp))
+        n = len(found)
+        for i, f in enumerate(found):
+            sub = JobState(lambda frac, msg, i=i: state.progress((i + frac) / n, msg))
+            sub.check = state.check  # type: ignore[method-assign]
+            try:
+                state.progress(i / n, f"{i + 1}/{n}  {Path(f.source).name}")
+                if f.error is not None:
+                    r = ImportResult(path=f.source, status="failed", error=f.error)
+                else:
+                    r = import_file(ws, f.path, options, sub, fmt_id=fmt_id, in_folder=f.in_folder, source=f.source)
+            except Cancelled:
+                yield ImportStep(i, n, ImportResult(path=f.source, status="failed", error=f"{f.source}: cancelled"),
+                                 cancelled=True)
+                return
+            yield ImportStep(i, n, r)
+    if not state.cancelled:
+        state.progress(1.0, "done")
+
+
 def import_paths(ws: Workspace, paths: Iterable[str | os.PathLike], options: ImportOptions,
                  state: JobState | None = None,
                  on_result: Callable[[ImportResult], None] | None = None) -> list[ImportResult]:
-    """Import every file below ``paths``; progress is reported per file."""
-    state = state or JobState()
-    walked = walk_paths(paths)
-    files = [f for f, _ in walked]
+    """:func:`iter_import` as a list; raises :class:`~parsers.base.Cancelled` after the cancelled file."""
     results: list[ImportResult] = []
-    for i, (f, in_folder) in enumerate(walked):
-        state.progress(i / max(len(files), 1), f"importing {Path(f).name}")
-        sub = JobState(lambda frac, msg, i=i: state.progress((i + frac) / len(files), msg))
-        sub.check = state.check  # type: ignore[method-assign]
-        try:
-            r = import_file(ws, f, options, sub, in_folder=in_folder)
-        except Cancelled:
-            results.append(ImportResult(path=f, status="failed", error=f"{f}: cancelled"))
-            raise
-        results.append(r)
+    for step in iter_import(ws, paths, options, state):
+        results.append(step.result)
         if on_result:
-            on_result(r)
-    state.progress(1.0, "done")
+            on_result(step.result)
+        if step.cancelled:
+            raise Cancelled("cancelled by the user")
     return results

@@ -4,8 +4,6 @@ progress is forwarded as signals, and whose cancel() the Cancel button calls."""
 from __future__ import annotations
 
 import atexit
-import tempfile
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +12,7 @@ from PySide6.QtCore import QObject, QThread, Signal
 from shiboken6 import isValid
 
 from app.workspace import ImportResult, Workspace
-from parsers.base import Cancelled, ImportOptions, JobState
+from parsers.base import ImportOptions, JobState
 
 _RUNNING: set[JobThread] = set()  # every started job, until it has finished and delivered its result
 
@@ -70,30 +68,8 @@ def wait_for_jobs(timeout_ms: int = 60000, cancel: bool = True) -> None:
 atexit.register(wait_for_jobs)  # a job still running at exit would be destroyed mid-run
 
 
-def extract_zips(paths: list[str], tmp: Path) -> list[str]:
-    """Paths with every .zip replaced by the folder it unpacks to (members stay inside ``tmp``)."""
-    out = []
-    for p in paths:
-        if p.lower().endswith(".zip") and zipfile.is_zipfile(p):
-            dest = tmp / Path(p).stem
-            with zipfile.ZipFile(p) as z:
-                for m in z.infolist():
-                    target = (dest / m.filename).resolve()
-                    if not str(target).startswith(str(dest.resolve())):
-                        continue  # a member that would escape the folder
-                    if m.is_dir():
-                        continue
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    with z.open(m) as src, open(target, "wb") as dst:
-                        dst.write(src.read())
-            out.append(str(dest))
-        else:
-            out.append(p)
-    return out
-
-
 class ImportThread(JobThread):
-    """Imports files, folders and .zip archives; emits one ``file_done`` per file."""
+    """Imports files, folders and .zip archives (app.importer.iter_import); emits one ``file_done`` per file."""
 
     file_done = Signal(object)
 
@@ -104,29 +80,11 @@ class ImportThread(JobThread):
         self.options = options
 
     def _import(self, state: JobState) -> list[ImportResult]:
-        from app.importer import import_file, walk_paths  # the parsers load when an import starts, not at start-up
+        from app.importer import iter_import  # the parsers load when an import starts, not at start-up
 
         results: list[ImportResult] = []
-        with tempfile.TemporaryDirectory(prefix="stormscope-zip-") as tmp:
-            walked = walk_paths(extract_zips(self.paths, Path(tmp)))
-            ws = Workspace(self.ws_path)
-            try:
-                n = len(walked)
-                for i, (f, in_folder) in enumerate(walked):
-                    sub = JobState(lambda frac, msg, i=i: state.progress((i + frac) / n, msg))
-                    sub.check = state.check  # type: ignore[method-assign]
-                    try:
-                        state.progress(i / n, f"{i + 1}/{n}  {Path(f).name}")
-                        r = import_file(ws, f, self.options, sub, in_folder=in_folder)
-                    except Cancelled:
-                        r = ImportResult(path=f, status="failed", error=f"{f}: cancelled")
-                        results.append(r)
-                        self.file_done.emit(r)
-                        break
-                    results.append(r)
-                    self.file_done.emit(r)
-            finally:
-                ws.close()
-        if not state.cancelled:
-            state.progress(1.0, "done")
+        with Workspace(self.ws_path) as ws:
+            for step in iter_import(ws, self.paths, self.options, state):
+                results.append(step.result)
+                self.file_done.emit(step.result)
         return results

@@ -1,20 +1,18 @@
-"""`main.py report`: the customer PDF from the command line (headless; no Qt)."""
+"""``main.py report -o OUT.pdf``: the customer PDF from the command line (headless; no Qt)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import date
 from pathlib import Path
-from typing import Any
 
+from app.cli.common import Command, add_workspace_arg, open_workspace, print_json
 from reports.options import SECTIONS
 
 
-def add_report_parser(sub: Any, add_ws: Any) -> None:
-    p = sub.add_parser("report", help="write the customer PDF report")
-    add_ws(p)
+def arguments(p: argparse.ArgumentParser) -> None:
+    add_workspace_arg(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT.pdf")
     p.add_argument("--runs", nargs="+", type=int, metavar="ID", help="runs to report on (default: all)")
     p.add_argument("--title")
@@ -63,18 +61,13 @@ def _iops_per_user(text: str) -> float | str:
     return steady if storm is None else f"{steady:g}..{storm:g}"
 
 
-def cmd_report(args: argparse.Namespace, ws_path: Path) -> int:
-    from app.analysis.histograms import AnalysisError
-    from app.workspace import Workspace
+def run(args: argparse.Namespace) -> int:
     from reports import ReportOptions, build_report, load_template, save_template
 
-    if not ws_path.exists():
-        print(f"error: no workspace at {ws_path}", file=sys.stderr)
-        return 1
     sizing = {k: getattr(args, k) for k in ("users", "iops_per_user", "read_pct", "raid", "disk_iops", "disk_type",
                                             "storm_multiplier", "gb_per_user", "disk_gb")
               if getattr(args, k) is not None}
-    with Workspace(ws_path) as ws:
+    with open_workspace(args, read_only=False) as ws:
         try:
             base = load_template(ws.con, args.template) if args.template else ReportOptions()
         except KeyError as e:
@@ -95,18 +88,14 @@ def cmd_report(args: argparse.Namespace, ws_path: Path) -> int:
             return 2
         if args.save_template:
             save_template(ws.con, args.save_template, opt)
-        try:
-            content = build_report(ws, opt, args.output)
-        except AnalysisError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 1
+        content = build_report(ws, opt, args.output)
     if args.json:
-        from app.cli import _jsonable
-
-        print(json.dumps(_jsonable({"output": args.output, "verdicts": content.verdicts, "values": content.values}),
-                         indent=2))
+        print_json({"output": args.output, "verdicts": content.verdicts, "values": content.values})
     else:
         print(f"wrote {args.output}")
         for v in content.verdicts:
             print(f"  • {v}")
     return 0
+
+
+REPORT = Command("report", "write the customer PDF report", arguments, run)

@@ -1,4 +1,4 @@
-"""`main.py question ...`: the consultant's questions, stored in the workspace and answered (no Qt).
+"""``main.py question ...``: the consultant's questions, stored in the workspace and answered (no Qt).
 
     question add cap --run ID (--cap-iops N | --cap-kbs N ...) [--device D] [--op total|read|write]
                      [--tolerance P] [--window S] [--title T] [--position N]
@@ -20,10 +20,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from app.analysis.questions import COMPARE_METRICS
+from app.cli.common import (
+    CliParser,
+    Command,
+    CommandFailed,
+    UsageError,
+    add_workspace_arg,
+    jsonable,
+    open_workspace,
+    workspace_path,
+)
 
 # command-line kind -> the stored kind
 KIND_NAMES = {"compare": "compare", "cap": "cap", "response-time": "response_time", "sizing": "sizing",
@@ -95,15 +104,14 @@ REQUIRED = {"cap": "run_id", "storm_profile": "run_id", "compare": "run_ids", "r
             "sizing": "users"}
 
 
-def add_question_parser(sub: Any, add_ws: Any) -> None:
-    p = sub.add_parser("question", help="the consultant's questions: add, list, answer, edit, move, delete")
-    pc = type(p)
+def arguments(p: argparse.ArgumentParser) -> None:
+    pc = CliParser
     qsub = p.add_subparsers(dest="action", metavar="ACTION", parser_class=pc)
     a = qsub.add_parser("add", help="add a question (compare, cap, response-time, sizing, storm)")
     ksub = a.add_subparsers(dest="kind", metavar="KIND", parser_class=pc)
     for cli_kind, kind in KIND_NAMES.items():
         k = ksub.add_parser(cli_kind, help=f"a {cli_kind} question")
-        add_ws(k)
+        add_workspace_arg(k)
         for flag, key, kw, kinds in FLAGS:
             if kind in kinds:
                 k.add_argument(flag, dest=key, required=REQUIRED[kind] == key, **kw)
@@ -111,26 +119,26 @@ def add_question_parser(sub: Any, add_ws: Any) -> None:
         k.add_argument("--position", type=int, metavar="N", help="place it at N (default: last)")
         k.add_argument("--json", action="store_true")
     a = qsub.add_parser("list", help="list the questions in their order")
-    add_ws(a)
+    add_workspace_arg(a)
     a.add_argument("--json", action="store_true")
     a = qsub.add_parser("answer", help="answer the questions (all, or the ids given)")
     a.add_argument("ids", type=int, nargs="*", metavar="ID")
-    add_ws(a)
+    add_workspace_arg(a)
     a.add_argument("--json", action="store_true")
     a = qsub.add_parser("edit", help="change a question's parameters or title")
     a.add_argument("question_id", type=int, metavar="ID")
-    add_ws(a)
+    add_workspace_arg(a)
     for flag, key, kw, _kinds in FLAGS:
         a.add_argument(flag, dest=key, default=argparse.SUPPRESS, **kw)
     a.add_argument("--title", default=argparse.SUPPRESS, help="a new title ('' = the generated one)")
     a.add_argument("--json", action="store_true")
     a = qsub.add_parser("move", help="move a question to another position")
     a.add_argument("question_id", type=int, metavar="ID")
-    add_ws(a)
+    add_workspace_arg(a)
     a.add_argument("--to", type=int, required=True, metavar="POS", help="1 = first")
     a = qsub.add_parser("delete", help="delete a question")
     a.add_argument("question_id", type=int, metavar="ID")
-    add_ws(a)
+    add_workspace_arg(a)
 
 
 def _params(args: argparse.Namespace, kind: str | None) -> dict[str, Any]:
@@ -158,38 +166,28 @@ def _flagged(e: Any) -> str:
     return f"{FIELD_FLAGS.get(e.field, e.field)}: {e.message}" if e.field else e.message
 
 
-def cmd_question(args: argparse.Namespace, ws_path: Path) -> int:
+def run(args: argparse.Namespace) -> int:
     from app.analysis import questions as Q
-    from app.workspace import Workspace
 
-    prog = "main.py question"
     if args.action is None:
-        print(f"{prog}: error: choose an action: add, list, answer, edit, move or delete", file=sys.stderr)
-        return 2
+        raise UsageError("choose an action: add, list, answer, edit, move or delete")
     if args.action == "add" and args.kind is None:
-        print(f"{prog}: error: choose a kind: {', '.join(KIND_NAMES)}", file=sys.stderr)
-        return 2
+        raise UsageError(f"choose a kind: {', '.join(KIND_NAMES)}")
     writes = args.action in ("add", "edit", "move", "delete")
-    if not ws_path.exists() and args.action != "add":
-        if args.action == "list":
-            print("[]" if args.json else f"no workspace at {ws_path}")
-            return 0
-        print(f"error: no workspace at {ws_path}", file=sys.stderr)
-        return 1
+    if args.action == "list" and not workspace_path(args).exists():
+        print("[]" if args.json else f"no workspace at {workspace_path(args)}")
+        return 0
     try:
-        with Workspace(ws_path, read_only=not writes) as ws:
+        with open_workspace(args, read_only=not writes, create=args.action == "add") as ws:
             return _run(args, ws, Q)
     except Q.QuestionError as e:
         if e.missing:  # a question or run that is not there
-            print(f"error: {_flagged(e)}", file=sys.stderr)
-            return 1
-        print(f"{prog}: error: {_flagged(e)}", file=sys.stderr)
-        return 2
+            raise CommandFailed(_flagged(e)) from None
+        raise UsageError(_flagged(e)) from None
 
 
 def _run(args: argparse.Namespace, ws: Any, Q: Any) -> int:
     from app.analysis.text import for_cli
-    from app.cli import _jsonable
 
     names = Q.run_names(ws)
     if args.action == "add":
@@ -197,7 +195,7 @@ def _run(args: argparse.Namespace, ws: Any, Q: Any) -> int:
         q = Q.question_from_params(kind, _params(args, kind))
         sq = Q.add_question(ws, q, title=args.title, position=args.position)
         if args.json:
-            print(json.dumps(_jsonable(sq), indent=2))
+            print(json.dumps(jsonable(sq), indent=2))
         else:
             print(f"added question {sq.question_id} at position {sq.position}: {sq.heading(names)}")
         return 0
@@ -209,7 +207,7 @@ def _run(args: argparse.Namespace, ws: Any, Q: Any) -> int:
             raise Q.QuestionError(f"a {CLI_KIND[old.kind]} question does not take it", wrong[0])
         sq = Q.edit_question(ws, args.question_id, params, title=getattr(args, "title", None))
         if args.json:
-            print(json.dumps(_jsonable(sq), indent=2))
+            print(json.dumps(jsonable(sq), indent=2))
         else:
             print(f"question {sq.question_id}: {sq.heading(names)}  {json.dumps(sq.question.to_params())}")
         return 0
@@ -226,7 +224,7 @@ def _run(args: argparse.Namespace, ws: Any, Q: Any) -> int:
     if args.action == "list":
         qs = Q.list_questions(ws)
         if args.json:
-            print(json.dumps(_jsonable(qs), indent=2))
+            print(json.dumps(jsonable(qs), indent=2))
         elif not qs:
             print("no questions (add one with 'question add KIND ...')")
         for sq in qs if not args.json else []:
@@ -259,7 +257,10 @@ def _run(args: argparse.Namespace, ws: Any, Q: Any) -> int:
             for n in a.notes:
                 print(f"   note: {for_cli(n)}")
     if args.json:
-        print(json.dumps(_jsonable(answers), indent=2))
+        print(json.dumps(jsonable(answers), indent=2))
     elif not pairs and rc == 0:
         print("no questions (add one with 'question add KIND ...')")
     return rc
+
+
+QUESTION = Command("question", "the consultant's questions: add, list, answer, edit, move, delete", arguments, run)

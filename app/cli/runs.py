@@ -1,18 +1,48 @@
-"""`main.py run ID ...`: change what a file could not say, rename, tag or delete a run (no Qt)."""
+"""``main.py runs`` lists the runs; ``main.py run ID ...`` changes what a file could not say (interval, first
+report, histogram counts), renames, tags or deletes a run."""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any
+
+from app.cli.common import Command, add_workspace_arg, open_workspace, print_json, workspace_path
 
 
-def add_run_parser(sub: Any, add_ws: Any) -> None:
-    p = sub.add_parser("run", help="set a run's interval, first-report kind or histogram counts; rename, tag or "
-                                   "delete it")
+def list_arguments(p: argparse.ArgumentParser) -> None:
+    add_workspace_arg(p)
+    p.add_argument("--json", action="store_true")
+
+
+def list_runs(args: argparse.Namespace) -> int:
+    path = workspace_path(args)
+    if not path.exists():
+        print("[]" if args.json else f"no workspace at {path} (import something first)")
+        return 0
+    with open_workspace(args) as ws:
+        runs = ws.runs()
+    if args.json:
+        print_json(runs)
+        return 0
+    if not runs:
+        print("no runs")
+        return 0
+    for r in runs:
+        period = ""
+        if r["started_at"]:
+            period = f"{r['started_at']:%Y-%m-%d %H:%M:%S}"
+            if r["ended_at"]:
+                period += f" → {r['ended_at']:%H:%M:%S}"
+        interval = f"{r['interval_s']:g} s" if r["interval_s"] else "interval ?"
+        tags = " ".join(f"{k}={v}" for k, v in (r["tags"] or {}).items())
+        print(f"{r['run_id']:>4}  {r['kind']:<8} {r['name'][:40]:<40} {r['host'] or '-':<20} "
+              f"{r['n_samples'] or 0:>5} reports  {r['n_devices'] or 0:>3} devices  {interval:<10} {period} {tags}")
+    return 0
+
+
+def change_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_id", type=int, metavar="ID")
-    add_ws(p)
+    add_workspace_arg(p)
     p.add_argument("--interval", type=float, metavar="S",
                    help="seconds between reports of an iostat run without timestamps (the 5 of 'iostat 5')")
     p.add_argument("--first-report", choices=["since-boot", "interval"],
@@ -25,13 +55,8 @@ def add_run_parser(sub: Any, add_ws: Any) -> None:
     p.add_argument("--delete", action="store_true", help="delete the run (the source file is not touched)")
 
 
-def cmd_run(args: argparse.Namespace, ws_path: Path) -> int:
-    from app.workspace import Workspace
-
-    if not ws_path.exists():
-        print(f"error: no workspace at {ws_path}", file=sys.stderr)
-        return 1
-    with Workspace(ws_path) as ws:
+def change_run(args: argparse.Namespace) -> int:
+    with open_workspace(args, read_only=False) as ws:
         run = ws.run(args.run_id)
         if run is None:
             print(f"error: no run {args.run_id}", file=sys.stderr)
@@ -65,3 +90,8 @@ def cmd_run(args: argparse.Namespace, ws_path: Path) -> int:
     interval = f"{run['interval_s']:g} s ({run['interval_source']})" if run.get("interval_s") else "interval unknown"
     print(f"run {args.run_id}: {run['name']} · {interval} · tags {dict(run.get('tags') or {})}")
     return 0
+
+
+RUNS = Command("runs", "list the runs in the workspace", list_arguments, list_runs)
+RUN = Command("run", "set a run's interval, first-report kind or histogram counts; rename, tag or delete it",
+              change_arguments, change_run)

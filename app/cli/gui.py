@@ -1,0 +1,20 @@
+"""``main.py gui [PATH...]``: listed here so that ``--help`` shows it; main.py opens the window itself (the command
+line never imports Qt)."""
+
+from __future__ import annotations
+
+import argparse
+
+from app.cli.common import Command, UsageError, add_workspace_arg
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", metavar="PATH")
+    add_workspace_arg(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    raise UsageError("the window opens from main.py: python main.py gui [-w WS] [PATH...]")
+
+
+GUI = Command("gui", "open the window (and import PATHs)", arguments, run)

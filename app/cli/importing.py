@@ -1,0 +1,94 @@
+"""``main.py import PATH...``: files, folders and .zip archives into the workspace (app.importer.iter_import)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.analysis.text import render_stored
+from app.cli.common import Command, UsageError, add_workspace_arg, key_values, open_workspace
+from app.workspace import ImportResult, Workspace
+from parsers.base import ImportOptions
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    add_workspace_arg(p)
+    p.add_argument("--interval", type=float, metavar="S",
+                   help="seconds between reports, for files without timestamps (the 5 of 'iostat 5')")
+    p.add_argument("--first-report", choices=["auto", "since-boot", "interval"], default="auto",
+                   help="what iostat's first report covers (default auto: since boot unless the file proves -y)")
+    p.add_argument("--name", help="run name (default: the file name)")
+    p.add_argument("--tag", action="append", default=[], metavar="K=V", help="tag the imported runs (repeatable)")
+    p.add_argument("--ram-gb", type=float, metavar="GB",
+                   help="the tested host's RAM: IOzone results on a smaller data set are flagged 'page cache likely'")
+    p.add_argument("--mapping", metavar="NAME", help="read CSV/TSV files through this saved column mapping "
+                   "(see 'mapping list')")
+    p.add_argument("--json", action="store_true", help="print a JSON list of results")
+
+
+def run(args: argparse.Namespace) -> int:
+    tags = key_values(args.tag, "--tag")
+    if args.interval is not None and args.interval <= 0:
+        raise UsageError("--interval must be a positive number of seconds")
+    opts = ImportOptions(interval_s=args.interval, first_report=args.first_report, name=args.name, tags=tags)
+    if args.ram_gb is not None and args.ram_gb <= 0:
+        raise UsageError("--ram-gb must be a positive number of GB")
+    opts.ram_gb = args.ram_gb
+    from app.importer import iter_import  # the parsers load when an import starts
+
+    missing = [p for p in args.paths if not Path(p).exists()]
+    results = [ImportResult(path=f, status="failed", error=f"{f}: no such file or folder") for f in missing]
+    with open_workspace(args, create=True) as ws:
+        fmt_id = _mapping_format(ws, args.mapping, opts) if args.mapping else None
+        for step in iter_import(ws, [p for p in args.paths if Path(p).exists()], opts, fmt_id=fmt_id):
+            results.append(step.result)
+            if not args.json:
+                print_result(step.result)
+    if args.json:
+        out = [r.as_json() for r in results]
+        for r, j in zip(results, out):
+            j["warnings"] = [render_stored(w, "cli", r.run_ids[0] if r.run_ids else "ID") for w in r.warnings]
+        print(json.dumps(out, indent=2))
+    else:
+        for r in results[: len(missing)]:
+            print_result(r)
+        n_ok = sum(r.status == "imported" for r in results)
+        n_dup = sum(r.status == "duplicate" for r in results)
+        n_bad = sum(r.status == "failed" for r in results)
+        n_skip = sum(r.status == "skipped" for r in results)
+        print(f"{n_ok} imported, {n_dup} duplicate, {n_bad} failed"
+              + (f", {n_skip} skipped (not traces)" if n_skip else ""), file=sys.stderr)
+    return 1 if any(r.status == "failed" for r in results) else 0
+
+
+def print_result(r: Any) -> None:
+    if r.status == "failed":
+        print(f"FAILED     {r.error}")
+        return
+    if r.status == "skipped":
+        print(f"skipped    {r.error}")
+        return
+    ids = ",".join(str(i) for i in r.run_ids)
+    if r.status == "duplicate":
+        print(f"duplicate  {r.path}  (already imported as run {ids})")
+        return
+    print(f"imported   {r.path}  [{r.format}] run {ids}, {r.rows:,} rows")
+    for w in r.warnings:
+        print(f"  warning: {render_stored(w, 'cli', r.run_ids[0] if r.run_ids else 'ID')}")
+
+
+def _mapping_format(ws: Workspace, name: str, opts: ImportOptions) -> str:
+    from app.mappings import format_id, get_mapping
+
+    spec = get_mapping(ws, name)
+    if spec is None:
+        raise UsageError(f"no mapping named {name!r} in {ws.path} (see 'mapping list')")
+    opts.mapping = spec
+    return format_id(spec)
+
+
+IMPORT = Command("import", "import trace files, folders (recursive) or .zip archives", arguments, run)
