@@ -361,65 +361,76 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
     With questions stored in the workspace the report answers them: the Answers page, one evidence section per
     question (``reports.sections.questions``), then the runs they use, IOzone results and the appendix. Without
     questions it tours the runs: executive summary and the sections the options list."""
+    from app.analysis.questions import list_questions
     from reports import sections as builders
     from reports.context import ReportContext
 
     builders.load()
-    an = Anonymiser(opt.anonymise)
-    from app.analysis.questions import list_questions
-
     stored = list_questions(ws)
     ids = list(opt.runs)
     if not ids and stored:  # a report is the answers to the questions, not a tour of every run
         ids = sorted({rid for sq in stored for rid in sq.question.run_ids_used()})
     runs = _runs(ws, ids) if ids or not stored else []
-    for r in ws.runs():  # every name known before any text is printed: a name inside a file name is replaced too
-        an.host(r.get("host"))
-    for dev in _devices(ws, [r["run_id"] for r in ws.runs()]):
-        an.device(dev)
-        if (m := VSCSI_DEVICE.match(dev)) is not None:
-            an.vm(m.group(1))
-    answered = _answers(ws, an) if stored else []
     if opt.runs:
         missing = set(opt.runs) - {r["run_id"] for r in runs}
         if missing:
             raise AnalysisError(f"no run {', '.join(map(str, sorted(missing)))} in this workspace")
+    an = _anonymiser(ws, opt)
+    answered = _answers(ws, an) if stored else []
     ctx = ReportContext(ws, opt, an, runs, answered=answered, values={"runs": [r["run_id"] for r in runs]})
-    want = ctx.want
-    sections: list[Section] = []
-    if answered:
-        for n, (sq, a) in enumerate(answered, 1):
-            sections.append(builders.QUESTION_BUILDERS[a.kind](ctx, n, sq, a))
-        order = [k for k in ("crosscheck", "runs", "iozone", "appendix") if k in want]
-    else:
-        order = [k for k in SECTION_ORDER if k in want]
+    sections: list[Section] = [builders.QUESTION_BUILDERS[a.kind](ctx, n, sq, a)
+                               for n, (sq, a) in enumerate(answered, 1)]
+    order = ("crosscheck", "runs", "iozone", "appendix") if answered else SECTION_ORDER
     for k in order:
-        sec = builders.SECTION_BUILDERS[k](ctx)
+        sec = builders.SECTION_BUILDERS[k](ctx) if k in ctx.want else None
         if sec is not None:
             sections.append(sec)
-    for reason, names in ctx.skipped.items():
-        why = _customer_error(reason)
-        if len(names) == 1:
-            ctx.verdicts.append(f"The iostat run {names[0]} could not be analysed over time: {why}.")
-        else:
-            shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-            ctx.verdicts.append(f"{len(names)} iostat runs could not be analysed over time: {shown}. The reason: "
-                                f"{why}.")
+    ctx.verdicts += _skipped_verdicts(ctx.skipped)
     if not opt.full_paths:  # file names only: a path in a warning or an error message is cut to its file name
-        ctx.verdicts[:] = [_no_paths(v) for v in ctx.verdicts]
-        for sec in sections:
-            sec.paragraphs = [_no_paths(p) for p in sec.paragraphs]
-            for t in sec.tables:
-                t.rows = [[_no_paths(c) for c in row] for row in t.rows]
+        _cut_paths(ctx.verdicts, sections)
     ctx.values["verdicts"] = ctx.verdicts
     if answered:
         sections.insert(0, _answers_section(answered, sections, opt, an, ctx.values))
-    elif "summary" in want:
+    elif "summary" in ctx.want:
         summary = Section("summary", "Executive summary")
         for v in ctx.verdicts or ["No analysis in this report produced a verdict."]:
             summary.para(v)
         sections.insert(0, summary)
     return ReportContent(opt, ctx.verdicts, sections, ctx.methods, ctx.values)
+
+
+def _anonymiser(ws: Any, opt: ReportOptions) -> Anonymiser:
+    """The report's anonymiser, with every host, device and VM of the workspace known before any text is
+    printed: a name inside a file name is replaced too."""
+    an = Anonymiser(opt.anonymise)
+    for r in ws.runs():
+        an.host(r.get("host"))
+    for dev in _devices(ws, [r["run_id"] for r in ws.runs()]):
+        an.device(dev)
+        if (m := VSCSI_DEVICE.match(dev)) is not None:
+            an.vm(m.group(1))
+    return an
+
+
+def _skipped_verdicts(skipped: dict[str, list[str]]) -> list[str]:
+    """One summary line per reason the series analyses could not use some iostat runs."""
+    out = []
+    for reason, names in skipped.items():
+        why = _customer_error(reason)
+        if len(names) == 1:
+            out.append(f"The iostat run {names[0]} could not be analysed over time: {why}.")
+        else:
+            shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+            out.append(f"{len(names)} iostat runs could not be analysed over time: {shown}. The reason: {why}.")
+    return out
+
+
+def _cut_paths(verdicts: list[str], sections: list[Section]) -> None:
+    verdicts[:] = [_no_paths(v) for v in verdicts]
+    for sec in sections:
+        sec.paragraphs = [_no_paths(p) for p in sec.paragraphs]
+        for t in sec.tables:
+            t.rows = [[_no_paths(c) for c in row] for row in t.rows]
 
 
 SECTION_ORDER = ("runs", "overlay", "storm", "cap", "latency", "iozone", "sizing", "compare", "crosscheck",

@@ -356,104 +356,62 @@ def _legend_rows(labels: list[str], width: float, font: str) -> list[list[tuple[
     return rows
 
 
+class _Axes:
+    """The plot area of a line chart and its value and time scales (linear from ``ymin``, or logarithmic)."""
+
+    def __init__(self, chart: Chart, lines: list[dict[str, Any]], bands: list[dict[str, Any]], levels: list[float],
+                 box: tuple[float, float, float, float]):
+        self.left, self.bottom, self.pw, self.ph = box
+        self.log = bool(chart.data.get("log"))
+        self.ymin = float(chart.data.get("ymin") or 0.0) if not self.log else 0.0
+        self.tmin = min([(ln.get("t0") or ln["t"])[0] for ln in lines] + [b["t0"] for b in bands])
+        self.tmax = max([ln["t"][-1] for ln in lines] + [b["t1"] for b in bands])
+        self.tspan = (self.tmax - self.tmin) or 1.0
+        vals = [v for ln in lines for v in ln["y"] if v is not None]
+        top = max(vals + levels + [0])
+        if self.log:
+            pos = [v for v in vals + levels if v > 0] or [1.0]
+            self.lo = math.floor(math.log10(min(pos) / 2))  # room below the lowest level (a cap is not the axis)
+            self.hi = max(self.lo + 1, math.ceil(math.log10(max(pos) * 1.05)))
+            self.ymax = 10.0 ** self.hi
+            self.ticks = [10.0 ** e for e in range(self.lo, self.hi + 1)]
+            return
+        if chart.data.get("ymax"):  # a fixed scale (a share: up to 100 %, from ymin)
+            self.ymax = max(float(chart.data["ymax"]), top)
+            step = _nice(self.ymax - self.ymin)[1]
+        else:
+            self.ymax, step = _nice(top * 1.05)
+        self.ticks = [self.ymin + k * step for k in range(int(round((self.ymax - self.ymin) / step)) + 1)]
+
+    def x(self, t: float) -> float:
+        return self.left + (t - self.tmin) / self.tspan * self.pw
+
+    def y(self, v: float) -> float:
+        if self.log:
+            f = (math.log10(max(v, 10.0 ** self.lo)) - self.lo) / (self.hi - self.lo)
+            return self.bottom + f * self.ph
+        return self.bottom + (max(v, self.ymin) - self.ymin) / (self.ymax - self.ymin) * self.ph
+
+
 def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     """Runs on one time axis: each interval a step over the seconds it covers (min/max per point column for
     long series), an optional logarithmic value axis, reference lines (``refs``: value, label, style cap | limit |
     level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase)."""
-
     lines = [ln for ln in chart.data["lines"] if ln["t"]]
     legend = _legend_rows([ln["label"][:60] for ln in lines], width, font)
     top = 9 * mm + 3.2 * mm * len(legend)
     h = 75 * mm + 3.2 * mm * (len(legend) - 1)
     d = Drawing(width, h)
     left, bottom, right = 18 * mm, 12 * mm, 4 * mm
-    pw, ph = width - left - right, h - bottom - top
     if not lines:
         return d
     refs = [r for r in chart.data.get("refs") or [] if r.get("value") and r["value"] > 0]
     bands = [b for b in chart.data.get("bands") or [] if b.get("t0") is not None and b.get("t1") is not None]
-    caps = [r["value"] for r in refs]
-    log = bool(chart.data.get("log"))
-    ymin = float(chart.data.get("ymin") or 0.0) if not log else 0.0
-    tmin = min([(ln.get("t0") or ln["t"])[0] for ln in lines] + [b["t0"] for b in bands])
-    tmax = max([ln["t"][-1] for ln in lines] + [b["t1"] for b in bands])
-    vals = [v for ln in lines for v in ln["y"] if v is not None]
-    ymax_raw = max(vals + caps + [0])
-    if log:
-        pos = [v for v in vals + caps if v > 0] or [1.0]
-        lo = math.floor(math.log10(min(pos) / 2))  # room below the lowest level (a cap line is not the axis)
-        hi = max(lo + 1, math.ceil(math.log10(max(pos) * 1.05)))
-        ymax, ystep = 10.0 ** hi, 0.0
-    elif chart.data.get("ymax"):  # a fixed scale (a share: up to 100 %, from ymin)
-        ymax = max(float(chart.data["ymax"]), ymax_raw)
-        ystep = _nice(ymax - ymin)[1]
-    else:
-        ymax, ystep = _nice(ymax_raw * 1.05)
-    tspan = (tmax - tmin) or 1.0
-
-    def X(t: float) -> float:  # noqa: N802
-        return left + (t - tmin) / tspan * pw
-
-    def Y(v: float) -> float:  # noqa: N802
-        if log:
-            f = (math.log10(max(v, 10.0 ** lo)) - lo) / (hi - lo)
-            return bottom + f * ph
-        return bottom + (max(v, ymin) - ymin) / (ymax - ymin) * ph
-
-    phase_n = 0
-    for b in bands:  # under the grid and the lines
-        x0, x1 = X(b["t0"]), max(X(b["t1"]), X(b["t0"]) + 0.8)
-        style = b.get("style", "phase")
-        fill = BAND_FILLS.get(style, BAND_FILLS["phase"])
-        if style == "phase":
-            fill = BAND_FILLS["phase"] if phase_n % 2 == 0 else BAND_FILLS["phase2"]
-            phase_n += 1
-        d.add(Rect(x0, bottom, x1 - x0, ph, fillColor=fill, strokeColor=None))
-        if style in ("worst", "phase") and b.get("label"):
-            label = _cut(b["label"], 28)
-            d.add(String(x0 + 1, bottom + ph - 7 - (8 if style == "worst" else 0), label, fontName=font,
-                         fontSize=6, fillColor=colors.HexColor("#333333")))
-    grid = colors.HexColor("#dddddd")
-    ticks = [10.0 ** e for e in range(lo, hi + 1)] if log else \
-        [ymin + k * ystep for k in range(int(round((ymax - ymin) / ystep)) + 1)]
-    for k in ticks:
-        d.add(Line(left, Y(k), left + pw, Y(k), strokeColor=grid, strokeWidth=0.4))
-        label = f"{k:,.0f}" if k >= 1 or k == 0 else f"{k:g}"
-        d.add(String(left - 2, Y(k) - 2.5, label, fontName=font, fontSize=6.5, textAnchor="end"))
-    tstep = _nice(tspan)[1]
-    k = math.ceil(tmin / tstep) * tstep
-    while k <= tmax + 1e-9:
-        d.add(Line(X(k), bottom, X(k), bottom - 2, strokeColor=colors.black, strokeWidth=0.4))
-        tick = f"{k:,.0f}" if float(tstep).is_integer() else f"{k:,.1f}".rstrip("0").rstrip(".")
-        d.add(String(X(k), bottom - 9, tick, fontName=font, fontSize=6.5, textAnchor="middle"))
-        k += tstep
-    d.add(Line(left, bottom, left + pw, bottom, strokeColor=colors.black, strokeWidth=0.6))
-    d.add(Line(left, bottom, left, bottom + ph, strokeColor=colors.black, strokeWidth=0.6))
-    d.add(String(left + pw / 2, 1.5 * mm, chart.data.get("x", ""), fontName=font, fontSize=7, textAnchor="middle"))
-    d.add(String(2, bottom + ph + 2 * mm, chart.data.get("y", "") + (" (log scale)" if log else ""), fontName=font,
-                 fontSize=7))
-    columns = int(pw)  # one point column per PDF point of width
-    for i, ln in enumerate(lines):
-        col = colors.HexColor(PALETTE[i % len(PALETTE)])
-        y = [v if v is not None else 0.0 for v in ln["y"]]
-        pts: list[float] = []
-        if ln.get("t0") and len(ln["t"]) <= columns:  # steps: each interval over the seconds it covers
-            for a, b, v in zip(ln["t0"], ln["t"], y):
-                pts += [X(a), Y(v), X(b), Y(v)]
-        else:
-            t, yy = decimate(ln["t"], y, columns)
-            for a, b in zip(t, yy):
-                pts += [X(a), Y(b)]
-        d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9))
-    last_y = None
-    for r in sorted(refs, key=lambda r: r["value"]):
-        colour, dash = REF_STYLES.get(r.get("style", "cap"), REF_STYLES["cap"])
-        y = Y(r["value"])
-        d.add(Line(left, y, left + pw, y, strokeColor=colors.HexColor(colour), strokeWidth=1, strokeDashArray=dash))
-        ty = y + 2 if last_y is None or y + 2 - last_y > 8 else last_y + 8  # labels of close lines do not overlap
-        d.add(String(left + pw - 2, ty, r.get("label", ""), fontName=font, fontSize=6.5, textAnchor="end",
-                     fillColor=colors.HexColor(colour)))
-        last_y = ty
+    ax = _Axes(chart, lines, bands, [r["value"] for r in refs], (left, bottom, width - left - right, h - bottom - top))
+    _bands(d, ax, bands, font)  # under the grid and the lines
+    _grid(d, ax, chart, font)
+    _curves(d, ax, lines)
+    _refs(d, ax, refs, font)
     for r, row in enumerate(legend):
         yy = h - 4 * mm - r * 3.2 * mm
         for i, lab, x in row:
@@ -461,6 +419,71 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
             d.add(Line(x, yy, x + 8, yy, strokeColor=col, strokeWidth=1.5))
             d.add(String(x + 10, yy - 2.5, lab, fontName=font, fontSize=6.5))
     return d
+
+
+def _bands(d: Drawing, ax: _Axes, bands: list[dict[str, Any]], font: str) -> None:
+    phase_n = 0
+    for b in bands:
+        x0, x1 = ax.x(b["t0"]), max(ax.x(b["t1"]), ax.x(b["t0"]) + 0.8)
+        style = b.get("style", "phase")
+        fill = BAND_FILLS.get(style, BAND_FILLS["phase"])
+        if style == "phase":
+            fill = BAND_FILLS["phase"] if phase_n % 2 == 0 else BAND_FILLS["phase2"]
+            phase_n += 1
+        d.add(Rect(x0, ax.bottom, x1 - x0, ax.ph, fillColor=fill, strokeColor=None))
+        if style in ("worst", "phase") and b.get("label"):
+            d.add(String(x0 + 1, ax.bottom + ax.ph - 7 - (8 if style == "worst" else 0), _cut(b["label"], 28),
+                         fontName=font, fontSize=6, fillColor=colors.HexColor("#333333")))
+
+
+def _grid(d: Drawing, ax: _Axes, chart: Chart, font: str) -> None:
+    grid = colors.HexColor("#dddddd")
+    left, bottom, pw, ph = ax.left, ax.bottom, ax.pw, ax.ph
+    for k in ax.ticks:
+        d.add(Line(left, ax.y(k), left + pw, ax.y(k), strokeColor=grid, strokeWidth=0.4))
+        label = f"{k:,.0f}" if k >= 1 or k == 0 else f"{k:g}"
+        d.add(String(left - 2, ax.y(k) - 2.5, label, fontName=font, fontSize=6.5, textAnchor="end"))
+    tstep = _nice(ax.tspan)[1]
+    k = math.ceil(ax.tmin / tstep) * tstep
+    while k <= ax.tmax + 1e-9:
+        d.add(Line(ax.x(k), bottom, ax.x(k), bottom - 2, strokeColor=colors.black, strokeWidth=0.4))
+        tick = f"{k:,.0f}" if float(tstep).is_integer() else f"{k:,.1f}".rstrip("0").rstrip(".")
+        d.add(String(ax.x(k), bottom - 9, tick, fontName=font, fontSize=6.5, textAnchor="middle"))
+        k += tstep
+    d.add(Line(left, bottom, left + pw, bottom, strokeColor=colors.black, strokeWidth=0.6))
+    d.add(Line(left, bottom, left, bottom + ph, strokeColor=colors.black, strokeWidth=0.6))
+    d.add(String(left + pw / 2, 1.5 * mm, chart.data.get("x", ""), fontName=font, fontSize=7, textAnchor="middle"))
+    d.add(String(2, bottom + ph + 2 * mm, chart.data.get("y", "") + (" (log scale)" if ax.log else ""),
+                 fontName=font, fontSize=7))
+
+
+def _curves(d: Drawing, ax: _Axes, lines: list[dict[str, Any]]) -> None:
+    columns = int(ax.pw)  # one point column per PDF point of width
+    for i, ln in enumerate(lines):
+        col = colors.HexColor(PALETTE[i % len(PALETTE)])
+        y = [v if v is not None else 0.0 for v in ln["y"]]
+        pts: list[float] = []
+        if ln.get("t0") and len(ln["t"]) <= columns:  # steps: each interval over the seconds it covers
+            for a, b, v in zip(ln["t0"], ln["t"], y):
+                pts += [ax.x(a), ax.y(v), ax.x(b), ax.y(v)]
+        else:
+            t, yy = decimate(ln["t"], y, columns)
+            for a, b in zip(t, yy):
+                pts += [ax.x(a), ax.y(b)]
+        d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9))
+
+
+def _refs(d: Drawing, ax: _Axes, refs: list[dict[str, Any]], font: str) -> None:
+    last_y = None
+    for r in sorted(refs, key=lambda r: r["value"]):
+        colour, dash = REF_STYLES.get(r.get("style", "cap"), REF_STYLES["cap"])
+        y = ax.y(r["value"])
+        d.add(Line(ax.left, y, ax.left + ax.pw, y, strokeColor=colors.HexColor(colour), strokeWidth=1,
+                   strokeDashArray=dash))
+        ty = y + 2 if last_y is None or y + 2 - last_y > 8 else last_y + 8  # labels of close lines do not overlap
+        d.add(String(ax.left + ax.pw - 2, ty, r.get("label", ""), fontName=font, fontSize=6.5, textAnchor="end",
+                     fillColor=colors.HexColor(colour)))
+        last_y = ty
 
 
 REF_STYLES = {"cap": ("#c00000", [4, 2]), "limit": ("#e07000", [1, 2]), "level": ("#555555", [3, 2])}
