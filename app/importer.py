@@ -48,18 +48,6 @@ class ImportStep:
     cancelled: bool = False
 
 
-def walk_paths(paths: Iterable[str | os.PathLike]) -> list[tuple[str, bool]]:
-    """(file, found_in_a_folder) for every file named or below a folder named (archives are not unpacked)."""
-    out: list[tuple[str, bool]] = []
-    for p in paths:
-        p = Path(p)
-        if p.is_dir():
-            out += [(f, True) for f in _walk_dir(p)]
-        else:
-            out.append((str(p), False))
-    return out
-
-
 def _walk_dir(folder: Path) -> Iterator[str]:
     """Every file below ``folder``: recursive, sorted, hidden files and folders and OS clutter skipped."""
     for root, dirs, files in os.walk(folder):
