@@ -250,3 +250,35 @@ def test_a_window_that_does_not_answer_is_said_so(tmp_path, qapp, monkeypatch, c
     assert capsys.readouterr().err == (
         f"main.py gui: The StormScope window that has {ws} open did not answer within 0.3 s (it may be busy); it may "
         "still import what it was sent when it is free. Try again later, or close that window.\n")
+
+
+def test_open_workspace_from_a_newer_version_says_so_and_keeps_the_current_one(window, tmp_path, monkeypatch):
+    from app.workspace import Workspace
+
+    newer = tmp_path / "newer.duckdb"
+    w = Workspace(newer)
+    w.con.execute("UPDATE workspace_info SET value = '99' WHERE key = 'schema_version'")
+    w.close()
+    before, data = window.ws_path, newer.read_bytes()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(newer), ""))
+    boxes = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a: boxes.append((title, text)))
+    _action(window, "&Open workspace…").trigger()
+    assert boxes == [("Workspace from a newer StormScope", f"{newer}\n\nThis workspace was made by a newer StormScope "
+                      "(schema 99); this version reads up to schema 2. Update StormScope to open it.")]
+    assert window.ws_path == before and window.ws.runs() == []  # the current workspace is still open
+    assert newer.read_bytes() == data  # and the newer one untouched
+
+
+def test_gui_on_a_workspace_from_a_newer_version_exits_2_with_a_message(tmp_path, qapp, monkeypatch, capsys):
+    from app.workspace import Workspace
+
+    newer = tmp_path / "newer.duckdb"
+    w = Workspace(newer)
+    w.con.execute("UPDATE workspace_info SET value = '99' WHERE key = 'schema_version'")
+    w.close()
+    boxes = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text, *a: boxes.append((title, text)))
+    assert entry.main(["gui", "-w", str(newer)]) == 2
+    assert boxes and boxes[0][0] == "StormScope — workspace from a newer version" and "schema 99" in boxes[0][1]
+    assert "Traceback" not in capsys.readouterr().err

@@ -40,7 +40,7 @@ from app.ui.run_browser import RunBrowser
 from app.ui.sizing_panel import SizingPanel
 from app.ui.theme import THEMES, apply_theme
 from app.ui.workers import ImportThread, wait_for_jobs
-from app.workspace import ImportResult, Workspace, WorkspaceLocked
+from app.workspace import ImportResult, Workspace, WorkspaceLocked, WorkspaceTooNew
 from parsers.base import ImportOptions
 
 APP = "StormScope"
@@ -498,6 +498,9 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Workspace in use",
                                 f"The workspace {path} is in use by {e.holder}.\n\n{e.advice}")
             return
+        except WorkspaceTooNew as e:  # nothing was written to it; the current workspace stays open
+            QMessageBox.warning(self, "Workspace from a newer StormScope", f"{path}\n\n{e}")
+            return
         self.questions.shutdown()
         wait_for_jobs(cancel=False)  # the views' jobs read through the current workspace: let them finish first
         self.grid.close_model()
@@ -633,7 +636,14 @@ def export_widget(widget: QWidget, path: str) -> None:
 
 def run_gui(argv: list[str]) -> int:
     """``main.py [gui] [-w WS] [PATH...]``: open the window, importing PATHs."""
-    from app.ui.single_instance import gui_args, hand_off_or_check, locked_at_start, serve, workspace_of
+    from app.ui.single_instance import (
+        gui_args,
+        hand_off_or_check,
+        locked_at_start,
+        serve,
+        too_new_at_start,
+        workspace_of,
+    )
 
     args = gui_args(argv)
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -647,6 +657,8 @@ def run_gui(argv: list[str]) -> int:
         win = MainWindow(ws_path)
     except WorkspaceLocked as e:  # taken since the check
         return locked_at_start(ws_path, e)
+    except WorkspaceTooNew as e:
+        return too_new_at_start(ws_path, e)
     server = serve(win)  # later `main.py gui` starts on this workspace hand their paths to this window
     win.show()
     if args.paths:  # through the server's queue: paths another start hands over meanwhile wait their turn
