@@ -368,8 +368,8 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
     builders.load()
     stored = list_questions(ws)
     ids = list(opt.runs)
-    if not ids and stored:  # a report is the answers to the questions, not a tour of every run
-        ids = sorted({rid for sq in stored for rid in sq.question.run_ids_used()})
+    if stored:  # a report is the answers to the questions, not a tour of every run; it holds every run they use
+        ids = sorted(set(ids) | {rid for sq in stored for rid in sq.question.run_ids_used()})
     runs = _runs(ws, ids) if ids or not stored else []
     if opt.runs:
         missing = set(opt.runs) - {r["run_id"] for r in runs}

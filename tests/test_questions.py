@@ -420,3 +420,21 @@ def test_cli_errors_and_exit_codes(rw, capsys):
     cli(capsys, "run", "1", "--delete", *w)
     rc, out, _ = cli(capsys, "question", "answer", *w)
     assert rc == 1 and "cannot be answered from the data: there is no run 1" in out
+
+
+def test_response_time_of_reads_or_writes_only(sws):
+    """The question judges the I/O it names: reads, writes or both (fio keeps them apart)."""
+    from app.analysis.histograms import latency_share
+
+    for op in ("read", "write"):
+        a = Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[FIO], disks=["randrw #1"], threshold_ms=0.1, goal_pct=50,
+                                                 op=op))
+        want = latency_share(sws, FIO, 0.1, op, "randrw #1")
+        got = a.evidence.results[0]
+        assert (got["op"], got["bounds"], got["ios"]) == (op, list(want["bounds"]), want["ios"])
+        assert f"of {op}s answered within 0.10 ms" in a.title
+    total = Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[FIO], disks=["randrw #1"], threshold_ms=0.1, goal_pct=50))
+    r, w = (latency_share(sws, FIO, 0.1, op, "randrw #1")["ios"] for op in ("read", "write"))
+    assert total.evidence.results[0]["ios"] == r + w
+    with pytest.raises(Q.QuestionError, match="Reads or writes"):
+        Q.ResponseTimeQuestion(run_ids=[FIO], op="both").validate()

@@ -136,6 +136,11 @@ def test_histograms_and_sizing_add_their_questions(qtbot, window):
     _click(qtbot, h.add_button)
     assert list_questions(w.ws)[-1].question == ResponseTimeQuestion([fio], ["randrw #1"], 20.0, 95.0)
     assert w.statusBar().currentMessage().startswith("Added to the report: Is 95 % of I/O answered within 20 ms on")
+    # the I/O the view shows: with Op = read the question is about reads, and says so
+    h.op.setCurrentIndex(h.op.findText("read"))
+    _click(qtbot, h.add_button)
+    assert list_questions(w.ws)[-1].question == ResponseTimeQuestion([fio], ["randrw #1"], 20.0, 95.0, "read")
+    assert w.statusBar().currentMessage().startswith("Added to the report: Is 95 % of reads answered within 20 ms")
 
     # Sizing: typed inputs
     s = click_tab(qtbot, w, "Sizing")

@@ -76,7 +76,7 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from app.analysis.text import AnalysisError, Note, pct_pair
+from app.analysis.text import AnalysisError, Note, pct_bounds
 from app.workspace import has_table
 
 VERDICTS = ("met", "not met", "held", "not held", "information")
@@ -321,9 +321,11 @@ class ResponseTimeQuestion(Question):
     disks: list[str] | None = None
     threshold_ms: float = 50.0
     goal_pct: float = 80.0
+    op: str = "total"  # total (reads and writes) | read | write
 
     def validate(self) -> None:
         self.run_ids = _ids("run_ids", self.run_ids, 1)
+        self.op = _choice("op", self.op, OPS)
         if self.disks is not None:
             if not isinstance(self.disks, (list, tuple)) or not self.disks:
                 raise QuestionError(f"a list of disk names expected, not {self.disks!r}", "disks")
@@ -449,7 +451,8 @@ def describe(q: Question, names: dict[int, str] | None = None) -> str:
         where = f" ({q.device})" if q.device else ""
         return f"Did the {' and '.join(caps)} cap hold on {name(q.run_id)}{where}?"
     if isinstance(q, ResponseTimeQuestion):
-        return (f"Is {fmt_pct_value(q.goal_pct)} of I/O answered within {fmt_value(q.threshold_ms, 'ms')} on "
+        what = {"total": "I/O", "read": "reads", "write": "writes"}[q.op]
+        return (f"Is {fmt_pct_value(q.goal_pct)} of {what} answered within {fmt_value(q.threshold_ms, 'ms')} on "
                 f"{listed(q.run_ids)}?")
     if isinstance(q, SizingQuestion):
         if q.iops_per_user is not None:
@@ -869,7 +872,7 @@ def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) ->
                 raise AnalysisError(f"the disk name {d!r} of {names[rid]} is part of another disk's name: "
                                     "the two cannot be told apart")
             rows.append((rid, d, response_time_check(ws, rid, threshold_ms=q.threshold_ms, goal_pct=q.goal_pct,
-                                                     device=d)))
+                                                     device=d, op=q.op)))
 
     def low(r: dict[str, Any]) -> float:
         s = r["share"] if r["share"] is not None else r["bounds"][0]
@@ -878,8 +881,8 @@ def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) ->
     def share_text(r: dict[str, Any]) -> str:
         if r["share"] is not None:
             return fmt_pct(r["share"]) + (" (exact)" if r.get("exact") else "")
-        lo, hi = pct_pair(*r["bounds"])
-        est = f", estimate {fmt_pct(r['estimate'])}" if r.get("estimate") is not None else ""
+        lo, hi, est_t = pct_bounds(*r["bounds"], r.get("estimate"))
+        est = f", estimate {est_t}" if r.get("estimate") is not None else ""
         return f"between {lo} and {hi}{est}"
 
     def where(rid: int, d: str | None) -> str:

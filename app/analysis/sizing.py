@@ -346,14 +346,16 @@ def measured_inputs(ws: Any, run_id: int, vms: int, *, device: str | None = None
 
 # ---- response time ----------------------------------------------------------------------------------
 def response_time_check(ws: Any, run_id: int, *, threshold_ms: float = 50.0, goal_pct: float = 80.0,
-                        device: str | None = None) -> dict[str, Any]:
-    """Share of I/O answered within ``threshold_ms`` against ``goal_pct`` (see the module doc)."""
+                        device: str | None = None, op: str = "total") -> dict[str, Any]:
+    """Share of I/O answered within ``threshold_ms`` against ``goal_pct`` (see the module doc); ``op``: total
+    (reads and writes), read or write."""
     run = ws.run(run_id)
     if run is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
     goal = goal_pct / 100.0
-    out: dict[str, Any] = {"run_id": run_id, "kind": run["kind"], "threshold_ms": threshold_ms, "goal_pct": goal_pct}
-    if has_table(ws, "iomark_results"):
+    out: dict[str, Any] = {"run_id": run_id, "kind": run["kind"], "threshold_ms": threshold_ms, "goal_pct": goal_pct,
+                           "op": op}
+    if has_table(ws, "iomark_results") and op == "total":
         got = _iomark_share(ws, run_id, threshold_ms)
         if got is not None:
             share, label, rows = got
@@ -362,7 +364,7 @@ def response_time_check(ws: Any, run_id: int, *, threshold_ms: float = 50.0, goa
                     "method": "the share IOmark reports; several result rows are separate measurements "
                               "(configurations or phases), so the check takes the lowest, never a blend"}
     if run["kind"] == "iostat":
-        s = load_series(ws, run_id, device)
+        s = load_series(ws, run_id, device, **({} if op == "total" else {"ops": (op[0],)}))
         aw, ios = s.col("await_ms"), s.col("ios")
         ok = ~np.isnan(aw) & (ios > 0)
         if not ok.any():
@@ -374,7 +376,7 @@ def response_time_check(ws: Any, run_id: int, *, threshold_ms: float = 50.0, goa
                 "passed": share >= goal, "intervals": int(ok.sum()),
                 "method": "sum of I/Os (rate x interval) in reports with await <= threshold / all I/Os with an await",
                 "devices": s.devices.as_dict()}
-    res = latency_share(ws, run_id, threshold_ms, "all", device)
+    res = latency_share(ws, run_id, threshold_ms, "all" if op == "total" else op, device)
     lo, hi = res["bounds"]
     if lo is not None and lo >= goal:
         passed: bool | None = True

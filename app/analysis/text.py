@@ -445,6 +445,15 @@ def pct_pair(lo: float | None, hi: float | None, digits: int = 2, missing: str =
     return a, b
 
 
+def pct_bounds(lo: float | None, hi: float | None, est: float | None, digits: int = 2,
+               missing: str = "?") -> tuple[str, str, str]:
+    """Bounds and an estimate between them as percentages, all three with the decimals it takes to tell the
+    bounds apart: never 'between 98.98 % and 98.99 %, estimate 99.0 %' (an estimate that reads as outside)."""
+    a, b = pct_pair(lo, hi, digits, missing)
+    d = len(a.split(".")[1].split()[0]) if "." in a else (len(b.split(".")[1].split()[0]) if "." in b else digits)
+    return a, b, missing if est is None else f"{est * 100:.{d}f} %"
+
+
 def format_response_time(rt: dict[str, Any]) -> str:
     verdict = {True: "meets", False: "MISSES", None: "cannot tell whether it meets"}[rt["passed"]]
     if rt["share"] is not None and rt.get("basis") == "iomark":
@@ -454,8 +463,8 @@ def format_response_time(rt: dict[str, Any]) -> str:
     elif rt["share"] is not None:
         share = f"{rt['share']:.2%}"
     else:
-        lo, hi = rt["bounds"]
-        share = f"between {lo:.2%} and {hi:.2%} (bounds; ESTIMATE {rt['estimate']:.2%} by interpolation)" \
+        lo, hi, est = pct_bounds(*rt["bounds"], rt["estimate"])
+        share = f"between {lo} and {hi} (bounds; ESTIMATE {est} by interpolation)" \
             if rt.get("estimate") is not None else f"between {lo:.2%} and {hi:.2%} (bounds)"
     return (f"response time, run {rt['run_id']}: {share} of I/O within {rt['threshold_ms']:g} ms -> {verdict} "
             f"the goal of {rt['goal_pct']:g} %\n  {for_cli(rt['label'])}")

@@ -349,9 +349,10 @@ class HistogramView(QWidget):
         if not self.run_ids:
             return []
         ms, goal = float(self.threshold.currentData() or 50.0), float(self.goal.value())
+        op = {"all": "total"}.get(self.op.currentText(), self.op.currentText())  # the I/O the view shows
         every = self._latency_disks()
         if not self.filter.text().strip():
-            return [ResponseTimeQuestion(list(self.run_ids), None, ms, goal)]
+            return [ResponseTimeQuestion(list(self.run_ids), None, ms, goal, op)]
         chosen: dict[int, list[str]] = {}
         for s in self.series:
             if s.device in every.get(s.run_id, []) and s.device not in chosen.setdefault(s.run_id, []):
@@ -361,9 +362,9 @@ class HistogramView(QWidget):
             return []
         if set(chosen) == {r for r in self.run_ids if every[r]} and all(
                 sorted(devs) == sorted(every[rid]) for rid, devs in chosen.items()):
-            return [ResponseTimeQuestion([r for r in self.run_ids if r in chosen], None, ms, goal)]
+            return [ResponseTimeQuestion([r for r in self.run_ids if r in chosen], None, ms, goal, op)]
         disks = sorted({d for devs in chosen.values() for d in devs})
-        return [ResponseTimeQuestion([r for r in self.run_ids if r in chosen], disks, ms, goal)]
+        return [ResponseTimeQuestion([r for r in self.run_ids if r in chosen], disks, ms, goal, op)]
 
     def _ask(self) -> None:
         questions = self.response_questions()
@@ -697,13 +698,12 @@ class HistogramView(QWidget):
 
     # ---- latency shares ------------------------------------------------------------------------
     def _share_text(self, r: dict[str, Any], ms: float) -> str:
-        from app.analysis.text import pct_pair
+        from app.analysis.text import pct_bounds
 
         if r["exact"]:
             return f"{r['share']:.1%} of {r['ios']:,} I/Os within {ms:g} ms (exact)"
-        lo, hi = pct_pair(*r["bounds"], digits=1)
-        est = f"; estimate {r['estimate']:.1%} (ESTIMATE, linear interpolation)" \
-            if r["estimate"] is not None else ""
+        lo, hi, est_t = pct_bounds(*r["bounds"], r["estimate"], digits=1)
+        est = f"; estimate {est_t} (ESTIMATE, linear interpolation)" if r["estimate"] is not None else ""
         return f"between {lo} and {hi} within {ms:g} ms (bounds: {ms:g} ms falls inside a bucket){est}"
 
     def _show_share(self) -> None:

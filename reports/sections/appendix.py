@@ -18,9 +18,9 @@ def build(ctx: ReportContext) -> Section | None:
     sec = Section("appendix", "Appendix: sources and methods")
     used = list(dict.fromkeys(k for k, _ in ctx.methods))
     if used:
+        tol, thr = _parameters(ctx)
         sec.table(Table("How the figures were computed", ["Analysis", "Method"],
-                        [[METHOD_TITLES[k], METHOD_PROSE[k].format(tol=num(opt.tolerance_pct),
-                                                                   thr=num(opt.latency_threshold_ms))]
+                        [[METHOD_TITLES[k], METHOD_PROSE[k].format(tol=tol, thr=thr)]
                          for k in used if k in METHOD_PROSE], widths=[0.2, 0.8], max_cell=2000))
     sec.table(Table("Glossary", ["Term", "Meaning"], [list(g) for g in GLOSSARY], widths=[0.2, 0.8], max_cell=2000))
     sec.table(Table("Assumptions and limitations", ["", ""], [list(x) for x in LIMITATIONS], widths=[0.2, 0.8],
@@ -42,6 +42,16 @@ def build(ctx: ReportContext) -> Section | None:
             + (f" · import warnings: {' | '.join(warn)}" if warn else " · no import warnings"))
             + f" · SHA-256 {r.get('source_sha256') or '–'}")
     return sec
+
+
+def _parameters(ctx: ReportContext) -> tuple[str, str]:
+    """The cap tolerance and the response-time threshold the methods name: the questions' own (several joined:
+    '1 ms / 50 ms'), else the report's options."""
+    tols = [q.tolerance_pct for q in (sq.question for sq, _a in ctx.answered) if q.KIND == "cap"]
+    thrs = [q.threshold_ms for q in (sq.question for sq, _a in ctx.answered) if q.KIND == "response_time"]
+    tol = " / ".join(num(v) for v in dict.fromkeys(tols)) if tols else num(ctx.opt.tolerance_pct)
+    thr = " / ".join(num(v) for v in dict.fromkeys(thrs)) if thrs else num(ctx.opt.latency_threshold_ms)
+    return tol, thr
 
 
 FIX_TOKEN = re.compile(r"\{fix:[a-z_]+\}")

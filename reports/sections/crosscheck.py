@@ -31,7 +31,7 @@ def build(ctx: ReportContext) -> Section | None:
         return None
     from reports.content import _runs
 
-    added = sorted({cc.fio_run_id for cc in checks} | {cc.iostat_run_id for cc in checks} - mine)
+    added = sorted(({cc.fio_run_id for cc in checks} | {cc.iostat_run_id for cc in checks}) - mine)
     ctx.runs += _runs(ctx.ws, added)  # listed among the runs analysed, with their sources, in the appendix
     sec = Section("crosscheck", "Cross-check: fio against iostat")
     sec.para("fio reports the I/O it issued; iostat, running at the same time, counts what reached the disk. Where "

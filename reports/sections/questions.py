@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.analysis.questions import COMPARE_METRICS, fmt_pct, fmt_pct_value, fmt_span, fmt_value
+from app.analysis.text import pct_bounds
 from reports.content import Chart, Section, Table, _device_rule, _heatmap, _ratio, ms
 from reports.context import ReportContext
 from reports.sections import question_section
@@ -39,8 +40,11 @@ def _open(ctx: ReportContext, n: int, a: Any) -> Section:
     return sec
 
 
-def _notes(sec: Section, a: Any) -> None:
-    notes = [str(x) for x in a.notes]
+def _notes(sec: Section, a: Any, ctx: ReportContext) -> None:
+    from app.analysis.questions import RUN_NUMBER
+
+    names = ctx.names()
+    notes = [RUN_NUMBER.sub(lambda m: names.get(int(m.group(1)), m.group(0)), str(x)) for x in a.notes]
     if notes:
         sec.para("Notes: " + "; ".join(n.rstrip(".") for n in dict.fromkeys(notes)) + ".")
 
@@ -130,7 +134,7 @@ def cap(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     rep = ctx.storm(sq.question.run_id) if ctx.ws.run(sq.question.run_id)["kind"] == "iostat" else None
     if rep is not None and (t := _phase_rows(ctx, rep)) is not None:
         sec.table(t)
-    _notes(sec, a)
+    _notes(sec, a, ctx)
     ctx.methods.append(("cap", res.method))
     return sec
 
@@ -175,7 +179,7 @@ def storm(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                          "level: a mean per interval, not the time of single I/Os."))
     if (t := _phase_rows(ctx, rep)) is not None:
         sec.table(t)
-    _notes(sec, a)
+    _notes(sec, a, ctx)
     ctx.methods.append(("storm", rep.method))
     return sec
 
@@ -222,7 +226,7 @@ def compare(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                                                                         *(["Ratio"] if len(names) == 2 else [])],
                         prow, note="Phases matched by name where they are stored, else by position (phase 1 with "
                                    "phase 1)."))
-    _notes(sec, a)
+    _notes(sec, a, ctx)
     ctx.methods.append(("compare", cmp.method))
     return sec
 
@@ -249,9 +253,8 @@ def response(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
         if r["share"] is not None:
             share = fmt_pct(r["share"]) + (" (exact)" if r.get("exact") else "")
         else:
-            lo, hi = r["bounds"]
-            share = f"{fmt_pct(lo)} to {fmt_pct(hi)}" + (f", estimate {fmt_pct(r['estimate'])}"
-                                                         if r.get("estimate") is not None else "")
+            lo, hi, est = pct_bounds(*r["bounds"], r.get("estimate"))
+            share = f"{lo} to {hi}" + (f", estimate {est}" if r.get("estimate") is not None else "")
         verdict = {True: "met", False: "not met", None: "cannot tell"}[r["passed"]]
         ios = r.get("ios")
         rows.append([where, fmt_value(round(ios)) if ios is not None else "-", share, verdict,
@@ -268,7 +271,7 @@ def response(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
             heat = _heatmap(ctx.ws, rid, ctx.an)
             if heat:
                 sec.chart(heat)
-    _notes(sec, a)
+    _notes(sec, a, ctx)
     ctx.methods.append(("latency", "latency histograms"))
     return sec
 
@@ -356,8 +359,8 @@ def _share_cell(f: Any) -> str:
         return "-"
     if f.exact:
         return fmt_pct(f.value) + " (exact)"
-    est = f", estimate {fmt_pct(f.estimate)}" if f.estimate is not None else ""
-    return f"{fmt_pct(f.lo)} to {fmt_pct(f.hi)}{est}"
+    lo, hi, est_t = pct_bounds(f.lo, f.hi, f.estimate)
+    return f"{lo} to {hi}" + (f", estimate {est_t}" if f.estimate is not None else "")
 
 
 def _words(story: str, ctx: ReportContext) -> str:
@@ -389,7 +392,7 @@ def sizing(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     if a.error is None:
         rows = [[f.label, fmt_value(f.value, "")] for f in a.figures]
         sec.table(Table("Disks", ["Case", "Disks"], rows))
-    _notes(sec, a)
+    _notes(sec, a, ctx)
     return sec
 
 
