@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 pytest.importorskip("PySide6")
 
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication, QLineEdit  # noqa: E402
+from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QPushButton  # noqa: E402
 
 from app.analysis.questions import (  # noqa: E402
     CapQuestion,
@@ -22,10 +22,12 @@ from app.analysis.questions import (  # noqa: E402
     ResponseTimeQuestion,
     SizingQuestion,
     StormQuestion,
+    answer_all,
     answer_stored,
     list_questions,
     run_names,
 )
+from reports.content import VERDICT_WORDS  # noqa: E402
 from tests.conftest import CORPUS, SAMPLES, click_tab  # noqa: E402
 
 
@@ -206,7 +208,7 @@ def _choose(qtbot, w, row: int) -> None:
     qtbot.mouseClick(t.viewport(), Qt.MouseButton.LeftButton, pos=t.visualItemRect(t.item(row, 0)).center())
 
 
-def test_the_panel_lists_answers_reorders_renames_deletes_and_shows_the_evidence(qtbot, runs, monkeypatch):
+def test_the_panel_lists_answers_reorders_renames_deletes_and_shows_the_evidence(qtbot, runs, monkeypatch, tmp_path):
     from tests.test_ui_words import data_words, findings, window_texts
 
     w, fast, slow = runs
@@ -303,8 +305,18 @@ def test_the_panel_lists_answers_reorders_renames_deletes_and_shows_the_evidence
 
     # File ▸ Export report…: the dialog says how many questions the report answers
     _menu_action(w, "File", "Export report…").trigger()
-    assert w.report_dialog.answers.text() == "Answers: the report opens with the answers to 4 questions"
-    w.report_dialog.close()
+    dlg = w.report_dialog
+    assert dlg.answers.text() == "Answers: the report opens with the answers to 4 questions"
+    # Save writes it; the status says how the answers came out
+    out = tmp_path / "r.pdf"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "PDF (*.pdf)"))
+    save = next(b for b in dlg.findChildren(QPushButton) if b.text().replace("&", "") == "Save")
+    _click(qtbot, save)
+    qtbot.waitUntil(lambda: dlg.status.text().startswith("Wrote r.pdf"), timeout=60000)
+    words = [VERDICT_WORDS[a.verdict] for _sq, a in answer_all(w.ws)]
+    assert dlg.status.text() == "Wrote r.pdf. Answers: " + "; ".join(f"{n}. {v}" for n, v in enumerate(words, 1)) + "."
+    dlg.job.wait()
+    dlg.close()
 
     # a run deleted: its questions say they cannot be answered any more
     w.browser.delete([slow], confirm=False)

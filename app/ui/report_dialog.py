@@ -58,7 +58,7 @@ class ReportDialog(QDialog):
         self.page = QComboBox()
         self.page.addItems(["A4", "Letter"])
         self.anonymise = QCheckBox("Anonymise host and device names")
-        self.cap = QDoubleSpinBox(maximum=1e9, decimals=0, specialValueText="none (or each run's cap_iops tag)")
+        self.cap = QDoubleSpinBox(maximum=1e9, decimals=0, specialValueText="none (or each run's own cap tag)")
         self.cap.setToolTip("The IOPS cap to check on every iostat run. Left at none, a run tagged cap_iops=N "
                             "(right-click the run ▸ Tag…) is checked against its own cap.")
         self.users = QSpinBox(maximum=1_000_000, specialValueText="no sizing")
@@ -174,5 +174,10 @@ class ReportDialog(QDialog):
         if isinstance(result, Exception):
             self.status.setText(f"Report failed: {result}")
             return
-        self.status.setText(f"Wrote {Path(path).name}: " + " ".join(result.verdicts[:2]))
+        answers = result.values.get("answers") or []
+        if answers:  # the report answers the questions: how they came out
+            said = "; ".join(f"{a['n']}. {a['verdict_words']}" for a in answers[:6])
+            self.status.setText(f"Wrote {Path(path).name}. Answers: {said}" + (" …" if len(answers) > 6 else "."))
+        else:
+            self.status.setText(f"Wrote {Path(path).name}: " + " ".join(result.verdicts[:2]))
         self.progress.setValue(100)
