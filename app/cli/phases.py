@@ -104,12 +104,12 @@ def detect(args: argparse.Namespace) -> int:
 
 def list_(args: argparse.Namespace) -> int:
     from app.analysis import phases as ph
-    from app.analysis.text import AnalysisError, format_phases
+    from app.analysis.text import format_phases
 
     with open_workspace(args) as ws:
         phases, markers = ph.list_phases(ws, args.run), ph.list_markers(ws, args.run)
         if ws.run(args.run) is None:
-            raise AnalysisError(f"no run {args.run} in this workspace")
+            raise CommandFailed(f"no run {args.run} in this workspace")
     if args.json:
         print_json({"run_id": args.run, "phases": [p.as_dict() for p in phases], "markers": markers})
     else:

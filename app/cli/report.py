@@ -51,8 +51,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def _iops_per_user(text: str) -> float | str:
     """A number (8) or a range (8..25), checked here so that a typo is an argument error."""
-    from app.analysis.histograms import AnalysisError
     from app.analysis.sizing import parse_iops_range
+    from app.analysis.text import AnalysisError
 
     try:
         steady, storm = parse_iops_range(text)

@@ -39,10 +39,9 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.analysis.series import AnalysisError
     from app.analysis.sizing import measured_inputs, response_time_check, size_vdi
     from app.analysis.sizing_presets import load_presets
-    from app.analysis.text import format_sizing
+    from app.analysis.text import AnalysisError, format_sizing
 
     try:
         presets = load_presets(args.presets)
