@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SAMPLE_WS := $(VENV)/sample_workspace.duckdb
 
-.PHONY: install run test lint golden bench soak clean
+.PHONY: install run test lint golden schema-doc bench soak clean
 
 install: $(STAMP)
 
@@ -34,6 +34,10 @@ test: lint
 golden: install
 	STORMSCOPE_REGEN_GOLDEN=1 $(PY) -m pytest -q tests/test_golden_iostat.py \
 		tests/test_golden_vscsistats_fio.py tests/test_golden_iozone_hdparm.py
+
+# Regenerate docs/schema.md from the table specs in parsers/schema.py (a test fails while it is stale).
+schema-doc: install
+	$(PY) -m app.schema_doc
 
 bench: install
 	$(PY) benchmarks/bench_import.py
