@@ -213,6 +213,18 @@ def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobStat
     return res
 
 
+class _FileJob(JobState):
+    """File ``i`` of ``n`` in a whole import: its progress is its share of the whole's, and cancelling the whole
+    cancels it."""
+
+    def __init__(self, whole: JobState, i: int, n: int):
+        super().__init__(lambda frac, msg: whole.progress((i + frac) / n, msg))
+        self._whole = whole
+
+    def check(self) -> None:
+        self._whole.check()
+
+
 def iter_import(ws: Workspace, paths: Iterable[str | os.PathLike], options: ImportOptions,
                 cancel: JobState | None = None, *, fmt_id: str | None = None) -> Iterator[ImportStep]:
     """Import every file named, below a folder named or inside a .zip archive (see :func:`find_files`), one
@@ -229,8 +241,7 @@ def iter_import(ws: Workspace, paths: Iterable[str | os.PathLike], options: Impo
         found = find_files(paths, Path(tmp))
         n = len(found)
         for i, f in enumerate(found):
-            sub = JobState(lambda frac, msg, i=i: state.progress((i + frac) / n, msg))
-            sub.check = state.check  # type: ignore[method-assign]
+            sub = _FileJob(state, i, n)
             try:
                 state.progress(i / n, f"{i + 1}/{n}  {Path(f.source).name}")
                 if f.error is not None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +125,7 @@ def migrate(con: Any, path: str | Path) -> list[int]:
     done = []
     for step in STEPS:  # a file without a version holds tables of a release before any version: 1
         if step.to_version > (found or 1):
-            _in_transaction(con, lambda step=step: step.run(con), step.to_version)
+            _in_transaction(con, partial(step.run, con), step.to_version)
             done.append(step.to_version)
     return done
 

@@ -147,7 +147,7 @@ class Workspace:
     def query(self, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
         """Run a query and return a polars frame."""
         rel = self.con.sql(sql, params=params) if params else self.con.sql(sql)
-        return pl.from_arrow(rel.to_arrow_table())  # type: ignore[return-value]
+        return pl.from_arrow(rel.to_arrow_table())  # type: ignore[return-value]  # from_arrow of a Table is a DataFrame (a Series only of an Array)
 
     def runs(self) -> list[dict[str, Any]]:
         cur = self.con.execute(

@@ -142,7 +142,7 @@ class _FioDoc:
             raise ParseError("no 'jobs' list: not fio JSON output", 1)
         if not jobs:
             raise ParseError("the 'jobs' list is empty: fio ran no job", _line_of(self.text, '"jobs"'))
-        gopts = doc.get("global options") if isinstance(doc.get("global options"), dict) else {}
+        gopts: dict[str, Any] = doc["global options"] if isinstance(doc.get("global options"), dict) else {}
         names: list[str] = []
         for i, job in enumerate(jobs):
             if not isinstance(job, dict) or "jobname" not in job:
@@ -258,8 +258,8 @@ class _FioDoc:
             obj, f = got
             for stat in ("mean", "min", "max", "stddev"):
                 col = f"{name}_{stat}_us"
-                if col in FIO_JOBS_SCHEMA and _num(obj.get(stat)) is not None:
-                    row[col] = _num(obj.get(stat)) / f  # type: ignore[operator]
+                if col in FIO_JOBS_SCHEMA and (v := _num(obj.get(stat))) is not None:
+                    row[col] = v / f
             if isinstance(obj.get("percentile"), dict) and (pct_src is None or name == "clat"):
                 pct_src = (name, obj, f)
             if name == "clat" and isinstance(obj.get("bins"), dict) and obj["bins"]:
@@ -437,8 +437,8 @@ class FioLogFormat:
         return 0.85 if len(lines) >= 2 or lines[0].count(b",") > 16 else 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        yield from ()  # a generator like the other parsers: the error comes on the first next()
         raise ParseError(self.unsupported, 1)
-        yield  # pragma: no cover - makes this a generator like the other parsers
 
 
 JSON_FORMAT = FioJsonFormat()

@@ -212,12 +212,12 @@ class _Parser:
         line = self.line_no
         for m in _SPLIT_BLOCKS.finditer(text):
             block = text[pos:m.start()]
-            yield from self._block(block, line)
+            self._block(block, line)
             line += text.count("\n", pos, m.end())
             pos = m.end()
         rest = text[pos:]
         if rest.strip():
-            yield from self._block(rest.rstrip("\n"), line, last=eof)
+            self._block(rest.rstrip("\n"), line, last=eof)
             if eof:
                 self._check_cut_end(text, line + rest.rstrip("\n").count("\n"))  # the file's last line
         line += rest.count("\n")
@@ -225,7 +225,7 @@ class _Parser:
         if self.pending_rows:
             yield from self._flush(final=eof)
 
-    def _block(self, block: str, line: int, last: bool = False) -> Iterator[Event]:
+    def _block(self, block: str, line: int, last: bool = False) -> None:
         # skip leading blank lines inside the block (a file may start with them)
         while True:
             nl = block.find("\n")
@@ -249,7 +249,7 @@ class _Parser:
                 pass
             elif DEVICE_HEADER.search(ln):
                 rows = block[end + 1:] if nl >= 0 else ""
-                yield from self._device_block(ln, rows, line, last)
+                self._device_block(ln, rows, line, last)
                 return
             elif CPU_HEADER.match(ln):
                 self._open_report("cpu", line)
@@ -262,8 +262,8 @@ class _Parser:
                 pos = nxt + 1
                 line += 2
                 continue
-            elif BANNER.match(stripped):
-                self._banner(BANNER.match(stripped), line)
+            elif m := BANNER.match(stripped):
+                self._banner(m, line)
             else:
                 stamp = fast_stamp(stripped) or split_stamp(stripped)
                 if stamp is None:
@@ -414,7 +414,7 @@ class _Parser:
         self.headers[key] = h
         return h
 
-    def _device_block(self, header_line: str, rows: str, line: int, last: bool) -> Iterator[Event]:
+    def _device_block(self, header_line: str, rows: str, line: int, last: bool) -> None:
         self._open_report("dev", line)
         rs = self._cur()
         h = self._header(header_line, line)
@@ -447,8 +447,6 @@ class _Parser:
         self.pending_rows += n
         if last:
             self._last_block = (key, len(p.parts) - 1)
-        return
-        yield  # pragma: no cover  (generator)
 
     # ---- bulk conversion ------------------------------------------------------------------
     def _flush(self, final: bool = False) -> Iterator[Event]:

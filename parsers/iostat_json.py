@@ -82,7 +82,7 @@ class IostatJsonFormat:
 
         rows: list[dict[str, Any]] = []
         cpu: list[tuple] = []
-        stamps = []
+        stamps: list[tuple[int, Any]] = []
         unknown: set[str] = set()
         canon_seen: set[str] = set()
         for idx, st in enumerate(stats):

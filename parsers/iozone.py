@@ -688,7 +688,8 @@ class _Parser:
                 self.warn(f"values touch: {note}", ln)
             if vals[0] is None or vals[1] is None:
                 raise ParseError("row without a file size and record size under 'kB' and 'reclen'", ln)
-            filled = [j for j in range(2, len(cols)) if vals[j] is not None]
+            results = {j: v for j in range(2, len(cols)) if (v := vals[j]) is not None}
+            filled = list(results)
             if first_filled is None:
                 first_filled = filled
                 if not filled:
@@ -698,12 +699,12 @@ class _Parser:
                 want = ", ".join(cols[j].label for j in first_filled)
                 raise ParseError(f"this row has values for {have}; the rows above have {want}: the table is cut "
                                  "off or damaged here", ln)
-            file_kb, record_kb = int(float(vals[0])), int(float(vals[1]))  # type: ignore[arg-type]
-            for j in filled:
+            file_kb, record_kb = int(float(vals[0])), int(float(vals[1]))
+            for j, v in results.items():
                 label = cols[j].label
                 out.append({"mode": mode, "source": "table", "test": TABLE_TESTS.get(label.lower(), _slug(label)),
                             "label": label, "file_kb": file_kb, "record_kb": record_kb, "threads": 1,
-                            "unit": unit, "_value": _num(vals[j]), "line": ln})  # type: ignore[arg-type]
+                            "unit": unit, "_value": _num(v), "line": ln})
         return out
 
     def _report_rows(self, sec: _Section, mode: str, unit: str, table_cells: dict[tuple[str, int, int], Any],
@@ -869,8 +870,8 @@ def _typical(split_rows: list[list[str | None]], n: int) -> list[float | None]:
     """Each column's median order of magnitude (log10)."""
     out: list[float | None] = []
     for j in range(n):
-        mags = sorted(m for r in split_rows if j < len(r) and r[j] is not None
-                      and (m := _magnitude(r[j])) is not None)  # type: ignore[arg-type]
+        mags = sorted(m for r in split_rows if j < len(r) and (v := r[j]) is not None
+                      and (m := _magnitude(v)) is not None)
         out.append(mags[len(mags) // 2] if mags else None)
     return out
 
@@ -929,10 +930,11 @@ def _split_row(text: str, ends: list[int], ln: int, typical: list[float | None] 
             pos = run_end
             continue
         o = run_end - next_end  # this fills its field and the next overflows by o, or the other way round
-        if o > 0 and typical and typical[j] is not None and typical[j + 1] is not None:
+        t0, t1 = (typical[j], typical[j + 1]) if typical else (None, None)
+        if o > 0 and t0 is not None and t1 is not None:
             a = (text[pos:end], text[end:run_end])  # fills, then the next overflows
             b = (text[pos:end + o], text[end + o:run_end])  # overflows, then the next fills
-            pick = b if _cost(b, typical[j], typical[j + 1]) < _cost(a, typical[j], typical[j + 1]) else a
+            pick = b if _cost(b, t0, t1) < _cost(a, t0, t1) else a
             if notes is not None:
                 notes.append(f"{text[pos:run_end]} could be {a[0]} | {a[1]} or {b[0]} | {b[1]} (printf writes "
                              f"both alike); {pick[0]} | {pick[1]} is nearer the columns' usual magnitudes")

@@ -116,7 +116,7 @@ def stamp_date(s: RawStamp, order: str) -> date | None:
     return date(_year(c), a, b)
 
 
-def stamp_datetime(s: RawStamp, order: str) -> datetime | None:
+def stamp_datetime(s: RawStamp, order: str) -> datetime:
     """Wall-clock datetime of a stamp (date 1900-01-01 when only a time was printed)."""
     d = stamp_date(s, order) or date(1900, 1, 1)
     if s.hms is None:

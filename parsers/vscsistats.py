@@ -249,21 +249,21 @@ class _CsvParser:
             if not b.rows and name == "frequency":
                 b.header_seen = True
                 return
-            if len(fields) == 2 and _number(fields[0]) is not None and _number(fields[1]) is not None:
+            if (len(fields) == 2 and (cnt := _number(fields[0])) is not None
+                    and (limit := _number(fields[1])) is not None):
                 if not b.header_seen and not b.rows and not self.missing_header_warned:
                     self.warn("bucket rows without a 'Frequency,Histogram Bucket Limit' header line", ln)
                     self.missing_header_warned = True
-                cnt = _number(fields[0])
-                if isinstance(cnt, float) or cnt < 0:  # type: ignore[operator]
+                if isinstance(cnt, float) or cnt < 0:
                     raise ParseError(f"bucket count {fields[0]!r} in {b.label()} is not a whole number >= 0", ln)
                 if b.has_overflow():
                     # a row after the overflow row: the overflow is not last, so the block is malformed
                     raise ParseError(f"bucket row after the overflow row (limit {b.rows[-1][1]} printed twice) "
                                      f"in {b.label()}", ln)
-                if b.rows and _number(fields[1]) < b.rows[-1][1]:  # type: ignore[operator]
+                if b.rows and limit < b.rows[-1][1]:
                     raise ParseError(f"bucket limits must increase: {fields[1]} after {b.rows[-1][1]} in "
                                      f"{b.label()}", ln)
-                b.rows.append((cnt, _number(fields[1]), ln))  # type: ignore[arg-type]
+                b.rows.append((cnt, limit, ln))
                 return
             if b.complete() or self._harmless_without_overflow(b):
                 self._end_block(ln)
@@ -464,12 +464,12 @@ class VscsiStatsTextFormat:
         return 0.9 if _TEXT_HEADER.search(head) else 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        yield from ()  # a generator like the other parsers: the error comes on the first next()
         with open(path, "rb") as fh:
             head = fh.read(65536)
         m = _TEXT_HEADER.search(head)
         line = head[: m.start()].count(b"\n") + 1 if m else 1
         raise ParseError(self.unsupported, line)
-        yield  # pragma: no cover - makes this a generator like the other parsers
 
 
 CSV_FORMAT = VscsiStatsCsvFormat()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.analysis.text import AnalysisError
-from app.workspace import has_table
+from app.workspace import Workspace, has_table
 
 
 @dataclass
@@ -27,12 +27,12 @@ class Phase:
         return {"name": self.name, "t_start_s": self.t_start_s, "t_end_s": self.t_end_s, "source": self.source}
 
 
-def _check_run(ws: Any, run_id: int) -> None:
+def _check_run(ws: Workspace, run_id: int) -> None:
     if ws.run(run_id) is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
 
 
-def list_phases(ws: Any, run_id: int, source: str | None = None) -> list[Phase]:
+def list_phases(ws: Workspace, run_id: int, source: str | None = None) -> list[Phase]:
     """Stored phases of a run, by start time (none when the workspace predates the phases table)."""
     if not has_table(ws, "phases"):
         return []
@@ -45,7 +45,7 @@ def list_phases(ws: Any, run_id: int, source: str | None = None) -> list[Phase]:
     return [Phase(n, float(a), float(b), src) for n, a, b, src in rows]
 
 
-def add_phase(ws: Any, run_id: int, name: str, t_start_s: float, t_end_s: float, source: str = "manual") -> Phase:
+def add_phase(ws: Workspace, run_id: int, name: str, t_start_s: float, t_end_s: float, source: str = "manual") -> Phase:
     """Store (or replace, by name) a phase of a run."""
     _check_run(ws, run_id)
     if not name.strip():
@@ -58,14 +58,14 @@ def add_phase(ws: Any, run_id: int, name: str, t_start_s: float, t_end_s: float,
     return Phase(name, t_start_s, t_end_s, source)
 
 
-def save_detected(ws: Any, run_id: int, phases: list[Phase]) -> list[Phase]:
+def save_detected(ws: Workspace, run_id: int, phases: list[Phase]) -> list[Phase]:
     """Store an automatic split (replacing the run's earlier automatic phases; manual ones stay)."""
     _check_run(ws, run_id)
     ws.con.execute("DELETE FROM phases WHERE run_id = ? AND source = 'auto'", [run_id])
     return [add_phase(ws, run_id, p.name, p.t_start_s, p.t_end_s, "auto") for p in phases]
 
 
-def delete_phase(ws: Any, run_id: int, name: str) -> bool:
+def delete_phase(ws: Workspace, run_id: int, name: str) -> bool:
     if not has_table(ws, "phases"):
         return False
     n = ws.con.execute("SELECT count(*) FROM phases WHERE run_id = ? AND name = ?", [run_id, name]).fetchall()[0][0]
@@ -73,14 +73,14 @@ def delete_phase(ws: Any, run_id: int, name: str) -> bool:
     return bool(n)
 
 
-def list_markers(ws: Any, run_id: int) -> dict[str, float]:
+def list_markers(ws: Workspace, run_id: int) -> dict[str, float]:
     if not has_table(ws, "markers"):
         return {}
     return {n: float(t) for n, t in ws.con.execute(
         "SELECT name, t_s FROM markers WHERE run_id = ? ORDER BY t_s, name", [run_id]).fetchall()}
 
 
-def add_marker(ws: Any, run_id: int, name: str, t_s: float) -> None:
+def add_marker(ws: Workspace, run_id: int, name: str, t_s: float) -> None:
     _check_run(ws, run_id)
     if not name.strip():
         raise AnalysisError("a marker needs a name")
@@ -90,7 +90,7 @@ def add_marker(ws: Any, run_id: int, name: str, t_s: float) -> None:
     ws.con.execute("INSERT INTO markers (run_id, name, t_s) VALUES (?, ?, ?)", [run_id, name, t_s])
 
 
-def delete_marker(ws: Any, run_id: int, name: str) -> bool:
+def delete_marker(ws: Workspace, run_id: int, name: str) -> bool:
     if not has_table(ws, "markers"):
         return False
     n = ws.con.execute("SELECT count(*) FROM markers WHERE run_id = ? AND name = ?", [run_id, name]).fetchall()[0][0]
