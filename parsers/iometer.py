@@ -41,7 +41,7 @@ import csv
 import io
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -106,161 +106,20 @@ class IometerFormat:
 
 
 def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:
-    lines = text.splitlines()
-    rows: list[dict[str, Any]] = []
-    tests: list[dict[str, Any]] = []
-    versions: list[str] = []
-    headers: set[str] = set()
-    current: dict[str, Any] = {}
-    specs: list[dict[str, Any]] = []
-    started: datetime | None = None
-    results_idx = -1
-    i = 0
-    n = len(lines)
-
-    def fields(k: int) -> list[str]:
-        return next(csv.reader(io.StringIO(lines[k])), [])
-
-    while i < n:
-        s = lines[i].strip()
-        ln = i + 1
-        if s.startswith("'Test Type"):
-            if i + 1 < n and not lines[i + 1].startswith("'"):
-                f = fields(i + 1)
-                current = {"test_type": f[0].strip() if f else None,
-                           "test_description": ",".join(f[1:]).strip() if len(f) > 1 else None, "line": ln}
-                i += 2
-            else:
-                i += 1
-            continue
-        if s == "'Version":
-            if i + 1 < n:
-                versions.append(lines[i + 1].strip())
-            i += 2
-            continue
-        if s == "'Time Stamp":
-            stamp = _stamp(lines[i + 1]) if i + 1 < n else None
-            if stamp is None:
-                raise ParseError("'Time Stamp' without a real time (expected YYYY-MM-DD hh:mm:ss:ms on the next "
-                                 "line)", min(ln + 1, n))
-            if results_idx >= 0 and tests and tests[-1].get("results_at") is None and tests[-1]["idx"] == results_idx:
-                tests[-1]["results_at"] = stamp
-                for r in rows:
-                    if r["test_idx"] == results_idx:
-                        r["ts"] = stamp
-            elif started is None:
-                started = stamp
-            current.setdefault("started", stamp)
-            i += 2
-            continue
-        if s.startswith("'Access specification name"):
-            specs = []
-            i += 1
-            while i < n and not lines[i].startswith("'End access"):
-                if not lines[i].startswith("'") and lines[i].strip():
-                    f = fields(i)
-                    if f and not re.fullmatch(r"-?\d+", f[0].strip()):
-                        specs.append({"name": f[0].strip(), "line": i + 1})
-                i += 1
-            continue
-        if s == "'Results":
-            i += 1
-            if i >= n or not lines[i].startswith("'Target Type"):
-                raise ParseError("'Results' is not followed by the column header ('Target Type,Target Name,...'): "
-                                 "the file is cut off or damaged", min(i + 1, n))
-            header = [h.strip() for h in fields(i)]
-            header[0] = header[0].lstrip("'")
-            hln = i + 1
-            low = [h.lower() for h in header]
-            missing = [r for r in REQUIRED if r not in low]
-            mb = [h for h in header if COLUMNS.get(h.lower()) == "mb_s"]
-            if missing or not mb:
-                raise ParseError("Iometer results header lacks " + ", ".join(
-                    [repr(m) for m in missing] + ([] if mb else ["'MBps' / 'MBps (Binary)' / 'MiBps (Binary)'"])), hln)
-            headers.add(mb[0])
-            results_idx += 1
-            test = {"idx": results_idx, "test_type": current.get("test_type"),
-                    "test_description": current.get("test_description"), "started": current.get("started"),
-                    "access_specs": [sp["name"] for sp in specs], "results_at": None, "line": hln}
-            tests.append(test)
-            i += 1
-            manager = worker = worker_spec = None
-            n_rows = 0
-            width: dict[str, tuple[int, int]] = {}  # row type -> (fields, line) of its first row
-            while i < n and not lines[i].startswith("'"):
-                if not lines[i].strip():
-                    i += 1
-                    continue
-                f = [x.strip() for x in fields(i)]
-                row_ln = i + 1
-                kind = ROW_TYPES.get(f[0].upper()) if f else None
-                if kind is None:
-                    raise ParseError(f"Iometer result row of unknown type {f[0] if f else ''!r} (expected ALL, "
-                                     "MANAGER, PROCESSOR, WORKER, DISK or NETWORK)", row_ln)
-                if len(f) > len(header):
-                    raise ParseError(f"{len(f)} fields, the header at line {hln} has {len(header)}", row_ln)
-                # Iometer writes the rows below ALL alike: a row with more fields had a value split in two
-                # (a decimal comma), and every value after it would land in the wrong column
-                ref = width.get(kind) or width.get("_rows")
-                if kind != "all" and ref is not None and len(f) > ref[0]:
-                    raise ParseError(f"{len(f)} fields where the row at line {ref[1]} has {ref[0]} (a decimal comma "
-                                     "splitting a value?): the values would shift columns", row_ln)
-                width.setdefault(kind, (len(f), row_ln))
-                if kind != "all":
-                    width.setdefault("_rows", (len(f), row_ln))
-                name = f[1] if len(f) > 1 else ""
-                if kind == "manager":
-                    manager, worker = name, None
-                elif kind == "worker":
-                    worker = name
-                elif kind == "all":
-                    manager = worker = None
-                row: dict[str, Any] = {
-                    "test_idx": results_idx, "test_type": test["test_type"],
-                    "test_description": test["test_description"], "ts": None, "row_type": kind,
-                    "manager": name if kind == "manager" else (manager if kind != "all" else None),
-                    "worker": name if kind == "worker" else (worker if kind in ("disk", "network", "unknown")
-                                                             else None),
-                    "target": name if kind in ("all", "processor", "disk", "network", "unknown") else None,
-                    "line": row_ln,
-                }
-                spec_i = low.index("access specification name") if "access specification name" in low else None
-                row["access_spec"] = (f[spec_i] or None) if spec_i is not None and spec_i < len(f) else None
-                if kind == "worker":
-                    worker_spec = row["access_spec"]
-                elif kind in ("disk", "network", "unknown") and row["access_spec"] is None:
-                    row["access_spec"] = worker_spec  # a target runs its worker's access specification
-                for j, h in enumerate(low):
-                    col = COLUMNS.get(h)
-                    if col is None or j >= len(f) or f[j] == "":
-                        continue
-                    try:
-                        v = float(f[j])
-                    except ValueError:
-                        raise ParseError(f"column {header[j]!r}: {f[j]!r} is not a number", row_ln) from None
-                    if not math.isfinite(v) or (col in INT_COLUMNS and abs(v) >= 2 ** 63):
-                        raise ParseError(f"column {header[j]!r}: {f[j][:30]!r} is out of range", row_ln)
-                    if col in INT_COLUMNS and v != int(v):
-                        raise ParseError(f"column {header[j]!r}: {f[j]!r} is not a whole number", row_ln)
-                    row[col] = int(v) if col in INT_COLUMNS and v == int(v) else v
-                rows.append(row)
-                n_rows += 1
-                i += 1
-            if not n_rows:
-                raise ParseError("Iometer results header without any result row: the file is cut off here", hln)
-            continue
-        i += 1
-    if not rows:
+    doc = _Reader(text)
+    doc.read()
+    if not doc.rows:
         raise ParseError("no Iometer results found (expected a 'Results section with a 'Target Type,...' header)",
                          None)
+    tests, rows = doc.tests, doc.rows
     for t in tests:
         if t["results_at"] is None:
             warn(f"result set {t['idx']} has no 'Time Stamp' after its rows: the file may be cut off", t["line"])
-    info = RunInfo(kind="iometer", tool_version=f"Iometer {versions[0]}" if versions else None)
-    info.started_at = started or next((t["started"] for t in tests if t["started"]), None)
+    info = RunInfo(kind="iometer", tool_version=f"Iometer {doc.versions[0]}" if doc.versions else None)
+    info.started_at = doc.started or next((t["started"] for t in tests if t["started"]), None)
     info.file_date = info.started_at.date() if info.started_at else None
     info.meta.update({
-        "versions": list(dict.fromkeys(versions)), "mbps_header": sorted(headers),
+        "versions": list(dict.fromkeys(doc.versions)), "mbps_header": sorted(doc.headers),
         "result_sets": [{k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in t.items()} for t in tests],
         "mb": "mb_s in MB/s of 2^20 bytes (binary); mb_s_decimal in 10^6 bytes/s where the file has it",
         "response_time_unit": "ms",
@@ -275,6 +134,216 @@ def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:
     ended = max((t["results_at"] for t in tests if t["results_at"]), default=None)
     yield RunEnd(key, {"n_samples": len(tests), "n_devices": len(targets) or len(managers), "ended_at": ended},
                  info=info)
+
+
+class _Reader:
+    """The sections of a results.csv, top to bottom. Each section's reader starts at its marker line (index
+    ``i``) and returns the index of the line after the section; lines outside any section are skipped."""
+
+    def __init__(self, text: str):
+        self.lines = text.splitlines()
+        self.n = len(self.lines)
+        self.rows: list[dict[str, Any]] = []
+        self.tests: list[dict[str, Any]] = []  # one per 'Results section
+        self.versions: list[str] = []
+        self.headers: set[str] = set()  # the MB/s header names seen
+        self.current: dict[str, Any] = {}  # the test (type, description, start) the next 'Results belongs to
+        self.specs: list[dict[str, Any]] = []  # the access specifications last listed
+        self.started: datetime | None = None
+        self.results_idx = -1
+
+    def fields(self, k: int) -> list[str]:
+        return next(csv.reader(io.StringIO(self.lines[k])), [])
+
+    def read(self) -> None:
+        i = 0
+        while i < self.n:
+            section = self._section(self.lines[i].strip())
+            i = section(i) if section is not None else i + 1
+
+    def _section(self, s: str) -> Callable[[int], int] | None:
+        if s.startswith("'Test Type"):
+            return self._test_type
+        if s == "'Version":
+            return self._version
+        if s == "'Time Stamp":
+            return self._time_stamp
+        if s.startswith("'Access specification name"):
+            return self._access_specs
+        if s == "'Results":
+            return self._results
+        return None
+
+    def _test_type(self, i: int) -> int:
+        if i + 1 >= self.n or self.lines[i + 1].startswith("'"):
+            return i + 1
+        f = self.fields(i + 1)
+        self.current = {"test_type": f[0].strip() if f else None,
+                        "test_description": ",".join(f[1:]).strip() if len(f) > 1 else None, "line": i + 1}
+        return i + 2
+
+    def _version(self, i: int) -> int:
+        if i + 1 < self.n:
+            self.versions.append(self.lines[i + 1].strip())
+        return i + 2
+
+    def _time_stamp(self, i: int) -> int:
+        stamp = _stamp(self.lines[i + 1]) if i + 1 < self.n else None
+        if stamp is None:
+            raise ParseError("'Time Stamp' without a real time (expected YYYY-MM-DD hh:mm:ss:ms on the next "
+                             "line)", min(i + 2, self.n))
+        last = self.tests[-1] if self.tests else None
+        if (self.results_idx >= 0 and last is not None and last.get("results_at") is None
+                and last["idx"] == self.results_idx):
+            # the stamp after a result set: when its results were taken
+            last["results_at"] = stamp
+            for r in self.rows:
+                if r["test_idx"] == self.results_idx:
+                    r["ts"] = stamp
+        elif self.started is None:
+            self.started = stamp
+        self.current.setdefault("started", stamp)
+        return i + 2
+
+    def _access_specs(self, i: int) -> int:
+        self.specs = []
+        i += 1
+        while i < self.n and not self.lines[i].startswith("'End access"):
+            if not self.lines[i].startswith("'") and self.lines[i].strip():
+                f = self.fields(i)
+                if f and not re.fullmatch(r"-?\d+", f[0].strip()):
+                    self.specs.append({"name": f[0].strip(), "line": i + 1})
+            i += 1
+        return i
+
+    def _results(self, i: int) -> int:
+        i += 1
+        if i >= self.n or not self.lines[i].startswith("'Target Type"):
+            raise ParseError("'Results' is not followed by the column header ('Target Type,Target Name,...'): "
+                             "the file is cut off or damaged", min(i + 1, self.n))
+        header = _Header(self.fields(i), i + 1)
+        self.headers.add(header.mb)
+        self.results_idx += 1
+        test = {"idx": self.results_idx, "test_type": self.current.get("test_type"),
+                "test_description": self.current.get("test_description"), "started": self.current.get("started"),
+                "access_specs": [sp["name"] for sp in self.specs], "results_at": None, "line": header.line}
+        self.tests.append(test)
+        block = _ResultRows(header, test)
+        n_rows = 0
+        i += 1
+        while i < self.n and not self.lines[i].startswith("'"):
+            if self.lines[i].strip():
+                self.rows.append(block.row([x.strip() for x in self.fields(i)], i + 1))
+                n_rows += 1
+            i += 1
+        if not n_rows:
+            raise ParseError("Iometer results header without any result row: the file is cut off here", header.line)
+        return i
+
+
+class _Header:
+    """The column header of a 'Results section (line ``line``), checked for the columns every result needs."""
+
+    def __init__(self, fields: list[str], line: int):
+        self.names = [h.strip() for h in fields]
+        self.names[0] = self.names[0].lstrip("'")
+        self.line = line
+        self.low = [h.lower() for h in self.names]
+        missing = [r for r in REQUIRED if r not in self.low]
+        mb = [h for h in self.names if COLUMNS.get(h.lower()) == "mb_s"]
+        if missing or not mb:
+            raise ParseError("Iometer results header lacks " + ", ".join(
+                [repr(m) for m in missing] + ([] if mb else ["'MBps' / 'MBps (Binary)' / 'MiBps (Binary)'"])), line)
+        self.mb = mb[0]
+        self.spec_i = self.low.index("access specification name") if "access specification name" in self.low else None
+
+
+class _ResultRows:
+    """Builds the rows of one result set: each row's type, the manager and worker it belongs to (the rows come
+    in tree order: ALL, then each MANAGER with its PROCESSORs and WORKERs, each WORKER with its targets), its
+    access specification and its values."""
+
+    def __init__(self, header: _Header, test: dict[str, Any]):
+        self.header = header
+        self.test = test
+        self.manager: str | None = None
+        self.worker: str | None = None
+        self.worker_spec: str | None = None
+        self.width: dict[str, tuple[int, int]] = {}  # row type -> (fields, line) of its first row
+
+    def row(self, f: list[str], ln: int) -> dict[str, Any]:
+        kind = self._kind(f, ln)
+        name = f[1] if len(f) > 1 else ""
+        if kind == "manager":
+            self.manager, self.worker = name, None
+        elif kind == "worker":
+            self.worker = name
+        elif kind == "all":
+            self.manager = self.worker = None
+        row: dict[str, Any] = {
+            "test_idx": self.test["idx"], "test_type": self.test["test_type"],
+            "test_description": self.test["test_description"], "ts": None, "row_type": kind,
+            "manager": name if kind == "manager" else (self.manager if kind != "all" else None),
+            "worker": name if kind == "worker" else (self.worker if kind in ("disk", "network", "unknown")
+                                                     else None),
+            "target": name if kind in ("all", "processor", "disk", "network", "unknown") else None,
+            "line": ln,
+            "access_spec": self._access_spec(kind, f),
+        }
+        row.update(_values(f, self.header, ln))
+        return row
+
+    def _kind(self, f: list[str], ln: int) -> str:
+        """The row's type, once its field count is checked against the header's and the rows' above."""
+        kind = ROW_TYPES.get(f[0].upper()) if f else None
+        if kind is None:
+            raise ParseError(f"Iometer result row of unknown type {f[0] if f else ''!r} (expected ALL, "
+                             "MANAGER, PROCESSOR, WORKER, DISK or NETWORK)", ln)
+        header = self.header
+        if len(f) > len(header.names):
+            raise ParseError(f"{len(f)} fields, the header at line {header.line} has {len(header.names)}", ln)
+        # Iometer writes the rows below ALL alike: a row with more fields had a value split in two
+        # (a decimal comma), and every value after it would land in the wrong column
+        ref = self.width.get(kind) or self.width.get("_rows")
+        if kind != "all" and ref is not None and len(f) > ref[0]:
+            raise ParseError(f"{len(f)} fields where the row at line {ref[1]} has {ref[0]} (a decimal comma "
+                             "splitting a value?): the values would shift columns", ln)
+        self.width.setdefault(kind, (len(f), ln))
+        if kind != "all":
+            self.width.setdefault("_rows", (len(f), ln))
+        return kind
+
+    def _access_spec(self, kind: str, f: list[str]) -> str | None:
+        i = self.header.spec_i
+        spec = (f[i] or None) if i is not None and i < len(f) else None
+        if kind == "worker":
+            self.worker_spec = spec
+        elif kind in ("disk", "network", "unknown") and spec is None:
+            spec = self.worker_spec  # a target runs its worker's access specification
+        return spec
+
+
+def _values(f: list[str], header: _Header, ln: int) -> dict[str, int | float]:
+    """The row's figures by column (a later header of the same column wins)."""
+    out: dict[str, int | float] = {}
+    for j, h in enumerate(header.low):
+        col = COLUMNS.get(h)
+        if col is None or j >= len(f) or f[j] == "":
+            continue
+        out[col] = _number(f[j], header.names[j], col, ln)
+    return out
+
+
+def _number(text: str, name: str, col: str, ln: int) -> int | float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise ParseError(f"column {name!r}: {text!r} is not a number", ln) from None
+    if not math.isfinite(v) or (col in INT_COLUMNS and abs(v) >= 2 ** 63):
+        raise ParseError(f"column {name!r}: {text[:30]!r} is out of range", ln)
+    if col in INT_COLUMNS and v != int(v):
+        raise ParseError(f"column {name!r}: {text!r} is not a whole number", ln)
+    return int(v) if col in INT_COLUMNS else v
 
 
 FORMAT = IometerFormat()
