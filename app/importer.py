@@ -8,6 +8,7 @@ Cancel button stops the loop. A failure in one file never stops the others.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -148,10 +149,8 @@ def read_ahead(events: Iterator[Any], depth: int = 2) -> Iterator[Any]:
     finally:
         stop.set()
         while t.is_alive():  # unblock a producer waiting on a full queue
-            try:
+            with contextlib.suppress(queue.Empty):
                 q.get_nowait()
-            except queue.Empty:
-                pass
             t.join(timeout=0.05)
 
 

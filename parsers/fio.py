@@ -132,17 +132,21 @@ class _FioDoc:
         mv = re.search(r"(\d+)\.(\d+)", version)
         self.major = int(mv.group(1)) if mv else None
 
-    def events(self) -> Iterator[Event]:
-        doc = self.doc
-        jobs = doc.get("jobs")
+    def _jobs(self) -> tuple[list[Any], bool]:
+        """The jobs, and whether they are a client/server run's (``client_stats``)."""
+        jobs = self.doc.get("jobs")
         client = False
-        if not isinstance(jobs, list) and isinstance(doc.get("client_stats"), list):
-            jobs, client = doc["client_stats"], True
+        if not isinstance(jobs, list) and isinstance(self.doc.get("client_stats"), list):
+            jobs, client = self.doc["client_stats"], True
         if not isinstance(jobs, list):
             raise ParseError("no 'jobs' list: not fio JSON output", 1)
         if not jobs:
             raise ParseError("the 'jobs' list is empty: fio ran no job", _line_of(self.text, '"jobs"'))
-        gopts: dict[str, Any] = doc["global options"] if isinstance(doc.get("global options"), dict) else {}
+        return jobs, client
+
+    def _devices(self, jobs: list[Any], client: bool) -> list[str]:
+        """Each job's name as a device: its host's before it in a client/server run, '#k' after it where
+        several jobs share it."""
         names: list[str] = []
         for i, job in enumerate(jobs):
             if not isinstance(job, dict) or "jobname" not in job:
@@ -157,6 +161,13 @@ class _FioDoc:
             k = seen.get(name, 0)
             seen[name] = k + 1
             devices.append(f"{name} #{k}" if names.count(name) > 1 else name)
+        return devices
+
+    def events(self) -> Iterator[Event]:
+        doc = self.doc
+        jobs, client = self._jobs()
+        gopts: dict[str, Any] = doc["global options"] if isinstance(doc.get("global options"), dict) else {}
+        devices = self._devices(jobs, client)
 
         rows: list[dict[str, Any]] = []
         hist: list[tuple[Any, ...]] = []

@@ -60,6 +60,22 @@ class HdparmFormat:
         yield from _parse(read_text(path, "hdparm output"), state, warn)
 
 
+def _result(label: str, rest: str, ln: int) -> dict[str, Any]:
+    """The figures after a timing line's label, or its read() error."""
+    mm = _MEASURE.match(rest)
+    if mm:
+        mb, secs, rate, unit = float(mm.group(1)), float(mm.group(2)), float(mm.group(3)), mm.group(4)
+        mb_s = rate / 1024 if unit == "kB" else rate * 1024 if unit == "GB" else rate
+        return {"mb": mb, "seconds": secs, "mb_s": mb_s, "ok": True, "error": None}
+    fm = _FAIL.match(rest)
+    if fm:
+        return {"mb": None, "seconds": None, "mb_s": None, "ok": False, "error": fm.group(1).strip()}
+    if not rest:
+        raise ParseError(f"{label!r} without a result: the output is cut off here", ln)
+    raise ParseError(f"{label!r} result not understood: {rest[:60]!r} (expected 'N MB in S seconds = "
+                     "R MB/sec' or a read() error)", ln)
+
+
 def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:
     rows: list[dict[str, Any]] = []
     device: str | None = None
@@ -89,20 +105,7 @@ def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:
             test = "cached" if m.group(2) in ("cached", "buffer-cache") else "disk"
             label = " ".join(s.split(":", 1)[0].split())
             labels_seen[label] = labels_seen.get(label, ln)
-            rest = m.group(3).strip()
-            mm = _MEASURE.match(rest)
-            fm = _FAIL.match(rest)
-            if mm:
-                mb, secs, rate, unit = float(mm.group(1)), float(mm.group(2)), float(mm.group(3)), mm.group(4)
-                mb_s = rate / 1024 if unit == "kB" else rate * 1024 if unit == "GB" else rate
-                add(ln, test, direct, label, mb=mb, seconds=secs, mb_s=mb_s, ok=True, error=None)
-            elif fm:
-                add(ln, test, direct, label, mb=None, seconds=None, mb_s=None, ok=False, error=fm.group(1).strip())
-            elif not rest:
-                raise ParseError(f"{label!r} without a result: the output is cut off here", ln)
-            else:
-                raise ParseError(f"{label!r} result not understood: {rest[:60]!r} (expected 'N MB in S seconds = "
-                                 "R MB/sec' or a read() error)", ln)
+            add(ln, test, direct, label, **_result(label, m.group(3).strip(), ln))
             continue
         fm = _FAIL.match(raw)
         if fm:

@@ -73,12 +73,7 @@ def validate_mapping(spec: dict[str, Any]) -> dict[str, Any]:
     target_cols = TARGETS[kind]["columns"]
     columns = {str(k).strip(): str(v).strip() for k, v in (spec.get("columns") or {}).items()}
     constants = {str(k).strip(): str(v) for k, v in (spec.get("constants") or {}).items()}
-    scale: dict[str, float] = {}
-    for k, v in (spec.get("scale") or {}).items():
-        try:
-            scale[str(k).strip()] = float(v)
-        except (TypeError, ValueError):
-            raise MappingError(f"factor for {k!r} is not a number: {v!r}") from None
+    scale = _factors(spec)
     for what, cols in (("column", columns), ("fixed value", constants), ("factor", scale)):
         for c in cols:
             if c not in target_cols:
@@ -97,6 +92,26 @@ def validate_mapping(spec: dict[str, Any]) -> dict[str, Any]:
             raise MappingError(f"factor for {c!r}, which is not mapped to a column")
     if not any(c in columns for c in MEASURES):
         raise MappingError("map at least one measure: " + ", ".join(MEASURES))
+    delim, decimal = _delimiter_and_decimal(spec)
+    skip = spec.get("skip_rows") or 0
+    if not isinstance(skip, int) or skip < 0:
+        raise MappingError(f"skip_rows must be a whole number >= 0, not {skip!r}")
+    return {"name": spec.get("name"), "kind": kind, "columns": columns, "scale": scale, "constants": constants,
+            "delimiter": delim, "decimal": decimal, "skip_rows": skip, "description": spec.get("description")}
+
+
+def _factors(spec: dict[str, Any]) -> dict[str, float]:
+    scale: dict[str, float] = {}
+    for k, v in (spec.get("scale") or {}).items():
+        try:
+            scale[str(k).strip()] = float(v)
+        except (TypeError, ValueError):
+            raise MappingError(f"factor for {k!r} is not a number: {v!r}") from None
+    return scale
+
+
+def _delimiter_and_decimal(spec: dict[str, Any]) -> tuple[str | None, str]:
+    """The mapping's delimiter (None: detect it) and decimal mark."""
     delim = spec.get("delimiter")
     if delim not in (None, "", "auto"):
         if delim not in DELIMITERS:
@@ -109,11 +124,7 @@ def validate_mapping(spec: dict[str, Any]) -> dict[str, Any]:
         raise MappingError(f"decimal mark {decimal!r}: use '.' or ','")
     if decimal == "," and delim == ",":
         raise MappingError("decimal comma and comma delimiter cannot go together")
-    skip = spec.get("skip_rows") or 0
-    if not isinstance(skip, int) or skip < 0:
-        raise MappingError(f"skip_rows must be a whole number >= 0, not {skip!r}")
-    return {"name": spec.get("name"), "kind": kind, "columns": columns, "scale": scale, "constants": constants,
-            "delimiter": delim, "decimal": decimal, "skip_rows": skip, "description": spec.get("description")}
+    return delim, decimal
 
 
 def _sniff_delimiter(header: str) -> str:
@@ -172,6 +183,36 @@ class MappedCsvFormat:
         yield from _Reader(spec, state, warn).run(text)
 
 
+def _preamble(lines: list[str], first: int) -> tuple[int, dict[str, str]]:
+    """The index of the header row (after ``first`` skipped rows, blank lines and '#' comments), and the
+    '# key: value' notes of those comments."""
+    notes: dict[str, str] = {}
+    i = first
+    while i < len(lines) and (not lines[i].strip() or lines[i].lstrip().startswith("#")):
+        m = re.match(r"^\s*#\s*([\w .-]+?)\s*:\s*(.*?)\s*$", lines[i])
+        if m:
+            notes[m.group(1).strip()] = m.group(2)
+        i += 1
+    return i, notes
+
+
+def _text_value(kind: str, s: str, where: str, ln: int) -> Any:
+    """A text, true/false or date-time value (``s`` not empty)."""
+    if kind == "text":
+        return s
+    if kind == "bool":
+        if s.lower() in _TRUE:
+            return True
+        if s.lower() in _FALSE:
+            return False
+        raise ParseError(f"{where}: {s!r} is not true/false (yes/no, pass/fail, 1/0)", ln)
+    try:
+        return datetime.fromisoformat(s.replace("Z", "+00:00")).replace(tzinfo=None)
+    except ValueError:
+        raise ParseError(f"{where}: {s!r} is not an ISO date-time (YYYY-MM-DD hh:mm:ss); map a column of "
+                         "seconds to t_s instead", ln) from None
+
+
 class _Reader:
     def __init__(self, spec: dict[str, Any] | None, state: JobState, warn: WarnFn):
         self.spec = spec
@@ -181,14 +222,7 @@ class _Reader:
     def run(self, text: str) -> Iterator[Event]:
         spec = self.spec
         lines = text.splitlines()
-        notes: dict[str, str] = {}
-        first = spec["skip_rows"] if spec else 0
-        i = first
-        while i < len(lines) and (not lines[i].strip() or lines[i].lstrip().startswith("#")):
-            m = re.match(r"^\s*#\s*([\w .-]+?)\s*:\s*(.*?)\s*$", lines[i])
-            if m:
-                notes[m.group(1).strip()] = m.group(2)
-            i += 1
+        i, notes = _preamble(lines, spec["skip_rows"] if spec else 0)
         if i >= len(lines):
             raise ParseError("no header row (the file has no line of column names)", max(1, min(i, len(lines))))
         hln = i + 1
@@ -202,19 +236,7 @@ class _Reader:
         if len(set(low)) != len(low):
             dup = sorted({h for h in low if low.count(h) > 1})
             raise ParseError(f"the header names a column twice: {', '.join(dup)}", hln)
-        cols: dict[str, int] = {}  # target column -> index in the file
-        if spec:
-            for target, src in spec["columns"].items():
-                if src.lower() not in low:
-                    raise ParseError(f"column {src!r} (mapped to {target} by mapping {spec['name']!r}) is not in the "
-                                     f"header; the header has: {', '.join(header)}", hln)
-                cols[target] = low.index(src.lower())
-        else:
-            cols = {c: low.index(c) for c in IOMARK_COLUMNS if c in low}
-            missing = [c for c in ("workload", "users") if c not in cols]
-            if missing or not any(c in cols for c in MEASURES):
-                raise ParseError(f"not the {LAYOUT} layout: the header needs workload, users and at least one of "
-                                 f"{', '.join(MEASURES)}; it has: {', '.join(header)}", hln)
+        cols = self._columns(header, low, hln)
         extra_idx = [j for j in range(len(header)) if j not in cols.values()]
         rows: list[dict[str, Any]] = []
         reader = _rows_or_error(csv.reader(io.StringIO("\n".join(lines[i + 1:])), delimiter=delim), hln)
@@ -254,26 +276,32 @@ class _Reader:
         self.state.progress(1.0, "done")
         yield RunEnd(key, {"n_samples": len(rows), "ended_at": max(stamps) if stamps else None}, info=info)
 
+    def _columns(self, header: list[str], low: list[str], hln: int) -> dict[str, int]:
+        """Target column -> its index in the file (by the mapping, else by the IOmark layout's names)."""
+        spec = self.spec
+        if not spec:
+            cols = {c: low.index(c) for c in IOMARK_COLUMNS if c in low}
+            missing = [c for c in ("workload", "users") if c not in cols]
+            if missing or not any(c in cols for c in MEASURES):
+                raise ParseError(f"not the {LAYOUT} layout: the header needs workload, users and at least one of "
+                                 f"{', '.join(MEASURES)}; it has: {', '.join(header)}", hln)
+            return cols
+        cols = {}
+        for target, src in spec["columns"].items():
+            if src.lower() not in low:
+                raise ParseError(f"column {src!r} (mapped to {target} by mapping {spec['name']!r}) is not in the "
+                                 f"header; the header has: {', '.join(header)}", hln)
+            cols[target] = low.index(src.lower())
+        return cols
+
     def _value(self, target: str, raw: str, decimal: str, ln: int, column: str) -> Any:
         kind = IOMARK_COLUMNS[target]
         s = raw.strip()
         if not s:
             return None
         where = f"column {column!r} ({target})"
-        if kind == "text":
-            return s
-        if kind == "bool":
-            if s.lower() in _TRUE:
-                return True
-            if s.lower() in _FALSE:
-                return False
-            raise ParseError(f"{where}: {s!r} is not true/false (yes/no, pass/fail, 1/0)", ln)
-        if kind == "ts":
-            try:
-                return datetime.fromisoformat(s.replace("Z", "+00:00")).replace(tzinfo=None)
-            except ValueError:
-                raise ParseError(f"{where}: {s!r} is not an ISO date-time (YYYY-MM-DD hh:mm:ss); map a column of "
-                                 "seconds to t_s instead", ln) from None
+        if kind in ("text", "bool", "ts"):
+            return _text_value(kind, s, where, ln)
         factor = self.spec["scale"].get(target, 1.0) if self.spec else 1.0
         if kind == "seconds" and re.fullmatch(r"\d+:\d{2}(:\d{2}(\.\d+)?)?", s):
             parts = [float(p) for p in s.split(":")]

@@ -15,6 +15,7 @@ one code path.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 from collections.abc import Iterator
@@ -265,26 +266,30 @@ class _Parser:
             elif m := BANNER.match(stripped):
                 self._banner(m, line)
             else:
-                stamp = fast_stamp(stripped) or split_stamp(stripped)
-                if stamp is None:
-                    raise ParseError(f"unexpected text {stripped[:60]!r}: expected a timestamp, "
-                                     "an 'avg-cpu:' block or a 'Device' header", line)
-                self._open_report("ts", line)
-                rs = self._cur()
-                rs.stamps.append((rs.sample_idx, stamp))
-                if rs.resolver is None:
-                    rs.resolver = StampResolver(rs.info.meta.get("_banner_stamp"))
-                try:
-                    dt = rs.resolver.add(stamp)
-                except ValueError:
-                    raise ParseError(f"impossible date or time {stripped!r}", line) from None
-                rs.ts_by_sample[rs.sample_idx] = dt
-                if rs.t0 is None:
-                    rs.t0 = dt
+                self._stamp_line(stripped, line)
             if nl < 0:
                 return
             pos = nl + 1
             line += 1
+
+    def _stamp_line(self, stripped: str, line: int) -> None:
+        """A report's timestamp (any other line here is an error)."""
+        stamp = fast_stamp(stripped) or split_stamp(stripped)
+        if stamp is None:
+            raise ParseError(f"unexpected text {stripped[:60]!r}: expected a timestamp, "
+                             "an 'avg-cpu:' block or a 'Device' header", line)
+        self._open_report("ts", line)
+        rs = self._cur()
+        rs.stamps.append((rs.sample_idx, stamp))
+        if rs.resolver is None:
+            rs.resolver = StampResolver(rs.info.meta.get("_banner_stamp"))
+        try:
+            dt = rs.resolver.add(stamp)
+        except ValueError:
+            raise ParseError(f"impossible date or time {stripped!r}", line) from None
+        rs.ts_by_sample[rs.sample_idx] = dt
+        if rs.t0 is None:
+            rs.t0 = dt
 
     def _check_cut_end(self, text: str, line: int) -> None:
         """A log cut off inside its last report: leave that report out (with a warning) rather than store a
@@ -344,10 +349,8 @@ class _Parser:
         if stamp is not None and stamp.date_parts:
             readable = []
             for order in ("MDY", "DMY"):
-                try:
+                with contextlib.suppress(ValueError):  # not a date in this order
                     readable.append(stamp_date(stamp, order))
-                except ValueError:
-                    pass
             if not readable:
                 raise ParseError(f"impossible date {m.group('date').strip()!r} in the iostat banner", line)
             info.meta["_banner_stamp"] = stamp
@@ -652,59 +655,10 @@ class _Parser:
                                  self.line_no)
             self.warn("the file holds no device rows (every report is empty)", None)
 
-        # timestamps
-        ts_by_sample: dict[int, datetime] = {}
-        banner_stamp = info.meta.pop("_banner_stamp", None)
-        if rs.stamps:
-            raws = [s for _, s in rs.stamps]
-            try:
-                dts, notes = resolve_stamps(raws, banner_stamp)
-            except ValueError:
-                raise ParseError("the dates of the reports contradict each other (day/month order)") from None
-            for n in notes:
-                self.warn(n, None)
-            ts_by_sample = {i: dt for (i, _), dt in zip(rs.stamps, dts)}
-            if any(s.tz for s in raws):
-                info.meta["utc_offset"] = next(s.tz for s in raws if s.tz)
-        if banner_stamp is not None:
-            try:
-                info.file_date = banner_date(banner_stamp, [s for _, s in rs.stamps])
-            except ValueError:
-                raise ParseError(f"the banner's date {banner_stamp.text!r} cannot be read in the day/month order of "
-                                 "the report stamps", info.meta.get("_banner_line")) from None
+        ts_by_sample = self._timestamps(rs)
+        t_by_sample = self._interval(rs, ts_by_sample, n_samples)
 
-        interval = None
-        interval_source = None
-        t_by_sample: dict[int, float] = {}
-        if ts_by_sample:
-            t0 = ts_by_sample[min(ts_by_sample)]
-            t_by_sample = {i: (dt - t0).total_seconds() for i, dt in ts_by_sample.items()}
-            keys = sorted(ts_by_sample)
-            diffs = [(ts_by_sample[b] - ts_by_sample[a]).total_seconds() / (b - a)
-                     for a, b in zip(keys, keys[1:]) if b not in rs.segment_starts]
-            diffs = [d for d in diffs if d > 0]
-            if diffs:
-                interval = float(np.median(diffs))
-                interval_source = "timestamps"
-                if self.opt.interval_s and abs(self.opt.interval_s - interval) > 0.1 * interval:
-                    self.warn(f"the interval given ({self.opt.interval_s:g} s) disagrees with the timestamps "
-                              f"({interval:g} s); the timestamps were used", None)
-            info.started_at = t0
-            info.meta["ended_at"] = ts_by_sample[max(ts_by_sample)].isoformat()
-        if interval is None and self.opt.interval_s:
-            interval = float(self.opt.interval_s)
-            interval_source = "user"
-            t_by_sample = {i: i * interval for i in range(n_samples)}
-        if interval is None and n_samples > 1:
-            hint = self._interval_hint(rs)
-            self.warn("the file has no timestamps (iostat ran without -t), so the interval is unknown: "
-                      "times are left empty. Set it with {fix:set_interval} (the number after 'iostat', e.g. 5 for "
-                      "'iostat 5')" + hint, None)
-            interval_source = "unknown"
-        info.interval_s = interval
-        info.interval_source = interval_source
-
-        since_boot, how = self._first_report(rs, interval)
+        since_boot, how = self._first_report(rs, info.interval_s)
         info.meta["first_report"] = how
         info.meta["segments"] = len(rs.segment_starts)
         info.tool_version = rs.layout
@@ -736,6 +690,66 @@ class _Parser:
             "n_devices": len(rs.devices),
             "ended_at": datetime.fromisoformat(info.meta.pop("ended_at")) if "ended_at" in info.meta else None,
         }, info=info)
+
+    def _timestamps(self, rs: _RunState) -> dict[int, datetime]:
+        """The time of each sample that has a stamp; the file's date from the banner and the UTC offset."""
+        info = rs.info
+        ts_by_sample: dict[int, datetime] = {}
+        banner_stamp = info.meta.pop("_banner_stamp", None)
+        if rs.stamps:
+            raws = [s for _, s in rs.stamps]
+            try:
+                dts, notes = resolve_stamps(raws, banner_stamp)
+            except ValueError:
+                raise ParseError("the dates of the reports contradict each other (day/month order)") from None
+            for n in notes:
+                self.warn(n, None)
+            ts_by_sample = {i: dt for (i, _), dt in zip(rs.stamps, dts)}
+            if any(s.tz for s in raws):
+                info.meta["utc_offset"] = next(s.tz for s in raws if s.tz)
+        if banner_stamp is not None:
+            try:
+                info.file_date = banner_date(banner_stamp, [s for _, s in rs.stamps])
+            except ValueError:
+                raise ParseError(f"the banner's date {banner_stamp.text!r} cannot be read in the day/month order of "
+                                 "the report stamps", info.meta.get("_banner_line")) from None
+        return ts_by_sample
+
+    def _interval(self, rs: _RunState, ts_by_sample: dict[int, datetime], n_samples: int) -> dict[int, float]:
+        """Set the run's interval (from the timestamps, else the one given, else unknown); return each sample's
+        time in seconds from the first."""
+        info = rs.info
+        interval = None
+        interval_source = None
+        t_by_sample: dict[int, float] = {}
+        if ts_by_sample:
+            t0 = ts_by_sample[min(ts_by_sample)]
+            t_by_sample = {i: (dt - t0).total_seconds() for i, dt in ts_by_sample.items()}
+            keys = sorted(ts_by_sample)
+            diffs = [(ts_by_sample[b] - ts_by_sample[a]).total_seconds() / (b - a)
+                     for a, b in zip(keys, keys[1:]) if b not in rs.segment_starts]
+            diffs = [d for d in diffs if d > 0]
+            if diffs:
+                interval = float(np.median(diffs))
+                interval_source = "timestamps"
+                if self.opt.interval_s and abs(self.opt.interval_s - interval) > 0.1 * interval:
+                    self.warn(f"the interval given ({self.opt.interval_s:g} s) disagrees with the timestamps "
+                              f"({interval:g} s); the timestamps were used", None)
+            info.started_at = t0
+            info.meta["ended_at"] = ts_by_sample[max(ts_by_sample)].isoformat()
+        if interval is None and self.opt.interval_s:
+            interval = float(self.opt.interval_s)
+            interval_source = "user"
+            t_by_sample = {i: i * interval for i in range(n_samples)}
+        if interval is None and n_samples > 1:
+            hint = self._interval_hint(rs)
+            self.warn("the file has no timestamps (iostat ran without -t), so the interval is unknown: "
+                      "times are left empty. Set it with {fix:set_interval} (the number after 'iostat', e.g. 5 for "
+                      "'iostat 5')" + hint, None)
+            interval_source = "unknown"
+        info.interval_s = interval
+        info.interval_source = interval_source
+        return t_by_sample
 
     def _interval_hint(self, rs: _RunState) -> str:
         later = [np.median(v) for s, v in rs.ratios.items() if s not in rs.segment_starts and v]

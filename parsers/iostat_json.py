@@ -95,17 +95,7 @@ class IostatJsonFormat:
         if unknown:
             warn("keys not recognised and not imported: " + ", ".join(sorted(unknown)), None)
         n = len(stats)
-        ts_by: dict[int, datetime] = {}
-        if stamps:
-            try:
-                dts, notes = resolve_stamps([s for _, s in stamps])
-            except ValueError:
-                bad = next((i, s) for i, s in stamps if not _readable(s))
-                raise ParseError(f"impossible date or time {bad[1].text!r} in statistics[{bad[0]}]",
-                                 _stat_line(text, bad[0])) from None
-            for note in notes:
-                warn(note, None)
-            ts_by = {i: dt for (i, _), dt in zip(stamps, dts)}
+        ts_by = _report_times(stamps, text, warn)
         interval = None
         t_by: dict[int, float] = {}
         if ts_by:
@@ -237,6 +227,21 @@ def _stat_line(text: str, idx: int) -> int | None:
         if pos < 0:
             return None
     return _line_of(text, pos)
+
+
+def _report_times(stamps: list[tuple[int, Any]], text: str, warn: WarnFn) -> dict[int, datetime]:
+    """The time of each report that has a stamp (statistics[] index -> datetime)."""
+    if not stamps:
+        return {}
+    try:
+        dts, notes = resolve_stamps([s for _, s in stamps])
+    except ValueError:
+        bad = next((i, s) for i, s in stamps if not _readable(s))
+        raise ParseError(f"impossible date or time {bad[1].text!r} in statistics[{bad[0]}]",
+                         _stat_line(text, bad[0])) from None
+    for note in notes:
+        warn(note, None)
+    return {i: dt for (i, _), dt in zip(stamps, dts)}
 
 
 FORMAT = IostatJsonFormat()

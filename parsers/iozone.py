@@ -25,10 +25,11 @@ The banner (version, command line, settings) goes into ``runs.meta``. ``-O`` (op
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -165,19 +166,24 @@ def parse_command_line(cmd: str) -> dict[str, Any]:
                 i += 1
             opts["-F"] = files
             continue
-        j = 1
-        while j < len(t):
-            c = t[j]
-            if c in _ARG:
-                val = t[j + 1:]
-                if not val and i < len(toks):
-                    val = toks[i]
-                    i += 1
-                put(f"-{c}", val)
-                break
-            put(f"-{c}", True)
-            j += 1
+        i = _letters(t, toks, i, put)
     return opts
+
+
+def _letters(t: str, toks: list[str], i: int, put: Callable[[str, Any], None]) -> int:
+    """A cluster of one-letter options (``-aR``, ``-s1g``, ``-s 1g``): each flag, up to the first that takes a
+    value (the rest of the token, else the next token). Returns the index of the token after them."""
+    for j in range(1, len(t)):
+        c = t[j]
+        if c in _ARG:
+            val = t[j + 1:]
+            if not val and i < len(toks):
+                val = toks[i]
+                i += 1
+            put(f"-{c}", val)
+            return i
+        put(f"-{c}", True)
+    return i
 
 
 # ---- the pieces of one IOzone run --------------------------------------------------------------
@@ -402,10 +408,8 @@ class _Parser:
         for pat, key, conv in pats:
             m = re.match(pat, s)
             if m:
-                try:
+                with contextlib.suppress(ValueError):
                     info[key] = conv(m.group(1))
-                except ValueError:
-                    pass
                 if key == "file_kb":
                     self.sec.file_kb = info[key]
                 elif key == "record_kb":

@@ -251,19 +251,7 @@ class _CsvParser:
                 return
             if (len(fields) == 2 and (cnt := _number(fields[0])) is not None
                     and (limit := _number(fields[1])) is not None):
-                if not b.header_seen and not b.rows and not self.missing_header_warned:
-                    self.warn("bucket rows without a 'Frequency,Histogram Bucket Limit' header line", ln)
-                    self.missing_header_warned = True
-                if isinstance(cnt, float) or cnt < 0:
-                    raise ParseError(f"bucket count {fields[0]!r} in {b.label()} is not a whole number >= 0", ln)
-                if b.has_overflow():
-                    # a row after the overflow row: the overflow is not last, so the block is malformed
-                    raise ParseError(f"bucket row after the overflow row (limit {b.rows[-1][1]} printed twice) "
-                                     f"in {b.label()}", ln)
-                if b.rows and limit < b.rows[-1][1]:
-                    raise ParseError(f"bucket limits must increase: {fields[1]} after {b.rows[-1][1]} in "
-                                     f"{b.label()}", ln)
-                b.rows.append((cnt, limit, ln))
+                self._bucket(b, cnt, limit, fields, ln)
                 return
             if b.complete() or self._harmless_without_overflow(b):
                 self._end_block(ln)
@@ -272,6 +260,22 @@ class _CsvParser:
             raise ParseError(f"unexpected text {s[:60]!r} inside {b.label()}: expected "
                              f"{'a count,limit bucket row' if b.rows or b.header_seen else 'min/max/mean/count'}", ln)
         self._top_level(s, ln)
+
+    def _bucket(self, b: _Block, cnt: int | float, limit: int | float, fields: list[str], ln: int) -> None:
+        """A 'count,limit' row of block ``b``."""
+        if not b.header_seen and not b.rows and not self.missing_header_warned:
+            self.warn("bucket rows without a 'Frequency,Histogram Bucket Limit' header line", ln)
+            self.missing_header_warned = True
+        if isinstance(cnt, float) or cnt < 0:
+            raise ParseError(f"bucket count {fields[0]!r} in {b.label()} is not a whole number >= 0", ln)
+        if b.has_overflow():
+            # a row after the overflow row: the overflow is not last, so the block is malformed
+            raise ParseError(f"bucket row after the overflow row (limit {b.rows[-1][1]} printed twice) "
+                             f"in {b.label()}", ln)
+        if b.rows and limit < b.rows[-1][1]:
+            raise ParseError(f"bucket limits must increase: {fields[1]} after {b.rows[-1][1]} in "
+                             f"{b.label()}", ln)
+        b.rows.append((cnt, limit, ln))
 
     def _top_level(self, s: str, ln: int) -> None:
         stamp = parse_stamp(s)
