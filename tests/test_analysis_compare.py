@@ -27,14 +27,20 @@ def test_side_by_side_with_delta_and_ratio(ws, two):
     a, b = two
     c = compare_runs(ws, [a, b], phases="none")
     peak = metric(c.metrics, "peak_iops")
-    assert peak["values"] == [400, 800] and peak["delta"] == [0, 400] and peak["ratio"] == [1, 2]
+    assert peak["values"] == [400, 800]
+    assert peak["delta"] == [0, 400]
+    assert peak["ratio"] == [1, 2]
     total = metric(c.metrics, "total_ios")
-    assert total["values"] == [3500, 7000] and total["ratio"][1] == 2  # 700 IOPS-intervals x 5 s
+    # 700 IOPS-intervals x 5 s
+    assert total["values"] == [3500, 7000]
+    assert total["ratio"][1] == 2
     # one threshold for both runs: 50 % of the baseline's peak = 200; above it: A 400 (5 s), B 800 and 400 (10 s)
     assert c.method["time_above_threshold_iops"] == 200
     assert metric(c.metrics, "time_above_s")["values"] == [5, 10]
     assert metric(c.metrics, "read_share")["ratio"] == [1, 1]
-    assert c.phases == [] and c.iozone["rows"] == [] and c.method["baseline"] == f"run {a}"
+    assert c.phases == []
+    assert c.iozone["rows"] == []
+    assert c.method["baseline"] == f"run {a}"
     with pytest.raises(AnalysisError, match="two"):
         compare_runs(ws, [a])
     with pytest.raises(AnalysisError, match="no run 99"):
@@ -46,7 +52,8 @@ def test_stored_phases_are_matched_by_name(ws, two):
     ph.add_phase(ws, a, "storm", 5, 20)
     ph.add_phase(ws, b, "storm", 5, 20)
     c = compare_runs(ws, [a, b])
-    assert c.method["phases"]["matched_by"] == "name" and [p["phase"] for p in c.phases] == ["storm"]
+    assert c.method["phases"]["matched_by"] == "name"
+    assert [p["phase"] for p in c.phases] == ["storm"]
     peak = metric(c.phases[0]["metrics"], "total_ios")
     assert peak["values"] == [3500, 7000]  # the three reports inside [5, 20) hold every I/O
 
@@ -66,5 +73,8 @@ def test_iozone_part_tolerates_the_table_being_absent(ws, two):
     assert io["keys"] == ["mode", "source", "test", "file_kb", "record_kb", "threads", "unit"]
     assert len(io["rows"]) == 1  # 'read' exists for one run only
     row = io["rows"][0]
-    assert row["key"]["test"] == "write" and row["values"] == [100, 150] and row["ratio"] == [1, 1.5]
-    assert row["page_cache_likely"] and "page cache" in io["note"]
+    assert row["key"]["test"] == "write"
+    assert row["values"] == [100, 150]
+    assert row["ratio"] == [1, 1.5]
+    assert row["page_cache_likely"]
+    assert "page cache" in io["note"]

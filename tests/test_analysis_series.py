@@ -29,12 +29,14 @@ def test_whole_disks_by_default():
     c = classify_devices([(d, False) for d in ("sda", "sda1", "sda12", "sdb", "dm-0", "md0", "loop3", "sr0")]
                          + [("disks", True)])
     assert c.used == ["sda", "sdb", "sr0"]
-    assert c.excluded["sda1"].startswith("partition of sda") and c.excluded["sda12"].startswith("partition of sda")
-    assert {"dm-0", "md0", "loop3"} <= set(c.excluded) and "stacked" in c.excluded["md0"]
+    assert c.excluded["sda1"].startswith("partition of sda")
+    assert c.excluded["sda12"].startswith("partition of sda")
+    assert {"dm-0", "md0", "loop3"} <= set(c.excluded)
+    assert "stacked" in c.excluded["md0"]
     assert "group" in c.excluded["disks"]
 
 
-@pytest.mark.parametrize("name, names, parent", [
+@pytest.mark.parametrize(("name", "names", "parent"), [
     ("nvme0n1p1", ["nvme0n1"], "nvme0n1"), ("cciss/c0d0p2", ["cciss/c0d0"], "cciss/c0d0"),
     ("mmcblk0p1", ["mmcblk0"], "mmcblk0"), ("ata-HDS_X-part1", ["ata-HDS_X"], "ata-HDS_X"),
     ("dm-10", ["dm-1"], None), ("md12", ["md1"], None), ("sdaa", ["sda"], None), ("sda1", ["sdb"], None),
@@ -47,7 +49,8 @@ def test_stacked_only_or_groups_only_are_used_and_explicit_names_win():
     assert classify_devices([("dm-0", False), ("dm-1", False)]).used == ["dm-0", "dm-1"]
     assert classify_devices([("disks", True), ("other", True)]).used == ["disks", "other"]
     c = classify_devices([("sda", False), ("sda1", False)], "sda1")
-    assert c.used == ["sda1"] and c.excluded == {"sda": "not requested"}
+    assert c.used == ["sda1"]
+    assert c.excluded == {"sda": "not requested"}
     with pytest.raises(AnalysisError, match="no device 'sdz'"):
         classify_devices([("sda", False)], "sdz")
 
@@ -57,9 +60,11 @@ def test_extended_series_by_hand(ws, write):
     assert list_devices(ws, rid).used == ["sda", "sdb"]
     s = load_series(ws, rid)
     f = s.frame
-    assert s.since_boot_excluded == [0] and f.get_column("sample_idx").to_list() == [1, 2, 3]
+    assert s.since_boot_excluded == [0]
+    assert f.get_column("sample_idx").to_list() == [1, 2, 3]
     # report k (5 s, stamped at 5k s) covers (5k - 5, 5k]; the axis starts at the first analysed interval
-    assert f.get_column("t_start_s").to_list() == [0, 5, 10] and f.get_column("t_end_s").to_list() == [5, 10, 15]
+    assert f.get_column("t_start_s").to_list() == [0, 5, 10]
+    assert f.get_column("t_end_s").to_list() == [5, 10, 15]
     # IOPS = r + w + d + f over sda and sdb: (10+20+1+2) + (5+5) = 43, 100+50 = 150, 50
     assert f.get_column("iops").to_list() == [43, 150, 50]
     assert f.get_column("read_iops").to_list() == [15, 100, 50]
@@ -68,10 +73,13 @@ def test_extended_series_by_hand(ws, write):
     assert f.get_column("kbs").to_list() == [160, 600, 200]
     # await weighted by requests: (10*2 + 20*4 + 1*0 + 2*1 + 5*3 + 5*3) / 43 = 132 / 43
     aw = f.get_column("await_ms").to_list()
-    assert aw[0] == pytest.approx(132 / 43) and aw[1] == pytest.approx(600 / 150) and aw[2] == pytest.approx(2.0)
+    assert aw[0] == pytest.approx(132 / 43)
+    assert aw[1] == pytest.approx(600 / 150)
+    assert aw[2] == pytest.approx(2.0)
     assert "r/s + w/s + d/s + f/s" in s.iops_formula
     m = s.method()
-    assert m["devices"]["excluded"].keys() == {"sda1", "dm-0"} and m["since_boot_excluded"] == [0]
+    assert m["devices"]["excluded"].keys() == {"sda1", "dm-0"}
+    assert m["since_boot_excluded"] == [0]
     # an explicit device, and the read-write-only formula
     assert load_series(ws, rid, "sda1").frame.get_column("iops").to_list() == [30, 150, 0]
     assert load_series(ws, rid, "sda", ops=("r", "w")).frame.get_column("iops").to_list() == [30, 150, 0]
@@ -80,9 +88,12 @@ def test_extended_series_by_hand(ws, write):
 def test_plain_reports_use_tps_and_have_no_read_write_split(ws, write):
     rid = _imp(ws, write, PLAIN_D, interval_s=2)
     s = load_series(ws, rid)
-    assert s.since_boot_excluded == [0] and s.frame.get_column("iops").to_list() == [200, 100]
-    assert not s.has_read_write and s.frame.get_column("read_iops").to_list() == [None, None]
-    assert s.frame.get_column("kbs").to_list() == [800, 400] and "tps" in s.iops_formula
+    assert s.since_boot_excluded == [0]
+    assert s.frame.get_column("iops").to_list() == [200, 100]
+    assert not s.has_read_write
+    assert s.frame.get_column("read_iops").to_list() == [None, None]
+    assert s.frame.get_column("kbs").to_list() == [800, 400]
+    assert "tps" in s.iops_formula
 
 
 def test_no_times_is_an_error(ws, write):
@@ -100,20 +111,23 @@ def test_resampling_weights_by_overlap_and_keeps_every_io(ws, write):
     f = r.frame
     # bin [0, 10): reports 1 and 2, 5 s each: (43*5 + 150*5) / 10 = 96.5; bin [10, 20): report 3 only, half covered
     assert f.get_column("iops").to_list() == [96.5, 50]
-    assert f.get_column("coverage").to_list() == [1.0, 0.5] and f.get_column("ios").to_list() == [965, 250]
+    assert f.get_column("coverage").to_list() == [1.0, 0.5]
+    assert f.get_column("ios").to_list() == [965, 250]
     # await weighted by the I/Os of each overlap: (132*5 + 600*5) / (43*5 + 150*5)
     assert f.get_column("await_ms")[0] == pytest.approx(3660 / 965)
     # finer than the reports: a 2 s bin straddling reports 1 and 2 gets half of each
     f2 = resample(s, 2).frame
     assert f2.filter(f2["t_start_s"] == 4).get_column("iops").to_list() == [96.5]
     assert f2.get_column("ios").sum() == pytest.approx(1215)
-    assert r.method()["resample_s"] == 10 and "time-weighted" in r.method()["resample"]
+    assert r.method()["resample_s"] == 10
+    assert "time-weighted" in r.method()["resample"]
 
 
 def test_alignment_modes(ws, write):
     s = load_series(ws, _imp(ws, write, xt_log(THREE_REPORTS)))
     a = align(s, "activity", activity_iops=100, activity_intervals=1)  # first interval above 100: report 2, at 5 s
-    assert a.align["offset_s"] == 5 and a.frame.get_column("t_start_s").to_list() == [-5, 0, 5]
+    assert a.align["offset_s"] == 5
+    assert a.frame.get_column("t_start_s").to_list() == [-5, 0, 5]
     assert align(s, "activity", activity_iops=40, activity_intervals=2).align["offset_s"] == 0
     with pytest.raises(AnalysisError, match="no activity"):
         align(s, "activity", activity_iops=100, activity_intervals=2)
@@ -132,16 +146,21 @@ def test_run_series_aligns_before_resampling(ws, write):
     s = run_series(ws, rid, align_mode="offset:5", every_s=10, normalise=True)
     # on the aligned axis report 1 is [-5, 0]: bins [-10, 0) and [0, 10)
     assert s.frame.get_column("t_start_s").to_list() == [-10, 0]
-    assert s.frame.get_column("iops").to_list() == [43, 100] and s.frame.get_column("t_norm").to_list()[-1] == 1.0
+    assert s.frame.get_column("iops").to_list() == [43, 100]
+    assert s.frame.get_column("t_norm").to_list()[-1] == 1.0
 
 
 def test_weighted_percentile_is_the_inverted_cdf():
     v = [10, 20, 30, 40]
-    assert weighted_percentile(v, None, 50) == 20 and weighted_percentile(v, None, 51) == 30
-    assert weighted_percentile(v, [1, 1, 1, 7], 50) == 40 and weighted_percentile(v, None, 100) == 40
+    assert weighted_percentile(v, None, 50) == 20
+    assert weighted_percentile(v, None, 51) == 30
+    assert weighted_percentile(v, [1, 1, 1, 7], 50) == 40
+    assert weighted_percentile(v, None, 100) == 40
     assert weighted_percentile([], None, 50) is None
 
 
 def test_make_series():
     s = make_series([1, 2, 3], 2.0, read_iops=[1, 1, 1], write_iops=[0, 1, 2])
-    assert s.frame.get_column("t_end_s").to_list() == [2, 4, 6] and s.duration_s() == 6 and s.has_read_write
+    assert s.frame.get_column("t_end_s").to_list() == [2, 4, 6]
+    assert s.duration_s() == 6
+    assert s.has_read_write

@@ -22,16 +22,23 @@ def storm_series():
 
 def test_storm_metrics_by_hand():
     m = storm_metrics(storm_series())
-    assert m.peak_iops == 1000 and m.peak_sample_idx == 4 and (m.peak_t_start_s, m.peak_t_end_s) == (20, 25)
+    assert m.peak_iops == 1000
+    assert m.peak_sample_idx == 4
+    assert (m.peak_t_start_s, m.peak_t_end_s) == (20, 25)
     # activity: first of 3 consecutive intervals above 100 IOPS = 400, 1000, 800 (100 itself is not above): 15 s
-    assert m.activity_start_s == 15 and m.time_to_peak_s == 25 - 15
+    assert m.activity_start_s == 15
+    assert m.time_to_peak_s == 25 - 15
     # above 50 % of the peak (500): 1000 and 800 -> 2 intervals x 5 s
-    assert m.threshold_iops == 500 and m.time_above_s == 10
+    assert m.threshold_iops == 500
+    assert m.time_above_s == 10
     # settle: 3 intervals below 10 % of the peak (100) after it: 90, 50, 40 from 35 s; the peak ended at 25 s
-    assert m.settled_at_s == 35 and m.settle_time_s == 10
+    assert m.settled_at_s == 35
+    assert m.settle_time_s == 10
     # I/Os: 3,070 IOPS-intervals x 5 s = 15,350; mean over 60 s
-    assert m.total_ios == 15350 and m.mean_iops == pytest.approx(15350 / 60)
-    assert m.read_share == pytest.approx(0.6) and m.read_share_basis == "I/Os"
+    assert m.total_ios == 15350
+    assert m.mean_iops == pytest.approx(15350 / 60)
+    assert m.read_share == pytest.approx(0.6)
+    assert m.read_share_basis == "I/Os"
     # equal intervals; sorted 0 0 10 40 50 80 90 100 400 500 800 1000: p50 = the 6th value (80)
     assert m.iops_percentiles == {"p50": 80, "p95": 1000, "p99": 1000}
     # await weighted by I/Os: 1 ms holds 1,850 I/Os, 2 ms 2,000, 3 ms 2,500, 4 ms 4,000, 5 ms 5,000
@@ -45,7 +52,8 @@ def test_threshold_settle_and_activity_parameters():
                                                   activity_iops=50, activity_intervals=1))
     assert m.time_above_s == 5 * 5  # 100 400 1000 800 500, not 90 itself
     assert m.settled_at_s is None  # below 50: 40, then 80 breaks the stretch, then 10 alone at the end
-    assert m.activity_start_s == 10 and m.time_to_peak_s == 15
+    assert m.activity_start_s == 10
+    assert m.time_to_peak_s == 15
 
 
 def test_change_points_find_the_seed_002_thirds():
@@ -67,7 +75,8 @@ def test_small_shifts_and_noise_do_not_split():
 
 def test_stored_phases_and_markers(ws, write):
     rid = import_file(ws, write("s.txt", iops_log(IOPS)), ImportOptions()).run_ids[0]
-    assert ph.list_phases(ws, rid) == [] and ph.list_markers(ws, rid) == {}
+    assert ph.list_phases(ws, rid) == []
+    assert ph.list_markers(ws, rid) == {}
     ph.add_phase(ws, rid, "storm", 15, 35)
     ph.add_phase(ws, rid, "tail", 35, 60)
     ph.add_phase(ws, rid, "storm", 10, 35)  # same name: replaced
@@ -83,8 +92,10 @@ def test_stored_phases_and_markers(ws, write):
     assert {p.source for p in ph.list_phases(ws, rid)} == {"manual"}
     ph.add_marker(ws, rid, "login", 12.5)
     assert ph.list_markers(ws, rid) == {"login": 12.5}
-    assert ph.delete_marker(ws, rid, "login") and not ph.delete_marker(ws, rid, "login")
-    assert ph.delete_phase(ws, rid, "tail") and [p.name for p in ph.list_phases(ws, rid)] == ["storm"]
+    assert ph.delete_marker(ws, rid, "login")
+    assert not ph.delete_marker(ws, rid, "login")
+    assert ph.delete_phase(ws, rid, "tail")
+    assert [p.name for p in ph.list_phases(ws, rid)] == ["storm"]
     ws.delete_run(rid)
     assert ws.con.execute("SELECT count(*) FROM phases").fetchall()[0][0] == 0
 
@@ -92,15 +103,22 @@ def test_stored_phases_and_markers(ws, write):
 def test_storm_report_per_phase(ws, write):
     rid = import_file(ws, write("s.txt", iops_log(IOPS, read_share=0.5)), ImportOptions()).run_ids[0]
     rep = storm_report(ws, rid)
-    assert rep.phase_source == "detected" and rep.run.peak_iops == 1000 and rep.run.total_ios == 15350
-    assert rep.method["series"]["since_boot_excluded"] == [0] and "phases" in rep.method
+    assert rep.phase_source == "detected"
+    assert rep.run.peak_iops == 1000
+    assert rep.run.total_ios == 15350
+    assert rep.method["series"]["since_boot_excluded"] == [0]
+    assert "phases" in rep.method
     ph.add_phase(ws, rid, "storm", 15, 35)  # reports whose midpoint lies in [15, 35): 400 1000 800 500
     rep = storm_report(ws, rid)
-    assert rep.phase_source == "stored" and len(rep.phases) == 1
+    assert rep.phase_source == "stored"
+    assert len(rep.phases) == 1
     name_and_metrics = rep.phases[0]
     m = name_and_metrics[1]
-    assert m.intervals == 4 and m.total_ios == (400 + 1000 + 800 + 500) * 5 and m.read_share == pytest.approx(0.5)
+    assert m.intervals == 4
+    assert m.total_ios == (400 + 1000 + 800 + 500) * 5
+    assert m.read_share == pytest.approx(0.5)
     assert storm_report(ws, rid, phases="none").phases == []
     d = rep.as_dict()
-    assert d["phases"][0]["name"] == "storm" and d["run"]["peak_iops"] == 1000
+    assert d["phases"][0]["name"] == "storm"
+    assert d["run"]["peak_iops"] == 1000
     assert "INTERVAL-LEVEL" in d["method"]["metrics"]["await"]

@@ -33,11 +33,15 @@ def test_import_json_and_exit_code_1_when_one_fails(tmp_path, files):
     assert [r["status"] for r in out] == ["failed", "imported"]
     bad, good = out
     assert set(good) >= {"path", "status", "run_ids", "kind", "rows", "warnings", "error"}
-    assert good["kind"] == "iostat" and good["rows"] == 2 and good["error"] is None and len(good["run_ids"]) == 1
+    assert good["kind"] == "iostat"
+    assert good["rows"] == 2
+    assert good["error"] is None
+    assert len(good["run_ids"]) == 1
     assert bad["error"].endswith("cut.txt:9: expected 6 fields (device and 5 values, as the header at line 8 "
                                  "says), found 5")
     runs = json.loads(run("runs", "-w", str(ws), "--json").stdout)
-    assert runs[0]["tags"] == {"customer": "ACME", "phase": "boot"} and runs[0]["interval_s"] == 5.0
+    assert runs[0]["tags"] == {"customer": "ACME", "phase": "boot"}
+    assert runs[0]["interval_s"] == 5.0
 
 
 def test_import_again_is_a_duplicate_and_exit_0(tmp_path, files):
@@ -45,7 +49,8 @@ def test_import_again_is_a_duplicate_and_exit_0(tmp_path, files):
     good = files / "good.txt"
     assert run("import", str(good), "-w", str(ws)).returncode == 0
     p = run("import", str(good), "-w", str(ws), "--json")
-    assert p.returncode == 0 and json.loads(p.stdout)[0]["status"] == "duplicate"
+    assert p.returncode == 0
+    assert json.loads(p.stdout)[0]["status"] == "duplicate"
 
 
 def test_usage_errors_exit_2(tmp_path):
@@ -74,11 +79,15 @@ def test_sql_formats_and_read_only(tmp_path, files):
     p = run("sql", "SELECT device, r_s FROM iostat_samples ORDER BY sample_idx", "-w", str(ws), "--format", "csv")
     assert p.stdout == "device,r_s\nsda,10.0\nsda,11.0\n"
     p = run("sql", "SELECT count(*) AS n FROM runs", "-w", str(ws))
-    assert "n" in p.stdout and "1" in p.stdout and "(1 row)" in p.stdout
+    assert "n" in p.stdout
+    assert "1" in p.stdout
+    assert "(1 row)" in p.stdout
     p = run("sql", "DELETE FROM runs", "-w", str(ws))
-    assert p.returncode == 1 and "read-only" in p.stderr.lower()
+    assert p.returncode == 1
+    assert "read-only" in p.stderr.lower()
     p = run("sql", "SELECT nope FROM runs", "-w", str(ws))
-    assert p.returncode == 1 and "SQL error" in p.stderr
+    assert p.returncode == 1
+    assert "SQL error" in p.stderr
 
 
 def test_workspace_from_environment(tmp_path, files):
@@ -93,7 +102,8 @@ def test_import_the_whole_iostat_corpus(tmp_path):
     p = run("import", str(CORPUS / "iostat"), "-w", str(tmp_path / "c.duckdb"), "--json")
     out = json.loads(p.stdout)
     assert p.returncode == 0, [r["error"] for r in out if r["error"]]
-    assert len(out) >= 55 and all(r["status"] == "imported" for r in out)
+    assert len(out) >= 55
+    assert all(r["status"] == "imported" for r in out)
 
 
 def test_report_command_writes_the_pdf_and_saves_a_template(tmp_path):
@@ -123,7 +133,8 @@ def test_run_command_sets_what_the_file_could_not_say(tmp_path):
     run("import", str(SAMPLES / "capped_200iops_iostat-d.txt"), "-w", str(ws))
     p = run("run", "1", "-w", str(ws), "--interval", "2", "--rename", "capped", "--tag", "cap_iops=200")
     assert p.returncode == 0, p.stderr
-    assert "capped · 2 s (user)" in p.stdout and "'cap_iops': '200'" in p.stdout
+    assert "capped · 2 s (user)" in p.stdout
+    assert "'cap_iops': '200'" in p.stdout
     cap = json.loads(run("analyze", "cap", "-w", str(ws), "--run", "1", "--iops-cap", "200", "--json").stdout)
     assert cap["held"] is False
     assert run("run", "1", "-w", str(ws), "--interval", "0").returncode == 1
@@ -139,5 +150,6 @@ def test_vscsistats_interval_given_after_import(tmp_path):
     assert run("run", "1", "-w", str(ws), "--interval", "60").returncode == 0
     out = json.loads(run("analyze", "histo", "-w", str(ws), "--run", "1", "--json").stdout)
     sample = out["samples"][0]
-    assert out["interval_s"] == 60.0 and sample["ios"] == 793
+    assert out["interval_s"] == 60.0
+    assert sample["ios"] == 793
     assert sample["iops"] == pytest.approx(793 / 60)  # IOPS = I/Os / interval

@@ -38,7 +38,8 @@ def test_every_command_and_subcommand_has_a_handler():
     for c in COMMANDS:
         walk(c.name, top[c.name], None)
     assert all(callable(h) for h in leaves.values())
-    assert len(leaves) == 34 and "question add response-time" in leaves
+    assert len(leaves) == 34
+    assert "question add response-time" in leaves
     by_name = {c.name: c.handler for c in COMMANDS}
     for group in ("analyze", "phase", "marker"):  # the command alone says "choose ..."; each subcommand runs
         assert all(h is not by_name[group] for n, h in leaves.items() if n.startswith(group + " "))
@@ -112,4 +113,5 @@ def test_main_py_help_lists_every_command():
         assert f"    {c.name} " in p.stdout
     p = subprocess.run([sys.executable, "main.py", "analyze", "storm", "--help"], cwd=ROOT, capture_output=True,
                        text=True)
-    assert p.returncode == 0 and "--settle-pct" in p.stdout
+    assert p.returncode == 0
+    assert "--settle-pct" in p.stdout

@@ -120,15 +120,21 @@ def test_direct_reads_on_an_idle_disk_agree(runs):
     cc = crosscheck(ws, *ids[name])
     raw, n = naive_means(name)
     fio = raw_fio(name)
-    assert cc.disk == "loop0" and cc.intervals_used == n >= 25
+    assert cc.disk == "loop0"
+    assert cc.intervals_used == n >= 25
     assert cc.window_start == fio["start"].isoformat(timespec="milliseconds")
     m = cc.measure("read_iops")
-    assert m.fio == fio["read_iops"] and m.iostat == pytest.approx(raw["r/s"])
+    assert m.fio == fio["read_iops"]
+    assert m.iostat == pytest.approx(raw["r/s"])
     assert m.ratio == pytest.approx(raw["r/s"] / fio["read_iops"])
     k = cc.measure("read_kbs")
-    assert k.iostat == pytest.approx(raw["rkB/s"]) and k.fio == fio["read_kbs"]
-    assert abs(raw["r/s"] / fio["read_iops"] - 1) <= 0.10 and abs(raw["rkB/s"] / fio["read_kbs"] - 1) <= 0.10
-    assert cc.verdict == "agree" and m.agree and k.agree
+    assert k.iostat == pytest.approx(raw["rkB/s"])
+    assert k.fio == fio["read_kbs"]
+    assert abs(raw["r/s"] / fio["read_iops"] - 1) <= 0.10
+    assert abs(raw["rkB/s"] / fio["read_kbs"] - 1) <= 0.10
+    assert cc.verdict == "agree"
+    assert m.agree
+    assert k.agree
     assert "agree on loop0" in cc.summary
     assert not any("buffered" in r for r in cc.reasons)
 
@@ -140,9 +146,12 @@ def test_buffered_writes_disagree_and_say_why(runs):
     raw, n = naive_means(name)
     fio = raw_fio(name)
     m = cc.measure("write_iops")
-    assert cc.intervals_used == n and m.fio == fio["write_iops"] and m.iostat == pytest.approx(raw["w/s"])
+    assert cc.intervals_used == n
+    assert m.fio == fio["write_iops"]
+    assert m.iostat == pytest.approx(raw["w/s"])
     assert abs(raw["w/s"] / fio["write_iops"] - 1) > 0.10  # the raw files disagree
-    assert cc.verdict == "disagree" and m.agree is False
+    assert cc.verdict == "disagree"
+    assert m.agree is False
     assert any("buffered I/O (direct=0)" in r and "page cache" in r for r in cc.reasons)
 
 
@@ -153,7 +162,8 @@ def test_other_processes_on_a_shared_disk(runs):
     cc = crosscheck(ws, *ids[name])
     raw, _n = naive_means(name)
     fio = raw_fio(name)
-    assert fio["write_iops"] == 0 and raw["w/s"] > 0
+    assert fio["write_iops"] == 0
+    assert raw["w/s"] > 0
     assert cc.measure("write_iops").iostat == pytest.approx(raw["w/s"])
     assert cc.measure("total_iops").iostat == pytest.approx(raw["r/s"] + raw["w/s"])
     assert cc.measure("total_iops").ratio == pytest.approx((raw["r/s"] + raw["w/s"]) / fio["read_iops"])

@@ -43,7 +43,8 @@ def test_hdparm_golden(ws, path):
 
 
 def test_every_corpus_file_has_a_golden():
-    assert len(IOZONE) >= 5 and len(HDPARM) >= 5, f"expected the IOzone and hdparm corpus at {CORPUS}"
+    assert len(IOZONE) >= 5, f"expected the IOzone and hdparm corpus at {CORPUS}"
+    assert len(HDPARM) >= 5, f"expected the IOzone and hdparm corpus at {CORPUS}"
     for kind, files in (("iozone", IOZONE), ("hdparm", HDPARM)):
         have = {p.name for p in (GOLDEN / kind).iterdir()} if (GOLDEN / kind).is_dir() else set()
         assert {p.name for p in files} <= have
@@ -94,14 +95,18 @@ def test_iozone_3434_values_read_by_hand(ws):
     assert cells[("stride_read", 1048576, 512)] == 7556588
     assert cells[("backward_read", 1048576, 512)] == 7688128
     # line 32 (1024 kB records): record rewrite 12017380, fwrite 7003729
-    assert cells[("record_rewrite", 1048576, 1024)] == 12017380 and cells[("fwrite", 1048576, 1024)] == 7003729
+    assert cells[("record_rewrite", 1048576, 1024)] == 12017380
+    assert cells[("fwrite", 1048576, 1024)] == 7003729
     # line 38: 2 GB file, 4 MB records: write 4339063, freread 6736193
-    assert cells[("write", 2097152, 4096)] == 4339063 and cells[("freread", 2097152, 4096)] == 6736193
+    assert cells[("write", 2097152, 4096)] == 4339063
+    assert cells[("freread", 2097152, 4096)] == 6736193
     run = ws.run(rid)
     meta = json.loads(run["meta"])
-    assert run["tool_version"] == "IOzone 3.434" and str(run["started_at"]) == "2018-02-14 14:29:28"
+    assert run["tool_version"] == "IOzone 3.434"
+    assert str(run["started_at"]) == "2018-02-14 14:29:28"
     assert meta["command_line"] == "iozone -a -n 1g -g 2g -y 512k -q 4m -f /tmp/testme"
-    assert meta["options"]["-y"] == "512k" and meta["options"]["-a"] is True
+    assert meta["options"]["-y"] == "512k"
+    assert meta["options"]["-a"] is True
     assert (meta["mode"], meta["unit"], meta["min_file_kb"], meta["max_record_kb"]) == ("auto", "kB/s", 1048576, 4096)
     assert {x["mode"] for x in _rows(ws, rid, "iozone_results")} == {"auto"}
     assert {x["threads"] for x in _rows(ws, rid, "iozone_results")} == {1}
@@ -115,12 +120,14 @@ def test_iozone_3327_values_read_by_hand(ws):
     meta = json.loads(ws.run(rid)["meta"])
     assert (meta["unit"], meta["unit_line"], meta["version"]) == ("kB/s", "Output is in Kbytes/sec", "3.327")
     # line 26: "8 8 1300272 992567 1164854 65560 ..." (a write value touching nothing, an odd 65560 reread)
-    assert cells[("write", 8, 8)] == 1300272 and cells[("reread", 8, 8)] == 65560
+    assert cells[("write", 8, 8)] == 1300272
+    assert cells[("reread", 8, 8)] == 65560
     # auto mode skips records below 64 kB for files over 16 MB: the 32 MB file starts at 64 kB
     assert sorted(rec for (t, f, rec) in cells if t == "write" and f == 32768)[0] == 64
     assert sorted(rec for (t, f, rec) in cells if t == "write" and f == 16384)[0] == 4
     # the last row (line 188): 4 GB file, 16 MB records, freread 95904
-    assert cells[("freread", 4194304, 16384)] == 95904 and cells[("random_read", 4194304, 16384)] == 88463
+    assert cells[("freread", 4194304, 16384)] == 95904
+    assert cells[("random_read", 4194304, 16384)] == 88463
     assert len(cells) == 163 * 13
 
 
@@ -131,7 +138,8 @@ def test_iozone_report_only_file_read_by_hand(ws):
     rid = r.run_ids[0]
     assert any("does not say its unit" in w for w in r.warnings)
     rows = _rows(ws, rid, "iozone_results")
-    assert {x["source"] for x in rows} == {"report"} and {x["mode"] for x in rows} == {"auto"}
+    assert {x["source"] for x in rows} == {"report"}
+    assert {x["mode"] for x in rows} == {"auto"}
     expected = {}
     title = records = None
     for line in path.read_text().splitlines():
@@ -163,7 +171,9 @@ def test_iozone_throughput_t12_read_by_hand(ws):
         4732581.09, 4646810.21, 387764.34, 399655.47, 394381.76, 1017344.00)
     # "CPU Utilization:" in the first block, "CPU utilization:" in the others
     assert (w["cpu_wall_s"], w["cpu_s"], w["cpu_pct"]) == (2.671, 1.974, 73.89)
-    assert rows[1]["cpu_pct"] == 75.82 and rows[3]["cpu_pct"] == 93.22 and rows[3]["kb_s"] == 5947985.69
+    assert rows[1]["cpu_pct"] == 75.82
+    assert rows[3]["cpu_pct"] == 93.22
+    assert rows[3]["kb_s"] == 5947985.69
     assert {x["file_kb"] for x in rows} == {None}  # the excerpt does not give the file size
 
 
@@ -178,14 +188,18 @@ def test_iozone_throughput_308_read_by_hand(ws):
     m = rows["mixed"]
     assert (m["kb_s"], m["parent"], m["min_proc"], m["max_proc"], m["avg_proc"], m["min_xfer"]) == (
         1135221.11, 33978.11, 91808.22, 449924.38, 227044.22, 10452.00)
-    assert rows["write"]["kb_s"] == 246059.19 and rows["pread"]["parent"] == 1222923.59
+    assert rows["write"]["kb_s"] == 246059.19
+    assert rows["pread"]["parent"] == 1222923.59
     meta = json.loads(ws.run(rid)["meta"])
     # the -R "Throughput report" repeats the 11 children figures: checked, not stored twice
     assert meta["throughput_report_values_checked"] == 11
-    assert meta["version"] == "3.308" and meta["options"]["-l"] == "5" and meta["options"]["-R"] is True
+    assert meta["version"] == "3.308"
+    assert meta["options"]["-l"] == "5"
+    assert meta["options"]["-R"] is True
     assert len(meta["options"]["-F"]) == 5
     # 5 x 50 MB = 250 MB is far below 4 GB of RAM: the page cache likely served the re-reads
-    assert meta["page_cache"]["likely"] is True and all(x["page_cache_likely"] for x in rows.values())
+    assert meta["page_cache"]["likely"] is True
+    assert all(x["page_cache_likely"] for x in rows.values())
     assert any("page cache likely" in w for w in r.warnings)
 
 
@@ -236,4 +250,5 @@ def test_hdparm_failures_are_failed_measurements(ws):
                     ("/dev/sda1", "disk", 0, None, None, None, False, err)]
     assert any(w.endswith(f"disk read test failed: {err}") for w in r.warnings)
     run = ws.run(r.run_ids[0])
-    assert run["n_rows"] == 2 and json.loads(run["meta"])["failed"] == 2
+    assert run["n_rows"] == 2
+    assert json.loads(run["meta"])["failed"] == 2

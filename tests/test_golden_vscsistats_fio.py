@@ -42,7 +42,8 @@ def test_fio_golden(ws, path):
 
 
 def test_every_corpus_file_has_a_golden():
-    assert VSCSI and len(FIO_JSON) >= 4, f"expected the vscsiStats and fio corpus at {CORPUS}"
+    assert VSCSI, f"expected the vscsiStats and fio corpus at {CORPUS}"
+    assert len(FIO_JSON) >= 4, f"expected the vscsiStats and fio corpus at {CORPUS}"
     for kind, files in (("vscsistats", VSCSI), ("fio", FIO_JSON)):
         have = {p.name for p in (GOLDEN / kind).iterdir()} if (GOLDEN / kind).is_dir() else set()
         assert {p.name for p in files} <= have
@@ -55,7 +56,8 @@ def test_fio_logs_are_refused_not_misread(ws, path):
         detect(str(path))
     r = import_file(ws, str(path), ImportOptions())
     assert r.status == "failed"
-    assert "not supported" in r.error and "--output-format=json" in r.error
+    assert "not supported" in r.error
+    assert "--output-format=json" in r.error
     assert ws.con.execute("SELECT count(*) FROM runs").fetchall()[0][0] == 0
 
 
@@ -139,7 +141,9 @@ def test_fio_every_job_and_direction_equals_the_file(ws):
                 assert row["bw_kbs"] == pytest.approx(d["bw"])
                 assert row["runtime_s"] == pytest.approx(d["runtime"] / 1000)
                 assert row["ios"] == d.get("total_ios")
-        assert expected and len(rows) == expected, path.name  # every capture has at least one job that did I/O
+        # every capture has at least one job that did I/O
+        assert expected, path.name
+        assert len(rows) == expected, path.name
 
 
 def test_fio_values_read_by_hand(ws):
@@ -210,7 +214,8 @@ def test_real_jsonplus_capture_imports_and_gives_the_latency_share(ws):
     if res["exact"]:
         assert res["under"] == under
     else:
-        assert res["estimate"] is not None and "estimate" in res["method"]
+        assert res["estimate"] is not None
+        assert "estimate" in res["method"]
     # a threshold inside a bin's range is never claimed exact unless that bin is empty
     res1 = latency_share(ws, rid, 0.2)
     assert res1["bounds"][0] <= res1["estimate"] <= res1["bounds"][1]

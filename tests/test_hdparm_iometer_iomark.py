@@ -26,7 +26,8 @@ def count(ws, table):
 
 
 def nothing_stored(ws, table):
-    assert count(ws, "runs") == 0 and count(ws, table) == 0
+    assert count(ws, "runs") == 0
+    assert count(ws, table) == 0
 
 
 def rows(ws, sql, params=()):
@@ -73,7 +74,7 @@ def test_hdparm_direct_kb_per_second_notes_and_short_reads(ws, write):
     assert any(w.startswith("more.txt:11: text that is not hdparm timing output ignored") for w in r.warnings)
 
 
-@pytest.mark.parametrize("text, line, message", [
+@pytest.mark.parametrize(("text", "line", "message"), [
     ("/dev/sda:\n Timing buffered disk reads: 1178 MB in  abc seconds = 392.62 MB/sec\n", 2, "not understood"),
     (" Timing cached reads:   18706 MB in  1.98 seconds = 9423.90 MB/sec\n", 1, "before any device line"),
     ("/dev/sda:\n Timing cached reads:   18706 MB in  1.98 seconds = 9423.90 MB/sec\n Timing buffered disk reads:",
@@ -84,7 +85,9 @@ def test_hdparm_direct_kb_per_second_notes_and_short_reads(ws, write):
 def test_bad_hdparm_input(ws, write, text, line, message):
     path = write("bad.txt", text)
     r = import_file(ws, path, ImportOptions(), fmt_id="hdparm-text")
-    assert r.status == "failed" and r.error.startswith(f"{path}:{line}: ") and message in r.error, r.error
+    assert r.status == "failed", r.error
+    assert r.error.startswith(f"{path}:{line}: "), r.error
+    assert message in r.error, r.error
     nothing_stored(ws, "hdparm_results")
 
 
@@ -95,7 +98,8 @@ EXAMPLE_IOMETER = SAMPLES / "example_iometer_results.csv"
 def test_iometer_example_equals_the_file(ws):
     """Every number of every row, read back with csv by header name (independently of the parser)."""
     r = import_file(ws, str(EXAMPLE_IOMETER), ImportOptions())
-    assert r.status == "imported" and r.format == "iometer-csv", r.error
+    assert r.status == "imported", r.error
+    assert r.format == "iometer-csv", r.error
     lines = list(csv.reader(EXAMPLE_IOMETER.read_text().splitlines()))
     header = [h.lstrip("'") for h in lines[13]]
     names = {"IOps": "iops", "Read IOps": "read_iops", "Write IOps": "write_iops", "MiBps (Binary)": "mb_s",
@@ -114,9 +118,11 @@ def test_iometer_example_equals_the_file(ws):
     assert disk["access_spec"] == "4K 70pct read 100pct random"  # its worker's
     assert (disk["iops"], disk["mb_s"], disk["avg_resp_ms"], disk["max_resp_ms"]) == (2000.35, 7.81387, 3.995, 61.7)
     assert str(disk["ts"]) == "2024-03-14 10:05:00.312000"
-    assert stored[2]["target"] == "CPU 0" and stored[2]["cpu_pct"] == 13.1
+    assert stored[2]["target"] == "CPU 0"
+    assert stored[2]["cpu_pct"] == 13.1
     run = ws.run(r.run_ids[0])
-    assert run["tool_version"] == "Iometer 1.1.0" and str(run["started_at"]) == "2024-03-14 10:00:00"
+    assert run["tool_version"] == "Iometer 1.1.0"
+    assert str(run["started_at"]) == "2024-03-14 10:00:00"
     assert json.loads(run["meta"])["mbps_header"] == ["MiBps (Binary)"]
 
 
@@ -150,7 +156,7 @@ def test_iometer_header_variants_all_give_mb_s(ws, write, names):
     assert ws.run(r.run_ids[0])["n_samples"] == 2
 
 
-@pytest.mark.parametrize("text, line, message", [
+@pytest.mark.parametrize(("text", "line", "message"), [
     (iometer_file(rows_text="BOGUS,x,y\n"), 9, "unknown type 'BOGUS'"),
     (iometer_file(rows_text="ALL,All,s,1,1,1,many,60,40,0.39,0.23,0.16,10.5,80.25,7.5\n"), 9,
      "column 'IOps': 'many' is not a number"),
@@ -162,7 +168,9 @@ def test_iometer_header_variants_all_give_mb_s(ws, write, names):
 def test_bad_iometer_input(ws, write, text, line, message):
     path = write("results.csv", text)
     r = import_file(ws, path, ImportOptions(), fmt_id="iometer-csv")
-    assert r.status == "failed" and r.error.startswith(f"{path}:{line}: ") and message in r.error, r.error
+    assert r.status == "failed", r.error
+    assert r.error.startswith(f"{path}:{line}: "), r.error
+    assert message in r.error, r.error
     nothing_stored(ws, "iometer_results")
 
 
@@ -172,7 +180,8 @@ EXAMPLE_IOMARK = SAMPLES / "example_iomark_results.csv"
 
 def test_iomark_example_layout(ws):
     r = import_file(ws, str(EXAMPLE_IOMARK), ImportOptions())
-    assert r.status == "imported" and r.format == "iomark-csv", r.error
+    assert r.status == "imported", r.error
+    assert r.format == "iomark-csv", r.error
     got = [(x["workload"], x["phase"], x["users"], x["iops"], x["pct_within_50ms"], x["passed"], x["line"])
            for x in rows(ws, "SELECT * FROM iomark_results ORDER BY row_idx")]
     assert got == [("VDI-IOmark", "steady", 96, None, 3.0, False, 7),
@@ -196,12 +205,14 @@ def test_iomark_tab_separated_with_extra_columns(ws, write):
     assert [(x["phase"], x["users"], x["iops"], x["pct_within_20ms"], x["passed"], str(x["ts"])) for x in got] == [
         ("boot", 40, 5400.5, 91.2, True, "2024-03-14 10:00:00"), ("steady", 40, 1800.0, 99.0, True,
                                                                   "2024-03-14 10:05:00")]
-    assert json.loads(got[0]["extra"]) == {"Array": "A1"} and got[1]["extra"] is None
+    assert json.loads(got[0]["extra"]) == {"Array": "A1"}
+    assert got[1]["extra"] is None
     run = ws.run(r.run_ids[0])
-    assert str(run["started_at"]) == "2024-03-14 10:00:00" and json.loads(run["meta"])["delimiter"] == "tab"
+    assert str(run["started_at"]) == "2024-03-14 10:00:00"
+    assert json.loads(run["meta"])["delimiter"] == "tab"
 
 
-@pytest.mark.parametrize("text, line, message", [
+@pytest.mark.parametrize(("text", "line", "message"), [
     ("workload,users,iops\nVDI,ten,100\n", 2, "column 'users' (users): 'ten' is not a number"),
     ("workload,users,iops\nVDI,10.5,100\n", 2, "is not a whole number"),
     ("workload,users,pct_within_50ms\nVDI,10,150\n", 2, "not a percentage between 0 and 100"),
@@ -213,7 +224,9 @@ def test_iomark_tab_separated_with_extra_columns(ws, write):
 def test_bad_iomark_input(ws, write, text, line, message):
     path = write("bad.csv", text)
     r = import_file(ws, path, ImportOptions(), fmt_id="iomark-csv")
-    assert r.status == "failed" and r.error.startswith(f"{path}:{line}: ") and message in r.error, r.error
+    assert r.status == "failed", r.error
+    assert r.error.startswith(f"{path}:{line}: "), r.error
+    assert message in r.error, r.error
     nothing_stored(ws, "iomark_results")
 
 
@@ -239,16 +252,20 @@ MAPPING = {"kind": "iomark", "columns": {"phase": "Run", "users": "users", "iops
 
 def test_mapping_store(ws):
     clean = save_mapping(ws, "vdi", MAPPING)
-    assert clean["delimiter"] == ";" and clean["scale"] == {"resp_avg_ms": 0.001}
-    assert get_mapping(ws, "vdi") == clean and get_mapping(ws, "nope") is None
+    assert clean["delimiter"] == ";"
+    assert clean["scale"] == {"resp_avg_ms": 0.001}
+    assert get_mapping(ws, "vdi") == clean
+    assert get_mapping(ws, "nope") is None
     with pytest.raises(MappingError, match="exists"):
         save_mapping(ws, "vdi", MAPPING)
     save_mapping(ws, "vdi", {**MAPPING, "description": "v2"}, replace=True)
     assert [m["spec"]["description"] for m in list_mappings(ws)] == ["v2"]
-    assert delete_mapping(ws, "vdi") and not delete_mapping(ws, "vdi") and list_mappings(ws) == []
+    assert delete_mapping(ws, "vdi")
+    assert not delete_mapping(ws, "vdi")
+    assert list_mappings(ws) == []
 
 
-@pytest.mark.parametrize("change, message", [
+@pytest.mark.parametrize(("change", "message"), [
     ({"kind": "fio"}, "unknown mapping kind 'fio'"),
     ({"columns": {"users": "Users", "colour": "C"}}, "'colour' (column) is not a column of iomark_results"),
     ({"columns": {"users": "Users"}, "scale": {}}, "map at least one measure"),
@@ -287,7 +304,8 @@ def test_a_csv_without_the_mapped_columns_fails_at_its_header(ws, write):
                               "header; the header has: Run, Users, IOPS"), r.error
     nothing_stored(ws, "iomark_results")
     r = import_file(ws, write("no_mapping.csv", EXPORT), ImportOptions(), fmt_id="iomark-mapped")
-    assert r.status == "failed" and "a column mapping is needed" in r.error
+    assert r.status == "failed"
+    assert "a column mapping is needed" in r.error
 
 
 # ---- command line ----------------------------------------------------------------------------------------
@@ -306,22 +324,29 @@ def test_mapping_commands_and_import_with_mapping(tmp_path, capsys):
                            "users=Users", "--column", "iops=Total IOPS", "--column", "resp_avg_ms=Avg Resp (us)",
                            "--scale", "resp_avg_ms=0.001", "--set", "workload=IOmark-VM", "--delimiter", ";",
                            "--decimal", ",", "--skip-rows", "1", "--description", "export of our tool")
-    assert code == 0 and out.startswith("saved mapping 'vdi' (iomark): phase='Run'")
+    assert code == 0
+    assert out.startswith("saved mapping 'vdi' (iomark): phase='Run'")
     code, _, err = run_cli(capsys, "mapping", "save", "vdi", "-w", ws, "--column", "iops=X")
-    assert code == 2 and "exists (use --replace" in err
+    assert code == 2
+    assert "exists (use --replace" in err
     code, _, err = run_cli(capsys, "mapping", "save", "x", "-w", ws, "--column", "iops")
-    assert code == 2 and "--column wants TARGET=VALUE" in err
+    assert code == 2
+    assert "--column wants TARGET=VALUE" in err
     code, out, _ = run_cli(capsys, "mapping", "list", "-w", ws)
-    assert code == 0 and "vdi" in out and "export of our tool" in out
+    assert code == 0
+    assert "vdi" in out
+    assert "export of our tool" in out
     code, out, _ = run_cli(capsys, "mapping", "list", "-w", ws, "--json")
     assert json.loads(out)[0]["spec"]["scale"] == {"resp_avg_ms": 0.001}
     code, out, _ = run_cli(capsys, "mapping", "show", "vdi", "-w", ws)
     assert json.loads(out)["constants"] == {"workload": "IOmark-VM"}
     code, out, _ = run_cli(capsys, "import", str(export), "--mapping", "vdi", "-w", ws, "--json")
     (res,) = json.loads(out)
-    assert code == 0 and (res["status"], res["format"], res["rows"]) == ("imported", "iomark-mapped", 2)
+    assert code == 0
+    assert (res["status"], res["format"], res["rows"]) == ("imported", "iomark-mapped", 2)
     code, _, err = run_cli(capsys, "import", str(export), "--mapping", "nope", "-w", ws)
-    assert code == 2 and "no mapping named 'nope'" in err
+    assert code == 2
+    assert "no mapping named 'nope'" in err
     code, out, _ = run_cli(capsys, "sql", "SELECT phase, resp_avg_ms FROM iomark_results ORDER BY row_idx",
                            "-w", ws, "--format", "csv")
     assert out.splitlines() == ["phase,resp_avg_ms", "boot storm,38.5", "steady,9.2"]
@@ -338,7 +363,8 @@ def test_import_ram_gb_flags_the_page_cache(tmp_path, capsys):
     ws = str(tmp_path / "ws.duckdb")
     assert run_cli(capsys, "import", str(path), "-w", ws, "--ram-gb", "0")[0] == 2
     code, out, _ = run_cli(capsys, "import", str(path), "-w", ws, "--ram-gb", "16")
-    assert code == 0 and "page cache likely: 11 of 11 results" in out
+    assert code == 0
+    assert "page cache likely: 11 of 11 results" in out
     with Workspace(ws, read_only=True) as w:
         meta = json.loads(w.run(1)["meta"])
     assert meta["page_cache"] == {"ram_gb": 16.0, "ram_source": "--ram-gb", "likely": True, "results_likely": 11,

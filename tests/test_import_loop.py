@@ -64,8 +64,10 @@ def test_an_archive_in_a_folder_is_unpacked_and_the_temporary_copy_removed(tmp_p
     archive.rename(drop / "trace.zip")
     (drop / "plain.txt").write_text(_host(9))
     statuses = [s.result.status for s in iter_import(ws, [drop], ImportOptions())]
-    assert statuses.count("imported") == 5 and statuses.count("skipped") == 1
-    assert made and not Path(made[0].name).exists()
+    assert statuses.count("imported") == 5
+    assert statuses.count("skipped") == 1
+    assert made
+    assert not Path(made[0].name).exists()
 
 
 def test_a_damaged_archive_fails_visibly_and_the_rest_is_imported(tmp_path, ws):
@@ -88,7 +90,8 @@ def test_progress_rises_to_done(tmp_path, ws):
     steps = list(iter_import(ws, [tmp_path / f"f{i}.txt" for i in range(3)], ImportOptions(), state))
     assert len(steps) == 3
     fractions = [f for f, _ in seen]
-    assert fractions == sorted(fractions) and seen[-1] == (1.0, "done")
+    assert fractions == sorted(fractions)
+    assert seen[-1] == (1.0, "done")
     assert [m for _, m in seen if "/3" in m] == ["1/3  f0.txt", "2/3  f1.txt", "3/3  f2.txt"]
 
 
@@ -103,7 +106,8 @@ def test_cancel_between_files_stops_after_the_current_one(tmp_path, ws):
         steps.append(s)
         state.cancel()
     assert [s.result.status for s in steps] == ["imported", "failed"]
-    assert steps[-1].cancelled and steps[-1].result.error == f"{files[1]}: cancelled"
+    assert steps[-1].cancelled
+    assert steps[-1].result.error == f"{files[1]}: cancelled"
     assert len(ws.runs()) == 1
 
 
@@ -120,8 +124,11 @@ def test_cancel_inside_a_big_file_stores_nothing_of_it(tmp_path, ws):
 
     state = JobState(on_progress)
     steps = list(iter_import(ws, [big], ImportOptions(chunk_bytes=16 * 1024), state))
-    assert len(reading) == 1 and reading[0] < 0.5
-    assert len(steps) == 1 and steps[0].cancelled and steps[0].result.status == "failed"
+    assert len(reading) == 1
+    assert reading[0] < 0.5
+    assert len(steps) == 1
+    assert steps[0].cancelled
+    assert steps[0].result.status == "failed"
     assert ws.runs() == []
 
 
@@ -168,6 +175,7 @@ def test_dropping_an_archive_on_the_window_lists_its_members(qtbot, window, tmp_
     qtbot.waitUntil(lambda: window.thread is None or not window.thread.isRunning(), timeout=60000)
     qtbot.waitUntil(lambda: window.import_panel.list.count() == 2, timeout=10000)
     texts = [window.import_panel.list.item(i).text() for i in range(2)]
-    assert texts[0].startswith("imported   capped_200iops_iostat-d.txt") and "storm_fast_iostat-xt.txt" in texts[1]
+    assert texts[0].startswith("imported   capped_200iops_iostat-d.txt")
+    assert "storm_fast_iostat-xt.txt" in texts[1]
     assert {r["source_path"] for r in window.ws.runs()} == {
         str((z / "captures" / n).resolve()) for n in ["storm_fast_iostat-xt.txt", "capped_200iops_iostat-d.txt"]}

@@ -35,7 +35,7 @@ def sample_times(ws):
 ROWS2 = [[("sda", 10, 20)], [("sda", 11, 21)]]
 
 
-@pytest.mark.parametrize("banner,stamps,expected", [
+@pytest.mark.parametrize(("banner", "stamps", "expected"), [
     ("03/14/2024", ["03/14/2024 11:59:58 AM", "03/14/2024 12:00:03 PM"],
      [datetime(2024, 3, 14, 11, 59, 58), datetime(2024, 3, 14, 12, 0, 3)]),
     ("03/14/2024", ["03/14/2024 12:59:58 AM", "03/14/2024 01:00:03 AM"],
@@ -57,7 +57,8 @@ def test_date_and_clock_forms(ws, write, banner, stamps, expected):
     assert [g[1] for g in got] == expected
     assert [g[2] for g in got] == [0.0, 5.0]
     run = ws.run(r.run_ids[0])
-    assert run["interval_s"] == 5.0 and run["interval_source"] == "timestamps"
+    assert run["interval_s"] == 5.0
+    assert run["interval_source"] == "timestamps"
     assert run["started_at"] == expected[0]
 
 
@@ -103,7 +104,8 @@ def test_interval_given_by_the_user(ws, write):
     r = imported(ws, write, text, interval_s=5)
     assert [g[2] for g in sample_times(ws)] == [0.0, 5.0, 10.0]
     run = ws.run(r.run_ids[0])
-    assert run["interval_s"] == 5 and run["interval_source"] == "user"
+    assert run["interval_s"] == 5
+    assert run["interval_source"] == "user"
 
 
 def test_first_report_modes(ws, write, tmp_path):
@@ -187,7 +189,8 @@ def test_small_chunks_give_the_same_result(ws, write, tmp_path):
     ws.con.execute("DELETE FROM iostat_samples; DELETE FROM cpu_samples; DELETE FROM runs")
     imported(ws, write, text + "\n", name="big2.txt", chunk_bytes=200)
     chunked = ws.con.execute("SELECT * EXCLUDE (run_id) FROM iostat_samples ORDER BY ALL").fetchall()
-    assert chunked == whole and len(whole) == 80
+    assert chunked == whole
+    assert len(whole) == 80
 
 
 def test_day_month_order_revealed_late_rewrites_the_times(ws, write):

@@ -64,7 +64,8 @@ def test_tests_not_run_leave_blank_columns(ws, write):
     r = imported(ws, write("i0i2.txt", banner() + table(HEAD_3434, W_3434, rows)))
     got = cells(ws, r.run_ids[0])
     assert got == expected(rows)
-    assert got[("random_read", 1048576, 1024)] == 330626 - 1024 and ("read", 1048576, 4) not in got
+    assert got[("random_read", 1048576, 1024)] == 330626 - 1024
+    assert ("read", 1048576, 4) not in got
 
 
 def test_values_that_fill_their_field_touch_their_neighbour(ws, write):
@@ -94,7 +95,8 @@ def test_a_value_wider_than_its_field_moves_the_rest_of_the_row(ws, write):
     rows[3][2] = 123456789  # write fills its field and touches reclen ...
     rows[3][3] = 2234567890  # ... and rewrite overflows by one right after it
     text = table(HEAD_3434, W_3434, rows)
-    assert "  51693751234567890123456789  7649870" in text and "     5121234567892234567890  7634280" in text
+    assert "  51693751234567890123456789  7649870" in text
+    assert "     5121234567892234567890  7634280" in text
     r = imported(ws, write("wide.txt", banner() + text))
     assert cells(ws, r.run_ids[0]) == expected(rows)
     # both cuts of the last two digit runs are what printf would write: the warning says which was taken
@@ -122,7 +124,8 @@ def test_two_runs_in_one_file(ws, write):
     text = banner() + table(HEAD_3434, W_3434, rows1) + "\n" + banner("3.489") + table(HEAD_3434, W_3434, rows2)
     r = imported(ws, write("two.txt", text))
     assert len(r.run_ids) == 2
-    assert cells(ws, r.run_ids[0]) == expected(rows1) and cells(ws, r.run_ids[1]) == expected(rows2)
+    assert cells(ws, r.run_ids[0]) == expected(rows1)
+    assert cells(ws, r.run_ids[1]) == expected(rows2)
     assert [ws.run(i)["tool_version"] for i in r.run_ids] == ["IOzone 3.434", "IOzone 3.489"]
     assert ws.run(r.run_ids[1])["name"] == "two — run 2"
 
@@ -145,7 +148,8 @@ def test_report_repeating_the_table_is_checked_not_stored_twice(ws, write):
     rid = r.run_ids[0]
     assert cells(ws, rid) == expected(rows)  # 65 table cells, nothing added from the report
     meta = json.loads(ws.run(rid)["meta"])
-    assert meta["report_values_checked_against_table"] == 10 and meta["excel_report"] is True
+    assert meta["report_values_checked_against_table"] == 10
+    assert meta["excel_report"] is True
     assert any("Reader report gives 777 for 64 kB / 64 kB records, the table 700" in w for w in r.warnings)
 
 
@@ -155,8 +159,10 @@ def test_report_rows_of_large_files_start_at_64k_records(ws, write):
     text = report("Writer", records, [(16384, list(range(1, 14))), (32768, list(range(101, 110)))])
     r = imported(ws, write("big.txt", text))
     got = cells(ws, r.run_ids[0])
-    assert got[("write", 16384, 4)] == 1 and got[("write", 16384, 16384)] == 13
-    assert got[("write", 32768, 64)] == 101 and got[("write", 32768, 16384)] == 109
+    assert got[("write", 16384, 4)] == 1
+    assert got[("write", 16384, 16384)] == 13
+    assert got[("write", 32768, 64)] == 101
+    assert got[("write", 32768, 16384)] == 109
     assert ("write", 32768, 4) not in got
 
 
@@ -194,8 +200,10 @@ def test_throughput_l1_u3_with_report(ws, write):
                    ("write", 2, 2000.0, 1000.0, 1048576, 256, True, 75.82),
                    ("write", 3, 3000.0, 1000.0, 1048576, 256, False, 75.82)]
     meta = json.loads(ws.run(rid)["meta"])
-    assert meta["throughput_report_values_checked"] == 6 and meta["threads"] == [1, 2, 3]
-    assert meta["page_cache"]["likely"] is True and meta["page_cache"]["results_likely"] == 4
+    assert meta["throughput_report_values_checked"] == 6
+    assert meta["threads"] == [1, 2, 3]
+    assert meta["page_cache"]["likely"] is True
+    assert meta["page_cache"]["results_likely"] == 4
 
 
 def test_throughput_in_ops(ws, write):
@@ -214,7 +222,8 @@ def test_o_direct_means_no_page_cache(ws, write):
     assert {v for (v,) in ws.con.execute("SELECT DISTINCT page_cache_likely FROM iozone_results").fetchall()} == {
         False}
     meta = json.loads(ws.run(r.run_ids[0])["meta"])
-    assert meta["o_direct"] is True and meta["page_cache"]["likely"] is False
+    assert meta["o_direct"] is True
+    assert meta["page_cache"]["likely"] is False
     assert not any("page cache" in w for w in r.warnings)
 
 
@@ -228,7 +237,7 @@ GOOD_ROWS = [[1048576, rec, 5169375, 7712220, 7634280, 7649870, 7541971, 8989992
               7164076, 7202157, 7687779, 7659035] for rec in (512, 1024, 2048)]
 
 
-@pytest.mark.parametrize("case, text, line, message", [
+@pytest.mark.parametrize(("case", "text", "line", "message"), [
     ("cut row", banner() + HEAD_3434 + "".join(row(W_3434, r) for r in GOOD_ROWS)
      + row(W_3434, GOOD_ROWS[0])[:60] + "\n", 17, "the table is cut off or damaged here"),
     ("header only", banner() + HEAD_3434, 13, "without a single result row"),
@@ -262,5 +271,6 @@ def test_good_rows_before_the_cut_still_fail_the_file(ws, write):
     """A cut table is an error, not a silent partial import: the user re-runs or fixes the file."""
     text = banner() + HEAD_3434 + "".join(row(W_3434, r) for r in GOOD_ROWS) + row(W_3434, GOOD_ROWS[0])[:100]
     r = import_file(ws, write("cut.txt", text), ImportOptions())
-    assert r.status == "failed" and ":17: the file ends in the middle of a row of results" in r.error
+    assert r.status == "failed"
+    assert ":17: the file ends in the middle of a row of results" in r.error
     nothing_stored(ws)

@@ -85,9 +85,12 @@ def test_the_old_workspace_is_migrated_and_keeps_every_row(tmp_path):
         before = _counts(ws)
         assert ws.con.execute("SELECT value FROM workspace_info").fetchall() == [("1",)]
     assert hashlib.sha256(p.read_bytes()).hexdigest() == FIXTURE_SHA256
-    assert set(before) == set(TABLE) and all(before.values()), before  # every table holds rows
+    # every table holds rows
+    assert set(before) == set(TABLE), before
+    assert all(before.values()), before
     with Workspace(p) as ws:
-        assert ws.migrated == [2] and SCHEMA_VERSION == 2
+        assert ws.migrated == [2]
+        assert SCHEMA_VERSION == 2
         assert ws.con.execute("SELECT value FROM workspace_info WHERE key = 'schema_version'").fetchall() == [("2",)]
         assert _counts(ws) == before
         for t in TABLE.values():  # the tables are the spec's
@@ -146,11 +149,14 @@ def test_a_migrated_workspace_takes_new_work(tmp_path):
     with Workspace(_old(tmp_path)) as ws:
         save_template(ws.con, "new", ReportOptions(title="After the update"))
         sq = Q.add_question(ws, Q.StormQuestion(run_id=3))
-        assert sq.position == 6 and sq.question_id == 6  # the old sequence goes on
+        # the old sequence goes on
+        assert sq.position == 6
+        assert sq.question_id == 6
         rid = import_file(ws, str(SAMPLES / "storm_fast_iostat-json.json"), ImportOptions()).run_ids[0]
         assert rid == 10
         ws.delete_run(2)
-        assert list_phases(ws, 2) == [] and list_markers(ws, 2) == {}
+        assert list_phases(ws, 2) == []
+        assert list_markers(ws, 2) == {}
         assert list_templates(ws.con) == ["acme", "new"]
 
 
@@ -179,9 +185,12 @@ def test_a_new_file_gets_the_whole_schema_at_once_and_a_file_without_version_is_
         con.execute(TABLE["runs"].create_statements()[0])
         con.execute(TABLE["runs"].create_statements()[1])
     with Workspace(p, read_only=True) as ws:
-        assert Q.list_questions(ws) == [] and list_templates(ws.con) == [] and list_phases(ws, 1) == []
+        assert Q.list_questions(ws) == []
+        assert list_templates(ws.con) == []
+        assert list_phases(ws, 1) == []
     with Workspace(p) as ws:
-        assert ws.migrated == [2] and set(_counts(ws)) == set(TABLE)
+        assert ws.migrated == [2]
+        assert set(_counts(ws)) == set(TABLE)
 
 
 def test_a_failing_step_leaves_the_workspace_at_its_version(tmp_path, monkeypatch):
@@ -195,7 +204,8 @@ def test_a_failing_step_leaves_the_workspace_at_its_version(tmp_path, monkeypatc
     with pytest.raises(RuntimeError, match="step failed"):
         Workspace(p)
     with Workspace(p, read_only=True) as ws:
-        assert migrations.stored_version(ws.con) == 1 and not has_table(ws, "half_done")
+        assert migrations.stored_version(ws.con) == 1
+        assert not has_table(ws, "half_done")
 
 
 def test_steps_are_consecutive_and_end_at_the_current_version():
@@ -205,6 +215,7 @@ def test_steps_are_consecutive_and_end_at_the_current_version():
 
 def test_the_fixture_is_in_provenance():
     text = (Path(__file__).parent / "fixtures" / "PROVENANCE.md").read_text(encoding="utf-8")
-    assert FIXTURE.name in text and FIXTURE_SHA256 in text
+    assert FIXTURE.name in text
+    assert FIXTURE_SHA256 in text
     assert hashlib.sha256(FIXTURE.read_bytes()).hexdigest() in text
     assert json.dumps(SCHEMA_VERSION)  # the version the fixture is migrated to is a plain number

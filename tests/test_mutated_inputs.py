@@ -50,7 +50,7 @@ def test_json_structure_that_is_not_iostat(ws, tmp_path):
     failed_at(ws, str(tmp_path / "s.json"), 101, r"statistics\[1\]\.disk\[2\] is not an object")
 
 
-@pytest.mark.parametrize("value, message", [("NaN", "NaN is not a number"), ("Infinity", "Infinity is not"),
+@pytest.mark.parametrize(("value", "message"), [("NaN", "NaN is not a number"), ("Infinity", "Infinity is not"),
                                             ("1e309", "out of range"), ("9" * 5000, "a number of 5,000 digits")])
 def test_json_numbers_no_tool_prints(ws, tmp_path, value, message):
     text = G_JSON.read_text()
@@ -101,7 +101,9 @@ def test_a_csv_field_over_the_csv_modules_limit(ws, tmp_path):
     lines.insert(i + 1, "x" * 200_000 + "\n")
     (tmp_path / "l.csv").write_text("".join(lines))
     r = import_file(ws, str(tmp_path / "l.csv"), ImportOptions())
-    assert r.status == "failed" and "internal error" not in r.error and f"l.csv:{i + 2}: " in r.error
+    assert r.status == "failed"
+    assert "internal error" not in r.error
+    assert f"l.csv:{i + 2}: " in r.error
 
 
 @pytest.mark.parametrize("src", [PKB, SAMPLES / "fio_randread_lat_limited.json",
@@ -117,7 +119,8 @@ def test_utf16_says_what_it_is(ws, tmp_path):
     p = tmp_path / "u16.txt"
     p.write_bytes((CORPUS / "iostat" / "sysstat-tests_iostat-h.txt").read_text().encode("utf-16"))
     r = import_file(ws, str(p), ImportOptions())
-    assert r.status == "failed" and "UTF-16" in r.error
+    assert r.status == "failed"
+    assert "UTF-16" in r.error
 
 
 # ---- iostat text: cut-off ends, pasted indentation, values iostat never prints, Windows line ends -------------
@@ -140,7 +143,7 @@ def stored(ws):
     return ws.con.execute("SELECT sample_idx, device, util_pct FROM iostat_samples ORDER BY 1, 2").fetchall()
 
 
-@pytest.mark.parametrize("cut, why", [
+@pytest.mark.parametrize(("cut", "why"), [
     (TWO_DEVICES.rstrip("\n")[:-1], "its last line is cut short"),  # '0.32' cut to '0.3'
     (TWO_DEVICES[:TWO_DEVICES.rindex("sdb")], "fewer devices than the report before"),  # sdb never written
 ])
@@ -154,7 +157,8 @@ def test_a_log_cut_inside_its_last_report_leaves_that_report_out(ws, write, cut,
 
 def test_a_complete_log_without_its_final_blank_line_is_kept_whole(ws, write):
     r = import_file(ws, write("ok.txt", TWO_DEVICES.rstrip("\n") + "\n"), ImportOptions(first_report="interval"))
-    assert r.status == "imported" and not any("left out" in w for w in r.warnings)
+    assert r.status == "imported"
+    assert not any("left out" in w for w in r.warnings)
     assert len(stored(ws)) == 4
 
 
@@ -217,7 +221,9 @@ def test_iometer_impossible_time_stamp(ws, tmp_path):
         return i - 1
     path, _ = iometer_with(tmp_path, edit)
     r = import_file(ws, path, ImportOptions())
-    assert r.status == "failed" and "internal error" not in r.error and "'Time Stamp' without a real time" in r.error
+    assert r.status == "failed"
+    assert "internal error" not in r.error
+    assert "'Time Stamp' without a real time" in r.error
 
 
 def test_iometer_decimal_comma_would_shift_every_later_value(ws, tmp_path):

@@ -61,35 +61,47 @@ def rw(tmp_path):
 def test_cap_not_held_on_the_200_iops_capture(sws):
     a = Q.answer(sws, Q.CapQuestion(run_id=CAPPED, iops_cap=200))
     res = cap_report(sws, CAPPED, iops_cap=200)
-    assert a.verdict == "not held" and res.verdict == "NOT held"
+    assert a.verdict == "not held"
+    assert res.verdict == "NOT held"
     f = a.figures[0]
     assert f.value == res.worst_window_iops == pytest.approx(65715.7, abs=0.05)
-    assert f.limit == res.checks[0].limit == 210 and f.unit == "IOPS"
+    assert f.limit == res.checks[0].limit == 210
+    assert f.unit == "IOPS"
     assert f.text == "worst 10 s window 65,716 IOPS vs cap 200 IOPS + 5 % = 210 IOPS" == a.number
     c = res.checks[0]
     assert f"{c.windows_over} of the {c.windows_judged} windows of 10 s" in a.reason
-    assert "typical level of 201 IOPS" in a.reason and res.plateau_iops == 201
+    assert "typical level of 201 IOPS" in a.reason
+    assert res.plateau_iops == 201
     ev = a.evidence
-    assert ev.run_ids == [CAPPED] and ev.results[0].as_dict() == res.as_dict()
+    assert ev.run_ids == [CAPPED]
+    assert ev.results[0].as_dict() == res.as_dict()
     ww = res.worst_window
     assert {"run_id": CAPPED, "t_start_s": ww["t_start_s"], "t_end_s": ww["t_end_s"],
             "label": "worst 10 s window (IOPS)"} in ev.ranges
-    assert [ln["value"] for ln in ev.lines] == [200, 210] and ev.chart["log"] is True
-    assert ev.chart["column"] == "iops" and ev.chart["stepped"] is True
+    assert [ln["value"] for ln in ev.lines] == [200, 210]
+    assert ev.chart["log"] is True
+    assert ev.chart["column"] == "iops"
+    assert ev.chart["stepped"] is True
 
 
 def test_cap_held_and_not_reached_and_not_capped(sws):
     a = Q.answer(sws, Q.CapQuestion(run_id=CAPPED, iops_cap=66000))  # worst 65,715.7 within 69,300, above 62,700
-    assert a.verdict == "held" and cap_report(sws, CAPPED, iops_cap=66000).verdict == "held"
+    assert a.verdict == "held"
+    assert cap_report(sws, CAPPED, iops_cap=66000).verdict == "held"
     assert a.reason.startswith("Every 10 s window of capped_200iops_iostat-d averaged at or below 69,300 IOPS")
     a = Q.answer(sws, Q.CapQuestion(run_id=FAST, iops_cap=2000))
-    assert a.verdict == "held" and "never reached" in a.reason and "1,900 IOPS" in a.reason
+    assert a.verdict == "held"
+    assert "never reached" in a.reason
+    assert "1,900 IOPS" in a.reason
     assert cap_report(sws, FAST, iops_cap=2000).verdict == "held (cap not reached)"
     a = Q.answer(sws, Q.CapQuestion(run_id=SLOW, iops_cap=200, tolerance_pct=10, window_s=20))
     res = cap_report(sws, SLOW, iops_cap=200, tolerance_pct=10, window_s=20)
-    assert a.verdict == "not held" and res.verdict == "not capped"
-    assert a.figures[0].value == res.worst_window_iops and a.figures[0].limit == pytest.approx(220)
-    assert "worst 20 s window" in a.number and "+ 10 % = 220 IOPS" in a.number
+    assert a.verdict == "not held"
+    assert res.verdict == "not capped"
+    assert a.figures[0].value == res.worst_window_iops
+    assert a.figures[0].limit == pytest.approx(220)
+    assert "worst 20 s window" in a.number
+    assert "+ 10 % = 220 IOPS" in a.number
 
 
 def test_cap_on_bandwidth_and_iops_decides_by_the_worse(sws):
@@ -97,7 +109,9 @@ def test_cap_on_bandwidth_and_iops_decides_by_the_worse(sws):
     res = cap_report(sws, CAPPED, iops_cap=66000, bw_cap_kbs=1e9)
     assert [c.verdict for c in res.checks] == ["held", "held (cap not reached)"]
     # the less conclusive check comes first: the bandwidth cap was never reached
-    assert a.verdict == "held" and [f.unit for f in a.figures] == ["kB/s", "IOPS"] and "never reached" in a.reason
+    assert a.verdict == "held"
+    assert [f.unit for f in a.figures] == ["kB/s", "IOPS"]
+    assert "never reached" in a.reason
     assert a.figures[0].value == res.checks[1].worst_window["average"]
     assert a.figures[1].value == res.checks[0].worst_window["average"]
 
@@ -109,9 +123,11 @@ def test_storm_profile_matches_storm_report(sws):
     assert (a.figures[0].value, m.peak_iops, m.time_to_peak_s, m.settle_time_s) == (1212, 1212, 16, 28)
     assert a.figures[1].value == m.plateau_iops
     assert a.number == f"peak 1,212 IOPS at 20–21 s; plateau {Q.fmt_value(m.plateau_iops, 'IOPS')}"
-    assert "16 s after the first activity" in a.reason and "settled 28 s after the peak" in a.reason
+    assert "16 s after the first activity" in a.reason
+    assert "settled 28 s after the peak" in a.reason
     rep = a.evidence.results[0]
-    assert rep.phase_source == "detected" and len(a.evidence.ranges) == 1 + len(rep.phases)
+    assert rep.phase_source == "detected"
+    assert len(a.evidence.ranges) == 1 + len(rep.phases)
 
 
 def test_compare_matches_compare_runs(sws):
@@ -124,7 +140,8 @@ def test_compare_matches_compare_runs(sws):
     a = Q.answer(sws, Q.CompareQuestion(run_ids=[SLOW, FAST, CAPPED], metric="mean_iops", align="activity"))
     mean = next(r for r in compare_runs(sws, [SLOW, FAST, CAPPED]).metrics if r["metric"] == "mean_iops")
     assert [f.value for f in a.figures] == mean["values"]
-    assert a.evidence.chart["align"] == "activity" and a.evidence.chart["column"] == "iops"
+    assert a.evidence.chart["align"] == "activity"
+    assert a.evidence.chart["column"] == "iops"
     assert "ranges from" in a.reason
 
 
@@ -132,17 +149,21 @@ def test_evidence_series_for_the_charts(sws):
     a = Q.answer(sws, Q.CompareQuestion(run_ids=[SLOW, FAST, FIO], align="activity", phases="none"))
     slow, fast = Q.evidence_series(sws, a)  # the fio run has no series
     assert (slow.run_id, fast.run_id) == (SLOW, FAST)
-    assert fast.align["mode"] == "activity" and fast.offset_s == 5  # fio's startdelay: activity from second 5
+    # fio's startdelay: activity from second 5
+    assert fast.align["mode"] == "activity"
+    assert fast.offset_s == 5
     cap = Q.answer(sws, Q.CapQuestion(run_id=CAPPED, iops_cap=200))
     [s] = Q.evidence_series(sws, cap)
-    assert s.col("iops").max() == 112375.5 and s.interval_s == 2
+    assert s.col("iops").max() == 112375.5
+    assert s.interval_s == 2
 
 
 def test_response_time_per_vm_disk_from_the_histograms(sws):
     a = Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[VS, FIO], threshold_ms=50, goal_pct=95))
     vs = latency_share(sws, VS, 50.0)
     f0 = latency_share(sws, FIO, 50.0, device="randrw #0")
-    assert a.verdict == "met" and len(a.figures) == 3
+    assert a.verdict == "met"
+    assert len(a.figures) == 3
     worst = a.figures[0]  # the lowest share comes first: it decides
     assert worst.value == vs["share"] == response_time_check(sws, VS, threshold_ms=50, goal_pct=95)["share"]
     assert worst.text == ("vscsiStats-helper_sample_vscsiStats, VM 2099979, disk scsi0:0: "
@@ -150,9 +171,11 @@ def test_response_time_per_vm_disk_from_the_histograms(sws):
     assert a.figures[1].value == f0["share"]
     assert a.evidence.devices == {VS: vs["devices"], FIO: ["randrw #0", "randrw #1"]}
     a = Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[VS], threshold_ms=50, goal_pct=99.9))
-    assert a.verdict == "not met" and f"only {vs['share'] * 100:.2f} %" in a.reason
+    assert a.verdict == "not met"
+    assert f"only {vs['share'] * 100:.2f} %" in a.reason
     a = Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[FIO], disks=["randrw #1"], goal_pct=95))
-    assert len(a.figures) == 1 and a.figures[0].value == latency_share(sws, FIO, 50.0, device="randrw #1")["share"]
+    assert len(a.figures) == 1
+    assert a.figures[0].value == latency_share(sws, FIO, 50.0, device="randrw #1")["share"]
     with pytest.raises(AnalysisError, match="none of the disks"):
         Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[FIO], disks=["nope"]))
 
@@ -160,7 +183,8 @@ def test_response_time_per_vm_disk_from_the_histograms(sws):
 def test_response_time_on_iostat_is_interval_level(sws):
     a = Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[FAST], goal_pct=95))
     rt = response_time_check(sws, FAST, threshold_ms=50, goal_pct=95)
-    assert a.figures[0].value == rt["share"] and a.verdict == ("met" if rt["passed"] else "not met")
+    assert a.figures[0].value == rt["share"]
+    assert a.verdict == ("met" if rt["passed"] else "not met")
     assert any("interval-level" in n for n in a.notes)
 
 
@@ -174,14 +198,17 @@ def test_sizing_range_answers_both_ends_18_and_54(sws):
     assert a.number == "steady 8 IOPS per user: 18 disks; storm 25 IOPS per user: 54 disks"
     assert a.reason == ("100 users need 18 disks at 8 IOPS per user (steady) and 54 disks at 25 IOPS per user "
                         "(storm), on RAID 10 with 7,200 rpm SATA / NL-SAS disks of 75 IOPS and 40 % reads.")
-    assert a.verdict == "information" and Q.describe(q) == "How many disks for 100 users at 8–25 IOPS per user?"
+    assert a.verdict == "information"
+    assert Q.describe(q) == "How many disks for 100 users at 8–25 IOPS per user?"
     wi = {(r["end"], r["raid"], r["disk_type"]): r["disks"] for r in a.evidence.tables["what_if"]}
-    assert wi[("steady", "10", "sata7k")] == 18 and wi[("storm", "10", "sata7k")] == 54
+    assert wi[("steady", "10", "sata7k")] == 18
+    assert wi[("storm", "10", "sata7k")] == 54
     assert wi[("storm", "5", "sas15k")] == size_vdi(100, 25, read_pct=40, raid="5", disk_type="sas15k").disks_layout
     pre = load_presets()
     assert len(wi) == 2 * len(pre["raid"]) * len(pre["disk_types"])
     one = Q.answer(sws, Q.SizingQuestion(users=100, iops_per_user=8))
-    assert [f.value for f in one.figures] == [18] and one.number == "8 IOPS per user: 18 disks"
+    assert [f.value for f in one.figures] == [18]
+    assert one.number == "8 IOPS per user: 18 disks"
     cap = Q.answer(sws, Q.SizingQuestion(users=100, iops_per_user=8, gb_per_user=50, disk_gb=100))
     assert cap.figures[0].value == size_vdi(100, 8, gb_per_user=50, disk_gb=100).disks == 100
     assert "capacity decides; 18 for the IOPS" in cap.reason
@@ -193,7 +220,8 @@ def test_sizing_measured_from_a_run(sws):
     steady = size_vdi(100, storm_multiplier=1.0, measured=m)
     storm = size_vdi(100, measured=m)
     assert [f.value for f in a.figures] == [steady.disks_layout, storm.disks_layout]
-    assert a.evidence.results[-1] == m and a.evidence.run_ids == [FAST]
+    assert a.evidence.results[-1] == m
+    assert a.evidence.run_ids == [FAST]
     assert f"steady {Q.fmt_value(m['steady_iops'], 'IOPS')}, peak 1,212 IOPS" in a.reason
 
 
@@ -213,13 +241,17 @@ def test_crud_and_order_persist_across_reopening(rw):
         got = Q.list_questions(ws)
         assert [s.question_id for s in got] == [a.question_id, b.question_id, c.question_id]
         assert [s.position for s in got] == [1, 2, 3]
-        assert got[0].title == "Cap of the pilot" and got[0].question == Q.CapQuestion(
+        assert got[0].title == "Cap of the pilot"
+        assert got[0].question == Q.CapQuestion(
             run_id=CAPPED, iops_cap=200, tolerance_pct=10, window_s=20)
-        assert got[1].title is None and got[1].heading() == "How many disks for 100 users at 8 IOPS per user?"
+        assert got[1].title is None
+        assert got[1].heading() == "How many disks for 100 users at 8 IOPS per user?"
         assert got[1].question.iops_per_user_storm is None
-        assert got[2].kind == "storm_profile" and got[2].created_at is not None
+        assert got[2].kind == "storm_profile"
+        assert got[2].created_at is not None
         row = ws.con.execute("SELECT kind, params FROM questions WHERE question_id = ?", [a.question_id]).fetchall()
-        assert row[0][0] == "cap" and json.loads(row[0][1])["tolerance_pct"] == 10
+        assert row[0][0] == "cap"
+        assert json.loads(row[0][1])["tolerance_pct"] == 10
     with Workspace(rw) as ws:
         Q.delete_question(ws, a.question_id)
         assert [(s.question_id, s.position) for s in Q.list_questions(ws)] == [(b.question_id, 1),
@@ -237,7 +269,8 @@ def test_a_failed_edit_changes_nothing(rw):
         sq = Q.add_question(ws, Q.CapQuestion(run_id=CAPPED, iops_cap=200))
         with pytest.raises(Q.QuestionError) as e:
             Q.edit_question(ws, sq.question_id, {"window_s": 5}, title="never stored")
-        assert e.value.field == "window_s" and str(e.value) == "Window: must be 10 s or more, not 5"
+        assert e.value.field == "window_s"
+        assert str(e.value) == "Window: must be 10 s or more, not 5"
         assert Q.get_question(ws, sq.question_id) == sq
 
 
@@ -297,12 +330,15 @@ def test_questions_on_missing_runs(rw):
     with Workspace(rw) as ws:
         with pytest.raises(Q.QuestionError, match="there is no run 42") as e:
             Q.add_question(ws, Q.StormQuestion(run_id=42))
-        assert e.value.field == "run_id" and e.value.missing
+        assert e.value.field == "run_id"
+        assert e.value.missing
         sq = Q.add_question(ws, Q.StormQuestion(run_id=CAPPED))
         Q.add_question(ws, Q.ResponseTimeQuestion(run_ids=[CAPPED]))  # plain iostat -d: no await
         ws.delete_run(CAPPED)
         (s1, a1), (_s2, a2) = Q.answer_all(ws)
-    assert s1.question_id == sq.question_id and a1.verdict == "information" and a1.figures == []
+    assert s1.question_id == sq.question_id
+    assert a1.verdict == "information"
+    assert a1.figures == []
     assert a1.error == "there is no run 1 in this workspace (was it deleted?)"
     assert a1.reason == "This question cannot be answered from the data: " + a1.error
 
@@ -312,8 +348,10 @@ def test_a_fix_in_an_unanswerable_question_is_named_per_front_end(tmp_path):
         assert import_file(ws, str(SAMPLES / "fio_randread_lat_limited.json"), ImportOptions()).status == "imported"
         Q.add_question(ws, Q.ResponseTimeQuestion(run_ids=[1], goal_pct=95))
         [(_sq, a)] = Q.answer_all(ws)
-    assert isinstance(a.reason, Note) and "json+ output format" in a.reason
-    assert "--output-format=json+" in a.reason.render("cli") and "--" not in a.reason
+    assert isinstance(a.reason, Note)
+    assert "json+ output format" in a.reason
+    assert "--output-format=json+" in a.reason.render("cli")
+    assert "--" not in a.reason
 
 
 IDENT = re.compile(r"\b[a-z]+_[a-z_]+\b|--[a-z]|main\.py|\.md\b")
@@ -337,8 +375,11 @@ def test_words_are_for_customers(sws):
 def test_number_formats():
     assert [Q.fmt_value(v, "IOPS") for v in (1212, 203.44, 65715.66, 0.25)] == [
         "1,212 IOPS", "203.4 IOPS", "65,716 IOPS", "0.2 IOPS"]
-    assert Q.fmt_value(50, "ms") == "50 ms" and Q.fmt_value(0.347, "ms") == "0.35 ms"
-    assert Q.fmt_value(2.5, "s") == "2.5 s" and Q.fmt_span(20, 21) == "20–21 s" and Q.fmt_pct(0.98876) == "98.88 %"
+    assert Q.fmt_value(50, "ms") == "50 ms"
+    assert Q.fmt_value(0.347, "ms") == "0.35 ms"
+    assert Q.fmt_value(2.5, "s") == "2.5 s"
+    assert Q.fmt_span(20, 21) == "20–21 s"
+    assert Q.fmt_pct(0.98876) == "98.88 %"
 
 
 # ---- the command line -----------------------------------------------------------------------------------
@@ -355,19 +396,22 @@ def test_cli_round_trip(rw, capsys):
     w = ["-w", str(rw)]
     assert cli(capsys, "question", "list", *w)[1].startswith("no questions")
     rc, out, _ = cli(capsys, "question", "add", "cap", "--run", "1", "--cap-iops", "200", *w)
-    assert rc == 0 and out == "added question 1 at position 1: Did the 200 IOPS cap hold on capped_200iops_iostat-d?\n"
+    assert rc == 0
+    assert out == "added question 1 at position 1: Did the 200 IOPS cap hold on capped_200iops_iostat-d?\n"
     assert cli(capsys, "question", "add", "compare", "--runs", "3,2", "--phases", "none", *w)[0] == 0
     assert cli(capsys, "question", "add", "response-time", "--runs", "5", "--threshold-ms", "50", "--goal-pct", "95",
                *w)[0] == 0
     rc, out, _ = cli(capsys, "question", "add", "sizing", "--users", "100", "--iops-per-user", "8..25",
                      "--read-pct", "40", "--raid", "10", "--disk", "sata7k", "--json", *w)
-    assert rc == 0 and json.loads(out)["params"]["iops_per_user_storm"] == 25
+    assert rc == 0
+    assert json.loads(out)["params"]["iops_per_user_storm"] == 25
     assert cli(capsys, "question", "add", "storm", "--run", "2", "--position", "1", "--title", "Boot storm", *w)[0] == 0
     rc, out, _ = cli(capsys, "question", "list", "--json", *w)
     listed = json.loads(out)
     assert [(q["question_id"], q["kind"]) for q in listed] == [
         (5, "storm_profile"), (1, "cap"), (2, "compare"), (3, "response_time"), (4, "sizing")]
-    assert listed[0]["heading"] == "Boot storm" and listed[2]["params"]["run_ids"] == [3, 2]
+    assert listed[0]["heading"] == "Boot storm"
+    assert listed[2]["params"]["run_ids"] == [3, 2]
 
     rc, out, _ = cli(capsys, "question", "answer", "--json", *w)
     assert rc == 0
@@ -382,44 +426,58 @@ def test_cli_round_trip(rw, capsys):
     assert ans[1]["evidence"]["results"][0]["worst_window_iops"] == capj["worst_window_iops"]
     assert ans[1]["evidence"]["results"][0]["checks"] == capj["checks"]
     rc, out, _ = cli(capsys, "question", "answer", "4", "1", *w)
-    assert rc == 0 and out.splitlines()[0] == "5. [INFORMATION] How many disks for 100 users at 8–25 IOPS per user?  " \
+    assert rc == 0
+    assert out.splitlines()[0] == "5. [INFORMATION] How many disks for 100 users at 8–25 IOPS per user?  " \
                                               "(question 4)"
     assert "steady 8 IOPS per user: 18 disks; storm 25 IOPS per user: 54 disks" in out
-    assert "[NOT HELD]" in out and "note: capacity not sized (give --gb-per-user and --disk-gb)" in out
+    assert "[NOT HELD]" in out
+    assert "note: capacity not sized (give --gb-per-user and --disk-gb)" in out
 
     rc, out, _ = cli(capsys, "question", "edit", "1", "--tolerance", "10", "--window", "20", "--title", "Pilot cap", *w)
-    assert rc == 0 and out.startswith("question 1: Pilot cap")
+    assert rc == 0
+    assert out.startswith("question 1: Pilot cap")
     rc, out, _ = cli(capsys, "question", "move", "1", "--to", "5", *w)
-    assert rc == 0 and out.splitlines()[-1] == "  5. [1] Pilot cap"
+    assert rc == 0
+    assert out.splitlines()[-1] == "  5. [1] Pilot cap"
     rc, out, _ = cli(capsys, "question", "delete", "2", *w)
-    assert rc == 0 and out.startswith("deleted question 2:")
+    assert rc == 0
+    assert out.startswith("deleted question 2:")
     with Workspace(rw, read_only=True) as ws:
         got = Q.list_questions(ws)
     assert [(s.question_id, s.position) for s in got] == [(5, 1), (3, 2), (4, 3), (1, 4)]
-    assert got[-1].question.tolerance_pct == 10 and got[-1].question.window_s == 20
+    assert got[-1].question.tolerance_pct == 10
+    assert got[-1].question.window_s == 20
 
 
 def test_cli_errors_and_exit_codes(rw, capsys):
     w = ["-w", str(rw)]
     rc, _, err = cli(capsys, "question", "add", "cap", "--run", "1", "--cap-iops", "200", "--tolerance", "-5", *w)
-    assert rc == 2 and err == "main.py question: error: --tolerance: must be 0 % or more, not -5\n"
+    assert rc == 2
+    assert err == "main.py question: error: --tolerance: must be 0 % or more, not -5\n"
     rc, _, err = cli(capsys, "question", "add", "sizing", "--users", "100", "--iops-per-user", "25..8", *w)
-    assert rc == 2 and err.startswith("main.py question: error: --iops-per-user: the storm end (8)")
+    assert rc == 2
+    assert err.startswith("main.py question: error: --iops-per-user: the storm end (8)")
     rc, _, err = cli(capsys, "question", "add", "cap", "--run", "9", "--cap-iops", "200", *w)
-    assert rc == 1 and err == "error: --run: there is no run 9 in this workspace\n"
+    assert rc == 1
+    assert err == "error: --run: there is no run 9 in this workspace\n"
     assert cli(capsys, "question", "add", "cap", *w)[0] == 2  # --run is required
     assert cli(capsys, "question", *w)[0] == 2
     assert cli(capsys, "question", "delete", "7", *w)[:3:2] == (1, "error: there is no question 7\n")
     assert cli(capsys, "question", "add", "storm", "--run", "1", *w)[0] == 0
     rc, _, err = cli(capsys, "question", "edit", "1", "--cap-iops", "5", *w)
-    assert rc == 2 and err == "main.py question: error: --cap-iops: a storm question does not take it\n"
+    assert rc == 2
+    assert err == "main.py question: error: --cap-iops: a storm question does not take it\n"
     rc, _, err = cli(capsys, "question", "move", "1", "--to", "4", *w)
-    assert rc == 2 and "between 1 and 1, not 4" in err
+    assert rc == 2
+    assert "between 1 and 1, not 4" in err
     rc, out, err = cli(capsys, "question", "answer", "1", "8", *w)
-    assert rc == 1 and "error: there is no question 8" in err and "[INFORMATION] Storm profile" in out
+    assert rc == 1
+    assert "error: there is no question 8" in err
+    assert "[INFORMATION] Storm profile" in out
     cli(capsys, "run", "1", "--delete", *w)
     rc, out, _ = cli(capsys, "question", "answer", *w)
-    assert rc == 1 and "cannot be answered from the data: there is no run 1" in out
+    assert rc == 1
+    assert "cannot be answered from the data: there is no run 1" in out
 
 
 def test_response_time_of_reads_or_writes_only(sws):

@@ -128,7 +128,8 @@ def test_figures_equal_the_storm_analysis_of_the_command_line(sample_ws, capsys,
         assert getattr(st, key) == cli[key], key
     assert st.iops_percentiles["p95"] == cli["iops_percentiles"]["p95"]
     if t_range:
-        assert t_range[0] <= st.t_start_s + 0.5 and st.t_end_s - 0.5 < t_range[1]
+        assert t_range[0] <= st.t_start_s + 0.5
+        assert st.t_end_s - 0.5 < t_range[1]
 
 
 def test_known_figures_of_the_samples(sample_ws):
@@ -170,7 +171,8 @@ def test_no_cap_verdict_without_a_cap_or_on_a_latency_chart(sample_ws):
     rid = ids["capped"]
     assert compute_row(ws, CurveSpec(rid, "c")).cap is None
     row = compute_row(ws, CurveSpec(rid, "c", metric="await (ms)"), cap=200.0)
-    assert row.cap is None and "IOPS or throughput" in row.cap_note
+    assert row.cap is None
+    assert "IOPS or throughput" in row.cap_note
     cols = visible_columns([row], None)
     assert "cap" not in [c.key for c in cols]
 
@@ -181,7 +183,9 @@ def test_vscsistats_rows_per_vm_disk_share_exact_or_bounds(sample_ws):
     specs = [CurveSpec(rid, f"v · {d}", kind="vscsistats", device=d) for d in (DEV_A, DEV_B)]
     a, b = compute_rows(ws, specs, threshold_ms=20.0)
     # 20 ms lies inside the (15, 30] ms bucket, which is empty for VM disk A: exact, 789 of 793 per collection
-    assert a.share.exact and a.share.ios == 3 * 793 and a.share.under_lo == 3 * 789
+    assert a.share.exact
+    assert a.share.ios == 3 * 793
+    assert a.share.under_lo == 3 * 789
     assert share_text(a.share) == f"{3 * 789 / (3 * 793) * 100:.1f} % (exact)"
     # VM disk B: 403 I/Os of its second collection lie in (15, 30] ms: only bounds, plus a labelled estimate
     assert not b.share.exact
@@ -189,11 +193,16 @@ def test_vscsistats_rows_per_vm_disk_share_exact_or_bounds(sample_ws):
     assert b.share.estimate == pytest.approx(2 * 789 + 386 + 403 * 5 / 15)
     assert "estimate" in share_text(b.share)
     per = {c["t_start_s"]: c["share"] for c in b.collections}
-    assert per[0.0].exact and per[120.0].exact and not per[60.0].exact  # which VM suffered, when
-    assert b.storm.total_ios == 3 * 793 and b.storm.peak_iops == pytest.approx(793 / 60)
+    # which VM suffered, when
+    assert per[0.0].exact
+    assert per[120.0].exact
+    assert not per[60.0].exact
+    assert b.storm.total_ios == 3 * 793
+    assert b.storm.peak_iops == pytest.approx(793 / 60)
     # a range: the second collection only (midpoint 90 s)
     b2 = compute_row(ws, CurveSpec(rid, "b", kind="vscsistats", device=DEV_B, t_range=(61.0, 119.0)), None, 20.0)
-    assert b2.storm.intervals == 1 and (b2.share.under_lo, b2.share.under_hi) == (386, 789)
+    assert b2.storm.intervals == 1
+    assert (b2.share.under_lo, b2.share.under_hi) == (386, 789)
     lines = table_lines([a, b], visible_columns([a, b], None), per_collection=True)
     assert [ln.kind for ln in lines] == ["curve"] + ["collection"] * 3 + ["curve"] + ["collection"] * 3 + [
         "delta", "ratio"]
@@ -202,7 +211,8 @@ def test_vscsistats_rows_per_vm_disk_share_exact_or_bounds(sample_ws):
 def test_one_formatter_and_dashes():
     assert format_value(36340.0, "count") == "36,340"
     assert format_value(1212.0, "iops") == "1,212.0"
-    assert format_value(None, "iops") == DASH and format_value(None, "pct") == DASH
+    assert format_value(None, "iops") == DASH
+    assert format_value(None, "pct") == DASH
     assert share_text(None) == DASH
     assert share_text(Share(50_000, 793, 792, 792, 792.0)) == "99.9 % (exact)"
     # bounds that would print alike get more decimals; never "100.0" for a share below 100 %
@@ -223,12 +233,14 @@ def test_tsv_with_header_and_a_b_lines(sample_ws):
     i = head.index("Peak (IOPS)")
     a, b = float(lines[1][i]), float(lines[2][i])
     assert (a, b) == (1212.0, 809.0)
-    assert float(lines[3][i]) == b - a and float(lines[4][i]) == pytest.approx(b / a, rel=1e-9)
+    assert float(lines[3][i]) == b - a
+    assert float(lines[4][i]) == pytest.approx(b / a, rel=1e-9)
     j = head.index("Total I/Os")
     assert lines[1][j] == "36340"  # unformatted: no thousands separator
     shown = table_lines(rows, cols)
     k = [c.key for c in cols].index("peak")
-    assert shown[2].display[k] == "-403.0" and shown[3].display[k] == "×0.667"
+    assert shown[2].display[k] == "-403.0"
+    assert shown[3].display[k] == "×0.667"
     assert all(c.key != "share" for c in cols)  # no vscsiStats row: no share column
     assert {c.key for c in COLUMNS} >= {"peak", "peak_at", "time_to_peak", "mean", "p95", "plateau", "total",
                                          "read_share", "cap", "share"}
@@ -237,8 +249,11 @@ def test_tsv_with_header_and_a_b_lines(sample_ws):
 def test_range_errors_are_rows_not_crashes(sample_ws):
     ws, ids, _ = sample_ws
     row = compute_row(ws, CurveSpec(ids["storm_fast_iostat-xt"], "A", t_range=(500.0, 600.0)), cap=200.0)
-    assert row.error is None and row.storm.intervals == 0 and row.cap is None
+    assert row.error is None
+    assert row.storm.intervals == 0
+    assert row.cap is None
     cols = visible_columns([row], 200.0)
     assert all(v == DASH for v in table_lines([row], cols)[0].display[2:])
     bad = compute_row(ws, CurveSpec(999, "nope"))
-    assert bad.error and "999" in bad.error
+    assert bad.error
+    assert "999" in bad.error

@@ -70,7 +70,8 @@ def test_sizing_shows_steady_18_and_storm_54_in_one_report(engagement, tmp_path,
     how = "8 × storm multiplier 3.125" if "storm_multiplier" in sizing else "the top of the range given"
     headline = (f"For 100 users the design needs 18 disks at the steady 8 IOPS per user (17.07 rounded up) and 54 "
                 f"disks at the storm's 25 IOPS per user ({how}; 53.33 rounded up); 54 disks carry the storm.")
-    assert headline in content.verdicts and headline in text
+    assert headline in content.verdicts
+    assert headline in text
     assert not re.search(r"54 disks[^.;]* at 8 IOPS", text)  # the storm figure is never given for the steady load
     # the figures are sizing_cases' own: 800 / 1,280 front/back-end IOPS steady, 2,500 / 4,000 in the storm
     cases = sizing_cases(100, "8..25", read_pct=40, raid="10", disk_iops=75)
@@ -82,7 +83,8 @@ def test_sizing_shows_steady_18_and_storm_54_in_one_report(engagement, tmp_path,
     rows = what_if(100, [8, 25], read_pct=40)
     r10 = {r["disk_type"]: r["disks"] for r in rows if r["raid"] == "10"}
     r5 = {r["disk_type"]: r["disks"] for r in rows if r["raid"] == "5"}
-    assert r10["sata7k"] == [18, 54] and r5["sata7k"] == [30, 95]
+    assert r10["sata7k"] == [18, 54]
+    assert r5["sata7k"] == [30, 95]
     assert "What if: other RAID levels and disk types" in text
     assert f"RAID 10 2 18 / 54 {r10['sas10k'][0]} / {r10['sas10k'][1]}" in text
     assert f"RAID 5 (4+1) 4 30 / 95 {r5['sas10k'][0]} / {r5['sas10k'][1]}" in text
@@ -106,11 +108,13 @@ def test_cli_takes_an_iops_per_user_range(engagement, tmp_path):
                            capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert again.returncode == 0, again.stderr
     raw = pdf_text(out)
-    assert "For ACME only" in raw and str(SAMPLES / "storm_fast_iostat-xt.txt") in re.sub(r"\s", "", raw)
+    assert "For ACME only" in raw
+    assert str(SAMPLES / "storm_fast_iostat-xt.txt") in re.sub(r"\s", "", raw)
     bad = subprocess.run([sys.executable, str(ROOT / "main.py"), "report", "-w", str(tmp_path / "ws.duckdb"), "-o",
                           str(out), "--users", "100", "--iops-per-user", "25..8"], capture_output=True, text=True,
                          cwd=ROOT, timeout=120)
-    assert bad.returncode == 2 and "range" in bad.stderr
+    assert bad.returncode == 2
+    assert "range" in bad.stderr
 
 
 # ---- 2. one definition per figure ------------------------------------------------------------------------
@@ -124,24 +128,30 @@ def test_plateau_is_the_storm_definition_and_the_median_is_called_so(engagement,
     capped = storm_report(ws, ws.ids["capped"]).run
     cap = cap_report(ws, ws.ids["capped"], iops_cap=200).checks[0]
     # storm table: peak then plateau (time-weighted median of the intervals above half the peak)
-    assert fast.plateau_iops == 1200 and f"storm_fast_iostat-xt {fmt(fast.peak_iops)} {fmt(fast.plateau_iops)}" in text
+    assert fast.plateau_iops == 1200
+    assert f"storm_fast_iostat-xt {fmt(fast.peak_iops)} {fmt(fast.plateau_iops)}" in text
     # cap table: the plateau is the storm's; the median of every interval is called the median interval
     assert (f"capped_200iops_iostat-d 200 IOPS did not hold {fmt(capped.plateau_iops)} {fmt(cap.plateau)} "
             f"{fmt(cap.worst_window['average'])}") in text
-    assert "plateau of 201" not in text and "plateau (201" not in text
+    assert "plateau of 201" not in text
+    assert "plateau (201" not in text
     # one median per run: the A/B table's median interval is the cap table's
     assert re.search(rf"Median interval IOPS 600 450 {fmt(cap.plateau)}\b", text), text
     # the footnote says what the figure counts: single intervals, not windows
     assert "the share of the judged time spent in single intervals above the cap plus its 5 % tolerance" in text
     # the period starts at the start of the first interval: 02:15:30 is the end of the first 1 s report
-    assert "2026-11-22 02:15:29 – 02:16:29" in text and "02:16:34 – 02:18:09" in text
-    assert "since boot excluded" not in text and "since-boot excluded" not in text
+    assert "2026-11-22 02:15:29 – 02:16:29" in text
+    assert "02:16:34 – 02:18:09" in text
+    assert "since boot excluded" not in text
+    assert "since-boot excluded" not in text
     # phases on the chart's time axis (0 = the first activity, second 5 of the run): the storm phase holds the peak
     assert re.search(r"phase 3 8 ?s 34 ?s 1,212 1,094 28,450", text)
     assert "From and To: seconds from the start of the first" in text
     # one format per quantity: IOPS and I/O counts whole, with thousands separators
     assert not re.search(r"\d\.\d+ IOPS", text)
-    assert "36,340" in text and "36,340.0" not in text and "670,577" in text
+    assert "36,340" in text
+    assert "36,340.0" not in text
+    assert "670,577" in text
     for m in re.finditer(r"\b\d{4,}\b", text.replace("SHA-256", "")):  # no 4-digit figure without its separator
         assert m.group(0) in ("2026",), m.group(0)
 
@@ -160,11 +170,14 @@ def test_no_flags_code_names_internal_files_or_paths_in_the_pdf(engagement, tmp_
     assert not found, found
     for word in ("iops_per_user", "backend_iops", "over_cap_share_strict", "sigma^2", "raid › mirror"):
         assert word not in text
-    assert str(SAMPLES) not in text and "/" + SAMPLES.name + "/" not in text  # file names only
+    # file names only
+    assert str(SAMPLES) not in text
+    assert "/" + SAMPLES.name + "/" not in text
     # the appendix: short prose per analysis and a glossary
     for term in ("IOPS", "Await", "Plateau", "Percentile", "Write penalty", "Storm multiplier", "Exact vs estimate"):
         assert f" {term} " in f" {text} "
-    assert "How the figures were computed" in text and "Glossary" in text
+    assert "How the figures were computed" in text
+    assert "Glossary" in text
 
 
 # ---- 4. tables never split a number or a name -------------------------------------------------------------
@@ -184,14 +197,17 @@ def test_tables_wrap_names_only_at_separators_and_ratios_compare_like_with_like(
     for number in ("36,340", "37,741", "670,577", "112,376"):
         assert number in raw
         head, tail = number.split(",")
-        assert f"{head},\n" not in raw and f"{number[:-1]}\n{number[-1]}" not in raw
+        assert f"{head},\n" not in raw
+        assert f"{number[:-1]}\n{number[-1]}" not in raw
     # three unrelated runs: no ratio at all (never the last of them divided by the first)
     text = flat(pdf_text(out))
-    assert "×" not in text.split("A/B comparison")[-1] and "No ratios" in text
+    assert "×" not in text.split("A/B comparison")[-1]
+    assert "No ratios" in text
     # the two runs being compared: each figure against the first run's, in brackets
     build_report(ws, ReportOptions(date="x", runs=ids[:2], sections=["compare"]), str(out))
     text = flat(pdf_text(out))
-    assert "Peak IOPS 1,212 809 (0.67×)" in text and "each run's figure divided by the baseline's" in text
+    assert "Peak IOPS 1,212 809 (0.67×)" in text
+    assert "each run's figure divided by the baseline's" in text
 
 
 # ---- 5. anonymise -----------------------------------------------------------------------------------------
@@ -204,14 +220,18 @@ def test_anonymise_covers_names_inside_file_names_paths_tags_and_notes(ws, tmp_p
     out = tmp_path / "a.pdf"
     build_report(ws, ReportOptions(date="x", anonymise=True), str(out))
     text = flat(pdf_text(out, layout=False))
-    assert ws.run(rid)["host"] == "dbhost01" and ws.run(rid)["name"] == "vm_vda_iostat"
+    assert ws.run(rid)["host"] == "dbhost01"
+    assert ws.run(rid)["name"] == "vm_vda_iostat"
     for secret in ("vda", "dbhost01", "zram0", "secret-dir", str(tmp_path)):
         assert secret not in text, secret
-    assert "vm_device 1_iostat" in text and "host 1" in text and "device 1 after the patch" in text
+    assert "vm_device 1_iostat" in text
+    assert "host 1" in text
+    assert "device 1 after the patch" in text
     # not anonymised: file names only unless full paths are asked for
     build_report(ws, ReportOptions(date="x", sections=["appendix"]), str(out))
     text = flat(pdf_text(out, layout=False))
-    assert "vm_vda_iostat.txt" in text and "secret-dir" not in text
+    assert "vm_vda_iostat.txt" in text
+    assert "secret-dir" not in text
     build_report(ws, ReportOptions(date="x", sections=["appendix"], full_paths=True), str(out))
     assert str(f) in re.sub(r"\s", "", pdf_text(out, layout=False))
 
@@ -230,7 +250,8 @@ def test_pdf_has_outline_links_metadata_and_page_size(engagement, tmp_path):
     assert re.search(rf"^Creator:\s+StormScope {re.escape(version)}$", info, re.M)
     assert "612 x 792 pts (letter)" in info
     data = out.read_bytes()
-    assert b"/Outlines" in data and b"/PageMode /UseOutlines" in data
+    assert b"/Outlines" in data
+    assert b"/PageMode /UseOutlines" in data
     assert [s.key for s in content.sections] == ["summary", "runs", "overlay", "storm", "cap", "latency", "compare",
                                                  "appendix"]
     for sec in content.sections:  # one bookmark per section
@@ -247,11 +268,17 @@ def test_overlay_draws_runs_on_one_axis_with_the_cap_line_and_a_log_scale(engage
     out = tmp_path / "o.pdf"
     content = build_report(engagement, ReportOptions(date="x", sections=["overlay"]), str(out))
     charts = [c for s in content.sections for c in s.charts]
-    assert len(charts) == 1 and len(charts[0].data["lines"]) == 3  # limited and unlimited on one chart
+    # limited and unlimited on one chart
+    assert len(charts) == 1
+    assert len(charts[0].data["lines"]) == 3
     # 112,376 IOPS against a 200 IOPS cap: a log scale
-    assert [r["value"] for r in charts[0].data["refs"]] == [200.0] and charts[0].data["log"] is True
+    assert [r["value"] for r in charts[0].data["refs"]] == [200.0]
+    assert charts[0].data["log"] is True
     text = flat(pdf_text(out))
-    assert "cap 200 IOPS" in text and "IOPS (log scale)" in text and "100,000" in text and "100 " in text
+    assert "cap 200 IOPS" in text
+    assert "IOPS (log scale)" in text
+    assert "100,000" in text
+    assert "100 " in text
     # the since-boot statement is true per run: left out of the -d run, kept (intervals) for the -y runs
     assert ("The first report of capped_200iops_iostat-d covers the time since boot and is left out; the first "
             "reports of storm_fast_iostat-xt and storm_slow_iostat-xt are intervals and are kept.") in text
@@ -264,10 +291,17 @@ def test_iozone_units_and_sizes_and_error_wording_are_for_customers(ws, tmp_path
     out = tmp_path / "i.pdf"
     build_report(ws, ReportOptions(date="x", sections=["iozone", "latency"]), str(out))
     text = flat(pdf_text(out))
-    assert "kB/s" in text and " kb s " not in text and "1,048,576" in text and "1048576" not in text
-    assert "File size (kB)" in text and "Ratio" in text  # exactly two IOzone runs: one ratio column
+    assert "kB/s" in text
+    assert " kb s " not in text
+    assert "1,048,576" in text
+    assert "1048576" not in text
+    # exactly two IOzone runs: one ratio column
+    assert "File size (kB)" in text
+    assert "Ratio" in text
     assert f"{ws.run(fio)['name']} has no latency histogram" in text
-    assert f"run {fio} " not in text and "(op all)" not in text and a
+    assert f"run {fio} " not in text
+    assert "(op all)" not in text
+    assert a
 
 
 def test_paths_in_any_text_become_file_names_and_the_report_says_how_to_verify_it(ws, tmp_path):
@@ -276,10 +310,12 @@ def test_paths_in_any_text_become_file_names_and_the_report_says_how_to_verify_i
     out = tmp_path / "p.pdf"
     build_report(ws, ReportOptions(date="x", sections=["overlay", "appendix"]), str(out))
     text = flat(pdf_text(out))
-    assert "copied from boot1.txt" in text and "customer-share" not in text
+    assert "copied from boot1.txt" in text
+    assert "customer-share" not in text
     assert "I/O" in text  # not a path
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-    assert f"StormScope {version} wrote this report" in text and "byte-identical PDF" in text
+    assert f"StormScope {version} wrote this report" in text
+    assert "byte-identical PDF" in text
 
 
 def test_runs_clearly_over_a_cap_make_one_summary_line(engagement, tmp_path):
@@ -290,6 +326,7 @@ def test_runs_clearly_over_a_cap_make_one_summary_line(engagement, tmp_path):
     slow = cap_report(engagement, engagement.ids["slow"], iops_cap=50).checks[0]
     assert fast.verdict == slow.verdict == "not capped"
     line = [v for v in content.verdicts if v.startswith("No 50 IOPS cap was in force on")]
-    assert len(line) == 1 and line[0] in text
+    assert len(line) == 1
+    assert line[0] in text
     assert (f"storm_fast_iostat-xt ({fmt(fast.plateau)} IOPS); storm_slow_iostat-xt ({fmt(slow.plateau)} IOPS)"
             in line[0])

@@ -100,7 +100,8 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     cap_line = f"Not held · worst 10 s window {worst} vs cap 200 IOPS + 5 % = 210 IOPS."
     assert cap_line in page1
     sec1 = _section(pages, 1, answers[0]["title"])
-    assert cap_line in sec1 and f"{c.windows_over} of {c.windows_judged}" in sec1
+    assert cap_line in sec1
+    assert f"{c.windows_over} of {c.windows_judged}" in sec1
     assert f"{c.over_cap_share * 100:.2f} %" in sec1  # time above the limit, the same two decimals everywhere
     # 2. compare: the peaks of both storms and their ratio, from compare_runs
     cmp = compare_runs(ws, [ids["slow"], ids["fast"]])
@@ -142,7 +143,8 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     cc = crosscheck(ws, ids["limited_fio"], ids["limited"])
     assert cc.verdict == "agree"
     text = " ".join(pages)
-    assert "Cross-check: fio against iostat" in text and "on loop0: the two agree" in text
+    assert "Cross-check: fio against iostat" in text
+    assert "on loop0: the two agree" in text
     read = cc.measure("read_iops")
     assert f"Reads IOPS {Q.fmt_value(read.fio)} {Q.fmt_value(read.iostat)} {read.ratio:.2f}× agree" in text
 

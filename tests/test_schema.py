@@ -58,7 +58,8 @@ def test_a_new_workspace_has_exactly_the_tables_of_the_spec(tmp_path):
             keys = ws.con.execute("SELECT constraint_column_names FROM duckdb_constraints() WHERE table_name = ? "
                                   "AND constraint_type = 'PRIMARY KEY'", [t.name]).fetchall()
             assert [tuple(k[0]) for k in keys] == ([t.key] if t.key else []), t.name
-            assert has_table(ws, t.name) and has_table(ws.con, t.name)
+            assert has_table(ws, t.name)
+            assert has_table(ws.con, t.name)
         assert not has_table(ws, "nope")
         assert ws.con.execute("SELECT value FROM workspace_info WHERE key = 'schema_version'").fetchall() == [
             (str(SCHEMA_VERSION),)]
@@ -89,8 +90,9 @@ def test_parsers_build_their_frames_from_the_spec(schema, table):
 
 
 def test_iometer_counts_and_iomark_targets_are_spec_columns():
-    assert iometer.INT_COLUMNS == {"managers", "workers", "disks", "errors", "read_errors", "write_errors",
-                                   "bytes_read", "bytes_written", "read_ios", "write_ios", "queue_depth"}
+    assert iometer.INT_COLUMNS == {  # noqa: SIM300 (not a Yoda condition: the constant is what is tested)
+        "managers", "workers", "disks", "errors", "read_errors", "write_errors", "bytes_read", "bytes_written",
+        "read_ios", "write_ios", "queue_depth"}
     assert set(iomark.IOMARK_COLUMNS) <= set(TABLE["iomark_results"].column_names)
 
 
@@ -125,4 +127,6 @@ def test_phase_storage_is_the_workspaces_and_series_does_not_import_phases():
     from app.analysis import phases as ph
     from app.store import phases as stored
 
-    assert ph.add_phase is stored.add_phase and ph.list_markers is stored.list_markers  # the CLI's names work
+    # the CLI's names work
+    assert ph.add_phase is stored.add_phase
+    assert ph.list_markers is stored.list_markers

@@ -34,9 +34,12 @@ def test_model_fetches_pages_lazily_off_the_gui_thread(qtbot, qtmodeltester, big
     m = LazyQueryModel(big_ws.con, source)
     assert m.columns == ["n", "k", "d"]
     # nothing is fetched on the GUI thread: the constructor returns before the worker has counted or paged
-    assert m.rowCount() == 0 and not m._pages and m.is_loading()
+    assert m.rowCount() == 0
+    assert not m._pages
+    assert m.is_loading()
     loaded(qtbot, m)
-    assert m.rowCount() == 100000 and m.columnCount() == 3
+    assert m.rowCount() == 100000
+    assert m.columnCount() == 3
     far = PAGE * 150 + 2
     assert m.index(far, 0).data() == PENDING  # asked for: fetched by the worker
     loaded(qtbot, m, [far])
@@ -68,7 +71,9 @@ def test_model_sort_and_filter_in_sql(qtbot, big_ws, source):
 
 def test_model_shows_sql_errors(qtbot, big_ws):
     m = LazyQueryModel(big_ws.con, "SELECT nope FROM big")
-    assert m.error and "nope" in m.error and m.rowCount() == 0
+    assert m.error
+    assert "nope" in m.error
+    assert m.rowCount() == 0
     m.close()
 
 
@@ -89,7 +94,8 @@ def test_import_thread_reports_every_file(qtbot, tmp_path):
     assert [r.status for r in results] == ["imported", "failed", "skipped"]
     assert [r.status for r in seen] == ["imported", "failed", "skipped"]
     assert "b.txt:5: expected 6 fields" in results[1].error
-    assert progress[-1] == 1.0 and progress == sorted(progress)
+    assert progress[-1] == 1.0
+    assert progress == sorted(progress)
 
 
 def test_import_thread_can_be_cancelled(qtbot, tmp_path):
@@ -103,7 +109,8 @@ def test_import_thread_can_be_cancelled(qtbot, tmp_path):
         th.start()
     th.wait()
     results = blocker.args[0]
-    assert len(results) < 30 and results[-1].error.endswith("cancelled")
+    assert len(results) < 30
+    assert results[-1].error.endswith("cancelled")
     with Workspace(tmp_path / "w.duckdb", read_only=True) as ws:
         assert len(ws.runs()) == sum(r.status == "imported" for r in results)
 
@@ -151,11 +158,13 @@ def test_grid_opens_a_run_and_copies_tsv(qtbot, window, tmp_path):
     # column statistics can overwrite "loading…" first)
     qtbot.waitUntil(lambda: not window.grid.model.is_loading(), timeout=30000)
     assert window.grid.model.columns == ["sample_idx", "device"]
-    assert window.grid.model.rowCount() == 24 and window.grid.stats.text().startswith("24 rows")
+    assert window.grid.model.rowCount() == 24
+    assert window.grid.stats.text().startswith("24 rows")
     window.grid.model.wait_for_rows(list(range(24)))
     assert {window.grid.model.index(r, 1).data() for r in range(24)} == {"vda"}
     window.grid.set_query("SELECT broken")
-    assert window.grid.error.isVisibleTo(window.grid) and "SQL error" in window.grid.error.text()
+    assert window.grid.error.isVisibleTo(window.grid)
+    assert "SQL error" in window.grid.error.text()
 
 
 def test_rename_tag_delete(qtbot, window):
@@ -201,7 +210,8 @@ def test_export_report_from_the_window(qtbot, window, tmp_path):
         pass
     job.wait()
     assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
-    assert "Wrote r.pdf" in dlg.status.text() and "1,212 IOPS" in dlg.status.text()
+    assert "Wrote r.pdf" in dlg.status.text()
+    assert "1,212 IOPS" in dlg.status.text()
     dlg.close()
 
 
@@ -212,7 +222,8 @@ def test_sizing_panel_gives_the_seed_figures(qtbot, window):
     p.read_pct.setValue(40)
     p.raid.setCurrentIndex(p.raid.findData("10"))
     p.disk.setCurrentIndex(p.disk.findData("sata7k"))
-    assert p.result.disks == 54 and round(p.result.disks_exact, 2) == 53.33
+    assert p.result.disks == 54
+    assert round(p.result.disks_exact, 2) == 53.33
     assert p.headline.text().startswith("54 disks (53.33 for IOPS, rounded up) for 100 users at 25 IOPS")
     p.ipu.setValue(8)
     assert p.result.disks == 18
@@ -266,7 +277,8 @@ def test_selection_and_view_are_restored_and_runs_group_by_folder(qtbot, tmp_pat
     w.close()
     w2 = MainWindow(tmp_path / "ws.duckdb", settings)
     qtbot.addWidget(w2)
-    assert w2.browser.selected_runs() == [rid] and w2.tabs.currentWidget() is w2.histos
+    assert w2.browser.selected_runs() == [rid]
+    assert w2.tabs.currentWidget() is w2.histos
     w2.close()
 
 
@@ -286,7 +298,8 @@ def test_every_view_on_the_sample_traces_and_zip_drop(qtbot, window, tmp_path):
     window.browser.select_runs([r["run_id"] for r in window.ws.runs()])
     qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
     devices = [window.plot.device.itemText(i) for i in range(window.plot.device.count())]
-    assert devices[0] == "whole disks" and "vda" in devices
+    assert devices[0] == "whole disks"
+    assert "vda" in devices
     window.plot.device.setCurrentText("vda")
     qtbot.waitUntil(lambda: not window.plot.loading and bool(window.plot.curves), timeout=30000)
     for i in range(window.tabs.count()):
@@ -310,7 +323,8 @@ def test_interval_and_first_report_set_after_import(qtbot, window):
     window.browser.reload()
     assert window.browser.set_interval([rid], 2.0) == []
     run = window.ws.run(rid)
-    assert run["interval_s"] == 2.0 and run["interval_source"] == "user"
+    assert run["interval_s"] == 2.0
+    assert run["interval_source"] == "user"
     assert not any("{fix:set_interval}" in w for w in run["warnings"])  # answered: the report must not ask again
     assert window.ws.con.execute("SELECT max(t_s) FROM iostat_samples WHERE run_id = ?", [rid]).fetchall() == [(58.0,)]
     window.browser.select_runs([rid])

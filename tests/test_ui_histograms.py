@@ -126,7 +126,9 @@ def test_two_vm_disks_stack_with_colour_bars_minutes_and_a_legend(qtbot, window,
     assert viewport.height() > 250, viewport
     for p in h.heat_plots:
         r = visible_rect(h, p)
-        assert viewport.contains(r) and r.height() >= 60 and r.width() >= 200, (r, viewport)
+        assert viewport.contains(r), (r, viewport)
+        assert r.height() >= 60, (r, viewport)
+        assert r.width() >= 200, (r, viewport)
         assert h.heat_area.viewport().mapTo(window, r.bottomRight()).y() < window.height()
         assert "minutes" in p.getAxis("bottom").labelText
         # 6 collections of 2 minutes: the image spans 0-12 min
@@ -134,7 +136,9 @@ def test_two_vm_disks_stack_with_colour_bars_minutes_and_a_legend(qtbot, window,
         assert img.mapRectToView(img.boundingRect()).left() == pytest.approx(0.0)
         assert img.mapRectToView(img.boundingRect()).right() == pytest.approx(12.0)
         x0, x1 = p.getViewBox().viewRange()[0]
-        assert -0.5 < x0 <= 0.0 and 12.0 <= x1 < 12.5  # the whole run is in view
+        # the whole run is in view
+        assert -0.5 < x0 <= 0.0
+        assert 12.0 <= x1 < 12.5
     # one colour bar per heatmap, saying what the colour counts
     assert len(h.colour_bars) == 2
     assert all(b.axis.labelText == "I/Os per collection" for b in h.colour_bars)
@@ -164,7 +168,9 @@ def test_which_vm_suffered_and_when_exact_share_per_vm_disk(qtbot, window, tmp_p
     # a threshold inside a bucket: bounds, never a made-up exact figure
     h.threshold.setCurrentIndex(h.threshold.findData(20.0))
     lines = h.share.text().splitlines()
-    assert "between" in lines[2] and "(bounds" in lines[2] and "(exact)" not in lines[2].split(" · ")[0]
+    assert "between" in lines[2]
+    assert "(bounds" in lines[2]
+    assert "(exact)" not in lines[2].split(" · ")[0]
 
 
 def test_the_collection_slider_shows_the_collection_time(qtbot, window, tmp_path):
@@ -184,7 +190,8 @@ def test_without_time_the_axis_counts_collections_and_says_how_to_set_the_interv
     rid = imported(window, two_vm_file(tmp_path / "no_stamps.csv", stamps=False))[0]
     h = open_histograms(qtbot, window, [rid])
     bottom = h.heat_plots[0].getAxis("bottom").labelText
-    assert bottom.startswith("collection") and "right-click the run ▸ Set interval…" in bottom
+    assert bottom.startswith("collection")
+    assert "right-click the run ▸ Set interval…" in bottom
     assert "right-click the run ▸ Set interval…" in h.message.text()
     assert h.sample_label.text() == "collection 1 of 6 · no time: right-click the run ▸ Set interval…"
     for word in ("--interval", "main.py", "run_id", "interval_s"):
@@ -217,9 +224,11 @@ def test_fio_jobs_get_a_legend_and_no_empty_heatmap(qtbot, window):
     assert h.message.text().startswith("2 fio jobs · 1 collection")
     assert h.bars.getPlotItem().getAxis("bottom").labelText == "I/Os in the job"
     assert [label.text for _s, label in h.legend.items] == ["fio job randrw #0", "fio job randrw #1"]
-    assert "one histogram per job" in h.message.text() and not h.heat_area.isVisible()
+    assert "one histogram per job" in h.message.text()
+    assert not h.heat_area.isVisible()
     assert h.sample_label.text() == "the whole job (fio prints one histogram per job)"
-    assert h.bars.isVisible() and h.bars.width() > 400
+    assert h.bars.isVisible()
+    assert h.bars.width() > 400
     h.op.setCurrentIndex(h.op.findText("write"))
     assert [label.text for _s, label in h.legend.items] == ["fio job randrw #0", "fio job randrw #1"]
     # fio lists only the bins it filled, a different set per job: the bars share one axis of every bin listed
@@ -232,7 +241,8 @@ def test_fio_jobs_get_a_legend_and_no_empty_heatmap(qtbot, window):
         by = {(lo, hi): n for d, lo, hi, n in rows if d == job}
         assert list(item.opts["width"]) == [by.get(b, 0) for b in grid]
     lines = h.share.text().splitlines()
-    assert lines[0].startswith("fio_randrw_jsonplus: ") and len(lines) == 3
+    assert lines[0].startswith("fio_randrw_jsonplus: ")
+    assert len(lines) == 3
     assert lines[1].strip().startswith("fio job randrw #0: ")
 
 
@@ -241,7 +251,8 @@ def test_more_series_than_drawn_are_counted_and_scroll(qtbot, window, tmp_path):
     h = open_histograms(qtbot, window, [rid])
     assert h.message.text().startswith(f"{MAX_SERIES + 2} VM disks, the first {MAX_SERIES} drawn (type in the "
                                        "filter box to pick others)")
-    assert len(h.heat_plots) == MAX_SERIES and len(h.legend.items) == MAX_SERIES
+    assert len(h.heat_plots) == MAX_SERIES
+    assert len(h.legend.items) == MAX_SERIES
     # they do not fit: the heatmaps scroll, each keeping its height
     assert h.heat_area.verticalScrollBar().maximum() > 0
     assert all(visible_rect(h, p).height() >= 60 for p in h.heat_plots)
@@ -293,7 +304,8 @@ def test_heatmap_rows_are_inside_the_window_at_1366x768(qtbot, window, tmp_path)
     rid = imported(window, two_vm_file(tmp_path / "raid_set.csv"))[0]
     h = open_histograms(qtbot, window, [rid])
     right = h.mapTo(window, QPoint(h.width(), h.height()))
-    assert right.x() <= window.width() and right.y() <= window.height()
+    assert right.x() <= window.width()
+    assert right.y() <= window.height()
     assert len(h.colour_bars) == len(h.heat_plots) == 2  # one colour scale beside each VM disk's heatmap
     for bar in h.colour_bars:
         r = bar.mapRectToScene(bar.boundingRect())
@@ -302,7 +314,8 @@ def test_heatmap_rows_are_inside_the_window_at_1366x768(qtbot, window, tmp_path)
     plot = h.bars.getPlotItem()
     assert plot.geometry().width() <= h.bars.width()
     legend = h.legend.mapRectToScene(h.legend.boundingRect())
-    assert legend.right() <= h.bars.width() and legend.bottom() <= h.bars.height()
+    assert legend.right() <= h.bars.width()
+    assert legend.bottom() <= h.bars.height()
 
 
 def test_vscsistats_and_fio_together_read_plus_write_for_fio(qtbot, window, tmp_path):
@@ -339,7 +352,9 @@ def test_collections_with_a_gap_are_drawn_at_their_own_times(qtbot, window, tmp_
     p = h.heat_plots[1]
     mesh = next(i for i in p.items if isinstance(i, pg.PColorMeshItem))
     r = mesh.mapRectToView(mesh.boundingRect())
-    assert r.left() == pytest.approx(0.0) and r.right() == pytest.approx(13.0)  # last start 11 + interval 2
+    # last start 11 + interval 2
+    assert r.left() == pytest.approx(0.0)
+    assert r.right() == pytest.approx(13.0)
     assert h.colour_bars[1].values[1] == max(r + w for c in B_READ for r, w in zip(c, _half(c)))
     for _ in range(3):
         qtbot.keyClick(h.sample, Qt.Key.Key_Right)
@@ -352,7 +367,8 @@ def test_histogram_view_shows_exact_and_bounded_shares(qtbot, window):
     rid = imported(window, REAL_VSCSI, interval_s=60)[0]
     h = open_histograms(qtbot, window, [rid])
     assert h.metric_box.currentData() == "latency_us"
-    assert "(exact)" in h.share.text() and "within 50 ms" in h.share.text()
+    assert "(exact)" in h.share.text()
+    assert "within 50 ms" in h.share.text()
     # 20 ms lies inside the 15-30 ms bucket, which is empty in this file: still exact
     h.threshold.setCurrentIndex(h.threshold.findData(20.0))
     assert "99.5% of 793 I/Os within 20 ms (exact)" in h.share.text()
@@ -362,7 +378,8 @@ def test_histogram_view_shows_exact_and_bounded_shares(qtbot, window):
 def test_histogram_view_switches_to_the_ops_fio_has(qtbot, window):
     rid = imported(window, SAMPLES / "fio_randrw_jsonplus.json")[0]
     h = open_histograms(qtbot, window, [rid])
-    assert h.op.currentText() in ("read", "write") and len(h.data) == 2
+    assert h.op.currentText() in ("read", "write")
+    assert len(h.data) == 2
     assert h.op.currentText() == "read"
     assert "fio_randrw_jsonplus: 100.0% of 1,193,647 I/Os within 50 ms (exact)" in h.share.text()
 

@@ -119,7 +119,8 @@ def test_bars_answer_which_is_faster_per_test_and_by_how_much(qtbot, window):
     w12, w5 = 4732581.09 / 1024, best_mb_s(window, l5, "write")
     assert f"{names[1]}: {w12:,.0f} MB/s (fastest)" in QToolTip.text()
     assert f"{names[2]}: {w5:,.0f} MB/s (fastest is {w12 / w5:.2f}×)" in QToolTip.text()
-    assert "Fastest in the" in view.message.text() and "× the next" in view.message.text()
+    assert "Fastest in the" in view.message.text()
+    assert "× the next" in view.message.text()
 
 
 def test_legend_sits_outside_the_bars_and_ticks_are_readable(qtbot, window):
@@ -128,12 +129,14 @@ def test_legend_sits_outside_the_bars_and_ticks_are_readable(qtbot, window):
     plot = view.bars.getPlotItem()
     vb = plot.getViewBox()
     legend = view.legend.sceneBoundingRect()
-    assert legend.height() > 0 and not legend.intersects(vb.sceneBoundingRect())
+    assert legend.height() > 0
+    assert not legend.intersects(vb.sceneBoundingRect())
     # the whole legend is on screen (inside the chart, not cut at its edge)
     assert view.bars.viewport().rect().contains(view.bars.mapFromScene(legend).boundingRect())
     assert len(view.legend.items) == 4
     ticks = texts(plot.getAxis("bottom"))
-    assert ticks and not any("e+" in t or "e-" in t for t in ticks)
+    assert ticks
+    assert not any("e+" in t or "e-" in t for t in ticks)
     assert any("," in t for t in ticks), ticks  # thousands separators: "10,000", never 1e+04
     assert "MB/s" in plot.getAxis("bottom").labelText
     assert_no_overlap(plot.getAxis("bottom"))
@@ -148,10 +151,12 @@ def test_log_scale_is_a_real_logarithmic_axis(qtbot, window):
     assert view.log.isChecked()
     qtbot.wait(50)
     axis = view.bars.getPlotItem().getAxis("bottom")
-    assert axis.logMode and view.bars.getPlotItem().ctrl.logXCheck.isChecked()
+    assert axis.logMode
+    assert view.bars.getPlotItem().ctrl.logXCheck.isChecked()
     assert "log scale" in axis.labelText
     ticks = texts(axis)
-    assert ticks and not any("e+" in t for t in ticks)
+    assert ticks
+    assert not any("e+" in t for t in ticks)
     for t in ticks:  # real values at 1-2-5 steps, not exponents
         v = float(t.replace(",", ""))
         mantissa = v / 10 ** math.floor(math.log10(v))
@@ -165,7 +170,8 @@ def test_log_scale_is_a_real_logarithmic_axis(qtbot, window):
     starts = {x0 for item in view.bar_items for x0 in item.opts["x0"]}
     assert starts == {math.floor(math.log10(lowest))}
     qtbot.mouseClick(view.log, Qt.MouseButton.LeftButton, pos=QPoint(8, view.log.height() // 2))
-    assert not axis.logMode and not view.log.isChecked()
+    assert not axis.logMode
+    assert not view.log.isChecked()
     assert bar_ends(view)[list(view.series)[1]][0] == pytest.approx(4732581.09 / 1024, rel=1e-12)
 
 
@@ -177,15 +183,19 @@ def test_matrix_is_titled_with_the_run_and_the_user_picks_the_run_and_test(qtbot
     assert runs == ["iozone-results-comparator_ext2_1.iozone", "iozone2csv_iozone.out"]
     assert view.test.currentText() == "write"
     title = view.matrix_title.text()
-    assert "iozone-results-comparator_ext2_1.iozone" in title and "write: MB/s by file size and record size" in title
+    assert "iozone-results-comparator_ext2_1.iozone" in title
+    assert "write: MB/s by file size and record size" in title
     assert view.image.image.shape == (21, 13)
     assert_no_overlap(view.file_axis)
     assert_no_overlap(view.record_axis)
-    assert texts(view.file_axis)[0] == "4k" and texts(view.record_axis)[0] == "4k"
+    assert texts(view.file_axis)[0] == "4k"
+    assert texts(view.record_axis)[0] == "4k"
     bar_axis = view.colorbar.axis
-    assert view.colorbar.isVisible() and "MB/s" in view.colorbar.getAxis("left").labelText
+    assert view.colorbar.isVisible()
+    assert "MB/s" in view.colorbar.getAxis("left").labelText
     assert bar_axis.range[1] == pytest.approx(float(best_mb_s(window, ext2, "write")))
-    assert not any("e+" in t for t in texts(bar_axis)) and any("," in t for t in texts(bar_axis))
+    assert not any("e+" in t for t in texts(bar_axis))
+    assert any("," in t for t in texts(bar_axis))
 
     view.matrix_run.setCurrentIndex(1)  # the user picks the other run ...
     assert "iozone2csv_iozone.out" in view.matrix_title.text()
@@ -194,7 +204,9 @@ def test_matrix_is_titled_with_the_run_and_the_user_picks_the_run_and_test(qtbot
     assert texts(view.record_axis) == ["512k", "1M", "2M", "4M"]
     cell = window.ws.con.execute("SELECT kb_s FROM iozone_results WHERE run_id = ? AND test = 'write' "
                                  "AND file_kb = 1048576 AND record_kb = 512", [big]).fetchall()[0][0]
-    assert cell == 5169375 and view.image.image[0, 0] == cell / 1024  # the file's first row, exactly
+    # the file's first row, exactly
+    assert cell == 5169375
+    assert view.image.image[0, 0] == cell / 1024
     view.test.setCurrentIndex(view.test.findText("random write"))  # ... and another test
     assert "random write: MB/s" in view.matrix_title.text()
     assert view.matrix_run.currentText() == "iozone2csv_iozone.out"
@@ -210,7 +222,9 @@ def test_cached_results_are_marked_in_the_grid_in_customer_words(qtbot, window):
     ext2, l5 = imported(window, EXT2, L5, ram_gb=1)
     view = open_iozone(qtbot, window, [ext2, l5])
     for label in (view.message, view.cache_note, view.matrix_title):
-        assert "page_cache" not in label.text() and "_likely" not in label.text() and "--" not in label.text()
+        assert "page_cache" not in label.text()
+        assert "_likely" not in label.text()
+        assert "--" not in label.text()
     cached = window.ws.con.execute(
         "SELECT count(*) FILTER (WHERE page_cache_likely), count(*) FROM iozone_results WHERE run_id = ? "
         "AND test = 'write' AND mode = 'auto'", [ext2]).fetchall()[0]
@@ -255,8 +269,10 @@ def test_dark_theme_text_reads_on_the_dark_background(qtbot, window):
 def test_throughput_runs_alone_have_bars_and_say_why_there_is_no_matrix(qtbot, window):
     t12, l5 = imported(window, T12, L5)
     view = open_iozone(qtbot, window, [t12, l5])
-    assert view.bars.isVisible() and len(view.bar_items) == 2
-    assert not view.matrix.isVisible() and not view.test.isEnabled()
+    assert view.bars.isVisible()
+    assert len(view.bar_items) == 2
+    assert not view.matrix.isVisible()
+    assert not view.test.isEnabled()
     assert "No file-size x record-size matrix" in view.matrix_title.text()
     assert "12 streams in 4" in view.message.text()  # the 12-stream run is faster in all four shared tests
     tree = window.browser.tree
@@ -265,5 +281,7 @@ def test_throughput_runs_alone_have_bars_and_say_why_there_is_no_matrix(qtbot, w
     qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
                      tree.visualItemRect(next(it for it in window.browser._run_items() if it.isSelected())).center())
     assert window.browser.selected_runs() == []
-    assert not view.splitter.isVisible() and not view.log.isEnabled()  # no empty axes
+    # no empty axes
+    assert not view.splitter.isVisible()
+    assert not view.log.isEnabled()
     assert view.message.text() == "Select IOzone runs in the run list."

@@ -155,7 +155,9 @@ def test_crosshair_reads_the_interval_that_holds_the_mouse(qtbot, window):
     # past the fast storm's end (60 s) only the slow one has a value
     move(plot, 70.5)
     text = plot.readout.text()
-    assert f"{FAST} –" in text and f"{SLOW} " in text and "interval 70–71 s" in text
+    assert f"{FAST} –" in text
+    assert f"{SLOW} " in text
+    assert "interval 70–71 s" in text
     move(plot, -0.5)  # before both runs
     assert f"{FAST} – · {SLOW} –" in plot.readout.text()
 
@@ -190,19 +192,24 @@ def test_vscsistats_collections_are_steps_and_read_in_their_collection(qtbot, wi
     window.browser.reload()
     plot = shown(qtbot, window, r.run_ids, 2)
     c = plot.curves[0]
-    assert c.kind == "vscsistats" and c.device.endswith("2099979:8194 (scsi0:0)")
-    assert c.label.endswith("2099979:8194 (scsi0:0)") and list(c.t) == [60.0, 120.0, 180.0]
+    assert c.kind == "vscsistats"
+    assert c.device.endswith("2099979:8194 (scsi0:0)")
+    assert c.label.endswith("2099979:8194 (scsi0:0)")
+    assert list(c.t) == [60.0, 120.0, 180.0]
     assert list(c.t_start) == [0.0, 60.0, 120.0]
     x, y = plot.items[0].getOriginalDataset()
     assert list(x) == [0, 60, 60, 120, 120, 180]
     assert y[0] == y[1] == pytest.approx(793 / 60)
     move(plot, 90)
     text = plot.readout.text()
-    assert " · collection 60–120 s: " in text and "(a value covers its collection)" in text
-    assert c.y[0] == pytest.approx(793 / 60) and c.y[1] == pytest.approx(800 / 60)
+    assert " · collection 60–120 s: " in text
+    assert "(a value covers its collection)" in text
+    assert c.y[0] == pytest.approx(793 / 60)
+    assert c.y[1] == pytest.approx(800 / 60)
     assert f"{c.label} 13.33 IOPS" in text  # 800 / 60, not the first collection's 13.22
     move(plot, 185)
-    assert text != plot.readout.text() and plot.readout.text().count(" –") == 2
+    assert text != plot.readout.text()
+    assert plot.readout.text().count(" –") == 2
 
 
 def test_readout_follows_a_shift_drag_and_normalised_time(qtbot, window):
@@ -220,9 +227,11 @@ def test_readout_follows_a_shift_drag_and_normalised_time(qtbot, window):
     qtbot.mouseClick(plot.normalise, Qt.MouseButton.LeftButton)
     settle(qtbot, plot, 1)
     c = plot.curves[0]
-    assert c.t[-1] == 1.0 and c.time_scale == 60.0
+    assert c.t[-1] == 1.0
+    assert c.time_scale == 60.0
     move(plot, 0.175)
-    assert f"{FAST} 450 IOPS" in plot.readout.text() and "of the run" in plot.readout.text()
+    assert f"{FAST} 450 IOPS" in plot.readout.text()
+    assert "of the run" in plot.readout.text()
 
 
 # ---- moved from tests/test_ui.py ------------------------------------------------------------------
@@ -256,7 +265,8 @@ def test_overlay_phase_bands_marker_alignment_and_manual_shift(qtbot, window):
     plot.marker.setCurrentIndex(0)
     plot.align.setCurrentIndex(2)
     settle(qtbot, plot, 1)
-    assert plot.curves[0].t[0] == t_start - 6 and plot.curves[0].align_offset_s == 6
+    assert plot.curves[0].t[0] == t_start - 6
+    assert plot.curves[0].align_offset_s == 6
     bands = [i for i in plot.plot.getPlotItem().items if isinstance(i, pg.LinearRegionItem)]
     assert tuple(round(v) for v in bands[0].getRegion()) == (-1, 14)
     lines = [i for i in plot.plot.getPlotItem().items if isinstance(i, MarkerLine)]
@@ -264,7 +274,8 @@ def test_overlay_phase_bands_marker_alignment_and_manual_shift(qtbot, window):
     # Shift + drag by 2.5 s: bands and markers follow the curve
     drag(qtbot, plot, (15.5, 1200.0), (18.0, 1200.0), Qt.KeyboardModifier.ShiftModifier)
     off = plot.curves[0].offset
-    assert off == pytest.approx(2.5, abs=0.4) and f"shifted by {off:+.1f} s" in plot.readout.text()
+    assert off == pytest.approx(2.5, abs=0.4)
+    assert f"shifted by {off:+.1f} s" in plot.readout.text()
     assert lines[0].value() == pytest.approx(off)
     assert bands[0].getRegion()[0] == pytest.approx(-1 + off)
 
@@ -300,9 +311,12 @@ def test_curve_list_and_legend_hide_curves_and_colour_is_chosen(qtbot, window, m
     qtbot.mouseClick(lst.viewport(), Qt.MouseButton.LeftButton, pos=box)
     if lst.item(1).checkState() == Qt.CheckState.Checked:  # styles put the check box at different x
         lst.item(1).setCheckState(Qt.CheckState.Unchecked)
-    assert not plot.curves[1].visible and not plot.items[1].isVisible() and changed
+    assert not plot.curves[1].visible
+    assert not plot.items[1].isVisible()
+    assert changed
     move(plot, 10.5)
-    assert SLOW not in plot.readout.text() and f"{FAST} 450 IOPS" in plot.readout.text()
+    assert SLOW not in plot.readout.text()
+    assert f"{FAST} 450 IOPS" in plot.readout.text()
     # hidden stays hidden when the selection changes and comes back
     plot = shown(qtbot, window, [slow])
     assert not plot.curves[0].visible
@@ -313,13 +327,15 @@ def test_curve_list_and_legend_hide_curves_and_colour_is_chosen(qtbot, window, m
     sample = next(smp for smp, _label in plot.legend.items if smp.item is plot.items[f])
     p = plot.plot.mapFromScene(sample.sceneBoundingRect().center())
     qtbot.mouseClick(plot.plot.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(p.x(), p.y()))
-    assert not plot.curves[f].visible and lst.item(f).checkState() == Qt.CheckState.Unchecked
+    assert not plot.curves[f].visible
+    assert lst.item(f).checkState() == Qt.CheckState.Unchecked
     # right-click the slow storm in the list ▸ Colour…
     monkeypatch.setattr(QColorDialog, "getColor", lambda *a, **k: QColor("#123456"))
     choose_in_menu(monkeypatch, "Colour…")
     rect = lst.visualItemRect(lst.item(sl))
     lst.customContextMenuRequested.emit(rect.center())  # what a right-click on the row sends
-    assert plot.curves[sl].colour == "#123456" and plot.items[sl].opts["pen"].color().name() == "#123456"
+    assert plot.curves[sl].colour == "#123456"
+    assert plot.items[sl].opts["pen"].color().name() == "#123456"
     choose_in_menu(monkeypatch, "Show all curves")
     lst.customContextMenuRequested.emit(rect.center())
     assert all(c.visible for c in plot.curves)
@@ -335,7 +351,8 @@ def test_reset_zoom_button_and_ctrl_0(qtbot, window):
     with qtbot.waitSignal(plot.range_changed, timeout=3000):
         wheel(plot, 20, 3)
     zoomed = plot.visible_range()
-    assert zoomed is not None and zoomed[1] - zoomed[0] < 50
+    assert zoomed is not None
+    assert zoomed[1] - zoomed[0] < 50
     qtbot.mouseClick(plot.reset_zoom_button, Qt.MouseButton.LeftButton)
     assert plot.visible_range() is None
     wheel(plot, 20, 3)
@@ -345,20 +362,26 @@ def test_reset_zoom_button_and_ctrl_0(qtbot, window):
     assert plot.visible_range() is None
     qtbot.wait(50)
     x0, x1 = plot.plot.getPlotItem().vb.viewRange()[0]
-    assert x0 <= 0 and x1 >= 60
+    assert x0 <= 0
+    assert x1 >= 60
 
 
 # ---- 4. cap line and log scale --------------------------------------------------------------------
 def test_cap_line_is_labelled_and_stays_in_view_in_log_scale(qtbot, window):
     ids = imported(window, CAPPED)
     plot = shown(qtbot, window, ids)
-    assert plot.cap_value() is None and plot.cap.text() == "no cap line"
+    assert plot.cap_value() is None
+    assert plot.cap.text() == "no cap line"
     plot.cap.setValue(200)
-    assert plot.cap_value() == 200 and plot.cap_line.isVisible()
-    assert plot.cap_line.value() == 200 and plot.cap_line.label.format == "cap 200 IOPS"
-    assert plot.cap_line.pen.style() == Qt.PenStyle.DashLine and plot.cap_line.pen.color().name() == "#e03030"
+    assert plot.cap_value() == 200
+    assert plot.cap_line.isVisible()
+    assert plot.cap_line.value() == 200
+    assert plot.cap_line.label.format == "cap 200 IOPS"
+    assert plot.cap_line.pen.style() == Qt.PenStyle.DashLine
+    assert plot.cap_line.pen.color().name() == "#e03030"
     qtbot.mouseClick(plot.log_y, Qt.MouseButton.LeftButton)
-    assert plot.log_y.isChecked() and plot.plot.getPlotItem().ctrl.logYCheck.isChecked()
+    assert plot.log_y.isChecked()
+    assert plot.plot.getPlotItem().ctrl.logYCheck.isChecked()
     qtbot.wait(50)
     assert plot.cap_line.value() == pytest.approx(math.log10(200))
     lo, hi = plot.plot.getPlotItem().vb.viewRange()[1]
@@ -369,7 +392,9 @@ def test_cap_line_is_labelled_and_stays_in_view_in_log_scale(qtbot, window):
     qtbot.mouseClick(plot.log_y, Qt.MouseButton.LeftButton)
     assert plot.cap_line.value() == 200
     plot.cap.setValue(0)
-    assert not plot.cap_line.isVisible() and plot.cap_value() is None and plot.cap.text() == "no cap line"
+    assert not plot.cap_line.isVisible()
+    assert plot.cap_value() is None
+    assert plot.cap.text() == "no cap line"
 
 
 def test_a_cap_above_every_value_is_still_in_view(qtbot, window):
@@ -382,7 +407,8 @@ def test_a_cap_above_every_value_is_still_in_view(qtbot, window):
     qtbot.mouseClick(plot.log_y, Qt.MouseButton.LeftButton)  # intervals at 0 IOPS: no warning, not drawn
     qtbot.wait(50)
     lo, hi = plot.plot.getPlotItem().vb.viewRange()[1]
-    assert lo < math.log10(1212) and hi > math.log10(5000)
+    assert lo < math.log10(1212)
+    assert hi > math.log10(5000)
 
 
 # ---- 5. markers and phases edited in the window ---------------------------------------------------------
@@ -391,19 +417,23 @@ def test_double_click_adds_a_marker_and_marker_alignment_uses_it(qtbot, window, 
 
     fast, slow = imported(window, FAST, SLOW)
     plot = shown(qtbot, window, [fast, slow])
-    assert "Double-click: marker" in plot.hint.text() and "Ctrl+drag: phase" in plot.hint.text()
+    assert "Double-click: marker" in plot.hint.text()
+    assert "Ctrl+drag: phase" in plot.hint.text()
     # select the slow storm in the curve list: the marker goes to it
     plot.curve_list.setCurrentRow(1)
     asked = []
     answer_name(monkeypatch, "boot", asked)
     click(plot, 12.0, mid_y(plot), double=True)
-    assert asked and re.match(rf"Marker on {SLOW} at 1[12](\.\d)? s of the run — name:", asked[0]), asked
+    assert asked, asked
+    assert re.match(rf"Marker on {SLOW} at 1[12](\.\d)? s of the run — name:", asked[0]), asked
     settle(qtbot, plot, 2)
     t = list_markers(window.ws, slow)["boot"]
-    assert t == pytest.approx(12.0, abs=0.3) and list_markers(window.ws, fast) == {}
+    assert t == pytest.approx(12.0, abs=0.3)
+    assert list_markers(window.ws, fast) == {}
     lines = [i for i in plot.plot.getPlotItem().items if isinstance(i, MarkerLine)]
     assert [(m.name, m.run_id) for m in lines] == [("boot", slow)]
-    assert lines[0].label.format == "boot" and "main.py" not in lines[0].toolTip()
+    assert lines[0].label.format == "boot"
+    assert "main.py" not in lines[0].toolTip()
     # nothing selected: the marker goes to the nearest curve (the fast storm at 1,200 IOPS at 30 s)
     plot.curve_list.clearSelection()
     answer_name(monkeypatch, "boot")
@@ -431,10 +461,13 @@ def test_ctrl_drag_marks_a_phase_and_right_click_renames_and_deletes(qtbot, wind
     drag(qtbot, plot, (8.0, 600.0), (20.0, 600.0), Qt.KeyboardModifier.ControlModifier)
     settle(qtbot, plot, 1)
     (ph,) = list_phases(window.ws, rid)
-    assert ph.name == "ramp" and ph.t_start_s == pytest.approx(8, abs=0.3) and ph.t_end_s == pytest.approx(20, abs=0.3)
+    assert ph.name == "ramp"
+    assert ph.t_start_s == pytest.approx(8, abs=0.3)
+    assert ph.t_end_s == pytest.approx(20, abs=0.3)
     assert plot.curves[0].offset == 0  # a phase drag does not move the curve
     bands = [i for i in plot.plot.getPlotItem().items if isinstance(i, PhaseBand)]
-    assert [b.name for b in bands] == ["ramp"] and bands[0].label.format == "ramp"
+    assert [b.name for b in bands] == ["ramp"]
+    assert bands[0].label.format == "ramp"
     # right-click in the band ▸ Rename…
     choose_in_menu(monkeypatch, "Rename…")
     answer_name(monkeypatch, "warm-up")
@@ -469,13 +502,15 @@ def test_no_command_line_words_and_labels_take_the_theme_foreground(qtbot, windo
     texts = [w.toolTip() for w in plot.findChildren(QWidget)] + [plot.hint.text()]
     texts += [a.toolTip() for a in plot.actions()]
     for t in texts:
-        assert "main.py" not in t and "--" not in t, t
+        assert "main.py" not in t, t
+        assert "--" not in t, t
     try:
         window.theme_actions["dark"].trigger()  # View ▸ Theme ▸ Dark: the chart on screen follows
         qtbot.wait(20)
         band = next(i for i in plot.plot.getPlotItem().items if isinstance(i, PhaseBand))
         line = next(i for i in plot.plot.getPlotItem().items if isinstance(i, MarkerLine))
-        assert band.label.color.name() == "#e6e6e6" and line.label.color.name() == "#e6e6e6"
+        assert band.label.color.name() == "#e6e6e6"
+        assert line.label.color.name() == "#e6e6e6"
         assert line.label.fill.color().name() == "#1e1e1e"  # the label's backdrop is the dark background
         assert plot.cap_line.label.color.name() == "#e03030"
         # a curve drawn in the dark theme: its colour reads on #1e1e1e (contrast of at least 3:1)
@@ -505,7 +540,8 @@ def test_every_palette_colour_reads_on_light_and_dark_charts():
     from app.ui.plot import CAP_COLOUR, PALETTE
 
     for c in [*PALETTE, CAP_COLOUR]:
-        assert contrast(c, "#ffffff") >= 3 and contrast(c, "#1e1e1e") >= 3, c
+        assert contrast(c, "#ffffff") >= 3, c
+        assert contrast(c, "#1e1e1e") >= 3, c
 
 
 def test_markers_on_a_vscsistats_run_align_it(qtbot, window, monkeypatch, tmp_path):
@@ -527,7 +563,8 @@ def test_markers_on_a_vscsistats_run_align_it(qtbot, window, monkeypatch, tmp_pa
     assert plot.marker.currentText() == "logins"
     settle(qtbot, plot, 1)
     c = plot.curves[0]
-    assert c.align_offset_s == t and list(c.t_start) == [-t, 60 - t, 120 - t]
+    assert c.align_offset_s == t
+    assert list(c.t_start) == [-t, 60 - t, 120 - t]
     move(plot, 61 - t)  # 1 s into the run's second collection
     span = f"{60 - t:g}–{120 - t:g} s"
     assert f"collection {span}: {c.label} " in plot.readout.text()

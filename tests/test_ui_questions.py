@@ -82,7 +82,8 @@ def test_overlay_adds_compare_storm_and_cap_questions_with_the_charts_settings(q
                                                           phases="auto", device=None)]
     msg = "Added to the report: How do storm_fast_iostat-xt and storm_slow_iostat-xt compare (peak throughput)?"
     assert w.statusBar().currentMessage() == msg
-    assert w.questions_dock.isVisible() and w.questions.table.rowCount() == 1
+    assert w.questions_dock.isVisible()
+    assert w.questions.table.rowCount() == 1
     assert w.questions.table.item(0, 1).text() == qs[0].heading(run_names(w.ws))
 
     # one run on one device: its storm profile, from the Report menu (Ctrl+Shift+A)
@@ -117,7 +118,8 @@ def test_overlay_adds_compare_storm_and_cap_questions_with_the_charts_settings(q
     assert list_questions(w.ws)[-1].question.metric == "iops_p95"
     # a metric without a cap figure: no cap check
     p.metric_box.setCurrentIndex(p.metric_box.findText("await (ms)"))
-    assert not p.cap_button.isEnabled() and "choose one of them in Metric" in p.cap_action.toolTip()
+    assert not p.cap_button.isEnabled()
+    assert "choose one of them in Metric" in p.cap_action.toolTip()
     _menu_action(w, "Report", "Add cap check to report").trigger()
     assert len(list_questions(w.ws)) == 5
     assert "IOPS or throughput" in w.statusBar().currentMessage()
@@ -171,7 +173,8 @@ def test_histograms_and_sizing_add_their_questions(qtbot, window):
     steady, storm = (f.value for f in a.figures)
     assert s.headline.text().startswith(f"{steady} disks at 8 IOPS per user (steady), {storm} in a storm at 25, ")
     s.ipu_storm.setValue(1)  # below the steady end: no sizing, nothing to add
-    assert not s.add_button.isEnabled() and "must be above the steady 8 IOPS per user" in s.notes.text()
+    assert not s.add_button.isEnabled()
+    assert "must be above the steady 8 IOPS per user" in s.notes.text()
     s.ipu_storm.setValue(0)
     assert s.storm.isEnabled()
     # a user profile
@@ -232,20 +235,25 @@ def test_the_panel_lists_answers_reorders_renames_deletes_and_shows_the_evidence
     for row, (sq, cells) in enumerate(zip(qs, _table_rows(w))):
         a = answer_stored(w.ws, sq)
         assert cells == [str(row + 1), sq.heading(run_names(w.ws)), a.verdict, a.number]
-    assert _table_rows(w)[1][2] == "not held" and _table_rows(w)[3][2] == "met"
+    assert _table_rows(w)[1][2] == "not held"
+    assert _table_rows(w)[3][2] == "met"
     assert w.questions_dock.windowTitle() == "Report questions (5)"
     found = findings(window_texts(w), data_words(w))
     assert not found, "\n".join(found)
 
     # choosing a question selects its runs and shows the tab with its evidence, set as the question was asked
     _choose(qtbot, w, 3)
-    assert w.tabs.currentWidget() is w.histos and w.browser.selected_runs() == [vs]
+    assert w.tabs.currentWidget() is w.histos
+    assert w.browser.selected_runs() == [vs]
     _choose(qtbot, w, 1)
-    assert w.tabs.currentWidget() is w.overlay_page and w.browser.selected_runs() == [fast]
-    assert w.plot.cap.value() == 200 and w.plot.metric_box.currentText() == "IOPS (total)"
+    assert w.tabs.currentWidget() is w.overlay_page
+    assert w.browser.selected_runs() == [fast]
+    assert w.plot.cap.value() == 200
+    assert w.plot.metric_box.currentText() == "IOPS (total)"
     w.sizing.users.setValue(999)
     _choose(qtbot, w, 4)
-    assert w.tabs.currentWidget() is w.sizing and w.sizing.users.value() == 100
+    assert w.tabs.currentWidget() is w.sizing
+    assert w.sizing.users.value() == 100
 
     # reorder: the buttons, then the keys
     t = w.questions.table
@@ -268,7 +276,8 @@ def test_the_panel_lists_answers_reorders_renames_deletes_and_shows_the_evidence
     qtbot.mouseClick(t.viewport(), Qt.MouseButton.LeftButton, pos=at)  # a double-click: press, release, press again
     qtbot.mouseDClick(t.viewport(), Qt.MouseButton.LeftButton, pos=at)
     editor = QApplication.focusWidget()
-    assert isinstance(editor, QLineEdit) and t.isAncestorOf(editor), editor
+    assert isinstance(editor, QLineEdit), editor
+    assert t.isAncestorOf(editor), editor
     editor.selectAll()
     qtbot.keyClicks(editor, "Did the QoS limit hold?")
     qtbot.keyClick(editor, Qt.Key.Key_Return)  # the editor commits on the next turn of the event loop
@@ -279,7 +288,8 @@ def test_the_panel_lists_answers_reorders_renames_deletes_and_shows_the_evidence
     t.setFocus()
     qtbot.keyClick(t, Qt.Key.Key_F2)
     editor = QApplication.focusWidget()
-    assert isinstance(editor, QLineEdit) and t.isAncestorOf(editor), editor
+    assert isinstance(editor, QLineEdit), editor
+    assert t.isAncestorOf(editor), editor
     editor.selectAll()
     qtbot.keyClick(editor, Qt.Key.Key_Delete)
     qtbot.keyClick(editor, Qt.Key.Key_Return)
@@ -297,7 +307,8 @@ def test_the_panel_lists_answers_reorders_renames_deletes_and_shows_the_evidence
     _click(qtbot, w.questions.undo_button)
     back = list_questions(w.ws)
     assert [sq.kind for sq in back] == ["compare", "cap", "storm_profile", "response_time", "sizing"]
-    assert back[2].question == qs[2].question and not w.questions.undo_button.isVisible()
+    assert back[2].question == qs[2].question
+    assert not w.questions.undo_button.isVisible()
     # and with the button
     _choose(qtbot, w, 4)
     _click(qtbot, w.questions.buttons["Delete"])
@@ -322,7 +333,8 @@ def test_the_panel_lists_answers_reorders_renames_deletes_and_shows_the_evidence
     w.browser.delete([slow], confirm=False)
     _answered(qtbot, w)
     rows = _table_rows(w)
-    assert rows[0][2] == "information" and rows[0][3].startswith("cannot be answered: "), rows[0]
+    assert rows[0][2] == "information", rows[0]
+    assert rows[0][3].startswith("cannot be answered: "), rows[0]
     assert rows[1][2] == "not held"
 
 
@@ -331,7 +343,8 @@ def test_the_panel_is_in_the_view_menu_and_starts_empty(qtbot, window):
     toggle = _menu_action(w, "View", "Report questions")
     assert toggle.isCheckable()
     _menu_action(w, "Report", "Report questions").trigger()
-    assert w.questions_dock.isVisible() and w.questions.empty.isVisible()
+    assert w.questions_dock.isVisible()
+    assert w.questions.empty.isVisible()
     assert "Add to report" in w.questions.empty.text()
     toggle.trigger()
     assert not w.questions_dock.isVisible()

@@ -131,7 +131,8 @@ def test_table_follows_selection_and_zoom_and_equals_the_command_line(qtbot, win
     got = copied(qtbot, table)
     check_storm(got[0], storm_cli(capsys, cli_ws, fast, (lo, hi)))
     check_storm(got[1], storm_cli(capsys, cli_ws, slow, (lo, hi)))
-    assert float(got[0]["From (s)"]) >= 9.5 and float(got[0]["To (s)"]) <= 40.5
+    assert float(got[0]["From (s)"]) >= 9.5
+    assert float(got[0]["To (s)"]) <= 40.5
     assert "visible range" in table.scope.text()
 
     # Ctrl+C with a line selected copies that line (with the header)
@@ -174,8 +175,10 @@ def test_cap_verdict_copy_button_and_csv(qtbot, window, table, cli_ws, capsys, t
     QApplication.clipboard().clear()
     qtbot.mouseClick(table.copy_button, Qt.MouseButton.LeftButton)
     lines = QApplication.clipboard().text().splitlines()
-    assert lines[0].startswith("Curve\tRun\t") and "Cap verdict" in lines[0].split("\t")
-    assert lines[1].split("\t")[0] == "capped_200iops_iostat-d" and "held: worst 10 s window" in lines[1]
+    assert lines[0].startswith("Curve\tRun\t")
+    assert "Cap verdict" in lines[0].split("\t")
+    assert lines[1].split("\t")[0] == "capped_200iops_iostat-d"
+    assert "held: worst 10 s window" in lines[1]
 
     # Export CSV… writes the same table
     out = tmp_path / "results.csv"
@@ -232,10 +235,12 @@ def test_render_table_and_grab(qtbot, window, table, tmp_path):
     chart = window.plot.plot
     export_chart_with_table(chart, table, str(tmp_path / "c.png"))
     png = QImage(str(tmp_path / "c.png"))
-    assert png.width() == 2 * chart.width() and png.height() > 2 * chart.height()
+    assert png.width() == 2 * chart.width()
+    assert png.height() > 2 * chart.height()
     export_chart_with_table(chart, table, str(tmp_path / "c.svg"))
     svg = (tmp_path / "c.svg").read_text()
-    assert "Plateau (IOPS)" in svg and "storm_slow_iostat-xt" in svg
+    assert "Plateau (IOPS)" in svg
+    assert "storm_slow_iostat-xt" in svg
 
 
 def test_aligned_curves_map_the_chart_range_to_run_time(qtbot, window, table, cli_ws, capsys, tmp_path):

@@ -72,7 +72,8 @@ def test_theme_menu_switches_restyles_charts_and_is_remembered(qtbot, tmp_path):
     try:
         assert w.theme_actions["system"].isChecked()  # the default follows the system (light offscreen)
         menu_action(w, "View", "Dark").trigger()
-        assert theme.current() == "dark" and settings.value("theme") == "dark"
+        assert theme.current() == "dark"
+        assert settings.value("theme") == "dark"
         assert QApplication.instance().palette().window().color().lightness() < 80
         axis = w.plot.plot.getPlotItem().getAxis("left")
         assert axis.textPen().color().lightness() > 180  # light text on the dark chart
@@ -81,7 +82,8 @@ def test_theme_menu_switches_restyles_charts_and_is_remembered(qtbot, tmp_path):
         dispose_window(qtbot, w)
     w2 = open_window(qtbot, tmp_path, settings)  # remembered
     try:
-        assert w2.theme_actions["dark"].isChecked() and theme.current() == "dark"
+        assert w2.theme_actions["dark"].isChecked()
+        assert theme.current() == "dark"
         menu_action(w2, "View", "Light").trigger()
         assert theme.current() == "light"
         assert w2.plot.plot.getPlotItem().getAxis("left").textPen().color().lightness() < 80
@@ -95,10 +97,12 @@ def test_since_boot_banner_says_so_and_one_click_keeps_the_first_report(qtbot, w
     window.browser.select_runs([rid])
     wait_curves(qtbot, window)
     assert window.banner.isVisible()
-    assert "storm_fast_iostat-xt" in window.banner.text.text() and "left out" in window.banner.text.text()
+    assert "storm_fast_iostat-xt" in window.banner.text.text()
+    assert "left out" in window.banner.text.text()
     n_before = window.plot.curves[0].y.size
     qtbot.mouseClick(window.banner.keep, Qt.MouseButton.LeftButton)
-    assert window.banner.undo.isVisible() and not window.banner.keep.isVisible()
+    assert window.banner.undo.isVisible()
+    assert not window.banner.keep.isVisible()
     assert "now counts as an interval" in window.banner.text.text()
     assert window.ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples WHERE run_id = ?",
                                  [rid]).fetchall() == [(False,)]
@@ -108,7 +112,8 @@ def test_since_boot_banner_says_so_and_one_click_keeps_the_first_report(qtbot, w
     qtbot.mouseClick(window.banner.undo, Qt.MouseButton.LeftButton)  # the same runs, back as they were
     assert window.ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples WHERE run_id = ?",
                                  [rid]).fetchall() == [(True,)]
-    assert window.banner.keep.isVisible() and not window.banner.undo.isVisible()
+    assert window.banner.keep.isVisible()
+    assert not window.banner.undo.isVisible()
 
 
 def test_import_with_options_from_the_file_menu(qtbot, window, monkeypatch):
@@ -128,7 +133,8 @@ def test_import_with_options_from_the_file_menu(qtbot, window, monkeypatch):
     qtbot.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
     (run,) = window.ws.runs()
-    assert run["interval_s"] == 2.0 and run["interval_source"] == "user"
+    assert run["interval_s"] == 2.0
+    assert run["interval_source"] == "user"
     assert window.ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples").fetchall() == [(False,)]
     assert window.options_dialog.result() == QDialog.DialogCode.Accepted
 
@@ -138,7 +144,8 @@ def test_runs_waiting_for_an_interval_get_a_field_after_the_import(qtbot, window
     drop_paths(window, [SAMPLES / "capped_200iops_iostat-d.txt"])
     qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
     waiting = window.import_panel.waiting
-    assert waiting.isVisible() and len(waiting.fields) == 1
+    assert waiting.isVisible()
+    assert len(waiting.fields) == 1
     (rid, field), = waiting.fields.items()
     field.lineEdit().selectAll()
     qtbot.keyClicks(field.lineEdit(), "2")
@@ -200,9 +207,11 @@ def test_many_runs_without_time_stamps_keep_the_window_on_the_screen(qtbot, wind
     drop_paths(window, [folder])
     qtbot.waitUntil(lambda: window.thread is None, timeout=120000)
     waiting = window.import_panel.waiting
-    assert len(waiting.fields) == 12 and waiting.all_row.isVisible()
+    assert len(waiting.fields) == 12
+    assert waiting.all_row.isVisible()
     assert waiting.scroll.height() < 3 * waiting.buttons[next(iter(waiting.buttons))].sizeHint().height() + 20
-    assert window.height() <= 768 and window.minimumSizeHint().height() <= 768
+    assert window.height() <= 768
+    assert window.minimumSizeHint().height() <= 768
     waiting.all_field.lineEdit().selectAll()
     qtbot.keyClicks(waiting.all_field.lineEdit(), "2")
     qtbot.mouseClick(waiting.all_button, Qt.MouseButton.LeftButton)
@@ -258,6 +267,7 @@ def run_menu_texts(qtbot, window, rid):
 def test_the_run_menu_offers_what_applies_and_ticks_the_first_report_mode(qtbot, window):
     rid = import_samples(window, ["storm_fast_iostat-xt.txt"])[0]
     items = run_menu_texts(qtbot, window, rid)
-    assert items["First report is since boot"] is True and items["First report is an interval (iostat -y)"] is False
+    assert items["First report is since boot"] is True
+    assert items["First report is an interval (iostat -y)"] is False
     assert not any("vscsiStats" in t for t in items)
     assert "Set interval…" in items

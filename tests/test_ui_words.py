@@ -78,53 +78,17 @@ def window_texts(root: QWidget) -> list[tuple[str, str]]:
     Texts of the SQL tab's editor and filter boxes are marked "SQL tab": there, table and column names are
     the words the user writes queries with."""
     out: list[tuple[str, str]] = [("window title", root.windowTitle())]
-    widgets = [root, *root.findChildren(QWidget)]
     grid = getattr(root, "grid", None)
-    for wdg in widgets:
+    for wdg in [root, *root.findChildren(QWidget)]:
         kind = type(wdg).__name__
         if grid is not None and isinstance(wdg, (QLineEdit, QPlainTextEdit)) and grid.isAncestorOf(wdg):
             kind = f"SQL tab {kind}"
         for what, text in (("tooltip", wdg.toolTip()), ("status tip", wdg.statusTip()),
                             ("what's this", wdg.whatsThis())):
             out.append((f"{kind} {what}", text))
-        if isinstance(wdg, QLabel):
-            out.append((f"{kind} text", wdg.text()))
-        elif isinstance(wdg, QAbstractButton):
-            out.append((f"{kind} text", wdg.text()))
-        elif isinstance(wdg, QGroupBox):
-            out.append(("group title", wdg.title()))
-        elif isinstance(wdg, QComboBox):
-            out += [("combo item", wdg.itemText(i)) for i in range(wdg.count())]
-        elif isinstance(wdg, QTabBar):
-            out += [("tab", wdg.tabText(i)) for i in range(wdg.count())]
-            out += [("tab tooltip", wdg.tabToolTip(i)) for i in range(wdg.count())]
-        elif isinstance(wdg, QLineEdit):
-            out.append((f"{kind} placeholder", wdg.placeholderText()))
-            if wdg.isReadOnly():
-                out.append((f"{kind} read-only text", wdg.text()))
-        elif isinstance(wdg, QPlainTextEdit):
-            out.append((f"{kind} placeholder", wdg.placeholderText()))
-            if wdg.isReadOnly():
-                out.append((f"{kind} read-only text", wdg.toPlainText()))
-        elif isinstance(wdg, QTableWidget):
-            for r in range(wdg.rowCount()):
-                for c in range(wdg.columnCount()):
-                    it = wdg.item(r, c)
-                    if it is not None:
-                        out += [("table cell", it.text()), ("table cell tooltip", it.toolTip())]
-            for c in range(wdg.columnCount()):
-                h = wdg.horizontalHeaderItem(c)
-                if h is not None:
-                    out.append(("table header", h.text()))
-        elif isinstance(wdg, QTreeWidget):
-            for i in range(wdg.topLevelItemCount()):
-                out += _tree_texts(wdg.topLevelItem(i), wdg.columnCount())
+        out += _widget_texts(wdg, kind)
         if isinstance(wdg, QMenu) or wdg is root:
-            for act in wdg.actions():
-                out += [("action", act.text()), ("action tooltip", act.toolTip()),
-                        ("action status tip", act.statusTip())]
-                if act.menu() is not None:
-                    out += [("menu action", a.text()) for a in act.menu().actions()]
+            out += _action_texts(wdg)
     if hasattr(root, "menuBar"):
         for act in root.menuBar().actions():
             out.append(("menu", act.text()))
@@ -135,6 +99,52 @@ def window_texts(root: QWidget) -> list[tuple[str, str]]:
         out.append(("status bar", root.statusBar().currentMessage()))
     out += _plot_texts(root)
     return [(where, t) for where, t in out if t]
+
+
+def _widget_texts(wdg: QWidget, kind: str) -> list[tuple[str, str]]:
+    """The texts a widget of a kind that holds text shows (its tips aside)."""
+    if isinstance(wdg, (QLabel, QAbstractButton)):
+        return [(f"{kind} text", wdg.text())]
+    if isinstance(wdg, QGroupBox):
+        return [("group title", wdg.title())]
+    if isinstance(wdg, QComboBox):
+        return [("combo item", wdg.itemText(i)) for i in range(wdg.count())]
+    if isinstance(wdg, QTabBar):
+        return ([("tab", wdg.tabText(i)) for i in range(wdg.count())]
+                + [("tab tooltip", wdg.tabToolTip(i)) for i in range(wdg.count())])
+    if isinstance(wdg, (QLineEdit, QPlainTextEdit)):
+        out = [(f"{kind} placeholder", wdg.placeholderText())]
+        if wdg.isReadOnly():
+            out.append((f"{kind} read-only text", wdg.text() if isinstance(wdg, QLineEdit) else wdg.toPlainText()))
+        return out
+    if isinstance(wdg, QTableWidget):
+        return _table_texts(wdg)
+    if isinstance(wdg, QTreeWidget):
+        return [t for i in range(wdg.topLevelItemCount()) for t in _tree_texts(wdg.topLevelItem(i), wdg.columnCount())]
+    return []
+
+
+def _table_texts(wdg: QTableWidget) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for r in range(wdg.rowCount()):
+        for c in range(wdg.columnCount()):
+            it = wdg.item(r, c)
+            if it is not None:
+                out += [("table cell", it.text()), ("table cell tooltip", it.toolTip())]
+    for c in range(wdg.columnCount()):
+        h = wdg.horizontalHeaderItem(c)
+        if h is not None:
+            out.append(("table header", h.text()))
+    return out
+
+
+def _action_texts(wdg: QWidget) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for act in wdg.actions():
+        out += [("action", act.text()), ("action tooltip", act.toolTip()), ("action status tip", act.statusTip())]
+        if act.menu() is not None:
+            out += [("menu action", a.text()) for a in act.menu().actions()]
+    return out
 
 
 def _tree_texts(item, columns: int) -> list[tuple[str, str]]:
@@ -273,13 +283,15 @@ def test_the_window_speaks_to_customers(qtbot, window, tmp_path, monkeypatch):
     # ...and on a run it can measure: the inputs name their sources in words
     select(qtbot, w, [runs["storm_fast_iostat-xt"]])
     notes = w.sizing.notes.text()
-    assert "measured from run storm_fast_iostat-xt" in notes and "IOPS per user = " in notes, notes
+    assert "measured from run storm_fast_iostat-xt" in notes, notes
+    assert "IOPS per user = " in notes, notes
     texts += window_texts(w)
     qtbot.mouseClick(w.sizing.measured, Qt.MouseButton.LeftButton,
                      pos=QPoint(8, w.sizing.measured.height() // 2))
     assert not w.sizing.measured.isChecked()
     notes = w.sizing.notes.text()
-    assert "StormScope's sizing defaults (VDI)" in notes and "capacity not sized (give the capacity per user and " \
+    assert "StormScope's sizing defaults (VDI)" in notes, notes
+    assert "capacity not sized (give the capacity per user and " \
         "the disk size)" in notes, notes
     texts += window_texts(w)
 
@@ -358,21 +370,30 @@ def test_sql_tab_shows_the_users_statement_and_refuses_writes(qtbot, window):
 
     # DuckDB's message about the user's own statement, with its excerpt of that statement -- no wrapper query
     err = run_sql(qtbot, w, "SELECT nope FROM iostat_samples")
-    assert err.startswith("SQL error: Binder Error") and '"nope"' in err and not WRAPPER.search(err), err
+    assert err.startswith("SQL error: Binder Error"), err
+    assert '"nope"' in err, err
+    assert not WRAPPER.search(err), err
     err = run_sql(qtbot, w, "SELEC device FROM iostat_samples")
-    assert "Parser Error" in err and "LINE 1: SELEC device FROM iostat_samples" in err and not WRAPPER.search(err)
+    assert "Parser Error" in err
+    assert "LINE 1: SELEC device FROM iostat_samples" in err
+    assert not WRAPPER.search(err)
     # an error only the execution finds (paging, counting): DuckDB's message without the wrapper's excerpt
     err = run_sql(qtbot, w, "SELECT CAST(device AS INTEGER) AS n FROM iostat_samples")
-    assert "Conversion Error" in err and not WRAPPER.search(err) and "LINE" not in err, err
+    assert "Conversion Error" in err, err
+    assert not WRAPPER.search(err), err
+    assert "LINE" not in err, err
     m = w.grid.model
     # the count runs (DuckDB drops the cast from count(*)): 120 rows, whose page fails; it shows "(error)", not
     # "…" as if still loading
-    assert m.rowCount() == 120 and m.index(0, 0).data() == "(error)" and not m.is_loading()
+    assert m.rowCount() == 120
+    assert m.index(0, 0).data() == "(error)"
+    assert not m.is_loading()
     # two statements, and none
     assert "one query at a time" in run_sql(qtbot, w, "SELECT 1; SELECT 2")
     # WITH … SELECT and plain queries run; the error line goes away
     assert run_sql(qtbot, w, "WITH d AS (SELECT DISTINCT device FROM iostat_samples) SELECT * FROM d") == ""
-    assert w.grid.model.rowCount() >= 1 and w.grid.model.columns == ["device"]
+    assert w.grid.model.rowCount() >= 1
+    assert w.grid.model.columns == ["device"]
     # Ctrl+Enter in the editor runs it too
     g = w.grid
     g.sql.clear()
@@ -400,11 +421,13 @@ def test_every_fix_has_a_window_phrase_without_flags_and_the_cli_keeps_its_own(w
     rid = import_file(ws, str(SAMPLES / "capped_200iops_iostat-d.txt"), ImportOptions()).run_ids[0]
     with pytest.raises(AnalysisError) as e:
         load_series(ws, rid)
-    assert "right-click menu ▸ Set interval…" in str(e.value) and "--interval" not in str(e.value)
+    assert "right-click menu ▸ Set interval…" in str(e.value)
+    assert "--interval" not in str(e.value)
     assert f"'main.py run {rid} --interval SECONDS'" in for_cli(e.value)
     # a note: the string is the window's words (the PDF prints it as it is), render("cli") the command line's
     note = size_vdi(100, 25).notes[0]
-    assert isinstance(note, Note) and note == "capacity not sized (give the capacity per user and the disk size)"
+    assert isinstance(note, Note)
+    assert note == "capacity not sized (give the capacity per user and the disk size)"
     assert note.render("cli") == "capacity not sized (give --gb-per-user and --disk-gb)"
     # the command line prints its own words, as text and as JSON
     assert main(["size", "--users", "100", "--iops-per-user", "25"]) == 0

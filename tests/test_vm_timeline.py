@@ -202,19 +202,25 @@ def test_vm1_runs_600_iops_alone_and_117_once_vm2_starts(two_vm):
     # the naive reading: I/Os of VM1 per 60 s collection
     alone = [ios(c, VM1[0]) / 60 for c in cols[:6]]
     together = [ios(c, VM1[0]) / 60 for c in cols[6:11]]
-    assert alone == [600.0] * 6 and [round(v) for v in together] == [117] * 5
+    assert alone == [600.0] * 6
+    assert [round(v) for v in together] == [117] * 5
 
     tl = vm_timeline(ws, run_id)
-    assert tl.times_known and tl.interval_s == 60 and tl.interval_source == "timestamps"
+    assert tl.times_known
+    assert tl.interval_s == 60
+    assert tl.interval_source == "timestamps"
     d1 = tl.disk(VM1[0])
     assert d1.label == "VM 2099979, disk scsi0:0"
     for c, raw in zip(d1.collections, cols, strict=True):
         assert c.ios == ios(raw, VM1[0])
         assert c.iops == pytest.approx(ios(raw, VM1[0]) / 60, rel=1e-12)
-        assert c.length_s == 60 and c.t_start_min == c.sample_idx and c.t_end_min == c.sample_idx + 1
+        assert c.length_s == 60
+        assert c.t_start_min == c.sample_idx
+        assert c.t_end_min == c.sample_idx + 1
     assert [c.active for c in d1.collections] == [True] * 11 + [False] * 3
     assert [(p.first, p.last, p.others) for p in d1.phases] == [(0, 5, []), (6, 10, ["2099980:8195 (scsi0:1)"])]
-    assert d1.phases[0].iops == 600.0 and d1.phases[1].iops == pytest.approx(7000 / 60)
+    assert d1.phases[0].iops == 600.0
+    assert d1.phases[1].iops == pytest.approx(7000 / 60)
     assert d1.mean_iops_active == pytest.approx((6 * 36000 + 5 * 7000) / (11 * 60))
 
     d2 = tl.disk(VM2[0])
@@ -238,7 +244,8 @@ def test_reads_writes_and_mb_s_exact_or_bounded(two_vm):
     tl = vm_timeline(ws, run_id)
     c1 = tl.disk(VM1[0]).collections[0]
     # VM1: every I/O is 65,536 bytes, in the single-length bucket (65535, 65536]: exact
-    assert c1.mb_s.exact and c1.mb_s.value == 36000 * 65536 / 60 / 1048576 == 37.5
+    assert c1.mb_s.exact
+    assert c1.mb_s.value == 36000 * 65536 / 60 / 1048576 == 37.5
     assert (c1.read_iops, c1.write_iops) == (600.0, 0.0)
     # VM2: the 32 KB I/Os lie in (16384, 32768]: only bounds, the estimate from the file's mean
     c2 = tl.disk(VM2[0]).collections[6]
@@ -247,11 +254,14 @@ def test_reads_writes_and_mb_s_exact_or_bounded(two_vm):
     lims = [None, *[lim for _n, lim in rows[:-1]]]
     lo = sum(n * (max(prev + 1, 4096) if prev is not None else 4096) for (n, _lim), prev in zip(rows, lims) if n)
     hi = sum(n * min(lim, 32768) for n, lim in rows if n)
-    assert not c2.mb_s.exact and c2.mb_s.value is None
-    assert c2.mb_s.lo == pytest.approx(lo / 60 / 1048576) and c2.mb_s.hi == pytest.approx(hi / 60 / 1048576)
+    assert not c2.mb_s.exact
+    assert c2.mb_s.value is None
+    assert c2.mb_s.lo == pytest.approx(lo / 60 / 1048576)
+    assert c2.mb_s.hi == pytest.approx(hi / 60 / 1048576)
     # the printed mean is rounded to a whole byte: mean x count may overshoot the upper bound, where it is kept
     est = min(raw["stats"]["mean"] * raw["stats"]["count"], hi) / 60 / 1048576
-    assert c2.mb_s.estimate == pytest.approx(est) and "estimate" in c2.mb_s.basis
+    assert c2.mb_s.estimate == pytest.approx(est)
+    assert "estimate" in c2.mb_s.basis
     assert c2.read_ios == ios(cols[6], VM2[0], "IO lengths of Read commands") == 6000
     assert c2.write_iops == ios(cols[6], VM2[0], "IO lengths of Write commands") / 60 == 50.0
     assert any("MB/s" in n and "estimate" in n for n in tl.notes)
@@ -265,12 +275,15 @@ def test_share_within_50ms_is_exact_and_20ms_bounded(two_vm):
     assert len(d1.collections) == len(cols) == 14
     for c, raw in zip(d1.collections[:11], cols[:11], strict=True):  # the 11 collections with I/O
         lo, hi, n = within(raw, VM1[0], 50)
-        assert lo == hi and c.share.exact and c.share.value == lo / n
+        assert lo == hi
+        assert c.share.exact
+        assert c.share.value == lo / n
     assert d1.collections[6].share.value == 6500 / 7000
     # the whole run: all of VM1's I/O summed
     lo = sum(within(c, VM1[0], 50)[0] for c in cols)
     n = sum(within(c, VM1[0], 50)[2] for c in cols)
-    assert d1.share_run.exact and d1.share_run.value == lo / n
+    assert d1.share_run.exact
+    assert d1.share_run.value == lo / n
     # alone 100 %, together 92.86 %: in the story
     assert "alone it had 100.00 % of I/O within 50 ms, together 92.86 % of I/O within 50 ms" in " ".join(tl.story)
 
@@ -278,10 +291,12 @@ def test_share_within_50ms_is_exact_and_20ms_bounded(two_vm):
     c = tl20.disk(VM1[0]).collections[6]
     lo, hi, n = within(cols[6], VM1[0], 20)
     assert (lo, hi) == (1000, 4000)
-    assert not c.share.exact and c.share.value is None
+    assert not c.share.exact
+    assert c.share.value is None
     assert (c.share.lo, c.share.hi) == (lo / n, hi / n)
     assert c.share.estimate == pytest.approx((1000 + 3000 * (20000 - 15000) / 15000) / 7000)
-    assert "bounds" in c.share.basis and "estimate" in c.share.basis
+    assert "bounds" in c.share.basis
+    assert "estimate" in c.share.basis
     assert "between 14.29 % and 57.14 % (estimate 28.57 %)" in " ".join(tl20.story)
 
 
@@ -322,13 +337,15 @@ def test_without_interval_no_minutes_then_set_interval(ws, tmp_path):
     assert all(c.t_start_min is None and c.iops is None and c.mb_s is None for c in d1.collections)
     assert d1.collections[0].ios == 36000
     story = " ".join(tl.story)
-    assert "not IOPS" in story and "minutes" not in story
+    assert "not IOPS" in story
+    assert "minutes" not in story
     assert ("VM 2099979, disk scsi0:0 did 36,000 I/Os per collection alone (collections 1–6), then 7,000 I/Os per "
             "collection while VM 2099980, disk scsi0:1 was active (collections 7–11).") in story
     assert any("Set interval" in n for n in tl.notes)
     ws.set_interval(run_id, 60)
     tl = vm_timeline(ws, run_id)
-    assert tl.times_known and tl.disk(VM1[0]).phases[0].iops == 600.0
+    assert tl.times_known
+    assert tl.disk(VM1[0]).phases[0].iops == 600.0
     assert tl.disk(VM1[0]).collections[13].t_end_min == 14
 
 
@@ -342,9 +359,12 @@ def test_real_capture_one_vm_one_collection(ws):
     (d,) = tl.disks
     assert d.label == "VM 2099979, disk scsi0:0" == vm_disk_words(d.device)
     (c,) = d.collections
-    assert c.ios == ios(raw, "2099979") == 793 and c.iops is None and not tl.times_known
+    assert c.ios == ios(raw, "2099979") == 793
+    assert c.iops is None
+    assert not tl.times_known
     lo, hi, n = within(raw, "2099979", 50)
-    assert c.share.exact and c.share.value == lo / n
+    assert c.share.exact
+    assert c.share.value == lo / n
     ws.set_interval(run_id, 60)
     (c,) = vm_timeline(ws, run_id).disks[0].collections
     assert c.iops == 793 / 60
@@ -357,7 +377,8 @@ def test_real_capture_one_vm_one_collection(ws):
     prevs = [None, *[lim for _n, lim in rows[:-1]]]
     lo_b = sum(n * max(st["min"], (p + 1) if p is not None else 1) for (n, _l), p in zip(rows, prevs) if n)
     hi_b = sum(n * min(st["max"], lim) for n, lim in rows if n)
-    assert c.mb_s.lo == pytest.approx(lo_b / 60 / 1048576) and c.mb_s.hi == pytest.approx(hi_b / 60 / 1048576)
+    assert c.mb_s.lo == pytest.approx(lo_b / 60 / 1048576)
+    assert c.mb_s.hi == pytest.approx(hi_b / 60 / 1048576)
     assert not c.mb_s.exact
     assert c.mb_s.estimate == pytest.approx(st["mean"] * st["count"] / 60 / 1048576)
 

@@ -97,7 +97,8 @@ def test_a_command_on_a_held_workspace_says_who_holds_it_and_exits_2(held, tmp_p
     path, pid = held
     r = _main("runs", "-w", str(path), tmp_path=tmp_path)
     assert r.returncode == 2
-    assert "Traceback" not in r.stderr and "IO Error" not in r.stderr
+    assert "Traceback" not in r.stderr
+    assert "IO Error" not in r.stderr
     assert r.stderr == (f"main.py runs: error: the workspace {path} is in use by another program, python "
                         f"(process {pid}); close it, or run this command on another workspace (-w WS)\n")
     assert r.stdout == ""
@@ -110,7 +111,8 @@ def test_every_command_that_opens_the_workspace_says_so(held, capsys):
         assert entry.main(argv) == 2, argv
         err = capsys.readouterr().err
         assert err.startswith(f"main.py {argv[0]}: error: the workspace {path} is in use by another program")
-        assert err.count("\n") == 1 and f"(process {pid})" in err
+        assert err.count("\n") == 1
+        assert f"(process {pid})" in err
 
 
 # ---- the window on a held workspace -------------------------------------------------------------------------------
@@ -142,7 +144,8 @@ def test_open_workspace_on_a_held_file_says_who_and_keeps_the_current_one(window
     _action(window, "&Open workspace…").trigger()
     assert boxes == [("Workspace in use", f"The workspace {path} is in use by another program, python "
                                           f"(process {pid}).\n\nClose that program, or open another workspace.")]
-    assert window.ws_path == before and window.windowTitle() == "StormScope — ws"
+    assert window.ws_path == before
+    assert window.windowTitle() == "StormScope — ws"
     assert window.ws.runs() == []  # the current workspace is still open and answers
 
 
@@ -266,7 +269,9 @@ def test_open_workspace_from_a_newer_version_says_so_and_keeps_the_current_one(w
     _action(window, "&Open workspace…").trigger()
     assert boxes == [("Workspace from a newer StormScope", f"{newer}\n\nThis workspace was made by a newer StormScope "
                       "(schema 99); this version reads up to schema 2. Update StormScope to open it.")]
-    assert window.ws_path == before and window.ws.runs() == []  # the current workspace is still open
+    # the current workspace is still open
+    assert window.ws_path == before
+    assert window.ws.runs() == []
     assert newer.read_bytes() == data  # and the newer one untouched
 
 
@@ -280,5 +285,7 @@ def test_gui_on_a_workspace_from_a_newer_version_exits_2_with_a_message(tmp_path
     boxes = []
     monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text, *a: boxes.append((title, text)))
     assert entry.main(["gui", "-w", str(newer)]) == 2
-    assert boxes and boxes[0][0] == "StormScope — workspace from a newer version" and "schema 99" in boxes[0][1]
+    assert boxes
+    assert boxes[0][0] == "StormScope — workspace from a newer version"
+    assert "schema 99" in boxes[0][1]
     assert "Traceback" not in capsys.readouterr().err
