@@ -3,7 +3,7 @@
 IOmark (VDI-IOmark, IOmark-VM) publishes PDF test reports; the layout of its own result files is
 not public and no sample exists. Consultants have the numbers: per workload and phase the number
 of users, IOPS, MB/s, average response time and the share of responses within thresholds. The
-**StormScope IOmark results layout, v1** carries exactly that (see README.md)::
+**StormScope IOmark results layout, v1** carries exactly that (see docs/user-guide.md, "IOmark results")::
 
     # StormScope IOmark results v1
     # system: 2 data servers, 48 x 7.2k SATA, RAID 10
@@ -38,6 +38,8 @@ from typing import Any
 import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
+from parsers.kinds import IOMARK, register_kind
+from parsers.registry import register
 from parsers.schema import frame_schema
 
 LAYOUT = "StormScope IOmark results v1"
@@ -133,13 +135,18 @@ def _sniff_delimiter(header: str) -> str:
     return best if counts[best] else ","
 
 
+KIND = register_kind(IOMARK, "IOmark")  # also the kind a saved column mapping reads into
+
+
+
 class IomarkCsvFormat:
     """StormScope's IOmark results layout (v1), recognised by its column names."""
 
     id = "iomark-csv"
-    kind = "iomark"
+    kind = KIND.id
     label = "IOmark results (StormScope CSV layout v1)"
     priority = 31
+    tables = ("iomark_results",)
 
     def sniff(self, head: bytes) -> float:
         text = head.decode("utf-8-sig", errors="replace")
@@ -165,9 +172,10 @@ class MappedCsvFormat:
     """Any CSV/TSV read through a saved column mapping (``--mapping NAME``); never picked by sniffing."""
 
     id = "iomark-mapped"
-    kind = "iomark"
+    kind = KIND.id
     label = "CSV/TSV through a saved column mapping (IOmark results)"
     priority = 0
+    tables = ("iomark_results",)
 
     def sniff(self, head: bytes) -> float:
         return 0.0
@@ -339,5 +347,5 @@ def _rows_or_error(reader: Any, hln: int) -> Iterator[list[str]]:
         yield row
 
 
-CSV_FORMAT = IomarkCsvFormat()
-MAPPED_FORMAT = MappedCsvFormat()
+CSV_FORMAT = register(IomarkCsvFormat())
+MAPPED_FORMAT = register(MappedCsvFormat())

@@ -34,6 +34,8 @@ from parsers.base import (
     RunEnd,
     RunInfo,
     RunStart,
+    SampleTimes,
+    SinceBoot,
     WarnFn,
 )
 from parsers.iostat_columns import (
@@ -42,6 +44,8 @@ from parsers.iostat_columns import (
     KB_COLUMNS,
     layout_family,
 )
+from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
+from parsers.registry import register
 from parsers.schema import frame_schema
 from parsers.textutil import RawStamp, StampResolver, banner_date, fast_stamp, resolve_stamps, split_stamp, stamp_date
 
@@ -63,11 +67,16 @@ def _sniff_text(head: bytes) -> str:
     return head.decode("utf-8", errors="replace").replace("\r\n", "\n")
 
 
+# the run kind of both iostat formats (text here, JSON in parsers.iostat_json)
+KIND = register_kind("iostat", "iostat", {TIME_SERIES, DEVICE_RATES})
+
+
 class IostatTextFormat:
     id = "iostat-text"
-    kind = "iostat"
+    kind = KIND.id
     label = "sysstat iostat (text)"
     priority = 50
+    tables = ("iostat_samples", "cpu_samples")
 
     def sniff(self, head: bytes) -> float:
         text = _sniff_text(head)
@@ -623,7 +632,7 @@ class _Parser:
         return p.first_line[b] - 1
 
     def _collect_ratios(self, rs: _RunState, frame: pl.DataFrame) -> None:
-        """cumulative kB / kB-per-second = seconds covered by a report (see domain notes)."""
+        """cumulative kB / kB-per-second = seconds covered by a report (plain -d reports carry both columns)."""
         pairs = [(c, r) for c, r in (("rkb", "rkb_s"), ("wkb", "wkb_s"), ("dkb", "dkb_s"), ("wdkb", "wdkb_s"))
                  if c in frame.columns and r in frame.columns]
         if not pairs:
@@ -677,9 +686,9 @@ class _Parser:
         streamed = {i: dt for i, dt in rs.ts_by_sample.items() if i < n_samples}
         if streamed != ts_by_sample:
             # the whole file changed the reading of the dates (e.g. a day > 12 came late): rewrite all times
-            yield Rows(rs.key, "_sample_attrs", samples)
+            yield SampleTimes(rs.key, "iostat_samples", samples)
         elif since_boot:
-            yield Rows(rs.key, "_since_boot", samples.filter(pl.col("since_boot")).select("sample_idx"))
+            yield SinceBoot(rs.key, "iostat_samples", sorted(i for i in since_boot if i < n_samples))
         if rs.cpu:
             cpu = pl.DataFrame(rs.cpu, schema=["sample_idx", "user", "nice", "system", "iowait", "steal", "idle"],
                                orient="row").with_columns(pl.col("sample_idx").cast(pl.Int64))
@@ -791,4 +800,4 @@ class _Parser:
         return flagged, "; ".join(dict.fromkeys(hows)) or "no reports"
 
 
-FORMAT = IostatTextFormat()
+FORMAT = register(IostatTextFormat())

@@ -19,7 +19,7 @@ METRICS: list[str] = [
     "rrqm_s", "wrqm_s",
     "r_await_ms", "w_await_ms", "d_await_ms", "f_await_ms", "await_ms",
     "aqu_sz", "rareq_kb", "wareq_kb", "svctm_ms", "util_pct",
-    # additional columns some layouts carry (documented in the README)
+    # additional columns some layouts carry (documented in docs/user-guide.md)
     "drqm_s", "rrqm_pct", "wrqm_pct", "drqm_pct", "dareq_kb",
     "kb_s", "wdkb_s", "rqm_s", "areq_kb",
     "rkb", "wkb", "dkb", "wdkb",

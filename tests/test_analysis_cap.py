@@ -1,4 +1,5 @@
-"""Cap compliance (seed 001): windows of >= 10 s after the burst allowance at or below cap x (1 + tolerance)."""
+"""Cap compliance (a libvirt/QEMU iotune limit, which lets short bursts through):
+windows of >= 10 s after the burst allowance at or below cap x (1 + tolerance)."""
 
 import pytest
 

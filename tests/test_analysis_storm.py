@@ -1,4 +1,4 @@
-"""Storm metrics, change points (the seed 002 pattern) and stored phases/markers, against hand calculations."""
+"""Storm metrics, change points (a second VM starting on the same RAID set) and stored phases/markers, against hand calculations."""
 
 import numpy as np
 import pytest

@@ -228,7 +228,7 @@ def cumulative_file(write, reset_before_third=False):
 
 
 def test_cumulative_collections_are_differenced_in_every_figure(ws, write):
-    """Seed 002's trap: summing running totals counts the first minute three times (129,000 I/Os, 83.7 %)."""
+    """The trap of vscsiStats runs never reset between collections: summing running totals counts the first minute three times (129,000 I/Os, 83.7 %)."""
     rid = imported(ws, cumulative_file(write), interval_s=60).run_ids[0]
     ls = latency_share(ws, rid, 50)
     assert (ls["ios"], ls["under"], ls["exact"]) == (50_000, 36_000, True)

@@ -36,7 +36,7 @@ DEV_B = "2099979:8195 (scsi0:0)"
 
 
 def import_samples(ws: Workspace) -> dict[str, int]:
-    """The repository's sample captures, imported as the brief says (run ids 1, 2, 3)."""
+    """The repository's sample captures, imported as sample_traces/README.md says (run ids 1, 2, 3)."""
     ids = {}
     for name in ("storm_fast_iostat-xt", "storm_slow_iostat-xt"):
         r = import_file(ws, str(SAMPLES / f"{name}.txt"), ImportOptions(first_report="interval"))

@@ -91,7 +91,7 @@ def test_verdicts_in_the_pdf_are_the_analyses_numbers(ws_samples, tmp_path):
     assert ls["exact"]
     assert ls["share"] == 1.0
     assert f"{pct(ls['share'])} of I/O completed within 50 ms on fio_randrw_jsonplus (goal 80 %)" in text
-    # the seed 004 sizing sentence
+    # the ETRI paper's sizing sentence (100 users at 25 IOPS per user)
     assert "The design needs 54 disks (53.33 rounded up) for 100 users at 25 IOPS" in text
     assert "Executive summary" in text
     assert "Appendix: sources and methods" in text

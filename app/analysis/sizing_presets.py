@@ -7,7 +7,7 @@ Every entry names its source. Edit the values here, or pass a JSON file with the
      "read_pct": 25, "source": "our 2024 login-storm measurement"}}}
 
 Sources (the texts below are shown to customers in the window and the PDF: no file names)
-    DOMAIN  StormScope's sizing defaults for VDI (the product's domain notes, "Sizing (VDI)").
+    DOMAIN  StormScope's sizing defaults for VDI (the write penalties of RAID levels and typical IOPS per disk type).
     ETRI    J. Park et al., "Storage Sizing Issue of VDI System" (ETRI), which
             cites VMware "Storage Considerations for VMware Horizon View 5.2" for 8-25 IOPS per office
             user and 3-7 to 20-30 IOPS in steady state, PQR "VDI & Storage: Deep Impact" (2011) for
