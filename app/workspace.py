@@ -26,7 +26,7 @@ from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-
 from app.migrations import check_readable, migrate
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
 from app.workspace_lock import is_lock_error, workspace_locked
-from parsers.base import Event, ImportOptions, ParseError, Rows, RunEnd, RunInfo, RunStart
+from parsers.base import Event, ImportOptions, ParseError, Rows, RunEnd, RunInfo, RunStart, SampleTimes, SinceBoot
 from parsers.schema import SCHEMA_VERSION as SCHEMA_VERSION  # noqa: F401 (re-exported)
 from parsers.schema import TABLE, TABLES, stored_schema
 
@@ -45,6 +45,12 @@ MAIN_TABLE = {kind: t.name for t in TABLES for kind in t.main_of}
 RESULT_COLUMNS: dict[str, list[tuple[str, str]]] = {
     name: [(c.name, c.sql) for c in TABLE[name].columns]
     for name in ("iozone_results", "iomark_results", "iometer_results", "hdparm_results")}
+
+
+def _check_table(name: str) -> None:
+    """A parser's event names a per-run table of the schema that has per-sample times (never a pseudo-table)."""
+    if name not in RUN_TABLES or not {"sample_idx", "ts", "t_s", "since_boot"} <= set(TABLE[name].column_names):
+        raise ValueError(f"{name!r}: not a table of samples over time")
 
 
 def has_table(ws_or_con: Any, name: str) -> bool:
@@ -191,21 +197,20 @@ class Workspace:
             flush = stager.flush
 
             for ev in events:
-                if isinstance(ev, Rows) and not ev.table.startswith("_"):
+                if isinstance(ev, Rows):
                     stager.add(ev.table, run_ids[ev.key], ev.frame)
                     rows += ev.frame.height
                     continue
                 flush()
                 if isinstance(ev, RunStart):
                     run_ids[ev.key] = self._insert_run(path, fmt_id, ev, options, sha, size, len(run_ids))
-                elif isinstance(ev, Rows):
-                    rid = run_ids[ev.key]
-                    if ev.table == "_sample_attrs":
-                        self._apply_sample_attrs(rid, ev.frame)
-                    elif ev.table == "_since_boot":
-                        idx = [int(i) for i in ev.frame.get_column("sample_idx")]
-                        self.con.execute("UPDATE iostat_samples SET since_boot = true "
-                                         "WHERE run_id = ? AND list_contains(?, sample_idx)", [rid, idx])
+                elif isinstance(ev, SampleTimes):
+                    self._apply_sample_times(run_ids[ev.key], ev.table, ev.frame)
+                elif isinstance(ev, SinceBoot):
+                    _check_table(ev.table)
+                    self.con.execute(f"UPDATE {ev.table} SET since_boot = true "
+                                     "WHERE run_id = ? AND list_contains(?, sample_idx)",
+                                     [run_ids[ev.key], [int(i) for i in ev.sample_idx]])
                 elif isinstance(ev, RunEnd):
                     rid = run_ids[ev.key]
                     self._finish_run(rid, ev.updates, ev.info, kind)
@@ -267,11 +272,12 @@ class Workspace:
         """The polars dtypes of a table's columns, from the spec (frames are conformed to them before storing)."""
         return stored_schema(table)
 
-    def _apply_sample_attrs(self, run_id: int, frame: pl.DataFrame) -> None:
+    def _apply_sample_times(self, run_id: int, table: str, frame: pl.DataFrame) -> None:
+        _check_table(table)
         self.con.register("_attrs", frame.to_arrow())
         try:
             self.con.execute(
-                """UPDATE iostat_samples AS s SET ts = a.ts, t_s = a.t_s, since_boot = a.since_boot
+                f"""UPDATE {table} AS s SET ts = a.ts, t_s = a.t_s, since_boot = a.since_boot
                    FROM _attrs AS a WHERE s.run_id = ? AND s.sample_idx = a.sample_idx""", [run_id])
         finally:
             self.con.unregister("_attrs")

@@ -7,7 +7,11 @@ stores inside one transaction:
   file holds several hosts),
 * :class:`Rows` carries a polars frame for one table of that run (a parser may
   send many, so large files stream in bounded memory),
+* :class:`SampleTimes` corrects, once the whole file is read, the times of samples streamed earlier,
+* :class:`SinceBoot` marks reports that cover the time since boot (kept, left out of the analyses),
 * :class:`RunEnd` carries what is only known at the end (interval, period ...).
+
+Every event names a table of :mod:`parsers.schema`; there are no private pseudo-tables.
 
 Parsers never touch DuckDB or Qt. Errors are raised as :class:`ParseError`
 naming the line, and everything a user should know but that did not stop the
@@ -155,6 +159,26 @@ class Rows:
 
 
 @dataclass
+class SampleTimes:
+    """New times for samples already sent in ``table``: ``frame`` has ``sample_idx``, ``ts``, ``t_s`` and
+    ``since_boot`` (the whole file changed the reading of dates streamed earlier, e.g. a day > 12 came late)."""
+
+    key: str
+    table: str
+    frame: pl.DataFrame
+
+
+@dataclass
+class SinceBoot:
+    """The samples ``sample_idx`` of ``table`` cover the time since boot (iostat without -y): stored, flagged
+    ``since_boot`` and left out of the analyses."""
+
+    key: str
+    table: str
+    sample_idx: list[int]
+
+
+@dataclass
 class RunEnd:
     """Closes a run; ``info`` (when given) replaces the metadata sent with RunStart."""
 
@@ -163,17 +187,18 @@ class RunEnd:
     info: RunInfo | None = None
 
 
-Event = RunStart | Rows | RunEnd
+Event = RunStart | Rows | SampleTimes | SinceBoot | RunEnd
 WarnFn = Callable[[str, "int | None"], None]
 
 
 class Format(Protocol):
-    """One supported file format (an entry of the registry)."""
+    """One supported file format (an entry of the registry, added by :func:`parsers.registry.register`)."""
 
     id: str  # stable identifier, e.g. "iostat-text"
-    kind: str  # run kind stored in runs.kind, e.g. "iostat"
+    kind: str  # run kind stored in runs.kind, e.g. "iostat" (declared by parsers.kinds.register_kind)
     label: str
     priority: int  # breaks ties between equal sniff scores (higher wins)
+    tables: tuple[str, ...]  # the tables of parsers.schema its Rows events write (none for a refused format)
 
     def sniff(self, head: bytes) -> float:
         """Likelihood 0..1 that ``head`` (the first KB of a file) is this format."""

@@ -42,6 +42,8 @@ from parsers.base import (
     parse_json,
     read_text,
 )
+from parsers.kinds import JOB_SUMMARY, LATENCY_HISTOGRAMS, register_kind
+from parsers.registry import register
 from parsers.schema import frame_schema
 
 PLAT_BITS = 6  # fio's FIO_IO_U_PLAT_BITS (unchanged from 2.x to 3.x)
@@ -89,11 +91,16 @@ def _line_of(text: str, needle: str, start: int = 0) -> int | None:
     return text.count("\n", 0, pos) + 1 if pos >= 0 else None
 
 
+KIND = register_kind("fio", "fio", {LATENCY_HISTOGRAMS, JOB_SUMMARY}, series=("fio job", "fio jobs"))
+
+
+
 class FioJsonFormat:
     id = "fio-json"
-    kind = "fio"
+    kind = KIND.id
     label = "fio JSON (json / json+)"
     priority = 45
+    tables = ("fio_jobs", "histograms", "histogram_stats")
 
     def sniff(self, head: bytes) -> float:
         if b"{" not in head:
@@ -428,9 +435,10 @@ class FioLogFormat:
     """fio's per-I/O or averaged logs (bw/lat/iops/clat_hist): recognised, refused with a clear message."""
 
     id = "fio-log"
-    kind = "fio"
+    kind = KIND.id
     label = "fio log file (not supported)"
     priority = 20
+    tables = ()
     unsupported = ("a fio log file (write_bw_log, write_lat_log, write_iops_log or write_hist_log output): not "
                    "supported; import fio's JSON output instead (--output-format=json, or json+ for latency "
                    "histograms)")
@@ -452,5 +460,5 @@ class FioLogFormat:
         raise ParseError(self.unsupported, 1)
 
 
-JSON_FORMAT = FioJsonFormat()
-LOG_FORMAT = FioLogFormat()
+JSON_FORMAT = register(FioJsonFormat())
+LOG_FORMAT = register(FioLogFormat())

@@ -29,6 +29,8 @@ from typing import Any
 import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
+from parsers.kinds import register_kind
+from parsers.registry import register
 from parsers.schema import frame_schema
 
 _LABEL = re.compile(r"^\s*Timing\s+(O_DIRECT\s+)?(cached|buffer-cache|buffered disk|disk)\s+reads:\s*(.*)$")
@@ -43,11 +45,16 @@ SCHEMA: dict[str, Any] = frame_schema("hdparm_results")
 MAX_STRAY_WARNINGS = 5
 
 
+KIND = register_kind("hdparm", "hdparm")
+
+
+
 class HdparmFormat:
     id = "hdparm-text"
-    kind = "hdparm"
+    kind = KIND.id
     label = "hdparm -t / -T timings"
     priority = 30
+    tables = ("hdparm_results",)
 
     def sniff(self, head: bytes) -> float:
         text = head.decode("utf-8", errors="replace")
@@ -151,4 +158,4 @@ def _parse(text: str, state: JobState, warn: WarnFn) -> Iterator[Event]:
     yield RunEnd(key, {"n_devices": len(devices), "n_samples": None}, info=info)
 
 
-FORMAT = HdparmFormat()
+FORMAT = register(HdparmFormat())

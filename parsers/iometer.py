@@ -48,6 +48,8 @@ from typing import Any
 import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
+from parsers.kinds import register_kind
+from parsers.registry import register
 from parsers.schema import TABLE, frame_schema
 
 ROW_TYPES = {"ALL": "all", "MANAGER": "manager", "PROCESSOR": "processor", "WORKER": "worker", "DISK": "disk",
@@ -90,11 +92,16 @@ def _stamp(text: str) -> datetime | None:
         return None
 
 
+KIND = register_kind("iometer", "Iometer")
+
+
+
 class IometerFormat:
     id = "iometer-csv"
-    kind = "iometer"
+    kind = KIND.id
     label = "Iometer results.csv"
     priority = 32
+    tables = ("iometer_results",)
 
     def sniff(self, head: bytes) -> float:
         if b"'Target Type,Target Name" in head or b"'Test Type,Test Description" in head:
@@ -346,4 +353,4 @@ def _number(text: str, name: str, col: str, ln: int) -> int | float:
     return int(v) if col in INT_COLUMNS else v
 
 
-FORMAT = IometerFormat()
+FORMAT = register(IometerFormat())

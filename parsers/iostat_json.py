@@ -27,7 +27,9 @@ from parsers.base import (
     parse_json,
     read_text,
 )
+from parsers.iostat import KIND
 from parsers.iostat_columns import JSON_COLUMNS, METRICS, layout_family
+from parsers.registry import register
 from parsers.schema import frame_schema
 from parsers.textutil import resolve_stamps, split_stamp, stamp_datetime
 
@@ -40,9 +42,10 @@ def _line_of(text: str, pos: int) -> int:
 
 class IostatJsonFormat:
     id = "iostat-json"
-    kind = "iostat"
+    kind = KIND.id  # the kind parsers.iostat declares
     label = "sysstat iostat (JSON)"
     priority = 60
+    tables = ("iostat_samples", "cpu_samples")
 
     def sniff(self, head: bytes) -> float:
         t = head.lstrip()[:2048]
@@ -244,4 +247,4 @@ def _report_times(stamps: list[tuple[int, Any]], text: str, warn: WarnFn) -> dic
     return {i: dt for (i, _), dt in zip(stamps, dts)}
 
 
-FORMAT = IostatJsonFormat()
+FORMAT = register(IostatJsonFormat())

@@ -37,6 +37,8 @@ from typing import Any
 import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
+from parsers.kinds import THROUGHPUT_GRID, register_kind
+from parsers.registry import register
 from parsers.schema import frame_schema
 
 BANNER = "Iozone: Performance Test of File I/O"
@@ -263,11 +265,16 @@ class _TpReport:
     rows: list[tuple[str, str, list[float], int]] = field(default_factory=list)  # (label, test, values, line)
 
 
+KIND = register_kind("iozone", "IOzone", {THROUGHPUT_GRID})
+
+
+
 class IozoneFormat:
     id = "iozone-text"
-    kind = "iozone"
+    kind = KIND.id
     label = "IOzone output (auto mode, -R report, throughput mode)"
     priority = 35
+    tables = ("iozone_results",)
 
     def sniff(self, head: bytes) -> float:
         if BANNER.encode() in head:
@@ -954,7 +961,7 @@ def _split_row(text: str, ends: list[int], ln: int, typical: list[float | None] 
     return vals
 
 
-FORMAT = IozoneFormat()
+FORMAT = register(IozoneFormat())
 
 
 def _int(digits: str, line: int) -> int:

@@ -3,31 +3,69 @@
 Each format offers ``sniff(head) -> likelihood``; the best score wins, ties go
 to the higher priority. A score under ``MIN_SCORE`` means "not a supported
 format".
+
+The formats are not listed here: each module of the ``parsers`` package that reads a format declares its run
+kind (:func:`parsers.kinds.register_kind`) and calls :func:`register` for each of its formats when it is
+imported; :func:`discover` imports the package's modules. docs/adding-a-format.md is the recipe.
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import threading
+
+import parsers
 from parsers.base import Format
-from parsers.fio import JSON_FORMAT as FIO_JSON
-from parsers.fio import LOG_FORMAT as FIO_LOG
-from parsers.hdparm import FORMAT as HDPARM
-from parsers.iomark import CSV_FORMAT as IOMARK_CSV
-from parsers.iomark import MAPPED_FORMAT as IOMARK_MAPPED
-from parsers.iometer import FORMAT as IOMETER_CSV
-from parsers.iostat import FORMAT as IOSTAT_TEXT
-from parsers.iostat_json import FORMAT as IOSTAT_JSON
-from parsers.iozone import FORMAT as IOZONE
-from parsers.vscsistats import CSV_FORMAT as VSCSI_CSV
-from parsers.vscsistats import TEXT_FORMAT as VSCSI_TEXT
+from parsers.schema import TABLE
 
 HEAD_BYTES = 4096
 MIN_SCORE = 0.5
 
-FORMATS: list[Format] = [IOSTAT_TEXT, IOSTAT_JSON,
-                         VSCSI_CSV, FIO_JSON,
-                         VSCSI_TEXT, FIO_LOG]  # recognised to be refused with a clear message
-FORMATS += [IOZONE, HDPARM, IOMETER_CSV, IOMARK_CSV,
-            IOMARK_MAPPED]  # never sniffed: chosen by `import --mapping NAME`
+_FORMATS: dict[str, Format] = {}
+_discovered = False
+_discovering = threading.RLock()  # an import job's thread and the window may ask at the same time
+
+
+def register(fmt: Format) -> Format:
+    """Add a format to the registry (each format module calls this at import for each of its formats). Its
+    kind must be declared (:func:`parsers.kinds.register_kind`) and the tables it writes must be in
+    :mod:`parsers.schema`; registering the same id again replaces the format (a module imported twice)."""
+    from parsers.kinds import is_declared
+
+    if not is_declared(fmt.kind):
+        raise ValueError(f"format {fmt.id}: its kind {fmt.kind!r} is not declared (parsers.kinds.register_kind)")
+    unknown = [t for t in fmt.tables if t not in TABLE]
+    if unknown:
+        raise ValueError(f"format {fmt.id}: tables {unknown} are not in parsers.schema")
+    _FORMATS[fmt.id] = fmt
+    return fmt
+
+
+def unregister(fmt_id: str) -> None:
+    """Forget a format (tests that declare a throwaway format)."""
+    _FORMATS.pop(fmt_id, None)
+
+
+def discover() -> None:
+    """Import every module of the ``parsers`` package once: the format modules register themselves. A new
+    format is one new module there; nothing else lists it."""
+    global _discovered
+    if _discovered:
+        return
+    with _discovering:
+        if _discovered:
+            return
+        for mod in pkgutil.iter_modules(parsers.__path__):
+            importlib.import_module(f"parsers.{mod.name}")
+        _discovered = True
+
+
+def formats() -> list[Format]:
+    """Every registered format (the refused ones too: recognised to be refused with a clear message; the
+    mapped CSV is chosen by ``import --mapping NAME``, its sniffer never claims a file)."""
+    discover()
+    return list(_FORMATS.values())
 
 
 class UnknownFormat(Exception):
@@ -47,7 +85,7 @@ def read_head(path: str, n: int = HEAD_BYTES) -> bytes:
 
 
 def scores(head: bytes) -> list[tuple[float, Format]]:
-    out = [(f.sniff(head), f) for f in FORMATS]
+    out = [(f.sniff(head), f) for f in formats()]
     out.sort(key=lambda sf: (sf[0], sf[1].priority), reverse=True)
     return out
 
@@ -76,7 +114,5 @@ def detect(path: str) -> Format:
 
 
 def by_id(fmt_id: str) -> Format:
-    for f in FORMATS:
-        if f.id == fmt_id:
-            return f
-    raise KeyError(fmt_id)
+    discover()
+    return _FORMATS[fmt_id]

@@ -36,6 +36,8 @@ from typing import Any
 import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn, read_text
+from parsers.kinds import LATENCY_HISTOGRAMS, TIME_SERIES, register_kind
+from parsers.registry import register
 from parsers.schema import frame_schema
 
 METRICS = ("io_length_bytes", "seek_distance_lbn", "seek_closest16_lbn", "latency_us", "outstanding_ios",
@@ -133,11 +135,16 @@ class _Block:
         return f"histogram {self.title!r} of {self.device} (line {self.line})"
 
 
+KIND = register_kind("vscsistats", "vscsiStats", {TIME_SERIES, LATENCY_HISTOGRAMS}, series=("VM disk", "VM disks"))
+
+
+
 class VscsiStatsCsvFormat:
     id = "vscsistats-csv"
-    kind = "vscsistats"
+    kind = KIND.id
     label = "VMware vscsiStats (CSV, -c)"
     priority = 40
+    tables = ("histograms", "histogram_stats")
 
     def sniff(self, head: bytes) -> float:
         if not _CSV_HEADER.search(head):
@@ -458,9 +465,10 @@ class VscsiStatsTextFormat:
     """
 
     id = "vscsistats-text"
-    kind = "vscsistats"
+    kind = KIND.id
     label = "VMware vscsiStats (text layout, not supported)"
     priority = 39
+    tables = ()
     unsupported = ("vscsiStats text layout (printed without -c) is not supported: re-run 'vscsiStats -p all -c' "
                    "(or '-p <type> -c') and import the CSV output")
 
@@ -476,5 +484,5 @@ class VscsiStatsTextFormat:
         raise ParseError(self.unsupported, line)
 
 
-CSV_FORMAT = VscsiStatsCsvFormat()
-TEXT_FORMAT = VscsiStatsTextFormat()
+CSV_FORMAT = register(VscsiStatsCsvFormat())
+TEXT_FORMAT = register(VscsiStatsTextFormat())
