@@ -23,6 +23,7 @@ from typing import Any
 
 from app.workspace import Workspace, has_table
 from parsers.iomark import MappingError, validate_mapping
+from parsers.kinds import IOMARK
 
 __all__ = ["MappingError", "delete_mapping", "get_mapping", "list_mappings", "parse_pairs", "save_mapping",
            "format_id"]
@@ -30,7 +31,7 @@ __all__ = ["MappingError", "delete_mapping", "get_mapping", "list_mappings", "pa
 
 def format_id(spec: dict[str, Any]) -> str:
     """The registry format that reads files through a mapping of this kind."""
-    return f"{spec.get('kind') or 'iomark'}-mapped"
+    return f"{spec.get('kind') or IOMARK}-mapped"
 
 
 def parse_pairs(items: list[str], what: str) -> dict[str, str]:

@@ -27,6 +27,7 @@ from app.migrations import check_readable, migrate
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
 from app.workspace_lock import is_lock_error, workspace_locked
 from parsers.base import Event, ImportOptions, ParseError, Rows, RunEnd, RunInfo, RunStart, SampleTimes, SinceBoot
+from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label, kinds_with, timed_tables
 from parsers.schema import SCHEMA_VERSION as SCHEMA_VERSION  # noqa: F401 (re-exported)
 from parsers.schema import TABLE, TABLES, stored_schema
 
@@ -294,10 +295,11 @@ class Workspace:
         run = self.run(run_id)
         if run is None:
             raise ValueError(f"no run {run_id}")
-        tables = {"iostat": ("iostat_samples", "cpu_samples"), "vscsistats": ("histograms",)}.get(run["kind"])
-        if tables is None:
-            raise ValueError(f"run {run_id} is a {run['kind']} run: only iostat and vscsiStats runs take an "
-                             "interval this way")
+        if not has(run["kind"], TIME_SERIES):
+            labels = [kind_label(k) for k in kinds_with(TIME_SERIES)]
+            raise ValueError(f"run {run_id} is a {run['kind']} run: only {', '.join(labels[:-1])} and {labels[-1]} "
+                             "runs take an interval this way")
+        tables = timed_tables(run["kind"])
         if run["interval_source"] == "timestamps":
             raise ValueError(f"run {run_id} has timestamps: its interval ({run['interval_s']:g} s) comes from them")
         if not seconds > 0:
@@ -312,7 +314,7 @@ class Workspace:
     def set_first_report(self, run_id: int, since_boot: bool) -> None:
         """Say whether an iostat run's first report covers the time since boot (iostat without -y)."""
         run = self.run(run_id)
-        if run is None or run["kind"] != "iostat":
+        if run is None or not has(run["kind"], DEVICE_RATES):  # iostat's first report
             raise ValueError(f"run {run_id} is not an iostat run")
         how = "since-boot (set by the user)" if since_boot else "interval (set by the user)"
         with self.transaction():
@@ -326,7 +328,7 @@ class Workspace:
         """Say how a vscsiStats run's collections relate: ``cumulative`` (never reset, each prints the running
         total), ``per-collection`` (reset with -r each time) or ``auto`` (what the importer detected)."""
         run = self.run(run_id)
-        if run is None or run["kind"] != "vscsistats":
+        if run is None or not (has(run["kind"], TIME_SERIES) and has(run["kind"], LATENCY_HISTOGRAMS)):
             raise ValueError(f"run {run_id} is not a vscsiStats run")
         if mode not in ("cumulative", "per-collection", "auto"):
             raise ValueError(f"histogram counts: cumulative, per-collection or auto, not {mode!r}")

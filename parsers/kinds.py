@@ -46,8 +46,9 @@ CAPABILITIES = (TIME_SERIES, DEVICE_RATES, LATENCY_HISTOGRAMS, JOB_SUMMARY, THRO
 
 # Kind ids named where a branch is about ONE tool's own semantics (and said so in a comment there); everything
 # else asks for a capability.
-IOSTAT = "iostat"  # the kind of the iostat formats (parsers.iostat, parsers.iostat_json)
-IOMARK = "iomark"  # the kind a saved column mapping reads into (parsers.iomark)
+IOSTAT = "iostat"  # the default kind of an overlay curve (parsers.iostat, parsers.iostat_json declare it)
+VSCSISTATS = "vscsistats"  # an overlay curve read from vscsiStats collections (parsers.vscsistats declares it)
+IOMARK = "iomark"  # the kind a saved column mapping reads into, and a sizing basis (parsers.iomark declares it)
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,19 @@ def kinds_with(capability: str) -> tuple[str, ...]:
     if capability not in CAPABILITIES:
         raise ValueError(f"unknown capability {capability!r} (known: {', '.join(CAPABILITIES)})")
     return tuple(k.id for k in kinds() if capability in k.capabilities)
+
+
+def timed_tables(kind_id: str) -> tuple[str, ...]:
+    """The tables the kind's formats write whose rows carry per-sample times (``t_s``): what an interval given
+    after the import rewrites."""
+    from parsers.registry import formats
+    from parsers.schema import TABLE
+
+    out: list[str] = []
+    for f in formats():
+        if f.kind == kind_id:
+            out += [t for t in f.tables if t not in out and "t_s" in TABLE[t].column_names]
+    return tuple(out)
 
 
 def series_noun(kind_id: str | None, plural: bool = False) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from app.analysis.histograms import LATENCY, AnalysisError, collection_counts
+from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has
 from reports.options import ReportOptions
 
 
@@ -167,14 +168,15 @@ def _period(ws: Any, r: dict[str, Any]) -> str:
     the first interval starts one interval before the first kept report's time stamp (the since-boot report,
     when left out, covers the time before)."""
     start, end = r.get("started_at"), r.get("ended_at")
-    if r["kind"] == "iostat":
+    if has(r["kind"], DEVICE_RATES):  # iostat stamps a report at its end
         row = ws.con.execute("SELECT min(ts), max(ts) FROM iostat_samples WHERE run_id = ? AND NOT since_boot",
                              [r["run_id"]]).fetchone()
         if row and row[0] is not None and r.get("interval_s"):
             from datetime import timedelta
 
             start, end = row[0] - timedelta(seconds=float(r["interval_s"])), row[1]
-    elif r["kind"] == "vscsistats" and end and r.get("interval_s"):  # a collection is stamped when it starts
+    elif has(r["kind"], LATENCY_HISTOGRAMS) and has(r["kind"], TIME_SERIES) and end and r.get("interval_s"):
+        # a collection (vscsiStats) is stamped when it starts
         from datetime import timedelta
 
         end = end + timedelta(seconds=float(r["interval_s"]))
@@ -185,9 +187,6 @@ def _period(ws: Any, r: dict[str, Any]) -> str:
         out += f" – {end:%H:%M:%S}" if end.date() == start.date() else f" – {end:%Y-%m-%d %H:%M:%S}"
     return out
 
-
-KIND_NAMES = {"iostat": "iostat", "vscsistats": "vscsiStats", "fio": "fio", "iozone": "IOzone", "hdparm": "hdparm",
-              "iometer": "Iometer", "iomark": "IOmark", "diskspd": "DiskSpd", "nmon": "nmon", "perfmon": "PerfMon"}
 
 METHOD_TITLES = {"overlay": "I/O over time", "storm": "Storm metrics", "cap": "Cap compliance",
                  "latency": "Response times", "sizing": "VDI sizing", "compare": "A/B comparison",

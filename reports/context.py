@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.analysis.histograms import AnalysisError
+from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, has
 from reports.content import Anonymiser, _reason
 from reports.options import ReportOptions
 
@@ -38,11 +39,11 @@ class ReportContext:
 
     @property
     def iostat(self) -> list[dict[str, Any]]:
-        return [r for r in self.runs if r["kind"] == "iostat"]
+        return [r for r in self.runs if has(r["kind"], DEVICE_RATES)]
 
     @property
     def histo_runs(self) -> list[dict[str, Any]]:
-        return [r for r in self.runs if r["kind"] in ("vscsistats", "fio")]
+        return [r for r in self.runs if has(r["kind"], LATENCY_HISTOGRAMS)]
 
     def name(self, r: dict[str, Any] | int) -> str:
         """A run's name as the report prints it (anonymised when asked)."""

@@ -25,6 +25,7 @@ import polars as pl
 from app.analysis.histograms import AnalysisError, latency_share
 from app.analysis.storm import StormMetrics, StormParams, storm_report
 from app.workspace import has_table
+from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, THROUGHPUT_GRID, has
 
 STORM_METRICS: list[tuple[str, str]] = [
     ("duration_s", "s"), ("peak_iops", "IOPS"), ("peak_t_end_s", "s"), ("time_to_peak_s", "s"),
@@ -126,7 +127,7 @@ def compare_runs(ws: Any, run_ids: list[int], device: str | None = None, *, thre
     reports = {}
     thr = threshold_iops
     for r in runs:
-        if r["kind"] != "iostat":
+        if not has(r["kind"], DEVICE_RATES):
             continue
         if thr is None:
             first = storm_report(ws, r["run_id"], device, phases="none", every_s=every_s)
@@ -142,16 +143,17 @@ def compare_runs(ws: Any, run_ids: list[int], device: str | None = None, *, thre
             per_phase.append({ph.name: _flat(m) for ph, m in rep.phases})
             phase_match = "name" if rep.phase_source == "stored" or phase_match == "name" else "position"
             notes += [f"run {rid}: {n}" for n in rep.notes]
-        elif r["kind"] == "fio":
+        elif has(r["kind"], JOB_SUMMARY):
             per_run.append(_fio_summary(ws, rid))
             per_phase.append({})
         else:
             per_run.append(None)
             per_phase.append({})
-            if r["kind"] != "iozone":
+            if not has(r["kind"], THROUGHPUT_GRID):  # compared row by row below
                 notes.append(f"run {rid} is a {r['kind']} run: no run-level metrics to compare")
-    metric_list = STORM_METRICS if "iostat" in kinds else FIO_METRICS
-    if "iostat" in kinds and "fio" in kinds:
+    rates, jobs = any(has(k, DEVICE_RATES) for k in kinds), any(has(k, JOB_SUMMARY) for k in kinds)
+    metric_list = STORM_METRICS if rates else FIO_METRICS
+    if rates and jobs:
         metric_list = STORM_METRICS + [m for m in FIO_METRICS if m not in STORM_METRICS]
         notes.append("iostat and fio runs side by side: iostat measures the device, fio the workload")
     metrics = _rows(metric_list, per_run)
@@ -166,7 +168,7 @@ def compare_runs(ws: Any, run_ids: list[int], device: str | None = None, *, thre
         "phases": {"choice": phases, "matched_by": phase_match},
         "storm": next(iter(reports.values())).method if reports else None,
         "fio": "fio's own iops / bw / total_ios per direction summed over jobs; latency = I/O-weighted lat mean; "
-               "p99 from json+ bins (interpolated inside its bucket: an estimate)" if "fio" in kinds else None,
+               "p99 from json+ bins (interpolated inside its bucket: an estimate)" if jobs else None,
     }
     return Comparison(runs, method, metrics, phase_rows, compare_iozone(ws, run_ids), notes)
 

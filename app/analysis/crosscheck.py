@@ -49,6 +49,7 @@ from typing import Any
 import polars as pl
 
 from app.analysis.text import AnalysisError
+from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, has, kind_label, kinds_with
 
 __all__ = ["CrossCheck", "Measure", "crosscheck", "find_pairs", "fio_window"]
 
@@ -115,12 +116,13 @@ class CrossCheck:
 
 
 # ---- runs and windows ------------------------------------------------------------------------------------
-def _run(ws: Any, run_id: int, kind: str) -> dict[str, Any]:
+def _run(ws: Any, run_id: int, capability: str) -> dict[str, Any]:
     r = ws.run(run_id)
     if r is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
-    if r["kind"] != kind:
-        raise AnalysisError(f"run {run_id} is a {r['kind']} run, not {kind}")
+    if not has(r["kind"], capability):
+        raise AnalysisError(f"run {run_id} is a {r['kind']} run, not "
+                            + " or ".join(kind_label(k) for k in kinds_with(capability)))
     return r
 
 
@@ -130,7 +132,7 @@ def _meta(run: dict[str, Any]) -> dict[str, Any]:
 
 def fio_window(ws: Any, run_id: int) -> Window | None:
     """The local-clock time window of the fio run's jobs (the union of its jobs' windows)."""
-    run = _run(ws, run_id, "fio")
+    run = _run(ws, run_id, JOB_SUMMARY)
     times = _meta(run).get("job_times") or {}
     jobs = times.get("jobs") or []
     report_ms = times.get("report_timestamp_ms")
@@ -222,8 +224,8 @@ def find_pairs(ws: Any, run_ids: list[int]) -> list[tuple[int, int]]:
     which, the fio job's window overlapping the iostat run's reports, and the fio job's disk among iostat's
     devices."""
     runs = [r for r in (ws.run(i) for i in run_ids) if r is not None]
-    fios = [r for r in runs if r["kind"] == "fio"]
-    iostats = [r for r in runs if r["kind"] == "iostat"]
+    fios = [r for r in runs if has(r["kind"], JOB_SUMMARY)]
+    iostats = [r for r in runs if has(r["kind"], DEVICE_RATES)]
     out = []
     for f in fios:
         win = fio_window(ws, f["run_id"])
@@ -290,8 +292,8 @@ def _is_direct(opts: dict[str, set[str]]) -> bool:
 def crosscheck(ws: Any, fio_run_id: int, iostat_run_id: int, tolerance: float = DEFAULT_TOLERANCE,
                disk: str | None = None) -> CrossCheck | None:
     """fio's own IOPS and kB/s against iostat's on the fio job's disk over the job's window (see the module doc)."""
-    frun = _run(ws, fio_run_id, "fio")
-    irun = _run(ws, iostat_run_id, "iostat")
+    frun = _run(ws, fio_run_id, JOB_SUMMARY)
+    irun = _run(ws, iostat_run_id, DEVICE_RATES)
     win = fio_window(ws, fio_run_id)
     if win is None:
         return None

@@ -28,6 +28,7 @@ from typing import Any
 import polars as pl
 
 from app.analysis.text import AnalysisError, Note  # defined with the fix table; imported from here by the others
+from parsers.kinds import JOB_SUMMARY, TIME_SERIES, has
 
 LATENCY = "latency_us"
 SEQ_BUCKET = (0.0, 1.0)  # seek distance of exactly +1 LBN: the next block, a sequential I/O
@@ -274,7 +275,7 @@ def counts_mode(run: dict[str, Any]) -> tuple[str, str]:
     (no bucket count ever falls); the user can say otherwise (the run menu, or the command line's ``run``).
     """
     meta = json.loads(run["meta"]) if run.get("meta") else {}
-    if run.get("kind") != "vscsistats":
+    if not has(run.get("kind"), TIME_SERIES):  # one histogram per job (fio)
         return "per-collection", "one set of histograms per job"
     user = meta.get("histogram_counts")
     if user in HISTOGRAM_COUNTS:
@@ -375,7 +376,7 @@ def latency_share(ws: Any, run_id: int, threshold_ms: float = 50.0, op: str = "a
     df = load_buckets(ws, run_id, LATENCY, op, device)
     if df.height == 0:
         why, fix = "", None
-        if run["kind"] == "fio":
+        if has(run["kind"], JOB_SUMMARY):  # fio: the histograms come from json+ bins
             why, fix = " (fio JSON without json+ 'bins': {fix})", "fio_json_plus"
         what = f" for devices matching {device!r}" if device else ""
         raise AnalysisError(f"run {run_id} has no latency histogram (op {op}){what}{why}", fix)
@@ -398,8 +399,8 @@ def latency_share(ws: Any, run_id: int, threshold_ms: float = 50.0, op: str = "a
         "bounds": list(s.bounds), "under_bounds": [s.under_lo, s.under_hi],
         "estimate": s.share_estimate, "estimate_under": s.estimate,
         "method": s.method("ms", 1000), "percentiles_ms": pct, "counts": counts_mode(run)[1],
-        "source": "completion latency (clat) bins of fio json+" if run["kind"] == "fio" else "vscsiStats latency "
-                  "histogram (measured at the VM's virtual SCSI disk)",
+        "source": "completion latency (clat) bins of fio json+" if has(run["kind"], JOB_SUMMARY)
+                  else "vscsiStats latency histogram (measured at the VM's virtual SCSI disk)",
     }
 
 
@@ -407,7 +408,7 @@ def histo_summary(ws: Any, run_id: int, device: str | None = None) -> dict[str, 
     """Per sample and series: IOPS, KB/s and MB/s, read/write IOPS, mean latency, sequential share, share <= 50 ms."""
     run = _run(ws, run_id)
     notes: list[str] = []
-    if run["kind"] == "fio":
+    if has(run["kind"], JOB_SUMMARY):
         rows = _fio_rows(ws, run_id, device)
         interval = None
         notes.append("fio: 'mean lat' is fio's total latency (submission + completion, lat); the <= 50 ms share "

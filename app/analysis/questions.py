@@ -78,6 +78,7 @@ from typing import Any, ClassVar
 
 from app.analysis.text import AnalysisError, Note, pct_bounds
 from app.workspace import has_table
+from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, LATENCY_HISTOGRAMS, has
 
 VERDICTS = ("met", "not met", "held", "not held", "information")
 PHASE_CHOICES = ("auto", "stored", "detect", "none")
@@ -686,7 +687,7 @@ def evidence_series(ws: Any, a: Answer) -> list[Any]:
     out = []
     for rid in a.evidence.run_ids:
         run = ws.run(rid)
-        if run is None or run["kind"] != "iostat":
+        if run is None or not has(run["kind"], DEVICE_RATES):
             continue
         chart = a.evidence.chart
         out.append(run_series(ws, rid, chart.get("device"), align_mode=chart.get("align", "start"),
@@ -856,9 +857,9 @@ def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) ->
     rows: list[tuple[int, str | None, dict[str, Any]]] = []
     for rid in q.run_ids:
         kind = ws.run(rid)["kind"]
-        found = _disks(ws, rid) if kind in ("vscsistats", "fio") else []
+        found = _disks(ws, rid) if has(kind, LATENCY_HISTOGRAMS) else []
         disks: list[str | None]
-        if q.disks is not None and kind != "iostat":
+        if q.disks is not None and not has(kind, DEVICE_RATES):
             disks = [d for d in q.disks if d in found]
         elif q.disks is not None:
             disks = [",".join(q.disks)]
@@ -868,7 +869,7 @@ def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) ->
             raise AnalysisError(f"{names[rid]} has none of the disks {', '.join(q.disks or [])} (it has "
                                 f"{', '.join(found) or 'no latency histogram'})")
         for d in disks:
-            if d is not None and kind != "iostat" and any(d != o and d in o for o in found):
+            if d is not None and not has(kind, DEVICE_RATES) and any(d != o and d in o for o in found):
                 raise AnalysisError(f"the disk name {d!r} of {names[rid]} is part of another disk's name: "
                                     "the two cannot be told apart")
             rows.append((rid, d, response_time_check(ws, rid, threshold_ms=q.threshold_ms, goal_pct=q.goal_pct,
@@ -888,7 +889,7 @@ def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) ->
     def where(rid: int, d: str | None) -> str:
         if d is None:
             return names[rid]
-        if ws.run(rid)["kind"] == "fio":
+        if has(ws.run(rid)["kind"], JOB_SUMMARY):
             return f"{names[rid]}, job {d}"
         words = vm_disk_words(d)  # a vscsiStats VM disk in words: "VM 2099979, disk scsi0:0"
         return f"{names[rid]}, {words}" if words != d else f"{names[rid]}, disk {d}"

@@ -44,6 +44,7 @@ from app.analysis.histograms import (
 from app.analysis.series import SERIES_COLUMNS, DeviceChoice, Series, load_series
 from app.analysis.storm import METRIC_TEXT, StormMetrics, StormParams, range_text, storm_metrics, window_range
 from app.analysis.text import pct_pair
+from parsers.kinds import DEVICE_RATES, IOSTAT, LATENCY_HISTOGRAMS, has
 
 DASH = "–"
 DEFAULT_THRESHOLD_MS = 50.0
@@ -63,7 +64,7 @@ class CurveSpec:
 
     run_id: int
     label: str
-    kind: str = "iostat"  # iostat | vscsistats
+    kind: str = IOSTAT  # runs.kind of the curve: iostat rates, or vscsiStats collections (latency histograms)
     device: str | None = None  # iostat: None = whole disks; vscsiStats: the VM disk
     t_range: tuple[float, float] | None = None  # seconds of the run's axis; None = the whole run
     colour: str = "#1f77b4"
@@ -171,7 +172,7 @@ def compute_row(ws: Any, spec: CurveSpec, cap: float | None = None,
     the caller empties it when the runs may have changed."""
     row = RangeRow(spec)
     try:
-        if spec.kind == "vscsistats":
+        if has(spec.kind, LATENCY_HISTOGRAMS):
             if not spec.device:
                 raise AnalysisError("a vscsiStats curve needs its VM disk")
             s = _cached(cache, ("series", spec.kind, spec.run_id, spec.device),
@@ -186,7 +187,7 @@ def compute_row(ws: Any, spec: CurveSpec, cap: float | None = None,
             row.notes.append(f"{range_text(spec.t_range)} (reports whose midpoint lies in it)")
         row.storm = storm_metrics(s, StormParams())
         row.cap, row.cap_note = _cap(s, spec.metric, cap)
-        if spec.kind == "vscsistats":
+        if has(spec.kind, LATENCY_HISTOGRAMS):
             row.threshold_ms = threshold_ms
             idx = [int(i) for i in s.frame.get_column("sample_idx").to_list()]
             row.share, per = _share(ws, spec.run_id, spec.device or "", idx, threshold_ms, cache)
@@ -302,7 +303,7 @@ def visible_columns(rows: list[RangeRow], cap: float | None) -> list[Column]:
     for c in COLUMNS:
         if c.key == "cap" and not (cap and cap > 0):
             continue
-        if c.key == "share" and not any(r.spec.kind == "vscsistats" for r in rows):
+        if c.key == "share" and not any(has(r.spec.kind, LATENCY_HISTOGRAMS) for r in rows):
             continue
         out.append(c)
     return out
@@ -478,7 +479,8 @@ def export_cells(row: RangeRow, cols: list[Column]) -> list[str]:
     out: list[str] = []
     for c in cols:
         if c.key == "curve":
-            out += [row.label, row.run_name, row.spec.device or ("whole disks" if row.spec.kind == "iostat" else ""),
+            whole = "whole disks" if has(row.spec.kind, DEVICE_RATES) else ""
+            out += [row.label, row.run_name, row.spec.device or whole,
                     _raw(st.t_start_s if st else None), _raw(st.t_end_s if st else None)]
         elif c.key == "range":
             continue
@@ -584,7 +586,7 @@ def _curve_tooltips(row: RangeRow, cols: list[Column]) -> list[str]:
 
 
 def share_tooltip(row: RangeRow) -> str:
-    if row.spec.kind != "vscsistats":
+    if not has(row.spec.kind, LATENCY_HISTOGRAMS):
         return "iostat has no latency histogram: the share within a threshold needs vscsiStats (or fio json+)"
     s = row.share
     if s is None:

@@ -31,6 +31,7 @@ import polars as pl
 
 from app.analysis.histograms import AnalysisError
 from app.analysis.text import Note
+from parsers.kinds import DEVICE_RATES, has
 
 __all__ = ["AnalysisError", "DeviceChoice", "Series", "activity_start", "align", "classify_devices", "list_devices",
            "load_series", "make_series", "normalise_time", "resample", "run_series", "weighted_percentile"]
@@ -118,7 +119,7 @@ def _iostat_run(ws: Any, run_id: int) -> dict[str, Any]:
     run = ws.run(run_id)
     if run is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
-    if run["kind"] != "iostat":
+    if not has(run["kind"], DEVICE_RATES):
         raise AnalysisError(f"run {run_id} is a {run['kind']} run: series, storm and cap analyses need iostat reports")
     return run
 

@@ -39,6 +39,7 @@ from app.analysis.sizing_presets import load_presets
 from app.analysis.text import Note
 from app.store.phases import list_phases
 from app.workspace import has_table
+from parsers.kinds import DEVICE_RATES, IOMARK, has
 
 
 def _frac(x: float | int | str | Fraction) -> Fraction:
@@ -359,11 +360,11 @@ def response_time_check(ws: Any, run_id: int, *, threshold_ms: float = 50.0, goa
         got = _iomark_share(ws, run_id, threshold_ms)
         if got is not None:
             share, label, rows = got
-            return {**out, "share": share, "bounds": [share, share], "exact": True, "basis": "iomark",
+            return {**out, "share": share, "bounds": [share, share], "exact": True, "basis": IOMARK,
                     "label": label, "passed": share >= goal, "rows": rows,
                     "method": "the share IOmark reports; several result rows are separate measurements "
                               "(configurations or phases), so the check takes the lowest, never a blend"}
-    if run["kind"] == "iostat":
+    if has(run["kind"], DEVICE_RATES):
         s = load_series(ws, run_id, device, **({} if op == "total" else {"ops": (op[0],)}))
         aw, ios = s.col("await_ms"), s.col("ios")
         ok = ~np.isnan(aw) & (ios > 0)

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from parsers.kinds import IOMARK
+
 if TYPE_CHECKING:
     from app.analysis.cap import CapResult
     from app.analysis.compare import Comparison
@@ -456,7 +458,7 @@ def pct_bounds(lo: float | None, hi: float | None, est: float | None, digits: in
 
 def format_response_time(rt: dict[str, Any]) -> str:
     verdict = {True: "meets", False: "MISSES", None: "cannot tell whether it meets"}[rt["passed"]]
-    if rt["share"] is not None and rt.get("basis") == "iomark":
+    if rt["share"] is not None and rt.get("basis") == IOMARK:  # the share as IOmark's own results state it
         share = f"{rt['share']:.2%} (as IOmark reports it)"
     elif rt["share"] is not None and rt.get("exact"):
         share = f"{rt['share']:.2%} (exact)"

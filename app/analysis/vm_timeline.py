@@ -69,6 +69,7 @@ from app.analysis.histograms import (
     share_within,
 )
 from app.analysis.text import Note
+from parsers.kinds import LATENCY_HISTOGRAMS, TIME_SERIES, has
 
 __all__ = ["CollectionFigures", "Figure", "Phase", "VmDisk", "VmTimeline", "vm_disk_words", "vm_timeline"]
 
@@ -349,7 +350,7 @@ def vm_timeline(ws: Any, run_id: int, threshold_ms: float = 50.0,
     run = ws.run(run_id)
     if run is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
-    if run["kind"] != "vscsistats":
+    if not (has(run["kind"], TIME_SERIES) and has(run["kind"], LATENCY_HISTOGRAMS)):
         raise AnalysisError(f"run {run_id} is a {run['kind']} run: the VM timeline needs vscsiStats histograms")
     stats = load_stats(ws, run_id)
     if stats.height == 0:

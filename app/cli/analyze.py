@@ -19,6 +19,7 @@ from app.cli.common import (
     open_workspace,
     print_json,
 )
+from parsers.kinds import TIME_SERIES, has
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -192,7 +193,7 @@ def format_latency(r: dict[str, Any]) -> str:
                          "(an estimate, not a measurement)")
     lines.append(f"   {r['method']}")
     lines.append(f"   from the {r['source']}")
-    if r.get("kind") == "vscsistats":
+    if has(r.get("kind"), TIME_SERIES):  # histograms per collection (vscsiStats): running totals or not
         lines.append(f"   histogram counts: {r['counts']}")
     parts = []
     for k, v in r["percentiles_ms"].items():

@@ -17,6 +17,7 @@ from app.cli.common import (
     open_workspace,
     workspace_path,
 )
+from parsers.kinds import IOMARK
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -24,7 +25,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
     a = msub.add_parser("save", help="save a mapping: which column of the file holds which value")
     a.add_argument("name")
     add_workspace_arg(a)
-    a.add_argument("--kind", default="iomark", choices=["iomark"], help="target table (default iomark)")
+    a.add_argument("--kind", default=IOMARK, choices=[IOMARK], help="target table (default iomark)")
     a.add_argument("--column", action="append", default=[], metavar="TARGET=SOURCE",
                    help="TARGET column (users, iops, resp_avg_ms, ...) is the file's column SOURCE (repeatable)")
     a.add_argument("--scale", action="append", default=[], metavar="TARGET=FACTOR",

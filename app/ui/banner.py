@@ -9,6 +9,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton
 
 from app.workspace import Workspace
+from parsers.kinds import DEVICE_RATES, kinds_with
 
 
 def runs_with_since_boot_left_out(ws: Workspace, run_ids: list[int]) -> list[tuple[int, str, str]]:
@@ -17,9 +18,9 @@ def runs_with_since_boot_left_out(ws: Workspace, run_ids: list[int]) -> list[tup
         return []
     rows = ws.con.execute(
         """SELECT r.run_id, r.name, coalesce(json_extract_string(r.meta, '$.first_report'), '')
-           FROM runs r WHERE list_contains(?, r.run_id) AND r.kind = 'iostat'
+           FROM runs r WHERE list_contains(?, r.run_id) AND list_contains(?, r.kind)
              AND EXISTS (SELECT 1 FROM iostat_samples s WHERE s.run_id = r.run_id AND s.since_boot)
-           ORDER BY r.run_id""", [run_ids]).fetchall()
+           ORDER BY r.run_id""", [run_ids, list(kinds_with(DEVICE_RATES))]).fetchall()
     return [(int(rid), name, "you" if "set by the user" in how else "StormScope") for rid, name, how in rows]
 
 

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.workspace import Workspace
+from parsers.kinds import JOB_SUMMARY, LATENCY_HISTOGRAMS, TIME_SERIES, has, series_noun
 
 METRIC_LABELS = {
     "latency_us": "Latency (µs)", "io_length_bytes": "IO length (bytes)", "seek_distance_lbn": "Seek distance (LBN)",
@@ -66,11 +67,11 @@ def series_label(kind: str, device: str) -> str:
     """What a series is called on screen: a vscsiStats ``worldGroupID:handleID (scsiX:Y)`` id is a VM's
     virtual disk; a fio series is one job."""
     m = _VSCSI_DEVICE.match(device.strip())
-    if kind == "vscsistats" and m:
+    if has(kind, TIME_SERIES) and m:  # histograms collected over time: vscsiStats VM disks
         disk = f" ({m['disk']})" if m["disk"] else ""
         return f"VM disk {m['vm']}:{m['handle']}{disk}"
-    if kind == "fio":
-        return f"fio job {device}"
+    if has(kind, JOB_SUMMARY):
+        return f"{series_noun(kind)} {device}"
     return device
 
 
@@ -160,7 +161,7 @@ def _x_extent(s: Series) -> tuple[float, float]:
 
 def _heatmapped(s: Series) -> bool:
     """A heatmap needs collections over time: a fio job has one histogram for the whole job."""
-    return not (s.kind == "fio" and len(s.samples) == 1)
+    return not (has(s.kind, JOB_SUMMARY) and len(s.samples) == 1)
 
 
 def _minutes(seconds: float) -> str:
@@ -311,7 +312,7 @@ class HistogramView(QWidget):
 
     # ---- selection -----------------------------------------------------------------------------
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") in ("vscsistats", "fio")]
+        self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), LATENCY_HISTOGRAMS)]
         metrics = []
         if self.run_ids:
             rows = self.ws.con.execute(
@@ -495,8 +496,8 @@ class HistogramView(QWidget):
         self.sample.blockSignals(False)
         self.sample.setEnabled(n_samples > 1)
         kinds = {s.kind for s in every}
-        what = ("VM disk", "VM disks") if kinds == {"vscsistats"} else ("fio job", "fio jobs") \
-            if kinds == {"fio"} else ("series", "series")
+        what = (series_noun(next(iter(kinds))), series_noun(next(iter(kinds)), True)) if len(kinds) == 1 \
+            else ("series", "series")
         count = f"{len(every)} {what[len(every) > 1]}"
         if len(series) < len(every):
             count = f"{len(series)} of {count} match '{self.filter.text().strip()}'"
@@ -722,7 +723,7 @@ class HistogramView(QWidget):
                 lines.append(f"{name}: {e}")
                 continue
             lines.append(f"{name}: {self._share_text(r, ms)}")
-            if r.get("kind") == "vscsistats" and r.get("counts", "").startswith("cumulative"):
+            if has(r.get("kind"), TIME_SERIES) and r.get("counts", "").startswith("cumulative"):
                 lines[-1] += (" · the file's counts are running totals (vscsiStats not reset): each collection "
                               "shows its own I/Os, the difference to the one before")
             devices = r.get("devices") or []
@@ -834,7 +835,8 @@ class HistogramView(QWidget):
         self.sample_label.setText(self._collection_text(shown, k_sel, n))
         # one bucket axis, so one kind of series (fio bins and vscsiStats buckets differ): fio jobs when there are
         # any (they have no heatmap), else the first series' kind
-        kind = "fio" if any(not _heatmapped(s) for s in shown) else shown[0].kind
+        whole = [s.kind for s in shown if not _heatmapped(s)]
+        kind = whole[0] if whole else shown[0].kind
         drawn = [(k, s) for k, s in enumerate(shown) if s.kind == kind and k_sel < len(s.order)]
         grid = bucket_grid([s.samples[s.order[k_sel]] for _k, s in drawn])
         width = 0.8 / max(1, len(drawn))
@@ -852,7 +854,7 @@ class HistogramView(QWidget):
         whole_job = all(not _heatmapped(s) for _k, s in drawn)
         title = "I/Os per bucket" + (f" · collection {k_sel + 1}" if n > 1 and not whole_job else "")
         if left_out:
-            title += f" · {'VM disks' if kind == 'vscsistats' else 'fio jobs'} only"
+            title += f" · {series_noun(kind, True)} only"
         metric = self.metric_box.currentData()
         plot.setTitle(title, color=fg, size="10pt")
         self.bars.setLabel("bottom", "I/Os in the job" if whole_job else "I/Os in the collection", color=fg)

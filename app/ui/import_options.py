@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from parsers.base import ImportOptions
+from parsers.kinds import LATENCY_HISTOGRAMS, has
 
 FIRST_REPORT = [
     ("Decide from the file", "auto"),
@@ -150,7 +151,8 @@ class WaitingForInterval(QWidget):
                 w.deleteLater()
         self.fields, self.buttons = {}, {}
         for row, r in enumerate(runs):
-            between = "its collections" if r.get("kind") == "vscsistats" else "its reports (the 5 of 'iostat 5')"
+            between = "its collections" if has(r.get("kind"), LATENCY_HISTOGRAMS) \
+                else "its reports (the 5 of 'iostat 5')"
             label = QLabel(f"{r['name']} has no time stamps. Seconds between {between}:")
             label.setToolTip(r["name"])
             field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",

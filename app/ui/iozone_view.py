@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.workspace import Workspace, has_table
+from parsers.kinds import THROUGHPUT_GRID, has
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf", "#e377c2"]
 KB_PER_MB = 1024  # IOzone's kB is 1,024 bytes; MB here is 1,024 of them
@@ -277,7 +278,7 @@ class IozoneView(QWidget):
         return has_table(self.ws, "iozone_results")
 
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") == "iozone"]
+        self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), THROUGHPUT_GRID)]
         self.reload()
 
     def summary(self) -> dict[str, dict[str, float]]:

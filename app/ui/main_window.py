@@ -42,6 +42,7 @@ from app.ui.theme import THEMES, apply_theme
 from app.ui.workers import ImportThread, wait_for_jobs
 from app.workspace import ImportResult, Workspace, WorkspaceLocked, WorkspaceTooNew
 from parsers.base import ImportOptions
+from parsers.kinds import TIME_SERIES, has
 
 APP = "StormScope"
 QUESTIONS_HEIGHT = 190  # the Report questions panel's height when a question is added (five rows)
@@ -295,7 +296,7 @@ class MainWindow(QMainWindow):
 
     def _show_waiting(self) -> None:
         """Runs without time stamps or interval, each with a field to set it, under the import list."""
-        waiting = [r for r in self.ws.runs() if r["kind"] in ("iostat", "vscsistats") and not r["interval_s"]]
+        waiting = [r for r in self.ws.runs() if has(r["kind"], TIME_SERIES) and not r["interval_s"]]
         self.import_panel.waiting.show_runs(waiting, self._set_interval)
 
     def _set_interval(self, run_id: int, seconds: float) -> str | None:

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from app.ui.plot_marks import CurveList, MarkerLine, PhaseBand, background_is_dark, label_fill
 from app.ui.plot_steps import METRIC_UNITS, fmt_time, fmt_value, interval_index, step_xy
 from app.workspace import Workspace
+from parsers.kinds import DEVICE_RATES, IOSTAT, LATENCY_HISTOGRAMS, TIME_SERIES, VSCSISTATS, has
 
 # metric label -> column of the analysis series (app.analysis.series), or (iostat column, aggregate)
 METRICS: dict[str, str | tuple[str, str]] = {
@@ -92,7 +93,7 @@ class Curve:
     y: np.ndarray
     offset: float = 0.0
     t_start: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    kind: str = "iostat"  # iostat | vscsistats
+    kind: str = IOSTAT  # runs.kind of the curve: iostat rates, or vscsiStats collections (latency histograms)
     device: str | None = None  # iostat device (None = whole disks) or the vscsiStats VM disk
     align_offset_s: float = 0.0
     colour: str = PALETTE[0]
@@ -172,12 +173,12 @@ def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[dic
     empty = np.zeros(0)
     key = VSCSI_METRICS.get(metric)
     if key is None:
-        return [_record(run_id, name, name, "vscsistats", None, empty, empty, empty,
+        return [_record(run_id, name, name, VSCSISTATS, None, empty, empty, empty,
                         f"{metric} is not in vscsiStats histograms")]
     try:
         summary = histo_summary(ws, run_id)
     except AnalysisError as e:
-        return [_record(run_id, name, name, "vscsistats", None, empty, empty, empty, str(e))]
+        return [_record(run_id, name, name, VSCSISTATS, None, empty, empty, empty, str(e))]
     by_dev: dict[str, list[tuple[float, float, float]]] = {}
     for smp in summary["samples"]:
         if smp.get("t_s") is None or smp.get(key) is None or not smp.get("interval_s"):
@@ -185,13 +186,13 @@ def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[dic
         start = float(smp["t_s"])
         by_dev.setdefault(smp["device"], []).append((start, start + float(smp["interval_s"]), float(smp[key])))
     if not by_dev:
-        return [_record(run_id, name, name, "vscsistats", None, empty, empty, empty,
+        return [_record(run_id, name, name, VSCSISTATS, None, empty, empty, empty,
                         "no interval: set it (run menu ▸ Set interval…) to get IOPS from the histogram counts")]
     out = []
     note = "; ".join(summary.get("notes") or [])
     for dev, pts in sorted(by_dev.items()):
         pts.sort()
-        out.append(_record(run_id, name, f"{name} · {dev}", "vscsistats", dev, np.array([p[0] for p in pts]),
+        out.append(_record(run_id, name, f"{name} · {dev}", VSCSISTATS, dev, np.array([p[0] for p in pts]),
                            np.array([p[1] for p in pts]), np.array([p[2] for p in pts]), note))
         note = ""
     return out
@@ -454,7 +455,7 @@ class OverlayPlot(QWidget):
 
     # ---- loading --------------------------------------------------------------------------------
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") in ("iostat", "vscsistats")]
+        self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), TIME_SERIES)]
         self._report_actions()
         self.reload()
 
@@ -471,7 +472,7 @@ class OverlayPlot(QWidget):
     def iostat_runs(self) -> list[int]:
         """The selected runs a compare, cap or storm question can be asked of (iostat runs: they have the time
         series these analyses read)."""
-        return [r for r in self.run_ids if (self.ws.run(r) or {}).get("kind") == "iostat"]
+        return [r for r in self.run_ids if has((self.ws.run(r) or {}).get("kind"), DEVICE_RATES)]
 
     def _device(self) -> str | None:
         text = self.device.currentText()
@@ -616,7 +617,7 @@ class OverlayPlot(QWidget):
                     name = run.get("name", str(rid))
                     markers = list_markers(ws, rid)
                     marks[rid] = {"markers": markers, "phases": list_phases(ws, rid)}
-                    if run.get("kind") == "vscsistats":
+                    if has(run.get("kind"), LATENCY_HISTOGRAMS):  # histograms per collection
                         recs = vscsi_series(ws, rid, name, metric)
                         off, note = 0.0, ""
                         if mode == "marker" and marker in markers:
@@ -639,9 +640,10 @@ class OverlayPlot(QWidget):
                         ts, te, y, note, off = _iostat_curve(ws, rid, metric, device, mode, activity, marker)
                     except AnalysisError as e:
                         empty = np.zeros(0)
-                        curves.append(_record(rid, name, name, "iostat", device, empty, empty, empty, str(e)))
+                        curves.append(_record(rid, name, name, run.get("kind", IOSTAT), device, empty, empty, empty,
+                                              str(e)))
                         continue
-                    curves.append(_record(rid, name, name, "iostat", device, ts, te, y, note, off))
+                    curves.append(_record(rid, name, name, run.get("kind", IOSTAT), device, ts, te, y, note, off))
             return {"devices": names, "curves": curves, "marks": marks}
 
         self.loading = True
@@ -1004,7 +1006,7 @@ class OverlayPlot(QWidget):
         shown = [c for c in self.curves if c.visible]
         if not shown:
             return " "
-        word = "collection" if all(c.kind == "vscsistats" for c in shown) else "interval"
+        word = "collection" if all(has(c.kind, LATENCY_HISTOGRAMS) for c in shown) else "interval"
         entries = []
         for c in shown:
             i = c.index_at(x)

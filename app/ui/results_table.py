@@ -44,6 +44,7 @@ from app.analysis.range_stats import (
 )
 from app.ui.plot import PALETTE
 from app.workspace import Workspace
+from parsers.kinds import IOSTAT, LATENCY_HISTOGRAMS, has
 
 NUMERIC_KINDS = ("iops", "s", "count", "pct", "share")
 
@@ -87,9 +88,9 @@ def curve_specs(curves: list[Any], t_range: tuple[float, float] | None, default_
         if t_range is not None:
             a, b = sorted((run_time(t_range[0]), run_time(t_range[1])))
             rng = (a, b)
-        kind = getattr(c, "kind", None) or "iostat"
+        kind = getattr(c, "kind", None) or IOSTAT
         device = getattr(c, "device", None)
-        if kind == "vscsistats" and device is None and " · " in c.label:
+        if has(kind, LATENCY_HISTOGRAMS) and device is None and " · " in c.label:
             device = c.label.split(" · ", 1)[1]
         colour = getattr(c, "colour", None) or PALETTE[i % len(PALETTE)]
         out.append(CurveSpec(int(c.run_id), str(c.label), kind, device, rng, str(colour),
@@ -294,7 +295,7 @@ class ResultsTable(QWidget):
 
     def _show(self) -> None:
         cols = self.columns()
-        self._vscsi_controls(any(r.spec.kind == "vscsistats" for r in self.rows))
+        self._vscsi_controls(any(has(r.spec.kind, LATENCY_HISTOGRAMS) for r in self.rows))
         self.lines = table_lines(self.rows, cols, self.per_collection.isChecked())
         t = self.table
         t.setUpdatesEnabled(False)

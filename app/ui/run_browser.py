@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.workspace import Workspace
+from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has
 
 RUN_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ["Run", "Period", "Interval", "Devices", "Reports", "Tags"]
@@ -182,19 +183,19 @@ class RunBrowser(QWidget):
         m.addAction("Tag…", lambda: self.tag(ids))
         runs = [self.ws.run(r) or {} for r in ids]
         kinds = {r.get("kind") for r in runs}
-        if kinds & {"iostat", "vscsistats"}:  # only what applies to the selected runs
+        if any(has(k, TIME_SERIES) for k in kinds):  # only what applies to the selected runs
             m.addAction("Set interval…", lambda: self.set_interval(ids))
-        if "iostat" in kinds:
+        if any(has(k, DEVICE_RATES) for k in kinds):  # iostat's first report, since boot or not
             since_boot = {rid for (rid,) in self.ws.con.execute(
                 "SELECT DISTINCT run_id FROM iostat_samples WHERE since_boot AND list_contains(?, run_id)",
                 [ids]).fetchall()}
-            iostat = [r["run_id"] for r in runs if r.get("kind") == "iostat"]
+            iostat = [r["run_id"] for r in runs if has(r.get("kind"), DEVICE_RATES)]
             for label, value in (("First report is since boot", True), ("First report is an interval (iostat -y)",
                                                                           False)):
                 a = m.addAction(label, lambda value=value: self.set_first_report(ids, value))
                 a.setCheckable(True)  # ticked when every selected iostat run is so
                 a.setChecked(all((rid in since_boot) == value for rid in iostat))
-        if "vscsistats" in kinds:
+        if any(has(k, TIME_SERIES) and has(k, LATENCY_HISTOGRAMS) for k in kinds):  # vscsiStats counts
             m.addAction("vscsiStats counts are cumulative (never reset)",
                         lambda: self.set_histogram_counts(ids, "cumulative"))
             m.addAction("vscsiStats counts are per collection (reset with -r)",

@@ -29,6 +29,7 @@ from app.analysis.sizing import measured_inputs, size_vdi
 from app.analysis.sizing_presets import load_presets
 from app.analysis.text import SIZING_INPUT_LABELS, SIZING_STEP_LABELS
 from app.workspace import Workspace
+from parsers.kinds import DEVICE_RATES, has
 
 
 class SizingPanel(QWidget):
@@ -142,7 +143,7 @@ class SizingPanel(QWidget):
         self.compute()
 
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if (self.ws.run(r) or {}).get("kind") == "iostat"]
+        self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), DEVICE_RATES)]
         if self.measured.isChecked():
             self.compute()
 

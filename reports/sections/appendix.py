@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from app.analysis.text import render_stored
-from reports.content import GLOSSARY, KIND_NAMES, METHOD_PROSE, METHOD_TITLES, Section, Table, _tags, num
+from parsers.kinds import kind_label
+from reports.content import GLOSSARY, METHOD_PROSE, METHOD_TITLES, Section, Table, _tags, num
 from reports.context import ReportContext
 from reports.sections import section
 
@@ -35,7 +36,7 @@ def build(ctx: ReportContext) -> Section | None:
         shown = src if opt.full_paths else src.replace("\\", "/").rsplit("/", 1)[-1]
         tags = ", ".join(f"{k} = {v}" for k, v in sorted(_tags(r).items()))
         sec.para(an.text(
-            f"Run {r['run_id']} · {shown} · {KIND_NAMES.get(r['kind'], r['kind'])}, "
+            f"Run {r['run_id']} · {shown} · {kind_label(r['kind'])}, "
             f"{r.get('tool_version') or 'version not stated'} · "
             + ((an.host(r["host"]) if an.enabled else f"host {r['host']}") if r.get("host") else "host not stated")
             + (f" · tags: {tags}" if tags else "")

@@ -4,6 +4,7 @@ disk), do they agree, and if not, why may that be."""
 from __future__ import annotations
 
 from app.analysis.questions import fmt_value
+from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, has, kind_label
 from reports.content import Section, Table
 from reports.context import ReportContext
 from reports.sections import section
@@ -19,7 +20,7 @@ def build(ctx: ReportContext) -> Section | None:
 
     # a pair counts when either of its runs is in the report: the other source of the same disk is evidence too
     mine = {r["run_id"] for r in ctx.runs}
-    candidates = [r["run_id"] for r in ctx.ws.runs() if r["kind"] in ("fio", "iostat")]
+    candidates = [r["run_id"] for r in ctx.ws.runs() if has(r["kind"], JOB_SUMMARY) or has(r["kind"], DEVICE_RATES)]
     checks = []
     for fio_id, io_id in find_pairs(ctx.ws, candidates):
         if fio_id not in mine and io_id not in mine:
@@ -53,7 +54,8 @@ def build(ctx: ReportContext) -> Section | None:
             rows.append([what, unit, _v(m.fio), _v(m.iostat),
                          "–" if m.ratio is None else f"{m.ratio:.2f}×",
                          {True: "agree", False: "disagree", None: "–"}[m.agree] if m.judged else "not judged"])
-        sec.table(Table(f"{fio} against {io}", ["Figure", "Unit", "fio", "iostat", "iostat ÷ fio", "Within 10 %"],
+        fk, ik = (kind_label(ctx.ws.run(rid)["kind"]) for rid in (cc.fio_run_id, cc.iostat_run_id))
+        sec.table(Table(f"{fio} against {io}", ["Figure", "Unit", fk, ik, f"{ik} ÷ {fk}", "Within 10 %"],
                         rows, note="Total: reads and writes together, shown for information; the verdict judges each "
                                    "direction fio did I/O in. Not judged: a direction fio did no I/O in, where iostat "
                                    "may still see other processes' I/O."))

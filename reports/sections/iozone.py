@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from parsers.kinds import THROUGHPUT_GRID, has
 from reports.content import Section, Table, _ioz_key, _ioz_unit, _ioz_val, _ratio, fmt
 from reports.context import ReportContext
 from reports.sections import section
@@ -11,7 +12,7 @@ from reports.sections import section
 def build(ctx: ReportContext) -> Section | None:
     from app.analysis.compare import compare_iozone
 
-    ioz_runs = [r for r in ctx.runs if r["kind"] == "iozone"]
+    ioz_runs = [r for r in ctx.runs if has(r["kind"], THROUGHPUT_GRID)]
     if len(ioz_runs) < 2:
         return None
     ioz = compare_iozone(ctx.ws, [r["run_id"] for r in ioz_runs])

@@ -6,6 +6,7 @@ from typing import Any
 
 from app.analysis.histograms import AnalysisError, latency_share
 from app.analysis.text import pct_pair
+from parsers.kinds import TIME_SERIES, has
 from reports.content import Section, Table, _customer_error, _goal_word, _heatmap, _pctl, count, num, pct
 from reports.context import ReportContext
 from reports.sections import section
@@ -49,9 +50,9 @@ def build(ctx: ReportContext) -> Section | None:
         p = ls.get("percentiles_ms", {})
         rows.append([name, count(ls["ios"]), share_txt, "exact" if ls["exact"] else "bounds",
                      _pctl(p.get("p95")), _pctl(p.get("p99"))])
-        counts = f" Histogram counts: {ls['counts']}." if r["kind"] == "vscsistats" else ""
+        counts = f" Histogram counts: {ls['counts']}." if has(r["kind"], TIME_SERIES) else ""
         sec.para(ctx.an.text(f"{name}: {ls['method']}. From the {ls['source']}.{counts}"))
-        heat = _heatmap(ctx.ws, r["run_id"], ctx.an) if r["kind"] == "vscsistats" else None
+        heat = _heatmap(ctx.ws, r["run_id"], ctx.an) if has(r["kind"], TIME_SERIES) else None
         if heat:
             sec.chart(heat)
     if rows:

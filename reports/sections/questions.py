@@ -13,6 +13,7 @@ from typing import Any
 
 from app.analysis.questions import COMPARE_METRICS, fmt_pct, fmt_pct_value, fmt_span, fmt_value
 from app.analysis.text import pct_bounds
+from parsers.kinds import DEVICE_RATES, IOMARK, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
 from reports.content import Chart, Section, Table, _device_rule, _heatmap, _ratio, ms
 from reports.context import ReportContext
 from reports.sections import question_section
@@ -131,7 +132,7 @@ def cap(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                          "at a time; the verdict judges their averages against the limit. Time above the limit: the "
                          "share of the judged time spent in single intervals above it. Median interval: the median "
                          "rate of all judged intervals, idle ones included."))
-    rep = ctx.storm(sq.question.run_id) if ctx.ws.run(sq.question.run_id)["kind"] == "iostat" else None
+    rep = ctx.storm(sq.question.run_id) if has(ctx.ws.run(sq.question.run_id)["kind"], DEVICE_RATES) else None
     if rep is not None and (t := _phase_rows(ctx, rep)) is not None:
         sec.table(t)
     _notes(sec, a, ctx)
@@ -259,14 +260,14 @@ def response(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
         ios = r.get("ios")
         rows.append([where, fmt_value(round(ios)) if ios is not None else "-", share, verdict,
                      {"latency histogram": "histogram", "iostat await": "interval await",
-                      "iomark": "IOmark"}.get(r.get("basis"), r.get("basis") or "")])
+                      IOMARK: kind_label(IOMARK)}.get(r.get("basis"), r.get("basis") or "")])
     sec.table(Table(f"Share of I/O within {thr} (goal {fmt_pct_value(q.goal_pct)})",
                     ["Where", "I/Os", f"Within {thr}", "Goal", "Measured by"], rows,
                     note="Exact when the threshold is an edge of the histogram's buckets; otherwise the bounds the "
                          "true share lies in, with a clearly marked estimate by linear interpolation."))
     for rid in a.evidence.run_ids:
         run = ctx.ws.run(rid)
-        if run and run["kind"] == "vscsistats":
+        if run and has(run["kind"], TIME_SERIES) and has(run["kind"], LATENCY_HISTOGRAMS):
             _per_vm(ctx, sec, rid, q.threshold_ms, q.goal_pct, a.evidence.devices.get(rid))
             heat = _heatmap(ctx.ws, rid, ctx.an)
             if heat:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from reports.content import KIND_NAMES, Section, Table, _period, fmt
+from parsers.kinds import DEVICE_RATES, TIME_SERIES, has, kind_label
+from reports.content import Section, Table, _period, fmt
 from reports.context import ReportContext
 from reports.sections import section
-
-SERIES_KINDS = ("iostat", "vscsistats", "nmon", "perfmon")  # samples over time
 
 
 def _reports(ctx: ReportContext, r: dict) -> str:
     n = int(r["n_samples"])
-    if r["kind"] == "iostat":
+    if has(r["kind"], DEVICE_RATES):  # iostat's since-boot report is not counted
         boot = ctx.ws.con.execute("SELECT count(DISTINCT sample_idx) FROM iostat_samples WHERE run_id = ? AND "
                                   "since_boot", [r["run_id"]]).fetchone()[0]
         n -= int(boot or 0)
@@ -23,10 +22,10 @@ def build(ctx: ReportContext) -> Section | None:
     sec = Section("runs", "Runs analysed")
     rows = []
     for r in ctx.runs:
-        series_kind = r["kind"] in SERIES_KINDS
+        series_kind = has(r["kind"], TIME_SERIES)
         interval = fmt(r.get("interval_s"), 0 if (r.get("interval_s") or 0) >= 1 else 2, "s") \
             if r.get("interval_s") else ("unknown" if series_kind else "–")
-        rows.append([str(r["run_id"]), ctx.name(r), KIND_NAMES.get(r["kind"], r["kind"]), ctx.an.host(r.get("host")),
+        rows.append([str(r["run_id"]), ctx.name(r), kind_label(r["kind"]), ctx.an.host(r.get("host")),
                      _period(ctx.ws, r), interval,
                      _reports(ctx, r) if r.get("n_samples") and series_kind else "–"])
     sec.para("The runs below were imported from the customer's trace files; their sources, checksums and "
