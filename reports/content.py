@@ -10,20 +10,23 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from app.analysis.histograms import LATENCY, AnalysisError, collection_counts
+from app.analysis.histograms import LATENCY, AnalysisError, PercentileMs, collection_counts
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has
 from reports.options import ReportOptions
+
+if TYPE_CHECKING:
+    from app.workspace import Workspace
 
 
 def fmt(v: float | None, digits: int = 0, unit: str = "") -> str:
     """A measured value. Without ``digits`` the one format of the report's figures (``fmt_value``: whole numbers
     without decimals, other values under 1,000 with one, larger ones whole), so a value reads the same on the
     Answers page, in a section and in a table."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if v is None or math.isnan(v):
         return "–"
     if digits == 0:
         from app.analysis.questions import fmt_value
@@ -52,7 +55,7 @@ def num(v: float | None) -> str:
 
 def ms(v: float | None) -> str:
     """A latency in ms with the digits it needs: 0.043 ms stays 0.043, not 0.0."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if v is None or math.isnan(v):
         return "–"
     digits = 3 if abs(v) < 1 else 2 if abs(v) < 10 else 1
     return f"{v:,.{digits}f} ms"
@@ -154,7 +157,7 @@ class ReportContent:
     values: dict[str, Any]  # every headline figure, for tests and the CLI's --json
 
 
-def _runs(ws: Any, ids: list[int]) -> list[dict[str, Any]]:
+def _runs(ws: Workspace, ids: list[int]) -> list[dict[str, Any]]:
     out = []
     for r in ws.runs():
         if not ids or r["run_id"] in ids:
@@ -163,7 +166,7 @@ def _runs(ws: Any, ids: list[int]) -> list[dict[str, Any]]:
     return out
 
 
-def _period(ws: Any, r: dict[str, Any]) -> str:
+def _period(ws: Workspace, r: dict[str, Any]) -> str:
     """From the start of the first interval to the end of the last. iostat stamps a report at its end, so
     the first interval starts one interval before the first kept report's time stamp (the since-boot report,
     when left out, covers the time before)."""
@@ -326,7 +329,7 @@ def _cap_sentence(c: Any) -> str:
     return f"all {c.windows_judged:,} windows of {win} average at or below {limit}; {worst}"
 
 
-def _devices(ws: Any, ids: list[int]) -> list[str]:
+def _devices(ws: Workspace, ids: list[int]) -> list[str]:
     """Every device name the runs hold (iostat devices, vscsiStats VM disks, fio jobs' devices), in order."""
     if not ids:
         return []
@@ -354,7 +357,7 @@ def _tags(run: dict[str, Any]) -> dict[str, str]:
     return dict(run.get("tags") or {})
 
 
-def collect(ws: Any, opt: ReportOptions) -> ReportContent:
+def collect(ws: Workspace, opt: ReportOptions) -> ReportContent:
     """Run the builders the options and the stored questions ask for and turn them into report content.
 
     With questions stored in the workspace the report answers them: the Answers page, one evidence section per
@@ -398,7 +401,7 @@ def collect(ws: Any, opt: ReportOptions) -> ReportContent:
     return ReportContent(opt, ctx.verdicts, sections, ctx.methods, ctx.values)
 
 
-def _anonymiser(ws: Any, opt: ReportOptions) -> Anonymiser:
+def _anonymiser(ws: Workspace, opt: ReportOptions) -> Anonymiser:
     """The report's anonymiser, with every host, device and VM of the workspace known before any text is
     printed: a name inside a file name is replaced too."""
     an = Anonymiser(opt.anonymise)
@@ -441,7 +444,7 @@ VERDICT_WORDS = {"met": "Met", "not met": "Not met", "held": "Held", "not held":
                  "information": "Information"}
 
 
-def _answers(ws: Any, an: Anonymiser) -> list[tuple[Any, Any]]:
+def _answers(ws: Workspace, an: Anonymiser) -> list[tuple[Any, Any]]:
     """``answer_all`` with the report's run names (anonymised ones when asked)."""
     from app.analysis.questions import answer_all, list_questions
 
@@ -520,16 +523,16 @@ def _goal_word(share: float | None, goal_pct: float) -> str:
     return ": goal met" if share * 100 >= goal_pct else ": goal NOT met"
 
 
-def _pctl(p: dict[str, Any] | None) -> str:
-    if not p:
+def _pctl(p: PercentileMs | None) -> str:
+    if p is None:
         return "–"
-    lo, hi = p.get("bounds_ms") or [None, None]
-    if p.get("exact"):
-        return f"{fmt(hi, 2)} ms"
-    for d in range(2, 7):  # enough digits to tell the bucket's edges apart (0.2166–0.2200, not 0.22–0.22)
-        a, b = fmt(lo, d), fmt(hi, d)
-        if a != b or lo == hi:
+    if p.exact:
+        return f"{fmt(p.hi, 2)} ms"
+    a, b = fmt(p.lo, 2), fmt(p.hi, 2)
+    for d in range(3, 7):  # enough digits to tell the bucket's edges apart (0.2166–0.2200, not 0.22–0.22)
+        if a != b or p.lo == p.hi:
             break
+        a, b = fmt(p.lo, d), fmt(p.hi, d)
     return f"{a}–{b} ms"
 
 
@@ -542,7 +545,7 @@ def _device_rule(s: Any, an: Anonymiser) -> str:
     return ", ".join(used[:6]) + (f" and {len(used) - 6} more" if len(used) > 6 else "")
 
 
-def _heatmap(ws: Any, run_id: int, an: Anonymiser) -> Chart | None:
+def _heatmap(ws: Workspace, run_id: int, an: Anonymiser) -> Chart | None:
     # each collection's own counts (a cumulative vscsiStats run is differenced)
     rows = list(collection_counts(ws, run_id, LATENCY, "all").sort("device", "sample_idx", "bucket_hi", nulls_last=True)
                 .select("device", "sample_idx", "bucket_lo", "bucket_hi", "count").iter_rows())

@@ -109,10 +109,10 @@ def test_vscsistats_latency_share_of_the_corpus_file(ws):
     r = import_file(ws, str(VSCSI_SAMPLE), ImportOptions(interval_s=60))
     res = latency_share(ws, r.run_ids[0], 50)
     # 792 of 793 are <= 50 ms (the 1 in (50 ms, 100 ms] is not): exact, 50 ms is an edge
-    assert (res["ios"], res["under"], res["exact"]) == (793, 792, True)
-    assert res["share"] == pytest.approx(792 / 793)
+    assert (res.ios, res.under, res.exact) == (793, 792, True)
+    assert res.share == pytest.approx(792 / 793)
     res = latency_share(ws, r.run_ids[0], 50, op="read")
-    assert (res["ios"], res["under"]) == (4, 3)
+    assert (res.ios, res.under) == (4, 3)
 
 
 # ---- fio, read by hand ----------------------------------------------------------------------------
@@ -205,19 +205,19 @@ def test_real_jsonplus_capture_imports_and_gives_the_latency_share(ws):
     rid = r.run_ids[0]
     ios = sum(j[d]["total_ios"] for j in doc["jobs"] for d in ("read", "write"))
     res = latency_share(ws, rid, 50)
-    assert res["ios"] == ios
+    assert res.ios == ios
     # the share of completions within 50 ms, counted independently from the bins
     under = sum(c for j in doc["jobs"] for d in ("read", "write")
                 for v, c in j[d]["clat_ns"]["bins"].items() if int(v) <= 50_000_000)
-    lo, hi = res["under_bounds"]
+    lo, hi = res.under_bounds
     assert lo <= under <= hi
-    if res["exact"]:
-        assert res["under"] == under
+    if res.exact:
+        assert res.under == under
     else:
-        assert res["estimate"] is not None
-        assert "estimate" in res["method"]
+        assert res.estimate is not None
+        assert "estimate" in res.method
     # a threshold inside a bin's range is never claimed exact unless that bin is empty
     res1 = latency_share(ws, rid, 0.2)
-    assert res1["bounds"][0] <= res1["estimate"] <= res1["bounds"][1]
+    assert res1.bounds[0] <= res1.estimate <= res1.bounds[1]
     devices = {x["device"] for x in _fio_rows(ws, rid)}
     assert len(devices) == len(doc["jobs"])

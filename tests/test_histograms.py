@@ -95,24 +95,43 @@ def test_seed_check_through_the_command_line(tmp_path, write):
 def test_share_at_50ms_is_exact_and_at_20ms_bounds_plus_estimate(ws, write):
     rid = imported(ws, write("seed.csv", seed_collection()), interval_s=60).run_ids[0]
     r50 = latency_share(ws, rid, 50)
-    assert (r50["ios"], r50["under"], r50["exact"]) == (36000, 35990, True)
-    assert r50["bounds"] == [35990 / 36000] * 2
-    assert r50["estimate"] == r50["share"]
-    assert "bucket edge" in r50["method"]
+    assert (r50.ios, r50.under, r50.exact) == (36000, 35990, True)
+    assert r50.bounds == (35990 / 36000,) * 2
+    assert r50.estimate == r50.share
+    assert "bucket edge" in r50.method
     r20 = latency_share(ws, rid, 20)
-    assert r20["exact"] is False
-    assert r20["share"] is None
-    assert r20["under"] is None
+    assert r20.exact is False
+    assert r20.share is None
+    assert r20.under is None
     # 35970 I/Os are <= 15 ms; the 20 in (15 ms, 30 ms] may or may not be <= 20 ms
-    assert r20["under_bounds"] == [35970, 35990]
-    assert r20["bounds"] == [35970 / 36000, 35990 / 36000]
+    assert r20.under_bounds == (35970, 35990)
+    assert r20.bounds == (35970 / 36000, 35990 / 36000)
     # linear interpolation: a third of (15, 30] lies under 20 ms
-    assert r20["estimate_under"] == pytest.approx(35970 + 20 / 3)
-    assert "estimate" in r20["method"]
-    assert "interpolation" in r20["method"]
+    assert r20.estimate_under == pytest.approx(35970 + 20 / 3)
+    assert "estimate" in r20.method
+    assert "interpolation" in r20.method
     # reads only
     rr = latency_share(ws, rid, 20, op="read")
-    assert (rr["ios"], rr["under_bounds"]) == (24000, [23980, 23995])
+    assert (rr.ios, rr.under_bounds) == (24000, (23980, 23995))
+
+
+def test_latency_share_as_dict_is_the_command_lines_json(ws, write):
+    """The result is a type; its dict (the JSON of 'analyze latency --json') keeps every key, in this order."""
+    rid = imported(ws, write("seed.csv", seed_collection()), interval_s=60).run_ids[0]
+    r20 = latency_share(ws, rid, 20, percentiles=(50, 99.9))
+    d = r20.as_dict()
+    assert list(d) == ["run_id", "kind", "op", "threshold_ms", "devices", "samples", "ios", "under", "share", "exact",
+                       "bounds", "under_bounds", "estimate", "estimate_under", "method", "percentiles_ms", "counts",
+                       "source"]
+    assert (d["under"], d["share"], d["exact"]) == (None, None, False)
+    assert (d["bounds"], d["under_bounds"]) == ([35970 / 36000, 35990 / 36000], [35970, 35990])
+    assert (d["estimate"], d["estimate_under"], d["method"]) == (r20.estimate, r20.estimate_under, r20.method)
+    assert set(d["percentiles_ms"]) == {"p50", "p99_9"}
+    p50 = r20.percentiles_ms["p50"]
+    assert p50 is not None
+    assert d["percentiles_ms"]["p50"] == {"bounds_ms": [p50.lo, p50.hi], "estimate_ms": p50.estimate,
+                                          "exact": p50.exact}
+    assert json.loads(json.dumps(d)) == d
 
 
 def test_cli_latency_json_and_human_output_label_the_estimate(tmp_path, write):
@@ -188,7 +207,7 @@ def test_looped_collections_with_timestamps_and_two_disks(ws, write):
     res = histo_summary(ws, r.run_ids[0], device="scsi0:1")
     assert [s["iops"] for s in res["samples"]] == [600.0] * 3
     res = latency_share(ws, r.run_ids[0], 50)
-    assert (res["ios"], res["samples"], len(res["devices"])) == (6 * 36000, 3, 2)
+    assert (res.ios, res.samples, len(res.devices)) == (6 * 36000, 3, 2)
 
 
 def test_appended_collections_without_separators_split_on_repeated_histograms(ws, write):
@@ -228,12 +247,13 @@ def cumulative_file(write, reset_before_third=False):
 
 
 def test_cumulative_collections_are_differenced_in_every_figure(ws, write):
-    """The trap of vscsiStats runs never reset between collections: summing running totals counts the first minute three times (129,000 I/Os, 83.7 %)."""
+    """The trap of vscsiStats runs never reset between collections: summing running totals counts the first minute
+    three times (129,000 I/Os, 83.7 %)."""
     rid = imported(ws, cumulative_file(write), interval_s=60).run_ids[0]
     ls = latency_share(ws, rid, 50)
-    assert (ls["ios"], ls["under"], ls["exact"]) == (50_000, 36_000, True)
-    assert ls["share"] == pytest.approx(0.72)
-    assert ls["counts"].startswith("cumulative (detected")
+    assert (ls.ios, ls.under, ls.exact) == (50_000, 36_000, True)
+    assert ls.share == pytest.approx(0.72)
+    assert ls.counts.startswith("cumulative (detected")
     rows = histo_summary(ws, rid)["samples"]
     assert [r["ios"] for r in rows] == [36000, 7000, 7000]
     assert [r["iops"] for r in rows] == pytest.approx([600, 7000 / 60, 7000 / 60])
@@ -251,7 +271,7 @@ def test_a_reset_inside_a_cumulative_run_starts_the_count_again(ws, write):
     ws.set_histogram_counts(rid, "cumulative")  # detection says 'not cumulative' (a count falls); the user knows
     rows = histo_summary(ws, rid)["samples"]
     assert [r["ios"] for r in rows] == [36000, 7000, 7000]
-    assert latency_share(ws, rid, 50)["ios"] == 50_000
+    assert latency_share(ws, rid, 50).ios == 50_000
 
 
 def test_the_user_says_how_the_collections_relate(ws, write, tmp_path):
@@ -259,10 +279,10 @@ def test_the_user_says_how_the_collections_relate(ws, write, tmp_path):
     assert any("{fix:counts_per_collection}" in w for w in ws.run(rid)["warnings"])
     ws.set_histogram_counts(rid, "per-collection")
     ls = latency_share(ws, rid, 50)
-    assert (ls["ios"], ls["counts"]) == (129_000, "per-collection (set by the user)")
+    assert (ls.ios, ls.counts) == (129_000, "per-collection (set by the user)")
     assert not any("{fix:counts_per_collection}" in w for w in ws.run(rid)["warnings"])  # answered: no stale warning
     ws.set_histogram_counts(rid, "auto")
-    assert latency_share(ws, rid, 50)["ios"] == 50_000
+    assert latency_share(ws, rid, 50).ios == 50_000
     with pytest.raises(ValueError, match="cumulative, per-collection or auto, not 'sometimes'"):
         ws.set_histogram_counts(rid, "sometimes")
 
@@ -405,7 +425,7 @@ def test_fio_json_plus_with_messages_before_it_and_clones_of_one_job(ws, write):
     assert row == [("read", 3, "randrw", "4k", "8", "2", 20031.0, 90.624)]
     res = latency_share(ws, r.run_ids[0], 50)
     # 2 of 3 I/Os per job around 90 µs, 1 at about 60 ms: exactly 4 of 6 within 50 ms
-    assert (res["ios"], res["under"], res["exact"]) == (6, 4, True)
+    assert (res.ios, res.under, res.exact) == (6, 4, True)
 
 
 def test_fio_without_bins_has_no_histogram_to_analyse(ws, write):

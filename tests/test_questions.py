@@ -165,17 +165,17 @@ def test_response_time_per_vm_disk_from_the_histograms(sws):
     assert a.verdict == "met"
     assert len(a.figures) == 3
     worst = a.figures[0]  # the lowest share comes first: it decides
-    assert worst.value == vs["share"] == response_time_check(sws, VS, threshold_ms=50, goal_pct=95)["share"]
+    assert worst.value == vs.share == response_time_check(sws, VS, threshold_ms=50, goal_pct=95)["share"]
     assert worst.text == ("vscsiStats-helper_sample_vscsiStats, VM 2099979, disk scsi0:0: "
-                          f"{vs['share'] * 100:.2f} % (exact) within 50 ms vs goal 95 %")
-    assert a.figures[1].value == f0["share"]
-    assert a.evidence.devices == {VS: vs["devices"], FIO: ["randrw #0", "randrw #1"]}
+                          f"{vs.share * 100:.2f} % (exact) within 50 ms vs goal 95 %")
+    assert a.figures[1].value == f0.share
+    assert a.evidence.devices == {VS: vs.devices, FIO: ["randrw #0", "randrw #1"]}
     a = Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[VS], threshold_ms=50, goal_pct=99.9))
     assert a.verdict == "not met"
-    assert f"only {vs['share'] * 100:.2f} %" in a.reason
+    assert f"only {vs.share * 100:.2f} %" in a.reason
     a = Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[FIO], disks=["randrw #1"], goal_pct=95))
     assert len(a.figures) == 1
-    assert a.figures[0].value == latency_share(sws, FIO, 50.0, device="randrw #1")["share"]
+    assert a.figures[0].value == latency_share(sws, FIO, 50.0, device="randrw #1").share
     with pytest.raises(AnalysisError, match="none of the disks"):
         Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[FIO], disks=["nope"]))
 
@@ -489,10 +489,10 @@ def test_response_time_of_reads_or_writes_only(sws):
                                                  op=op))
         want = latency_share(sws, FIO, 0.1, op, "randrw #1")
         got = a.evidence.results[0]
-        assert (got["op"], got["bounds"], got["ios"]) == (op, list(want["bounds"]), want["ios"])
+        assert (got["op"], got["bounds"], got["ios"]) == (op, list(want.bounds), want.ios)
         assert f"of {op}s answered within 0.10 ms" in a.title
     total = Q.answer(sws, Q.ResponseTimeQuestion(run_ids=[FIO], disks=["randrw #1"], threshold_ms=0.1, goal_pct=50))
-    r, w = (latency_share(sws, FIO, 0.1, op, "randrw #1")["ios"] for op in ("read", "write"))
+    r, w = (latency_share(sws, FIO, 0.1, op, "randrw #1").ios for op in ("read", "write"))
     assert total.evidence.results[0]["ios"] == r + w
     with pytest.raises(Q.QuestionError, match="Reads or writes"):
         Q.ResponseTimeQuestion(run_ids=[FIO], op="both").validate()

@@ -88,9 +88,9 @@ def test_verdicts_in_the_pdf_are_the_analyses_numbers(ws_samples, tmp_path):
     assert f"window {fmt(c.worst_window['average'])} IOPS, tolerance 5 %" in text
     # latency share from the real fio json+ capture: every I/O completed within 50 ms, an exact share
     ls = latency_share(ws, ws.ids["fio_randrw_jsonplus.json"], 50)
-    assert ls["exact"]
-    assert ls["share"] == 1.0
-    assert f"{pct(ls['share'])} of I/O completed within 50 ms on fio_randrw_jsonplus (goal 80 %)" in text
+    assert ls.exact
+    assert ls.share == 1.0
+    assert f"{pct(ls.share)} of I/O completed within 50 ms on fio_randrw_jsonplus (goal 80 %)" in text
     # the ETRI paper's sizing sentence (100 users at 25 IOPS per user)
     assert "The design needs 54 disks (53.33 rounded up) for 100 users at 25 IOPS" in text
     assert "Executive summary" in text
@@ -120,8 +120,8 @@ def test_parameters_print_as_given_and_small_figures_keep_their_digits(ws_sample
     assert "(by kB)" in text
     # 108 I/Os of the fio capture lie in a bucket that straddles 2.5 ms: bounds that differ print so that they differ
     ls = latency_share(ws, ws.ids["fio_randrw_jsonplus.json"], 2.5)
-    assert not ls["exact"]
-    assert ls["under_bounds"] == [1695815, 1695923]
+    assert not ls.exact
+    assert ls.under_bounds == (1695815, 1695923)
     lo, hi = (v for v in text.split("Between ")[1].split(" of I/O")[0].split(" and "))
     assert lo != hi
 

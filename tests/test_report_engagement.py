@@ -118,7 +118,7 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     sec3 = _section(pages, 3, answers[2]["title"])
     assert f"Plateau (sustained level) {m.plateau_iops:,.0f} IOPS" in sec3
     # 4. response time: the lowest share within 50 ms of the two VM disks and the fio jobs, from latency_share
-    vm2 = latency_share(ws, ids["vscsi"], 50.0, "all", "2099980:8195 (scsi0:1)")["share"]
+    vm2 = latency_share(ws, ids["vscsi"], 50.0, "all", "2099980:8195 (scsi0:1)").share
     assert f"VM 2099980, disk scsi0:1: {vm2 * 100:.2f} % (exact) within 50 ms vs goal 95 %" in page1
     sec4 = _section(pages, 4, answers[3]["title"])
     assert f"{vm2 * 100:.2f} % (exact)" in sec4

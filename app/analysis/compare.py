@@ -24,7 +24,7 @@ import polars as pl
 
 from app.analysis.histograms import AnalysisError, latency_share
 from app.analysis.storm import StormMetrics, StormParams, storm_report
-from app.workspace import has_table
+from app.workspace import Workspace, has_table
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, THROUGHPUT_GRID, has
 
 STORM_METRICS: list[tuple[str, str]] = [
@@ -53,7 +53,7 @@ def _flat(m: StormMetrics) -> dict[str, float | None]:
     return d
 
 
-def _fio_summary(ws: Any, run_id: int) -> dict[str, float | None]:
+def _fio_summary(ws: Workspace, run_id: int) -> dict[str, float | None]:
     rows = ws.query("SELECT op, ios, iops, bw_kbs, runtime_s, lat_mean_us FROM fio_jobs WHERE run_id = ?",
                     [run_id]).to_dicts()
     data = [r for r in rows if r["op"] in ("read", "write", "trim")]
@@ -71,8 +71,8 @@ def _fio_summary(ws: Any, run_id: int) -> dict[str, float | None]:
         "latency_p99_ms": None,
     }
     try:
-        p99 = latency_share(ws, run_id, percentiles=(99,))["percentiles_ms"].get("p99")
-        out["latency_p99_ms"] = p99["estimate_ms"] if p99 else None
+        p99 = latency_share(ws, run_id, percentiles=(99,)).percentiles_ms.get("p99")
+        out["latency_p99_ms"] = p99.estimate if p99 else None
     except AnalysisError:
         pass
     return out
@@ -109,7 +109,7 @@ class Comparison:
         return dict(self.__dict__)
 
 
-def compare_runs(ws: Any, run_ids: list[int], device: str | None = None, *, threshold_iops: float | None = None,
+def compare_runs(ws: Workspace, run_ids: list[int], device: str | None = None, *, threshold_iops: float | None = None,
                  every_s: float | None = None, phases: str = "auto") -> Comparison:
     """Compare runs (the first is the baseline). See the module doc."""
     if len(run_ids) < 2:
@@ -173,7 +173,7 @@ def compare_runs(ws: Any, run_ids: list[int], device: str | None = None, *, thre
     return Comparison(runs, method, metrics, phase_rows, compare_iozone(ws, run_ids), notes)
 
 
-def compare_iozone(ws: Any, run_ids: list[int]) -> dict[str, Any]:
+def compare_iozone(ws: Workspace, run_ids: list[int]) -> dict[str, Any]:
     """IOzone results per mode / source / test / file size / record size / threads, when the workspace has them."""
     if not has_table(ws, "iozone_results"):
         return {"available": False, "note": "no iozone_results table in this workspace (no IOzone import)",
@@ -203,11 +203,12 @@ def compare_iozone(ws: Any, run_ids: list[int]) -> dict[str, Any]:
             vals: list[float | None] = []
             for rid in run_ids:
                 x = sel.filter(pl.col("run_id") == rid).get_column(v).drop_nulls()
-                vals.append(float(x.mean()) if len(x) else None)  # type: ignore[arg-type]
+                vals.append(float(x.mean()) if len(x) else None)  # type: ignore[arg-type]  # numeric: a number
             if sum(x is not None for x in vals) < 2:
                 continue
             delta, ratio = _delta_ratio(vals)
-            row = {"key": {k: key[k] for k in keys}, "metric": v, "values": vals, "delta": delta, "ratio": ratio}
+            row: dict[str, Any] = {"key": {k: key[k] for k in keys}, "metric": v, "values": vals, "delta": delta,
+                                   "ratio": ratio}
             if cached:
                 row["page_cache_likely"] = bool(sel.get_column("page_cache_likely").fill_null(False).any())
             rows.append(row)

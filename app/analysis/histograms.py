@@ -23,12 +23,15 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from app.analysis.text import AnalysisError, Note  # defined with the fix table; imported from here by the others
 from parsers.kinds import JOB_SUMMARY, TIME_SERIES, has
+
+if TYPE_CHECKING:
+    from app.workspace import Workspace
 
 LATENCY = "latency_us"
 SEQ_BUCKET = (0.0, 1.0)  # seek distance of exactly +1 LBN: the next block, a sequential I/O
@@ -252,14 +255,14 @@ def seq_share(buckets: Iterable[Bucket]) -> float | None:
 
 
 # ---- over the workspace ------------------------------------------------------------------------
-def _run(ws: Any, run_id: int) -> dict[str, Any]:
+def _run(ws: Workspace, run_id: int) -> dict[str, Any]:
     r = ws.run(run_id)
     if r is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
     return r
 
 
-def _frame(ws: Any, sql: str, params: list[Any]) -> pl.DataFrame:
+def _frame(ws: Workspace, sql: str, params: list[Any]) -> pl.DataFrame:
     return ws.query(sql, params)
 
 
@@ -287,7 +290,7 @@ def counts_mode(run: dict[str, Any]) -> tuple[str, str]:
     return "per-collection", "per collection (the counts fall between collections: vscsiStats was reset)"
 
 
-def collection_counts(ws: Any, run_id: int, metric: str, op: str | None = None,
+def collection_counts(ws: Workspace, run_id: int, metric: str, op: str | None = None,
                       device: str | None = None) -> pl.DataFrame:
     """Bucket counts per collection: sample_idx, device, op, bucket_lo, bucket_hi, count.
 
@@ -316,7 +319,7 @@ def collection_counts(ws: Any, run_id: int, metric: str, op: str | None = None,
             .sort(["sample_idx", "device", "op", "bucket_hi"], nulls_last=True))
 
 
-def load_buckets(ws: Any, run_id: int, metric: str, op: str = "all", device: str | None = None) -> pl.DataFrame:
+def load_buckets(ws: Workspace, run_id: int, metric: str, op: str = "all", device: str | None = None) -> pl.DataFrame:
     """Buckets of one histogram type: sample_idx, device, bucket_lo, bucket_hi, count (per collection).
 
     ``op='all'`` uses the file's all-I/O histogram where it has one, else read + write summed
@@ -325,7 +328,7 @@ def load_buckets(ws: Any, run_id: int, metric: str, op: str = "all", device: str
     return _pick_op(collection_counts(ws, run_id, metric, None, device), op)
 
 
-def load_stats(ws: Any, run_id: int, device: str | None = None) -> pl.DataFrame:
+def load_stats(ws: Workspace, run_id: int, device: str | None = None) -> pl.DataFrame:
     """The summary of each histogram per collection: sample_idx, device, metric, op, min, max, mean, count.
 
     For a cumulative run, ``count`` and ``mean`` are the collection's own (the mean derived from the
@@ -366,11 +369,94 @@ def _minmax(stats: pl.DataFrame, metric: str, op: str) -> tuple[float | None, fl
     s = _pick_op(stats.filter(pl.col("metric") == metric), op).filter(pl.col("count") > 0)
     if s.height == 0 or s.get_column("min").null_count() or s.get_column("max").null_count():
         return None, None
-    return float(s.get_column("min").min()), float(s.get_column("max").max())  # type: ignore[arg-type]
+    # numbers: the rows are there and none is null (checked above), which polars' min() type cannot know
+    return float(s.get_column("min").min()), float(s.get_column("max").max())  # type: ignore[arg-type]  # see above
 
 
-def latency_share(ws: Any, run_id: int, threshold_ms: float = 50.0, op: str = "all",
-                  device: str | None = None, percentiles: Iterable[float] = (50, 95, 99, 99.9)) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PercentileMs:
+    """A latency percentile in ms: the bounds of the bucket it lies in, and an estimate interpolated inside it."""
+
+    lo: float | None
+    hi: float | None
+    estimate: float | None
+    exact: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"bounds_ms": [self.lo, self.hi], "estimate_ms": self.estimate, "exact": self.exact}
+
+
+@dataclass(frozen=True)
+class LatencyShare:
+    """What :func:`latency_share` found: the share of a run's I/O answered within ``threshold_ms`` -- exact, or
+    bounds and an interpolated estimate (``within``, in microseconds) -- and the latency percentiles.
+    :meth:`as_dict` is the command line's JSON."""
+
+    run_id: int
+    kind: str
+    op: str
+    threshold_ms: float
+    devices: list[str]
+    samples: int  # samples (collections) summed
+    within: Share
+    percentiles_ms: dict[str, PercentileMs | None]  # "p50", "p99_9", ...: None where no bucket holds it
+    counts: str  # how the histogram counts were read (cumulative or per collection) and why
+    source: str
+
+    @property
+    def ios(self) -> int:
+        return self.within.ios
+
+    @property
+    def exact(self) -> bool:
+        return self.within.exact
+
+    @property
+    def under(self) -> int | None:
+        """The I/Os within the threshold, where exact."""
+        return self.within.under_lo if self.exact else None
+
+    @property
+    def share(self) -> float | None:
+        """The exact share, or None when only bounds are known."""
+        return self.within.share
+
+    @property
+    def bounds(self) -> tuple[float | None, float | None]:
+        return self.within.bounds
+
+    @property
+    def under_bounds(self) -> tuple[int, int]:
+        return self.within.under_lo, self.within.under_hi
+
+    @property
+    def estimate(self) -> float | None:
+        """The share interpolated inside the straddling buckets (an estimate; None when one is open-ended)."""
+        return self.within.share_estimate
+
+    @property
+    def estimate_under(self) -> float | None:
+        return self.within.estimate
+
+    @property
+    def method(self) -> str:
+        return self.within.method("ms", 1000)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id, "kind": self.kind, "op": self.op, "threshold_ms": self.threshold_ms,
+            "devices": self.devices, "samples": self.samples,
+            "ios": self.ios, "under": self.under, "share": self.share, "exact": self.exact,
+            "bounds": list(self.bounds), "under_bounds": list(self.under_bounds),
+            "estimate": self.estimate, "estimate_under": self.estimate_under,
+            "method": self.method,
+            "percentiles_ms": {k: None if p is None else p.as_dict() for k, p in self.percentiles_ms.items()},
+            "counts": self.counts, "source": self.source,
+        }
+
+
+def latency_share(ws: Workspace, run_id: int, threshold_ms: float = 50.0, op: str = "all",
+                  device: str | None = None, percentiles: Iterable[float] = (50, 95, 99, 99.9)) -> LatencyShare:
     """Share of I/O answered within ``threshold_ms``, summed over the run's samples and matched series."""
     run = _run(ws, run_id)
     df = load_buckets(ws, run_id, LATENCY, op, device)
@@ -384,27 +470,21 @@ def latency_share(ws: Any, run_id: int, threshold_ms: float = 50.0, op: str = "a
     vmin, vmax = _minmax(stats, LATENCY, op)
     buckets = merge_buckets(_rows(df))
     s = share_within(buckets, threshold_ms * 1000, vmin, vmax)
-    pct = {}
+    pct: dict[str, PercentileMs | None] = {}
     for p in percentiles:
         r = percentile(buckets, p, vmin, vmax)
-        key = f"p{p:g}".replace(".", "_")
-        pct[key] = None if r is None else {
-            "bounds_ms": [None if r.lo is None else r.lo / 1000, None if r.hi is None else r.hi / 1000],
-            "estimate_ms": None if r.estimate is None else r.estimate / 1000, "exact": r.exact}
-    return {
-        "run_id": run_id, "kind": run["kind"], "op": op, "threshold_ms": threshold_ms,
-        "devices": sorted(df.get_column("device").unique().to_list()),
-        "samples": df.get_column("sample_idx").n_unique(),
-        "ios": s.ios, "under": s.under_lo if s.exact else None, "share": s.share, "exact": s.exact,
-        "bounds": list(s.bounds), "under_bounds": [s.under_lo, s.under_hi],
-        "estimate": s.share_estimate, "estimate_under": s.estimate,
-        "method": s.method("ms", 1000), "percentiles_ms": pct, "counts": counts_mode(run)[1],
-        "source": "completion latency (clat) bins of fio json+" if has(run["kind"], JOB_SUMMARY)
-                  else "vscsiStats latency histogram (measured at the VM's virtual SCSI disk)",
-    }
+        pct[f"p{p:g}".replace(".", "_")] = None if r is None else PercentileMs(
+            None if r.lo is None else r.lo / 1000, None if r.hi is None else r.hi / 1000,
+            None if r.estimate is None else r.estimate / 1000, r.exact)
+    return LatencyShare(
+        run_id=run_id, kind=run["kind"], op=op, threshold_ms=threshold_ms,
+        devices=sorted(df.get_column("device").unique().to_list()), samples=df.get_column("sample_idx").n_unique(),
+        within=s, percentiles_ms=pct, counts=counts_mode(run)[1],
+        source="completion latency (clat) bins of fio json+" if has(run["kind"], JOB_SUMMARY)
+               else "vscsiStats latency histogram (measured at the VM's virtual SCSI disk)")
 
 
-def histo_summary(ws: Any, run_id: int, device: str | None = None) -> dict[str, Any]:
+def histo_summary(ws: Workspace, run_id: int, device: str | None = None) -> dict[str, Any]:
     """Per sample and series: IOPS, KB/s and MB/s, read/write IOPS, mean latency, sequential share, share <= 50 ms."""
     run = _run(ws, run_id)
     notes: list[str] = []
@@ -429,7 +509,7 @@ def histo_summary(ws: Any, run_id: int, device: str | None = None) -> dict[str, 
     return {"run_id": run_id, "kind": run["kind"], "interval_s": interval, "notes": notes, "samples": rows}
 
 
-def _vscsi_rows(ws: Any, run_id: int, device: str | None, interval: float | None) -> list[dict[str, Any]]:
+def _vscsi_rows(ws: Workspace, run_id: int, device: str | None, interval: float | None) -> list[dict[str, Any]]:
     stats = load_stats(ws, run_id, device)
     t_by = {r[0]: r[1] for r in ws.con.execute(
         "SELECT DISTINCT sample_idx, t_s FROM histograms WHERE run_id = ?", [run_id]).fetchall()}
@@ -485,7 +565,7 @@ def _mean(lt: pl.DataFrame) -> float | None:
     return sum(m * c for m, c in parts) / n if n else None
 
 
-def _fio_rows(ws: Any, run_id: int, device: str | None) -> list[dict[str, Any]]:
+def _fio_rows(ws: Workspace, run_id: int, device: str | None) -> list[dict[str, Any]]:
     like = device or ""
     jobs = _frame(ws, "SELECT device, op, ios, iops, bw_kbs, runtime_s, lat_mean_us FROM fio_jobs "
                       "WHERE run_id = ? AND contains(device, ?) ORDER BY job_index, op", [run_id, like])

@@ -38,7 +38,7 @@ from app.analysis.series import activity_start, load_series, resample
 from app.analysis.sizing_presets import load_presets
 from app.analysis.text import Note
 from app.store.phases import list_phases
-from app.workspace import has_table
+from app.workspace import Workspace, has_table
 from parsers.kinds import DEVICE_RATES, IOMARK, has
 
 
@@ -88,6 +88,54 @@ def _input(value: Any, source: str) -> dict[str, Any]:
     return {"value": value, "source": source}
 
 
+def _storm_preset(pre: dict[str, Any], storm: str, inputs: dict[str, dict[str, Any]]) -> float:
+    if storm not in pre["storm_multipliers"]:
+        raise AnalysisError(f"unknown storm preset {storm!r} (known: {', '.join(pre['storm_multipliers'])})")
+    sp = pre["storm_multipliers"][storm]
+    inputs["storm_multiplier"] = _input(sp["multiplier"], f"storm preset {sp.get('label', storm)}: {sp['source']}")
+    return sp["multiplier"]
+
+
+def _raid(pre: dict[str, Any], raid: str | None, inputs: dict[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """The RAID level (given, else the default) and its preset."""
+    raid_key = str(raid if raid is not None else pre["defaults"]["raid"]).lower()
+    if raid_key not in pre["raid"]:
+        raise AnalysisError(f"unknown RAID level {raid_key!r} (known: {', '.join(pre['raid'])})")
+    inputs["raid"] = _input(raid_key, "given" if raid is not None else "default")
+    return raid_key, pre["raid"][raid_key]
+
+
+def _disk(pre: dict[str, Any], disk_iops: float | None, disk_type: str | None,
+          inputs: dict[str, dict[str, Any]]) -> tuple[float, dict[str, Any]]:
+    """The IOPS of one disk (given, else of the disk type given, else of the default type) and the disk."""
+    if disk_iops is not None:
+        inputs["disk_iops"] = _input(disk_iops, "given")
+        return disk_iops, {"type": None, "iops": disk_iops, "source": "given"}
+    dt = disk_type or pre["defaults"]["disk_type"]
+    if dt not in pre["disk_types"]:
+        raise AnalysisError(f"unknown disk type {dt!r} (known: {', '.join(pre['disk_types'])})")
+    per_disk = pre["disk_types"][dt]["iops"]
+    label = pre["disk_types"][dt].get("label", dt)
+    inputs["disk_iops"] = _input(per_disk, f"{label} disks ({'given' if disk_type else 'default'}): "
+                                           f"{pre['disk_types'][dt]['source']}")
+    return per_disk, {"type": dt, **pre["disk_types"][dt]}
+
+
+def _capacity(users: int, gb_per_user: float | None, disk_gb: float | None, usable: Fraction,
+              inputs: dict[str, dict[str, Any]], notes: list[str]) -> Fraction | None:
+    """The exact number of disks the users' GB need (None: capacity not sized, noted)."""
+    if gb_per_user is not None and disk_gb is not None:
+        if gb_per_user <= 0 or disk_gb <= 0:
+            raise AnalysisError("GB per user and disk GB must be positive")
+        inputs["gb_per_user"] = _input(gb_per_user, "given")
+        inputs["disk_gb"] = _input(disk_gb, "given")
+        return _frac(users) * _frac(gb_per_user) / (_frac(disk_gb) * usable)
+    if gb_per_user is not None or disk_gb is not None:
+        raise AnalysisError("capacity sizing needs both {fix}", "capacity_inputs")
+    notes.append(Note("capacity not sized (give {fix})", "capacity_inputs"))
+    return None
+
+
 def size_vdi(users: int, iops_per_user: float | None = None, *, read_pct: float | None = None,
              raid: str | None = None, disk_iops: float | None = None, disk_type: str | None = None,
              storm_multiplier: float | None = None, gb_per_user: float | None = None, disk_gb: float | None = None,
@@ -126,31 +174,11 @@ def size_vdi(users: int, iops_per_user: float | None = None, *, read_pct: float 
         raise AnalysisError("give {fix}", "iops_per_user")
     rp = pick("read_pct", read_pct, d["read_pct"], f"default: {d['read_pct_source']}")
     if storm_multiplier is None and storm is not None and "storm_multiplier" not in m:
-        if storm not in pre["storm_multipliers"]:
-            raise AnalysisError(f"unknown storm preset {storm!r} (known: {', '.join(pre['storm_multipliers'])})")
-        sp = pre["storm_multipliers"][storm]
-        storm_multiplier = sp["multiplier"]
-        inputs["storm_multiplier"] = _input(storm_multiplier, f"storm preset {sp.get('label', storm)}: {sp['source']}")
-        mult = storm_multiplier
+        mult = _storm_preset(pre, storm, inputs)
     else:
         mult = pick("storm_multiplier", storm_multiplier, 1.0, "default: steady state (no storm)")
-    raid_key = str(raid if raid is not None else d["raid"]).lower()
-    if raid_key not in pre["raid"]:
-        raise AnalysisError(f"unknown RAID level {raid_key!r} (known: {', '.join(pre['raid'])})")
-    rd = pre["raid"][raid_key]
-    inputs["raid"] = _input(raid_key, "given" if raid is not None else "default")
-    if disk_iops is not None:
-        per_disk, disk = disk_iops, {"type": None, "iops": disk_iops, "source": "given"}
-        inputs["disk_iops"] = _input(disk_iops, "given")
-    else:
-        dt = disk_type or d["disk_type"]
-        if dt not in pre["disk_types"]:
-            raise AnalysisError(f"unknown disk type {dt!r} (known: {', '.join(pre['disk_types'])})")
-        per_disk = pre["disk_types"][dt]["iops"]
-        disk = {"type": dt, **pre["disk_types"][dt]}
-        label = pre["disk_types"][dt].get("label", dt)
-        inputs["disk_iops"] = _input(per_disk, f"{label} disks ({'given' if disk_type else 'default'}): "
-                                               f"{pre['disk_types'][dt]['source']}")
+    raid_key, rd = _raid(pre, raid, inputs)
+    per_disk, disk = _disk(pre, disk_iops, disk_type, inputs)
     if not 0 <= rp <= 100:
         raise AnalysisError("the read share must be between 0 and 100 %")
     if ipu <= 0 or mult <= 0 or per_disk <= 0:
@@ -165,19 +193,9 @@ def size_vdi(users: int, iops_per_user: float | None = None, *, read_pct: float 
     exact = back / _frac(per_disk)
     n_iops = _ceil(exact)
     usable = Fraction(1, 2) if rd["mirror"] else Fraction(int(rd["group"]) - int(rd["parity_disks"]), int(rd["group"]))
-    cap_exact = n_cap = None
     notes: list[str] = []
-    if gb_per_user is not None and disk_gb is not None:
-        if gb_per_user <= 0 or disk_gb <= 0:
-            raise AnalysisError("GB per user and disk GB must be positive")
-        inputs["gb_per_user"] = _input(gb_per_user, "given")
-        inputs["disk_gb"] = _input(disk_gb, "given")
-        cap_exact = _frac(users) * _frac(gb_per_user) / (_frac(disk_gb) * usable)
-        n_cap = _ceil(cap_exact)
-    elif gb_per_user is not None or disk_gb is not None:
-        raise AnalysisError("capacity sizing needs both {fix}", "capacity_inputs")
-    else:
-        notes.append(Note("capacity not sized (give {fix})", "capacity_inputs"))
+    cap_exact = _capacity(users, gb_per_user, disk_gb, usable, inputs, notes)
+    n_cap = None if cap_exact is None else _ceil(cap_exact)
     n = max(n_iops, n_cap or 0)
     group = int(rd["group"])
     n_layout = max(group, -(-n // group) * group) if group > 1 else n
@@ -287,7 +305,7 @@ def what_if(users: int, loads: list[float], *, read_pct: float | None = None, ra
 
 
 # ---- measured inputs --------------------------------------------------------------------------------
-def measured_inputs(ws: Any, run_id: int, vms: int, *, device: str | None = None, steady_run: int | None = None,
+def measured_inputs(ws: Workspace, run_id: int, vms: int, *, device: str | None = None, steady_run: int | None = None,
                     steady_phase: str | None = None, every_s: float | None = None) -> dict[str, Any]:
     """IOPS per user, read share and peak-to-steady multiplier from an imported iostat run.
 
@@ -346,7 +364,7 @@ def measured_inputs(ws: Any, run_id: int, vms: int, *, device: str | None = None
 
 
 # ---- response time ----------------------------------------------------------------------------------
-def response_time_check(ws: Any, run_id: int, *, threshold_ms: float = 50.0, goal_pct: float = 80.0,
+def response_time_check(ws: Workspace, run_id: int, *, threshold_ms: float = 50.0, goal_pct: float = 80.0,
                         device: str | None = None, op: str = "total") -> dict[str, Any]:
     """Share of I/O answered within ``threshold_ms`` against ``goal_pct`` (see the module doc); ``op``: total
     (reads and writes), read or write."""
@@ -378,20 +396,20 @@ def response_time_check(ws: Any, run_id: int, *, threshold_ms: float = 50.0, goa
                 "method": "sum of I/Os (rate x interval) in reports with await <= threshold / all I/Os with an await",
                 "devices": s.devices.as_dict()}
     res = latency_share(ws, run_id, threshold_ms, "all" if op == "total" else op, device)
-    lo, hi = res["bounds"]
+    lo, hi = res.bounds
     if lo is not None and lo >= goal:
         passed: bool | None = True
     elif hi is not None and hi < goal:
         passed = False
     else:
         passed = None
-    return {**out, "share": res["share"], "bounds": [lo, hi], "exact": res["exact"], "estimate": res["estimate"],
-            "basis": "latency histogram", "label": "per-I/O, from the latency histogram: " + res["method"],
-            "passed": passed, "ios": res["ios"],
+    return {**out, "share": res.share, "bounds": [lo, hi], "exact": res.exact, "estimate": res.estimate,
+            "basis": "latency histogram", "label": "per-I/O, from the latency histogram: " + res.method,
+            "passed": passed, "ios": res.ios,
             "method": "the latency histogram's share of I/O within the threshold: exact, or bounds with an estimate"}
 
 
-def _iomark_share(ws: Any, run_id: int, threshold_ms: float) -> tuple[float, str, list[dict[str, Any]]] | None:
+def _iomark_share(ws: Workspace, run_id: int, threshold_ms: float) -> tuple[float, str, list[dict[str, Any]]] | None:
     """The share within the threshold that IOmark reports (``pct_within_<T>ms``, percent), per result row.
 
     Rows of one run are separate measurements (two array configurations, a boot storm and a steady
@@ -405,7 +423,7 @@ def _iomark_share(ws: Any, run_id: int, threshold_ms: float) -> tuple[float, str
     df = df.filter(pl.col(col).is_not_null())
     if df.height == 0:
         return None
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i, r in enumerate(df.iter_rows(named=True)):
         parts = [str(r[c]) for c in ("workload", "phase") if r.get(c) not in (None, "")]
         if r.get("users") is not None:

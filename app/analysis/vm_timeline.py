@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -70,6 +70,9 @@ from app.analysis.histograms import (
 )
 from app.analysis.text import Note
 from parsers.kinds import LATENCY_HISTOGRAMS, TIME_SERIES, has
+
+if TYPE_CHECKING:
+    from app.workspace import Workspace
 
 __all__ = ["CollectionFigures", "Figure", "Phase", "VmDisk", "VmTimeline", "vm_disk_words", "vm_timeline"]
 
@@ -272,7 +275,7 @@ class VmTimeline:
 
 
 # ---- the analysis -----------------------------------------------------------------------------------
-def _times(ws: Any, run_id: int, run: dict[str, Any], samples: list[int]) -> tuple[
+def _times(ws: Workspace, run_id: int, run: dict[str, Any], samples: list[int]) -> tuple[
         dict[int, tuple[float, float]], str | None]:
     """sample_idx -> (start s since the first collection, length s); empty when lengths are unknown."""
     interval = run.get("interval_s")
@@ -325,26 +328,26 @@ def _bytes_of(length: pl.DataFrame, stats: pl.DataFrame, op: str) -> Figure | No
             row = st.row(0, named=True)
             vmin, vmax, mean = row["min"], row["max"], row["mean"]
         figs.append(bytes_figure(_rows(b), vmin, vmax, mean))
-    figs = [f for f in figs if f is not None]
-    if not figs:
+    found = [f for f in figs if f is not None]
+    if not found:
         return None
-    if len(figs) == 1:
-        return figs[0]
+    if len(found) == 1:
+        return found[0]
 
     def tot(vals: list[float | None]) -> float | None:
         return None if any(v is None for v in vals) else sum(v for v in vals if v is not None)
 
-    exact = all(f.exact for f in figs)
-    return Figure(tot([f.value for f in figs]) if exact else None, tot([f.lo for f in figs]),
-                  tot([f.hi for f in figs]), tot([f.best for f in figs]), exact,
-                  "reads + writes: " + "; ".join(dict.fromkeys(f.basis for f in figs)))
+    exact = all(f.exact for f in found)
+    return Figure(tot([f.value for f in found]) if exact else None, tot([f.lo for f in found]),
+                  tot([f.hi for f in found]), tot([f.best for f in found]), exact,
+                  "reads + writes: " + "; ".join(dict.fromkeys(f.basis for f in found)))
 
 
 def _per_s(v: float | None, length: float | None) -> float | None:
     return None if v is None or not length else v / length
 
 
-def vm_timeline(ws: Any, run_id: int, threshold_ms: float = 50.0,
+def vm_timeline(ws: Workspace, run_id: int, threshold_ms: float = 50.0,
                 active_share: float = DEFAULT_ACTIVE_SHARE) -> VmTimeline:
     """Per VM disk and collection of a vscsiStats run: IOPS, MB/s, share within ``threshold_ms``, and the story."""
     run = ws.run(run_id)
@@ -379,18 +382,7 @@ def vm_timeline(ws: Any, run_id: int, threshold_ms: float = 50.0,
     for dev, idx, op, c in stats.filter(pl.col("metric") == basis_metric).select(
             "device", "sample_idx", "op", "count").iter_rows():
         counts.setdefault((dev, int(idx)), {})[op] = int(c or 0)
-
-    def total(d: dict[str, int]) -> int:
-        return d["all"] if "all" in d else d.get("read", 0) + d.get("write", 0)
-
-    # activity: rate (or count) against the busiest collection of any disk
-    level: dict[tuple[str, int], float] = {}
-    for (dev, idx), d in counts.items():
-        n = total(d)
-        level[(dev, idx)] = n / times[idx][1] if known else float(n)
-    peak = max(level.values(), default=0.0)
-    cut = active_share * peak
-    active = {k: v > 0 and v >= cut for k, v in level.items()}
+    active = _activity(counts, times, known, active_share)
 
     disks: list[VmDisk] = []
     for dev in devices:
@@ -409,7 +401,7 @@ def vm_timeline(ws: Any, run_id: int, threshold_ms: float = 50.0,
                 continue
             sel = pl.col("sample_idx") == idx
             st = s_dev.filter(sel)
-            n = total(d)
+            n = _total(d)
             lb = len_dev.filter(sel)
             mb = {op: _bytes_of(lb, st, op) for op in ("all", "read", "write")}
             mbs = {op: (None if f is None or not dlen else f.scaled(1.0 / MB / dlen)) for op, f in mb.items()}
@@ -461,7 +453,25 @@ def vm_timeline(ws: Any, run_id: int, threshold_ms: float = 50.0,
                       run.get("interval_source"), known, mode, disks, story, method, notes)
 
 
-def _percentiles(ws: Any, run_id: int, dev: str, devices: list[str], threshold_ms: float) -> dict[str, Any]:
+def _total(d: dict[str, int]) -> int:
+    """A collection's I/Os from its counts per op."""
+    return d["all"] if "all" in d else d.get("read", 0) + d.get("write", 0)
+
+
+def _activity(counts: dict[tuple[str, int], dict[str, int]], times: dict[int, tuple[float, float]], known: bool,
+              active_share: float) -> dict[tuple[str, int], bool]:
+    """Whether each disk was active in each collection: its rate (or count, when the times are unknown) is at
+    least ``active_share`` of the busiest collection of any disk."""
+    level: dict[tuple[str, int], float] = {}
+    for (dev, idx), d in counts.items():
+        n = _total(d)
+        level[(dev, idx)] = n / times[idx][1] if known else float(n)
+    peak = max(level.values(), default=0.0)
+    cut = active_share * peak
+    return {k: v > 0 and v >= cut for k, v in level.items()}
+
+
+def _percentiles(ws: Workspace, run_id: int, dev: str, devices: list[str], threshold_ms: float) -> dict[str, Any]:
     """latency_share's percentiles for one disk (only when its name matches no other disk's: it filters by
     substring)."""
     from app.analysis.histograms import latency_share
@@ -469,7 +479,7 @@ def _percentiles(ws: Any, run_id: int, dev: str, devices: list[str], threshold_m
     if any(o != dev and dev in o for o in devices):
         return {}
     try:
-        return latency_share(ws, run_id, threshold_ms, device=dev)["percentiles_ms"]
+        return latency_share(ws, run_id, threshold_ms, device=dev).as_dict()["percentiles_ms"]
     except AnalysisError:
         return {}
 
@@ -586,14 +596,14 @@ def _story(disks: list[VmDisk], samples: list[int], times: dict[int, tuple[float
         ios = sum(c.ios or 0 for d in disks if d.device in act for c in d.collections if c.sample_idx in idxs)
         if known:
             length = sum(times[i][1] for i in idxs)
-            together = ios / length if length else None
+            rate: float | None = ios / length if length else None
         else:
-            together = ios / len(idxs)
+            rate = ios / len(idxs)
         unit = "IOPS" if known else "I/Os per collection"
         both = "both" if len(act) == 2 else "all"
-        s = f"While {_names(list(act))} were {both} active, they did {_rate(together)} {unit} together"
-        if best_alone is not None and best_alone[0] is not None and together is not None:
-            cmp = "fewer than" if together < best_alone[0] else "more than"
+        s = f"While {_names(list(act))} were {both} active, they did {_rate(rate)} {unit} together"
+        if best_alone is not None and best_alone[0] is not None and rate is not None:
+            cmp = "fewer than" if rate < best_alone[0] else "more than"
             s += f", {cmp} {best_alone[1]} alone ({_rate(best_alone[0])} {unit})"
         out.append(s + ".")
     return out

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from app.analysis.text import for_cli
 from app.cli.common import (
@@ -20,6 +21,9 @@ from app.cli.common import (
     print_json,
 )
 from parsers.kinds import TIME_SERIES, has
+
+if TYPE_CHECKING:
+    from app.analysis.histograms import LatencyShare
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -115,19 +119,16 @@ def histogram_analysis(args: argparse.Namespace) -> int:
     """``analyze latency|histo``."""
     from app.analysis.histograms import histo_summary, latency_share
 
-    if args.analysis == "latency" and args.threshold_ms <= 0:
-        raise UsageError("--threshold-ms must be a positive number of milliseconds")
+    if args.analysis == "latency":
+        if args.threshold_ms <= 0:
+            raise UsageError("--threshold-ms must be a positive number of milliseconds")
+        with open_workspace(args) as ws:
+            share = latency_share(ws, args.run, args.threshold_ms, args.op, args.device)
+        print(json.dumps(jsonable(share.as_dict()), indent=2) if args.json else format_latency(share))
+        return 0
     with open_workspace(args) as ws:
-        if args.analysis == "latency":
-            res = latency_share(ws, args.run, args.threshold_ms, args.op, args.device)
-        else:
-            res = histo_summary(ws, args.run, args.device)
-    if args.json:
-        print(json.dumps(jsonable(res), indent=2))
-    elif args.analysis == "latency":
-        print(format_latency(res))
-    else:
-        print(format_histo(res))
+        res = histo_summary(ws, args.run, args.device)
+    print(json.dumps(jsonable(res), indent=2) if args.json else format_histo(res))
     return 0
 
 
@@ -165,7 +166,9 @@ def interval_analysis(args: argparse.Namespace) -> int:
     if args.json:
         print_json(out.as_dict())
     else:
-        fmt = {"series": text.format_series, "storm": text.format_storm, "cap": text.format_cap}[args.analysis]
+        formats: dict[str, Callable[[Any], str]] = {"series": text.format_series, "storm": text.format_storm,
+                                                    "cap": text.format_cap}
+        fmt = formats[args.analysis]
         print(fmt(out))
     return 0
 
@@ -174,34 +177,34 @@ def _pct(v: float | None) -> str:
     return "?" if v is None else f"{v * 100:.2f} %"
 
 
-def format_latency(r: dict[str, Any]) -> str:
+def format_latency(r: LatencyShare) -> str:
     from app.analysis.text import pct_pair
 
-    t = f"{r['threshold_ms']:g} ms"
-    lines = [f"run {r['run_id']} ({r['kind']}), op {r['op']}: {r['ios']:,} I/Os in {len(r['devices'])} series "
-             f"({', '.join(r['devices'])}), {r['samples']} sample{'s' if r['samples'] != 1 else ''}"]
-    if r["exact"]:
-        lines.append(f"<= {t}: {r['under']:,} I/Os = {_pct(r['share'])}  (exact)")
+    t = f"{r.threshold_ms:g} ms"
+    lines = [f"run {r.run_id} ({r.kind}), op {r.op}: {r.ios:,} I/Os in {len(r.devices)} series "
+             f"({', '.join(r.devices)}), {r.samples} sample{'s' if r.samples != 1 else ''}"]
+    if r.exact:
+        lines.append(f"<= {t}: {r.under:,} I/Os = {_pct(r.share)}  (exact)")
     else:
-        lo, hi = r["under_bounds"]
-        lo_s, hi_s = pct_pair(r["bounds"][0], r["bounds"][1])
+        lo_n, hi_n = r.under_bounds
+        lo_s, hi_s = pct_pair(*r.bounds)
         lines.append(f"<= {t}: between {lo_s} and {hi_s} "
-                     f"({lo:,} to {hi:,} I/Os)  (bounds, not exact)")
-        if r["estimate"] is not None:
+                     f"({lo_n:,} to {hi_n:,} I/Os)  (bounds, not exact)")
+        if r.estimate is not None:
             decimals = len(lo_s.split(".")[1].split()[0]) if "." in lo_s else 2
-            lines.append(f"   ESTIMATE {r['estimate'] * 100:.{decimals}f} % by linear interpolation inside the bucket "
+            lines.append(f"   ESTIMATE {r.estimate * 100:.{decimals}f} % by linear interpolation inside the bucket "
                          "(an estimate, not a measurement)")
-    lines.append(f"   {r['method']}")
-    lines.append(f"   from the {r['source']}")
-    if has(r.get("kind"), TIME_SERIES):  # histograms per collection (vscsiStats): running totals or not
-        lines.append(f"   histogram counts: {r['counts']}")
+    lines.append(f"   {r.method}")
+    lines.append(f"   from the {r.source}")
+    if has(r.kind, TIME_SERIES):  # histograms per collection (vscsiStats): running totals or not
+        lines.append(f"   histogram counts: {r.counts}")
     parts = []
-    for k, v in r["percentiles_ms"].items():
+    for k, v in r.percentiles_ms.items():
         if v is None:
             continue
-        lo, hi = v["bounds_ms"]
+        lo, hi = v.lo, v.hi
         rng = f"{'-inf' if lo is None else f'{lo:.4g}'}-{'+inf' if hi is None else f'{hi:.4g}'} ms"
-        est = "" if v["estimate_ms"] is None else f", estimate {v['estimate_ms']:.4g}"
+        est = "" if v.estimate is None else f", estimate {v.estimate:.4g}"
         parts.append(f"{k.replace('_', '.')} in {rng}{est}")
     if parts:
         lines.append("percentiles (bucket that holds each; estimates interpolated): " + "; ".join(parts))

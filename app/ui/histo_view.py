@@ -9,7 +9,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -34,6 +34,9 @@ from PySide6.QtWidgets import (
 
 from app.workspace import Workspace
 from parsers.kinds import JOB_SUMMARY, LATENCY_HISTOGRAMS, TIME_SERIES, has, series_noun
+
+if TYPE_CHECKING:
+    from app.analysis.histograms import Share
 
 METRIC_LABELS = {
     "latency_us": "Latency (µs)", "io_length_bytes": "IO length (bytes)", "seek_distance_lbn": "Seek distance (LBN)",
@@ -656,8 +659,7 @@ class HistogramView(QWidget):
         ys = np.repeat(np.arange(nb + 1, dtype=float)[None, :], 2 * n, axis=0)
         z = np.full((2 * n - 1, nb), np.nan)
         z[0::2] = img
-        item = pg.PColorMeshItem(xs, ys, z, colorMap=cmap)
-        return item
+        return pg.PColorMeshItem(xs, ys, z, colorMap=cmap)
 
     @staticmethod
     def _collection_text(shown: list[Series], k: int, n: int) -> str:
@@ -698,13 +700,13 @@ class HistogramView(QWidget):
             marker.show()
 
     # ---- latency shares ------------------------------------------------------------------------
-    def _share_text(self, r: dict[str, Any], ms: float) -> str:
+    def _share_text(self, s: Share, ms: float) -> str:
         from app.analysis.text import pct_bounds
 
-        if r["exact"]:
-            return f"{r['share']:.1%} of {r['ios']:,} I/Os within {ms:g} ms (exact)"
-        lo, hi, est_t = pct_bounds(*r["bounds"], r["estimate"], digits=1)
-        est = f"; estimate {est_t} (ESTIMATE, linear interpolation)" if r["estimate"] is not None else ""
+        if s.exact:
+            return f"{s.share:.1%} of {s.ios:,} I/Os within {ms:g} ms (exact)"
+        lo, hi, est_t = pct_bounds(*s.bounds, s.share_estimate, digits=1)
+        est = f"; estimate {est_t} (ESTIMATE, linear interpolation)" if s.share_estimate is not None else ""
         return f"between {lo} and {hi} within {ms:g} ms (bounds: {ms:g} ms falls inside a bucket){est}"
 
     def _show_share(self) -> None:
@@ -722,14 +724,14 @@ class HistogramView(QWidget):
             except AnalysisError as e:
                 lines.append(f"{name}: {e}")
                 continue
-            lines.append(f"{name}: {self._share_text(r, ms)}")
-            if has(r.get("kind"), TIME_SERIES) and r.get("counts", "").startswith("cumulative"):
+            lines.append(f"{name}: {self._share_text(r.within, ms)}")
+            if has(r.kind, TIME_SERIES) and r.counts.startswith("cumulative"):
                 lines[-1] += (" · the file's counts are running totals (vscsiStats not reset): each collection "
                               "shows its own I/Os, the difference to the one before")
-            devices = r.get("devices") or []
+            devices = r.devices
             if len(devices) > 1:
                 words = self.filter.text().strip().lower()
-                kind = r.get("kind", "")
+                kind = r.kind
                 devices = [d for d in devices if not words or words in f"{name} · {series_label(kind, d)}".lower()]
                 for dev in devices:
                     lines.append("    " + self._device_share(rid, dev, ms, op))
@@ -760,11 +762,11 @@ class HistogramView(QWidget):
             r = latency_share(self.ws, rid, ms, op, device=dev)
         except AnalysisError as e:
             return f"{label}: {e}"
-        if r.get("devices") != [dev]:  # the device filter is a substring match: 'job1' also matches 'job10'
+        if r.devices != [dev]:  # the device filter is a substring match: 'job1' also matches 'job10'
             share = self._exact_device_share(rid, dev, ms, op)
             text = f"{label}: {self._share_text(share, ms)}" if share else f"{label}: no latency histogram"
         else:
-            text = f"{label}: {self._share_text(r, ms)}"
+            text = f"{label}: {self._share_text(r.within, ms)}"
         worst = self._worst_collection(rid, dev, ms, op)
         return f"{text} · {worst}" if worst else text
 
@@ -775,15 +777,13 @@ class HistogramView(QWidget):
 
         return load_buckets(self.ws, rid, LATENCY, op, dev).filter(pl.col("device") == dev)
 
-    def _exact_device_share(self, rid: int, dev: str, ms: float, op: str) -> dict[str, Any] | None:
+    def _exact_device_share(self, rid: int, dev: str, ms: float, op: str) -> Share | None:
         from app.analysis.histograms import merge_buckets, share_within
 
         df = self._device_buckets(rid, dev, op)
         if df.height == 0:
             return None
-        s = share_within(merge_buckets(df.select("bucket_lo", "bucket_hi", "count").iter_rows()), ms * 1000)
-        return {"exact": s.exact, "share": s.share, "ios": s.ios, "bounds": list(s.bounds),
-                "estimate": s.share_estimate}
+        return share_within(merge_buckets(df.select("bucket_lo", "bucket_hi", "count").iter_rows()), ms * 1000)
 
     def _worst_collection(self, rid: int, dev: str, ms: float, op: str) -> str:
         """The collection with the lowest share within ``ms`` (exact, or its bounds), when there are several."""

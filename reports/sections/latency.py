@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from app.analysis.histograms import AnalysisError, latency_share
+from app.analysis.histograms import AnalysisError, LatencyShare, latency_share
 from app.analysis.text import pct_pair
 from parsers.kinds import TIME_SERIES, has
 from reports.content import Section, Table, _customer_error, _goal_word, _heatmap, _pctl, count, num, pct
@@ -12,14 +10,15 @@ from reports.context import ReportContext
 from reports.sections import section
 
 
-def share_cells(ls: dict[str, Any]) -> tuple[str, str]:
+def share_cells(ls: LatencyShare) -> tuple[str, str]:
     """The share within the threshold as printed (exact, or the bounds) and its estimate clause."""
-    if ls["exact"]:
-        return pct(ls["share"]), ""
-    lo_t, hi_t = pct_pair(*ls["bounds"], digits=1, missing="–")
+    if ls.exact:
+        return pct(ls.share), ""
+    lo, hi = ls.bounds
+    lo_t, hi_t = pct_pair(lo, hi, digits=1, missing="–")
     digits = len(lo_t.split(".")[1].split()[0]) if "." in lo_t else 1
-    est = f"; estimate {pct(ls['estimate'], digits)} (ESTIMATE: linear interpolation)" \
-        if ls["estimate"] is not None else ""
+    est = f"; estimate {pct(ls.estimate, digits)} (ESTIMATE: linear interpolation)" \
+        if ls.estimate is not None else ""
     return f"{lo_t} – {hi_t}", est
 
 
@@ -38,20 +37,20 @@ def build(ctx: ReportContext) -> Section | None:
             why = _customer_error(str(e))
             sec.para(ctx.an.text(f"{name} {why}." if why.startswith(("has ", "is ")) else f"{name}: {why}."))
             continue
-        ctx.values.setdefault("latency", {})[r["run_id"]] = ls
+        ctx.values.setdefault("latency", {})[r["run_id"]] = ls.as_dict()
         share_txt, est = share_cells(ls)
-        if ls["exact"]:
+        if ls.exact:
             ctx.verdicts.append(f"{share_txt} of I/O completed within {num(thr)} ms on {name} "
-                                f"(goal {num(goal)} %){_goal_word(ls['share'], goal)}.")
+                                f"(goal {num(goal)} %){_goal_word(ls.share, goal)}.")
         else:
             lo_t, hi_t = share_txt.split(" – ")
             ctx.verdicts.append(f"Between {lo_t} and {hi_t} of I/O completed within {num(thr)} ms on {name} (goal "
                                 f"{num(goal)} %; {num(thr)} ms falls inside a histogram bucket{est}).")
-        p = ls.get("percentiles_ms", {})
-        rows.append([name, count(ls["ios"]), share_txt, "exact" if ls["exact"] else "bounds",
+        p = ls.percentiles_ms
+        rows.append([name, count(ls.ios), share_txt, "exact" if ls.exact else "bounds",
                      _pctl(p.get("p95")), _pctl(p.get("p99"))])
-        counts = f" Histogram counts: {ls['counts']}." if has(r["kind"], TIME_SERIES) else ""
-        sec.para(ctx.an.text(f"{name}: {ls['method']}. From the {ls['source']}.{counts}"))
+        counts = f" Histogram counts: {ls.counts}." if has(r["kind"], TIME_SERIES) else ""
+        sec.para(ctx.an.text(f"{name}: {ls.method}. From the {ls.source}.{counts}"))
         heat = _heatmap(ctx.ws, r["run_id"], ctx.an) if has(r["kind"], TIME_SERIES) else None
         if heat:
             sec.chart(heat)
