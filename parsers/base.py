@@ -198,7 +198,11 @@ class Format(Protocol):
     kind: str  # run kind stored in runs.kind, e.g. "iostat" (declared by parsers.kinds.register_kind)
     label: str
     priority: int  # breaks ties between equal sniff scores (higher wins)
-    tables: tuple[str, ...]  # the tables of parsers.schema its Rows events write (none for a refused format)
+
+    @property
+    def tables(self) -> tuple[str, ...]:
+        """The tables of parsers.schema its Rows events write (none for a refused format); a read-only member,
+        so a format's class attribute ``tables = ("iostat_samples",)`` is one."""
 
     def sniff(self, head: bytes) -> float:
         """Likelihood 0..1 that ``head`` (the first KB of a file) is this format."""

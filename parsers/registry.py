@@ -55,7 +55,7 @@ def discover() -> None:
         return
     with _discovering:
         if _discovered:
-            return
+            return  # type: ignore[unreachable]  # another thread discovered them while this one waited
         for mod in pkgutil.iter_modules(parsers.__path__):
             importlib.import_module(f"parsers.{mod.name}")
         _discovered = True

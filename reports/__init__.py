@@ -6,14 +6,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reports.options import SECTIONS, ReportOptions, list_templates, load_template, save_template
+
+if TYPE_CHECKING:
+    from app.workspace import Workspace
 
 __all__ = ["SECTIONS", "ReportOptions", "build_report", "list_templates", "load_template", "save_template"]
 
 
-def build_report(ws: Any, options: ReportOptions, path: str, state: Any = None) -> Any:
+def build_report(ws: Workspace, options: ReportOptions, path: str, state: Any = None) -> Any:
     """Collect the analyses the options ask for and write the PDF. Returns the ReportContent."""
     from reports.content import collect
     from reports.pdf import render

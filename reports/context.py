@@ -8,17 +8,20 @@ Series and storm reports are loaded once, on first use, so a section that needs 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.analysis.histograms import AnalysisError
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, has
 from reports.content import Anonymiser, _reason
 from reports.options import ReportOptions
 
+if TYPE_CHECKING:
+    from app.workspace import Workspace
+
 
 @dataclass
 class ReportContext:
-    ws: Any
+    ws: Workspace
     opt: ReportOptions
     an: Anonymiser
     runs: list[dict[str, Any]]
@@ -44,6 +47,13 @@ class ReportContext:
     @property
     def histo_runs(self) -> list[dict[str, Any]]:
         return [r for r in self.runs if has(r["kind"], LATENCY_HISTOGRAMS)]
+
+    def run(self, run_id: int) -> dict[str, Any]:
+        """A run of the workspace (the report's or another a question uses)."""
+        run = self.ws.run(run_id)
+        if run is None:
+            raise AnalysisError(f"there is no run {run_id} in this workspace (was it deleted?)")
+        return run
 
     def name(self, r: dict[str, Any] | int) -> str:
         """A run's name as the report prints it (anonymised when asked)."""

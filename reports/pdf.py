@@ -137,7 +137,7 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
     reg, bold = _fonts()
     base = getSampleStyleSheet()
     acc = colors.HexColor(accent)
-    s = {
+    return {
         "body": ParagraphStyle("body", parent=base["BodyText"], fontName=reg, fontSize=9.5, leading=13,
                                splitLongWords=True),
         "small": ParagraphStyle("small", parent=base["BodyText"], fontName=reg, fontSize=7.5, leading=9.5,
@@ -161,13 +161,12 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
                                  leftIndent=12, splitLongWords=True),
         "toc1": ParagraphStyle("toc1", fontName=reg, fontSize=10, leading=15, leftIndent=6),
     }
-    return s
 
 
 def _heading(txt: str, style: ParagraphStyle, level: int, key: str = "") -> Paragraph:
     p = Paragraph(text(txt), style)
-    p._toc_level = level  # type: ignore[attr-defined]
-    p._toc_key = key or txt  # type: ignore[attr-defined]
+    p._toc_level = level  # read by the report's table of contents (reportlab is untyped: no ignore needed)
+    p._toc_key = key or txt
     return p
 
 
@@ -214,6 +213,8 @@ def fit_columns(header: list[str], rows: list[list[str]], width: float, fonts: t
     reg, bold = fonts
     n = len(header)
     cols = [[header[c]] + [r[c] for r in rows] for c in range(n)]
+    mins: list[float] = []
+    nats: list[float] = []
     for size in CELL_SIZES:
         for split in (False, True):
             mins, nats = [], []
@@ -309,7 +310,8 @@ def decimate(t: list[float], y: list[float], columns: int) -> tuple[list[float],
     out_t: list[float] = []
     out_y: list[float] = []
     col = -1
-    lo = hi = None
+    lo: tuple[float, float] | None = None
+    hi: tuple[float, float] | None = None
     for x, v in zip(t, y):
         c = min(columns - 1, int((x - t0) / span * columns))
         if c != col:
@@ -319,6 +321,9 @@ def decimate(t: list[float], y: list[float], columns: int) -> tuple[list[float],
                     out_y.append(p[1])
             col, lo, hi = c, (x, v), (x, v)
         else:
+            # set at the column's first point
+            assert lo is not None
+            assert hi is not None
             if v < lo[1]:
                 lo = (x, v)
             if v > hi[1]:

@@ -35,11 +35,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.analysis.series import AnalysisError, Series, load_series, weighted_percentile
+
+if TYPE_CHECKING:
+    from app.workspace import Workspace
 
 DEFAULT_TOLERANCE_PCT = 5.0
 DEFAULT_WINDOW_S = 10.0
@@ -229,7 +232,7 @@ def check_cap(s: Series, metric: str, cap: float, *, op: str = "total", toleranc
     return chk
 
 
-def cap_report(ws: Any, run_id: int, device: str | None = None, *, iops_cap: float | None = None,
+def cap_report(ws: Workspace, run_id: int, device: str | None = None, *, iops_cap: float | None = None,
                bw_cap_kbs: float | None = None, op: str = "total", tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
                window_s: float = DEFAULT_WINDOW_S, burst_iops: float | None = None, burst_kbs: float | None = None,
                burst_s: float | None = None, burst_start_s: float | None = None,
@@ -248,17 +251,17 @@ def cap_report(ws: Any, run_id: int, device: str | None = None, *, iops_cap: flo
         if s.frame.height == 0:
             raise AnalysisError(f"run {run_id} has no report in the range ({range_text(t_range)})")
     checks = []
-    common = {"op": op, "tolerance_pct": tolerance_pct, "window_s": window_s, "burst_s": burst_s,
+    common: dict[str, Any] = {"op": op, "tolerance_pct": tolerance_pct, "window_s": window_s, "burst_s": burst_s,
               "burst_start_s": burst_start_s}
     if iops_cap is not None:
-        checks.append(check_cap(s, "iops", iops_cap, burst_max=burst_iops, **common))  # type: ignore[arg-type]
+        checks.append(check_cap(s, "iops", iops_cap, burst_max=burst_iops, **common))
     if bw_cap_kbs is not None:
-        checks.append(check_cap(s, "bw", bw_cap_kbs, burst_max=burst_kbs, **common))  # type: ignore[arg-type]
+        checks.append(check_cap(s, "bw", bw_cap_kbs, burst_max=burst_kbs, **common))
     # plateau and worst window of the IOPS series are reported even for a bandwidth-only check
     iops_chk = checks[0] if checks[0].metric == "iops" else None
     if iops_chk is None:
         try:
-            iops_chk = check_cap(s, "iops", 1e18, **common)  # type: ignore[arg-type]
+            iops_chk = check_cap(s, "iops", 1e18, **common)
         except AnalysisError:
             iops_chk = None
     helds = [c.held for c in checks]

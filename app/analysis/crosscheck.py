@@ -44,12 +44,15 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from app.analysis.text import AnalysisError
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, has, kind_label, kinds_with
+
+if TYPE_CHECKING:
+    from app.workspace import Workspace
 
 __all__ = ["CrossCheck", "Measure", "crosscheck", "find_pairs", "fio_window"]
 
@@ -116,7 +119,7 @@ class CrossCheck:
 
 
 # ---- runs and windows ------------------------------------------------------------------------------------
-def _run(ws: Any, run_id: int, capability: str) -> dict[str, Any]:
+def _run(ws: Workspace, run_id: int, capability: str) -> dict[str, Any]:
     r = ws.run(run_id)
     if r is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
@@ -130,7 +133,7 @@ def _meta(run: dict[str, Any]) -> dict[str, Any]:
     return json.loads(run["meta"]) if run.get("meta") else {}
 
 
-def fio_window(ws: Any, run_id: int) -> Window | None:
+def fio_window(ws: Workspace, run_id: int) -> Window | None:
     """The local-clock time window of the fio run's jobs (the union of its jobs' windows)."""
     run = _run(ws, run_id, JOB_SUMMARY)
     times = _meta(run).get("job_times") or {}
@@ -153,7 +156,7 @@ def fio_window(ws: Any, run_id: int) -> Window | None:
             continue
         spans.append((_local(s_ms, offset), _local(e_ms, offset)))
     if not spans and report_ms is not None:
-        rt = ws.con.execute("SELECT max(runtime_s) FROM fio_jobs WHERE run_id = ?", [run_id]).fetchone()[0]
+        rt = ws.con.execute("SELECT max(runtime_s) FROM fio_jobs WHERE run_id = ?", [run_id]).fetchall()[0][0]
         if rt:
             end = _local(report_ms, offset)
             spans.append((end - timedelta(seconds=float(rt)), end))
@@ -188,7 +191,7 @@ def _seconds(v: Any) -> float:
 
 def _fio_disks(run: dict[str, Any]) -> list[str]:
     meta = _meta(run)
-    names = [d.get("name") for d in (meta.get("disk_util") or []) if isinstance(d, dict) and d.get("name")]
+    names: list[Any] = [d.get("name") for d in (meta.get("disk_util") or []) if isinstance(d, dict) and d.get("name")]
     for j in (meta.get("job_times") or {}).get("jobs") or []:
         fn = j.get("filename") or ""
         if fn.startswith("/dev/") and fn.count("/") == 2:
@@ -196,7 +199,7 @@ def _fio_disks(run: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _iostat_span(ws: Any, run_id: int) -> tuple[datetime, datetime] | None:
+def _iostat_span(ws: Workspace, run_id: int) -> tuple[datetime, datetime] | None:
     row = ws.con.execute("SELECT min(ts), max(ts) FROM iostat_samples WHERE run_id = ? AND NOT since_boot",
                          [run_id]).fetchone()
     if row is None or row[0] is None:
@@ -204,7 +207,7 @@ def _iostat_span(ws: Any, run_id: int) -> tuple[datetime, datetime] | None:
     return row[0], row[1]
 
 
-def _iostat_devices(ws: Any, run_id: int) -> list[str]:
+def _iostat_devices(ws: Workspace, run_id: int) -> list[str]:
     return [r[0] for r in ws.con.execute("SELECT DISTINCT device FROM iostat_samples WHERE run_id = ? "
                                          "ORDER BY device", [run_id]).fetchall()]
 
@@ -219,7 +222,7 @@ def _pick_disk(fio_disks: list[str], devices: list[str]) -> str | None:
     return whole[0] if whole else common[0]
 
 
-def find_pairs(ws: Any, run_ids: list[int]) -> list[tuple[int, int]]:
+def find_pairs(ws: Workspace, run_ids: list[int]) -> list[tuple[int, int]]:
     """(fio run, iostat run) pairs among ``run_ids`` that can be cross-checked: the same host where both say
     which, the fio job's window overlapping the iostat run's reports, and the fio job's disk among iostat's
     devices."""
@@ -248,7 +251,7 @@ def find_pairs(ws: Any, run_ids: list[int]) -> list[tuple[int, int]]:
 
 
 # ---- the comparison --------------------------------------------------------------------------------------
-def _fio_figures(ws: Any, run_id: int) -> dict[str, float | None]:
+def _fio_figures(ws: Workspace, run_id: int) -> dict[str, float | None]:
     df = ws.query("SELECT op, sum(iops) AS iops, sum(bw_kbs) AS kbs FROM fio_jobs WHERE run_id = ? GROUP BY op",
                   [run_id])
     by = {r["op"]: r for r in df.iter_rows(named=True)}
@@ -289,7 +292,7 @@ def _is_direct(opts: dict[str, set[str]]) -> bool:
     return False
 
 
-def crosscheck(ws: Any, fio_run_id: int, iostat_run_id: int, tolerance: float = DEFAULT_TOLERANCE,
+def crosscheck(ws: Workspace, fio_run_id: int, iostat_run_id: int, tolerance: float = DEFAULT_TOLERANCE,
                disk: str | None = None) -> CrossCheck | None:
     """fio's own IOPS and kB/s against iostat's on the fio job's disk over the job's window (see the module doc)."""
     frun = _run(ws, fio_run_id, JOB_SUMMARY)
@@ -318,7 +321,8 @@ def crosscheck(ws: Any, fio_run_id: int, iostat_run_id: int, tolerance: float = 
 
     def mean(col: str) -> float | None:
         s = inside.get_column(col)
-        return None if s.null_count() == s.len() else float(s.fill_null(0.0).mean())  # equal intervals
+        # equal intervals; the mean of a numeric column is a number, which polars' mean() type cannot say
+        return None if s.null_count() == s.len() else float(s.fill_null(0.0).mean())  # type: ignore[arg-type]  # see above
 
     io = {c: mean(c) for c in ("r_s", "w_s", "d_s", "f_s", "rkb_s", "wkb_s", "dkb_s", "rrqm_s", "wrqm_s")}
     fio = _fio_figures(ws, fio_run_id)
@@ -332,8 +336,7 @@ def crosscheck(ws: Any, fio_run_id: int, iostat_run_id: int, tolerance: float = 
         f, i = fio[name], ios[name]
         ratio = None if not f or i is None else i / f
         agree = None if ratio is None else abs(ratio - 1.0) <= tolerance
-        judged = did.get(op, False) if op != "total" else False
-        measures.append(Measure(name, f, i, ratio, agree, judged))
+        measures.append(Measure(name, f, i, ratio, agree, did.get(op, False) if op != "total" else False))
     judged = [m for m in measures if m.judged]
     verdict = "agree" if judged and all(m.agree for m in judged) else "disagree"
     reasons = _reasons(measures, io, fio, did, _fio_options(frun), disk, inside.height, tolerance, verdict)
@@ -403,7 +406,7 @@ def _reasons(measures: list[Measure], io: dict[str, float | None], fio: dict[str
     for op, col, qm in (("read", "read_iops", "rrqm_s"), ("write", "write_iops", "wrqm_s")):
         merges = io[qm] or 0.0
         m = by[col]
-        if did[op] and merges > 0 and (m.fio or 0) > 0:
+        if did[op] and merges > 0 and m.fio is not None and m.fio > 0:
             io_kb = io["rkb_s" if op == "read" else "wkb_s"]
             n_req = io["r_s" if op == "read" else "w_s"]
             fio_kb = fio[f"{op}_kbs"]

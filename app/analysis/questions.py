@@ -72,12 +72,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from app.analysis.text import AnalysisError, Note, pct_bounds
-from app.workspace import has_table
+from app.workspace import Workspace, has_table
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, LATENCY_HISTOGRAMS, has
 
 VERDICTS = ("met", "not met", "held", "not held", "information")
@@ -327,10 +328,11 @@ class ResponseTimeQuestion(Question):
     def validate(self) -> None:
         self.run_ids = _ids("run_ids", self.run_ids, 1)
         self.op = _choice("op", self.op, OPS)
-        if self.disks is not None:
-            if not isinstance(self.disks, (list, tuple)) or not self.disks:
-                raise QuestionError(f"a list of disk names expected, not {self.disks!r}", "disks")
-            self.disks = [str(_opt_text("disks", d)) for d in self.disks]
+        disks: Any = self.disks  # as the question's JSON gave it
+        if disks is not None:
+            if not isinstance(disks, (list, tuple)) or not disks:
+                raise QuestionError(f"a list of disk names expected, not {disks!r}", "disks")
+            self.disks = [str(_opt_text("disks", d)) for d in disks]
         self.threshold_ms = _num("threshold_ms", self.threshold_ms, unit="ms")
         self.goal_pct = _num("goal_pct", self.goal_pct, at_most=100, unit="%")
 
@@ -499,14 +501,14 @@ def _row(r: tuple[Any, ...]) -> StoredQuestion:
 _COLS = "question_id, position, kind, title, params, created_at"
 
 
-def list_questions(ws: Any) -> list[StoredQuestion]:
+def list_questions(ws: Workspace) -> list[StoredQuestion]:
     """The stored questions in their order (none in a workspace that predates the table)."""
     if not has_table(ws, "questions"):
         return []
     return [_row(r) for r in ws.con.execute(f"SELECT {_COLS} FROM questions ORDER BY position").fetchall()]
 
 
-def get_question(ws: Any, question_id: int) -> StoredQuestion:
+def get_question(ws: Workspace, question_id: int) -> StoredQuestion:
     rows = ws.con.execute(f"SELECT {_COLS} FROM questions WHERE question_id = ?",
                           [question_id]).fetchall() if has_table(ws, "questions") else []
     if not rows:
@@ -514,7 +516,7 @@ def get_question(ws: Any, question_id: int) -> StoredQuestion:
     return _row(rows[0])
 
 
-def _count(ws: Any) -> int:
+def _count(ws: Workspace) -> int:
     return int(ws.con.execute("SELECT count(*) FROM questions").fetchall()[0][0])
 
 
@@ -526,14 +528,15 @@ def _title(title: str | None) -> str | None:
     return title.strip() or None
 
 
-def _check_runs(ws: Any, q: Question) -> None:
+def _check_runs(ws: Workspace, q: Question) -> None:
     key = "run_ids" if hasattr(q, "run_ids") else "measured_run" if isinstance(q, SizingQuestion) else "run_id"
     for rid in q.run_ids_used():
         if ws.run(rid) is None:
             raise QuestionError(f"there is no run {rid} in this workspace", key, missing=True)
 
 
-def add_question(ws: Any, question: Question, title: str | None = None, position: int | None = None) -> StoredQuestion:
+def add_question(ws: Workspace, question: Question, title: str | None = None,
+                 position: int | None = None) -> StoredQuestion:
     """Store a question (validated; its runs must exist) at ``position`` (1-based; default: last)."""
     question.validate()
     _check_runs(ws, question)
@@ -552,7 +555,7 @@ def add_question(ws: Any, question: Question, title: str | None = None, position
     return get_question(ws, int(qid))
 
 
-def edit_question(ws: Any, question_id: int, params: dict[str, Any] | None = None,
+def edit_question(ws: Workspace, question_id: int, params: dict[str, Any] | None = None,
                   title: str | None = None) -> StoredQuestion:
     """Change a question's parameters (merged over the stored ones; a None value drops one, back to its
     default) and/or its title ("" = back to the generated title)."""
@@ -572,7 +575,7 @@ def edit_question(ws: Any, question_id: int, params: dict[str, Any] | None = Non
     return get_question(ws, question_id)
 
 
-def move_question(ws: Any, question_id: int, to: int) -> list[StoredQuestion]:
+def move_question(ws: Workspace, question_id: int, to: int) -> list[StoredQuestion]:
     """Move a question to position ``to`` (1-based); the others shift. Returns the new order."""
     old = get_question(ws, question_id)
     with ws.transaction():
@@ -590,7 +593,7 @@ def move_question(ws: Any, question_id: int, to: int) -> list[StoredQuestion]:
     return list_questions(ws)
 
 
-def delete_question(ws: Any, question_id: int) -> None:
+def delete_question(ws: Workspace, question_id: int) -> None:
     old = get_question(ws, question_id)
     with ws.transaction():
         ws.con.execute("DELETE FROM questions WHERE question_id = ?", [question_id])
@@ -654,11 +657,11 @@ class Answer:
                 "evidence": self.evidence.as_dict(), "notes": self.notes, "error": self.error}
 
 
-def run_names(ws: Any) -> dict[int, str]:
+def run_names(ws: Workspace) -> dict[int, str]:
     return {int(r["run_id"]): r["name"] for r in ws.runs()}
 
 
-def answer(ws: Any, question: Question | StoredQuestion, names: dict[int, str] | None = None) -> Answer:
+def answer(ws: Workspace, question: Question | StoredQuestion, names: dict[int, str] | None = None) -> Answer:
     """Answer a question from the workspace's data (see the module doc). Raises AnalysisError when the data
     cannot answer (no such run, no histogram, ...)."""
     stored = question if isinstance(question, StoredQuestion) else None
@@ -669,8 +672,10 @@ def answer(ws: Any, question: Question | StoredQuestion, names: dict[int, str] |
     for rid in q.run_ids_used():
         if ws.run(rid) is None:
             raise AnalysisError(f"there is no run {rid} in this workspace (was it deleted?)")
-    fn = {CompareQuestion: _answer_compare, CapQuestion: _answer_cap, ResponseTimeQuestion: _answer_response,
-          SizingQuestion: _answer_sizing, StormQuestion: _answer_storm}[type(q)]
+    answerers: dict[type[Question], Callable[..., Answer]] = {
+        CompareQuestion: _answer_compare, CapQuestion: _answer_cap, ResponseTimeQuestion: _answer_response,
+        SizingQuestion: _answer_sizing, StormQuestion: _answer_storm}
+    fn = answerers[type(q)]
     a: Answer = fn(ws, q, names)
     a.question_id = stored.question_id if stored else None
     a.title = stored.heading(names) if stored else describe(q, names)
@@ -678,7 +683,7 @@ def answer(ws: Any, question: Question | StoredQuestion, names: dict[int, str] |
     return a
 
 
-def evidence_series(ws: Any, a: Answer) -> list[Any]:
+def evidence_series(ws: Workspace, a: Answer) -> list[Any]:
     """The series a chart of ``a`` draws: each iostat run of its evidence on the question's devices, aligned
     (``chart["align"]``) and resampled (``chart["every_s"]``) as the question says (app.analysis.series.run_series:
     t = 0 at the reference, so compared runs share one axis)."""
@@ -695,7 +700,7 @@ def evidence_series(ws: Any, a: Answer) -> list[Any]:
     return out
 
 
-def answer_stored(ws: Any, sq: StoredQuestion, names: dict[int, str] | None = None) -> Answer:
+def answer_stored(ws: Workspace, sq: StoredQuestion, names: dict[int, str] | None = None) -> Answer:
     """``answer`` of a stored question; when the data cannot answer it, an ``information`` answer that says
     why (``Answer.error``: the window's words; ``Answer.reason`` a Note that the command line renders its way)."""
     try:
@@ -712,13 +717,13 @@ def answer_stored(ws: Any, sq: StoredQuestion, names: dict[int, str] | None = No
 RUN_NUMBER = re.compile(r"\brun (\d+)\b")
 
 
-def answer_all(ws: Any, names: dict[int, str] | None = None) -> list[tuple[StoredQuestion, Answer]]:
+def answer_all(ws: Workspace, names: dict[int, str] | None = None) -> list[tuple[StoredQuestion, Answer]]:
     """Every stored question with its answer (``answer_stored``), in order."""
     return [(sq, answer_stored(ws, sq, names)) for sq in list_questions(ws)]
 
 
 # ---- one answer per kind ---------------------------------------------------------------------------------
-def _answer_cap(ws: Any, q: CapQuestion, names: dict[int, str]) -> Answer:
+def _answer_cap(ws: Workspace, q: CapQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.cap import cap_report
 
     res = cap_report(ws, q.run_id, q.device, iops_cap=q.iops_cap, bw_cap_kbs=q.bw_cap_kbs, op=q.op,
@@ -779,7 +784,7 @@ def _answer_cap(ws: Any, q: CapQuestion, names: dict[int, str]) -> Answer:
     return Answer(None, q.KIND, "", verdict, figures, reason, ev, list(res.notes))
 
 
-def _answer_storm(ws: Any, q: StormQuestion, names: dict[int, str]) -> Answer:
+def _answer_storm(ws: Workspace, q: StormQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.storm import storm_report
 
     rep = storm_report(ws, q.run_id, q.device, phases=q.phases, every_s=q.every_s)
@@ -810,7 +815,7 @@ def _answer_storm(ws: Any, q: StormQuestion, names: dict[int, str]) -> Answer:
     return Answer(None, q.KIND, "", "information", figures, reason, ev, list(rep.notes))
 
 
-def _answer_compare(ws: Any, q: CompareQuestion, names: dict[int, str]) -> Answer:
+def _answer_compare(ws: Workspace, q: CompareQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.compare import compare_runs
 
     cmp = compare_runs(ws, q.run_ids, q.device, every_s=q.every_s, phases=q.phases)
@@ -845,18 +850,26 @@ def _answer_compare(ws: Any, q: CompareQuestion, names: dict[int, str]) -> Answe
     return Answer(None, q.KIND, "", "information", figures, reason, ev, list(cmp.notes))
 
 
-def _disks(ws: Any, run_id: int) -> list[str]:
+def _run(ws: Workspace, run_id: int) -> dict[str, Any]:
+    run = ws.run(run_id)
+    if run is None:
+        raise AnalysisError(f"there is no run {run_id} in this workspace (was it deleted?)")
+    return run
+
+
+def _disks(ws: Workspace, run_id: int) -> list[str]:
     return [r[0] for r in ws.con.execute("SELECT DISTINCT device FROM histograms WHERE run_id = ? AND metric = "
                                          "'latency_us' ORDER BY device", [run_id]).fetchall()]
 
 
-def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) -> Answer:
+def _response_rows(ws: Workspace, q: ResponseTimeQuestion,
+                   names: dict[int, str]) -> list[tuple[int, str | None, dict[str, Any]]]:
+    """(run, disk or None for the whole run, response_time_check) for every run and disk the question names."""
     from app.analysis.sizing import response_time_check
-    from app.analysis.vm_timeline import vm_disk_words
 
     rows: list[tuple[int, str | None, dict[str, Any]]] = []
     for rid in q.run_ids:
-        kind = ws.run(rid)["kind"]
+        kind = _run(ws, rid)["kind"]
         found = _disks(ws, rid) if has(kind, LATENCY_HISTOGRAMS) else []
         disks: list[str | None]
         if q.disks is not None and not has(kind, DEVICE_RATES):
@@ -874,6 +887,13 @@ def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) ->
                                     "the two cannot be told apart")
             rows.append((rid, d, response_time_check(ws, rid, threshold_ms=q.threshold_ms, goal_pct=q.goal_pct,
                                                      device=d, op=q.op)))
+    return rows
+
+
+def _answer_response(ws: Workspace, q: ResponseTimeQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.vm_timeline import vm_disk_words
+
+    rows = _response_rows(ws, q, names)
 
     def low(r: dict[str, Any]) -> float:
         s = r["share"] if r["share"] is not None else r["bounds"][0]
@@ -882,14 +902,15 @@ def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) ->
     def share_text(r: dict[str, Any]) -> str:
         if r["share"] is not None:
             return fmt_pct(r["share"]) + (" (exact)" if r.get("exact") else "")
-        lo, hi, est_t = pct_bounds(*r["bounds"], r.get("estimate"))
+        lo_b, hi_b = r["bounds"]
+        lo, hi, est_t = pct_bounds(lo_b, hi_b, r.get("estimate"))
         est = f", estimate {est_t}" if r.get("estimate") is not None else ""
         return f"between {lo} and {hi}{est}"
 
     def where(rid: int, d: str | None) -> str:
         if d is None:
             return names[rid]
-        if has(ws.run(rid)["kind"], JOB_SUMMARY):
+        if has(_run(ws, rid)["kind"], JOB_SUMMARY):
             return f"{names[rid]}, job {d}"
         words = vm_disk_words(d)  # a vscsiStats VM disk in words: "VM 2099979, disk scsi0:0"
         return f"{names[rid]}, {words}" if words != d else f"{names[rid]}, disk {d}"
@@ -936,11 +957,12 @@ def _answer_response(ws: Any, q: ResponseTimeQuestion, names: dict[int, str]) ->
     return Answer(None, q.KIND, "", verdict, figures, reason, ev, notes)
 
 
-def _answer_sizing(ws: Any, q: SizingQuestion, names: dict[int, str]) -> Answer:
+def _answer_sizing(ws: Workspace, q: SizingQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.sizing import measured_inputs, size_vdi
 
-    common = {"read_pct": q.read_pct, "raid": q.raid, "disk_type": q.disk_type, "disk_iops": q.disk_iops,
-              "gb_per_user": q.gb_per_user, "disk_gb": q.disk_gb, "profile": q.profile}
+    common: dict[str, Any] = {"read_pct": q.read_pct, "raid": q.raid, "disk_type": q.disk_type,
+                              "disk_iops": q.disk_iops, "gb_per_user": q.gb_per_user, "disk_gb": q.disk_gb,
+                              "profile": q.profile}
     ends: list[tuple[str, Any]] = []
     measured = None
     if q.iops_per_user_storm is not None:
@@ -980,7 +1002,7 @@ def _answer_sizing(ws: Any, q: SizingQuestion, names: dict[int, str]) -> Answer:
                   else f"disks of {fmt_value(disk['iops'], 'IOPS')}")
     reads = first.inputs["read_pct"]["value"]
     src = ""
-    if measured is not None:
+    if measured is not None and q.measured_run is not None:
         src = (f" The IOPS per user were measured on {names[q.measured_run]} ({q.vms} VMs): steady "
                f"{fmt_value(measured['steady_iops'], 'IOPS')}, peak {fmt_value(measured['peak_iops'], 'IOPS')}.")
     reason = (f"{q.users:,} users need " + " and ".join(parts) + f", on {first.raid['label']} with {disk_words} and "

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -45,6 +45,9 @@ from app.analysis.series import SERIES_COLUMNS, DeviceChoice, Series, load_serie
 from app.analysis.storm import METRIC_TEXT, StormMetrics, StormParams, range_text, storm_metrics, window_range
 from app.analysis.text import pct_pair
 from parsers.kinds import DEVICE_RATES, IOSTAT, LATENCY_HISTOGRAMS, has
+
+if TYPE_CHECKING:
+    from app.workspace import Workspace
 
 DASH = "–"
 DEFAULT_THRESHOLD_MS = 50.0
@@ -93,7 +96,7 @@ class RangeRow:
 
 
 # ---- computing the rows --------------------------------------------------------------------------
-def vscsi_series(ws: Any, run_id: int, device: str) -> Series:
+def vscsi_series(ws: Workspace, run_id: int, device: str) -> Series:
     """The series of one VM disk of a vscsiStats run: one row per collection (see the module doc)."""
     summary = histo_summary(ws, run_id)
     interval = summary.get("interval_s")
@@ -144,7 +147,7 @@ def _cached(cache: dict[Any, Any] | None, key: tuple[Any, ...], make: Any) -> An
     return cache[key]
 
 
-def _share(ws: Any, run_id: int, device: str, samples: list[int], threshold_ms: float,
+def _share(ws: Workspace, run_id: int, device: str, samples: list[int], threshold_ms: float,
            cache: dict[Any, Any] | None = None) -> tuple[Share | None, list[Share | None]]:
     """Share within the threshold over the given collections, and per collection (same order)."""
     lat = _cached(cache, ("latency", run_id, device), lambda: load_buckets(
@@ -164,7 +167,7 @@ def _share(ws: Any, run_id: int, device: str, samples: list[int], threshold_ms: 
     return (one(samples) if samples else None), [one([i]) for i in samples]
 
 
-def compute_row(ws: Any, spec: CurveSpec, cap: float | None = None,
+def compute_row(ws: Workspace, spec: CurveSpec, cap: float | None = None,
                 threshold_ms: float = DEFAULT_THRESHOLD_MS, cache: dict[Any, Any] | None = None) -> RangeRow:
     """The figures of one curve over its range (errors become the row's ``error``, never a crash).
 
@@ -200,7 +203,7 @@ def compute_row(ws: Any, spec: CurveSpec, cap: float | None = None,
     return row
 
 
-def compute_rows(ws: Any, specs: list[CurveSpec], cap: float | None = None,
+def compute_rows(ws: Workspace, specs: list[CurveSpec], cap: float | None = None,
                  threshold_ms: float = DEFAULT_THRESHOLD_MS, cache: dict[Any, Any] | None = None) -> list[RangeRow]:
     return [compute_row(ws, sp, cap, threshold_ms, cache) for sp in specs]
 
@@ -315,7 +318,7 @@ def share_header(threshold_ms: float) -> str:
 
 # ---- one formatter ---------------------------------------------------------------------------------
 def _num(v: float | None, decimals: int = 1) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if v is None or math.isnan(v):
         return DASH
     return f"{v:,.{decimals}f}"
 
@@ -411,7 +414,8 @@ def numeric(row: RangeRow, col: Column) -> float | None:
 
 def delta_cells(a: RangeRow, b: RangeRow, cols: list[Column]) -> tuple[list[float | None], list[float | None]]:
     """``B − A`` and ``B / A`` per column (None where a side is missing, or A is 0 for the ratio)."""
-    d, r = [], []
+    d: list[float | None] = []
+    r: list[float | None] = []
     basis = [None if x.storm is None else x.storm.read_share_basis for x in (a, b)]
     for c in cols:
         va, vb = numeric(a, c), numeric(b, c)
@@ -452,7 +456,7 @@ def _share_cells(s: Any) -> list[str]:
 
 def _raw(v: float | None) -> str:
     """Unformatted numbers for a spreadsheet: no thousands separator, up to 10 significant digits."""
-    if v is None or (isinstance(v, float) and (math.isnan(v) or math.isinf(v))):
+    if v is None or math.isnan(v) or math.isinf(v):
         return ""
     return f"{v:.10g}"
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -32,6 +32,9 @@ import polars as pl
 from app.analysis.histograms import AnalysisError
 from app.analysis.text import Note
 from parsers.kinds import DEVICE_RATES, has
+
+if TYPE_CHECKING:
+    from app.workspace import Workspace
 
 __all__ = ["AnalysisError", "DeviceChoice", "Series", "activity_start", "align", "classify_devices", "list_devices",
            "load_series", "make_series", "normalise_time", "resample", "run_series", "weighted_percentile"]
@@ -85,13 +88,13 @@ def classify_devices(devices: list[tuple[str, bool]], requested: str | None = No
         if missing:
             raise AnalysisError(f"no device {', '.join(repr(m) for m in missing)} in this run; "
                                 f"devices: {', '.join(names) or 'none'}")
-        excluded = {n: "not requested" for n in names if n not in want}
+        excluded: dict[str, str] = {n: "not requested" for n in names if n not in want}
         return DeviceChoice(requested, want, excluded, Note("the devices asked for ({fix})", "device_choice"))
     plain = [n for n in names if n not in groups]
     parts = {n: p for n in plain if (p := partition_parent(n, plain)) is not None}
     stacked = [n for n in plain if n not in parts and STACKED.match(n)]
     disks = [n for n in plain if n not in parts and n not in stacked]
-    excluded: dict[str, str] = {n: f"partition of {p} (counted in {p})" for n, p in parts.items()}
+    excluded = {n: f"partition of {p} (counted in {p})" for n, p in parts.items()}
     excluded.update({g: "-g group summary row (the sum of its members)" for g in groups})
     if disks:
         excluded.update({s: "device-mapper/md/loop device stacked on the disks (its I/O reaches them too)"
@@ -107,7 +110,7 @@ def classify_devices(devices: list[tuple[str, bool]], requested: str | None = No
     return DeviceChoice(requested, [], excluded, "no device")
 
 
-def list_devices(ws: Any, run_id: int) -> DeviceChoice:
+def list_devices(ws: Workspace, run_id: int) -> DeviceChoice:
     """The default device choice for a run (what is used, what is left out and why)."""
     _iostat_run(ws, run_id)
     rows = ws.con.execute("SELECT DISTINCT device, is_group FROM iostat_samples WHERE run_id = ?",
@@ -115,7 +118,7 @@ def list_devices(ws: Any, run_id: int) -> DeviceChoice:
     return classify_devices([(d, bool(g)) for d, g in rows])
 
 
-def _iostat_run(ws: Any, run_id: int) -> dict[str, Any]:
+def _iostat_run(ws: Workspace, run_id: int) -> dict[str, Any]:
     run = ws.run(run_id)
     if run is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
@@ -246,7 +249,7 @@ def _sum_devices(df: pl.DataFrame, ops: tuple[str, ...], interval: float) -> tup
     return frame, bool(per_row.get_column("x").any()), bool(per_row.get_column("p").any())
 
 
-def load_series(ws: Any, run_id: int, device: str | None = None, ops: tuple[str, ...] = ("r", "w", "d", "f")
+def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tuple[str, ...] = ("r", "w", "d", "f")
                 ) -> Series:
     """The run's series over the chosen devices (default: whole disks), since-boot reports excluded.
 
@@ -280,7 +283,7 @@ def load_series(ws: Any, run_id: int, device: str | None = None, ops: tuple[str,
     interval = float(interval)
 
     frame, used_x, used_tps = _sum_devices(df, ops, interval)
-    t0 = float(frame.get_column("t_start_s").min())  # type: ignore[arg-type]
+    t0 = float(frame.get_column("t_start_s").min())  # type: ignore[arg-type]  # a number: the frame has reports
     frame = frame.with_columns(pl.col("t_start_s") - t0, pl.col("t_end_s") - t0)
     formula = []
     if used_x:
@@ -446,13 +449,13 @@ def align(s: Series, mode: str = "start", *, activity_iops: float = DEFAULT_ACTI
 def normalise_time(s: Series) -> Series:
     """Add ``t_norm`` = end time / end of the last report: 0-1 of the run's length from t = 0 to its end."""
     f = s.frame
-    end = float(f.get_column("t_end_s").max()) if f.height else 0.0  # type: ignore[arg-type]
+    end = float(f.get_column("t_end_s").max()) if f.height else 0.0  # type: ignore[arg-type]  # a number: rows
     f = f.with_columns((pl.col("t_end_s") / end if end > 0 else pl.lit(None, pl.Float64)).alias("t_norm"))
     info = {**s.align, "normalised": "t_norm = end time / end of the last report (0-1 from t = 0 to the end)"}
     return replace(s, frame=f, align=info)
 
 
-def run_series(ws: Any, run_id: int, device: str | None = None, *, align_mode: str = "start",
+def run_series(ws: Workspace, run_id: int, device: str | None = None, *, align_mode: str = "start",
                every_s: float | None = None, normalise: bool = False, activity_iops: float = DEFAULT_ACTIVITY_IOPS,
                activity_intervals: int = DEFAULT_ACTIVITY_INTERVALS) -> Series:
     """Load, align, resample (on the aligned axis, so that bins of overlaid runs line up) and normalise."""

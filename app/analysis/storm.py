@@ -26,7 +26,7 @@ midpoint lies in ``[from, to)``: the statistics of a zoomed chart (``analyze sto
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from app.analysis.series import (
 )
 from app.analysis.text import Note
 from app.store.phases import Phase, list_phases
+
+if TYPE_CHECKING:
+    from app.workspace import Workspace
 
 PERCENTILES = (50, 95, 99)
 DEFAULT_SETTLE_PCT = 10.0
@@ -203,7 +206,7 @@ METRIC_TEXT = {
 }
 
 
-def storm_report(ws: Any, run_id: int, device: str | None = None, params: StormParams | None = None, *,
+def storm_report(ws: Workspace, run_id: int, device: str | None = None, params: StormParams | None = None, *,
                  phases: str = "auto", every_s: float | None = None,
                  t_range: tuple[float, float] | None = None) -> StormReport:
     """Storm metrics of a run and per phase.

@@ -438,12 +438,13 @@ def pct_pair(lo: float | None, hi: float | None, digits: int = 2, missing: str =
     def one(v: float | None, d: int) -> str:
         return missing if v is None else f"{v * 100:.{d}f} %"
 
+    a, b = one(lo, digits), one(hi, digits)
     if lo is None or hi is None or lo == hi:
-        return one(lo, digits), one(hi, digits)
-    for d in range(digits, 7):
-        a, b = one(lo, d), one(hi, d)
+        return a, b
+    for d in range(digits + 1, 7):
         if a != b:
             break
+        a, b = one(lo, d), one(hi, d)
     return a, b
 
 
@@ -465,9 +466,10 @@ def format_response_time(rt: dict[str, Any]) -> str:
     elif rt["share"] is not None:
         share = f"{rt['share']:.2%}"
     else:
-        lo, hi, est = pct_bounds(*rt["bounds"], rt["estimate"])
-        share = f"between {lo} and {hi} (bounds; ESTIMATE {est} by interpolation)" \
-            if rt.get("estimate") is not None else f"between {lo:.2%} and {hi:.2%} (bounds)"
+        lo, hi = rt["bounds"]
+        lo_t, hi_t, est = pct_bounds(lo, hi, rt["estimate"])
+        share = f"between {lo_t} and {hi_t} (bounds; ESTIMATE {est} by interpolation)" \
+            if rt.get("estimate") is not None else f"between {lo_t} and {hi_t} (bounds)"
     return (f"response time, run {rt['run_id']}: {share} of I/O within {rt['threshold_ms']:g} ms -> {verdict} "
             f"the goal of {rt['goal_pct']:g} %\n  {for_cli(rt['label'])}")
 

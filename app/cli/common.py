@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from app.analysis.text import for_cli_json
 from app.workspace import Workspace, default_workspace_path
@@ -27,7 +27,7 @@ class CommandFailed(Exception):
 
 
 class CliParser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 on usage errors, as we want
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 on usage errors, as we want
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 

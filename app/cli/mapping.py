@@ -54,12 +54,12 @@ def run(args: argparse.Namespace) -> int:
     path = workspace_path(args)
     if args.action == "save":
         try:
-            spec = {"kind": args.kind, "columns": parse_pairs(args.column, "--column"),
-                    "scale": parse_pairs(args.scale, "--scale"), "constants": parse_pairs(args.set, "--set"),
-                    "delimiter": args.delimiter, "decimal": args.decimal, "skip_rows": args.skip_rows,
-                    "description": args.description}
+            given = {"kind": args.kind, "columns": parse_pairs(args.column, "--column"),
+                     "scale": parse_pairs(args.scale, "--scale"), "constants": parse_pairs(args.set, "--set"),
+                     "delimiter": args.delimiter, "decimal": args.decimal, "skip_rows": args.skip_rows,
+                     "description": args.description}
             with open_workspace(args, create=True) as ws:
-                clean = save_mapping(ws, args.name, spec, replace=args.replace)
+                clean = save_mapping(ws, args.name, given, replace=args.replace)
         except MappingError as e:
             raise UsageError(str(e)) from None
         cols = ", ".join(f"{k}={v!r}" for k, v in clean["columns"].items())

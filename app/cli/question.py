@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.analysis.questions import COMPARE_METRICS
 from app.cli.common import (
@@ -33,6 +33,9 @@ from app.cli.common import (
     open_workspace,
     workspace_path,
 )
+
+if TYPE_CHECKING:
+    from app.workspace import Workspace
 
 # command-line kind -> the stored kind
 KIND_NAMES = {"compare": "compare", "cap": "cap", "response-time": "response_time", "sizing": "sizing",
@@ -187,52 +190,66 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(_flagged(e)) from None
 
 
-def _run(args: argparse.Namespace, ws: Any, Q: Any) -> int:
+def _run(args: argparse.Namespace, ws: Workspace, Q: Any) -> int:
+    action = {"add": _add, "edit": _edit, "move": _move, "delete": _delete, "list": _list}.get(args.action, _answer)
+    return action(args, ws, Q, Q.run_names(ws))
+
+
+def _add(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, str]) -> int:
+    kind = KIND_NAMES[args.kind]
+    q = Q.question_from_params(kind, _params(args, kind))
+    sq = Q.add_question(ws, q, title=args.title, position=args.position)
+    if args.json:
+        print(json.dumps(jsonable(sq), indent=2))
+    else:
+        print(f"added question {sq.question_id} at position {sq.position}: {sq.heading(names)}")
+    return 0
+
+
+def _edit(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, str]) -> int:
+    old = Q.get_question(ws, args.question_id)
+    params = _params(args, None)
+    wrong = [k for k in params if k not in {f for f in Q.KINDS[old.kind].__dataclass_fields__}]
+    if wrong:
+        raise Q.QuestionError(f"a {CLI_KIND[old.kind]} question does not take it", wrong[0])
+    sq = Q.edit_question(ws, args.question_id, params, title=getattr(args, "title", None))
+    if args.json:
+        print(json.dumps(jsonable(sq), indent=2))
+    else:
+        print(f"question {sq.question_id}: {sq.heading(names)}  {json.dumps(sq.question.to_params())}")
+    return 0
+
+
+def _move(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, str]) -> int:
+    for sq in Q.move_question(ws, args.question_id, args.to):
+        print(f"{sq.position:>3}. [{sq.question_id}] {sq.heading(names)}")
+    return 0
+
+
+def _delete(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, str]) -> int:
+    sq = Q.get_question(ws, args.question_id)
+    Q.delete_question(ws, args.question_id)
+    print(f"deleted question {sq.question_id}: {sq.heading(names)}")
+    return 0
+
+
+def _list(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, str]) -> int:
+    qs = Q.list_questions(ws)
+    if args.json:
+        print(json.dumps(jsonable(qs), indent=2))
+        return 0
+    if not qs:
+        print("no questions (add one with 'question add KIND ...')")
+    for sq in qs:
+        print(f"{sq.position:>3}. [{sq.question_id}] {CLI_KIND[sq.kind]:<13} {sq.heading(names)}  "
+              f"{json.dumps(sq.question.to_params())}")
+    return 0
+
+
+def _answer(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, str]) -> int:
+    """``question answer [ID ...]``: exit 1 when a question is missing or could not be answered."""
     from app.analysis.text import for_cli
 
-    names = Q.run_names(ws)
-    if args.action == "add":
-        kind = KIND_NAMES[args.kind]
-        q = Q.question_from_params(kind, _params(args, kind))
-        sq = Q.add_question(ws, q, title=args.title, position=args.position)
-        if args.json:
-            print(json.dumps(jsonable(sq), indent=2))
-        else:
-            print(f"added question {sq.question_id} at position {sq.position}: {sq.heading(names)}")
-        return 0
-    if args.action == "edit":
-        old = Q.get_question(ws, args.question_id)
-        params = _params(args, None)
-        wrong = [k for k in params if k not in {f for f in Q.KINDS[old.kind].__dataclass_fields__}]
-        if wrong:
-            raise Q.QuestionError(f"a {CLI_KIND[old.kind]} question does not take it", wrong[0])
-        sq = Q.edit_question(ws, args.question_id, params, title=getattr(args, "title", None))
-        if args.json:
-            print(json.dumps(jsonable(sq), indent=2))
-        else:
-            print(f"question {sq.question_id}: {sq.heading(names)}  {json.dumps(sq.question.to_params())}")
-        return 0
-    if args.action == "move":
-        order = Q.move_question(ws, args.question_id, args.to)
-        for sq in order:
-            print(f"{sq.position:>3}. [{sq.question_id}] {sq.heading(names)}")
-        return 0
-    if args.action == "delete":
-        sq = Q.get_question(ws, args.question_id)
-        Q.delete_question(ws, args.question_id)
-        print(f"deleted question {sq.question_id}: {sq.heading(names)}")
-        return 0
-    if args.action == "list":
-        qs = Q.list_questions(ws)
-        if args.json:
-            print(json.dumps(jsonable(qs), indent=2))
-        elif not qs:
-            print("no questions (add one with 'question add KIND ...')")
-        for sq in qs if not args.json else []:
-            print(f"{sq.position:>3}. [{sq.question_id}] {CLI_KIND[sq.kind]:<13} {sq.heading(names)}  "
-                  f"{json.dumps(sq.question.to_params())}")
-        return 0
-    # answer
     rc = 0
     answers = []
     if args.ids:
@@ -262,6 +279,5 @@ def _run(args: argparse.Namespace, ws: Any, Q: Any) -> int:
     elif not pairs and rc == 0:
         print("no questions (add one with 'question add KIND ...')")
     return rc
-
 
 QUESTION = Command("question", "the consultant's questions: add, list, answer, edit, move, delete", arguments, run)

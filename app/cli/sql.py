@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"SQL error: {e}", file=sys.stderr)
             return 1
         if cur.description is None:
-            return 0
+            return 0  # type: ignore[unreachable]  # DuckDB's stubs say never None; the DB-API allows it
         cols = [d[0] for d in cur.description]
         rows = cur.fetchall()
     if args.format == "json":

@@ -38,7 +38,7 @@ def build(ctx: ReportContext) -> Section | None:
     # a ratio compares like with like: only when the report holds exactly the runs being compared (two, or the
     # runs the report was made for), each run against the first
     with_ratio = len(ids) == 2 or (bool(ctx.opt.runs) and sorted(ctx.opt.runs) == sorted(ids))
-    above = cmp.method.get("time_above_threshold_iops") if isinstance(cmp.method, dict) else None
+    above = cmp.method.get("time_above_threshold_iops")
     sec.para(f"Baseline: {names[0]}. "
              + ("In brackets: each run's figure divided by the baseline's." if with_ratio else
                 "No ratios: the runs below were not chosen as one comparison; make a report of just the runs "

@@ -54,7 +54,7 @@ def build(ctx: ReportContext) -> Section | None:
             rows.append([what, unit, _v(m.fio), _v(m.iostat),
                          "–" if m.ratio is None else f"{m.ratio:.2f}×",
                          {True: "agree", False: "disagree", None: "–"}[m.agree] if m.judged else "not judged"])
-        fk, ik = (kind_label(ctx.ws.run(rid)["kind"]) for rid in (cc.fio_run_id, cc.iostat_run_id))
+        fk, ik = (kind_label(ctx.run(rid)["kind"]) for rid in (cc.fio_run_id, cc.iostat_run_id))
         sec.table(Table(f"{fio} against {io}", ["Figure", "Unit", fk, ik, f"{ik} ÷ {fk}", "Within 10 %"],
                         rows, note="Total: reads and writes together, shown for information; the verdict judges each "
                                    "direction fio did I/O in. Not judged: a direction fio did no I/O in, where iostat "

@@ -23,7 +23,8 @@ def build(ctx: ReportContext) -> Section | None:
     sec = Section("overlay", "I/O over time")
     lines = []
     caps: list[float] = []
-    boot_left_out, boot_kept = [], []
+    boot_left_out: list[str] = []
+    boot_kept: list[str] = []
     for r in ctx.iostat:
         s = series.get(r["run_id"])
         if s is None or s.frame.height == 0:

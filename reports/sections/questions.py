@@ -132,7 +132,7 @@ def cap(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                          "at a time; the verdict judges their averages against the limit. Time above the limit: the "
                          "share of the judged time spent in single intervals above it. Median interval: the median "
                          "rate of all judged intervals, idle ones included."))
-    rep = ctx.storm(sq.question.run_id) if has(ctx.ws.run(sq.question.run_id)["kind"], DEVICE_RATES) else None
+    rep = ctx.storm(sq.question.run_id) if has(ctx.run(sq.question.run_id)["kind"], DEVICE_RATES) else None
     if rep is not None and (t := _phase_rows(ctx, rep)) is not None:
         sec.table(t)
     _notes(sec, a, ctx)
@@ -254,7 +254,8 @@ def response(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
         if r["share"] is not None:
             share = fmt_pct(r["share"]) + (" (exact)" if r.get("exact") else "")
         else:
-            lo, hi, est = pct_bounds(*r["bounds"], r.get("estimate"))
+            lo_b, hi_b = r["bounds"]
+            lo, hi, est = pct_bounds(lo_b, hi_b, r.get("estimate"))
             share = f"{lo} to {hi}" + (f", estimate {est}" if r.get("estimate") is not None else "")
         verdict = {True: "met", False: "not met", None: "cannot tell"}[r["passed"]]
         ios = r.get("ios")
@@ -298,9 +299,9 @@ def _per_vm(ctx: ReportContext, sec: Section, run_id: int, threshold_ms: float, 
             label = vm_disk(d.device, ctx)
             iops_lines.append({"label": label, "t0": [c.t_start_min for c in cols], "t": [c.t_end_min for c in cols],
                                "y": [c.iops or 0.0 for c in cols]})
-            sh = [c for c in cols if c.share is not None and c.share.best is not None]
-            share_lines.append({"label": label, "t0": [c.t_start_min for c in sh], "t": [c.t_end_min for c in sh],
-                                "y": [c.share.best * 100 for c in sh]})
+            sh = [(c, best) for c in cols if c.share is not None and (best := c.share.best) is not None]
+            share_lines.append({"label": label, "t0": [c.t_start_min for c, _ in sh],
+                                "t": [c.t_end_min for c, _ in sh], "y": [best * 100 for _, best in sh]})
         sec.chart(Chart("lines", f"IOPS of each VM disk of {name}, per collection",
                         {"lines": iops_lines, "x": "minutes from the start of the first collection", "y": "IOPS",
                          "log": False, "refs": [], "bands": []}))

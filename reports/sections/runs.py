@@ -12,7 +12,7 @@ def _reports(ctx: ReportContext, r: dict) -> str:
     n = int(r["n_samples"])
     if has(r["kind"], DEVICE_RATES):  # iostat's since-boot report is not counted
         boot = ctx.ws.con.execute("SELECT count(DISTINCT sample_idx) FROM iostat_samples WHERE run_id = ? AND "
-                                  "since_boot", [r["run_id"]]).fetchone()[0]
+                                  "since_boot", [r["run_id"]]).fetchall()[0][0]
         n -= int(boot or 0)
     return f"{n:,}"
 

@@ -73,11 +73,11 @@ def sizing_section(opt: ReportOptions, verdicts: list[str], values: dict[str, An
         rows.append([label, SIZING_HOW[k], *cells])
     sec.table(Table("Steady and storm", header, rows))
     inputs = []
-    for k, v in first.inputs.items():
+    for k, given_input in first.inputs.items():
         if k in ("iops_per_user", "storm_multiplier"):
             continue
-        inputs.append([SIZING_INPUT_NAMES.get(k, k.replace("_", " ")), _sizing_value(k, v.get("value"), first),
-                       str(v.get("source", ""))])
+        inputs.append([SIZING_INPUT_NAMES.get(k, k.replace("_", " ")),
+                       _sizing_value(k, given_input.get("value"), first), str(given_input.get("source", ""))])
     rng, top = parse_iops_range(ipu)
     given = f"{num(rng)} steady to {num(top)} in the storm" if top is not None else num(rng)
     inputs.insert(1, ["IOPS per user", given + (f", storm × {num(mult)}" if mult not in (None, 1, 1.0) else ""),
@@ -95,9 +95,9 @@ def sizing_section(opt: ReportOptions, verdicts: list[str], values: dict[str, An
     labels = {r["disk_type"]: f"{r['disk_label']} ({num(r['disk_iops'])} IOPS)" for r in wi}
     wrows = []
     for raid in dict.fromkeys(r["raid"] for r in wi):
-        cells = {r["disk_type"]: " / ".join(str(n) for n in r["disks"]) for r in wi if r["raid"] == raid}
+        by_disk = {r["disk_type"]: " / ".join(str(n) for n in r["disks"]) for r in wi if r["raid"] == raid}
         lab = next(r for r in wi if r["raid"] == raid)
-        wrows.append([lab["raid_label"], str(lab["write_penalty"]), *[cells[d] for d in disks]])
+        wrows.append([lab["raid_label"], str(lab["write_penalty"]), *[by_disk[d] for d in disks]])
     what = " / ".join(f"{c.label} {num(c.iops_per_user)}" for c in cases)
     sec.table(Table("What if: other RAID levels and disk types",
                     ["RAID level", "Write penalty", *[labels[d] for d in disks]], wrows,
