@@ -1,4 +1,5 @@
-"""Storm metrics, change points (a second VM starting on the same RAID set) and stored phases/markers, against hand calculations."""
+"""Storm metrics, change points (a second VM starting on the same RAID set) and stored phases/markers, against hand
+calculations."""
 
 import numpy as np
 import pytest
