@@ -587,3 +587,15 @@ def test_renaming_a_marker_to_a_taken_name_keeps_both(qtbot, window, monkeypatch
     settle(qtbot, plot, 1)
     assert told == [f"{FAST} already has a marker named 'peak'; rename or delete that one first."]
     assert list_markers(window.ws, rid) == {"first job": 6.0, "peak": 21.0}
+
+
+def test_a_run_without_time_stamps_is_named_not_numbered_under_the_chart(qtbot, window):
+    from app.importer import import_file
+
+    rid = import_file(window.ws, str(SAMPLES / f"{CAPPED}.txt"), ImportOptions()).run_ids[0]  # no interval given
+    window.browser.reload()
+    window.browser.select_runs([rid])
+    plot = window.plot
+    qtbot.waitUntil(lambda: not plot.loading and "has no report times" in plot.readout.text(), timeout=30000)
+    assert plot.readout.text().startswith(f"{CAPPED}: has no report times (its log has no time stamps)")
+    assert f"run {rid}" not in plot.readout.toolTip()

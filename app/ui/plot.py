@@ -640,8 +640,9 @@ class OverlayPlot(QWidget):
                         ts, te, y, note, off = _iostat_curve(ws, rid, metric, device, mode, activity, marker)
                     except AnalysisError as e:
                         empty = np.zeros(0)
+                        why = str(e).replace(f"run {rid} ", "", 1)  # shown after the run's name, not its number
                         curves.append(_record(rid, name, name, run.get("kind", IOSTAT), device, empty, empty, empty,
-                                              str(e)))
+                                              why))
                         continue
                     curves.append(_record(rid, name, name, run.get("kind", IOSTAT), device, ts, te, y, note, off))
             return {"devices": names, "curves": curves, "marks": marks}
