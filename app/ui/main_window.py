@@ -46,6 +46,7 @@ from parsers.kinds import TIME_SERIES, has
 
 APP = "StormScope"
 QUESTIONS_HEIGHT = 190  # the Report questions panel's height when a question is added (five rows)
+WAITING_HINT = "without time stamps: set the interval below"
 RUN_LIST_WIDTH = 420  # the run list's first width (then the user's, remembered with the window's layout)
 STATUS_COLOURS = {"imported": "#1b7f3b", "duplicate": "#666666", "failed": "#b00020", "skipped": "#8a6d00"}
 STATUS_COLOURS_DARK = {"imported": "#6fcf8a", "duplicate": "#a8a8a8", "failed": "#ff8080", "skipped": "#e3c35a"}
@@ -298,6 +299,9 @@ class MainWindow(QMainWindow):
         """Runs without time stamps or interval, each with a field to set it, under the import list."""
         waiting = [r for r in self.ws.runs() if has(r["kind"], TIME_SERIES) and not r["interval_s"]]
         self.import_panel.waiting.show_runs(waiting, self._set_interval)
+        msg = self.import_panel.message
+        if not waiting and WAITING_HINT in msg.text():  # every interval is set now: the hint would point at nothing
+            msg.setText(msg.text().split(" — ")[0])
 
     def _set_interval(self, run_id: int, seconds: float) -> str | None:
         errors = self.browser.set_interval([run_id], seconds)
@@ -467,8 +471,7 @@ class MainWindow(QMainWindow):
             n = {s: sum(r.status == s for r in result) for s in STATUS_COLOURS}
             no_times = sum(1 for r in result if r.status == "imported"
                            and any("no timestamps" in w for w in r.warnings))
-            hint = (f" — {no_times} run{'s' if no_times > 1 else ''} without time stamps: set the interval "
-                    "below") if no_times else ""
+            hint = f" — {no_times} run{'s' if no_times > 1 else ''} {WAITING_HINT}" if no_times else ""
             self.import_panel.message.setText(
                 f"{n['imported']} imported, {n['duplicate']} duplicate, {n['failed']} failed, "
                 f"{n['skipped']} skipped (not traces){hint}")
