@@ -34,6 +34,7 @@ class ReportContext:
     cap_runs: set[int] = field(default_factory=set)  # runs the Cap compliance section checked
     sizing_from: tuple[Any, Any] | None = None  # the sizing question the VDI sizing section shows
     _series: dict[int, Any] | None = None
+    _names: dict[int, str] | None = None
     _storms: dict[tuple[int, str], Any] = field(default_factory=dict)
 
     @property
@@ -62,8 +63,11 @@ class ReportContext:
         return self.an.text(r["name"])
 
     def names(self) -> dict[int, str]:
-        """Run id -> printed name, for every run of the workspace (questions may name runs outside the report)."""
-        return {int(r["run_id"]): self.an.text(r["name"]) for r in self.ws.runs()}
+        """Run id -> printed name, for every run of the workspace (questions may name runs outside the report);
+        read once per report."""
+        if self._names is None:
+            self._names = {int(r["run_id"]): self.an.text(r["name"]) for r in self.ws.runs()}
+        return self._names
 
     def series(self) -> dict[int, Any]:
         """The iostat runs' series on the report's device, aligned as the options say (run id -> Series); runs the

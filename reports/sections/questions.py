@@ -14,13 +14,11 @@ from typing import Any
 from app.analysis.questions import COMPARE_METRICS, fmt_pct, fmt_pct_value, fmt_span, fmt_value
 from app.analysis.text import pct_bounds
 from parsers.kinds import DEVICE_RATES, IOMARK, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
-from reports.content import Chart, Section, Table, _device_rule, _heatmap, _ratio, ms
+from reports.content import VERDICT_WORDS, Chart, Section, Table, _device_rule, _heatmap, _ratio, _vm_disk, ms
 from reports.context import ReportContext
 from reports.sections import question_section
 from reports.sections.overlay import log_scale
 
-VERDICT_WORDS = {"met": "Met", "not met": "Not met", "held": "Held", "not held": "Not held",
-                 "information": "Information"}
 COLUMN_WORDS = {"iops": ("IOPS", "IOPS per interval"), "read_iops": ("IOPS", "read IOPS per interval"),
                 "write_iops": ("IOPS", "write IOPS per interval"), "kbs": ("kB/s", "kB/s per interval"),
                 "read_kbs": ("kB/s", "read kB/s per interval"), "write_kbs": ("kB/s", "write kB/s per interval"),
@@ -251,12 +249,7 @@ def response(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     rows = []
     for r in a.evidence.results:
         where = ctx.name(r["run_id"]) + (f", {vm_disk(r['disk'], ctx)}" if r.get("disk") else "")
-        if r["share"] is not None:
-            share = fmt_pct(r["share"]) + (" (exact)" if r.get("exact") else "")
-        else:
-            lo_b, hi_b = r["bounds"]
-            lo, hi, est = pct_bounds(lo_b, hi_b, r.get("estimate"))
-            share = f"{lo} to {hi}" + (f", estimate {est}" if r.get("estimate") is not None else "")
+        share = _share_words(r["share"], bool(r.get("exact")), r["bounds"], r.get("estimate"))
         verdict = {True: "met", False: "not met", None: "cannot tell"}[r["passed"]]
         ios = r.get("ios")
         rows.append([where, fmt_value(round(ios)) if ios is not None else "-", share, verdict,
@@ -289,7 +282,7 @@ def _per_vm(ctx: ReportContext, sec: Section, run_id: int, threshold_ms: float, 
     if not disks:
         return
     name = ctx.name(run_id)
-    sec.para(f"{name}, VM by VM: " + " ".join(ctx.an.text(_words(st, ctx)) for st in tl.story))
+    sec.para(f"{name}, VM by VM: " + " ".join(ctx.an.text(_sentence(st)) for st in tl.story))
     thr = fmt_value(threshold_ms, "ms")
     unit = "minutes" if tl.times_known else "collection"
     if tl.times_known:
@@ -356,22 +349,28 @@ def _minutes(v: float | None) -> str:
     return "-" if v is None else f"{v:,.{0 if float(v).is_integer() else 1}f}"
 
 
+def _share_words(share: float | None, exact: bool, bounds: Any, estimate: float | None) -> str:
+    """A share within the threshold: the value ('(exact)' when it is), else its bounds and the estimate, printed
+    with the same decimals."""
+    if share is not None:
+        return fmt_pct(share) + (" (exact)" if exact else "")
+    lo_b, hi_b = bounds
+    lo, hi, est = pct_bounds(lo_b, hi_b, estimate)
+    return f"{lo} to {hi}" + (f", estimate {est}" if estimate is not None else "")
+
+
 def _share_cell(f: Any) -> str:
+    """A vm_timeline Figure of a share (None: no I/O)."""
     if f is None:
         return "-"
-    if f.exact:
-        return fmt_pct(f.value) + " (exact)"
-    lo, hi, est_t = pct_bounds(f.lo, f.hi, f.estimate)
-    return f"{lo} to {hi}" + (f", estimate {est_t}" if f.estimate is not None else "")
+    return _share_words(f.value if f.exact else None, f.exact, (f.lo, f.hi), f.estimate)
 
 
-def _words(story: str, ctx: ReportContext) -> str:
+def _sentence(story: str) -> str:
     return story if story.endswith(".") else story + "."
 
 
 def vm_disk(dev: str, ctx: ReportContext) -> str:
-    from reports.content import _vm_disk
-
     return _vm_disk(dev, ctx.an)
 
 
