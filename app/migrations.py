@@ -25,6 +25,8 @@ Versions
        ``CREATE TABLE IF NOT EXISTS`` as each release added them, ``report_templates`` only when a template
        was first saved or listed.
     2. Every table of the spec exists (``report_templates`` included); the version is read, not only written.
+    3. ``iostat_samples`` has the columns perfmon and esxtop fill (``layer``, ``vm``, ``davg_ms``, ``kavg_ms``,
+       ``qavg_ms``, ``failed_s``).
 """
 
 from __future__ import annotations
@@ -79,9 +81,17 @@ def _every_table_of_v2(con: Any) -> None:
             con.execute(stmt)
 
 
+def _sample_extras_v3(con: Any) -> None:
+    for col in ("layer", "vm", "davg_ms", "kavg_ms", "qavg_ms", "failed_s"):
+        c = TABLE["iostat_samples"].column(col)
+        con.execute(f"ALTER TABLE iostat_samples ADD COLUMN IF NOT EXISTS {c.name} {c.sql}")
+
+
 STEPS: list[Step] = [
     Step(2, "every table exists from the start: report_templates (before: made when a template was first "
             "saved), and the tables later releases added to a workspace an older release made", _every_table_of_v2),
+    Step(3, "iostat_samples gets the columns of perfmon and esxtop samples: layer, vm, davg_ms, kavg_ms, qavg_ms, "
+            "failed_s", _sample_extras_v3),
 ]
 
 

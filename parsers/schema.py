@@ -24,7 +24,7 @@ import polars as pl
 from parsers.iostat_columns import METRICS
 
 # the schema a workspace of this StormScope has; app.migrations brings older workspaces up to it
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 # polars dtype of a stored column, per DuckDB type
 POLARS_TYPES: dict[str, pl.DataType] = {
@@ -164,6 +164,21 @@ _FIO_PCT = ["p50_us", "p90_us", "p95_us", "p99_us", "p995_us", "p999_us", "p9999
 _IOMETER_TOTALS = "errors read_errors write_errors bytes_read bytes_written read_ios write_ios"
 _IOMETER_CPU = "cpu_pct user_pct privileged_pct dpc_pct interrupt_pct interrupts_s cpu_effectiveness"
 
+# columns of iostat_samples that formats other than iostat fill (schema 3)
+_SAMPLE_EXTRAS = (
+    _c("layer", _V, "what the row's device is, when the format says so: `disk` (a physical disk or LUN: "
+       "perfmon `PhysicalDisk(0 C:)`, esxtop `Physical Disk SCSI Device(naa.…)`), `total` (a sum the tool "
+       "printed: perfmon `_Total`), `volume` (perfmon `LogicalDisk`), `adapter` (esxtop `vmhba…`), `vm_disk` "
+       "(esxtop `Virtual Disk(vm:scsi0:0)`), `world` (esxtop per device per world); NULL: classified by its name "
+       "(iostat)"),
+    _c("vm", _V, "the VM a `vm_disk` or `world` row belongs to (esxtop)"),
+    _c("davg_ms", _D, "esxtop DAVG: time per command in the device driver and below (the array)", "ms"),
+    _c("kavg_ms", _D, "esxtop KAVG: time per command in the ESXi kernel (its queue included); GAVG = KAVG + "
+       "DAVG is `await_ms`", "ms"),
+    _c("qavg_ms", _D, "esxtop QAVG: time per command in the kernel's queue (part of KAVG)", "ms"),
+    _c("failed_s", _D, "failed commands per second (esxtop `Failed Commands/sec`)", "commands/s"),
+)
+
 TABLES: tuple[Table, ...] = (
     Table("runs", "one row per imported run (one per source file; one per host when a file holds several)", (
         _c("run_id", _I, "key", key=True, default="nextval('run_id_seq')"),
@@ -207,7 +222,9 @@ TABLES: tuple[Table, ...] = (
            default="false"),
         *[_c(m, _D, _IOSTAT_METRICS[m][1], _IOSTAT_METRICS[m][0]) for m in METRICS],
         _c("is_group", _B, "a `-g` group summary row", not_null=True, default="false"),
-    ), per_run=True, main_of=("iostat",), written_by="import (iostat-text, iostat-json)",
+        *_SAMPLE_EXTRAS,
+    ), per_run=True, main_of=("iostat",), written_by="import (iostat-text, iostat-json; every format of a kind "
+                                                     "with per-device rates)",
         notes="A metric the file does not have is NULL."),
 
     Table("cpu_samples", "the `avg-cpu` block of each iostat report", (

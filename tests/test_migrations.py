@@ -89,9 +89,9 @@ def test_the_old_workspace_is_migrated_and_keeps_every_row(tmp_path):
     assert set(before) == set(TABLE), before
     assert all(before.values()), before
     with Workspace(p) as ws:
-        assert ws.migrated == [2]
-        assert SCHEMA_VERSION == 2
-        assert ws.con.execute("SELECT value FROM workspace_info WHERE key = 'schema_version'").fetchall() == [("2",)]
+        assert ws.migrated == [2, 3]
+        assert SCHEMA_VERSION == 3
+        assert ws.con.execute("SELECT value FROM workspace_info WHERE key = 'schema_version'").fetchall() == [("3",)]
         assert _counts(ws) == before
         for t in TABLE.values():  # the tables are the spec's
             assert [(r[0], r[1]) for r in ws.con.execute(f"DESCRIBE {t.name}").fetchall()] == [
@@ -189,7 +189,7 @@ def test_a_new_file_gets_the_whole_schema_at_once_and_a_file_without_version_is_
         assert list_templates(ws.con) == []
         assert list_phases(ws, 1) == []
     with Workspace(p) as ws:
-        assert ws.migrated == [2]
+        assert ws.migrated == [2, 3]
         assert set(_counts(ws)) == set(TABLE)
 
 
