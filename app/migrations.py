@@ -9,8 +9,9 @@
   before it);
 * a workspace from a NEWER StormScope raises :class:`WorkspaceTooNew` and is not touched.
 
-A read-only open cannot migrate: it only refuses a newer workspace (:func:`check_readable`), and readers cope
-with a table an older workspace lacks (``app.workspace.has_table``).
+A read-only open cannot migrate: it only refuses a newer workspace (:func:`check_readable`), shows the columns an
+older workspace lacks as NULL through TEMP views (:func:`shadow_missing_columns`), and readers cope with a table it
+lacks (``app.workspace.has_table``).
 
 Writing a step: append ``Step(N + 1, "what changes", function_or_sql)`` and raise ``SCHEMA_VERSION`` in
 ``parsers/schema.py`` to N + 1 with the spec's change. A step is applied to workspaces of every older
@@ -113,6 +114,26 @@ def check_readable(con: Any, path: str | Path) -> int | None:
     if found is not None and found > SCHEMA_VERSION:
         raise WorkspaceTooNew(path, found)
     return found
+
+
+def shadow_missing_columns(con: Any) -> list[str]:
+    """On a read-only open of an older workspace: a TEMP view per stored table that lacks columns of the spec,
+    with those columns as NULL (what a migration would add), so that readers query one schema. DuckDB resolves
+    a name to the temp view first; nothing is written to the file. The tables shadowed."""
+    db = con.execute("SELECT current_database()").fetchone()[0]
+    have: dict[str, set[str]] = {}
+    for table, column in con.execute("SELECT table_name, column_name FROM information_schema.columns "
+                                     "WHERE table_catalog = ? AND table_schema = 'main'", [db]).fetchall():
+        have.setdefault(table, set()).add(column)
+    shadowed = []
+    for table, cols in have.items():
+        spec = TABLE.get(table)
+        if spec is None or set(spec.column_names) <= cols:
+            continue
+        select = ", ".join(c.name if c.name in cols else f"NULL::{c.sql} AS {c.name}" for c in spec.columns)
+        con.execute(f'CREATE TEMP VIEW {table} AS SELECT {select} FROM "{db}".main.{table}')
+        shadowed.append(table)
+    return shadowed
 
 
 def _set_version(con: Any, version: int) -> None:

@@ -23,13 +23,12 @@ import duckdb
 import polars as pl
 
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
-from app.migrations import check_readable, migrate
+from app.migrations import check_readable, migrate, shadow_missing_columns
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
 from app.workspace_lock import is_lock_error, workspace_locked
 from parsers.base import Event, ImportOptions, ParseError, Rows, RunEnd, RunInfo, RunStart, SampleTimes, SinceBoot
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label, kinds_with, timed_tables
-from parsers.schema import SCHEMA_VERSION as SCHEMA_VERSION  # noqa: F401 (re-exported)
-from parsers.schema import TABLE, TABLES, stored_schema
+from parsers.schema import SCHEMA_VERSION, TABLE, TABLES, stored_schema
 
 IMPORT_MEMORY_LIMIT = "128MB"
 # values of NOT NULL columns a parser may leave out
@@ -125,7 +124,9 @@ class Workspace:
         self.migrated: list[int] = []  # the schema versions this open migrated the workspace through
         try:  # a workspace from a newer StormScope is refused before anything is written
             if read_only:
-                check_readable(self.con, self.path)
+                found = check_readable(self.con, self.path)
+                if found is not None and found < SCHEMA_VERSION:
+                    shadow_missing_columns(self.con)
             else:
                 self.migrated = migrate(self.con, self.path)
         except BaseException:

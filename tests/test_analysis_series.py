@@ -164,3 +164,24 @@ def test_make_series():
     assert s.frame.get_column("t_end_s").to_list() == [2, 4, 6]
     assert s.duration_s() == 6
     assert s.has_read_write
+
+
+def test_rows_that_say_what_they_are_choose_the_physical_disks():
+    # perfmon: PhysicalDisk instances and their _Total, LogicalDisk volumes
+    perfmon = [("0 C:", False, "disk"), ("1 D:", False, "disk"), ("_Total", False, "total"), ("C:", False, "volume")]
+    c = classify_devices(perfmon)
+    assert c.used == ["0 C:", "1 D:"]
+    assert c.excluded == {"C:": "volume (its I/O is counted in the physical disks)",
+                          "_Total": "total printed by the tool (the sum of the disks)"}
+    assert c.rule.startswith("whole disks: the physical disks")
+    # esxtop: LUNs, adapters, VM disks; names that would look like partitions to iostat's rules are not
+    esx = [("naa.600a", False, "disk"), ("naa.600a1", False, "disk"), ("vmhba1", False, "adapter"),
+           ("vm1:scsi0:0", False, "vm_disk")]
+    assert classify_devices(esx).used == ["naa.600a", "naa.600a1"]
+    # no physical disk: the volumes, and the rule says so
+    c = classify_devices([("C:", False, "volume"), ("_Total", False, "total")])
+    assert (c.used, c.rule) == (["C:"], "no physical disk in the run: its volumes")
+    # names asked for win over the layers
+    assert classify_devices(esx, "vmhba1").used == ["vmhba1"]
+    # rows without a layer keep iostat's name rules
+    assert classify_devices([("sda", False, None), ("sda1", False, None)]).used == ["sda"]

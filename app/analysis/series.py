@@ -75,13 +75,43 @@ def partition_parent(name: str, names: set[str] | list[str]) -> str | None:
     return None
 
 
-def classify_devices(devices: list[tuple[str, bool]], requested: str | None = None) -> DeviceChoice:
-    """Pick the devices to sum from ``(name, is_group)`` pairs.
+# what a device of each ``iostat_samples.layer`` is, and why it is left out of the whole-disk total; in the order the
+# default falls back to when a run has no row of the layers before (perfmon LogicalDisk only: its volumes)
+LAYERS: dict[str, str] = {
+    "disk": "",
+    "volume": "volume (its I/O is counted in the physical disks)",
+    "adapter": "host adapter (the sum of the devices behind it)",
+    "vm_disk": "VM virtual disk (its I/O reaches the datastore's devices)",
+    "world": "one world's share of a device (counted in the device)",
+    "total": "total printed by the tool (the sum of the disks)",
+}
+LAYER_NAMES = {"disk": "physical disks", "volume": "volumes", "adapter": "host adapters",
+               "vm_disk": "VM virtual disks", "world": "per-world rows", "total": "the tool's total"}
 
-    ``requested``: None (or ``"disks"``) = whole disks; otherwise comma-separated exact device names.
+
+def _classify_layers(layers: dict[str, str]) -> DeviceChoice:
+    """The default choice for a run whose rows say what each device is (perfmon, esxtop)."""
+    for layer in LAYERS:
+        used = sorted(n for n, la in layers.items() if la == layer)
+        if used:
+            excluded = {n: LAYERS.get(la) or f"{la} row" for n, la in sorted(layers.items()) if la != layer}
+            rule = "whole disks: the physical disks; volumes, adapters, VM disks and totals left out" \
+                if layer == "disk" else f"no physical disk in the run: its {LAYER_NAMES[layer]}"
+            return DeviceChoice(None, used, excluded, rule)
+    return DeviceChoice(None, [], {}, "no device")
+
+
+def classify_devices(devices: list[tuple[str, bool]] | list[tuple[str, bool, str | None]],
+                     requested: str | None = None) -> DeviceChoice:
+    """Pick the devices to sum from ``(name, is_group)`` or ``(name, is_group, layer)`` tuples.
+
+    ``requested``: None (or ``"disks"``) = whole disks; otherwise comma-separated exact device names. Where the
+    rows carry a ``layer`` (the format says what each device is), the default is its physical disks; otherwise
+    the name rules of iostat apply (partitions, stacked dm/md/loop devices, ``-g`` groups).
     """
-    names = sorted({n for n, _g in devices})
-    groups = sorted({n for n, g in devices if g})
+    names = sorted({d[0] for d in devices})
+    groups = sorted({d[0] for d in devices if d[1]})
+    layers = {d[0]: d[2] for d in devices if len(d) > 2 and d[2]}  # type: ignore[misc]  # 3-tuples only
     if requested and requested != "disks":
         want = [d.strip() for d in requested.split(",") if d.strip()]
         missing = [d for d in want if d not in names]
@@ -90,6 +120,8 @@ def classify_devices(devices: list[tuple[str, bool]], requested: str | None = No
                                 f"devices: {', '.join(names) or 'none'}")
         excluded: dict[str, str] = {n: "not requested" for n in names if n not in want}
         return DeviceChoice(requested, want, excluded, Note("the devices asked for ({fix})", "device_choice"))
+    if layers:
+        return replace(_classify_layers({n: layers.get(n, "disk") for n in names}), requested=requested)
     plain = [n for n in names if n not in groups]
     parts = {n: p for n in plain if (p := partition_parent(n, plain)) is not None}
     stacked = [n for n in plain if n not in parts and STACKED.match(n)]
@@ -113,9 +145,9 @@ def classify_devices(devices: list[tuple[str, bool]], requested: str | None = No
 def list_devices(ws: Workspace, run_id: int) -> DeviceChoice:
     """The default device choice for a run (what is used, what is left out and why)."""
     _iostat_run(ws, run_id)
-    rows = ws.con.execute("SELECT DISTINCT device, is_group FROM iostat_samples WHERE run_id = ?",
+    rows = ws.con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
                           [run_id]).fetchall()
-    return classify_devices([(d, bool(g)) for d, g in rows])
+    return classify_devices([(d, bool(g), la) for d, g, la in rows])
 
 
 def _iostat_run(ws: Workspace, run_id: int) -> dict[str, Any]:
@@ -257,11 +289,11 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
     """
     run = _iostat_run(ws, run_id)
     df = ws.query(
-        "SELECT sample_idx, t_s, device, is_group, since_boot, r_s, w_s, d_s, f_s, tps, rkb_s, wkb_s, wdkb_s, "
+        "SELECT sample_idx, t_s, device, is_group, layer, since_boot, r_s, w_s, d_s, f_s, tps, rkb_s, wkb_s, wdkb_s, "
         "kb_s, r_await_ms, w_await_ms, d_await_ms, f_await_ms, await_ms FROM iostat_samples WHERE run_id = ? "
         "ORDER BY sample_idx, device", [run_id])
     choice = classify_devices(
-        [(d, bool(g)) for d, g in df.select("device", "is_group").unique().iter_rows()], device)
+        [(d, bool(g), la) for d, g, la in df.select("device", "is_group", "layer").unique().iter_rows()], device)
     if not choice.used:
         raise AnalysisError(f"run {run_id} has no device rows")
     boot = sorted(set(df.filter(pl.col("since_boot")).get_column("sample_idx").to_list()))
