@@ -111,7 +111,7 @@ def classify_devices(devices: list[tuple[str, bool]] | list[tuple[str, bool, str
     """
     names = sorted({d[0] for d in devices})
     groups = sorted({d[0] for d in devices if d[1]})
-    layers = {d[0]: d[2] for d in devices if len(d) > 2 and d[2]}  # type: ignore[misc]  # 3-tuples only
+    layers = {d[0]: d[2] for d in devices if len(d) > 2 and d[2]}  # 3-tuples only
     if requested and requested != "disks":
         want = [d.strip() for d in requested.split(",") if d.strip()]
         missing = [d for d in want if d not in names]
