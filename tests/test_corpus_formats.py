@@ -10,6 +10,8 @@ from parsers.registry import UnknownFormat, detect
 from tests.conftest import CORPUS
 
 EXPECTED = {
+    "clock/vda_iostat-dxt-ISO_TZ-America-New_York.txt": 'iostat-text',
+    "clock/vda_iostat-dxt-ISO_TZ-UTC.txt": 'iostat-text',
     "crosscheck/loop0_randread-direct_fio.json": 'fio-json',
     "crosscheck/loop0_randread-direct_iostat.txt": 'iostat-text',
     "crosscheck/loop0_write-buffered_fio.json": 'fio-json',

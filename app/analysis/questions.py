@@ -217,7 +217,7 @@ def _opt_text(name: str, v: Any) -> str | None:
 
 
 def _align(v: Any) -> str:
-    if v in ("start", "activity"):
+    if v in ("start", "activity", "clock"):
         return str(v)
     if isinstance(v, str) and v.startswith("marker:") and v[7:].strip():
         return v
@@ -227,7 +227,7 @@ def _align(v: Any) -> str:
         except ValueError:
             raise QuestionError(f"an offset in seconds expected after 'offset:', not {v[7:]!r}", "align") from None
         return v
-    raise QuestionError(f"start, activity, marker:NAME or offset:SECONDS, not {v!r}", "align")
+    raise QuestionError(f"start, activity, clock, marker:NAME or offset:SECONDS, not {v!r}", "align")
 
 
 # ---- the questions ---------------------------------------------------------------------------------------
@@ -687,17 +687,12 @@ def evidence_series(ws: Workspace, a: Answer) -> list[Any]:
     """The series a chart of ``a`` draws: each iostat run of its evidence on the question's devices, aligned
     (``chart["align"]``) and resampled (``chart["every_s"]``) as the question says (app.analysis.series.run_series:
     t = 0 at the reference, so compared runs share one axis)."""
-    from app.analysis.series import run_series
+    from app.analysis.series import runs_on_one_axis
 
-    out = []
-    for rid in a.evidence.run_ids:
-        run = ws.run(rid)
-        if run is None or not has(run["kind"], DEVICE_RATES):
-            continue
-        chart = a.evidence.chart
-        out.append(run_series(ws, rid, chart.get("device"), align_mode=chart.get("align", "start"),
-                              every_s=chart.get("every_s")))
-    return out
+    rids = [rid for rid in a.evidence.run_ids if (run := ws.run(rid)) is not None and has(run["kind"], DEVICE_RATES)]
+    chart = a.evidence.chart
+    return runs_on_one_axis(ws, rids, chart.get("device"), align_mode=chart.get("align", "start"),
+                            every_s=chart.get("every_s"))
 
 
 def answer_stored(ws: Workspace, sq: StoredQuestion, names: dict[int, str] | None = None) -> Answer:

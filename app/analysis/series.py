@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,8 +37,9 @@ from parsers.kinds import DEVICE_RATES, has
 if TYPE_CHECKING:
     from app.workspace import Workspace
 
-__all__ = ["AnalysisError", "DeviceChoice", "Series", "activity_start", "align", "classify_devices", "list_devices",
-           "load_series", "make_series", "normalise_time", "resample", "run_series", "weighted_percentile"]
+__all__ = ["AnalysisError", "DeviceChoice", "Series", "activity_start", "align", "classify_devices", "clock_reference",
+           "list_devices", "load_series", "make_series", "normalise_time", "resample", "run_series", "runs_on_one_axis",
+           "utc_offset_s", "weighted_percentile"]
 
 STACKED = re.compile(r"^(dm-\d+|md\d+|md_d\d+|md-\d+|loop\d+)$")
 SINCE_BOOT_NOTE = "since-boot reports (iostat's first report without -y) are left out"
@@ -179,6 +181,8 @@ class Series:
     align: dict[str, Any] = field(default_factory=lambda: {"mode": "start", "offset_s": 0.0})
     every_s: float | None = None  # resampled to this grid
     notes: list[str] = field(default_factory=list)
+    clock0_utc: datetime | None = None  # wall clock at t = 0 (before alignment); UTC when the file gives its zone
+    zone_known: bool = False  # the file gives its time zone (clock0_utc is UTC, not the clock as printed)
 
     @property
     def has_read_write(self) -> bool:
@@ -289,8 +293,8 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
     """
     run = _iostat_run(ws, run_id)
     df = ws.query(
-        "SELECT sample_idx, t_s, device, is_group, layer, since_boot, r_s, w_s, d_s, f_s, tps, rkb_s, wkb_s, wdkb_s, "
-        "kb_s, r_await_ms, w_await_ms, d_await_ms, f_await_ms, await_ms FROM iostat_samples WHERE run_id = ? "
+        "SELECT sample_idx, t_s, ts, device, is_group, layer, since_boot, r_s, w_s, d_s, f_s, tps, rkb_s, wkb_s, "
+        "wdkb_s, kb_s, r_await_ms, w_await_ms, d_await_ms, f_await_ms, await_ms FROM iostat_samples WHERE run_id = ? "
         "ORDER BY sample_idx, device", [run_id])
     choice = classify_devices(
         [(d, bool(g), la) for d, g, la in df.select("device", "is_group", "layer").unique().iter_rows()], device)
@@ -332,7 +336,44 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
                      f"out ({first} of the file)")
     if not (used_x or used_tps):
         notes.append("no request counts in this run (CPU-only or throughput-only reports)")
-    return Series(run_id, run["name"], frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes)
+    first_ts: datetime | None = df.sort("t_s").get_column("ts")[0]
+    zone = utc_offset_s(run)
+    clock0 = None if first_ts is None else first_ts - timedelta(seconds=interval + (zone or 0.0))
+    return Series(run_id, run["name"], frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes,
+                  clock0_utc=clock0, zone_known=zone is not None)
+
+
+# ---- clock time ----------------------------------------------------------------------------------
+_OFFSET = re.compile(r"^(?:UTC|GMT)?\s*([+-])(\d{1,2}):?(\d{2})?$")
+
+
+def utc_offset_s(run: dict[str, Any]) -> float | None:
+    """The run's clock minus UTC in seconds, when its file says (``meta.utc_offset`` "+01:00", "-0400", "+02")."""
+    meta = run.get("meta") or {}
+    if isinstance(meta, str):
+        import json
+        meta = json.loads(meta)
+    m = _OFFSET.match(str(meta.get("utc_offset") or "").strip())
+    if not m:
+        return None
+    sign = -1.0 if m.group(1) == "-" else 1.0
+    return sign * (int(m.group(2)) * 3600 + int(m.group(3) or 0) * 60)
+
+
+def clock_reference(series: list[Series]) -> tuple[datetime | None, dict[int, str]]:
+    """The common clock of overlaid runs (the earliest t = 0 among them) and, per run, what its clock assumes.
+
+    A run whose file gives its time zone is on UTC; a run without one is read as printed -- when other runs give
+    a zone, that is said, since its clock may then be off by its zone.
+    """
+    known = {s.run_id: s.clock0_utc for s in series if s.clock0_utc is not None}
+    notes: dict[int, str] = {s.run_id: "no time stamps: aligned on its start" for s in series
+                             if s.clock0_utc is None}
+    with_zone = {s.run_id for s in series if s.zone_known}
+    if with_zone and len(with_zone) < len(known):
+        for rid in set(known) - with_zone:
+            notes[rid] = "its file gives no time zone: its clock is taken as UTC"
+    return (min(known.values()) if known else None), notes
 
 
 def make_series(iops: list[float], dt: float | list[float] = 1.0, *, read_iops: list[float] | None = None,
@@ -441,7 +482,9 @@ def align(s: Series, mode: str = "start", *, activity_iops: float = DEFAULT_ACTI
 
     ``mode``: ``start`` (the run's first analysed interval), ``activity`` (the first of
     ``activity_intervals`` consecutive intervals above ``activity_iops``), ``marker:NAME`` (a marker
-    stored for the run, see ``markers``) or ``offset:S`` (the run's second S becomes 0).
+    stored for the run, see ``markers``), ``offset:S`` (the run's second S becomes 0) or ``clock:ISO`` (the
+    wall-clock time ISO, UTC where the file gives its zone, becomes 0: runs of one host and its guests line up;
+    see :func:`clock_reference`).
     ``normalise`` adds ``t_norm`` = aligned end time / aligned end of the last report (0-1 of the
     run's length from the reference to its end).
     """
@@ -470,8 +513,14 @@ def align(s: Series, mode: str = "start", *, activity_iops: float = DEFAULT_ACTI
         except ValueError as e:
             raise AnalysisError(f"{{fix}} wants seconds, got {mode!r}", "align_offset") from e
         info = {"mode": "offset", "reference": f"the run's second {off:g}"}
+    elif mode.startswith("clock:"):
+        if s.clock0_utc is None:
+            raise AnalysisError(f"run {s.run_id} has no time stamps: it cannot be put on the clock")
+        ref = datetime.fromisoformat(mode.split(":", 1)[1])
+        off = (ref - s.clock0_utc).total_seconds()
+        info = {"mode": "clock", "reference": f"clock time {ref:%Y-%m-%d %H:%M:%S} UTC"}
     else:
-        raise AnalysisError(f"unknown alignment {mode!r}: start, activity, marker:NAME or offset:S")
+        raise AnalysisError(f"unknown alignment {mode!r}: start, activity, marker:NAME, offset:S or clock")
     info["offset_s"] = off
     frame = s.frame.with_columns(pl.col("t_start_s") - off, pl.col("t_end_s") - off)
     out = replace(s, frame=frame, offset_s=s.offset_s + off, align=info)
@@ -494,11 +543,32 @@ def run_series(ws: Workspace, run_id: int, device: str | None = None, *, align_m
     from app.store.phases import list_markers
 
     s = load_series(ws, run_id, device)
+    if align_mode == "clock":  # one run on its own clock: t = 0 is its start (several runs: clock_reference)
+        if s.clock0_utc is None:
+            raise AnalysisError(f"run {run_id} has no time stamps: it cannot be put on the clock")
+        align_mode = f"clock:{s.clock0_utc.isoformat()}"
     markers = list_markers(ws, run_id) if align_mode.startswith("marker:") else None
     s = align(s, align_mode, activity_iops=activity_iops, activity_intervals=activity_intervals, markers=markers)
     if every_s:
         s = resample(s, every_s)
     return normalise_time(s) if normalise else s
+
+
+def runs_on_one_axis(ws: Workspace, run_ids: list[int], device: str | None = None, *, align_mode: str = "start",
+                     every_s: float | None = None) -> list[Series]:
+    """Several runs aligned alike; ``align_mode="clock"`` puts them on one clock (the earliest start among them
+    is 0: a host's esxtop and its guests' perfmon line up), each run's note saying what its clock assumes."""
+    if align_mode != "clock":
+        return [run_series(ws, rid, device, align_mode=align_mode, every_s=every_s) for rid in run_ids]
+    loaded = [load_series(ws, rid, device) for rid in run_ids]
+    ref, notes = clock_reference(loaded)
+    out = []
+    for s in loaded:
+        s = align(s, f"clock:{ref.isoformat()}") if ref is not None and s.clock0_utc is not None else s
+        if s.run_id in notes:
+            s = replace(s, notes=[*s.notes, notes[s.run_id]])
+        out.append(resample(s, every_s) if every_s else s)
+    return out
 
 
 # ---- statistics ---------------------------------------------------------------------------------

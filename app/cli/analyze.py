@@ -53,7 +53,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
     common(a)
     a.add_argument("--every", type=float, metavar="S", help="resample to S-second time-weighted means")
     a.add_argument("--align", default="start", metavar="MODE",
-                   help="start | activity | offset:S | marker:NAME (t = 0 there; default start)")
+                   help="start | activity | offset:S | marker:NAME | clock (t = 0 there; default start)")
     a.add_argument("--activity-iops", type=float, default=100.0, metavar="N",
                    help="activity = intervals above N IOPS (default 100)")
     a.add_argument("--activity-intervals", type=int, default=3, metavar="K",

@@ -66,7 +66,8 @@ FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
                            "help": "run ids; for compare the first is the baseline"}, {"compare", "response_time"}),
     ("--metric", "metric", {"metavar": "M", "help": "the figure compared (default peak_iops): "
                             + ", ".join(COMPARE_METRICS)}, {"compare"}),
-    ("--align", "align", {"metavar": "MODE", "help": "start | activity | marker:NAME | offset:S (charts)"},
+    ("--align", "align", {"metavar": "MODE", "help": "start | activity | clock | marker:NAME | offset:S (charts; "
+                                                     "clock: wall-clock time, UTC where the file gives its zone)"},
      {"compare"}),
     ("--phases", "phases", {"choices": ["auto", "stored", "detect", "none"]}, {"compare", "storm_profile"}),
     ("--device", "device", {"metavar": "D[,D...]", "help": "exact device name(s); default: the whole disks"},

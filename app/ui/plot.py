@@ -120,17 +120,17 @@ class Curve:
 
 
 def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = None, align_mode: str = "start",
-                  activity_iops: float = 100.0, marker: str | None = None
+                  activity_iops: float = 100.0, marker: str | None = None, on_clock: Any = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, float]:
     """(interval start, interval end, value, note, offset) of a run on the analyses' time axis: whole disks,
     since-boot report left out, aligned like the command line's series analysis; ``offset`` is the seconds
-    subtracted by the alignment. The note says what was assumed."""
+    subtracted by the alignment. The note says what was assumed. ``on_clock``: the run's series already put on
+    the common clock, and what its clock assumes (:func:`_on_clock`)."""
     from app.analysis.histograms import AnalysisError
     from app.analysis.series import align, load_series
     from app.store.phases import list_markers
 
-    s = load_series(ws, run_id, device)
-    note = ""
+    s, note = on_clock if on_clock is not None else (load_series(ws, run_id, device), "")
     if align_mode in ("activity", "marker"):
         try:
             if align_mode == "activity":
@@ -151,6 +151,29 @@ def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = 
         "GROUP BY 1", [run_id, s.devices.used]).fetchall())
     y = np.array([rows.get(int(i)) for i in s.frame.get_column("sample_idx")], dtype=float)
     return ts, te, y, note, float(s.offset_s)
+
+
+def _on_clock(ws: Workspace, run_ids: list[int], device: str | None) -> dict[int, tuple[Any, str]]:
+    """The runs with per-device rates put on one clock, each with what its clock assumes (runs that cannot be
+    loaded are left to the caller, which says why)."""
+    from app.analysis.histograms import AnalysisError
+    from app.analysis.series import align, clock_reference, load_series
+
+    loaded = []
+    for rid in run_ids:
+        run = ws.run(rid) or {}
+        if has(run.get("kind"), DEVICE_RATES):
+            try:
+                loaded.append(load_series(ws, rid, device))
+            except AnalysisError:
+                continue
+    ref, notes = clock_reference(loaded)
+    out = {}
+    for s in loaded:
+        if ref is not None and s.clock0_utc is not None:
+            s = align(s, f"clock:{ref.isoformat()}")
+        out[s.run_id] = (s, notes.get(s.run_id, ""))
+    return out
 
 
 # overlay metric -> per-sample figure of app.analysis.histograms.histo_summary (vscsiStats)
@@ -299,8 +322,10 @@ class OverlayPlot(QWidget):
         self.device.addItem(WHOLE_DISKS_LABEL)
         self.device.currentIndexChanged.connect(lambda _i: self.reload())
         self.align = QComboBox()
-        self.align.addItems(["Align: run start", "Align: first activity", "Align: marker"])
-        self.align.setToolTip("Shift + drag a curve to move it along the time axis by hand")
+        self.align.addItems(["Align: run start", "Align: first activity", "Align: marker", "Align: clock time"])
+        self.align.setToolTip("Clock time: runs on one wall clock (UTC where the file gives its time zone), so a "
+                              "host's esxtop and its guests' perfmon or iostat line up. Shift + drag a curve to "
+                              "move it along the time axis by hand")
         self.marker = QComboBox(editable=True)
         self.marker.lineEdit().setPlaceholderText("marker name")
         self.marker.setToolTip("Align every run on its marker of this name (double-click the chart to add a "
@@ -481,7 +506,8 @@ class OverlayPlot(QWidget):
     def _align_param(self) -> str:
         mode = self.align.currentIndex()
         marker = self.marker.currentText().strip()
-        return "activity" if mode == 1 else f"marker:{marker}" if mode == 2 and marker else "start"
+        return "activity" if mode == 1 else f"marker:{marker}" if mode == 2 and marker else "clock" if mode == 3 \
+            else "start"
 
     def report_questions(self, figure: str | None = None) -> list[Any]:
         """The question the chart answers: two or more iostat runs -> how they compare (by ``figure``, default
@@ -561,7 +587,8 @@ class OverlayPlot(QWidget):
                       "await (ms)" if "await" in q.metric else "IOPS (total)")
             if q.align.startswith("marker:"):
                 self.marker.setEditText(q.align[7:])
-            self.align.setCurrentIndex(1 if q.align == "activity" else 2 if q.align.startswith("marker:") else 0)
+            self.align.setCurrentIndex({"activity": 1, "clock": 3}.get(q.align, 2 if q.align.startswith("marker:")
+                                                                         else 0))
         elif isinstance(q, CapQuestion):
             if q.iops_cap is not None:
                 metric = {"total": "IOPS (total)", "read": "IOPS (read)", "write": "IOPS (write)"}[q.op]
@@ -593,7 +620,7 @@ class OverlayPlot(QWidget):
         self._generation = getattr(self, "_generation", 0) + 1
         gen = self._generation
         metric = self.metric_box.currentText()
-        mode = ["start", "activity", "marker"][self.align.currentIndex()]
+        mode = ["start", "activity", "marker", "clock"][self.align.currentIndex()]
         activity = self.activity.value()
         if mode == "marker" and not self.marker.currentText().strip() and self.marker.count():
             self.marker.setCurrentIndex(0)  # Align: marker with no name yet: the first marker the runs have
@@ -611,6 +638,7 @@ class OverlayPlot(QWidget):
             with reader as ws:
                 names = sorted(d for (d,) in ws.con.execute(
                     "SELECT DISTINCT device FROM iostat_samples WHERE list_contains(?, run_id)", [runs]).fetchall())
+                clocked = _on_clock(ws, runs, device) if mode == "clock" else {}
                 for i, rid in enumerate(runs):
                     state.progress(i / max(1, len(runs)), "loading")
                     run = ws.run(rid) or {}
@@ -626,8 +654,9 @@ class OverlayPlot(QWidget):
                             have = ", ".join(markers) or "none"
                             note = f"no marker {marker!r} (markers: {have}); aligned on its start" if marker \
                                 else "no marker name given; aligned on its start"
-                        elif mode == "activity":
-                            note = "first-activity alignment is for iostat runs; aligned on its start"
+                        elif mode in ("activity", "clock"):
+                            note = f"{'first-activity' if mode == 'activity' else 'clock'} alignment is for runs " \
+                                   "with per-device rates; aligned on its start"
                         for r in recs:
                             r["t_start"], r["t_end"] = r["t_start"] - off, r["t_end"] - off
                             r["align_offset_s"] = off
@@ -637,7 +666,8 @@ class OverlayPlot(QWidget):
                         curves += recs
                         continue
                     try:
-                        ts, te, y, note, off = _iostat_curve(ws, rid, metric, device, mode, activity, marker)
+                        ts, te, y, note, off = _iostat_curve(ws, rid, metric, device, mode, activity, marker,
+                                                             clocked.get(rid))
                     except AnalysisError as e:
                         empty = np.zeros(0)
                         why = str(e).replace(f"run {rid} ", "", 1)  # shown after the run's name, not its number
