@@ -27,6 +27,10 @@ The capabilities are the distinctions the code actually branches on:
 ``throughput_grid``
     throughput per file size × record size (``iozone_results``): the IOzone view, its report section and its
     row-by-row comparison.
+``host_latency``
+    a hypervisor's split of the time per command (``davg_ms``, ``kavg_ms``, ``qavg_ms`` in ``iostat_samples``)
+    and its VMs' virtual disks (``layer = 'vm_disk'``): the GAVG/DAVG/KAVG and per-VM overlay metrics, the
+    "where does the latency come from" and "which VM drives the load" questions (esxtop).
 
 No Qt, no DuckDB: parsers, app and reports all import this module. The formats register themselves when
 their modules are imported; :func:`_load` makes sure the registry has discovered them before any answer.
@@ -42,7 +46,8 @@ DEVICE_RATES = "device_rates"
 LATENCY_HISTOGRAMS = "latency_histograms"
 JOB_SUMMARY = "job_summary"
 THROUGHPUT_GRID = "throughput_grid"
-CAPABILITIES = (TIME_SERIES, DEVICE_RATES, LATENCY_HISTOGRAMS, JOB_SUMMARY, THROUGHPUT_GRID)
+HOST_LATENCY = "host_latency"
+CAPABILITIES = (TIME_SERIES, DEVICE_RATES, LATENCY_HISTOGRAMS, JOB_SUMMARY, THROUGHPUT_GRID, HOST_LATENCY)
 
 # Kind ids named where a branch is about ONE tool's own semantics (and said so in a comment there); everything
 # else asks for a capability.

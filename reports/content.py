@@ -193,7 +193,7 @@ def _period(ws: Workspace, r: dict[str, Any]) -> str:
 
 METHOD_TITLES = {"overlay": "I/O over time", "storm": "Storm metrics", "cap": "Cap compliance",
                  "latency": "Response times", "sizing": "VDI sizing", "compare": "A/B comparison",
-                 "crosscheck": "Cross-check"}
+                 "crosscheck": "Cross-check", "latency_source": "Where latency comes from", "vm_load": "Load per VM"}
 
 METHOD_PROSE = {
     "overlay": "Each iostat report gives the I/O rate of one interval; the charts draw one step per interval, "
@@ -224,6 +224,17 @@ METHOD_PROSE = {
                   "interval, to the second). fio's figures are its own per direction; iostat's are the means of "
                   "r/s, w/s, rkB/s and wkB/s of those intervals on the job's disk. They agree when every figure of "
                   "a direction fio used is within 10 % of fio's.",
+    "latency_source": "esxtop splits the time a command takes as the virtual machine sees it (GAVG) into the "
+                      "time below the host's driver, in the array and the fabric (DAVG), and the time in the ESXi "
+                      "kernel, its queue included (KAVG): GAVG = KAVG + DAVG. Per interval, each is the mean over "
+                      "the physical disks weighted by their commands; over the run, the same weighting over every "
+                      "interval. Intervals without commands have no latency and are left out. The guidance values "
+                      "(DAVG 20 ms, KAVG 2 ms unless the question says otherwise) are common VMware guidance, not "
+                      "a law.",
+    "vm_load": "Each VM's commands per second are the sums over its virtual disks as esxtop reports them; its "
+               "share is its commands over all VMs' commands in the run. A VM is active in an interval when its "
+               "rate is at least 5 % of the busiest VM's busiest interval, alone when no other VM is active; its "
+               "latency alone and with another VM active are GAVG means weighted by its commands.",
     "compare": "The runs are aligned on their first activity and compared figure by figure over the whole "
                "run; time above a level uses one level for every run (half the first run's peak), so the runs "
                "are measured against the same bar.",
@@ -247,6 +258,9 @@ GLOSSARY = (
                       "RAID 5, 6 for RAID 6. Reads cost one I/O."),
     ("Storm multiplier", "How many times the steady per-user load a boot or login storm reaches (for example "
                          "8 IOPS steady × 3.125 = 25 IOPS per user in the storm)."),
+    ("GAVG, KAVG, DAVG", "esxtop's times per command: GAVG what the virtual machine waits, DAVG the part below "
+                         "the host's driver (the array and the fabric), KAVG the part in the ESXi kernel, its queue "
+                         "(QAVG) included. GAVG = KAVG + DAVG."),
     ("Exact vs estimate", "Exact figures follow from the recorded data without assumption. An estimate (marked "
                           "as such) fills a gap by interpolation; bounds give the range the true value lies in."),
 )

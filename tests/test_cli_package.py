@@ -38,7 +38,7 @@ def test_every_command_and_subcommand_has_a_handler():
     for c in COMMANDS:
         walk(c.name, top[c.name], None)
     assert all(callable(h) for h in leaves.values())
-    assert len(leaves) == 34
+    assert len(leaves) == 36
     assert "question add response-time" in leaves
     by_name = {c.name: c.handler for c in COMMANDS}
     for group in ("analyze", "phase", "marker"):  # the command alone says "choose ..."; each subcommand runs

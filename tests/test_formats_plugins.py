@@ -19,6 +19,7 @@ from parsers.base import ImportOptions, JobState, Rows, SampleTimes, SinceBoot
 from parsers.kinds import (
     CAPABILITIES,
     DEVICE_RATES,
+    HOST_LATENCY,
     JOB_SUMMARY,
     LATENCY_HISTOGRAMS,
     THROUGHPUT_GRID,
@@ -59,6 +60,7 @@ def test_each_kind_has_the_name_customers_read_and_its_capabilities():
         LATENCY_HISTOGRAMS: {"vscsistats", "fio"},
         JOB_SUMMARY: {"fio"},
         THROUGHPUT_GRID: {"iozone"},
+        HOST_LATENCY: set(),
     }
     assert kind_label("nmon") == "nmon"  # a kind no format declares is shown as stored
     assert not has("nmon", TIME_SERIES)

@@ -22,6 +22,11 @@ Kinds (typed dataclasses; ``params`` is their JSON)
                                                       profile) -- app.analysis.sizing.size_vdi, once per end
     ``storm_profile``  :class:`StormQuestion`         storm profile of a run (run_id, device, phases, every_s)
                                                       -- app.analysis.storm.storm_report
+    ``latency_source`` :class:`LatencySourceQuestion` is the latency within the guidance, and does it come from
+                                                      the array (DAVG) or the host (KAVG)? (run_id, device,
+                                                      davg_ms, kavg_ms) -- app.analysis.host_latency.latency_split
+    ``vm_load``        :class:`VmLoadQuestion`        which VM drives the load; its latency alone and while
+                                                      another VM is active (run_id) -- host_latency.vm_load
 
 ``question_from_params(kind, params)`` builds and validates one; a bad value raises :class:`QuestionError`
 whose ``field`` is the parameter's key and whose ``str()`` names it in a customer's words
@@ -96,6 +101,7 @@ FIELD_LABELS: dict[str, str] = {
     "measured_run": "Measured run", "vms": "VMs in the measured run", "read_pct": "Reads", "raid": "RAID level",
     "disk_type": "Disk type", "disk_iops": "IOPS per disk", "gb_per_user": "Capacity per user",
     "disk_gb": "Disk size", "storm_multiplier": "Storm multiplier", "profile": "User profile",
+    "davg_ms": "DAVG guidance", "kavg_ms": "KAVG guidance",
 }
 
 # compare figures: key of app.analysis.compare's rows -> customer words, and the series column a chart shows
@@ -422,13 +428,45 @@ class StormQuestion(Question):
         self.every_s = _opt_num("every_s", self.every_s, unit="s")
 
 
+@dataclass
+class LatencySourceQuestion(Question):
+    """Is the latency within the usual guidance on this host run, and where does it come from: the array (DAVG)
+    or the host (KAVG)? (esxtop: app.analysis.host_latency.latency_split)"""
+
+    KIND: ClassVar[str] = "latency_source"
+    run_id: int = 0
+    device: str | None = None
+    davg_ms: float = 20.0
+    kavg_ms: float = 2.0
+
+    def validate(self) -> None:
+        self.run_id = _int("run_id", self.run_id)
+        self.device = _opt_text("device", self.device)
+        self.davg_ms = _num("davg_ms", self.davg_ms, unit="ms")
+        self.kavg_ms = _num("kavg_ms", self.kavg_ms, unit="ms")
+
+
+@dataclass
+class VmLoadQuestion(Question):
+    """Which VM drives the datastore's load, and does one suffer while another is busy? (esxtop virtual disks:
+    app.analysis.host_latency.vm_load)"""
+
+    KIND: ClassVar[str] = "vm_load"
+    run_id: int = 0
+
+    def validate(self) -> None:
+        self.run_id = _int("run_id", self.run_id)
+
+
 KINDS: dict[str, type[Question]] = {c.KIND: c for c in (CompareQuestion, CapQuestion, ResponseTimeQuestion,
-                                                       SizingQuestion, StormQuestion)}
+                                                       SizingQuestion, StormQuestion, LatencySourceQuestion,
+                                                       VmLoadQuestion)}
 
 
 # kind -> its name in the window and the PDF
 KIND_LABELS = {"compare": "compare runs", "cap": "cap check", "response_time": "response time",
-               "sizing": "sizing", "storm_profile": "storm profile"}
+               "sizing": "sizing", "storm_profile": "storm profile", "latency_source": "latency source",
+               "vm_load": "load per VM"}
 
 
 def question_from_params(kind: str, params: dict[str, Any]) -> Question:
@@ -469,6 +507,11 @@ def describe(q: Question, names: dict[int, str] | None = None) -> str:
         return f"How many disks for {q.users:,} users {load}?"
     if isinstance(q, StormQuestion):
         return f"Storm profile of {name(q.run_id)}"
+    if isinstance(q, LatencySourceQuestion):
+        where = f" ({q.device})" if q.device else ""
+        return f"Where does the latency on {name(q.run_id)}{where} come from: the array or the host?"
+    if isinstance(q, VmLoadQuestion):
+        return f"Which VM drives the load on {name(q.run_id)}?"
     raise TypeError(type(q))  # pragma: no cover
 
 
@@ -674,7 +717,8 @@ def answer(ws: Workspace, question: Question | StoredQuestion, names: dict[int, 
             raise AnalysisError(f"there is no run {rid} in this workspace (was it deleted?)")
     answerers: dict[type[Question], Callable[..., Answer]] = {
         CompareQuestion: _answer_compare, CapQuestion: _answer_cap, ResponseTimeQuestion: _answer_response,
-        SizingQuestion: _answer_sizing, StormQuestion: _answer_storm}
+        SizingQuestion: _answer_sizing, StormQuestion: _answer_storm, LatencySourceQuestion: _answer_latency_source,
+        VmLoadQuestion: _answer_vm_load}
     fn = answerers[type(q)]
     a: Answer = fn(ws, q, names)
     a.question_id = stored.question_id if stored else None
@@ -808,6 +852,59 @@ def _answer_storm(ws: Workspace, q: StormQuestion, names: dict[int, str]) -> Ans
                    "device": q.device, "every_s": q.every_s},
                   [rep])
     return Answer(None, q.KIND, "", "information", figures, reason, ev, list(rep.notes))
+
+
+def _answer_latency_source(ws: Workspace, q: LatencySourceQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.host_latency import GUIDANCE_WORDS, latency_split
+
+    sp = latency_split(ws, q.run_id, q.device, q.davg_ms, q.kavg_ms)
+    run, m = names[q.run_id], sp.mean
+    if not sp.intervals:
+        raise AnalysisError(f"{run} has no interval with commands")
+
+    def over(what: str, n: int, limit: float, worst: dict[str, Any] | None) -> Figure:
+        text = f"{what} above {fmt_value(limit, 'ms')} in {n:,} of {sp.intervals:,} intervals"
+        if worst:
+            text += f" (worst {fmt_value(worst['value'], 'ms')} at {fmt_span(worst['t_start_s'], worst['t_end_s'])})"
+        return Figure(f"intervals with {what} above the guidance", n, "intervals", text, limit,
+                      fmt_value(limit, "ms"))
+
+    figures = [over("DAVG", sp.davg_over, q.davg_ms, sp.worst_davg), over("KAVG", sp.kavg_over, q.kavg_ms,
+                                                                          sp.worst_kavg)]
+    split = (f"mean GAVG {fmt_value(m['gavg_ms'], 'ms')} = KAVG {fmt_value(m['kavg_ms'], 'ms')} + DAVG "
+             f"{fmt_value(m['davg_ms'], 'ms')} per command")
+    share = sp.davg_share
+    where = {"array": "the array (DAVG, the time below the host's driver)",
+             "host": "the host (KAVG: commands queueing in ESXi)",
+             "both": "both the array (DAVG) and the host queue (KAVG)"}.get(sp.source)
+    if where:
+        reason = f"On {run} the latency above the guidance comes from {where}: {split}"
+    else:
+        reason = f"On {run} DAVG and KAVG stay within the guidance in every interval: {split}"
+    reason += f" (DAVG {fmt_pct(share)} of it)." if share is not None else "."
+    ranges = [{"run_id": q.run_id, "t_start_s": w["t_start_s"], "t_end_s": w["t_end_s"], "label": f"worst {what}"}
+              for what, w in (("DAVG", sp.worst_davg), ("KAVG", sp.worst_kavg)) if w]
+    lines = [{"value": q.davg_ms, "unit": "ms", "label": "DAVG guidance"},
+             {"value": q.kavg_ms, "unit": "ms", "label": "KAVG guidance"}]
+    ev = Evidence([q.run_id], {q.run_id: sp.devices}, ranges, lines,
+                  {"column": "latency_split", "unit": "ms", "align": "start", "stepped": True, "device": q.device},
+                  [sp])
+    return Answer(None, q.KIND, "", "not met" if where else "met", figures, reason, ev,
+                  [f"Guidance: {GUIDANCE_WORDS}.", *sp.notes])
+
+
+def _answer_vm_load(ws: Workspace, q: VmLoadQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.host_latency import vm_load
+
+    vl = vm_load(ws, q.run_id)
+    top = vl.vms[0]
+    figures = [Figure(f"share of the commands, {v.vm}", v.share, "fraction", f"{v.vm} {fmt_pct(v.share)}")
+               for v in vl.vms[:3]]
+    reason = " ".join(vl.story)
+    ev = Evidence([q.run_id], {q.run_id: [d for v in vl.vms for d in v.disks]}, [], [],
+                  {"column": "vm_commands", "unit": "commands/s", "align": "start", "stepped": True,
+                   "top_vm": top.vm}, [vl])
+    return Answer(None, q.KIND, "", "information", figures, reason, ev, list(vl.notes))
 
 
 def _answer_compare(ws: Workspace, q: CompareQuestion, names: dict[int, str]) -> Answer:

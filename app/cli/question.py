@@ -8,6 +8,8 @@
                         --profile NAME) [--read-pct P] [--raid L] [--disk TYPE | --disk-iops N]
                         [--gb-per-user G --disk-gb D] [--storm-multiplier M]
     question add storm --run ID [--device D] [--phases P] [--every S]
+    question add latency-source --run ID [--device D] [--davg-ms MS] [--kavg-ms MS]   (esxtop: array or host?)
+    question add vm-load --run ID                                                     (esxtop: load per VM)
     question list [--json];  question answer [ID...] [--json];  question edit ID [flags of its kind] [--title T]
     question move ID --to POS;  question delete ID
 
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 
 # command-line kind -> the stored kind
 KIND_NAMES = {"compare": "compare", "cap": "cap", "response-time": "response_time", "sizing": "sizing",
-              "storm": "storm_profile"}
+              "storm": "storm_profile", "latency-source": "latency_source", "vm-load": "vm_load"}
 CLI_KIND = {v: k for k, v in KIND_NAMES.items()}
 
 
@@ -61,7 +63,8 @@ def _range(text: str) -> tuple[float, float | None]:
 
 # flag, parameter key(s), argparse keywords, kinds that take it
 FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
-    ("--run", "run_id", {"type": int, "metavar": "ID", "help": "run id (see 'runs')"}, {"cap", "storm_profile"}),
+    ("--run", "run_id", {"type": int, "metavar": "ID", "help": "run id (see 'runs')"},
+     {"cap", "storm_profile", "latency_source", "vm_load"}),
     ("--runs", "run_ids", {"type": _ids, "nargs": "+", "metavar": "ID[,ID...]",
                            "help": "run ids; for compare the first is the baseline"}, {"compare", "response_time"}),
     ("--metric", "metric", {"metavar": "M", "help": "the figure compared (default peak_iops): "
@@ -71,7 +74,7 @@ FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
      {"compare"}),
     ("--phases", "phases", {"choices": ["auto", "stored", "detect", "none"]}, {"compare", "storm_profile"}),
     ("--device", "device", {"metavar": "D[,D...]", "help": "exact device name(s); default: the whole disks"},
-     {"compare", "cap", "storm_profile"}),
+     {"compare", "cap", "storm_profile", "latency_source"}),
     ("--every", "every_s", {"type": float, "metavar": "S", "help": "resample to S-second means first"},
      {"compare", "storm_profile"}),
     ("--cap-iops", "iops_cap", {"type": float, "metavar": "N"}, {"cap"}),
@@ -101,18 +104,23 @@ FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
     ("--disk-gb", "disk_gb", {"type": float, "metavar": "D"}, {"sizing"}),
     ("--storm-multiplier", "storm_multiplier", {"type": float, "metavar": "M"}, {"sizing"}),
     ("--profile", "profile", {"metavar": "NAME", "help": "user profile preset (office-8, ...)"}, {"sizing"}),
+    ("--davg-ms", "davg_ms", {"type": float, "metavar": "MS", "help": "DAVG guidance (default 20)"},
+     {"latency_source"}),
+    ("--kavg-ms", "kavg_ms", {"type": float, "metavar": "MS", "help": "KAVG guidance (default 2)"},
+     {"latency_source"}),
 ]
 FIELD_FLAGS = {key: flag for flag, key, _kw, _k in FLAGS}
 FIELD_FLAGS.update({"iops_per_user_storm": "--iops-per-user", "title": "--title", "position": "--position/--to",
                     "kind": "KIND"})
 REQUIRED = {"cap": "run_id", "storm_profile": "run_id", "compare": "run_ids", "response_time": "run_ids",
-            "sizing": "users"}
+            "sizing": "users", "latency_source": "run_id", "vm_load": "run_id"}
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
     pc = CliParser
     qsub = p.add_subparsers(dest="action", metavar="ACTION", parser_class=pc)
-    a = qsub.add_parser("add", help="add a question (compare, cap, response-time, sizing, storm)")
+    a = qsub.add_parser("add", help="add a question (compare, cap, response-time, sizing, storm, latency-source, "
+                                    "vm-load)")
     ksub = a.add_subparsers(dest="kind", metavar="KIND", parser_class=pc)
     for cli_kind, kind in KIND_NAMES.items():
         k = ksub.add_parser(cli_kind, help=f"a {cli_kind} question")

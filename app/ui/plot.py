@@ -36,14 +36,22 @@ from PySide6.QtWidgets import (
 from app.ui.plot_marks import CurveList, MarkerLine, PhaseBand, background_is_dark, label_fill
 from app.ui.plot_steps import METRIC_UNITS, fmt_time, fmt_value, interval_index, step_xy
 from app.workspace import Workspace
-from parsers.kinds import DEVICE_RATES, IOSTAT, LATENCY_HISTOGRAMS, TIME_SERIES, VSCSISTATS, has
+from parsers.kinds import DEVICE_RATES, HOST_LATENCY, IOSTAT, LATENCY_HISTOGRAMS, TIME_SERIES, VSCSISTATS, has
 
 # metric label -> column of the analysis series (app.analysis.series), or (iostat column, aggregate)
 METRICS: dict[str, str | tuple[str, str]] = {
     "IOPS (total)": "iops", "IOPS (read)": "read_iops", "IOPS (write)": "write_iops",
     "Throughput (kB/s)": "kbs", "await (ms)": "await_ms",
     "%util (max over disks)": ("util_pct", "max"), "Queue (aqu-sz, summed)": ("aqu_sz", "sum"),
+    # esxtop's split of the time per command (app.analysis.host_latency.latency_split: weighted by commands)
+    "GAVG (ms)": ("gavg_ms", "host"), "DAVG (ms)": ("davg_ms", "host"), "KAVG (ms)": ("kavg_ms", "host"),
+    "Commands/s per VM": ("vm", "vm"),  # one curve per VM (esxtop virtual disks summed per VM)
 }
+HOST_METRICS = {"GAVG (ms)", "DAVG (ms)", "KAVG (ms)"}
+PER_VM = "Commands/s per VM"
+# guidance lines a VMware consultant expects on esxtop's latencies (common guidance, not a law)
+GUIDANCE = {"DAVG (ms)": (20.0, "guidance DAVG 20 ms: above it, look at the array"),
+            "KAVG (ms)": (2.0, "guidance KAVG 2 ms: above it, commands queue in the host")}
 # what each metric counts, shown as the metric's tooltip
 METRIC_HELP = {
     "IOPS (total)": "Requests completed per second: reads + writes + discards + flushes (r/s + w/s + d/s + f/s; "
@@ -54,6 +62,14 @@ METRIC_HELP = {
     "await (ms)": "Mean time a request took, queueing included (each device's await weighted by its requests)",
     "%util (max over disks)": "Share of the interval the busiest disk had requests in flight",
     "Queue (aqu-sz, summed)": "Mean number of requests queued or in service, summed over the disks",
+    "GAVG (ms)": "esxtop: the time per command the virtual machines see (GAVG = KAVG + DAVG), over the physical "
+                 "disks weighted by their commands",
+    "DAVG (ms)": "esxtop: the time per command below the host's driver: the array and the fabric (guidance: above "
+                 "20–25 ms, look at the array)",
+    "KAVG (ms)": "esxtop: the time per command in the ESXi kernel, its queue included (guidance: above 2 ms, "
+                 "commands queue in the host)",
+    "Commands/s per VM": "esxtop: each VM's commands per second, summed over its virtual disks: which VM drives "
+                         "the load",
 }
 WHOLE_DISKS_LABEL = "whole disks"
 # every colour has a contrast of at least 3:1 on white and on the dark theme's #1e1e1e; no pure red
@@ -61,6 +77,7 @@ WHOLE_DISKS_LABEL = "whole disks"
 PALETTE = ["#2a7fd4", "#e8710a", "#1a9850", "#a05fd0", "#00897b", "#b8860b", "#d81b60", "#0096c7",
            "#7b8a00", "#5c6bc0"]
 CAP_COLOUR = "#e03030"
+GUIDE_COLOUR = "#c77800"  # the guidance lines of esxtop's latencies: orange, not the cap's red
 HINT = "Double-click: marker · Ctrl+drag: phase · Shift+drag: move a curve"
 READOUT_NOTE = "(a value covers the interval that ends at its time)"
 
@@ -119,13 +136,9 @@ class Curve:
         return interval_index(self.t_start, self.t, x - self.offset)
 
 
-def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = None, align_mode: str = "start",
-                  activity_iops: float = 100.0, marker: str | None = None, on_clock: Any = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, float]:
-    """(interval start, interval end, value, note, offset) of a run on the analyses' time axis: whole disks,
-    since-boot report left out, aligned like the command line's series analysis; ``offset`` is the seconds
-    subtracted by the alignment. The note says what was assumed. ``on_clock``: the run's series already put on
-    the common clock, and what its clock assumes (:func:`_on_clock`)."""
+def _aligned(ws: Workspace, run_id: int, device: str | None, align_mode: str, activity_iops: float,
+             marker: str | None, on_clock: Any) -> tuple[Any, str]:
+    """The run's series aligned as the chart says, and what was assumed."""
     from app.analysis.histograms import AnalysisError
     from app.analysis.series import align, load_series
     from app.store.phases import list_markers
@@ -141,11 +154,46 @@ def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = 
                 s = align(s, f"marker:{marker}", markers=list_markers(ws, run_id))
         except AnalysisError as e:
             note = f"{e}; aligned on its start"
+    return s, note
+
+
+def vm_curves(ws: Workspace, run_id: int, name: str, align_mode: str = "start", activity_iops: float = 100.0,
+              marker: str | None = None, on_clock: Any = None) -> list[dict[str, Any]]:
+    """One curve per VM of an esxtop run: its commands per second, summed over its virtual disks, on the run's
+    aligned axis (app.analysis.host_latency.vm_rates)."""
+    from app.analysis.host_latency import vm_rates
+
+    s, note = _aligned(ws, run_id, None, align_mode, activity_iops, marker, on_clock)
+    ts, te, idx = s.col("t_start_s"), s.col("t_end_s"), s.frame.get_column("sample_idx").to_list()
+    out = []
+    for vm, per in vm_rates(ws, run_id).items():
+        y = np.array([per.get(int(i)) for i in idx], dtype=float)
+        out.append(_record(run_id, name, f"{name} · {vm}", (ws.run(run_id) or {}).get("kind", IOSTAT), vm, ts, te, y,
+                           note, float(s.offset_s)))
+        note = ""
+    return out
+
+
+def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = None, align_mode: str = "start",
+                  activity_iops: float = 100.0, marker: str | None = None, on_clock: Any = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, float]:
+    """(interval start, interval end, value, note, offset) of a run on the analyses' time axis: whole disks,
+    since-boot report left out, aligned like the command line's series analysis; ``offset`` is the seconds
+    subtracted by the alignment. The note says what was assumed. ``on_clock``: the run's series already put on
+    the common clock, and what its clock assumes (:func:`_on_clock`)."""
+    s, note = _aligned(ws, run_id, device, align_mode, activity_iops, marker, on_clock)
     what = METRICS[metric]
     ts, te = s.col("t_start_s"), s.col("t_end_s")
     if isinstance(what, str):
         return ts, te, s.col(what), note, float(s.offset_s)
     col, agg = what
+    if agg == "host":
+        from app.analysis.host_latency import latency_split
+
+        split = latency_split(ws, run_id, device).frame
+        per = dict(zip(split.get_column("sample_idx").to_list(), split.get_column(col).to_list()))
+        y = np.array([per.get(int(i)) for i in s.frame.get_column("sample_idx")], dtype=float)
+        return ts, te, y, note, float(s.offset_s)
     rows = dict(ws.con.execute(
         f"SELECT sample_idx, {agg}({col}) FROM iostat_samples WHERE run_id = ? AND list_contains(?, device) "
         "GROUP BY 1", [run_id, s.devices.used]).fetchall())
@@ -401,6 +449,16 @@ class OverlayPlot(QWidget):
         self.cap_line.setVisible(False)
         self.cap_line.setZValue(20)  # over the curves, so its label reads
         self.plot.addItem(self.cap_line)  # in the value axis' auto range: the cap stays in view
+        self.guide_line = pg.InfiniteLine(angle=0, movable=False,
+                                          pen=pg.mkPen(GUIDE_COLOUR, width=2, style=Qt.PenStyle.DotLine),
+                                          label="guidance", labelOpts={"position": 0.98, "color": GUIDE_COLOUR,
+                                                                       "anchors": [(1, 1), (1, 1)], "movable": False,
+                                                                       "fill": label_fill()})
+        self.guide_line.label.keep_colour = True
+        self.guide_line.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.guide_line.setVisible(False)
+        self.guide_line.setZValue(19)
+        self.plot.addItem(self.guide_line)
         self.readout = QLabel(" ")
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.readout.setWordWrap(True)
@@ -457,8 +515,9 @@ class OverlayPlot(QWidget):
         super().changeEvent(ev)
         if ev.type() == QEvent.Type.PaletteChange and hasattr(self, "mark_items"):
             self._style_legend()
-            self.cap_line.label.fill = pg.mkBrush(label_fill())
-            self.cap_line.label.update()
+            for line in (self.cap_line, self.guide_line):
+                line.label.fill = pg.mkBrush(label_fill())
+                line.label.update()
             self._draw_marks()
 
     # ---- interface for other views ------------------------------------------------------------
@@ -499,6 +558,10 @@ class OverlayPlot(QWidget):
         series these analyses read)."""
         return [r for r in self.run_ids if has((self.ws.run(r) or {}).get("kind"), DEVICE_RATES)]
 
+    def host_runs(self) -> list[int]:
+        """The selected runs with a hypervisor's latency split and VM disks (esxtop)."""
+        return [r for r in self.run_ids if has((self.ws.run(r) or {}).get("kind"), HOST_LATENCY)]
+
     def _device(self) -> str | None:
         text = self.device.currentText()
         return None if text in ("", WHOLE_DISKS_LABEL) else text
@@ -512,11 +575,15 @@ class OverlayPlot(QWidget):
     def report_questions(self, figure: str | None = None) -> list[Any]:
         """The question the chart answers: two or more iostat runs -> how they compare (by ``figure``, default
         the overlay metric's figure), with the chart's alignment and device; one run -> its storm profile."""
-        from app.analysis.questions import CompareQuestion, StormQuestion
+        from app.analysis.questions import CompareQuestion, LatencySourceQuestion, StormQuestion, VmLoadQuestion
 
         runs = self.iostat_runs()
+        metric = self.metric_box.currentText()
+        if metric in HOST_METRICS or metric == PER_VM:
+            return [LatencySourceQuestion(r, device=self._device()) if metric in HOST_METRICS else VmLoadQuestion(r)
+                    for r in self.host_runs()]
         if len(runs) >= 2:
-            figure = figure or COMPARE_FIGURE.get(self.metric_box.currentText(), "peak_iops")
+            figure = figure or COMPARE_FIGURE.get(metric, "peak_iops")
             return [CompareQuestion(runs, metric=figure, align=self._align_param(), phases="auto",
                                     device=self._device())]
         if len(runs) == 1:
@@ -551,7 +618,14 @@ class OverlayPlot(QWidget):
         n = len(self.iostat_runs())
         metric = self.metric_box.currentText()
         figure = COMPARE_METRICS[COMPARE_FIGURE.get(metric, "peak_iops")][0]
-        if n >= 2:
+        hosts = len(self.host_runs())
+        host_metric = metric in HOST_METRICS or metric == PER_VM
+        if host_metric:
+            what = ("where the latency comes from: the array (DAVG) or the host (KAVG), against the usual guidance"
+                    if metric in HOST_METRICS else "which VM drives the load, and its latency alone and with others")
+            tip = (f"Add to the report, for each of the {hosts} selected esxtop runs, {what}" if hosts else
+                   "Select an esxtop run to add this question to the report")
+        elif n >= 2:
             tip = (f"Add to the report the question how the {n} selected iostat runs compare by {figure} (the first "
                    "selected is the baseline), aligned and on the device as the chart shows them; the arrow compares "
                    "them by another figure")
@@ -559,9 +633,9 @@ class OverlayPlot(QWidget):
             tip = "Add to the report the storm profile of the selected iostat run (peak, plateau, settle time)"
         else:
             tip = "Select one iostat run (its storm profile) or several (how they compare) to add them to the report"
-        self.add_action.setEnabled(n > 0)
+        self.add_action.setEnabled((hosts if host_metric else n) > 0)
         self.add_action.setToolTip(tip)
-        self.figure_menu.setEnabled(n >= 2)
+        self.figure_menu.setEnabled(n >= 2 and not host_metric)
         what = CAP_OF_METRIC.get(metric)
         cap = self.cap_value()
         if what is None:
@@ -579,10 +653,14 @@ class OverlayPlot(QWidget):
 
     def show_question(self, q: Any) -> None:
         """Set the chart as a question of the report was asked: its figure, alignment, device and cap."""
-        from app.analysis.questions import CapQuestion, CompareQuestion
+        from app.analysis.questions import CapQuestion, CompareQuestion, LatencySourceQuestion, VmLoadQuestion
 
         metric = "IOPS (total)"
-        if isinstance(q, CompareQuestion):
+        if isinstance(q, LatencySourceQuestion):
+            metric = "DAVG (ms)"
+        elif isinstance(q, VmLoadQuestion):
+            metric = PER_VM
+        elif isinstance(q, CompareQuestion):
             metric = ("Throughput (kB/s)" if q.metric.endswith("_kbs") else
                       "await (ms)" if "await" in q.metric else "IOPS (total)")
             if q.align.startswith("marker:"):
@@ -597,7 +675,7 @@ class OverlayPlot(QWidget):
                 metric = "Throughput (kB/s)"
                 self.cap.setValue(q.bw_cap_kbs or 0)
         self.metric_box.setCurrentText(metric)
-        device = q.device or WHOLE_DISKS_LABEL
+        device = getattr(q, "device", None) or WHOLE_DISKS_LABEL
         if self.device.findText(device) >= 0:
             self.device.setCurrentText(device)
         else:  # the runs' devices are not loaded yet: chosen when they are
@@ -666,6 +744,9 @@ class OverlayPlot(QWidget):
                         curves += recs
                         continue
                     try:
+                        if metric == PER_VM:
+                            curves += vm_curves(ws, rid, name, mode, activity, marker, clocked.get(rid))
+                            continue
                         ts, te, y, note, off = _iostat_curve(ws, rid, metric, device, mode, activity, marker,
                                                              clocked.get(rid))
                     except AnalysisError as e:
@@ -1008,7 +1089,13 @@ class OverlayPlot(QWidget):
         self.plot.enableAutoRange(axis="y")
 
     def _draw_cap(self) -> None:
-        """The cap line: red dashed, labelled with its value; in log scale it sits at log10(cap)."""
+        """The cap line: red dashed, labelled with its value; in log scale it sits at log10(cap). And the guidance
+        line of esxtop's DAVG and KAVG (orange dotted), named as guidance."""
+        guide = GUIDANCE.get(self.metric_box.currentText())
+        self.guide_line.setVisible(guide is not None)
+        if guide is not None:
+            self.guide_line.setValue(math.log10(guide[0]) if self.log_y.isChecked() else guide[0])
+            self.guide_line.label.setFormat(guide[1])
         v = self.cap.value()
         self.cap_line.setVisible(v > 0)
         if v > 0:

@@ -16,6 +16,7 @@ import numpy as np
 METRIC_UNITS = {
     "IOPS (total)": "IOPS", "IOPS (read)": "IOPS", "IOPS (write)": "IOPS", "Throughput (kB/s)": "kB/s",
     "await (ms)": "ms", "%util (max over disks)": "%", "Queue (aqu-sz, summed)": "",
+    "GAVG (ms)": "ms", "DAVG (ms)": "ms", "KAVG (ms)": "ms", "Commands/s per VM": "commands/s",
 }
 
 

@@ -24,7 +24,7 @@ QUESTION_BUILDERS: dict[str, Callable[..., Any]] = {}
 
 # in the order of the sections in a report; importing them registers their builders
 MODULES = ("runs", "overlay", "storm", "cap", "latency", "iozone", "sizing", "compare", "crosscheck", "appendix",
-           "questions")
+           "questions", "host")
 
 
 def section(key: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -83,6 +83,7 @@ LIMITATIONS = (
                    "as an estimate."),
     ("Sizing", "Sizing multiplies the IOPS per user and the RAID write penalty exactly; the IOPS a disk "
                "delivers are typical figures for its type, not a measurement of the customer's disks."),
-    ("Clocks", "Times are those the tools printed (the host's clock and time zone); runs from different hosts "
-               "are aligned on their own activity, not on the clock."),
+    ("Clocks", "Times are those the tools printed (the host's clock and time zone). Runs are aligned on their "
+               "own start or activity unless a comparison is on clock time: then each file's stated time zone "
+               "is applied, and a file that states none is read as printed."),
 )
