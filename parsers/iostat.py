@@ -11,6 +11,12 @@ Columns are found by their header names (see :mod:`parsers.iostat_columns`),
 never by position, so every release, ``-k/-m/--human``, ``--pretty``/``-j``
 (device name last), ``-s``, ``-g`` groups and decimal-comma locales share
 one code path.
+
+``iostat -x --pretty`` (sysstat 12.x) prints each report's columns in four
+sections (``r/``, ``w/``, ``d/``, ``f/`` groups), each with its own header and
+the device last: a device block whose header is new in the report and whose
+columns no earlier block of the report gave is a further *section* of that
+report, and each device's sections are merged into one row.
 """
 
 from __future__ import annotations
@@ -56,7 +62,6 @@ BANNER = re.compile(
 DEVICE_HEADER = re.compile(r"^\s*Device:?\s|\sDevice:?\s*$")
 CPU_HEADER = re.compile(r"^\s*avg-cpu:")
 _SPLIT_BLOCKS = re.compile(r"\n[ \t]*\n")
-_HUMAN = re.compile(r"^([0-9.,]+)([kMGTP])$")
 MAX_LINE = 64 * 1024
 SINCE_BOOT_RATIO = 3.0
 
@@ -143,7 +148,11 @@ class _RunState:
     rows: int = 0
     devices: set[str] = field(default_factory=set)
     layout: str | None = None
+    layout_cols: tuple[set[str], list[str]] = field(default_factory=lambda: (set(), []))  # first report's columns
     started: bool = False  # RunStart sent
+    report_sample: int = -2  # the report the device blocks below belong to
+    report_headers: list[_Header] = field(default_factory=list)  # headers of that report's device blocks
+    sections: bool = False  # reports printed in several sections (--pretty -x): their rows are merged
 
 
 class _Parser:
@@ -349,6 +358,7 @@ class _Parser:
             self.run = _RunState(key=key, host=host, info=info)
             self.runs[key] = self.run
         self.run.segment_starts.append(self.run.sample_idx + 1)
+        self.run.report_headers = []
 
     def _banner(self, m: re.Match, line: int) -> None:
         host = m.group("host").strip() or None
@@ -388,7 +398,8 @@ class _Parser:
                 return
             raise ParseError(f"expected {len(hdr)} CPU values under the 'avg-cpu:' header, found {len(toks)}", line)
         try:
-            nums = [float(t.replace(",", ".")) for t in toks]
+            # --human (sysstat 12.x) prints a '%' after each value
+            nums = [float(t.removesuffix("%").replace(",", ".")) for t in toks]
         except ValueError:
             raise ParseError(f"CPU values are not numbers: {values.strip()[:60]!r}", line) from None
         if not all(0 <= v <= 100 for v in nums):  # also false for NaN
@@ -397,6 +408,18 @@ class _Parser:
         rec = {CPU_COLUMNS.get(h, h.lstrip("%")): v for h, v in zip(hdr, nums)}
         rs.cpu.append((rs.sample_idx, rec.get("user"), rec.get("nice"), rec.get("system"),
                        rec.get("iowait"), rec.get("steal"), rec.get("idle")))
+
+    @staticmethod
+    def _is_section(rs: _RunState, h: _Header) -> bool:
+        """Is a device block under header ``h`` a further section of the run's latest report (``iostat -x
+        --pretty``: r/, w/, d/ and f/ columns under four headers)? Yes when the report already has device blocks,
+        none under this header, and none of them gave any of its columns."""
+        if rs.report_sample != rs.sample_idx or not rs.report_headers:
+            return False
+        if any(x is h for x in rs.report_headers):
+            return False
+        seen = {c for x in rs.report_headers for c in x.canon if c}
+        return not seen & {c for c in h.canon if c}
 
     def _header(self, ln: str, line: int) -> _Header:
         key = ln.rstrip()
@@ -427,12 +450,24 @@ class _Parser:
         return h
 
     def _device_block(self, header_line: str, rows: str, line: int, last: bool) -> None:
-        self._open_report("dev", line)
-        rs = self._cur()
         h = self._header(header_line, line)
-        fam = layout_family({c for c in h.canon if c}, h.names)
-        if rs.layout is None:
-            rs.layout = fam
+        section = self._is_section(self._cur(), h)
+        if not (section and self.start_kind == "dev"):
+            self._open_report("dev", line)
+        rs = self._cur()
+        if rs.report_sample != rs.sample_idx:
+            rs.report_sample = rs.sample_idx
+            rs.report_headers = []
+        rs.report_headers.append(h)
+        if section:
+            rs.sections = True
+        if rs.layout is None or (section and rs.report_sample == rs.segment_starts[0]):
+            # the first report's columns (all its sections) say which release printed them
+            cols, names = rs.layout_cols if section else (set(), [])
+            cols = cols | {c for c in h.canon if c}
+            names = names + h.names
+            rs.layout_cols = (cols, names)
+            rs.layout = layout_family(cols, names)
         rows = rows.rstrip("\n")
         if not rows.strip():
             return
@@ -441,7 +476,7 @@ class _Parser:
             self.decimal_comma = bool(re.search(r"\d,\d", sample)) and not re.search(r"\d\.\d", sample)
         if id(h) not in self._checked_headers:
             self._checked_headers.add(id(h))
-            if re.search(r"\d[kMGTP](\s|$)", rows[:4000]):
+            if re.search(r"\d[kMGTP%](\s|$)", rows[:4000]):  # --human: 1.5G, 0.0k, and 12.3% in % columns
                 self.human = True
         key = h.text + "|" + rs.key
         p = self.pending.get(key)
@@ -463,19 +498,57 @@ class _Parser:
     # ---- bulk conversion ------------------------------------------------------------------
     def _flush(self, final: bool = False) -> Iterator[Event]:
         pend, self.pending, self.pending_rows = self.pending, {}, 0
+        if not final:
+            self._hold_back_latest_report(pend)
+        by_run: dict[str, list[pl.DataFrame]] = {}
         for key, p in pend.items():
             frame = self._convert(key, p, final)
             if frame is None or frame.height == 0:
                 continue
-            run_key = p.key[0]
+            by_run.setdefault(p.key[0], []).append(frame)
+        for run_key, frames in by_run.items():
             rs = self.runs[run_key]
+            if rs.sections and len(frames) > 1:
+                frames = [self._merge_sections(frames)]
             if not rs.started:
                 rs.started = True
                 yield RunStart(run_key, rs.info)
-            rs.rows += frame.height
-            rs.devices.update(frame.get_column("device").unique().to_list())
-            self._collect_ratios(rs, frame)
-            yield Rows(run_key, "iostat_samples", frame)
+            for frame in frames:
+                rs.rows += frame.height
+                rs.devices.update(frame.get_column("device").unique().to_list())
+                self._collect_ratios(rs, frame)
+                yield Rows(run_key, "iostat_samples", frame)
+
+    def _hold_back_latest_report(self, pend: dict[str, _Pending]) -> None:
+        """Keep the device blocks of the report being read for the next flush: a chunk may end between the
+        sections of one report (--pretty -x), and its sections are merged only when they are converted together."""
+        rs = self.run
+        if rs is None:
+            return
+        for key, p in list(pend.items()):
+            held = [i for i, (k, smp) in enumerate(zip(p.key, p.sample)) if k == rs.key and smp == rs.sample_idx]
+            if not held:
+                continue
+            keep = _Pending(p.header)
+            rest = [i for i in range(len(p.parts)) if i not in held]
+            for name in ("parts", "sample", "nrows", "first_line", "key", "ts"):
+                values = getattr(p, name)
+                setattr(keep, name, [values[i] for i in held])
+                setattr(p, name, [values[i] for i in rest])
+            self.pending[key] = keep
+            self.pending_rows += sum(keep.nrows)
+            if not p.parts:
+                del pend[key]
+
+    @staticmethod
+    def _merge_sections(frames: list[pl.DataFrame]) -> pl.DataFrame:
+        """One row per device and report from the rows of a report's sections (each gives other columns)."""
+        keys = ["sample_idx", "device", "is_group"]
+        merged = pl.concat(frames, how="diagonal_relaxed")
+        return (merged.group_by(keys, maintain_order=True)
+                .agg(pl.all().drop_nulls().first())
+                .sort("sample_idx", maintain_order=True)
+                .select(merged.columns))
 
     def _convert(self, key: str, p: _Pending, final: bool) -> pl.DataFrame | None:
         h = p.header
@@ -608,16 +681,19 @@ class _Parser:
             expr = expr.str.replace(",", ".", literal=True)
         if not self.human:
             return expr.cast(pl.Float64, strict=False) * factor
-        m = expr.str.extract_groups(r"^([0-9.]+)([kMGTP]?)$")
+        m = expr.str.extract_groups(r"^([0-9.]+)([kMGTP%]?)$")
         num = m.struct.field("1").cast(pl.Float64, strict=False)
         suf = m.struct.field("2")
         power = (pl.when(suf == "k").then(1).when(suf == "M").then(2).when(suf == "G").then(3)
                  .when(suf == "T").then(4).when(suf == "P").then(5).otherwise(0))
+        if not canon.endswith("_pct"):  # sysstat 12.x --human prints 12.3% in the % columns only
+            num = pl.when(suf == "%").then(None).otherwise(num)
+        plain = (suf == "") | (suf == "%")
         if canon in KB_COLUMNS:
             # --human values carry a bytes-based suffix: 222.1k = 222.1 kB
             scaled = num * (pl.lit(1024.0).pow(power - 1))
-            return pl.when(suf == "").then(num * factor).otherwise(scaled)
-        return pl.when(suf == "").then(num * factor).otherwise(num * pl.lit(1000.0).pow(power))
+            return pl.when(plain).then(num * factor).otherwise(scaled)
+        return pl.when(plain).then(num * factor).otherwise(num * pl.lit(1000.0).pow(power))
 
     @staticmethod
     def _line_of(p: _Pending, counts: np.ndarray, row: int) -> int:

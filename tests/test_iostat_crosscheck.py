@@ -16,10 +16,13 @@ SUFFIX = {"k": 1, "M": 2, "G": 3, "T": 4, "P": 5}
 
 
 def naive_rows(path):
-    """[(report number, device, {canonical: value})] by reading the file line by line."""
+    """[(report number, device, {canonical: value})] by reading the file line by line. A header whose columns the
+    report has not given yet is another section of that report (--pretty -x): its values join the device's row."""
     out = []
     header = None
     report = -1
+    report_cols: set = set()
+    rows_of_report: dict = {}
     for raw in path.read_text().splitlines():
         toks = raw.split()
         if not toks:
@@ -27,7 +30,12 @@ def naive_rows(path):
             continue
         if toks[0] in ("Device", "Device:") or toks[-1] in ("Device", "Device:"):
             header = toks
-            report += 1
+            cols = {COLUMNS[n][0] for n in toks if n not in ("Device", "Device:")}
+            if not report_cols or cols & report_cols:
+                report += 1
+                report_cols = set()
+                rows_of_report = {}
+            report_cols |= cols
             continue
         if header is None:
             continue
@@ -40,13 +48,19 @@ def naive_rows(path):
         for name, v in zip(names, vals):
             canon, factor = COLUMNS[name]
             v = v.replace(",", ".")
+            if name.startswith("%"):
+                v = v.removesuffix("%")  # --human: 12.3%
             if v[-1] in SUFFIX:
                 n = float(v[:-1])
                 x = n * 1024.0 ** (SUFFIX[v[-1]] - 1) if canon in KB_COLUMNS else n * 1000.0 ** SUFFIX[v[-1]]
             else:
                 x = float(v) * factor
             rec[canon] = x
-        out.append((report, dev, rec))
+        if dev in rows_of_report:
+            rows_of_report[dev].update(rec)
+        else:
+            rows_of_report[dev] = rec
+            out.append((report, dev, rec))
     return out
 
 
