@@ -206,18 +206,18 @@ def vm_load(ws: Workspace, run_id: int, active_share: float = 0.05) -> VmLoad:
     return VmLoad(run_id, out, s.interval_s, active_share, _vm_story(out))
 
 
-def _ms(v: float | None) -> str:
-    return "-" if v is None else f"{v:.2f} ms"
-
-
 def _vm_story(vms: list[VmFigures]) -> list[str]:
+    """The load and the neighbours in words, with the numbers formatted as everywhere (the Answers page's)."""
+    from app.analysis.questions import fmt_pct, fmt_value
+
     if not vms:
         return []
     top = vms[0]
-    lines = [f"{top.vm} drove {top.share * 100:.1f} % of the VMs' commands (peak {top.peak_commands_s:,.1f} "
-             "commands/s)" + (f"; next: {vms[1].vm} with {vms[1].share * 100:.1f} %." if len(vms) > 1 else ".")]
+    lines = [f"{top.vm} drove {fmt_pct(top.share)} of the VMs' commands (peak "
+             f"{fmt_value(top.peak_commands_s, 'commands/s')})"
+             + (f"; next: {vms[1].vm} with {fmt_pct(vms[1].share)}." if len(vms) > 1 else ".")]
     for v in vms:
         if v.gavg_alone_ms is not None and v.gavg_together_ms is not None:
-            lines.append(f"{v.vm}: {_ms(v.gavg_alone_ms)} per command alone, {_ms(v.gavg_together_ms)} while "
-                         "another VM was active.")
+            lines.append(f"{v.vm} waited {fmt_value(v.gavg_alone_ms, 'ms')} per command alone and "
+                         f"{fmt_value(v.gavg_together_ms, 'ms')} while another VM was active.")
     return lines

@@ -509,7 +509,8 @@ def describe(q: Question, names: dict[int, str] | None = None) -> str:
         return f"Storm profile of {name(q.run_id)}"
     if isinstance(q, LatencySourceQuestion):
         where = f" ({q.device})" if q.device else ""
-        return f"Where does the latency on {name(q.run_id)}{where} come from: the array or the host?"
+        return (f"Is the latency on {name(q.run_id)}{where} within the guidance (DAVG {fmt_value(q.davg_ms, 'ms')}, "
+                f"KAVG {fmt_value(q.kavg_ms, 'ms')}), and does it come from the array or the host?")
     if isinstance(q, VmLoadQuestion):
         return f"Which VM drives the load on {name(q.run_id)}?"
     raise TypeError(type(q))  # pragma: no cover

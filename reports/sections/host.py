@@ -9,7 +9,7 @@ from typing import Any
 
 from app.analysis.host_latency import GUIDANCE_WORDS
 from app.analysis.questions import fmt_pct, fmt_value
-from reports.content import Chart, Section, Table, ms
+from reports.content import Chart, Section, Table
 from reports.context import ReportContext
 from reports.sections import question_section
 from reports.sections.questions import _notes, _open
@@ -39,8 +39,13 @@ def latency_source(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
              "style": "cap"},
             {"value": sp.kavg_guidance_ms, "label": f"KAVG guidance {fmt_value(sp.kavg_guidance_ms, 'ms')}",
              "style": "limit"}]
-    bands = [{"t0": r["t_start_s"], "t1": r["t_end_s"], "label": r["label"], "style": "worst"}
-             for r in a.evidence.ranges]
+    bands: list[dict[str, Any]] = []
+    for r in a.evidence.ranges:  # one band per interval: the worst DAVG and KAVG often fall in the same one
+        same = next((b for b in bands if (b["t0"], b["t1"]) == (r["t_start_s"], r["t_end_s"])), None)
+        if same is not None:
+            same["label"] += " and " + r["label"].removeprefix("worst ")
+        else:
+            bands.append({"t0": r["t_start_s"], "t1": r["t_end_s"], "label": r["label"], "style": "worst"})
     sec.chart(Chart("lines", f"Where the time per command goes on {run}: GAVG = KAVG + DAVG",
                     {"lines": lines, "x": "seconds from the start of the run", "y": "ms", "log": False,
                      "refs": refs, "bands": bands}))
@@ -49,14 +54,17 @@ def latency_source(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
              "is the sum of DAVG, the time below the host's driver (the array and the fabric), and KAVG, the time "
              f"in the ESXi kernel, its queue included. Guidance: {GUIDANCE_WORDS}.")
     m = sp.mean
-    rows = [[label.split(" (")[0], ms(m.get(col)), f"{getattr(sp, col[:4] + '_over', 0):,}"
+    rows = [[label.split(" (")[0], fmt_value(m.get(col), "ms"), f"{getattr(sp, col[:4] + '_over', 0):,}"
              if col in ("davg_ms", "kavg_ms") else "-"] for col, label in SPLIT]
-    rows.append(["QAVG (part of KAVG: queued)", ms(m.get("qavg_ms")), "-"])
+    rows.append(["QAVG (part of KAVG: queued)", fmt_value(m.get("qavg_ms"), "ms"), "-"])
     sec.table(Table("Time per command over the run", ["Figure", "Mean per command", "Intervals above the guidance"],
                     rows, note=f"{sp.intervals:,} intervals with commands. Mean per command: weighted by the "
                                "commands of each disk and interval. DAVG share of GAVG: "
                                f"{fmt_pct(sp.davg_share)}."))
+    a_notes = a.notes
+    a.notes = [x for x in a.notes if not str(x).startswith("Guidance:")]  # said in the paragraph above
     _notes(sec, a, ctx)
+    a.notes = a_notes
     ctx.methods.append(("latency_source", {"devices": sp.devices, "guidance": GUIDANCE_WORDS,
                                            "weighting": "commands per second of each disk and interval"}))
     return sec
@@ -68,9 +76,16 @@ def vm_load(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     if a.error is not None or not a.evidence.results:
         return sec
     vl = a.evidence.results[0]
+    lines = _vm_lines(ctx, vl)
+    if lines:
+        sec.chart(Chart("lines", f"Commands per second of each VM on {ctx.name(vl.run_id)}",
+                        {"lines": lines, "x": "seconds from the start of the run", "y": "commands/s", "log": False,
+                         "refs": [], "bands": []}))
+        sec.para("Each interval is drawn as a step over the seconds it covers; a VM's rate is the sum over its "
+                 "virtual disks. The busiest VMs are drawn; the table gives every VM.")
     rows = [[ctx.an.text(v.vm), fmt_pct(v.share), fmt_value(round(v.commands)), fmt_value(v.peak_commands_s),
-             ms(v.gavg_ms), f"{v.alone_intervals:,} of {v.active_intervals:,}", ms(v.gavg_alone_ms),
-             ms(v.gavg_together_ms)] for v in vl.vms]
+             fmt_value(v.gavg_ms, "ms"), f"{v.alone_intervals:,} of {v.active_intervals:,}",
+             fmt_value(v.gavg_alone_ms, "ms"), fmt_value(v.gavg_together_ms, "ms")] for v in vl.vms]
     sec.table(Table("Load and latency per VM",
                     ["VM", "Share of commands", "Commands", "Peak commands/s", "GAVG", "Alone (intervals)",
                      "GAVG alone", "GAVG with another VM active"], rows,
@@ -81,3 +96,19 @@ def vm_load(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     _notes(sec, a, ctx)
     ctx.methods.append(("vm_load", {"active_share": vl.active_share, "interval_s": vl.interval_s}))
     return sec
+
+
+MAX_VM_LINES = 6
+
+
+def _vm_lines(ctx: ReportContext, vl: Any) -> list[dict[str, Any]]:
+    """The busiest VMs' commands per second on the run's axis (the rates the answer's figures are sums of)."""
+    from app.analysis.host_latency import vm_rates
+    from app.analysis.series import load_series
+
+    s = load_series(ctx.ws, vl.run_id)
+    idx = s.frame.get_column("sample_idx").to_list()
+    t0, t1 = s.col("t_start_s").tolist(), s.col("t_end_s").tolist()
+    rates = vm_rates(ctx.ws, vl.run_id)
+    return [{"label": ctx.an.text(v.vm), "t0": t0, "t": t1, "y": [rates.get(v.vm, {}).get(int(i)) for i in idx]}
+            for v in vl.vms[:MAX_VM_LINES]]
