@@ -99,6 +99,10 @@ def detect(path: str) -> Format:
         raise UnknownFormat("UTF-16 text (saved by a Windows tool?): convert it to UTF-8 first, "
                             "e.g. iconv -f UTF-16 -t UTF-8", trace=True)
     if b"\x00" in head:
+        # a binary file a format recognises only to refuse it (perfmon's .blg) gets that format's advice
+        for f in formats():
+            if getattr(f, "sniffs_binary", False) and f.sniff(head) >= MIN_SCORE:
+                raise UnknownFormat(getattr(f, "unsupported", None) or "binary file (not a text trace)", trace=True)
         raise UnknownFormat("binary file (not a text trace)")
     if head.startswith(b"%PDF"):
         raise UnknownFormat("a PDF document, not a trace")

@@ -42,6 +42,9 @@ FORMATS = {  # id: (kind, tables written)
     "iometer-csv": ("iometer", ("iometer_results",)),
     "iomark-csv": ("iomark", ("iomark_results",)),
     "iomark-mapped": ("iomark", ("iomark_results",)),
+    "perfmon-csv": ("perfmon", ("iostat_samples", "cpu_samples")),
+    "perfmon-blg": ("perfmon", ()),  # recognised to be refused (binary .blg)
+    "esxtop-csv": ("esxtop", ("iostat_samples",)),
 }
 
 
@@ -55,8 +58,8 @@ def test_each_kind_has_the_name_customers_read_and_its_capabilities():
         "iostat": "iostat", "vscsistats": "vscsiStats", "fio": "fio", "iozone": "IOzone", "hdparm": "hdparm",
         "iometer": "Iometer", "iomark": "IOmark"}
     assert {c: set(kinds_with(c)) for c in CAPABILITIES} == {
-        TIME_SERIES: {"iostat", "vscsistats"},
-        DEVICE_RATES: {"iostat"},
+        TIME_SERIES: {"iostat", "vscsistats", "perfmon", "esxtop"},
+        DEVICE_RATES: {"iostat", "perfmon", "esxtop"},
         LATENCY_HISTOGRAMS: {"vscsistats", "fio"},
         JOB_SUMMARY: {"fio"},
         THROUGHPUT_GRID: {"iozone"},

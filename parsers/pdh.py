@@ -1,0 +1,554 @@
+"""PDH-CSV, the layout Windows perfmon / typeperf / relog and VMware esxtop's batch mode share: one reader, two
+counter maps (:mod:`parsers.perfmon`, :mod:`parsers.esxtop`).
+
+Layout (Windows' PDH library writes it; esxtop imitates it)::
+
+    "(PDH-CSV 4.0) (Eastern Daylight Time)(240)","\\\\SQL01\\PhysicalDisk(0 C:)\\Disk Reads/sec",...
+    "09/08/2002 12:35:45.166","11.296813511113458",...
+
+* The first cell names the layout and, for perfmon and relog, the time zone and its *bias*: UTC = local time +
+  bias minutes, so a bias of 240 is ``utc_offset`` "-04:00". typeperf writes just ``(PDH-CSV 4.0)`` (no zone);
+  ESXi writes ``(UTC)(0)``. ``(PDH-TSV 4.0)`` is the same with TABs.
+* Every other header cell is a counter path ``\\\\HOST\\Object(Instance)\\Counter``, read from the right: the
+  counter after the last backslash, the host after the leading two, the object and its instance in between
+  (an instance may hold spaces, colons, parentheses and backslashes: ``0 C:``, ``SQL02 (uuid):scsi0:0``,
+  ``\\??\\D:\\pagefile.sys``). A file may hold several hosts: one run per host.
+* One row per sample: a local time stamp (``MM/DD/YYYY HH:MM:SS.mmm``, or the locale's: ``DD.MM.YYYY``,
+  ``DD/MM/YYYY``, ``YYYY-MM-DD``; the day/month order is decided from all rows, a field above 12 decides, and
+  when nothing does PDH's own MM/DD is taken and said in a warning), then the values, quoted; a blank or ``" "``
+  is a value the tool did not have (perfmon leaves the first sample of a rate counter blank): NULL, never 0.
+  A locale that writes decimal commas (``"0,5"``) is detected and recorded (``meta.decimal_comma``).
+* The header decides the file's encoding: UTF-8 (a byte-order mark is read through), else Windows-1252 (what
+  perfmon writes on a German or French Windows; ``meta.encoding``).
+
+Bad input: a value that is not a number, a row with the wrong number of fields or a time stamp that is not one
+stops the import with a ParseError naming the file's line and the counter (nothing of the file is stored).
+Only the file's last row may be cut off (the log was copied while it was written): when the file does not end
+with a line break and its last row is short or ends in a broken value, that row is left out with a warning.
+A broken value anywhere else is damage, not a cut-off log: hiding it would leave a hole the analyses could not
+explain, so it is an error.
+
+Large files stream: the header is read once, the columns a format needs are picked by their names, and each
+row keeps only those cells (esxtop writes tens of thousands of columns); values are converted in bulk per chunk
+of rows, and iostat_samples frames go out per chunk.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import operator
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from parsers.base import (
+    Event,
+    ImportOptions,
+    JobState,
+    ParseError,
+    Rows,
+    RunEnd,
+    RunInfo,
+    RunStart,
+    WarnFn,
+)
+from parsers.schema import frame_schema
+
+_FIRST_CELL = re.compile(r"^\(PDH-(?P<fmt>CSV|TSV) (?P<ver>\d+\.\d+)\)\s*"
+                         r"(?:\((?P<zone>.*)\)\((?P<bias>[-+]?\d+)\))?\s*$")
+_NUMBER = r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$"
+_NUMBER_RE = re.compile(_NUMBER)
+_COMMA_NUMBER = re.compile(r"^[-+]?\d+,\d+(?:[eE][-+]?\d+)?$")
+_STAMP = re.compile(r"^(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})[ T](\d{1,2}):(\d{2}):(\d{2})(?:[.,](\d{1,6}))?"
+                    r"(?:\s*([AaPp])\.?[Mm]\.?)?$")
+CHUNK_CELLS = 400_000  # selected cells converted at once (rows x columns): bounds the memory of a chunk
+MAX_CHUNK_ROWS = 2000
+MAX_LINE = 64 * 1024 * 1024  # csv field limit: esxtop rows are long, but one field is short
+
+
+# ---- counter paths -------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CounterPath:
+    """One header cell: ``\\\\host\\object(instance)\\counter`` (host None when the path has no machine)."""
+
+    host: str | None
+    obj: str
+    instance: str | None
+    counter: str
+
+    @property
+    def text(self) -> str:
+        inst = f"({self.instance})" if self.instance is not None else ""
+        return (f"\\\\{self.host}" if self.host is not None else "") + f"\\{self.obj}{inst}\\{self.counter}"
+
+
+def parse_counter_path(text: str) -> CounterPath | None:
+    """Split a counter path from the right; None when the cell is no counter path."""
+    s = text.strip()
+    if not s.startswith("\\"):
+        return None
+    cut = s.rfind("\\")
+    counter = s[cut + 1:]
+    rest = s[:cut]
+    host: str | None = None
+    if rest.startswith("\\\\"):
+        end = rest.find("\\", 2)
+        if end < 0:
+            return None
+        host, rest = rest[2:end], rest[end + 1:]
+    else:
+        rest = rest[1:]
+    if not rest or not counter:
+        return None
+    # the object is the text before the first "(", the instance everything up to the last ")"
+    op = rest.find("(")
+    if op >= 0 and rest.endswith(")"):
+        return CounterPath(host, rest[:op].strip(), rest[op + 1:-1], counter.strip())
+    return CounterPath(host, rest.strip(), None, counter.strip())
+
+
+def norm(name: str) -> str:
+    """A counter or object name for matching: case, typographic apostrophes, spaces, dots, ``%`` and parentheses
+    do not count (``% Idle Time`` = ``%Idle Time``; German ``Leerlaufzeit (%)`` = ``% Leerlaufzeit``), and
+    German ``/Sek.`` = ``/s``."""
+    s = name.casefold().replace("\u2019", "'").replace("\u00a0", " ")
+    s = re.sub(r"[\s%().]", "", s)
+    return re.sub(r"/sek$", "/s", s)
+
+
+# ---- sniffing ----------------------------------------------------------------------------------------------
+def sniff_head(head: bytes) -> str:
+    """The header text of a PDH-CSV/TSV head from its ``(PDH-`` mark on ("" when there is none). Text before the
+    mark on its line (a terminal's message esxtop printed first) or up to two junk lines before it are allowed."""
+    i = head.find(b"(PDH-", 0, 4096)
+    if i < 0 or head[:i].count(b"\n") > 2 or not re.match(rb"\(PDH-(CSV|TSV) \d", head[i:i + 12]):
+        return ""
+    return head[i - 1 if head[i - 1:i] == b'"' else i:].decode("utf-8", errors="replace")
+
+
+def head_paths(head_text: str) -> list[CounterPath]:
+    """The counter paths of the header cells in a sniffed head (the last, maybe cut, cell left out)."""
+    line = head_text.split("\n", 1)[0]
+    delim = "\t" if "(PDH-TSV" in line[:20] else ","
+    cells = next(csv.reader([line], delimiter=delim), [])[1:-1]
+    return [p for c in cells if (p := parse_counter_path(c)) is not None]
+
+
+# ---- the header ---------------------------------------------------------------------------------------------
+@dataclass
+class Header:
+    fmt: str  # CSV | TSV
+    version: str
+    zone: str | None
+    bias: int | None  # minutes: UTC = local + bias
+    delimiter: str
+    encoding: str  # utf-8 | cp1252
+    line: int  # 1-based line of the header
+    cells: list[str]
+    junk: str = ""  # text before the header mark
+
+    @property
+    def utc_offset(self) -> str | None:
+        if self.bias is None:
+            return None
+        off = -self.bias
+        sign = "-" if off < 0 else "+"
+        return f"{sign}{abs(off) // 60:02d}:{abs(off) % 60:02d}"
+
+
+def _decode_header(raw: bytes) -> tuple[str, str]:
+    try:
+        return raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace"), "cp1252"
+
+
+def read_header(path: str, what: str) -> Header:
+    """The header line of a PDH-CSV/TSV file (within its first 3 lines)."""
+    with open(path, "rb") as fh:
+        lines = [fh.readline(MAX_LINE) for _ in range(3)]
+    for i, raw in enumerate(lines):
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        mark = raw.find(b"(PDH-")
+        if mark < 0:
+            continue
+        if b"\x00" in raw:
+            raise ParseError(f"binary data (NUL byte): not {what}", i + 1)
+        start = mark - 1 if mark > 0 and raw[mark - 1:mark] == b'"' else mark
+        text, encoding = _decode_header(raw[start:].rstrip(b"\r\n"))
+        delim = "\t" if text.lstrip('"').startswith("(PDH-TSV") else ","
+        cells = next(csv.reader([text], delimiter=delim))
+        m = _FIRST_CELL.match(cells[0].strip())
+        if m is None:
+            raise ParseError(f"the first cell {cells[0][:60]!r} is not a PDH header such as \"(PDH-CSV 4.0)\"", i + 1)
+        bias = int(m.group("bias")) if m.group("bias") is not None else None
+        junk = raw[:start].decode("utf-8", errors="replace").strip()
+        return Header(m.group("fmt"), m.group("ver"), (m.group("zone") or "").strip() or None, bias, delim,
+                      encoding, i + 1, cells, junk)
+    raise ParseError(f"no PDH header (\"(PDH-CSV 4.0)\" …) in the first lines: not {what}", 1)
+
+
+# ---- what a format makes of a column ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Source:
+    """Where one column's values go: ``quantity`` of ``device`` (iostat_samples) or of the host's CPU
+    (cpu_samples, device None), on ``host``'s run."""
+
+    table: str
+    host: str
+    device: str | None
+    quantity: str
+    layer: str | None = None
+    vm: str | None = None
+
+
+@dataclass
+class DeviceSpec:
+    device: str | None
+    layer: str | None
+    vm: str | None
+    quantities: dict[str, int] = field(default_factory=dict)  # quantity -> position among the selected columns
+
+
+Classify = Callable[[CounterPath], "Source | None"]
+Derive = Callable[[dict[str, np.ndarray], int], dict[str, np.ndarray]]
+
+
+@dataclass
+class FormatSpec:
+    """What a PDH format (perfmon, esxtop) tells the reader."""
+
+    kind: str
+    what: str  # "a perfmon CSV log": for messages
+    os: str
+    tool: str  # tool_version prefix ("perfmon / typeperf", "esxtop batch mode")
+    classify: Classify  # header cell -> Source (None: not read)
+    derive: dict[str, Derive]  # table -> quantities of one device -> stored columns
+    describe_unread: Callable[[list[CounterPath]], dict[str, Any]]  # meta about the columns not read
+    check: Callable[[dict[tuple[str, str], DeviceSpec], WarnFn], None] | None = None
+    prepare: Callable[[list[CounterPath]], Classify] | None = None  # a classifier built from all the header's paths
+    month_first: bool = False  # the tool always writes MM/DD/YYYY (ESXi): no warning when no day above 12 says so
+
+
+# ---- time stamps --------------------------------------------------------------------------------------------
+_DATE_BYTES = re.compile(rb'^"?(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})[ T]')
+
+
+def date_order(path: str, header_line: int) -> tuple[str, bool]:
+    """'YMD', 'DMY' or 'MDY' for the whole file, from every row's date (a quick pass over the line starts):
+    a year first is ISO, dotted dates are European (DMY), a first field above 12 is a day, a second one above 12
+    a day too (MDY). True when nothing decides it and some dates would read differently: PDH's MDY is taken."""
+    year_first = dotted = first_big = second_big = differ = False
+    with open(path, "rb") as fh:
+        for i, raw in enumerate(fh, 1):
+            if i <= header_line:
+                continue
+            m = _DATE_BYTES.match(raw, 0, 40)
+            if m is None:
+                continue
+            a, b = int(m.group(1)), int(m.group(3))
+            year_first |= len(m.group(1)) == 4
+            dotted |= m.group(2) == b"."
+            first_big |= a > 12
+            second_big |= b > 12
+            differ |= a != b
+    if year_first:
+        return "YMD", False
+    if dotted or first_big:
+        return "DMY", False
+    return "MDY", not second_big and differ
+
+
+def read_stamp(text: str, order: str, line: int) -> datetime:
+    """One time stamp as printed, its date read in ``order``."""
+    m = _STAMP.match(text.strip())
+    if m is None:
+        raise ParseError(f"{text.strip()[:40]!r} is not a time stamp as perfmon writes it (MM/DD/YYYY HH:MM:SS.mmm "
+                         "or the locale's date): was the file re-saved by a spreadsheet?", line)
+    a, _sep, b, c, hh, mi, ss, frac, ampm = m.groups()
+    h = int(hh)
+    if ampm:
+        h = (h % 12) + (12 if ampm.lower() == "p" else 0)
+    x, y_, z = int(a), int(b), int(c)
+    y, mo, d = (x, y_, z) if order == "YMD" else (z, y_, x) if order == "DMY" else (z, x, y_)
+    if y < 100:
+        y += 2000 if y < 70 else 1900
+    try:
+        return datetime(y, mo, d, h, int(mi), int(ss), int((frac or "0").ljust(6, "0")))
+    except ValueError:
+        names = {"MDY": "month/day/year", "DMY": "day/month/year", "YMD": "year-month-day"}
+        raise ParseError(f"impossible date or time in {text.strip()!r} (dates read as {names[order]})",
+                         line) from None
+
+
+# ---- the reader ---------------------------------------------------------------------------------------------
+@dataclass
+class _Run:
+    key: str
+    devices: dict[tuple[str, str], DeviceSpec]  # (table, device or "") -> spec
+
+
+ORDER_NAMES = {"MDY": "month/day/year", "DMY": "day/month/year", "YMD": "year-month-day"}
+
+
+class PdhReader:
+    """Streams a PDH-CSV file into per-host runs of iostat_samples (and cpu_samples) for one format."""
+
+    def __init__(self, path: str, spec: FormatSpec, options: ImportOptions, state: JobState, warn: WarnFn):
+        self.path = path
+        self.spec = spec
+        self.opt = options
+        self.state = state
+        self.warn = warn
+        self.header = read_header(path, spec.what)
+        self.decimal_comma: bool | None = None
+        self.t0: datetime | None = None
+
+    # -- columns ----------------------------------------------------------------------------------------------
+    def _select(self) -> tuple[list[int], dict[str, _Run], list[CounterPath]]:
+        """The columns the format reads (positions in the row), the runs (one per host) and the paths not read."""
+        cols: list[int] = []
+        runs: dict[str, _Run] = {}
+        hosts: dict[str, str] = {}  # casefolded -> as first printed (host names ignore case)
+        unread: list[CounterPath] = []
+        seen: set[tuple[str, str, str, str]] = set()
+        paths: list[tuple[int, CounterPath]] = []
+        for i, cell in enumerate(self.header.cells[1:], 1):
+            cp = parse_counter_path(cell)
+            if cp is None:
+                if i == len(self.header.cells) - 1 and not cell.strip():
+                    continue  # a trailing comma
+                raise ParseError(f"header cell {i + 1} {cell[:80]!r} is not a counter path (\\\\host\\object"
+                                 "(instance)\\counter)", self.header.line)
+            paths.append((i, cp))
+        classify = self.spec.prepare([p for _, p in paths]) if self.spec.prepare else self.spec.classify
+        for i, cp in paths:
+            cell = self.header.cells[i]
+            src = classify(cp)
+            if src is None:
+                unread.append(cp)
+                continue
+            host = hosts.setdefault(src.host.casefold(), src.host)
+            ident = (host.casefold(), src.table, src.device or "", src.quantity)
+            if ident in seen:
+                self.warn(f"column {i + 1} repeats {cell!r}: the first one is read", self.header.line)
+                continue
+            seen.add(ident)
+            run = runs.setdefault(host, _Run(host, {}))
+            dev = run.devices.setdefault((src.table, src.device or ""), DeviceSpec(src.device, src.layer, src.vm))
+            dev.quantities[src.quantity] = len(cols)
+            cols.append(i)
+        if not runs:
+            objs = sorted({p.obj for p in unread})
+            raise ParseError(f"no counter StormScope reads ({len(self.header.cells) - 1} columns; objects: "
+                             f"{', '.join(objs[:8]) or 'none'}{' …' if len(objs) > 8 else ''}): not "
+                             f"{self.spec.what} with disk counters", self.header.line)
+        if self.spec.check is not None:
+            for run in runs.values():
+                self.spec.check(run.devices, self.warn)
+        return cols, runs, unread
+
+    def columns(self) -> list[int]:
+        """The positions of the columns the format reads (what a benchmark's yardstick reads too)."""
+        return self._select()[0]
+
+    # -- rows ---------------------------------------------------------------------------------------------------
+    def _rows(self, cols: list[int]) -> Iterator[tuple[list[int], list[str], list[tuple[str, ...]]]]:
+        """Chunks of (line numbers, time stamp cells, the selected cells of each row)."""
+        pick = operator.itemgetter(*cols) if len(cols) > 1 else (lambda r: (r[cols[0]],))
+        per_chunk = max(1, min(MAX_CHUNK_ROWS, CHUNK_CELLS // max(1, len(cols))))
+        with open(self.path, "rb") as raw:
+            size = raw.seek(0, 2) or 1
+            raw.seek(-1, 2)
+            ends_with_newline = raw.read(1) in (b"\n", b"\r")
+            raw.seek(0)
+            text = io.TextIOWrapper(raw, encoding="utf-8-sig" if self.header.encoding == "utf-8" else "cp1252",
+                                    errors="strict", newline="")
+            for _ in range(self.header.line):
+                text.readline()
+            csv.field_size_limit(MAX_LINE)
+            reader = csv.reader(text, delimiter=self.header.delimiter)
+            chunk: tuple[list[int], list[str], list[tuple[str, ...]]] = ([], [], [])
+            pending: tuple[int, list[str]] | None = None
+            try:
+                for row in reader:
+                    if pending is not None:
+                        self._keep(pending, pick, chunk, last=False)
+                        if len(chunk[0]) >= per_chunk:
+                            self.state.progress(raw.tell() / size, "reading")
+                            yield chunk
+                            chunk = ([], [], [])
+                    line = self.header.line + reader.line_num
+                    pending = (line, row) if any(c.strip() for c in row) else None
+            except UnicodeDecodeError as e:
+                line = self.header.line + reader.line_num + 1
+                raise ParseError(f"not {self.header.encoding} text ({e.reason}) as the header is", line) from None
+            except csv.Error as e:
+                raise ParseError(f"unreadable CSV ({e})", self.header.line + reader.line_num) from None
+            if pending is not None:
+                self._keep(pending, pick, chunk, last=not ends_with_newline)
+            if chunk[0]:
+                yield chunk
+
+    def _keep(self, pending: tuple[int, list[str]], pick: Callable[[list[str]], tuple[str, ...]],
+              chunk: tuple[list[int], list[str], list[tuple[str, ...]]], last: bool) -> None:
+        """Add one row to the chunk; only the file's last row, cut off, is left out (with a warning)."""
+        line, row = pending
+        n_fields = len(self.header.cells)
+        if len(row) != n_fields and not (len(row) == n_fields + 1 and not row[-1].strip()):
+            if last and len(row) < n_fields:
+                self.warn(f"the last row is cut off ({len(row)} of {n_fields} fields): left out", line)
+                return
+            raise ParseError(f"expected {n_fields} fields (a time stamp and {n_fields - 1} values, as the header "
+                             f"says), found {len(row)}", line)
+        vals = pick(row)
+        if last and any(v.strip() and not _NUMBER_RE.match(v.strip().replace(",", ".")) for v in vals):
+            self.warn("the file ends in the middle of its last row (no line break, a value cut off): the row is "
+                      "left out", line)
+            return
+        chunk[0].append(line)
+        chunk[1].append(row[0])
+        chunk[2].append(vals)
+
+    # -- values -------------------------------------------------------------------------------------------------
+    def _values(self, lines: list[int], cells: list[tuple[str, ...]], cols: list[int]) -> np.ndarray:
+        """The chunk's selected cells as floats (rows x columns), NaN where the tool left the value blank."""
+        k = len(cols)
+        s = pl.Series("v", list(itertools.chain.from_iterable(cells)), dtype=pl.String).str.strip_chars()
+        s = pl.select(pl.when(s == "").then(None).otherwise(s).alias("v")).to_series()
+        if self.decimal_comma is None:
+            sample = s.drop_nulls().head(50_000)
+            comma = bool(sample.str.contains(_COMMA_NUMBER.pattern).any())
+            dot = bool(sample.str.contains(".", literal=True).any())
+            if comma or dot:
+                self.decimal_comma = comma and not dot
+        if self.decimal_comma:
+            s = s.str.replace(",", ".", literal=True)
+        bad = (~s.str.contains(_NUMBER)).fill_null(False)
+        if bad.any():
+            r, c = divmod(int(bad.arg_max() or 0), k)
+            value = cells[r][c].strip()
+            cut = " (an exponent without digits: the value looks cut)" if re.search(r"[eE][-+]?$", value) else ""
+            raise ParseError(f"{value[:40]!r} is not a number{cut}; column {cols[c] + 1}: "
+                             f"{self.header.cells[cols[c]]}", lines[r])
+        vals = s.cast(pl.Float64).to_numpy().astype(np.float64, copy=False)
+        inf = np.isinf(vals)
+        if inf.any():
+            r, c = divmod(int(np.argmax(inf)), k)
+            raise ParseError(f"number {cells[r][c].strip()[:24]!r} is out of range; column {cols[c] + 1}: "
+                             f"{self.header.cells[cols[c]]}", lines[r])
+        return vals.reshape(len(lines), k)
+
+    # -- frames -------------------------------------------------------------------------------------------------
+    def _frames(self, run: _Run, vals: np.ndarray, first: int, ts: list[datetime]) -> Iterator[Rows]:
+        n = vals.shape[0]
+        assert self.t0 is not None
+        t_s = np.array([(t - self.t0).total_seconds() for t in ts], dtype=np.float64)
+        for table in ("iostat_samples", "cpu_samples"):
+            devs = [d for (t, _), d in run.devices.items() if t == table]
+            if not devs:
+                continue
+            columns: dict[str, list[np.ndarray]] = {}
+            for j, d in enumerate(devs):
+                out = self.spec.derive[table]({q: vals[:, pos] for q, pos in d.quantities.items()}, n)
+                for m in out:
+                    columns.setdefault(m, [np.full(n, np.nan)] * j)
+                for m, parts in columns.items():
+                    parts.append(out.get(m, np.full(n, np.nan)))
+            which = np.repeat(np.arange(len(devs)), n)
+            frame = pl.DataFrame({
+                "sample_idx": np.tile(np.arange(first, first + n, dtype=np.int64), len(devs)),
+                "ts": pl.Series(ts, dtype=pl.Datetime("us")).gather(np.tile(np.arange(n), len(devs))),
+                "t_s": np.tile(t_s, len(devs)),
+                **{m: pl.Series(m, np.concatenate(parts), dtype=pl.Float64, nan_to_null=True)
+                   for m, parts in columns.items()},
+            })
+            if table == "iostat_samples":
+                frame = frame.with_columns(
+                    pl.Series("device", [d.device for d in devs], dtype=pl.String).gather(which),
+                    pl.Series("layer", [d.layer for d in devs], dtype=pl.String).gather(which),
+                    pl.Series("vm", [d.vm for d in devs], dtype=pl.String).gather(which),
+                    pl.lit(False).alias("since_boot"), pl.lit(False).alias("is_group"))
+            yield Rows(run.key, table, frame.cast(frame_schema(table, frame.columns)))  # type: ignore[arg-type]
+
+    # -- the whole file -----------------------------------------------------------------------------------------
+    def events(self) -> Iterator[Event]:
+        cols, runs, unread = self._select()
+        if self.header.junk:
+            self.warn(f"text before the PDH header left out: {self.header.junk[:80]!r}", self.header.line)
+        order, undecided = date_order(self.path, self.header.line)
+        ts_all: list[datetime] = []
+        lines_all: list[int] = []
+        for lines, stamp_cells, cells in self._rows(cols):
+            ts = [read_stamp(text, order, line) for text, line in zip(stamp_cells, lines)]
+            if self.t0 is None:
+                self.t0 = ts[0]
+                for run in runs.values():
+                    yield RunStart(run.key, self._info(run, [], None, order, undecided, None))
+            vals = self._values(lines, cells, cols)
+            for run in runs.values():
+                yield from self._frames(run, vals, len(ts_all), ts)
+            ts_all += ts
+            lines_all += lines
+        if not ts_all:
+            raise ParseError("no samples after the header", self.header.line)
+        if undecided and not self.spec.month_first:
+            self.warn("no date has a day above 12, so the day/month order cannot be told: read as month/day/year "
+                      "(PDH's own order)", None)
+        back = [i for i in range(1, len(ts_all)) if ts_all[i] <= ts_all[i - 1]]
+        if back:
+            i = back[0]
+            more = f" ({len(back)} times)" if len(back) > 1 else ""
+            self.warn(f"the clock stood still or went back by {(ts_all[i - 1] - ts_all[i]).total_seconds():g} s "
+                      f"(daylight saving time ends?){more}: samples keep their printed times", lines_all[i])
+        diffs = sorted((b - a).total_seconds() for a, b in zip(ts_all, ts_all[1:]) if b > a)
+        interval = round(diffs[len(diffs) // 2], 3) if diffs else None
+        for run in runs.values():
+            info = self._info(run, ts_all, interval, order, undecided, unread)
+            devices = {d.device for (t, _), d in run.devices.items() if t == "iostat_samples"}
+            yield RunEnd(run.key, {"n_samples": len(ts_all), "n_devices": len(devices), "ended_at": ts_all[-1]},
+                         info)
+
+    def _info(self, run: _Run, ts: list[datetime], interval: float | None, order: str, undecided: bool,
+              unread: list[CounterPath] | None) -> RunInfo:
+        h = self.header
+        meta: dict[str, Any] = {"pdh": f"PDH-{h.fmt} {h.version}"}
+        if h.zone is not None:
+            meta["time_zone"] = h.zone
+        if h.utc_offset is not None:
+            meta["utc_offset"] = h.utc_offset
+            meta["pdh_bias_min"] = h.bias
+        if h.encoding != "utf-8":
+            meta["encoding"] = h.encoding
+        if self.decimal_comma:
+            meta["decimal_comma"] = True
+        meta["date_order"] = ORDER_NAMES[order] + (
+            f" (as {self.spec.tool} writes it)" if undecided and self.spec.month_first
+            else " (assumed: no day above 12)" if undecided else "")
+        meta["devices_by_layer"] = _by_layer(run)
+        if unread is not None:
+            meta.update(self.spec.describe_unread(
+                [p for p in unread if p.host is None or p.host.casefold() == run.key.casefold()]))
+        return RunInfo(kind=self.spec.kind, host=run.key, tool_version=f"{self.spec.tool} (PDH-{h.fmt} {h.version})",
+                       os=self.spec.os, file_date=ts[0].date() if ts else None, started_at=ts[0] if ts else None,
+                       interval_s=interval, interval_source="timestamps" if interval else None, meta=meta)
+
+
+def _by_layer(run: _Run) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for (t, _), d in run.devices.items():
+        if t == "iostat_samples":
+            out[d.layer or "device"] = out.get(d.layer or "device", 0) + 1
+    return dict(sorted(out.items()))
+
+
+def nan_array(n: int) -> np.ndarray:
+    return np.full(n, np.nan)

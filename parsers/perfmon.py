@@ -1,0 +1,287 @@
+"""Windows perfmon / typeperf / relog counter logs in PDH-CSV (and PDH-TSV), read by :mod:`parsers.pdh`.
+
+What is read, per host (one run per host when a log holds several computers):
+
+``PhysicalDisk(<n> <letters>)`` → ``layer`` ``disk``, its ``_Total`` → ``total``; ``LogicalDisk(<volume>)`` →
+``volume``, its ``_Total`` → ``total``. Devices are named ``PhysicalDisk(0 C:)``, ``LogicalDisk(C:)``,
+``PhysicalDisk(_Total)`` (the English object name whatever the Windows language, so runs from a German and an
+English desktop compare). Counters, into ``iostat_samples`` (kB = 1024 bytes):
+
+==============================  =====================================================================
+``Disk Reads/sec``              ``r_s``
+``Disk Writes/sec``             ``w_s``
+``Disk Transfers/sec``          ``tps``, only for a disk without ``Disk Reads/sec`` and ``Disk Writes/sec``
+``Disk Read Bytes/sec``         ``rkb_s`` = bytes / 1024
+``Disk Write Bytes/sec``        ``wkb_s`` = bytes / 1024
+``Disk Bytes/sec``              ``kb_s`` = bytes / 1024, only for a disk without the read/write split
+``Avg. Disk sec/Read``          ``r_await_ms`` = seconds × 1000 (likewise ``/Write`` → ``w_await_ms``,
+                                ``/Transfer`` → ``await_ms``)
+``Avg. Disk Queue Length``      ``aqu_sz``
+``% Disk Time``                 ``aqu_sz`` = % / 100, only for a disk without ``Avg. Disk Queue Length``:
+                                perfmon computes both from the same count (``% Disk Time`` = 100 ×
+                                ``Avg. Disk Queue Length``, so it passes 100 % under load); the typeperf
+                                corpus file shows it: 0.342941 % and 0.003429
+``% Idle Time``                 ``util_pct`` = 100 − idle, clipped to 0..100: perfmon's idle time is
+                                measured separately from the I/O counters and is seen above 100 (and the
+                                difference below 0) on busy or multi-queue disks; such a value is stored as
+                                0 or 100, never as a negative or over-full utilisation
+``Avg. Disk Bytes/Transfer``    ``areq_kb`` = bytes / 1024 (``/Read`` → ``rareq_kb``, ``/Write`` →
+                                ``wareq_kb``)
+==============================  =====================================================================
+
+Recognised but not stored (their names are listed in ``runs.meta.counters_not_stored``): ``Current Disk Queue
+Length`` (an instantaneous count at the sample, not an average over the interval), ``% Disk Read Time``,
+``% Disk Write Time``, ``Avg. Disk Read/Write Queue Length``, ``Split IO/Sec``, ``% Free Space``,
+``Free Megabytes``. Counters of other objects (Memory, Network Interface, Process …) are counted per object in
+``runs.meta.objects_not_read``. ``Processor(_Total)`` ``% User Time`` / ``% Privileged Time`` / ``% Idle Time``
+go to ``cpu_samples`` (``user`` / ``system`` / ``idle``) when the log has them.
+
+Non-English Windows writes translated object and counter names. German and French are mapped name by name
+(matching ignores case, spaces, dots, ``%`` and parentheses, typographic apostrophes, and German ``/Sek.`` =
+``/s``); where Windows versions or sources spell a counter differently, every spelling found is listed. A disk
+object whose counters match none of the known names is named in a warning (its language is not mapped).
+Sources of the translated names:
+
+* German: Microsoft's German documentation "Allgemeine Metriken für die automatische Skalierung in Azure
+  Monitor" (guest counters ``\\Physikalischer Datenträger(_Total)\\Übertragungen/s``, ``Lesevorgänge/s``,
+  ``Schreibvorgänge/s``, ``Bytes/s``, ``Byte gelesen/s``, ``Byte geschrieben/s``, ``%Zeit``, ``%Lesezeit``,
+  ``%Schreibzeit``, ``Durchschnittl. Warteschlangenlänge des Datenträgers`` and its ``der Datenträger-Lese-/
+  Schreibvorgänge`` forms; ``\\Processor(_Total)\\%Benutzerzeit``, ``%Privilegierte Zeit``), its page "Azure
+  Monitor für VMs: aktivierte Leistungsindikatoren" (``Logischer Datenträger``: ``Durchschn. Datenträger
+  s/gelesen``, ``s/geschrieben``, ``s/übertragen``, ``Datenträger Bytes/s``), and public PowerShell scripts
+  reading German counters (``\\Physikalischer Datenträger(_Total)\\Bytes geschrieben/s``,
+  ``\\Physikalischer Datenträger(* X:)\\Aktuelle Warteschlangenlänge``, ``Lesevorgänge/Sek.``). The
+  ``Mittlere Sek./…``, ``Mittlere Bytes/…``, ``Leerlaufzeit (%)`` and ``Aufgeteilte E/A/s`` spellings are the
+  ones German Windows 10 and Server 2016+ show in perfmon; no public file confirming them was found, so the
+  documented spellings are kept beside them.
+* French: a public PowerShell inventory script that lists, on a French Windows, every counter of ``Disque
+  physique(*)`` and ``Disque logique(*)`` (``Lectures disque/s``, ``Écritures disque, octets/s``, ``Moyenne
+  disque s/lecture``, ``Longueur moyenne de file d'attente du disque``, ``Pourcentage du temps disque``,
+  ``% d'inactivité``, ``Moyenne disque, octets/transfert``, ``E/S partagées/s`` …) and of ``Processeur``
+  (``% temps utilisateur``, ``% temps privilégié``); public scripts for ``Taille de file d’attente du disque
+  actuelle`` and the typographic ``% d’inactivité``; the same multi-language script as above for ``Écritures
+  disque, octets/s``.
+
+Binary logs (``.blg``) start with ``"(PDH-BIN 4.0)"`` (the header relog writes before its binary records; see
+Windows' ``relog``): recognised from that content and refused with the command that converts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from parsers.base import Event, ImportOptions, JobState, ParseError, WarnFn
+from parsers.esxtop import is_esxtop
+from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
+from parsers.pdh import CounterPath, DeviceSpec, FormatSpec, PdhReader, Source, head_paths, norm, sniff_head
+from parsers.registry import register
+
+KIND = register_kind("perfmon", "perfmon", {TIME_SERIES, DEVICE_RATES})
+
+# object names (English, German, French) -> canonical English
+_OBJECTS = {
+    "PhysicalDisk": ("PhysicalDisk", "Physikalischer Datenträger", "Disque physique"),
+    "LogicalDisk": ("LogicalDisk", "Logischer Datenträger", "Disque logique"),
+    "Processor": ("Processor", "Prozessor", "Processeur"),
+}
+OBJECTS = {norm(alias): canon for canon, aliases in _OBJECTS.items() for alias in aliases}
+
+# disk counters: canonical English -> (quantity, its spellings in German and French)
+_DISK_COUNTERS: dict[str, tuple[str | None, tuple[str, ...]]] = {
+    "Disk Reads/sec": ("reads", ("Lesevorgänge/s", "Lesevorgänge/Sek.", "Lectures disque/s")),
+    "Disk Writes/sec": ("writes", ("Schreibvorgänge/s", "Schreibvorgänge/Sek.", "Écritures disque/s")),
+    "Disk Transfers/sec": ("transfers", ("Übertragungen/s", "Übertragungen/Sek.", "Transferts disque/s")),
+    "Disk Read Bytes/sec": ("read_bytes", ("Bytes gelesen/s", "Byte gelesen/s", "Lectures disque, octets/s")),
+    "Disk Write Bytes/sec": ("write_bytes", ("Bytes geschrieben/s", "Byte geschrieben/s",
+                                             "Écritures disque, octets/s")),
+    "Disk Bytes/sec": ("bytes", ("Bytes/s", "Datenträger Bytes/s", "Octets disque/s")),
+    "Avg. Disk sec/Read": ("sec_read", ("Mittlere Sek./Lesevorgänge", "Mittlere Sek./Lesevorgang",
+                                        "Durchschn. Datenträger s/gelesen", "Moyenne disque s/lecture")),
+    "Avg. Disk sec/Write": ("sec_write", ("Mittlere Sek./Schreibvorgänge", "Mittlere Sek./Schreibvorgang",
+                                          "Durchschn. Datenträger s/geschrieben", "Durchschnittl. Sek./Schreibvorgang",
+                                          "Moyenne disque s/écriture")),
+    "Avg. Disk sec/Transfer": ("sec_transfer", ("Mittlere Sek./Übertragung", "Durchschn. Datenträger s/übertragen",
+                                                "Moyenne disque s/transfert")),
+    "Avg. Disk Queue Length": ("queue", ("Durchschnittl. Warteschlangenlänge des Datenträgers",
+                                         "Mittlere Warteschlangenlänge",
+                                         "Longueur moyenne de file d'attente du disque")),
+    "% Disk Time": ("disk_time", ("Zeit (%)", "%Zeit", "Pourcentage du temps disque")),
+    "% Idle Time": ("idle", ("Leerlaufzeit (%)", "% Leerlaufzeit", "% d'inactivité")),
+    "Avg. Disk Bytes/Transfer": ("bytes_transfer", ("Mittlere Bytes/Übertragung",
+                                                    "Moyenne disque, octets/transfert")),
+    "Avg. Disk Bytes/Read": ("bytes_read", ("Mittlere Bytes/Lesevorgang", "Mittlere Bytes/Lesevorgänge",
+                                            "Moyenne disque, octets/lecture")),
+    "Avg. Disk Bytes/Write": ("bytes_write", ("Mittlere Bytes/Schreibvorgang", "Mittlere Bytes/Schreibvorgänge",
+                                              "Moyenne disque, octets/écriture")),
+    # recognised, not stored (see the module's doc)
+    "Current Disk Queue Length": (None, ("Aktuelle Warteschlangenlänge",
+                                         "Taille de file d'attente du disque actuelle")),
+    "% Disk Read Time": (None, ("Lesezeit (%)", "%Lesezeit", "Pourcentage du temps de lecture du disque")),
+    "% Disk Write Time": (None, ("Schreibzeit (%)", "%Schreibzeit", "Pourcentage du temps écriture du disque")),
+    "Avg. Disk Read Queue Length": (None, ("Durchschnittl. Warteschlangenlänge der Datenträger-Lesevorgänge",
+                                           "Longueur moyenne de file d'attente lecture disque")),
+    "Avg. Disk Write Queue Length": (None, ("Durchschnittl. Warteschlangenlänge der Datenträger-Schreibvorgänge",
+                                            "Longueur moyenne de file d'attente écriture disque")),
+    "Split IO/Sec": (None, ("Aufgeteilte E/A/s", "E/S partagées/s")),
+    "% Free Space": (None, ("Freier Speicherplatz (%)", "%Freier Speicherplatz", "% d'espace libre")),
+    "Free Megabytes": (None, ("MB frei", "Mégaoctets libres")),
+}
+_CPU_COUNTERS: dict[str, tuple[str | None, tuple[str, ...]]] = {
+    "% User Time": ("user", ("Benutzerzeit (%)", "%Benutzerzeit", "% temps utilisateur")),
+    "% Privileged Time": ("system", ("Privilegierte Zeit (%)", "%Privilegierte Zeit", "% temps privilégié")),
+    "% Idle Time": ("idle", ("Leerlaufzeit (%)", "% Leerlaufzeit", "% d'inactivité")),
+}
+
+
+def _index(table: dict[str, tuple[str | None, tuple[str, ...]]]) -> dict[str, tuple[str, str | None]]:
+    """Every spelling (normalised) -> (canonical English name, quantity or None)."""
+    out: dict[str, tuple[str, str | None]] = {}
+    for canon, (quantity, aliases) in table.items():
+        for alias in (canon, *aliases):
+            out[norm(alias)] = (canon, quantity)
+    return out
+
+
+DISK_COUNTERS = _index(_DISK_COUNTERS)
+CPU_COUNTERS = _index(_CPU_COUNTERS)
+TRANSLATIONS = {canon: aliases for canon, (_q, aliases) in _DISK_COUNTERS.items()}  # for tests and docs
+
+
+def classify(cp: CounterPath) -> Source | None:
+    obj = OBJECTS.get(norm(cp.obj))
+    if obj is None or cp.instance is None:
+        return None
+    host = cp.host or ""
+    if obj == "Processor":
+        hit = CPU_COUNTERS.get(norm(cp.counter))
+        if cp.instance.strip() != "_Total" or hit is None or hit[1] is None:
+            return None
+        return Source("cpu_samples", host, None, hit[1])
+    hit = DISK_COUNTERS.get(norm(cp.counter))
+    if hit is None or hit[1] is None:
+        return None
+    total = cp.instance.strip() == "_Total"
+    layer = "total" if total else "disk" if obj == "PhysicalDisk" else "volume"
+    return Source("iostat_samples", host, f"{obj}({cp.instance})", hit[1], layer)
+
+
+def _kb(a: np.ndarray) -> np.ndarray:
+    return a / 1024.0
+
+
+def derive_disk(q: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+    """The stored columns of one disk from its counters (see the table in the module's doc)."""
+    out: dict[str, np.ndarray] = {}
+    split = "reads" in q or "writes" in q
+    for quantity, column in (("reads", "r_s"), ("writes", "w_s"), ("queue", "aqu_sz")):
+        if quantity in q:
+            out[column] = q[quantity]
+    if not split and "transfers" in q:
+        out["tps"] = q["transfers"]
+    for quantity, column in (("read_bytes", "rkb_s"), ("write_bytes", "wkb_s"), ("bytes_transfer", "areq_kb"),
+                             ("bytes_read", "rareq_kb"), ("bytes_write", "wareq_kb")):
+        if quantity in q:
+            out[column] = _kb(q[quantity])
+    if "read_bytes" not in q and "write_bytes" not in q and "bytes" in q:
+        out["kb_s"] = _kb(q["bytes"])
+    for quantity, column in (("sec_read", "r_await_ms"), ("sec_write", "w_await_ms"), ("sec_transfer", "await_ms")):
+        if quantity in q:
+            out[column] = q[quantity] * 1000.0
+    if "queue" not in q and "disk_time" in q:
+        out["aqu_sz"] = q["disk_time"] / 100.0
+    if "idle" in q:
+        out["util_pct"] = np.clip(100.0 - q["idle"], 0.0, 100.0)
+    return out
+
+
+def derive_cpu(q: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+    return dict(q)
+
+
+def describe_unread(paths: list[CounterPath]) -> dict[str, Any]:
+    """What the log holds that is not stored: disk counters by name, other objects with their column counts."""
+    not_stored: set[str] = set()
+    unknown: set[str] = set()
+    objects: dict[str, int] = {}
+    for p in paths:
+        obj = OBJECTS.get(norm(p.obj))
+        if obj in ("PhysicalDisk", "LogicalDisk"):
+            hit = DISK_COUNTERS.get(norm(p.counter))
+            (not_stored if hit is not None else unknown).add(hit[0] if hit is not None else p.counter)
+        else:
+            objects[p.obj] = objects.get(p.obj, 0) + 1
+    out: dict[str, Any] = {}
+    if not_stored:
+        out["counters_not_stored"] = sorted(not_stored)
+    if unknown:
+        out["disk_counters_unknown"] = sorted(unknown)
+    if objects:
+        out["objects_not_read"] = dict(sorted(objects.items()))
+    return out
+
+
+def check(devices: dict[tuple[str, str], DeviceSpec], warn: WarnFn) -> None:
+    """A disk without reads, writes or transfers has no IOPS: said once per host."""
+    none = [d.device for (t, _), d in devices.items() if t == "iostat_samples"
+            and not {"reads", "writes", "transfers"} & set(d.quantities)]
+    if none:
+        warn(f"{len(none)} disk(s) have no Disk Reads/sec, Disk Writes/sec or Disk Transfers/sec counter, so no "
+             f"IOPS: {', '.join(str(n) for n in none[:4])}{' …' if len(none) > 4 else ''}", None)
+
+
+SPEC = FormatSpec(kind=KIND.id, what="a perfmon CSV log", os="Windows", tool="perfmon / typeperf",
+                  classify=classify, derive={"iostat_samples": derive_disk, "cpu_samples": derive_cpu},
+                  describe_unread=describe_unread, check=check)
+
+
+class PerfmonCsvFormat:
+    id = "perfmon-csv"
+    kind = KIND.id
+    label = "Windows perfmon / typeperf (PDH-CSV)"
+    priority = 31
+    tables = ("iostat_samples", "cpu_samples")
+
+    def sniff(self, head: bytes) -> float:
+        text = sniff_head(head)
+        if not text:
+            return 0.0
+        paths = head_paths(text)
+        if is_esxtop(paths):
+            return 0.2
+        known = any(norm(p.obj) in OBJECTS for p in paths)
+        return 0.95 if known else 0.75
+
+    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        reader = PdhReader(path, SPEC, options, state, warn)
+        yield from reader.events()
+
+
+BLG_HINT = ("a binary perfmon log (.blg): StormScope reads perfmon's CSV; convert it with: "
+            "relog file.blg -f csv -o file.csv")
+
+
+class PerfmonBlgFormat:
+    """perfmon's binary log: recognised from its ``"(PDH-BIN 4.0)"`` header, refused with the relog command."""
+
+    id = "perfmon-blg"
+    kind = KIND.id
+    label = "Windows perfmon binary log (.blg, not read)"
+    priority = 30
+    tables = ()
+    unsupported = BLG_HINT
+    sniffs_binary = True  # the registry asks it before refusing a file for its NUL bytes
+
+    def sniff(self, head: bytes) -> float:
+        h = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
+        return 1.0 if h.lstrip(b'"').startswith(b"(PDH-BIN ") else 0.0
+
+    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        yield from ()
+        raise ParseError(BLG_HINT, 1)
+
+
+CSV_FORMAT = register(PerfmonCsvFormat())
+BLG_FORMAT = register(PerfmonBlgFormat())
