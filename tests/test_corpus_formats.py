@@ -106,7 +106,11 @@ EXPECTED = {
     "iozone/iozone2csv_iozone.out.txt": 'iozone-text',
     "iozone/snippet_lkml-iommu_iozone-t12-plus-u.txt": 'iozone-text',
     "iozone/snippet_ubuntuforums_iozone-throughput-l5-u5-R.txt": 'iozone-text',
-    "nmon/snippet_atsd-doc_aix-topas_nmon-snapshot-T0009.nmon.txt": None,
+    "nmon/nmon2influxdb_aixlpar.nmon": 'nmon-csv',
+    "nmon/nmon2influxdb_linux_150818_1024.nmon": 'nmon-csv',
+    "nmon/snippet_atsd-doc_aix-topas_nmon-snapshot-T0009.nmon.txt": 'nmon-csv',  # read as nmon, refused: an excerpt
+    "nmon/vm_nmon-16n_disk-list-grows.nmon": 'nmon-csv',
+    "nmon/vm_nmon-16n_loop-partitions_l3-split_D.nmon": 'nmon-csv',
     "perfmon/snippet_preparePerfLog-pod_perfmon-csv_PhysicalDisk.csv": 'perfmon-csv',
     "perfmon/snippet_typeperf-si10_PhysicalDisk-star_GORANS2.csv": 'perfmon-csv',
     "sar/ksar_hpux-sar.txt": None,

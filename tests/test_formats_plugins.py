@@ -42,6 +42,7 @@ FORMATS = {  # id: (kind, tables written)
     "iometer-csv": ("iometer", ("iometer_results",)),
     "iomark-csv": ("iomark", ("iomark_results",)),
     "iomark-mapped": ("iomark", ("iomark_results",)),
+    "nmon-csv": ("nmon", ("iostat_samples", "cpu_samples")),
     "perfmon-csv": ("perfmon", ("iostat_samples", "cpu_samples")),
     "perfmon-blg": ("perfmon", ()),  # recognised to be refused (binary .blg)
     "esxtop-csv": ("esxtop", ("iostat_samples",)),
@@ -58,15 +59,15 @@ def test_each_kind_has_the_name_customers_read_and_its_capabilities():
         "iostat": "iostat", "vscsistats": "vscsiStats", "fio": "fio", "iozone": "IOzone", "hdparm": "hdparm",
         "iometer": "Iometer", "iomark": "IOmark"}
     assert {c: set(kinds_with(c)) for c in CAPABILITIES} == {
-        TIME_SERIES: {"iostat", "vscsistats", "perfmon", "esxtop"},
-        DEVICE_RATES: {"iostat", "perfmon", "esxtop"},
+        TIME_SERIES: {"iostat", "vscsistats", "perfmon", "esxtop", "nmon"},
+        DEVICE_RATES: {"iostat", "perfmon", "esxtop", "nmon"},
         LATENCY_HISTOGRAMS: {"vscsistats", "fio"},
         JOB_SUMMARY: {"fio"},
         THROUGHPUT_GRID: {"iozone"},
-        HOST_LATENCY: set(),
+        HOST_LATENCY: {"esxtop"},
     }
-    assert kind_label("nmon") == "nmon"  # a kind no format declares is shown as stored
-    assert not has("nmon", TIME_SERIES)
+    assert kind_label("nosuchtool") == "nosuchtool"  # a kind no format declares is shown as stored
+    assert not has("nosuchtool", TIME_SERIES)
     with pytest.raises(ValueError, match="unknown capability"):
         has("iostat", "storm")
 
