@@ -71,11 +71,11 @@ from typing import Any
 import numpy as np
 
 from parsers.base import Event, ImportOptions, JobState, WarnFn
-from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
+from parsers.kinds import DEVICE_RATES, HOST_LATENCY, TIME_SERIES, register_kind
 from parsers.pdh import Classify, CounterPath, DeviceSpec, FormatSpec, PdhReader, Source, head_paths, sniff_head
 from parsers.registry import register
 
-KIND = register_kind("esxtop", "esxtop", {TIME_SERIES, DEVICE_RATES})
+KIND = register_kind("esxtop", "esxtop", {TIME_SERIES, DEVICE_RATES, HOST_LATENCY})
 
 # objects only esxtop writes (exact names, case aside): how a PDH-CSV head is told from a perfmon log
 ESXTOP_OBJECTS = frozenset(o.casefold() for o in (
@@ -171,7 +171,7 @@ def derive(q: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     if "mb_written" in q:
         out["wkb_s"] = q["mb_written"] * 1024.0
     if "active" in q and "queued" in q:
-        out["aqu_sz"] = q["active"] + q["queued"]
+        out["aqu_sz"] = np.round(q["active"] + q["queued"], 9)  # a sum of decimals: without binary noise
     return out
 
 

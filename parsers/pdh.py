@@ -153,6 +153,7 @@ class Header:
     line: int  # 1-based line of the header
     cells: list[str]
     junk: str = ""  # text before the header mark
+    quoted: bool = True  # the cells are in double quotes (perfmon, esxtop; some old Windows did not quote)
 
     @property
     def utc_offset(self) -> str | None:
@@ -192,7 +193,7 @@ def read_header(path: str, what: str) -> Header:
         bias = int(m.group("bias")) if m.group("bias") is not None else None
         junk = raw[:start].decode("utf-8", errors="replace").strip()
         return Header(m.group("fmt"), m.group("ver"), (m.group("zone") or "").strip() or None, bias, delim,
-                      encoding, i + 1, cells, junk)
+                      encoding, i + 1, cells, junk, text.rstrip().endswith('"'))
     raise ParseError(f"no PDH header (\"(PDH-CSV 4.0)\" …) in the first lines: not {what}", 1)
 
 
@@ -368,7 +369,9 @@ class PdhReader:
         with open(self.path, "rb") as raw:
             size = raw.seek(0, 2) or 1
             raw.seek(-1, 2)
-            ends_with_newline = raw.read(1) in (b"\n", b"\r")
+            tail = raw.read(1)
+            # no line break at the end: the last row may be cut; in a quoted layout its missing closing quote says so
+            cut_tail = tail not in (b"\n", b"\r") and (tail != b'"' or not self.header.quoted)
             raw.seek(0)
             text = io.TextIOWrapper(raw, encoding="utf-8-sig" if self.header.encoding == "utf-8" else "cp1252",
                                     errors="strict", newline="")
@@ -394,7 +397,7 @@ class PdhReader:
             except csv.Error as e:
                 raise ParseError(f"unreadable CSV ({e})", self.header.line + reader.line_num) from None
             if pending is not None:
-                self._keep(pending, pick, chunk, last=not ends_with_newline)
+                self._keep(pending, pick, chunk, last=cut_tail)
             if chunk[0]:
                 yield chunk
 
@@ -410,7 +413,8 @@ class PdhReader:
             raise ParseError(f"expected {n_fields} fields (a time stamp and {n_fields - 1} values, as the header "
                              f"says), found {len(row)}", line)
         vals = pick(row)
-        if last and any(v.strip() and not _NUMBER_RE.match(v.strip().replace(",", ".")) for v in vals):
+        if last and (self.header.quoted or any(v.strip() and not _NUMBER_RE.match(v.strip().replace(",", "."))
+                                               for v in vals)):
             self.warn("the file ends in the middle of its last row (no line break, a value cut off): the row is "
                       "left out", line)
             return

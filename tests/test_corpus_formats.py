@@ -111,6 +111,8 @@ EXPECTED = {
     "nmon/snippet_atsd-doc_aix-topas_nmon-snapshot-T0009.nmon.txt": 'nmon-csv',  # read as nmon, refused: an excerpt
     "nmon/vm_nmon-16n_disk-list-grows.nmon": 'nmon-csv',
     "nmon/vm_nmon-16n_loop-partitions_l3-split_D.nmon": 'nmon-csv',
+    "perfmon/derived_de-DE_cp1252_from_typeperf-si10_GORANS2.csv": 'perfmon-csv',
+    "perfmon/derived_fr-FR_from_typeperf-si10_GORANS2.csv": 'perfmon-csv',
     "perfmon/snippet_preparePerfLog-pod_perfmon-csv_PhysicalDisk.csv": 'perfmon-csv',
     "perfmon/snippet_typeperf-si10_PhysicalDisk-star_GORANS2.csv": 'perfmon-csv',
     "sar/ksar_hpux-sar.txt": None,
