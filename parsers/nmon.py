@@ -444,7 +444,7 @@ class _Parser:
             info.interval_source = "timestamps"
         info.started_at = self.ts_all[0] if self.ts_all else None
         start = self._start_time()
-        if start is not None and info.started_at is not None and 0 <= (info.started_at - start).total_seconds():
+        if start is not None and info.started_at is not None and (info.started_at - start).total_seconds() >= 0:
             # nmon's first snapshot covers the time since nmon started: a second or two on Linux (nmon sleeps one
             # second before it), an interval on AIX
             info.meta["first_snapshot_covers_s"] = (info.started_at - start).total_seconds()
@@ -512,7 +512,7 @@ class _Parser:
         if splits:
             meta["disk_section_parts"] = len(splits) + 1
         if self.not_imported:
-            meta["sections_not_imported"] = dict(sorted(self.not_imported.items()))
+            meta["sections_not_imported"] = sorted(self.not_imported)
         if self.encoding != "utf-8":
             meta["encoding"] = self.encoding
         return meta
