@@ -219,6 +219,7 @@ def test_several_hosts_are_several_runs(ws, write):
     assert {x["device"]: x["r_s"] for x in _rows(ws, runs["VDI-02"])} == {"PhysicalDisk(0 C:)": 2.0}
     cpu = ws.con.execute("SELECT user, system, idle FROM cpu_samples WHERE run_id = ?", [runs["VDI-02"]]).fetchall()
     assert cpu == [(10.0, 5.0, 85.0)]
+    assert ws.run(runs["VDI-02"])["n_rows"] == 1  # iostat_samples rows: the CPU row is not counted
     meta = json.loads(ws.run(runs["VDI-02"])["meta"])
     assert meta["objects_not_read"] == {"Memory": 1, "Processor": 1}
 
