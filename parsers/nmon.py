@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
@@ -68,6 +69,7 @@ DISK_SECTIONS: dict[str, str] = {
     "DISKXFER": "tps", "DISKBUSY": "util_pct", "DISKBSIZE": "areq_kb",
 }
 METRIC_ORDER = ["r_s", "w_s", "tps", "rkb_s", "wkb_s", "areq_kb", "util_pct"]
+_COL = {c: i for i, c in enumerate(METRIC_ORDER)}
 CPU_NAMES = {"User%": "user", "Sys%": "system", "Wait%": "iowait", "Idle%": "idle", "Steal%": "steal"}
 CPU_COLUMNS = ["user", "nice", "system", "iowait", "steal", "idle"]
 MONTHS = {m: i for i, m in enumerate(("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV",
@@ -109,7 +111,7 @@ class _Snapshot:
     number: int  # the nnnn of Tnnnn
     ts: datetime | None = None
     line: int = 0  # the line of its ZZZZ
-    disk: dict[tuple[str, int], list[float | None]] = field(default_factory=dict)  # (section, part) -> values
+    disk: dict[tuple[str, int], np.ndarray] = field(default_factory=dict)  # (section, part) -> values (NaN: none)
     cpu: dict[str, float | None] | None = None
     last_line: int = 0  # the last line that held one of its values
 
@@ -120,6 +122,7 @@ class _Header:
     part: int
     names: list[str]
     line: int
+    idx: np.ndarray  # each name's place in the parser's list of devices
 
 
 class _Parser:
@@ -137,9 +140,10 @@ class _Parser:
         self.order: list[int] = []  # snapshot numbers in the order their ZZZZ lines came
         self.t0: datetime | None = None
         self.first_number: int | None = None
-        self.devices: list[str] = []  # every device, in the order first named
-        self.device_seen: set[str] = set()
-        self.columns_seen: set[str] = set()
+        self.devices: list[str] = []  # every device, in the order the headers name them
+        self.device_seen: dict[str, int] = {}  # device -> its place in ``devices``
+        self.with_rows: set[int] = set()  # the devices some stored row has
+        self.pieces: list[tuple[int, datetime, float, np.ndarray, np.ndarray]] = []  # rows waiting to be sent
         self.changed: tuple[int, int, str] | None = None  # (snapshot, line, section) where the disk list changed
         self.dropped_disk: list[int] = []  # snapshots whose disk figures were left out
         self.incomplete: list[tuple[int, list[str]]] = []  # snapshots lacking a section's row
@@ -248,7 +252,12 @@ class _Parser:
             names.pop()
         if not names or any(not n for n in names):
             raise ParseError(f"the {head} header line names no disk or has an empty name", no)
-        self.headers[(section, part)] = _Header(section, part, names, no)
+        for n in names:
+            if n not in self.device_seen:
+                self.device_seen[n] = len(self.devices)
+                self.devices.append(n)
+        self.headers[(section, part)] = _Header(section, part, names, no,
+                                                np.array([self.device_seen[n] for n in names], dtype=np.int64))
 
     def _zzzz(self, no: int, fields: list[str]) -> Iterator[Event]:
         snap = _SNAP.match(fields[0]) if fields else None
@@ -308,8 +317,13 @@ class _Parser:
         if len(values) != len(h.names) and (self.changed is None or number < self.changed[0]):
             self.changed = (number, no, f"{name}: {len(values)} values where its header (line {h.line}) names "
                                         f"{len(h.names)} disks")
-        s.disk[(section, part)] = [_num(v, no, name, h.names[i] if i < len(h.names) else f"value {i + 1}")
-                                   for i, v in enumerate(values)]
+        try:
+            arr = np.array(list(map(float, values)), dtype=np.float64)  # float() reads through AIX's spaces
+        except ValueError:
+            arr = np.array([_num(v, no, name, h.names[i] if i < len(h.names) else f"value {i + 1}")
+                            for i, v in enumerate(values)], dtype=np.float64)  # None (a blank) becomes NaN
+        arr[~np.isfinite(arr)] = np.nan  # nmon prints nan when it divides by zero: a figure it does not have
+        s.disk[(section, part)] = arr
 
     def _cut_end(self, no: int, text: str) -> None:
         """The file does not end with a line break: nmon was still writing it. The line is not read (a value
@@ -354,7 +368,6 @@ class _Parser:
         if self.t0 is None:
             first = self.snaps[ready[0]]
             self.t0, self.first_number = first.ts, first.number
-        rows: dict[str, list[Any]] = {c: [] for c in ("sample_idx", "ts", "t_s", "device", *METRIC_ORDER)}
         for n in ready:
             s = self.snaps.pop(n)
             assert s.ts is not None
@@ -368,53 +381,57 @@ class _Parser:
                 if s.disk:
                     self.dropped_disk.append(n)
                 continue
-            self._rows(s, idx, t_s, rows)
-            if len(rows["device"]) >= CHUNK_ROWS:
-                yield from self._send(rows)
-                rows = {c: [] for c in rows}
+            self._rows(s, idx, t_s)
+            if sum(len(p[3]) for p in self.pieces) >= CHUNK_ROWS:
+                yield from self._send()
         self.flushed_upto = ready[-1]
-        yield from self._send(rows)
+        yield from self._send()
 
-    def _rows(self, s: _Snapshot, idx: int, t_s: float, rows: dict[str, list[Any]]) -> None:
-        per_dev: dict[str, dict[str, float | None]] = {}
-        missing = sorted(f"{sec}{part or ''}" for (sec, part) in self.with_data if (sec, part) not in s.disk)
-        if missing and s.disk:
-            self.incomplete.append((s.number, missing))
-        for (section, part), values in s.disk.items():
-            col = DISK_SECTIONS[section]
-            names = self.headers[(section, part)].names
-            for name, v in zip(names, values):
-                per_dev.setdefault(name, {})[col] = v
-        if not per_dev:
+    def _rows(self, s: _Snapshot, idx: int, t_s: float) -> None:
+        """One snapshot's rows: one per device some section of it names (the header's count of values holds:
+        a snapshot where it does not is never stored)."""
+        if not s.disk:
             return
-        for name in per_dev:
-            if name not in self.device_seen:
-                self.device_seen.add(name)
-                self.devices.append(name)
-        for name in sorted(per_dev, key=self.devices.index):
-            vals = per_dev[name]
-            rows["sample_idx"].append(idx)
-            rows["ts"].append(s.ts)
-            rows["t_s"].append(t_s)
-            rows["device"].append(name)
-            for c in METRIC_ORDER:
-                rows[c].append(vals.get(c))
+        missing = sorted(f"{sec}{part or ''}" for (sec, part) in self.with_data if (sec, part) not in s.disk)
+        if missing:
+            self.incomplete.append((s.number, missing))
+        values = np.full((len(self.devices), len(METRIC_ORDER)), np.nan)
+        present = np.zeros(len(self.devices), dtype=bool)
+        for (section, part), arr in s.disk.items():
+            h = self.headers[(section, part)]
+            values[h.idx, _COL[DISK_SECTIONS[section]]] = arr
+            present[h.idx] = True
+        devices = np.flatnonzero(present)
+        self.with_rows.update(devices.tolist())
+        assert s.ts is not None
+        self.pieces.append((idx, s.ts, t_s, devices, values[devices]))
 
     def _split(self) -> bool:
         """The file has reads and writes per second: tps (DISKXFER) is then left out."""
         have = {DISK_SECTIONS[sec] for sec, _ in self.headers}
         return {"r_s", "w_s"} <= have
 
-    def _send(self, rows: dict[str, list[Any]]) -> Iterator[Event]:
-        if not rows["device"]:
+    def _send(self) -> Iterator[Event]:
+        if not self.pieces:
             return
         have = {DISK_SECTIONS[sec] for sec, _ in self.headers}
         if self._split():
             have.discard("tps")
         cols = [c for c in METRIC_ORDER if c in have]
-        self.columns_seen.update(cols)
+        counts = [len(p[3]) for p in self.pieces]
+        values = np.concatenate([p[4] for p in self.pieces])
+        names = np.array(self.devices, dtype=object)[np.concatenate([p[3] for p in self.pieces])]
         schema = frame_schema("iostat_samples", ["sample_idx", "ts", "t_s", "device", *cols])
-        frame = pl.DataFrame({c: rows[c] for c in schema}, schema=schema).with_columns(
+        data: dict[str, Any] = {
+            "sample_idx": np.repeat([p[0] for p in self.pieces], counts),
+            "ts": [p[1] for p, k in zip(self.pieces, counts) for _ in range(k)],
+            "t_s": np.repeat([p[2] for p in self.pieces], counts),
+            "device": names.tolist(),
+            **{c: values[:, _COL[c]] for c in cols},
+        }
+        self.pieces = []
+        frame = pl.DataFrame(data, schema=schema).with_columns(
+            *[pl.col(c).fill_nan(None) for c in cols],
             pl.lit(False).alias("since_boot"), pl.lit(False).alias("is_group"))
         self.n_rows += frame.height
         yield Rows(self.key, "iostat_samples", frame)
@@ -452,7 +469,7 @@ class _Parser:
             raise ParseError("no disk figures left to import: " + (
                 "nmon's list of disks changed before the first snapshot that has values" if self.changed
                 else "no snapshot has a disk section's values"), self.changed[1] if self.changed else None)
-        yield RunEnd(self.key, {"n_samples": len(self.ts_all), "n_devices": len(self.devices),
+        yield RunEnd(self.key, {"n_samples": len(self.ts_all), "n_devices": len(self.with_rows),
                                 "ended_at": self.ts_all[-1] if self.ts_all else None}, info=info)
 
     def _start_time(self) -> datetime | None:
@@ -525,13 +542,12 @@ def _names(numbers: list[int]) -> str:
 
 
 def _num(v: str, no: int, section: str, name: str) -> float | None:
-    s = v.strip()
-    if not s:
-        return None
     try:
-        x = float(s)
+        x = float(v)  # float() reads through the spaces AIX puts before some values
     except ValueError:
-        raise ParseError(f"{section} value {s[:20]!r} for {name} is not a number", no) from None
+        if not v.strip():
+            return None
+        raise ParseError(f"{section} value {v.strip()[:20]!r} for {name} is not a number", no) from None
     if math.isnan(x) or math.isinf(x):
         return None  # nmon prints nan when it divides by zero: a figure it does not have
     return x

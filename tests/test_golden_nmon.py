@@ -7,10 +7,12 @@ Regenerate with `STORMSCOPE_REGEN_GOLDEN=1 pytest tests/test_golden_nmon.py`, an
 
 from datetime import datetime
 
+import polars as pl
 import pytest
 
+import parsers.nmon as nmon
 from app.importer import import_file
-from parsers.base import ImportOptions
+from parsers.base import ImportOptions, JobState, Rows
 from tests.conftest import CORPUS, GOLDEN, REGEN, corpus_files
 from tests.golden_util import compare_golden, golden_dir, snapshot, write_golden
 
@@ -221,3 +223,18 @@ def test_a_sorted_file_reads_the_same(ws, write):
     q = "SELECT * EXCLUDE (run_id) FROM {} WHERE run_id = ? ORDER BY ALL"
     for table in ("iostat_samples", "cpu_samples"):
         assert ws.con.execute(q.format(table), [a]).fetchall() == ws.con.execute(q.format(table), [b]).fetchall()
+
+
+def test_a_long_file_streams_in_chunks_with_the_same_rows(ws, monkeypatch):
+    """Snapshots go out as soon as a later one starts, in chunks of CHUNK_ROWS rows: with tiny chunks the AIX file
+    (8 disks x 187 snapshots) is sent in many Rows events and stores exactly what one chunk stores."""
+    def events():
+        return [e for e in nmon.FORMAT.parse(str(AIX), ImportOptions(), JobState(), lambda _m, _l: None)
+                if isinstance(e, Rows) and e.table == "iostat_samples"]
+
+    whole = events()
+    monkeypatch.setattr(nmon, "CHUNK_ROWS", 50)
+    chunks = events()
+    assert len(whole) == 1
+    assert len(chunks) >= 1496 // 56  # every 7 snapshots (56 rows)
+    assert pl.concat([e.frame for e in chunks]).equals(whole[0].frame)
