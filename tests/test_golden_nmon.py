@@ -5,6 +5,7 @@ hold.
 Regenerate with `STORMSCOPE_REGEN_GOLDEN=1 pytest tests/test_golden_nmon.py`, and review the diff.
 """
 
+import json
 from datetime import datetime
 
 import polars as pl
@@ -238,3 +239,13 @@ def test_a_long_file_streams_in_chunks_with_the_same_rows(ws, monkeypatch):
     assert len(whole) == 1
     assert len(chunks) >= 1496 // 56  # every 7 snapshots (56 rows)
     assert pl.concat([e.frame for e in chunks]).equals(whole[0].frame)
+
+
+def test_a_device_name_in_windows_1252_is_read_and_the_encoding_recorded(ws, write):
+    """A name written on a Windows-1252 system (é is one byte, 0xE9, not UTF-8) decodes as such; meta says so."""
+    raw = SPLIT.read_bytes().replace(b",loop2,", ",disque-é,".encode("cp1252"))
+    path = write("cp1252.nmon", raw)
+    rid = _imported(ws, path).run_ids[0]
+    assert _sample(ws, rid, 11, "disque-é")["wkb_s"] == 130953.2  # DISKWRITE1,T0012,0.0,130953.2,0.0
+    assert json.loads(ws.con.execute("SELECT meta FROM runs WHERE run_id = ?", [rid]).fetchall()[0][0])[
+        "encoding"] == "cp1252"
