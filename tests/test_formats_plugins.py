@@ -33,6 +33,10 @@ from tests.conftest import CORPUS, ROOT
 FORMATS = {  # id: (kind, tables written)
     "iostat-text": ("iostat", ("iostat_samples", "cpu_samples")),
     "iostat-json": ("iostat", ("iostat_samples", "cpu_samples")),
+    "iostat-macos": ("iostat", ("iostat_samples", "cpu_samples")),
+    "iostat-illumos": ("iostat", ("iostat_samples",)),
+    "zpool-iostat": ("iostat", ("iostat_samples",)),
+    "iostat-aix": ("iostat", ()),  # recognised to be refused
     "vscsistats-csv": ("vscsistats", ("histograms", "histogram_stats")),
     "vscsistats-text": ("vscsistats", ()),  # recognised to be refused
     "fio-json": ("fio", ("fio_jobs", "histograms", "histogram_stats")),

@@ -9,9 +9,9 @@ from tests.conftest import CORPUS, corpus_files
 
 IOSTAT = corpus_files("iostat")
 JSON_IOSTAT = {p.name for p in IOSTAT if p.read_bytes().lstrip().startswith(b"{")}
-# formats StormScope does not read (yet): each must be refused, never mistaken for iostat
-NOT_IOSTAT = corpus_files("iostat-other") + corpus_files("sar") + corpus_files("nmon") + corpus_files("perfmon") \
-    + corpus_files("diskspd")
+# formats of other tools: each must be refused or read by its own parser, never mistaken for sysstat's iostat
+# (iostat of other systems is read by parsers.iostat_other: tests/test_golden_iostat_other.py)
+NOT_IOSTAT = corpus_files("sar") + corpus_files("nmon") + corpus_files("perfmon") + corpus_files("diskspd")
 
 
 @pytest.mark.parametrize("path", IOSTAT, ids=[p.name for p in IOSTAT])
