@@ -189,7 +189,7 @@ def read_header(path: str, what: str) -> Header:
         cells = next(csv.reader([text], delimiter=delim))
         m = _FIRST_CELL.match(cells[0].strip())
         if m is None:
-            raise ParseError(f"the first cell {cells[0][:60]!r} is not a PDH header such as \"(PDH-CSV 4.0)\"", i + 1)
+            raise ParseError(f"the first cell \"{cells[0][:60]}\" is not a PDH header such as \"(PDH-CSV 4.0)\"", i + 1)
         bias = int(m.group("bias")) if m.group("bias") is not None else None
         junk = raw[:start].decode("utf-8", errors="replace").strip()
         return Header(m.group("fmt"), m.group("ver"), (m.group("zone") or "").strip() or None, bias, delim,
@@ -327,7 +327,7 @@ class PdhReader:
             if cp is None:
                 if i == len(self.header.cells) - 1 and not cell.strip():
                     continue  # a trailing comma
-                raise ParseError(f"header cell {i + 1} {cell[:80]!r} is not a counter path (\\\\host\\object"
+                raise ParseError(f"header cell {i + 1} \"{cell[:80]}\" is not a counter path (\\\\host\\object"
                                  "(instance)\\counter)", self.header.line)
             paths.append((i, cp))
         classify = self.spec.prepare([p for _, p in paths]) if self.spec.prepare else self.spec.classify
@@ -340,7 +340,7 @@ class PdhReader:
             host = hosts.setdefault(src.host.casefold(), src.host)
             ident = (host.casefold(), src.table, src.device or "", src.quantity)
             if ident in seen:
-                self.warn(f"column {i + 1} repeats {cell!r}: the first one is read", self.header.line)
+                self.warn(f"column {i + 1} repeats \"{cell}\": the first one is read", self.header.line)
                 continue
             seen.add(ident)
             run = runs.setdefault(host, _Run(host, {}))
@@ -461,12 +461,13 @@ class PdhReader:
             if not devs:
                 continue
             columns: dict[str, list[np.ndarray]] = {}
+            missing = np.full(n, np.nan)  # shared by every device that lacks a figure (only read, never written)
             for j, d in enumerate(devs):
                 out = self.spec.derive[table]({q: vals[:, pos] for q, pos in d.quantities.items()}, n)
                 for m in out:
-                    columns.setdefault(m, [np.full(n, np.nan)] * j)
+                    columns.setdefault(m, [missing] * j)
                 for m, parts in columns.items():
-                    parts.append(out.get(m, np.full(n, np.nan)))
+                    parts.append(out.get(m, missing))
             which = np.repeat(np.arange(len(devs)), n)
             frame = pl.DataFrame({
                 "sample_idx": np.tile(np.arange(first, first + n, dtype=np.int64), len(devs)),
@@ -487,7 +488,7 @@ class PdhReader:
     def events(self) -> Iterator[Event]:
         cols, runs, unread = self._select()
         if self.header.junk:
-            self.warn(f"text before the PDH header left out: {self.header.junk[:80]!r}", self.header.line)
+            self.warn(f"text before the PDH header left out: \"{self.header.junk[:80]}\"", self.header.line)
         order, undecided = date_order(self.path, self.header.line)
         ts_all: list[datetime] = []
         lines_all: list[int] = []
@@ -553,6 +554,3 @@ def _by_layer(run: _Run) -> dict[str, int]:
             out[d.layer or "device"] = out.get(d.layer or "device", 0) + 1
     return dict(sorted(out.items()))
 
-
-def nan_array(n: int) -> np.ndarray:
-    return np.full(n, np.nan)

@@ -7,6 +7,7 @@ Regenerate with `STORMSCOPE_REGEN_GOLDEN=1 pytest tests/test_golden_perfmon.py`,
 
 import csv
 import json
+import re
 from datetime import datetime
 
 import pytest
@@ -245,7 +246,7 @@ def test_tsv_junk_before_the_header_and_a_re_saved_spreadsheet(ws, write):
            '"01/02/2024 13:00:00.000"\t"2.5"\n')
     r = _imported(ws, write("log.tsv", "no termcap entry for a `xterm-256color' terminal" + tsv))
     assert _rows(ws, r.run_ids[0])[0]["w_s"] == 2.5
-    assert any("text before the PDH header left out" in w for w in r.warnings)
+    assert any("text before the PDH header left out: \"no termcap entry" in w for w in r.warnings)
     xl = import_file(ws, write("excel.csv", "(PDH-CSV 4.0),\\\\PC1\\PhysicalDisk(0 C:)\\Disk Writes/sec\n"
                                             "4/22/2024 8:00,3\n"), ImportOptions())
     assert "'4/22/2024 8:00' is not a time stamp as perfmon writes it" in xl.error
@@ -282,3 +283,23 @@ def test_counter_paths_are_read_from_the_right():
     p = parse_counter_path("\\Memory\\Available MBytes")
     assert (p.host, p.obj, p.instance, p.counter) == (None, "Memory", None, "Available MBytes")
     assert parse_counter_path("Time") is None
+
+
+@pytest.mark.parametrize(("old", "new", "line", "message"), [
+    ('"0.199608"', '"0.19x608"', 2, r"'0.19x608' is not a number; column 13: \\\\GORANS2\\PhysicalDisk\(0 C:\)\\Disk "
+                                    "Reads/sec"),
+    ('"12/29/2020 18:34:48.369"', '"12/32/2020 18:34:48.369"', 4,
+     r"impossible date or time in '12/32/2020 18:34:48.369' \(dates read as month/day/year\)"),
+    ("\\\\GORANS2\\PhysicalDisk(0 C:)\\% Disk Time", "\\\\GORANS2\\% Disk Time", 1,
+     r'header cell 3 "\\\\GORANS2\\% Disk Time" is not a counter path'),
+])
+def test_one_thing_wrong_is_an_error_at_its_line(ws, tmp_path, old, new, line, message):
+    text = TYPEPERF.read_text()
+    assert old in text
+    path = tmp_path / "m.csv"
+    path.write_text(text.replace(old, new, 1))
+    r = import_file(ws, str(path), ImportOptions())
+    assert r.status == "failed"
+    assert r.error.startswith(f"{path}:{line}: "), r.error
+    assert re.search(message, r.error), r.error
+    assert ws.runs() == []
