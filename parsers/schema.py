@@ -223,7 +223,7 @@ TABLES: tuple[Table, ...] = (
         *[_c(m, _D, _IOSTAT_METRICS[m][1], _IOSTAT_METRICS[m][0]) for m in METRICS],
         _c("is_group", _B, "a `-g` group summary row", not_null=True, default="false"),
         *_SAMPLE_EXTRAS,
-    ), per_run=True, main_of=("iostat", "perfmon", "esxtop"),
+    ), per_run=True, main_of=("iostat", "perfmon", "esxtop", "nmon"),
         written_by="import (iostat-text, iostat-json; every format of a kind with per-device rates)",
         notes="A metric the file does not have is NULL."),
 
