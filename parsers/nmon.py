@@ -277,8 +277,7 @@ class _Parser:
         # next one starts: the earlier ones go out in chunks. (A sorted file has its ZZZZ lines after all the
         # values: it goes out at the end.)
         if not s.disk and s.cpu is None and len(self.snaps) > 1:
-            n_dev = len({n for h in self.headers.values() for n in h.names}) or 1
-            if (len(self.snaps) - 1) * n_dev >= CHUNK_ROWS:
+            if (len(self.snaps) - 1) * max(len(self.devices), 1) >= CHUNK_ROWS:
                 yield from self._flush(final=False)
 
     def _snap(self, number: int, no: int) -> _Snapshot:
