@@ -228,3 +228,21 @@ def test_zpool_latency_columns(ws, tmp_path):
     assert (row["r_s"], row["w_s"], row["rkb_s"], row["wkb_s"]) == (12.0, 180.0, 1.5 * 1024, 20.1 * 1024)
     assert (row["r_await_ms"], row["w_await_ms"], row["since_boot"]) == (4.0, 0.812, False)
     assert any("asyncq_wait, disk_wait, scrub, syncq_wait, trim" in w for w in r.warnings)
+
+
+def test_freebsd_layout_with_tty_and_five_cpu_columns(ws, tmp_path):
+    """FreeBSD's iostat prints a tty group first and us ni sy in id; the disks are read by their names."""
+    text = ("       tty            ada0             cd0             cpu\n"
+            " tin  tout  KB/t tps  MB/s   KB/t tps  MB/s  us ni sy in id\n"
+            "   0     2 31.91   3  0.10   0.00   0  0.00   1  0  2  0 97\n"
+            "   0    41 64.00 210 13.12   0.00   0  0.00   3  0  9  1 87\n")
+    path = tmp_path / "freebsd.txt"
+    path.write_text(text)
+    r = import_file(ws, str(path), ImportOptions(interval_s=5))
+    assert r.status == "imported", r.error
+    rows = ws.con.execute("SELECT sample_idx, device, tps, kb_s, areq_kb, since_boot FROM iostat_samples "
+                          "ORDER BY 1, 2").fetchall()
+    assert rows == [(0, "ada0", 3.0, 0.10 * 1024, 31.91, True), (0, "cd0", 0.0, 0.0, 0.0, True),
+                    (1, "ada0", 210.0, 13.12 * 1024, 64.0, False), (1, "cd0", 0.0, 0.0, 0.0, False)]
+    cpu = ws.con.execute("SELECT user, nice, system, idle FROM cpu_samples ORDER BY sample_idx").fetchall()
+    assert cpu == [(1.0, 0.0, 2.0, 97.0), (3.0, 0.0, 9.0, 87.0)]
