@@ -276,9 +276,9 @@ class _Parser:
         # In nmon's own order a snapshot's ZZZZ line comes before its values, and a snapshot is complete once the
         # next one starts: the earlier ones go out in chunks. (A sorted file has its ZZZZ lines after all the
         # values: it goes out at the end.)
-        if not s.disk and s.cpu is None and len(self.snaps) > 1:
-            if (len(self.snaps) - 1) * max(len(self.devices), 1) >= CHUNK_ROWS:
-                yield from self._flush(final=False)
+        waiting = len(self.snaps) - 1
+        if not s.disk and s.cpu is None and waiting > 0 and waiting * max(len(self.devices), 1) >= CHUNK_ROWS:
+            yield from self._flush(final=False)
 
     def _snap(self, number: int, no: int) -> _Snapshot:
         if number <= self.flushed_upto:
