@@ -50,6 +50,8 @@ FORMATS = {  # id: (kind, tables written)
     "perfmon-csv": ("perfmon", ("iostat_samples", "cpu_samples")),
     "perfmon-blg": ("perfmon", ()),  # recognised to be refused (binary .blg)
     "esxtop-csv": ("esxtop", ("iostat_samples",)),
+    "diskspd-xml": ("diskspd", ("fio_jobs",)),
+    "diskspd-text": ("diskspd", ("fio_jobs",)),
 }
 
 
@@ -66,7 +68,7 @@ def test_each_kind_has_the_name_customers_read_and_its_capabilities():
         TIME_SERIES: {"iostat", "vscsistats", "perfmon", "esxtop", "nmon"},
         DEVICE_RATES: {"iostat", "perfmon", "esxtop", "nmon"},
         LATENCY_HISTOGRAMS: {"vscsistats", "fio"},
-        JOB_SUMMARY: {"fio"},
+        JOB_SUMMARY: {"fio", "diskspd"},
         THROUGHPUT_GRID: {"iozone"},
         HOST_LATENCY: {"esxtop"},
     }
