@@ -70,7 +70,7 @@ _STAMP = re.compile(r"^(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})[ T](\d{1,2}):(\d{
                     r"(?:\s*([AaPp])\.?[Mm]\.?)?$")
 CHUNK_CELLS = 400_000  # selected cells converted at once (rows x columns): bounds the memory of a chunk
 MAX_CHUNK_ROWS = 2000
-MAX_LINE = 64 * 1024 * 1024  # csv field limit: esxtop rows are long, but one field is short
+MAX_LINE = 64 * 1024 * 1024  # the longest header line read (esxtop: tens of thousands of cells); a cell stays short
 
 
 # ---- counter paths -------------------------------------------------------------------------------------------
@@ -107,11 +107,22 @@ def parse_counter_path(text: str) -> CounterPath | None:
         rest = rest[1:]
     if not rest or not counter:
         return None
-    # the object is the text before the first "(", the instance everything up to the last ")"
-    op = rest.find("(")
-    if op >= 0 and rest.endswith(")"):
-        return CounterPath(host, rest[:op].strip(), rest[op + 1:-1], counter.strip())
+    if rest.endswith(")"):
+        op = _opening(rest)
+        if op > 0:
+            return CounterPath(host, rest[:op].strip(), rest[op + 1:-1], counter.strip())
     return CounterPath(host, rest.strip(), None, counter.strip())
+
+
+def _opening(rest: str) -> int:
+    """The "(" that the final ")" closes, counted from the right (an instance may hold balanced parentheses:
+    ``SQL02 (uuid):scsi0:0``; an object too: ``… (client)(*)``); else the first "(" (-1: none)."""
+    depth = 0
+    for i in range(len(rest) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(rest[i], 0)
+        if depth == 0:
+            return i
+    return rest.find("(")
 
 
 def norm(name: str) -> str:
@@ -377,7 +388,6 @@ class PdhReader:
                                     errors="strict", newline="")
             for _ in range(self.header.line):
                 text.readline()
-            csv.field_size_limit(MAX_LINE)
             reader = csv.reader(text, delimiter=self.header.delimiter)
             chunk: tuple[list[int], list[str], list[tuple[str, ...]]] = ([], [], [])
             pending: tuple[int, list[str]] | None = None

@@ -280,6 +280,8 @@ def test_counter_paths_are_read_from_the_right():
     assert (p.host, p.obj, p.instance, p.counter) == ("SQL01", "Paging File", "\\??\\D:\\pagefile.sys", "% Usage")
     p = parse_counter_path("\\\\local\\Virtual Disk(SQL02 (df09cdf2-1e74-45fb-9ccc-90d1c402fc6b):scsi0:1)\\Reads/sec")
     assert (p.obj, p.instance) == ("Virtual Disk", "SQL02 (df09cdf2-1e74-45fb-9ccc-90d1c402fc6b):scsi0:1")
+    p = parse_counter_path("\\\\DC1\\Localisateur de contrôleurs de domaine (client)(_Total)\\Requêtes/s")
+    assert (p.obj, p.instance) == ("Localisateur de contrôleurs de domaine (client)", "_Total")
     p = parse_counter_path("\\Memory\\Available MBytes")
     assert (p.host, p.obj, p.instance, p.counter) == (None, "Memory", None, "Available MBytes")
     assert parse_counter_path("Time") is None
