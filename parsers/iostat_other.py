@@ -470,13 +470,13 @@ class IostatIllumosFormat:
         aqu = total("wait", "actv")
         if "svc_t" in rec:
             await_ms = get("svc_t")
-            how.add("await_ms = svc_t")
+            how.add("await = svc_t")
         else:
             await_ms = total("wsvc_t", "asvc_t")
             if await_ms is not None:
-                how.add("await_ms = wsvc_t + asvc_t")
+                how.add("await = wsvc_t + asvc_t (time in the wait queue + active service time)")
         if aqu is not None:
-            how.add("aqu_sz = wait + actv")
+            how.add("queue = wait + actv (transactions waiting + being serviced)")
         return (get("r/s"), get("w/s"), rkb, wkb, aqu, await_ms, get("%b"), solaris_layer(rec["device"]))
 
 
@@ -701,9 +701,8 @@ class IostatAixFormat:
     label = "AIX iostat (not supported)"
     priority = 45
     tables = ()
-    unsupported = ("AIX iostat is not read (its extended -D report prints several header rows per section and "
-                   "no public capture shows it under load): record the AIX disks with nmon and import the .nmon "
-                   "file instead")
+    # not read: -D prints several header rows per section, and no public capture shows it under load
+    unsupported = "AIX iostat is not read: record the AIX disks with nmon and import the .nmon file instead"
 
     def sniff(self, head: bytes) -> float:
         text = _head_text(head)

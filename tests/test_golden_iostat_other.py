@@ -113,7 +113,7 @@ def test_illumos_await_and_queue_are_the_sums_of_their_two_columns(ws):
     r = _row(ws, rid, 0, "zones")
     assert (r["aqu_sz"], r["await_ms"]) == (3.4, 8.9)
     run = ws.run(rid)
-    assert "await_ms = wsvc_t + asvc_t" in run["meta"]
+    assert "await = wsvc_t + asvc_t" in run["meta"]
 
 
 def test_illumos_whole_disks_leave_out_the_pool_ram_disk_and_lofi_device(ws):
