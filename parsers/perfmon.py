@@ -41,8 +41,9 @@ go to ``cpu_samples`` (``user`` / ``system`` / ``idle``) when the log has them.
 
 Non-English Windows writes translated object and counter names. German and French are mapped name by name
 (matching ignores case, spaces, dots, ``%`` and parentheses, typographic apostrophes, and German ``/Sek.`` =
-``/s``); where Windows versions or sources spell a counter differently, every spelling found is listed. A disk
-object whose counters match none of the known names is named in a warning (its language is not mapped).
+``/s``); where Windows versions or sources spell a counter differently, every spelling found is listed.
+Counters of a disk object that match no known name are listed in ``runs.meta.disk_counters_unknown``; an object
+name of another language is not recognised at all (a log with nothing readable fails naming its objects).
 Sources of the translated names:
 
 * German: Microsoft's German documentation "Allgemeine Metriken für die automatische Skalierung in Azure
