@@ -223,7 +223,7 @@ TABLES: tuple[Table, ...] = (
         *[_c(m, _D, _IOSTAT_METRICS[m][1], _IOSTAT_METRICS[m][0]) for m in METRICS],
         _c("is_group", _B, "a `-g` group summary row", not_null=True, default="false"),
         *_SAMPLE_EXTRAS,
-    ), per_run=True, main_of=("iostat", "perfmon", "esxtop", "nmon"),
+    ), per_run=True, main_of=("iostat", "perfmon", "esxtop", "nmon", "fio-log"),
         written_by="import (iostat-text, iostat-json; every format of a kind with per-device rates)",
         notes="A metric the file does not have is NULL."),
 
@@ -256,7 +256,8 @@ TABLES: tuple[Table, ...] = (
         _c("bucket_hi", _D, "inclusive upper edge; NULL = overflow (values above the last limit, the limit "
            "vscsiStats prints twice)", "metric's unit"),
         _c("count", "BIGINT", "values in (`bucket_lo`, `bucket_hi`]", "I/Os", not_null=True),
-    ), per_run=True, main_of=("vscsistats",), written_by="import (vscsistats-csv, fio-json with json+ bins)",
+    ), per_run=True, main_of=("vscsistats", "fio-hist"),
+        written_by="import (vscsistats-csv, fio-json with json+ bins, fio-hist-log)",
         notes="fio's json+ bins are keyed by a representative latency; each bin holds the whole-nanosecond "
               "latencies of a range (1/64 of a power of two, exact below 128 ns), stored as (lo − 1, hi − 1] in "
               "µs, so shares and percentiles from them are exact to that range and honest about it."),
@@ -270,7 +271,7 @@ TABLES: tuple[Table, ...] = (
         *_many("min max mean", _D, "as printed; NULL when `count` is 0. fio json+: the completion latency's",
                "metric's unit"),
         _c("count", "BIGINT", "I/Os in the histogram", "I/Os"),
-    ), per_run=True, written_by="import (vscsistats-csv, fio-json with json+ bins)"),
+    ), per_run=True, written_by="import (vscsistats-csv, fio-json with json+ bins, fio-hist-log)"),
 
     Table("fio_jobs", "one row per fio job (or reporting group) and direction that did I/O", (
         _RUN_ID,

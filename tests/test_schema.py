@@ -75,7 +75,7 @@ def test_run_tables_and_main_tables_come_from_the_spec():
     assert MAIN_TABLE == {"iostat": "iostat_samples", "vscsistats": "histograms", "fio": "fio_jobs",
                           "iozone": "iozone_results", "iomark": "iomark_results", "iometer": "iometer_results",
                           "hdparm": "hdparm_results", "perfmon": "iostat_samples", "esxtop": "iostat_samples",
-                          "nmon": "iostat_samples"}
+                          "nmon": "iostat_samples", "fio-log": "iostat_samples", "fio-hist": "histograms"}
 
 
 @pytest.mark.parametrize(("schema", "table"), [

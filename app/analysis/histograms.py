@@ -287,6 +287,8 @@ def counts_mode(run: dict[str, Any]) -> tuple[str, str]:
         return "cumulative", ("cumulative (detected: no bucket count ever falls from one collection to the next, "
                               "so vscsiStats was not reset between collections); each collection's I/Os are its "
                               "counts minus the previous collection's")
+    if meta.get("counts_per_interval"):  # a format whose rows are per interval by definition says why (fio hist logs)
+        return "per-collection", str(meta["counts_per_interval"])
     return "per-collection", "per collection (the counts fall between collections: vscsiStats was reset)"
 
 
@@ -481,7 +483,13 @@ def latency_share(ws: Workspace, run_id: int, threshold_ms: float = 50.0, op: st
         devices=sorted(df.get_column("device").unique().to_list()), samples=df.get_column("sample_idx").n_unique(),
         within=s, percentiles_ms=pct, counts=counts_mode(run)[1],
         source="completion latency (clat) bins of fio json+" if has(run["kind"], JOB_SUMMARY)
-               else "vscsiStats latency histogram (measured at the VM's virtual SCSI disk)")
+               else _meta(run).get("histogram_source")  # the format names its histograms (fio hist logs)
+               or "vscsiStats latency histogram (measured at the VM's virtual SCSI disk)")
+
+
+def _meta(run: dict[str, Any]) -> dict[str, Any]:
+    meta = json.loads(run["meta"]) if run.get("meta") else {}
+    return meta if isinstance(meta, dict) else {}
 
 
 def histo_summary(ws: Workspace, run_id: int, device: str | None = None) -> dict[str, Any]:
