@@ -773,8 +773,8 @@ def _xml_tree(path: str, state: JobState) -> tuple[_Node, int]:
         if skip or tag in _SKIP:
             skip += 1
             return
-        if tag == "Bucket" and "SampleMillisecond" in attrs:
-            buckets += 1
+        if tag == "Bucket" and "SampleMillisecond" in attrs:  # counted for the whole test, not per thread
+            buckets += len(stack) >= 2 and stack[-2].tag == "TimeSpan"
             skip += 1
             return
         node = _Node(tag, attrs, p.CurrentLineNumber)

@@ -449,7 +449,7 @@ def _cut_paths(verdicts: list[str], sections: list[Section]) -> None:
             t.rows = [[_no_paths(c) for c in row] for row in t.rows]
 
 
-SECTION_ORDER = ("runs", "overlay", "storm", "cap", "latency", "iozone", "sizing", "compare", "crosscheck",
+SECTION_ORDER = ("runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "sizing", "compare", "crosscheck",
                  "appendix")
 
 

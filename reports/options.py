@@ -8,11 +8,11 @@ from typing import Any
 
 from app.workspace import has_table
 
-SECTIONS = ["summary", "runs", "overlay", "storm", "cap", "latency", "iozone", "sizing", "compare", "crosscheck",
-            "appendix"]
+SECTIONS = ["summary", "runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "sizing", "compare",
+            "crosscheck", "appendix"]
 SECTION_TITLES = {
     "summary": "Executive summary", "runs": "Runs analysed", "overlay": "I/O over time",
-    "storm": "Storm metrics", "cap": "Cap compliance", "latency": "Response times",
+    "storm": "Storm metrics", "cap": "Cap compliance", "latency": "Response times", "jobs": "Benchmark results",
     "iozone": "IOzone throughput", "sizing": "VDI sizing", "compare": "A/B comparison",
     "crosscheck": "Cross-check: fio against iostat",
     "appendix": "Appendix: sources and methods",

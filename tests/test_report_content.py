@@ -252,8 +252,8 @@ def test_pdf_has_outline_links_metadata_and_page_size(engagement, tmp_path):
     data = out.read_bytes()
     assert b"/Outlines" in data
     assert b"/PageMode /UseOutlines" in data
-    assert [s.key for s in content.sections] == ["summary", "runs", "overlay", "storm", "cap", "latency", "compare",
-                                                 "appendix"]
+    assert [s.key for s in content.sections] == ["summary", "runs", "overlay", "storm", "cap", "latency", "jobs",
+                                                 "compare", "appendix"]
     for sec in content.sections:  # one bookmark per section
         assert f"/Title ({sec.title})".encode() in data
     assert data.count(b"/Subtype /Link") >= len(content.sections)  # the contents link to the sections
