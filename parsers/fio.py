@@ -15,8 +15,8 @@ direction that did I/O. Everything is read by key name:
   by index; no sample of that layout was available, so such bins are not imported
   (a warning says so) and fio's own percentiles still are.
 
-fio's log files (``write_lat_log`` and friends) are recognised and refused with a clear
-message by :class:`FioLogFormat`.
+fio's log files (``write_bw_log``, ``write_lat_log``, ``write_hist_log`` and friends) are read by
+:mod:`parsers.fio_log`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,6 @@ DIRECTIONS = ("read", "write", "trim", "sync")
 PERCENTILES = {"p50_us": 50.0, "p90_us": 90.0, "p95_us": 95.0, "p99_us": 99.0, "p995_us": 99.5,
                "p999_us": 99.9, "p9999_us": 99.99}
 _JSON_START = re.compile(r"^[ \t]*\{", re.MULTILINE)
-_LOG_LINE = re.compile(rb"^\d+(?:,[ \t]*-?\d+){3,}[ \t]*$")
 
 FIO_JOBS_SCHEMA: dict[str, Any] = frame_schema("fio_jobs")
 # json+ bins and their summary: no time of their own (fio's run is one sample)
@@ -431,34 +430,4 @@ def _opt(opts: dict[str, Any], *names: str) -> str | None:
     return None
 
 
-class FioLogFormat:
-    """fio's per-I/O or averaged logs (bw/lat/iops/clat_hist): recognised, refused with a clear message."""
-
-    id = "fio-log"
-    kind = KIND.id
-    label = "fio log file (not supported)"
-    priority = 20
-    tables = ()
-    unsupported = ("a fio log file (write_bw_log, write_lat_log, write_iops_log or write_hist_log output): not "
-                   "supported; import fio's JSON output instead (--output-format=json, or json+ for latency "
-                   "histograms)")
-
-    def sniff(self, head: bytes) -> float:
-        lines = head.replace(b"\r\n", b"\n").split(b"\n")
-        cut = b""
-        if not head.endswith(b"\n"):
-            cut = lines.pop()  # the last line may be cut by the head
-        lines = [ln for ln in lines if ln.strip()]
-        if cut.count(b",") > 16:  # a histogram log has hundreds of bins per line
-            lines.append(cut.rsplit(b",", 1)[0])
-        if not lines or not all(_LOG_LINE.match(ln.strip()) for ln in lines):
-            return 0.0
-        return 0.85 if len(lines) >= 2 or lines[0].count(b",") > 16 else 0.0
-
-    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
-        yield from ()  # a generator like the other parsers: the error comes on the first next()
-        raise ParseError(self.unsupported, 1)
-
-
 JSON_FORMAT = register(FioJsonFormat())
-LOG_FORMAT = register(FioLogFormat())

@@ -40,7 +40,8 @@ FORMATS = {  # id: (kind, tables written)
     "vscsistats-csv": ("vscsistats", ("histograms", "histogram_stats")),
     "vscsistats-text": ("vscsistats", ()),  # recognised to be refused
     "fio-json": ("fio", ("fio_jobs", "histograms", "histogram_stats")),
-    "fio-log": ("fio", ()),  # recognised to be refused
+    "fio-log": ("fio-log", ("iostat_samples",)),
+    "fio-hist-log": ("fio-hist", ("histograms", "histogram_stats")),
     "iozone-text": ("iozone", ("iozone_results",)),
     "hdparm-text": ("hdparm", ("hdparm_results",)),
     "iometer-csv": ("iometer", ("iometer_results",)),
@@ -65,9 +66,9 @@ def test_each_kind_has_the_name_customers_read_and_its_capabilities():
         "iostat": "iostat", "vscsistats": "vscsiStats", "fio": "fio", "iozone": "IOzone", "hdparm": "hdparm",
         "iometer": "Iometer", "iomark": "IOmark"}
     assert {c: set(kinds_with(c)) for c in CAPABILITIES} == {
-        TIME_SERIES: {"iostat", "vscsistats", "perfmon", "esxtop", "nmon"},
-        DEVICE_RATES: {"iostat", "perfmon", "esxtop", "nmon"},
-        LATENCY_HISTOGRAMS: {"vscsistats", "fio"},
+        TIME_SERIES: {"iostat", "vscsistats", "perfmon", "esxtop", "nmon", "fio-log", "fio-hist"},
+        DEVICE_RATES: {"iostat", "perfmon", "esxtop", "nmon", "fio-log"},
+        LATENCY_HISTOGRAMS: {"vscsistats", "fio", "fio-hist"},
         JOB_SUMMARY: {"fio", "diskspd"},
         THROUGHPUT_GRID: {"iozone"},
         HOST_LATENCY: {"esxtop"},

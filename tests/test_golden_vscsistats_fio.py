@@ -12,13 +12,11 @@ import pytest
 from app.analysis.histograms import latency_share
 from app.importer import import_file
 from parsers.base import ImportOptions
-from parsers.registry import UnknownFormat, detect
 from tests.conftest import CORPUS, GOLDEN, REGEN, SAMPLES, corpus_files
 from tests.golden_util import compare_golden, golden_dir, snapshot, write_golden
 
 VSCSI = corpus_files("vscsistats")
 FIO_JSON = corpus_files("fio", keep=lambda p: p.suffix == ".json")
-FIO_LOGS = corpus_files("fio", keep=lambda p: p.suffix == ".log")
 VSCSI_SAMPLE = CORPUS / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
 JSONPLUS_SAMPLE = SAMPLES / "fio_randrw_jsonplus.json"
 
@@ -47,18 +45,6 @@ def test_every_corpus_file_has_a_golden():
     for kind, files in (("vscsistats", VSCSI), ("fio", FIO_JSON)):
         have = {p.name for p in (GOLDEN / kind).iterdir()} if (GOLDEN / kind).is_dir() else set()
         assert {p.name for p in files} <= have
-
-
-# ---- fio logs are fio, but not the JSON: refused with a clear message --------------------------
-@pytest.mark.parametrize("path", FIO_LOGS, ids=[p.name for p in FIO_LOGS])
-def test_fio_logs_are_refused_not_misread(ws, path):
-    with pytest.raises(UnknownFormat, match="fio log file"):
-        detect(str(path))
-    r = import_file(ws, str(path), ImportOptions())
-    assert r.status == "failed"
-    assert "not supported" in r.error
-    assert "--output-format=json" in r.error
-    assert ws.con.execute("SELECT count(*) FROM runs").fetchall()[0][0] == 0
 
 
 # ---- vscsiStats, read by hand ---------------------------------------------------------------------
