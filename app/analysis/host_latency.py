@@ -9,6 +9,7 @@ API::
     latency_split(ws, run_id, device=None, davg_ms=20, kavg_ms=2) -> LatencySplit
     vm_load(ws, run_id, active_share=0.05) -> VmLoad
     vm_rates(ws, run_id) -> {vm: {sample_idx: commands/s}}
+    vm_disks(ws, run_id) -> {vm: [its virtual disks]}
 
 How the figures are made
     **Per interval**, over the chosen devices (default: the run's physical disks, as everywhere): each latency
@@ -81,10 +82,11 @@ class LatencySplit:
         return out
 
 
-def _weighted(col: str) -> pl.Expr:
-    ok = pl.col(col).is_not_null() & (pl.col("n") > 0)
-    num = pl.when(ok).then(pl.col(col) * pl.col("n")).otherwise(0.0).sum()
-    den = pl.when(ok).then(pl.col("n")).otherwise(0.0).sum()
+def _weighted(col: str, n: str = "n") -> pl.Expr:
+    """The mean of ``col`` weighted by the commands ``n``; null where no command has a value (never 0/0)."""
+    ok = pl.col(col).is_not_null() & (pl.col(n) > 0)
+    num = pl.when(ok).then(pl.col(col) * pl.col(n)).otherwise(0.0).sum()
+    den = pl.when(ok).then(pl.col(n)).otherwise(0.0).sum()
     return pl.when(den > 0).then(num / den).otherwise(None).alias(col)
 
 
@@ -174,15 +176,21 @@ def vm_rates(ws: Workspace, run_id: int) -> dict[str, dict[int, float]]:
     return dict(sorted(out.items()))
 
 
+def vm_disks(ws: Workspace, run_id: int) -> dict[str, list[str]]:
+    """Per VM, the names of its virtual disks (devices of ``iostat_samples``)."""
+    out: dict[str, list[str]] = {}
+    for vm, dev in ws.con.execute("SELECT DISTINCT vm, device FROM iostat_samples WHERE run_id = ? AND layer = "
+                                  "'vm_disk' AND vm IS NOT NULL ORDER BY vm, device", [run_id]).fetchall():
+        out.setdefault(vm, []).append(dev)
+    return out
+
+
 def vm_load(ws: Workspace, run_id: int, active_share: float = 0.05) -> VmLoad:
     """Each VM's share of the datastore's commands, and its latency alone and while another VM is active."""
     s = load_series(ws, run_id)  # checks the run and gives its interval
     rows = _vm_rows(ws, run_id)
     disks = rows.group_by("vm").agg(pl.col("device").unique().sort())
-    per = rows.group_by("vm", "sample_idx").agg(
-        pl.col("n").sum(), (pl.when(pl.col("gavg").is_not_null()).then(pl.col("gavg") * pl.col("n")).otherwise(0.0)
-                            .sum() / pl.when(pl.col("gavg").is_not_null()).then(pl.col("n")).otherwise(0.0).sum())
-        .alias("gavg"))
+    per = rows.group_by("vm", "sample_idx").agg(pl.col("n").sum(), _weighted("gavg", "n"))
     peak = float(per.get_column("n").max() or 0.0)  # type: ignore[arg-type]  # a number: rows exist
     per = per.with_columns((pl.col("n") >= active_share * peak).alias("active") if peak else pl.lit(False)
                            .alias("active"))

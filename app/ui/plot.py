@@ -161,15 +161,17 @@ def vm_curves(ws: Workspace, run_id: int, name: str, align_mode: str = "start", 
               marker: str | None = None, on_clock: Any = None) -> list[dict[str, Any]]:
     """One curve per VM of an esxtop run: its commands per second, summed over its virtual disks, on the run's
     aligned axis (app.analysis.host_latency.vm_rates)."""
-    from app.analysis.host_latency import vm_rates
+    from app.analysis.host_latency import vm_disks, vm_rates
 
     s, note = _aligned(ws, run_id, None, align_mode, activity_iops, marker, on_clock)
     ts, te, idx = s.col("t_start_s"), s.col("t_end_s"), s.frame.get_column("sample_idx").to_list()
+    disks = vm_disks(ws, run_id)
     out = []
     for vm, per in vm_rates(ws, run_id).items():
         y = np.array([per.get(int(i)) for i in idx], dtype=float)
-        out.append(_record(run_id, name, f"{name} · {vm}", (ws.run(run_id) or {}).get("kind", IOSTAT), vm, ts, te, y,
-                           note, float(s.offset_s)))
+        # the curve's devices are the VM's virtual disks: the figures table sums exactly what the curve draws
+        out.append(_record(run_id, name, f"{name} · {vm}", (ws.run(run_id) or {}).get("kind", IOSTAT),
+                           ",".join(disks.get(vm, [])), ts, te, y, note, float(s.offset_s)))
         note = ""
     return out
 
@@ -448,17 +450,20 @@ class OverlayPlot(QWidget):
         self.cap_line.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.cap_line.setVisible(False)
         self.cap_line.setZValue(20)  # over the curves, so its label reads
-        self.plot.addItem(self.cap_line)  # in the value axis' auto range: the cap stays in view
+        self.plot.addItem(self.cap_line)
         self.guide_line = pg.InfiniteLine(angle=0, movable=False,
                                           pen=pg.mkPen(GUIDE_COLOUR, width=2, style=Qt.PenStyle.DotLine),
-                                          label="guidance", labelOpts={"position": 0.98, "color": GUIDE_COLOUR,
-                                                                       "anchors": [(1, 1), (1, 1)], "movable": False,
+                                          label="guidance", labelOpts={"position": 0.02, "color": GUIDE_COLOUR,
+                                                                       "anchors": [(0, 0), (0, 0)], "movable": False,
                                                                        "fill": label_fill()})
         self.guide_line.label.keep_colour = True
         self.guide_line.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         self.guide_line.setVisible(False)
         self.guide_line.setZValue(19)
         self.plot.addItem(self.guide_line)
+        # lines do not take part in the auto range: an invisible point at each line's level keeps it in view
+        self.line_anchor = pg.PlotDataItem(pen=None, symbol=None)
+        self.plot.addItem(self.line_anchor)
         self.readout = QLabel(" ")
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.readout.setWordWrap(True)
@@ -788,7 +793,12 @@ class OverlayPlot(QWidget):
         self.legend.clear()
         self.plot.addItem(self.vline, ignoreBounds=True)
         self.vline.setVisible(False)
-        self.plot.addItem(self.cap_line)  # in the value axis' auto range: the cap stays in view
+        self.plot.addItem(self.cap_line)
+        self.plot.addItem(self.guide_line)
+        # in the value axis' auto range, so that the cap and the guidance stay in view (a new item: pyqtgraph cannot
+        # re-add a PlotDataItem that holds data)
+        self.line_anchor = pg.PlotDataItem(pen=None, symbol=None)
+        self.plot.addItem(self.line_anchor)
         self.curves, self.items, self.mark_items = [], [], []
         self._phase_preview = None
         notes = []
@@ -1097,6 +1107,9 @@ class OverlayPlot(QWidget):
             self.guide_line.setValue(math.log10(guide[0]) if self.log_y.isChecked() else guide[0])
             self.guide_line.label.setFormat(guide[1])
         v = self.cap.value()
+        levels = [x for x in (v if v > 0 else None, guide[0] if guide else None) if x]
+        x0 = next((float(c.t_start[0] + c.offset) for c in getattr(self, "curves", []) if c.t_start.size), 0.0)
+        self.line_anchor.setData([x0] * len(levels), levels)
         self.cap_line.setVisible(v > 0)
         if v > 0:
             self.cap_line.setValue(math.log10(v) if self.log_y.isChecked() else v)
