@@ -324,3 +324,36 @@ def test_the_report_shows_the_diskspd_job_table(wsp, tmp_path):
     assert row.split() == ["diskspd.dat", "read", "randrw", "4KiB", "1", "1", "835.0", "3.3", "0.272", "ms",
                            "0.877", "ms"]
     assert "DiskSpd 2.0.21a" in text  # the XML run's tool version in the appendix
+
+
+def test_several_timespans_are_one_run_each(ws, tmp_path):
+    """An XML profile with two timespans (PKB's result with its timespan repeated, the second's counts halved):
+    one run per timespan, named by it, so a comparison never adds up phases that ran one after the other."""
+    text = (D / "pkb_diskspd_result.xml").read_text()
+    prof = re.search(r"<TimeSpans>\s*(<TimeSpan>.*?</TimeSpan>)", text, re.S).group(1)
+    res = re.search(r"\n   (<TimeSpan>\s*<TestTimeSeconds>.*?</TimeSpan>)", text, re.S).group(1)
+    half = re.sub(r"<ReadCount>(\d+)</ReadCount>", lambda m: f"<ReadCount>{int(m.group(1)) // 2}</ReadCount>", res)
+    two = text.replace(prof, prof + prof).replace(res, res + half)
+    f = tmp_path / "two.xml"
+    f.write_text(two)
+    r = _imported(ws, f)
+    assert len(r.run_ids) == 2
+    names = [ws.run(i)["name"] for i in r.run_ids]
+    assert names == ["two — timespan 1", "two — timespan 2"]
+    assert [_jobs(ws, i)[0]["ios"] for i in r.run_ids] == [90970, sum(c // 2 for c in (22645, 22623, 22548, 23154))]
+    assert [_jobs(ws, i)[0]["groupid"] for i in r.run_ids] == [1, 2]
+
+
+def test_a_dropped_diskspd_report_is_listed_under_diskspd_and_its_host(window, qtbot):
+    from tests.conftest import drop_paths
+
+    drop_paths(window, [D / "vc_diskspd-2.2.0_write4k_4threads.txt"])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    tree = window.browser.tree
+    kinds = {tree.topLevelItem(i).text(0): tree.topLevelItem(i) for i in range(tree.topLevelItemCount())}
+    assert "DiskSpd" in kinds  # the name customers read, not the kind's id
+    host = kinds["DiskSpd"].child(0)
+    assert host.text(0) == "alexwill-dskspd"
+    assert host.child(0).text(0) == "vc_diskspd-2.2.0_write4k_4threads"
+    qtbot.keyClicks(window.browser.search, "diskspd")  # searching by the kind finds it
+    assert not host.child(0).isHidden()

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.workspace import Workspace
-from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has
+from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
 
 RUN_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ["Run", "Period", "Interval", "Devices", "Reports", "Tags"]
@@ -100,7 +100,7 @@ class RunBrowser(QWidget):
                 folder = Path(r["source_path"] or "?")
                 kind, host = str(folder.parent.parent.name or "/"), folder.parent.name or "/"
             if kind not in kinds:
-                kinds[kind] = QTreeWidgetItem(self.tree, [kind])
+                kinds[kind] = QTreeWidgetItem(self.tree, [kind if by_folder else kind_label(kind)])
                 kinds[kind].setFlags(Qt.ItemFlag.ItemIsEnabled)
             if (kind, host) not in groups:
                 groups[(kind, host)] = QTreeWidgetItem(kinds[kind], [host])
