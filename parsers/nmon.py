@@ -507,7 +507,9 @@ class _Parser:
     def _meta(self, one: dict[str, str]) -> dict[str, Any]:
         """What the header says beyond host, OS and version, and which disk sections were read into what."""
         a = self.aaa
-        meta: dict[str, Any] = {}
+        # a snapshot's rates cover the time since the previous snapshot (the series takes each one's length from
+        # the stamps; the first: first_snapshot_covers_s)
+        meta: dict[str, Any] = {"sample_span": "since_previous"}
         for key, out in (("command", "command"), ("runname", "runname"), ("build", "build")):
             if one.get(key):
                 meta[out] = one[key]

@@ -536,7 +536,8 @@ class PdhReader:
     def _info(self, run: _Run, ts: list[datetime], interval: float | None, order: str, undecided: bool,
               unread: list[CounterPath] | None) -> RunInfo:
         h = self.header
-        meta: dict[str, Any] = {"pdh": f"PDH-{h.fmt} {h.version}"}
+        # a PDH rate is the average since the previous sample (the series takes each sample's length from the stamps)
+        meta: dict[str, Any] = {"pdh": f"PDH-{h.fmt} {h.version}", "sample_span": "since_previous"}
         if h.zone is not None:
             meta["time_zone"] = h.zone
         if h.utc_offset is not None:

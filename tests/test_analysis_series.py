@@ -1,5 +1,7 @@
 """Series: device choice (no double counting), IOPS formula, since-boot exclusion, resampling, alignment."""
 
+import json
+
 import pytest
 
 from app.analysis.series import (
@@ -185,3 +187,26 @@ def test_rows_that_say_what_they_are_choose_the_physical_disks():
     assert classify_devices(esx, "vmhba1").used == ["vmhba1"]
     # rows without a layer keep iostat's name rules
     assert classify_devices([("sda", False, None), ("sda1", False, None)]).used == ["sda"]
+
+
+def test_a_sample_that_covers_the_time_since_the_previous_one_is_as_long_as_that_gap(ws):
+    """nmon (like perfmon and esxtop) averages each snapshot over the time since the previous one: the AIX capture's
+    gaps of 299-302 s are the samples' lengths, and the Linux capture's first snapshot covers the second or so
+    since nmon started (meta first_snapshot_covers_s), not an interval."""
+    from tests.conftest import CORPUS
+
+    aix = import_file(ws, str(CORPUS / "nmon" / "nmon2influxdb_aixlpar.nmon"), ImportOptions()).run_ids[0]
+    s = load_series(ws, aix)
+    f = s.frame
+    ends = f.get_column("t_end_s").to_list()
+    gaps = [b - a for a, b in zip(ends, ends[1:])]
+    assert f.get_column("dt_s").to_list()[1:] == gaps
+    assert {round(g) for g in gaps} <= {299, 300, 301, 302}
+    assert f.get_column("t_start_s").to_list()[1:] == ends[:-1]  # no gap, no overlap between samples
+    assert f.get_column("ios").to_list() == [i * d for i, d in zip(f.get_column("iops"), f.get_column("dt_s"))]
+    assert "each sample covers the time since the previous one (from the time stamps)" in s.notes
+    linux = import_file(ws, str(CORPUS / "nmon" / "vm_nmon-16n_loop-partitions_l3-split_D.nmon"),
+                        ImportOptions()).run_ids[0]
+    first = ws.run(linux)["meta"]
+    first = (json.loads(first) if isinstance(first, str) else first)["first_snapshot_covers_s"]
+    assert load_series(ws, linux).frame.get_column("dt_s")[0] == first

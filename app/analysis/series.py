@@ -225,7 +225,25 @@ class Series:
         return replace(self, frame=self.frame.filter((mid >= t_start) & (mid < t_end)))
 
 
-def _sum_devices(df: pl.DataFrame, ops: tuple[str, ...], interval: float) -> tuple[pl.DataFrame, bool, bool]:
+def _sample_spans(df: pl.DataFrame, run: dict[str, Any], interval: float) -> pl.DataFrame | None:
+    """Each report's length in seconds when the format's rates cover the time since the previous sample
+    (``runs.meta.sample_span``: perfmon, esxtop, nmon): the gap to the previous report's time; the first report
+    covers ``first_snapshot_covers_s`` where the file says so, else the interval. None: every report covers the
+    interval (iostat: it sleeps the interval; its stamps are rounded to the second, their gaps would add jitter)."""
+    meta = run.get("meta") or {}
+    if isinstance(meta, str):
+        import json
+        meta = json.loads(meta)
+    if meta.get("sample_span") != "since_previous":
+        return None
+    t = df.select("sample_idx", "t_s").unique("sample_idx").sort("sample_idx")
+    first = meta.get("first_snapshot_covers_s")
+    first_dt = float(first) if isinstance(first, (int, float)) and first > 0 else interval
+    return t.select("sample_idx", pl.col("t_s").diff().fill_null(first_dt).alias("dt"))
+
+
+def _sum_devices(df: pl.DataFrame, ops: tuple[str, ...], interval: float,
+                 spans: pl.DataFrame | None = None) -> tuple[pl.DataFrame, bool, bool]:
     """Per report, the sum over the chosen devices (vectorised: a 10 M-row run takes a second).
 
     Row rules: an extended (-x) row counts the ``ops`` request columns (missing ones count 0); a plain
@@ -271,16 +289,18 @@ def _sum_devices(df: pl.DataFrame, ops: tuple[str, ...], interval: float) -> tup
         pl.col("rd").sum(), pl.col("wr").sum(), pl.col("oth").sum(), pl.col("awn").sum(), pl.col("awd").sum(),
         pl.col("awa").any(), pl.col("rkb").sum(), pl.col("wkb").sum(), pl.col("kb").sum(), pl.col("kba").any(),
     ).sort("sample_idx")
+    g = g.with_columns(pl.lit(interval).alias("dt")) if spans is None else \
+        g.join(spans, on="sample_idx", how="left").with_columns(pl.col("dt").fill_null(interval))
     frame = g.select(
         pl.col("sample_idx").cast(pl.Int64),
-        (pl.col("t_s") - interval).alias("t_start_s"), pl.col("t_s").alias("t_end_s"),
-        pl.lit(interval).alias("dt_s"), "iops",
+        (pl.col("t_s") - pl.col("dt")).alias("t_start_s"), pl.col("t_s").alias("t_end_s"),
+        pl.col("dt").alias("dt_s"), "iops",
         pl.when("have_rw").then("rd").alias("read_iops"), pl.when("have_rw").then("wr").alias("write_iops"),
         pl.when("have_rw").then("oth").alias("other_iops"),
         pl.when("kba").then("kb").alias("kbs"), pl.when("kba").then("rkb").alias("read_kbs"),
         pl.when("kba").then("wkb").alias("write_kbs"),
         pl.when(pl.col("awa") & (pl.col("awd") != 0)).then(pl.col("awn") / pl.col("awd")).alias("await_ms"),
-        (pl.col("iops") * interval).alias("ios"),
+        (pl.col("iops") * pl.col("dt")).alias("ios"),
     ).with_columns(pl.exclude("sample_idx").cast(pl.Float64))
     return frame, bool(per_row.get_column("x").any()), bool(per_row.get_column("p").any())
 
@@ -318,7 +338,10 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
         notes.append(f"interval not stored: taken as the median gap between reports ({interval:g} s)")
     interval = float(interval)
 
-    frame, used_x, used_tps = _sum_devices(df, ops, interval)
+    spans = _sample_spans(df, run, interval)
+    frame, used_x, used_tps = _sum_devices(df, ops, interval, spans)
+    if spans is not None:
+        notes.append("each sample covers the time since the previous one (from the time stamps)")
     t0 = float(frame.get_column("t_start_s").min())  # type: ignore[arg-type]  # a number: the frame has reports
     frame = frame.with_columns(pl.col("t_start_s") - t0, pl.col("t_end_s") - t0)
     formula = []
@@ -338,7 +361,8 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
         notes.append("no request counts in this run (CPU-only or throughput-only reports)")
     first_ts: datetime | None = df.sort("t_s").get_column("ts")[0]
     zone = utc_offset_s(run)
-    clock0 = None if first_ts is None else first_ts - timedelta(seconds=interval + (zone or 0.0))
+    first_dt = float(frame.get_column("dt_s")[0])  # the first sample's length: the interval, or what it covers
+    clock0 = None if first_ts is None else first_ts - timedelta(seconds=first_dt + (zone or 0.0))
     return Series(run_id, run["name"], frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes,
                   clock0_utc=clock0, zone_known=zone is not None)
 
