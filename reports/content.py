@@ -196,11 +196,13 @@ METHOD_TITLES = {"overlay": "I/O over time", "storm": "Storm metrics", "cap": "C
                  "crosscheck": "Cross-check", "latency_source": "Where latency comes from", "vm_load": "Load per VM"}
 
 METHOD_PROSE = {
-    "overlay": "Each iostat report gives the I/O rate of one interval; the charts draw one step per interval, "
-               "summed over the whole disks (partitions and device-mapper volumes are left out so no I/O is "
-               "counted twice). The first report iostat prints, which covers the time since boot, is left out. "
-               "Time 0 is the start of the first activity (three consecutive intervals above 100 IOPS) unless "
-               "the run has none.",
+    "overlay": "Each report or sample (an iostat or sar report, an nmon snapshot, a perfmon or esxtop sample) "
+               "gives the I/O rate of one interval; the charts draw one step per interval, summed over the "
+               "physical disks (partitions, device-mapper volumes, Windows volumes, adapters and VM disks are left "
+               "out so no I/O is counted twice). A first report that covers the time since boot is left out. "
+               "Where a tool averages each sample over the time since the previous one (nmon, perfmon, esxtop), "
+               "the interval is that gap. Time 0 is the start of the first activity (three consecutive intervals "
+               "above 100 IOPS) unless the run has none.",
     "storm": "Peak: the highest interval. Plateau: the time-weighted median of the intervals above half the "
              "peak. Time to peak is measured from the start of the first activity to the end of the peak "
              "interval; settle time from the peak to the first three consecutive intervals below 10 % of the "
@@ -210,7 +212,7 @@ METHOD_PROSE = {
            "the cap plus a {tol} % tolerance (this absorbs the short bursts a hypervisor's limiter lets "
            "through). Windows slide one interval at a time; windows that span a gap in the reports are not "
            "judged. When the median interval itself is above that limit, no cap at that level was in force. "
-           "iostat sees every I/O of the device, including I/O of other processes.",
+           "The tool sees every I/O of the device, including I/O of other processes.",
     "latency": "The share of I/O completed within {thr} ms comes from the latency histograms the tool "
                "recorded. It is exact when {thr} ms is a bucket edge; otherwise the report gives the lower and "
                "upper bound and a clearly labelled estimate by linear interpolation inside the bucket. "

@@ -209,3 +209,34 @@ def test_the_command_line_and_the_report_answer_both_questions(tmp_path):
     for words in ("within the guidance (DAVG 25 ms, KAVG 2 ms)", "GAVG = KAVG + DAVG", "Load and latency per VM",
                   "Which VM drives the load on", "common VMware guidance, not a law"):
         assert words in " ".join(text.split()), words
+
+
+def test_cap_and_report_work_on_a_perfmon_and_an_esxtop_run(tmp_path):
+    """Issue 14's "done when": the cap check and the report on a perfmon run and an esxtop run, through the command
+    line (storm and compare: tests/test_golden_esxtop.py; the overlay: tests/test_ui_pdh.py)."""
+    from tests.conftest import CORPUS
+
+    w = str(tmp_path / "w.duckdb")
+    typeperf = CORPUS / "perfmon" / "snippet_typeperf-si10_PhysicalDisk-star_GORANS2.csv"
+
+    def cli(*args):
+        r = subprocess.run([sys.executable, str(ROOT / "main.py"), *args, "-w", w], capture_output=True, text=True,
+                           cwd=ROOT, timeout=300)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    cli("import", str(typeperf), str(QUEUE))
+    # perfmon: PhysicalDisk(0 C:) reads + writes per sample (read by hand: 17.07, 11.66, 21.93, 14.55 IOPS); a
+    # 20 IOPS cap over 10 s windows of 10 s samples: the third sample is above 20 x 1.05 = 21 IOPS
+    perf = json.loads(cli("analyze", "cap", "--run", "1", "--iops-cap", "20", "--json"))
+    assert perf["verdict"] == "NOT held"
+    assert any("perfmon counts every I/O of the device" in n for n in perf["notes"])
+    esx = json.loads(cli("analyze", "cap", "--run", "2", "--iops-cap", "100000", "--json"))
+    assert esx["verdict"].startswith("held")
+    assert any("esxtop counts every I/O" in n for n in esx["notes"])
+    pdf = tmp_path / "r.pdf"
+    cli("report", "-o", str(pdf), "--runs", "1", "2")
+    text = " ".join(subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+                                   check=True).stdout.split())
+    for words in ("perfmon", "esxtop", "GORANS2", "esx01.example.com"):
+        assert words in text, words

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.analysis.series import AnalysisError, Series, load_series, weighted_percentile
+from parsers.kinds import kind_label
 
 if TYPE_CHECKING:
     from app.workspace import Workspace
@@ -285,7 +286,8 @@ def cap_report(ws: Workspace, run_id: int, device: str | None = None, *, iops_ca
                     "not capped (plateau above the cap) | too short",
     }
     notes = list(s.notes)
-    notes.append("iostat counts every I/O of the device: I/O of other processes on it counts against the cap too")
+    tool = kind_label((ws.run(run_id) or {}).get("kind") or "iostat")
+    notes.append(f"{tool} counts every I/O of the device: I/O of other processes on it counts against the cap too")
     return CapResult(
         run_id, s.run_name, held, verdict, tolerance_pct,
         iops_chk.plateau if iops_chk else None,
