@@ -75,7 +75,7 @@ def report_warning(stored: str) -> str:
 LIMITATIONS = (
     ("What the tools see", "iostat, sar, nmon and perfmon count every I/O of a device, from every process and "
                            "the filesystem's own journal and metadata; esxtop counts every command of a host's "
-                           "VMs on a device. None can tell one application's I/O from another's."),
+                           "VMs on a device. No tool here tells one application's I/O from another's."),
     ("Interval figures", "The tools report per interval or collection: a burst shorter than one "
                          "interval is averaged with the rest of that interval, so a peak is the highest interval, "
                          "not the highest instant."),
