@@ -303,6 +303,8 @@ def test_compare_two_diskspd_runs(wsp):
     # I/O-weighted mean of DiskSpd's read and write means
     assert m["mean_latency_ms"][0] == pytest.approx((25060 * 0.272 + 10626 * 2.179) / 35686)
     assert m["duration_s"] == [30.01, 120.01]
+    # no latency histogram: the p99 of all I/O is DiskSpd's own, as printed in its table's "total" column
+    assert m["latency_p99_ms"][0] == 4.713
 
 
 def test_compare_a_diskspd_and_a_fio_run(wsp):

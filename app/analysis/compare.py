@@ -17,6 +17,7 @@ baseline is 0 or missing).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,9 +74,20 @@ def _fio_summary(ws: Workspace, run_id: int) -> dict[str, float | None]:
     try:
         p99 = latency_share(ws, run_id, percentiles=(99,)).percentiles_ms.get("p99")
         out["latency_p99_ms"] = p99.estimate if p99 else None
-    except AnalysisError:
-        pass
+    except AnalysisError:  # no latency histogram: the tool's own whole-run percentile where it printed one
+        out["latency_p99_ms"] = _printed_p99_ms(ws, run_id)
     return out
+
+
+def _printed_p99_ms(ws: Workspace, run_id: int) -> float | None:
+    """The 99th percentile of all I/O (reads and writes) as the tool printed it for the whole run: DiskSpd's
+    percentile table (``runs.meta.latency_percentiles_ms.total``), exact, not from buckets."""
+    meta = (ws.run(run_id) or {}).get("meta") or {}
+    if isinstance(meta, str):
+        meta = json.loads(meta)
+    total = (meta.get("latency_percentiles_ms") or {}).get("total") or {}
+    v = total.get("p99")
+    return float(v) if isinstance(v, (int, float)) else None
 
 
 def _delta_ratio(values: list[float | None]) -> tuple[list[float | None], list[float | None]]:
