@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from parsers import kinds, registry
 from parsers.schema import SCHEMA_VERSION, TABLES, Column, Table
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "schema.md"
@@ -54,6 +55,9 @@ def table_doc(t: Table) -> str:
         facts.append("`runs.n_rows` counts its rows for " + ", ".join(f"`{k}`" for k in t.main_of) + " runs.")
     if t.written_by:
         facts.append(f"Written by: {t.written_by}.")
+    writers = [f.id for f in registry.formats() if t.name in f.tables]
+    if writers:
+        facts.append("Imported by the formats " + ", ".join(f"`{w}`" for w in sorted(writers)) + ".")
     if facts:
         lines += ["", " ".join(facts)]
     lines += ["", "| column | type | unit | meaning | constraints |", "|---|---|---|---|---|"]
@@ -64,9 +68,30 @@ def table_doc(t: Table) -> str:
     return "\n".join(lines)
 
 
+def kinds_doc() -> str:
+    """The run kinds and the formats of each, from the formats' own declarations (parsers.kinds, parsers.registry)."""
+    lines = ["## Kinds and formats", "",
+             "`runs.kind` and `runs.format` hold these ids. A kind's capabilities say which analyses its runs take "
+             "(see docs/adding-a-format.md); a format recognised only to be refused writes no table.", "",
+             "| kind | name shown | capabilities | format | format name | tables it writes |",
+             "|---|---|---|---|---|---|"]
+    fmts = registry.formats()
+    for k in sorted(kinds.kinds(), key=lambda k: k.id):
+        mine = sorted((f for f in fmts if f.kind == k.id), key=lambda f: f.id)
+        caps = ", ".join(sorted(k.capabilities)) or "–"
+        for i, f in enumerate(mine or [None]):
+            head = f"| `{k.id}` | {_cell(k.label)} | {caps} " if i == 0 else "| | | "
+            if f is None:
+                lines.append(head + "| – | – | – |")
+                continue
+            tables = ", ".join(f"`{t}`" for t in f.tables) or "refused (says what to import instead)"
+            lines.append(head + f"| `{f.id}` | {_cell(f.label)} | {tables} |")
+    return "\n".join(lines)
+
+
 def render() -> str:
     toc = "\n".join(f"- [`{t.name}`](#{t.name}) — {t.purpose}" for t in TABLES)
-    return "\n\n".join([_INTRO.rstrip(), "Tables:\n\n" + toc, *(table_doc(t) for t in TABLES)]) + "\n"
+    return "\n\n".join([_INTRO.rstrip(), "Tables:\n\n" + toc, *(table_doc(t) for t in TABLES), kinds_doc()]) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -183,9 +183,9 @@ TABLES: tuple[Table, ...] = (
     Table("runs", "one row per imported run (one per source file; one per host when a file holds several)", (
         _c("run_id", _I, "key", key=True, default="nextval('run_id_seq')"),
         _c("name", _V, "display name (default: file name without extension)", not_null=True),
-        _c("kind", _V, "`iostat`, `vscsistats`, `fio`, `iozone`, `iomark`, `iometer`, `hdparm`", not_null=True),
-        _c("format", _V, "parser that read it (`iostat-text`, `iostat-json`, `vscsistats-csv`, `fio-json`, "
-           "`iozone-text`, `hdparm-text`, `iometer-csv`, `iomark-csv`, `iomark-mapped`)", not_null=True),
+        _c("kind", _V, "the run kind (`iostat`, `esxtop`, `fio`, ...: see *Kinds and formats*)", not_null=True),
+        _c("format", _V, "the format that read it (`iostat-text`, `perfmon-csv`, ...: see *Kinds and formats*)",
+           not_null=True),
         _c("source_path", _V, "the file as imported: its full path", not_null=True),
         _c("source_sha256", _V, "the file's SHA-256 (a file already stored is a duplicate)", not_null=True),
         _c("source_size", "BIGINT", "the file's size", "bytes"),
@@ -224,7 +224,7 @@ TABLES: tuple[Table, ...] = (
         _c("is_group", _B, "a `-g` group summary row", not_null=True, default="false"),
         *_SAMPLE_EXTRAS,
     ), per_run=True, main_of=("iostat", "perfmon", "esxtop", "nmon", "fio-log"),
-        written_by="import (iostat-text, iostat-json; every format of a kind with per-device rates)",
+        written_by="import",
         notes="A metric the file does not have is NULL."),
 
     Table("cpu_samples", "the `avg-cpu` block of each iostat report", (
@@ -233,7 +233,7 @@ TABLES: tuple[Table, ...] = (
         _c("ts", "TIMESTAMP", "report time (`-t`), else NULL"),
         _c("t_s", _D, "seconds since the run's first report", "s"),
         *_many("user nice system iowait steal idle", _D, "share of CPU time (`%user`, `%nice`, …)", "%"),
-    ), per_run=True, written_by="import (iostat-text, iostat-json)"),
+    ), per_run=True, written_by="import"),
 
     Table("workspace_info", "facts about the workspace itself", (
         _c("key", _V, "`schema_version`", key=True),
@@ -257,7 +257,7 @@ TABLES: tuple[Table, ...] = (
            "vscsiStats prints twice)", "metric's unit"),
         _c("count", "BIGINT", "values in (`bucket_lo`, `bucket_hi`]", "I/Os", not_null=True),
     ), per_run=True, main_of=("vscsistats", "fio-hist"),
-        written_by="import (vscsistats-csv, fio-json with json+ bins, fio-hist-log)",
+        written_by="import",
         notes="fio's json+ bins are keyed by a representative latency; each bin holds the whole-nanosecond "
               "latencies of a range (1/64 of a power of two, exact below 128 ns), stored as (lo − 1, hi − 1] in "
               "µs, so shares and percentiles from them are exact to that range and honest about it."),
@@ -271,7 +271,7 @@ TABLES: tuple[Table, ...] = (
         *_many("min max mean", _D, "as printed; NULL when `count` is 0. fio json+: the completion latency's",
                "metric's unit"),
         _c("count", "BIGINT", "I/Os in the histogram", "I/Os"),
-    ), per_run=True, written_by="import (vscsistats-csv, fio-json with json+ bins, fio-hist-log)"),
+    ), per_run=True, written_by="import"),
 
     Table("fio_jobs", "one row per fio job (or reporting group) and direction that did I/O", (
         _RUN_ID,
@@ -294,7 +294,7 @@ TABLES: tuple[Table, ...] = (
         _c("error", _I, "fio's job error code"),
         _c("usr_cpu", _D, "fio's user CPU", "%"),
         _c("sys_cpu", _D, "fio's system CPU", "%"),
-    ), per_run=True, main_of=("fio",), written_by="import (fio-json)",
+    ), per_run=True, main_of=("fio", "diskspd"), written_by="import",
         notes="fio 2.x prints latencies in µs, 3.x in ns (`clat_ns` …): the unit follows the key names; "
               "everything is stored in µs. `runs.meta.job_times` keeps what places a job in time."),
 
@@ -334,7 +334,7 @@ TABLES: tuple[Table, ...] = (
         _c("page_cache_likely", _B, "data set (file size × threads) < RAM given with `--ram-gb`; `false` with "
            "O_DIRECT (`-I`); NULL when unknown"),
         _c("line", _I, "where the value is in the file"),
-    ), per_run=True, main_of=("iozone",), written_by="import (iozone-text)",
+    ), per_run=True, main_of=("iozone",), written_by="import",
         notes="`runs.meta` holds what IOzone echoes: `version`, `build`, `command_line` and its parsed `options`, "
               "`settings` (the banner lines), `mode`, `unit`, file and record size limits, `o_direct`, "
               "`include_fsync`, `include_close`, `tests`, `threads`, `page_cache` (`likely`, `ram_gb`, `why`), and "
@@ -358,7 +358,7 @@ TABLES: tuple[Table, ...] = (
         _c("notes", _V, "as given"),
         _c("extra", "JSON", "the file's other columns, as text"),
         _c("line", _I, "the row's line in the file"),
-    ), per_run=True, main_of=("iomark",), written_by="import (iomark-csv, iomark-mapped)"),
+    ), per_run=True, main_of=("iomark",), written_by="import"),
 
     Table("iometer_results", "one row per row of an Iometer `results.csv`", (
         _RUN_ID,
@@ -383,7 +383,7 @@ TABLES: tuple[Table, ...] = (
         _c("queue_depth", _I, "outstanding I/Os per target"),
         *_many(_IOMETER_CPU, _D, "CPU columns (manager and processor rows)", "%, 1/s"),
         _c("line", _I, "the row's line in the file"),
-    ), per_run=True, main_of=("iometer",), written_by="import (iometer-csv)"),
+    ), per_run=True, main_of=("iometer",), written_by="import"),
 
     Table("hdparm_results", "one row per `hdparm -t` / `-T` measurement", (
         _RUN_ID,
@@ -400,7 +400,7 @@ TABLES: tuple[Table, ...] = (
         _c("ok", _B, "`false` for a failed measurement", not_null=True),
         _c("error", _V, "hdparm's message for a failed measurement (`read() failed: Input/output error`)"),
         _c("line", _I, "the measurement's line in the file"),
-    ), per_run=True, main_of=("hdparm",), written_by="import (hdparm-text)"),
+    ), per_run=True, main_of=("hdparm",), written_by="import"),
 
     Table("mappings", "saved column mappings for CSV/TSV results (not per run)", (
         _c("name", _V, "key", key=True),

@@ -73,7 +73,8 @@ def test_run_tables_and_main_tables_come_from_the_spec():
     assert RUN_TABLES == ["iostat_samples", "cpu_samples", "histograms", "histogram_stats", "fio_jobs",
                           "iozone_results", "iomark_results", "iometer_results", "hdparm_results", "phases", "markers"]
     assert MAIN_TABLE == {"iostat": "iostat_samples", "vscsistats": "histograms", "fio": "fio_jobs",
-                          "iozone": "iozone_results", "iomark": "iomark_results", "iometer": "iometer_results",
+                          "diskspd": "fio_jobs", "iozone": "iozone_results", "iomark": "iomark_results",
+                          "iometer": "iometer_results",
                           "hdparm": "hdparm_results", "perfmon": "iostat_samples", "esxtop": "iostat_samples",
                           "nmon": "iostat_samples", "fio-log": "iostat_samples", "fio-hist": "histograms"}
 
