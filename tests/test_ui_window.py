@@ -116,6 +116,22 @@ def test_since_boot_banner_says_so_and_one_click_keeps_the_first_report(qtbot, w
     assert not window.banner.undo.isVisible()
 
 
+def test_the_banner_gives_each_tools_reason_for_its_first_report(qtbot, window):
+    """zpool iostat's first report covers the time since the pool was imported, not since boot."""
+    from app.importer import import_file
+    from parsers.base import ImportOptions
+    from tests.conftest import CORPUS
+
+    rid = import_file(window.ws, str(CORPUS / "iostat-other" / "zfs-fuse-0.7.0_zpool-iostat-Tu_two-pools.txt"),
+                      ImportOptions()).run_ids[0]
+    window.browser.reload()
+    window.browser.select_runs([rid])
+    wait_curves(qtbot, window)
+    assert window.banner.isVisible()
+    assert "since the pool was imported" in window.banner.text.text()
+    assert "machine booted" not in window.banner.text.text()
+
+
 def test_import_with_options_from_the_file_menu(qtbot, window, monkeypatch):
     """File ▸ Import with options…: interval and first report reach the import."""
     from app.ui.import_options import ImportOptionsDialog

@@ -3,6 +3,7 @@ the one click that changes it (iostat without -y prints the averages since boot 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -86,11 +87,22 @@ class SinceBootBanner(QFrame):
                                                                  if len(left_out) > 3 else "")
         who = {w for _r, _n, w in left_out}
         why = "you marked it as since boot" if who == {"you"} else \
-            "iostat's first report covers the time since the machine booted unless the capture used -y"
+            "; ".join(dict.fromkeys(self._why(rid) for rid, _n, w in left_out if w != "you"))
         self.text.setText(f"The first report of {names} is left out of every figure and the report: {why}.")
         self.keep.setText("Keep the first report" if len(left_out) == 1 else
                           f"Keep the first report of all {len(left_out)}")
         self.setVisible(True)
+
+    def _why(self, run_id: int) -> str:
+        """Why the tool's first report covers more than an interval, in the words its format stored (zpool: since
+        the pool was imported); sysstat's iostat: since boot unless the capture used -y."""
+        meta = (self.ws.run(run_id) or {}).get("meta") or {}
+        if isinstance(meta, str):
+            meta = json.loads(meta)
+        said = str(meta.get("first_report") or "")
+        if "(" in said and "assumed" not in said:
+            return said[said.index("(") + 1:].rstrip(")")
+        return "iostat's first report covers the time since the machine booted unless the capture used -y"
 
     def _keep_first(self) -> None:
         affected = list(self.affected)

@@ -269,7 +269,8 @@ class ResultsTable(QWidget):
             raise result  # a crash is never hidden
         self.rows = result
         if not self.rows:
-            self.scope.setText("select iostat or vscsiStats runs to see their figures")
+            self.scope.setText("select runs with I/O over time (iostat, sar, nmon, perfmon, esxtop, vscsiStats...) to "
+                               "see their figures")
         elif t_range is None:
             self.scope.setText("Figures of the whole runs (zoom the chart for a part of them)")
         else:
