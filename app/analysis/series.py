@@ -32,7 +32,7 @@ import polars as pl
 
 from app.analysis.histograms import AnalysisError
 from app.analysis.text import Note
-from parsers.kinds import DEVICE_RATES, has
+from parsers.kinds import DEVICE_RATES, IOSTAT, has, kind_label
 
 if TYPE_CHECKING:
     from app.workspace import Workspace
@@ -345,11 +345,15 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
     t0 = float(frame.get_column("t_start_s").min())  # type: ignore[arg-type]  # a number: the frame has reports
     frame = frame.with_columns(pl.col("t_start_s") - t0, pl.col("t_end_s") - t0)
     formula = []
-    if used_x:
+    sysstat = run["kind"] == IOSTAT and run.get("format") in ("iostat-text", "iostat-json")  # sysstat's columns
+    if used_x and sysstat:
         names = {"r": "r/s", "w": "w/s", "d": "d/s", "f": "f/s"}
         formula.append(" + ".join(names[o] for o in ops) + " (-x reports; columns the file lacks count 0)")
+    elif used_x:
+        formula.append(f"reads + writes per second as {kind_label(run['kind'])} reports them")
     if used_tps:
-        formula.append("tps (plain reports: reads + writes + discards)")
+        formula.append("tps (plain reports: reads + writes + discards)" if sysstat else
+                       f"transfers per second as {kind_label(run['kind'])} reports them (no read/write split)")
     if used_x and used_tps:
         notes.append("the run mixes extended and plain reports")
     if boot:
