@@ -57,12 +57,11 @@ Runs of several logs of one job are one run each (the logs do not say which file
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import statistics
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -90,6 +89,7 @@ _FIELD = re.compile(rb"^\s*(?:-?\d+|0x[0-9a-fA-F]+)\s*$")
 EPOCH_MS = 10**12  # a time above this is milliseconds since 1970 (log_unix_epoch), not since the job started
 LAYOUT_ROWS = 2000  # rows read before the layout is decided (then every row is checked against it)
 CHUNK = 20_000  # samples per Rows event
+HIST_CHUNK = 200_000  # histogram rows per Rows event
 _SAMPLES = frame_schema("iostat_samples")
 _HIST = frame_schema("histograms")
 _STATS = frame_schema("histogram_stats")
@@ -125,17 +125,22 @@ class FioLogFormat:
         lines, _cut = _head_lines(head)
         if not lines:
             return 0.0
-        n = None
-        for ln in lines:
-            parts = _numbers(ln)
-            if parts is None or not 4 <= len(parts) <= 8 or (n is not None and len(parts) != n):
-                return 0.0
-            n = len(parts)
-            if not (_is_ddir(parts[2]) or (len(parts) >= 6 and _is_ddir(parts[3]))):
-                return 0.0
-        if len(lines) >= 2:
-            return 0.85
-        return 0.6 if head.endswith(b"\n") else 0.0  # a one-line log, read whole
+        first = self._fields(lines[0])
+        if first is None:
+            return 0.0
+        if len(lines) == 1:
+            return 0.6 if head.endswith(b"\n") else 0.0  # a one-line log, read whole
+        # a damaged line among many is the parser's to name (with its line number), not a reason to refuse the file
+        alike = sum(1 for ln in lines if self._fields(ln) == first)
+        return 0.85 if alike >= 2 and alike >= 0.8 * len(lines) else 0.0
+
+    @staticmethod
+    def _fields(line: bytes) -> int | None:
+        """The number of fields of a line that reads as a fio log line, else None."""
+        parts = _numbers(line)
+        if parts is None or not 4 <= len(parts) <= 8:
+            return None
+        return len(parts) if _is_ddir(parts[2]) or (len(parts) >= 6 and _is_ddir(parts[3])) else None
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
         yield from _Log(path, options, state, warn).events()
@@ -191,7 +196,14 @@ def _int(text: str, line: int, what: str) -> int:
         raise ParseError(f"{what} {t[:20]!r} is not a whole number (fio writes whole numbers only)", line) from None
 
 
-def _ints(parts: list[str], line: int) -> list[int]:
+_NUMBERS = re.compile(r"^\s*-?\d+(?:\s*,\s*(?:-?\d+|0x[0-9a-fA-F]+))*\s*$")
+
+
+def _ints(parts: list[str], line: int, text: str = "", used: int = 0) -> list[int]:
+    """The fields as numbers; with ``text`` (the whole line) and ``used``, only the first ``used`` fields are
+    converted once the line is checked to be numbers only (the rest: offset, priority, issue time, unused)."""
+    if used and _NUMBERS.match(text):
+        return [int(f) for f in parts[:used]]
     return [_int(f, line, f"field {i + 1}") for i, f in enumerate(parts)]
 
 
@@ -255,15 +267,16 @@ def _decide_layout(rows: list[tuple[int, list[int], bool]], warn: WarnFn) -> _La
     elif n == 8:
         has_max = True
     else:
-        no_max_ok = all(v[2] in DDIR for _ln, v, _h in rows)
-        max_ok = all(v[3] in DDIR and v[4] == 0 and v[1] <= v[2] for _ln, v, _h in rows)
-        if no_max_ok == max_ok:
-            if not no_max_ok:
-                raise ParseError(f"{n} fields, but neither the 3rd nor the 4th is a direction (0, 1 or 2) on every "
-                                 "line: not a fio log", line0)
+        # the reading most lines fit (a damaged line is then named by the check below)
+        no_max = sum(1 for _ln, v, _h in rows if v[2] in DDIR)
+        with_max = sum(1 for _ln, v, _h in rows if v[3] in DDIR and v[4] == 0 and v[1] <= v[2])
+        if not (no_max or with_max):
+            raise ParseError(f"{n} fields, but neither the 3rd nor the 4th is a direction (0, 1 or 2): not a fio "
+                             "log", line0)
+        if no_max == with_max:
             warn(f"the {n} fields read either as 'time, value, direction, …' or as 'time, mean, maximum, "
                  "direction, …' (log_window_value=both); taken as the first (every value is 2 or less)", line0)
-        has_max = not no_max_ok
+        has_max = with_max > no_max
     lay = _Layout(n, has_max, windowed=first[4 if has_max else 3] == 0)
     for ln, v, _h in rows:
         _check_row(lay, v, ln)
@@ -294,22 +307,25 @@ def _check_row(lay: _Layout, v: list[int], line: int) -> None:
 
 @dataclass
 class _Window:
-    """One window of a per-I/O log: per direction, the I/Os, their bytes and the sum of their values."""
+    """One window of a per-I/O log: per direction (0, 1, 2), the I/Os, their bytes and the sum of their values."""
 
-    n: dict[int, int] = field(default_factory=dict)
-    bytes: dict[int, int] = field(default_factory=dict)
-    total: dict[int, int] = field(default_factory=dict)
+    __slots__ = ("bytes", "n", "total")
+
+    def __init__(self) -> None:
+        self.n = [0, 0, 0]
+        self.bytes = [0, 0, 0]
+        self.total = [0, 0, 0]
 
     def add(self, d: int, bs: int, value: int) -> None:
-        self.n[d] = self.n.get(d, 0) + 1
-        self.bytes[d] = self.bytes.get(d, 0) + bs
-        self.total[d] = self.total.get(d, 0) + value
+        self.n[d] += 1
+        self.bytes[d] += bs
+        self.total[d] += value
 
     def merge(self, other: _Window) -> None:
-        for d in other.n:
-            self.n[d] = self.n.get(d, 0) + other.n[d]
-            self.bytes[d] = self.bytes.get(d, 0) + other.bytes[d]
-            self.total[d] = self.total.get(d, 0) + other.total[d]
+        for d in range(3):
+            self.n[d] += other.n[d]
+            self.bytes[d] += other.bytes[d]
+            self.total[d] += other.total[d]
 
 
 _COLUMN = {"bw": "kb_s", "iops": "_s", "lat": "_await_ms", "clat": "_await_ms"}  # after r / w / d
@@ -324,6 +340,7 @@ class _Log:
         self.warn = warn
         self.device, self.type, self.job = _name(path)
         self.layout: _Layout | None = None
+        self.di = 2  # the direction's field (the block size follows it), once the layout is known
         self.epoch = False
         self.first_line = 1
         self.n_rows = 0
@@ -366,10 +383,10 @@ class _Log:
             elif len(parts) != n_fields:
                 raise ParseError(f"{len(parts)} fields where the lines before have {n_fields} (a line cut off, or "
                                  "two logs joined?)", ln)
-            values = _ints(parts, ln)
             if self.layout is not None:
-                self._row(ln, values)
+                self._row(ln, _ints(parts, ln, text, self.di + 2))
                 continue
+            values = _ints(parts, ln)
             pending.append((ln, values, parts[-1].strip()[:2].lower() == "0x"))
             if len(pending) >= LAYOUT_ROWS:
                 self._start(pending)
@@ -381,14 +398,16 @@ class _Log:
 
     def _start(self, pending: list[tuple[int, list[int], bool]]) -> None:
         self.layout = _decide_layout(pending, self.warn)
+        self.di = self.layout.ddir
         for ln, values, _hex in pending:
             self._row(ln, values)
 
     def _row(self, ln: int, v: list[int]) -> None:
         lay = self.layout
         assert lay is not None
-        _check_row(lay, v, ln)
-        t, d = v[0], v[lay.ddir]
+        t, value, d, bs = v[0], v[1], v[self.di], v[self.di + 1]
+        if d not in DDIR or t < 0 or value < 0 or bs < 0 or (bs == 0) != lay.windowed:
+            _check_row(lay, v, ln)  # raises, naming what is wrong
         if self.first_ms is None:
             self.first_ms = t
             self.epoch = _is_epoch(t, ln)
@@ -398,20 +417,20 @@ class _Log:
                              f"{'dates (log_unix_epoch)' if self.epoch else 'times since the job started'}", ln)
         self.n_rows += 1
         self.ddirs.add(d)
-        self.last_ms = max(self.last_ms, t)
+        if t > self.last_ms:
+            self.last_ms = t
         if len(self.magnitude) < 20_000:
-            self.magnitude.append(v[1])
+            self.magnitude.append(value)
         if lay.windowed:
-            self.win_rows.append((t, d, v[1]))
+            self.win_rows.append((t, d, value))
             return
-        bs = v[lay.bs]
         if len(self.bs_seen) < 50:
             self.bs_seen.add(bs)
-        k = math.floor((t - self.origin) / self.win_ms)
+        k = int((t - self.origin) // self.win_ms)
         w = self.windows.get(k)
         if w is None:
             w = self.windows[k] = _Window()
-        w.add(d, bs, v[1])
+        w.add(d, bs, value)
 
     # -- the latency unit --
     def _latency_scale(self) -> tuple[float, str, str]:
@@ -575,9 +594,9 @@ class _Log:
             times.append(end[k])
             rec = self._sample(idx, end[k], end[first_k])
             for d in sorted(self.ddirs):
-                p, n = _PREFIX[d], win.n.get(d, 0)
+                p, n = _PREFIX[d], win.n[d]
                 rec[f"{p}_s"] = n / span
-                rec[f"{p}kb_s"] = win.bytes.get(d, 0) / 1024 / span
+                rec[f"{p}kb_s"] = win.bytes[d] / 1024 / span
                 rec[f"{p}areq_kb"] = win.bytes[d] / 1024 / n if n else None
                 if scale is not None:
                     rec[f"{p}_await_ms"] = win.total[d] / n / scale if n else None
@@ -705,6 +724,9 @@ class _HistLog:
         }
         if epoch:
             info.meta["utc_offset"] = "+00:00"
+            info.meta["clock"] = "milliseconds since 1970 (log_unix_epoch), UTC"
+        else:
+            info.meta["clock"] = "milliseconds since the job started (no wall clock in the file)"
         key = "fio-hist"
         yield RunStart(key, info)
         stats = _HistSamples(self, gap, lo_us, hi_us, epoch)
@@ -747,6 +769,8 @@ class _HistSamples:
         self.trim = 0
         self.merged = 0
         self.bs_seen: set[int] = set()
+        self.hist: list[tuple[Any, ...]] = []  # rows not yet sent
+        self.stats: list[tuple[Any, ...]] = []
 
     def add(self, ln: int, t: int, d: int, bs: int, idx: np.ndarray, counts: np.ndarray) -> Iterator[Event]:
         if len(self.bs_seen) < 50:
@@ -769,10 +793,7 @@ class _HistSamples:
 
     def flush(self, final: bool, before: int | None = None) -> Iterator[Event]:
         ready = sorted(k for k in self.open if final or (before is not None and k < before))
-        if not ready:
-            return
-        hist: list[tuple[Any, ...]] = []
-        stats: list[tuple[Any, ...]] = []
+        hist, stats = self.hist, self.stats
         for k in ready:
             t = self.t_of.pop(k)
             if self.t0 is None:
@@ -788,9 +809,10 @@ class _HistSamples:
                 stats.append((self.n, self.log.device, "latency_us", op, None, None, None, sum(h.values())))
             self.n += 1
             self.done_k = k
-        key = "fio-hist"
-        yield Rows(key, "histograms", pl.DataFrame(hist, schema=_HIST, orient="row"))
-        yield Rows(key, "histogram_stats", pl.DataFrame(stats, schema=_STATS, orient="row"))
+        if hist and (final or len(hist) >= HIST_CHUNK):
+            yield Rows("fio-hist", "histograms", pl.DataFrame(hist, schema=_HIST, orient="row"))
+            yield Rows("fio-hist", "histogram_stats", pl.DataFrame(stats, schema=_STATS, orient="row"))
+            self.hist, self.stats = [], []
 
 
 LOG_FORMAT = register(FioLogFormat())

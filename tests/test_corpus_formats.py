@@ -43,6 +43,8 @@ EXPECTED = {
     "fio/vm_fio-3.33_randrw-avg500_iops.1.log": 'fio-log',
     "fio/vm_fio-3.33_randrw-avg500_lat.1.log": 'fio-log',
     "fio/vm_fio-3.33_randrw-avg500_slat.1.log": 'fio-log',  # read as a fio log, refused: submission latency
+    "fio/vm_fio-3.33_randwrite-epoch_clat_hist.1.log": 'fio-hist-log',
+    "fio/vm_fio-3.33_randwrite-epoch_iops.1.log": 'fio-log',
     "hdparm/snippet_hdparm-Tt_xvda_modern.txt": 'hdparm-text',
     "hdparm/snippet_hdparm-tT_io-error.txt": 'hdparm-text',
     "hdparm/snippet_hdparm-t_lvm-path.txt": 'hdparm-text',

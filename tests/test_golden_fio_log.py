@@ -7,8 +7,10 @@ Regenerate with `STORMSCOPE_REGEN_GOLDEN=1 pytest tests/test_golden_fio_log.py`,
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +42,7 @@ def test_fio_log_golden(ws, path):
 
 def test_every_corpus_log_has_a_golden_or_is_refused():
     every = {p.name for p in FIO.iterdir() if p.suffix == ".log"}
-    assert len(every) >= 12, f"expected the fio logs at {FIO}"
+    assert len(every) >= 14, f"expected the fio logs at {FIO}"
     have = {p.name for p in (GOLDEN / "fio_log").iterdir() if p.is_dir()}
     assert every - set(REFUSED) <= have
     assert {f"{p.name}.txt" for p in HIST} == {p.name for p in REFERENCE.glob("*.txt")}
@@ -116,6 +118,22 @@ def test_fio_plot_latency_log_unit_from_the_values_size_with_a_warning(ws):
     rid, run = _run(ws, FIO / "fio-plot_random-read-depth-1_lat.1.log")
     assert _samples(ws, rid, "w_await_ms")[0] == (0, 0.0, pytest.approx(8.58586))  # "506, 8585860, 1, 0": ns
     assert any("nanoseconds" in w and "over a second per I/O in microseconds" in w for w in run["warnings"])
+
+
+def test_unix_epoch_log_has_a_utc_wall_clock(ws):
+    # log_unix_epoch=1: "1795473999358, 151, 1, 0, 0" is 151 writes/s in the second ending 2026-11-23 22:46:39.358 UTC
+    rid, run = _run(ws, FIO / "vm_fio-3.33_randwrite-epoch_iops.1.log")
+    rows = ws.con.execute("SELECT ts, t_s, w_s FROM iostat_samples WHERE run_id = ? ORDER BY sample_idx",
+                          [rid]).fetchall()
+    assert rows == [(datetime(2026, 11, 23, 22, 46, 39, 358000), 0.0, 151.0),
+                    (datetime(2026, 11, 23, 22, 46, 40, 358000), 1.0, 149.0),
+                    (datetime(2026, 11, 23, 22, 46, 41, 358000), 2.0, 150.0)]
+    assert (run["started_at"], run["ended_at"]) == (rows[0][0], rows[-1][0])
+    assert json.loads(run["meta"])["utc_offset"] == "+00:00"
+    # fio's JSON report of the job was written at 22:46:42 UTC, after the last window: the clock is the same one
+    rid, run = _run(ws, FIO / "vm_fio-3.33_randwrite-epoch_clat_hist.1.log")
+    assert ws.con.execute("SELECT DISTINCT ts FROM histograms WHERE run_id = ? ORDER BY ts", [rid]).fetchall()[0] == \
+        (datetime(2026, 11, 23, 22, 46, 39, 365000),)
 
 
 # ---- per-I/O logs, checked against fio's own JSON report of the job (MANIFEST.md, job B) ------------------------
