@@ -51,7 +51,11 @@ What is stored, and why:
   fio's json+ bins, so shares and percentiles from it are exact to the bin and honest about it.
   ``histogram_stats`` counts each sample's I/Os per direction; min, max and mean stay NULL (fio prints none).
 
-Runs of several logs of one job are one run each (the logs do not say which files belong together).
+Two kinds, because a kind's capabilities hold for all its runs: a bandwidth log has no histogram and a histogram log
+no per-direction rates. Runs of several logs of one job are one run each (the logs do not say which files belong
+together); an averaged latency log therefore has latencies without I/O counts. A sample's time is its window's end
+as fio stamps it (windowed logs: the sample's first row); ``t_s`` counts from the first sample. Only logs with
+``log_unix_epoch`` have a wall clock (UTC).
 """
 
 from __future__ import annotations
@@ -181,8 +185,8 @@ def _lines(path: str, state: JobState, what: str) -> Iterator[tuple[int, str]]:
             if no % 20_000 == 0:
                 state.progress(0.9 * done / size, what)
             if b"\x00" in raw:
-                raise ParseError("binary data (NUL byte): not a fio log (a compressed .fz log? inflate it with "
-                                 "fio --inflate-log)", no)
+                raise ParseError("binary data (NUL byte): not a fio log (a compressed .fz log? fio's inflate-log "
+                                 "option turns it back into text)", no)
             text = raw.decode("ascii", errors="replace").strip()
             if text:
                 yield no, text
@@ -275,7 +279,8 @@ def _decide_layout(rows: list[tuple[int, list[int], bool]], warn: WarnFn) -> _La
                              "log", line0)
         if no_max == with_max:
             warn(f"the {n} fields read either as 'time, value, direction, …' or as 'time, mean, maximum, "
-                 "direction, …' (log_window_value=both); taken as the first (every value is 2 or less)", line0)
+                 "direction, …' (fio logging each window's maximum too); taken as the first (every value is 2 or "
+                 "less)", line0)
         has_max = with_max > no_max
     lay = _Layout(n, has_max, windowed=first[4 if has_max else 3] == 0)
     for ln, v, _h in rows:
@@ -414,7 +419,7 @@ class _Log:
             self.origin = t if self.epoch else 0
         elif self.epoch != (t >= EPOCH_MS):
             raise ParseError(f"time {t} ms, but the lines before are "
-                             f"{'dates (log_unix_epoch)' if self.epoch else 'times since the job started'}", ln)
+                             f"{'dates (Unix time)' if self.epoch else 'times since the job started'}", ln)
         self.n_rows += 1
         self.ddirs.add(d)
         if t > self.last_ms:
@@ -517,7 +522,8 @@ class _Log:
         info.interval_source = ("user" if self.user_interval and not lay.windowed else "timestamps") \
             if interval else "unknown"
         if interval is None:
-            self.warn("one window only: the interval (log_avg_msec) is unknown; set it with {fix:set_interval}", None)
+            self.warn("one window only: the interval (fio's averaging window) is unknown; set it with "
+                      "{fix:set_interval}", None)
         if self.epoch:
             info.meta["utc_offset"] = "+00:00"
             info.meta["clock"] = "milliseconds since 1970 (log_unix_epoch), UTC"
@@ -658,8 +664,8 @@ class _HistLog:
                 bins, first_line = n - 3, ln
                 if n < 4 or _hist_layout(bins) is None:
                     raise ParseError(f"{max(n - 3, 0)} bins per line: fio's histogram logs have 1856 (fio 2.99+) or "
-                                     "1216 (fio 2.x), or those halved by log_hist_coarseness; a fio built with "
-                                     "another FIO_IO_U_PLAT_GROUP_NR is not read", ln)
+                                     "1216 (fio 2.x), or those divided by 2, 4, 8 … (fio's histogram coarseness); "
+                                     "a fio built with another number of latency bins is not read", ln)
             elif n - 3 != bins:
                 raise ParseError(f"{n - 3} bins where the lines before have {bins} (a line cut off?)", ln)
             t_text, d_text, _rest = text.split(",", 2)
@@ -712,15 +718,15 @@ class _HistLog:
         info.interval_s = gap / 1000 if gap else None
         info.interval_source = "timestamps" if gap else "unknown"
         if not gap:
-            self.warn("one row per direction: the window (log_hist_msec) is unknown; set it with {fix:set_interval}",
-                      None)
+            self.warn("one row per direction: the window (fio's histogram logging interval) is unknown; set it with "
+                      "{fix:set_interval}", None)
         info.meta = {
             "log": TYPES["clat_hist"], "job_log_number": self.job, "rows": sum(len(v) for v in by.values()),
             "bins": bins, "latency_unit_in_file": unit, "log_hist_coarseness": coarse,
             "directions": [DDIR[d] for d in sorted(by)],
             "counts_per_interval": "per interval: each row of fio's histogram log holds the I/Os completed since "
                                    "that direction's row before (fio 2.14 and later)",
-            "histogram_source": "completion latency (clat) histogram log of fio (write_hist_log)",
+            "histogram_source": "fio's completion latency (clat) histogram log",
         }
         if epoch:
             info.meta["utc_offset"] = "+00:00"
