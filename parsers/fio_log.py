@@ -726,7 +726,7 @@ class _HistLog:
             "directions": [DDIR[d] for d in sorted(by)],
             "counts_per_interval": "per interval: each row of fio's histogram log holds the I/Os completed since "
                                    "that direction's row before (fio 2.14 and later)",
-            "histogram_source": "fio's completion latency (clat) histogram log",
+            "histogram_source": "completion latency (clat) histogram log of fio",
         }
         if epoch:
             info.meta["utc_offset"] = "+00:00"

@@ -230,7 +230,7 @@ def test_histogram_log_gives_the_latency_share_over_time(ws):
         assert res.exact is exact
         assert res.samples == 5
     assert "per interval" in res.counts
-    assert res.source == "fio's completion latency (clat) histogram log"
+    assert res.source == "completion latency (clat) histogram log of fio"
 
 
 # ---- the histogram logs decode as fio's tools/hist/fiologparser_hist.py decodes them ----------------------------
