@@ -53,6 +53,9 @@ FORMATS = {  # id: (kind, tables written)
     "esxtop-csv": ("esxtop", ("iostat_samples",)),
     "diskspd-xml": ("diskspd", ("fio_jobs",)),
     "diskspd-text": ("diskspd", ("fio_jobs",)),
+    "sar-text": ("sar", ("iostat_samples",)),
+    "sadf-d": ("sar", ("iostat_samples",)),
+    "sar-binary": ("sar", ()),  # recognised to be refused (binary saDD)
 }
 
 
@@ -66,8 +69,8 @@ def test_each_kind_has_the_name_customers_read_and_its_capabilities():
         "iostat": "iostat", "vscsistats": "vscsiStats", "fio": "fio", "iozone": "IOzone", "hdparm": "hdparm",
         "iometer": "Iometer", "iomark": "IOmark"}
     assert {c: set(kinds_with(c)) for c in CAPABILITIES} == {
-        TIME_SERIES: {"iostat", "vscsistats", "perfmon", "esxtop", "nmon", "fio-log", "fio-hist"},
-        DEVICE_RATES: {"iostat", "perfmon", "esxtop", "nmon", "fio-log"},
+        TIME_SERIES: {"iostat", "vscsistats", "perfmon", "esxtop", "nmon", "fio-log", "fio-hist", "sar"},
+        DEVICE_RATES: {"iostat", "perfmon", "esxtop", "nmon", "fio-log", "sar"},
         LATENCY_HISTOGRAMS: {"vscsistats", "fio", "fio-hist"},
         JOB_SUMMARY: {"fio", "diskspd"},
         THROUGHPUT_GRID: {"iozone"},

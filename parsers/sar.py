@@ -1,0 +1,976 @@
+"""sar: the per-device disk report (``sar -d``) or, without one, the system I/O totals (``sar -b``), from sysstat's
+text output (Linux, sysstat 9 to 12.7), from ``sadf -d`` and from the ``sar -d`` of Solaris, HP-UX and AIX,
+into ``iostat_samples`` (kind ``sar``), so the overlay, storm metrics, cap checks, compare and the report take a
+sar run like an iostat one.
+
+Layouts (the columns are read by their header names, never by position)
+    * **sysstat text**: a banner ``Linux 5.15 (host) <date> _x86_64_ (8 CPU)``, then per activity a header line
+      (a time and the column names) and rows (a time and values). From a data file (``sar -f``) each activity is
+      printed whole, from its first time to its last; live (``sar -d 10 6``) each interval prints every activity
+      again. ``DEV`` is the first column, or the last one with ``-p``/``--pretty``. Device names as printed:
+      ``dev8-0`` (major-minor numbers, without ``-p``), ``sda``/``dm-0``/``vg-lv`` (``-p``), persistent names
+      (``-j ID``/``LABEL``/…). ``Average:`` lines and their translations (``Moyenne :``, ``平均时间:``,
+      ``Durchschn.:`` …) are summaries, not samples: left out. Other activities (CPU, memory, network … of
+      ``sar -A``) are skipped; their names are kept in ``runs.meta.other_sections``.
+    * **Clocks**: times only, dated by the banner's date (``04/18/19``, ``18/04/2019``, ``23.11.2026``,
+      ``2026-11-23``, ``2026年11月23日``, ``2026년 11월 23일``), the next day when the clock goes back (midnight);
+      24-hour, 12-hour (``10:50:09 PM``) and CJK clocks (``22时50分09秒``, ``22時50分09秒``, ``22시 50분 09초``).
+      Decimal commas (``0,00``: German, French … locales) are read as points (``runs.meta.decimal_comma``).
+    * **sadf -d**: ``;``-separated, one ``# hostname;interval;timestamp;…`` header per activity, full time stamps
+      (``2019-04-18 13:20:19 UTC``: UTC, ``runs.meta.utc_offset`` +00:00; without a zone with ``-T``/``-t``:
+      the host's clock; seconds since 1970 with ``-U``: UTC). ``sadf -dh`` (all devices of one time on one line,
+      the header ending in ``[...]``) is read too. A file with several hosts gives one run per host.
+    * **Solaris, HP-UX, AIX** ``sar -d``: a banner ``SunOS host 5.10 … 08/19/2010`` (``HP-UX``, ``AIX``), a header
+      ``HH:MM:SS device %busy avque r+w/s blks/s avwait avserv`` (AIX: ``Kbs/s``); the time is printed on the
+      first row of each interval only, the rows under it belong to the same time. ``Average`` blocks are left out.
+    * ``LINUX RESTART`` / ``unix restarts`` lines: the host restarted (sysstat's counters began again). The run
+      goes on: its time axis stays the wall clock (``t_s`` counts on across the restart, the time in between
+      has no samples); a warning names each restart, ``runs.meta.restarts`` lists them.
+
+Figures, in StormScope's units (kB = 1024 bytes)
+    * Linux ``sar -d``: ``tps`` (transfers per second: reads + writes + discards) is stored as ``tps`` only --
+      ``sar -d`` has no read/write request split, so ``r_s``/``w_s`` stay empty and the analyses say what they
+      cannot compute; ``rkB/s``/``wkB/s``/``dkB/s`` = ``rkb_s``/``wkb_s``/``dkb_s``; sysstat before 11.5's
+      ``rd_sec/s``/``wr_sec/s`` are 512-byte sectors: × 0.5 = kB/s; ``areq-sz`` (kB) = ``areq_kb``, the older
+      ``avgrq-sz`` (sectors) × 0.5; ``aqu-sz``/``avgqu-sz`` = ``aqu_sz``; ``await`` = ``await_ms``; ``svctm`` =
+      ``svctm_ms``; ``%util`` = ``util_pct``. With ``-h`` the sizes carry a unit (``40.5M``: k, M, G, T =
+      powers of 1024 kB) and one decimal; ``%util`` a ``%`` (``runs.meta.human_units``).
+    * Linux ``sar -b`` (read only when the file has no ``sar -d`` report): sar's totals over the disks as one
+      device ``all I/O`` with ``layer = 'total'``: ``rtps``/``wtps``/``dtps`` = ``r_s``/``w_s``/``d_s`` (so the
+      read/write split is there; ``tps`` is their sum and is not stored twice); ``bread/s``/``bwrtn/s``/
+      ``bdscd/s`` are 512-byte blocks: × 0.5 = ``rkb_s``/``wkb_s``/``dkb_s``. When the file has both reports the
+      per-device one is read and the totals are left out (``runs.meta.other_sections`` says so).
+    * Solaris / HP-UX / AIX ``sar -d``: ``r+w/s`` (reads + writes per second) = ``tps``; ``blks/s`` (512-byte
+      blocks per second, reads + writes) × 0.5 = ``kb_s`` (total kB/s: no read/write split); AIX ``Kbs/s`` (kB
+      per second) = ``kb_s``; ``%busy`` = ``util_pct``; ``avque`` (requests outstanding: waiting or in service)
+      = ``aqu_sz``; ``avserv`` (ms per request in service) = ``svctm_ms``; ``avwait + avserv`` (ms waiting in the
+      queue + in service: the response time) = ``await_ms``, rounded to the printed decimals.
+
+Which devices are disks (``layer``)
+    * Linux names (``sda``, ``dm-0``, ``-part1`` …): ``layer`` stays NULL; the analyses' whole-disk rules read
+      the names. Linux ``devM-N`` names (no ``-p``) are classed by their major number, which the kernel fixes
+      for SCSI/SATA/SAS (8, 65–71, 128–135), IDE, Xen, cciss and MMC disks -- a minor number within a disk's
+      range is a partition (``volume``) -- and for loop (7), md (9) and DRBD (147) devices (``volume``). Other
+      major numbers are assigned at boot (device-mapper, virtio, NVMe …): the file cannot say which they are.
+      When the run has whole disks of fixed numbers those are taken to be device-mapper volumes stacked on them
+      (``volume``); otherwise they are counted as disks. A warning names them either way.
+    * Solaris: whole disks (``sd4``, ``ssd1``, ``cmdk0`` …) ``disk``; slices (``sd4,a``), metadevices (``md10``),
+      NFS mounts (``nfs1``) and per-path statistics (``sd4.t2.mpt_sas2``, cut to 8 characters by sar) ``volume``;
+      controllers and USB pipes (``mpt_sas1``, ``iscsi0``, ``scsi_vhci``, ``ohci0,bu``) ``adapter``. HP-UX: disks.
+      AIX: ``hdisk``/``cd`` disks; multipath pseudo devices (``hdiskpower``, ``vpath``, ``dlmfdrv``) and names
+      with a ``/`` (ASM/ADVM volumes) ``volume``.
+
+Every report covers the interval before its time stamp (``runs.interval_s``: the median gap between the
+samples of a segment); sar never prints averages since boot, so no sample is left out for that.
+
+Binary ``saDD`` files (sadc's daily data files) are recognised by their magic number and refused with the
+``sadf``/``sar`` command that turns them into text. A sar file with no disk report is refused with the reports it
+has. Bad input stops the import with a ParseError naming the line; nothing of the file is stored.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import polars as pl
+
+from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
+from parsers.registry import register
+from parsers.schema import frame_schema
+
+KIND = register_kind("sar", "sar", {TIME_SERIES, DEVICE_RATES})
+
+CHUNK_ROWS = 50_000
+MAX_LINE = 64 * 1024
+ALL_IO = "all I/O"  # the device of sar -b's system totals
+BINARY_HINT = ("a binary sar data file (saDD, written by sadc): StormScope reads sar's text. Convert it on a Linux "
+               "host with sysstat: sadf -d saDD -- -d -p > sar.csv (or LC_ALL=C sar -d -p -f saDD > sar.txt)")
+NO_DISK = ("StormScope reads sar's disk report (sar -d, per device) or its I/O totals (sar -b): record with "
+           "sar -d -p, or convert the data file with: sadf -d saDD -- -d -p > sar.csv")
+
+# the columns a disk row fills, after sample_idx, ts, t_s, device, since_boot
+VALUE_COLUMNS = ["tps", "r_s", "w_s", "d_s", "rkb_s", "wkb_s", "dkb_s", "kb_s", "areq_kb", "aqu_sz", "await_ms",
+                 "svctm_ms", "util_pct", "layer"]
+_VI = {c: i for i, c in enumerate(VALUE_COLUMNS)}
+
+# Linux sar -d: header name -> (column, factor, unit of a -h suffix: "kB" sizes, "%" percentages, None: none)
+LINUX_DISK: dict[str, tuple[str, float, str | None]] = {
+    "tps": ("tps", 1.0, None),
+    "rkB/s": ("rkb_s", 1.0, "kB"), "wkB/s": ("wkb_s", 1.0, "kB"), "dkB/s": ("dkb_s", 1.0, "kB"),
+    "rd_sec/s": ("rkb_s", 0.5, None), "wr_sec/s": ("wkb_s", 0.5, None),
+    "areq-sz": ("areq_kb", 1.0, "kB"), "avgrq-sz": ("areq_kb", 0.5, None),
+    "aqu-sz": ("aqu_sz", 1.0, None), "avgqu-sz": ("aqu_sz", 1.0, None),
+    "await": ("await_ms", 1.0, None), "svctm": ("svctm_ms", 1.0, None), "%util": ("util_pct", 1.0, "%"),
+}
+# Linux sar -b
+LINUX_IO: dict[str, tuple[str | None, float, str | None]] = {
+    "tps": (None, 1.0, None),  # rtps + wtps (+ dtps): not stored twice
+    "rtps": ("r_s", 1.0, None), "wtps": ("w_s", 1.0, None), "dtps": ("d_s", 1.0, None),
+    "bread/s": ("rkb_s", 0.5, None), "bwrtn/s": ("wkb_s", 0.5, None), "bdscd/s": ("dkb_s", 0.5, None),
+}
+# Solaris, HP-UX, AIX sar -d (avwait is summed with avserv into await_ms)
+UNIX_DISK: dict[str, tuple[str | None, float]] = {
+    "%busy": ("util_pct", 1.0), "avque": ("aqu_sz", 1.0), "r+w/s": ("tps", 1.0), "blks/s": ("kb_s", 0.5),
+    "Kbs/s": ("kb_s", 1.0), "avserv": ("svctm_ms", 1.0), "avwait": (None, 1.0),
+}
+MAPPING_WORDS = {
+    "rd_sec/s": "rd_sec/s × 0.5 = rkB/s (512-byte sectors)", "wr_sec/s": "wr_sec/s × 0.5 = wkB/s (512-byte sectors)",
+    "avgrq-sz": "avgrq-sz × 0.5 = request size in kB (512-byte sectors)",
+    "bread/s": "bread/s × 0.5 = rkB/s (512-byte blocks)", "bwrtn/s": "bwrtn/s × 0.5 = wkB/s (512-byte blocks)",
+    "bdscd/s": "bdscd/s × 0.5 = dkB/s (512-byte blocks)",
+    "blks/s": "blks/s × 0.5 = kB/s, reads + writes (512-byte blocks)", "Kbs/s": "Kbs/s = kB/s, reads + writes",
+    "r+w/s": "r+w/s = transfers per second (reads + writes; no split)",
+    "avwait": "await = avwait + avserv (time waiting in the queue + in service)", "avserv": "svctm = avserv",
+    "avque": "queue = avque", "%busy": "%util = %busy",
+    "tps": "tps = transfers per second (reads + writes + discards; sar -d has no read/write split)",
+}
+# what the first column names of the other sar reports are, in words (a file without a disk report names them)
+OTHER_REPORTS: list[tuple[str, str]] = [
+    ("%user", "CPU utilisation (sar -u)"), ("%usr", "CPU utilisation (sar -u)"), ("proc/s", "tasks (sar -w)"),
+    ("cswch/s", "context switches (sar -w)"), ("pswpin/s", "swapping (sar -W)"), ("pgpgin/s", "paging (sar -B)"),
+    ("kbmemfree", "memory (sar -r)"), ("kbswpfree", "swap space (sar -S)"), ("kbhugfree", "huge pages (sar -H)"),
+    ("dentunusd", "inodes and files (sar -v)"), ("runq-sz", "run queue and load (sar -q)"),
+    ("rxpck/s", "network interfaces (sar -n DEV)"), ("rxerr/s", "network errors (sar -n EDEV)"),
+    ("INTR", "interrupts (sar -I)"), ("TTY", "serial lines (sar -y)"), ("FILESYSTEM", "file systems (sar -F)"),
+    ("MHz", "CPU frequency (sar -m CPU)"), ("freemem", "memory (sar -r)"), ("scall/s", "system calls (sar -c)"),
+    ("bread/s", "buffer activity (sar -b)"), ("runq-sz", "run queue (sar -q)"), ("%scpu-10", "pressure (sar -q)"),
+]
+SOLARIS_DISK = re.compile(r"^(c\d+(t[0-9A-Fa-f]+)?d\d+|(sd|ssd|cmdk|dad|vdc|xdf|blkdev|nvme|ata)\d+)$")
+SOLARIS_ADAPTER = re.compile(
+    r"^(mpt_sas|mpt|mr_sas|iscsi|scsi_vhc|fp|fcp|qlc|emlxs|ahci|nv_sata|si3124|pmcs|glm|isp|fas|pci-ide|uata|"
+    r"ohci|ehci|uhci|xhci|usb)\w*(,\w+)?$")
+AIX_PSEUDO = re.compile(r"^(hdiskpower|vpath|dlmfdrv|powerpath)\d+$")
+
+# ---- time stamps ---------------------------------------------------------------------------------------------------
+_AMPM = r"AM|PM|am|pm|上午|下午|午前|午後|오전|오후"
+TIME_RE = re.compile(
+    rf"^\s*(?:(?P<p1>{_AMPM})\s*)?(?P<h>\d{{1,2}})(?::|\s*[时時시]\s*)(?P<m>\d{{2}})(?::|\s*[分분]\s*)"
+    rf"(?P<s>\d{{2}})(?:\s*[秒초])?(?:\s*(?P<p2>{_AMPM}))?(?=\s|$)")
+_PM = {"PM", "pm", "下午", "午後", "오후"}
+LINUX_BANNER = re.compile(
+    r"^(?P<os>Linux|GNU/Linux)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+(?P<date>.+?)"
+    r"(?:\s+_(?P<arch>\S+?)_\s*(?:\((?P<cpus>\d+)\s+CPU\))?)?\s*$")
+UNIX_BANNER = re.compile(
+    r"^(?P<os>SunOS|HP-UX|AIX)\s+(?P<host>\S+)\s+(?P<rest>.*?)\s*(?P<date>\d{1,2}/\d{1,2}/\d{2,4})\s*$")
+SUMMARY = re.compile(r"^\s*[^\s\d:][^\d:]{0,30}:(\s|$)")  # Average:, Moyenne :, 平均时间:, Summary: ...
+SADF_HEADER = re.compile(r"^#\s*hostname;interval;timestamp;")
+SADF_STAMP = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\s*(\S+))?$")
+DEV_NUMBERS = re.compile(r"^dev(\d+)-(\d+)$")
+_NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?(?P<unit>[sBkMGTP%])?$")
+_HUMAN = {"B": 1.0 / 1024, "k": 1.0, "M": 1024.0, "G": 1024.0 ** 2, "T": 1024.0 ** 3, "P": 1024.0 ** 4,
+          "s": 0.5}  # sysstat -h: sizes in kB with a unit (s = 512-byte sectors)
+
+
+def _is_number(tok: str) -> bool:
+    return _NUMBER.match(tok) is not None or tok in ("N/A", "-")
+
+
+def _head_text(head: bytes) -> str:
+    if b"\x00" in head:
+        return ""
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as e:  # a multi-byte character cut at the end of the head, or another encoding
+        text = head[: e.start].decode("utf-8") if e.start > len(head) - 4 else head.decode("cp1252", "replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+@dataclass
+class _Time:
+    hms: tuple[int, int, int]
+    text: str
+
+
+def _leading_time(line: str) -> tuple[_Time, str] | None:
+    """The time a sar line starts with (24-hour, 12-hour or CJK clock) and the rest of the line."""
+    m = TIME_RE.match(line)
+    if m is None:
+        return None
+    h, mi, s = int(m.group("h")), int(m.group("m")), int(m.group("s"))
+    ampm = m.group("p1") or m.group("p2")
+    if ampm is not None:
+        if not 1 <= h <= 12:
+            return None
+        h = (h % 12) + (12 if ampm in _PM else 0)
+    if h > 23 or mi > 59 or s > 60:
+        return None
+    return _Time((h, mi, min(s, 59)), m.group(0).strip()), line[m.end():]
+
+
+def _banner_date(text: str) -> tuple[date, str | None]:
+    """The banner's date and, when the day/month order could not be told, a note. Locale forms: 04/18/19 (C),
+    18/04/2019, 23.11.2026, 2026-11-23, 2026年11月23日, 2026년 11월 23일."""
+    nums = re.findall(r"\d+", text)
+    if len(nums) != 3:
+        raise ValueError(text)
+    a, b, c = (int(n) for n in nums)
+    if len(nums[0]) == 4:
+        return date(a, b, c), None
+    year = c if c >= 100 else (2000 + c if c < 70 else 1900 + c)
+    if "." in text or a > 12:
+        return date(year, b, a), None
+    note = None
+    if b <= 12 and a != b:
+        note = f"the banner's date {text.strip()} is read month/day/year (sar's C locale); the file cannot tell"
+    return date(year, a, b), note
+
+
+class _Clock:
+    """Times of one report, dated from the banner; the next day when the clock goes back by more than 12 hours."""
+
+    def __init__(self, base: date):
+        self.base = base
+        self.shift = 0
+        self.prev: datetime | None = None
+
+    def rebase(self, base: date) -> None:
+        self.base, self.shift, self.prev = base, 0, None
+
+    def at(self, t: _Time, commit: bool = True) -> datetime:
+        dt = datetime(self.base.year, self.base.month, self.base.day, *t.hms) + timedelta(days=self.shift)
+        shift = self.shift
+        if self.prev is not None and dt < self.prev - timedelta(hours=12):
+            shift += 1
+            dt += timedelta(days=1)
+        if commit:
+            self.shift, self.prev = shift, dt
+        return dt
+
+
+# ---- lines ---------------------------------------------------------------------------------------------------------
+class _Lines:
+    """(line number, text) of a text file, streamed; UTF-8, else Windows-1252 for a line that is not (said in
+    ``runs.meta.encoding``). A NUL byte or an absurdly long line is a ParseError."""
+
+    def __init__(self, path: str, what: str, state: JobState):
+        self.path, self.what, self.state = path, what, state
+        self.encoding = "utf-8"
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        with open(self.path, "rb") as fh:
+            fh.seek(0, 2)
+            total = fh.tell() or 1
+            fh.seek(0)
+            for n, raw in enumerate(fh, 1):
+                if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                if b"\x00" in raw:
+                    raise ParseError(f"binary data (NUL byte): not {self.what}", n)
+                if len(raw) > MAX_LINE:
+                    raise ParseError(f"a line of {len(raw):,} characters: not {self.what}", n)
+                if n % 20000 == 0:
+                    self.state.progress(fh.tell() / total, "reading")
+                raw = raw.rstrip(b"\r\n")
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    self.encoding = "cp1252"
+                    text = raw.decode("cp1252", errors="replace")
+                yield n, text
+
+
+# ---- values ----------------------------------------------------------------------------------------------------------
+class _Values:
+    """Reads sar's numbers: decimal commas, -h units; remembers what it met (for runs.meta)."""
+
+    def __init__(self) -> None:
+        self.decimal_comma = False
+        self.human = False
+
+    def num(self, tok: str, n: int, what: str, unit: str | None = None) -> float | None:
+        m = _NUMBER.match(tok)
+        if m is None:
+            if tok in ("N/A", "-"):
+                return None
+            raise ParseError(f"{what} {tok!r} is not a number", n)
+        suffix = m.group("unit")
+        body = tok[:-1] if suffix else tok
+        if "," in body:
+            body = body.replace(",", ".")
+            self.decimal_comma = True
+        v = float(body)
+        if suffix:
+            if unit == "%" and suffix == "%":
+                pass
+            elif unit == "kB" and suffix in _HUMAN:
+                v *= _HUMAN[suffix]
+            else:
+                raise ParseError(f"{what} {tok!r}: sar prints no unit {suffix!r} for this column", n)
+            self.human = True
+        if not math.isfinite(v) or v < 0:
+            raise ParseError(f"{what} {tok!r} is not a value sar prints", n)
+        return v
+
+
+def _decimals(tok: str) -> int:
+    tok = tok.replace(",", ".")
+    return len(tok) - tok.index(".") - 1 if "." in tok else 0
+
+
+# ---- device layers ---------------------------------------------------------------------------------------------------
+_FIXED_DISKS: dict[int, int] = {  # major -> minors per disk (a minor within a disk's range is a partition)
+    **{m: 16 for m in (8, *range(65, 72), *range(128, 136), 202, *range(104, 112))},
+    **{m: 64 for m in (3, 22, 33, 34, 56, 57, 88, 89, 90, 91)},
+    179: 8, 2: 1, 11: 1, 43: 1,
+}
+_FIXED_VOLUMES = {1: "RAM disk", 7: "loop device", 9: "md (software RAID) device", 147: "DRBD device"}
+
+
+def linux_number_layer(major: int, minor: int, fixed_disks: bool) -> str:
+    """The layer of a Linux ``devM-N`` device (see the module doc)."""
+    if major in _FIXED_DISKS:
+        return "disk" if minor % _FIXED_DISKS[major] == 0 else "volume"
+    if major in _FIXED_VOLUMES:
+        return "volume"
+    return "volume" if fixed_disks else "disk"
+
+
+def unix_layer(system: str, device: str) -> str:
+    if system == "SunOS":
+        if SOLARIS_DISK.match(device):
+            return "disk"
+        if SOLARIS_ADAPTER.match(device):
+            return "adapter"
+        if "," in device or re.match(r"^(md\d+|nfs\d+|ramdisk|lofi)", device) or re.match(r"^\w+\d+\.t\d+", device):
+            return "volume"
+        return "disk"
+    if system == "AIX":
+        return "volume" if AIX_PSEUDO.match(device) or "/" in device else "disk"
+    return "disk"
+
+
+# ---- one run ---------------------------------------------------------------------------------------------------------
+@dataclass
+class _Series:
+    """The samples of one report (the disk report, or sar -b's totals) of one run."""
+
+    rows: list[tuple] = field(default_factory=list)
+    sample: int = -1
+    cur: datetime | None = None
+    seen: set[str] = field(default_factory=set)
+    t0: datetime | None = None
+    times: list[datetime] = field(default_factory=list)
+    header_gaps: list[float] = field(default_factory=list)  # first row's time - its header's time (text)
+    stated: list[float] = field(default_factory=list)  # sadf's interval column
+    devices: set[str] = field(default_factory=set)
+    n_rows: int = 0
+    mapping: set[str] = field(default_factory=set)  # how its columns are read, in words
+    ignored: set[str] = field(default_factory=set)  # its columns not stored
+
+    def add(self, ts: datetime, device: str, values: list[Any], n: int) -> None:
+        if self.cur is None or ts != self.cur:
+            if self.cur is not None and ts < self.cur:
+                raise ParseError(f"the time goes back from {self.cur:%Y-%m-%d %H:%M:%S} to {ts:%Y-%m-%d %H:%M:%S}: "
+                                 "two captures joined into one file? Import them as separate files", n)
+            self.sample += 1
+            self.cur = ts
+            self.seen = set()
+            self.times.append(ts)
+            if self.t0 is None:
+                self.t0 = ts
+        if device in self.seen:
+            raise ParseError(f"device {device!r} twice at {ts:%H:%M:%S}", n)
+        self.seen.add(device)
+        self.devices.add(device)
+        assert self.t0 is not None
+        self.rows.append((self.sample, ts, (ts - self.t0).total_seconds(), device, False, *values))
+
+
+@dataclass
+class _Run:
+    key: str
+    info: RunInfo
+    disk: _Series = field(default_factory=_Series)
+    io: _Series = field(default_factory=_Series)
+    restarts: dict[datetime, str] = field(default_factory=dict)
+    comments: list[str] = field(default_factory=list)
+    started: bool = False
+    disk_columns: list[str] | None = None
+    io_columns: list[str] | None = None
+    other: dict[str, None] = field(default_factory=dict)  # other reports met, in words, in order
+    offsets: set[str | None] = field(default_factory=set)
+    path: str = ""
+    fixed_disks: bool | None = None  # the file names a whole disk of a fixed major number (devM-N names)
+    dynamic: set[str] = field(default_factory=set)  # devM-N devices whose major number is assigned at boot
+
+    def number_layer(self, device: str) -> str | None:
+        """The layer of a ``devM-N`` device (None for a name: the analyses' name rules apply)."""
+        m = DEV_NUMBERS.match(device)
+        if m is None:
+            return None
+        if self.fixed_disks is None:
+            self.fixed_disks = _fixed_disks_in(self.path)
+        major, minor = int(m.group(1)), int(m.group(2))
+        if major not in _FIXED_DISKS and major not in _FIXED_VOLUMES:
+            self.dynamic.add(device)
+        return linux_number_layer(major, minor, self.fixed_disks)
+
+    def note_columns(self, s: _Series, header: list[str], known: dict[str, Any], skip: tuple[str, ...] = ()) -> None:
+        """Remember how the header's columns are read (runs.meta.mapping) and which are not stored."""
+        for c in header:
+            if c in skip:
+                continue
+            if c not in known:
+                s.ignored.add(c)
+            elif known is LINUX_IO and c == "tps":
+                s.mapping.add("tps = rtps + wtps (+ dtps): not stored, the split is")
+            elif c in MAPPING_WORDS:
+                s.mapping.add(MAPPING_WORDS[c])
+
+    def send(self, final: bool = False) -> Iterator[Event]:
+        if not self.started:
+            self.started = True
+            yield RunStart(self.key, self.info)
+        if self.disk.rows and (final or len(self.disk.rows) >= CHUNK_ROWS):
+            yield self._rows(self.disk)
+
+    def _rows(self, s: _Series) -> Rows:
+        rows, s.rows = s.rows, []
+        s.n_rows += len(rows)
+        cols = list(zip(*rows))
+        names = ["sample_idx", "ts", "t_s", "device", "since_boot", *VALUE_COLUMNS]
+        data = {name: list(c) for name, c in zip(names, cols)}
+        keep = [n for n in names if n in ("sample_idx", "ts", "t_s", "device", "since_boot")
+                or any(v is not None for v in data[n])]
+        return Rows(self.key, "iostat_samples",
+                    pl.DataFrame({k: data[k] for k in keep}, schema=frame_schema("iostat_samples", keep)))
+
+    def finish(self, warn: WarnFn, options: ImportOptions, values: _Values, encoding: str) -> Iterator[Event]:
+        """The rows left, then the run's interval, meta and counts once the whole file is read."""
+        use_io = self.disk.sample < 0 and self.io.sample >= 0
+        if self.disk.sample < 0 and not use_io:
+            have = list(self.other) or ["no report at all"]
+            raise ParseError(f"this sar file has no disk figures: it holds {_join(have)}. {NO_DISK}", None)
+        s = self.io if use_io else self.disk
+        yield from self.send()
+        if s.rows:
+            yield self._rows(s)
+        self._interval(s, warn, options)
+        self._meta(s, use_io, warn, values, encoding)
+        yield RunEnd(self.key, {"n_samples": s.sample + 1, "n_devices": len(s.devices), "ended_at": s.times[-1]},
+                     info=self.info)
+
+    def _interval(self, s: _Series, warn: WarnFn, options: ImportOptions) -> None:
+        info = self.info
+        gaps = _gaps(s.times, sorted(self.restarts)) + s.header_gaps
+        if gaps:
+            info.interval_s, info.interval_source = float(statistics.median(gaps)), "timestamps"
+        elif s.stated:
+            info.interval_s, info.interval_source = float(statistics.median(s.stated)), "timestamps"
+        elif options.interval_s:
+            info.interval_s, info.interval_source = float(options.interval_s), "user"
+        else:
+            info.interval_source = "unknown"
+            warn("one sample and no interval in the file: set it with {fix:set_interval}", None)
+        if s.stated and gaps and info.interval_s is not None:
+            said = sorted(set(s.stated))
+            if any(abs(x - info.interval_s) > 1.0 for x in said):
+                warn(f"the interval column says {', '.join(f'{x:g}' for x in said)} s while the time stamps are "
+                     f"{info.interval_s:g} s apart: the time stamps are used", None)
+                info.meta["interval_stated_s"] = said
+        info.started_at = s.times[0]
+
+    def _meta(self, s: _Series, use_io: bool, warn: WarnFn, values: _Values, encoding: str) -> None:
+        meta = self.info.meta
+        meta["first_report"] = ("interval (each sar report covers the interval before its time; sar prints no "
+                                "averages since boot)")
+        meta["report"] = "sar -b (I/O totals)" if use_io else "sar -d (per device)"
+        meta["columns"] = self.io_columns if use_io else self.disk_columns
+        if not use_io and self.io.sample >= 0:
+            self.other["I/O totals (sar -b): left out, the per-device report is read"] = None
+        if s.mapping:
+            meta["mapping"] = sorted(s.mapping)
+        if s.ignored:
+            meta["columns_not_stored"] = sorted(s.ignored)
+            warn("columns not stored (StormScope has no place for them): " + ", ".join(sorted(s.ignored)), None)
+        if self.other:
+            meta["other_sections"] = list(self.other)
+        self._restarts(s, warn)
+        if self.comments:
+            meta["comments"] = self.comments[:20]
+        if len(self.offsets) == 1 and None not in self.offsets:
+            meta["utc_offset"] = next(iter(self.offsets))
+        if values.decimal_comma:
+            meta["decimal_comma"] = True
+        if values.human:
+            meta["human_units"] = True
+            warn("sizes are printed with a unit and one decimal (sar -h): 40.5M is read as 40.5 × 1024 kB/s, "
+                 "exact to the printed digit", None)
+        if encoding != "utf-8":
+            meta["encoding"] = encoding
+        if self.dynamic:
+            names = sorted(self.dynamic, key=_natural)
+            shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+            meta["device_names"] = "major-minor numbers (sar without -p)"
+            warn(f"devices are named by number (sar ran without -p); {shown} have major numbers the kernel assigns "
+                 "at boot (device-mapper, virtio, NVMe …), so the file cannot say whether they are disks: "
+                 + ("they are taken for volumes stacked on the run's disks" if self.fixed_disks else
+                    "they are all counted as disks") + " -- pick the devices to sum in the device list if that is "
+                 "wrong, or record with sar -d -p, which prints their names", None)
+
+    def _restarts(self, s: _Series, warn: WarnFn) -> None:
+        restarts = sorted(self.restarts)
+        if not restarts:
+            return
+        inside = [r for r in restarts if s.times[0] < r < s.times[-1]]
+        self.info.meta["restarts"] = [f"{r:%Y-%m-%d %H:%M:%S} {self.restarts[r]}".rstrip() for r in restarts]
+        self.info.meta["segments"] = len(inside) + 1
+        for r in inside[:3]:
+            warn(f"the host restarted at {r:%Y-%m-%d %H:%M:%S} ({self.restarts[r]}): the samples after it go on in "
+                 "this run on the same clock; the time in between has no samples", None)
+        if len(inside) > 3:
+            warn(f"the host restarted {len(inside) - 3} more times", None)
+
+
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _natural(name: str) -> list[Any]:
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
+
+
+def _gaps(times: list[datetime], restarts: list[datetime]) -> list[float]:
+    """Seconds between consecutive samples that no restart separates."""
+    out = []
+    j = 0
+    for a, b in zip(times, times[1:]):
+        while j < len(restarts) and restarts[j] < a:
+            j += 1
+        if j < len(restarts) and restarts[j] < b:
+            continue
+        out.append((b - a).total_seconds())
+    return [g for g in out if g > 0]
+
+
+def _other_name(cols: list[str]) -> str:
+    for key, words in OTHER_REPORTS:
+        if key in cols:
+            return words
+    return f"a report with the columns {' '.join(cols[:4])}{' …' if len(cols) > 4 else ''}"
+
+
+def _fixed_disks_in(path: str) -> bool:
+    """Whether the file names any whole disk of a fixed major number as devM-N (a quick scan of the whole file)."""
+    pat = re.compile(rb"\bdev(\d+)-(\d+)\b")
+    with open(path, "rb") as fh:
+        tail = b""
+        while block := fh.read(1 << 20):
+            data = tail + block
+            for m in pat.finditer(data):
+                major, minor = int(m.group(1)), int(m.group(2))
+                if major in _FIXED_DISKS and minor % _FIXED_DISKS[major] == 0:
+                    return True
+            tail = data[-32:]
+    return False
+
+
+# ---- sysstat / Solaris / HP-UX / AIX text ----------------------------------------------------------------------------
+class SarTextFormat:
+    id = "sar-text"
+    kind = KIND.id
+    label = "sar (text)"
+    priority = 44
+    tables = ("iostat_samples",)
+
+    def sniff(self, head: bytes) -> float:
+        lines = [ln for ln in _head_text(head).split("\n") if ln.strip()]
+        if not lines:
+            return 0.0
+        first = lines[0].strip()
+        if not (LINUX_BANNER.match(first) or UNIX_BANNER.match(first)):
+            return 0.0
+        for ln in lines[1:60]:
+            lt = _leading_time(ln)
+            if lt is None:
+                continue
+            rest = lt[1].split()
+            if rest and ("RESTART" in rest or rest[:2] == ["unix", "restarts"]
+                         or not any(_is_number(t) for t in rest)):
+                return 0.95
+        return 0.4 if UNIX_BANNER.match(first) else 0.0
+
+    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        yield from _TextParser(path, options, state, warn).events()
+
+
+class _TextParser:
+    def __init__(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn):
+        self.path, self.options, self.warn = path, options, warn
+        self.lines = _Lines(path, "a sar report", state)
+        self.values = _Values()
+        self.runs: dict[str, _Run] = {}
+        self.run: _Run | None = None
+        self.system = ""  # Linux, SunOS, HP-UX, AIX
+        self.base: date | None = None
+        self.clocks: dict[str, _Clock] = {}  # per report: disk, io
+        self.section: str | None = None  # disk | io | other | None
+        self.header: list[str] = []
+        self.header_time: datetime | None = None
+        self.first_row = False
+        self.dev_at = 0
+        self.block_time: datetime | None = None  # Solaris/HP-UX/AIX: the time of the current block
+        self.in_average = False
+
+    def events(self) -> Iterator[Event]:
+        for n, line in self.lines:
+            yield from self._line(n, line)
+        if not self.runs:
+            raise ParseError("no sar banner line (Linux 5.15 (host) 04/18/19 _x86_64_ (8 CPU), or SunOS/HP-UX/AIX "
+                             "host … date): the file does not start as sar prints it", 1)
+        for run in self.runs.values():
+            yield from run.finish(self.warn, self.options, self.values, self.lines.encoding)
+
+    # one line
+    def _line(self, n: int, line: str) -> Iterator[Event]:
+        s = line.strip()
+        if not s:
+            self.in_average = False
+            return
+        if (m := LINUX_BANNER.match(s)) or (m := UNIX_BANNER.match(s)):
+            self._banner(m, n)
+            return
+        if self.run is None:
+            raise ParseError(f"unexpected text {s[:60]!r} before sar's banner line", n)
+        lt = _leading_time(line)
+        if lt is None:
+            self._untimed(line, s, n)
+            return
+        self.in_average = False
+        t, rest = lt
+        toks = rest.split()
+        if not toks:
+            return
+        if "RESTART" in toks or toks[:2] == ["unix", "restarts"]:
+            self._restart(t, rest.strip(), n)
+            return
+        if toks[0] == "COM":
+            self.run.comments.append(rest.strip()[4:])
+            return
+        if not any(_is_number(x) for x in toks):
+            self._header(t, toks, n)
+            return
+        if self.section in ("disk", "io"):
+            ts = self.clocks[self.section].at(t)
+            self.block_time = ts
+            self._row(ts, toks, n)
+            if len(self.run.disk.rows) >= CHUNK_ROWS:
+                yield from self.run.send()
+
+    def _banner(self, m: re.Match[str], n: int) -> None:
+        g = m.groupdict()
+        system = "Linux" if g["os"] in ("Linux", "GNU/Linux") else g["os"]
+        try:
+            base, note = _banner_date(g["date"])
+        except ValueError:
+            raise ParseError(f"the banner's date {g['date'].strip()!r} is not a date", n) from None
+        self.system, self.base = system, base
+        host = g["host"]
+        run = self.runs.get(host)
+        if run is None:
+            if system == "Linux":
+                os_name = f"{g['os']} {g['release']}"
+                meta: dict[str, Any] = {"banner_date": g["date"].strip()}
+                if g.get("arch"):
+                    meta["arch"] = g["arch"]
+                if g.get("cpus"):
+                    meta["cpus"] = int(g["cpus"])
+            else:
+                rest = g["rest"].split()
+                # AIX prints uname's release, version and machine id: "AIX host 2 7 00F93CFF4C00" is AIX 7.2
+                os_name = f"AIX {rest[1]}.{rest[0]}" if system == "AIX" and len(rest) >= 2 else \
+                    f"{system} {g['rest']}".strip()
+                meta = {"banner_date": g["date"].strip()}
+            if note:
+                meta["date_order"] = note
+            info = RunInfo(kind=KIND.id, host=host or None, os=os_name, file_date=base, meta=meta)
+            run = self.runs[host] = _Run(host or "sar", info, path=self.path)
+        self.run = run
+        self.clocks = {k: _Clock(base) for k in ("disk", "io")} if not self.clocks else self.clocks
+        for c in self.clocks.values():
+            c.rebase(base)
+        self.section = None
+
+    def _untimed(self, line: str, s: str, n: int) -> None:
+        """A line without a time: a summary (Average …), a Solaris/HP-UX/AIX row of the current block, or text
+        sar prints between reports (AIX's System configuration line)."""
+        if s.startswith("Average") or SUMMARY.match(s):
+            self.in_average = True
+            return
+        if self.system == "Linux" or self.in_average or self.section not in ("disk", "io"):
+            return
+        if not line[:1].isspace():
+            return
+        if self.block_time is None:
+            raise ParseError("a device row before the first time stamp of its block", n)
+        self._row(self.block_time, s.split(), n)
+
+    def _restart(self, t: _Time, text: str, n: int) -> None:
+        assert self.run is not None
+        assert self.base is not None
+        clock = self.clocks.get("disk")
+        at = clock.at(t, commit=False) if clock else datetime(self.base.year, self.base.month, self.base.day,
+                                                               *t.hms)
+        words = " ".join(text.split())
+        self.run.restarts.setdefault(at, words)
+
+    def _header(self, t: _Time, toks: list[str], n: int) -> None:
+        assert self.run is not None
+        run = self.run
+        self.header, self.first_row = toks, True
+        if self.system == "Linux" and "DEV" in toks and "tps" in toks:
+            if toks[0] != "DEV" and toks[-1] != "DEV":
+                raise ParseError("the DEV column of the sar -d header is neither first nor last", n)
+            self._columns(toks, n)
+            run.note_columns(run.disk, toks, LINUX_DISK, skip=("DEV",))
+            self.dev_at = toks.index("DEV")
+            self.section = "disk"
+            run.disk_columns = run.disk_columns or toks
+        elif self.system == "Linux" and "rtps" in toks and "wtps" in toks:
+            self._columns(toks, n)
+            run.note_columns(run.io, toks, LINUX_IO)
+            self.section = "io"
+            run.io_columns = run.io_columns or toks
+        elif self.system != "Linux" and "device" in toks and "%busy" in toks:
+            self._columns(toks, n)
+            run.note_columns(run.disk, toks, UNIX_DISK, skip=("device",))
+            self.dev_at = toks.index("device")
+            self.section = "disk"
+            run.disk_columns = run.disk_columns or toks
+        else:
+            self.section = "other"
+            run.other.setdefault(_other_name(toks), None)
+            return
+        self.header_time = self.clocks[self.section].at(t)
+
+    @staticmethod
+    def _columns(toks: list[str], n: int) -> None:
+        if len(set(toks)) != len(toks):
+            raise ParseError("a column appears twice in the header", n)
+
+    def _row(self, ts: datetime, toks: list[str], n: int) -> None:
+        assert self.run is not None
+        run = self.run
+        if len(toks) != len(self.header):
+            raise ParseError(f"expected {len(self.header)} fields (as the header says: {' '.join(self.header)}), "
+                             f"found {len(toks)}", n)
+        series = run.disk if self.section == "disk" else run.io
+        if self.first_row and self.header_time is not None and ts > self.header_time:
+            series.header_gaps.append((ts - self.header_time).total_seconds())
+        self.first_row = False
+        if self.section == "io":
+            series.add(ts, ALL_IO, _io_values(self.header, toks, n, self.values), n)
+            return
+        rec = dict(zip(self.header, toks))
+        if self.system == "Linux":
+            device = toks[self.dev_at]
+            vals = _linux_values(rec, n, self.values)
+            vals[_VI["layer"]] = run.number_layer(device)
+        else:
+            device = toks[self.dev_at]
+            vals = _unix_values(rec, n, self.values)
+            vals[_VI["layer"]] = unix_layer(self.system, device)
+        series.add(ts, device, vals, n)
+
+
+def _linux_values(rec: dict[str, str], n: int, values: _Values) -> list[Any]:
+    out: list[Any] = [None] * len(VALUE_COLUMNS)
+    for name, tok in rec.items():
+        spec = LINUX_DISK.get(name)
+        if spec is None:
+            continue
+        col, factor, unit = spec
+        v = values.num(tok, n, name, unit)
+        out[_VI[col]] = None if v is None else v * factor
+    return out
+
+
+def _io_values(header: list[str], toks: list[str], n: int, values: _Values) -> list[Any]:
+    out: list[Any] = [None] * len(VALUE_COLUMNS)
+    for name, tok in zip(header, toks):
+        spec = LINUX_IO.get(name)
+        if spec is None or spec[0] is None:
+            continue
+        v = values.num(tok, n, name)
+        out[_VI[spec[0]]] = None if v is None else v * spec[1]
+    out[_VI["layer"]] = "total"
+    return out
+
+
+def _unix_values(rec: dict[str, str], n: int, values: _Values) -> list[Any]:
+    out: list[Any] = [None] * len(VALUE_COLUMNS)
+    for name, tok in rec.items():
+        spec = UNIX_DISK.get(name)
+        if spec is None or spec[0] is None:
+            continue
+        v = values.num(tok, n, name)
+        out[_VI[spec[0]]] = None if v is None else v * spec[1]
+    if "avwait" in rec and "avserv" in rec:
+        w, sv = values.num(rec["avwait"], n, "avwait"), values.num(rec["avserv"], n, "avserv")
+        if w is not None and sv is not None:
+            out[_VI["await_ms"]] = round(w + sv, max(_decimals(rec["avwait"]), _decimals(rec["avserv"])))
+    return out
+
+
+# ---- sadf -d ---------------------------------------------------------------------------------------------------------
+class SadfFormat:
+    id = "sadf-d"
+    kind = KIND.id
+    label = "sar data (sadf -d)"
+    priority = 43
+    tables = ("iostat_samples",)
+
+    def sniff(self, head: bytes) -> float:
+        lines = [ln for ln in _head_text(head).split("\n") if ln.strip()]
+        return 0.95 if lines and SADF_HEADER.match(lines[0]) else 0.0
+
+    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        yield from _SadfParser(path, state).events(options, warn)
+
+
+class _SadfParser:
+    def __init__(self, path: str, state: JobState):
+        self.path = path
+        self.lines = _Lines(path, "a sadf -d file", state)
+        self.values = _Values()
+        self.runs: dict[str, _Run] = {}
+        self.header: list[str] | None = None
+        self.section: str | None = None  # disk | io | other
+        self.horizontal = False  # sadf -dh: every device of one time on one line
+        self.other: dict[str, None] = {}
+
+    def events(self, options: ImportOptions, warn: WarnFn) -> Iterator[Event]:
+        last = 1
+        for n, line in self.lines:
+            last = n
+            s = line.strip()
+            if not s:
+                continue
+            if s.startswith("#"):
+                self._header(s, n)
+                continue
+            run = self._row(s, n)
+            if run is not None and len(run.disk.rows) >= CHUNK_ROWS:
+                yield from run.send()
+        if not self.runs:
+            raise ParseError("no sadf -d rows in the file", last)
+        for run in self.runs.values():
+            run.other.update(self.other)
+            yield from run.finish(warn, options, self.values, self.lines.encoding)
+
+    def _header(self, s: str, n: int) -> None:
+        if not SADF_HEADER.match(s):
+            raise ParseError(f"unexpected comment {s[:60]!r}: expected a sadf -d header (# hostname;interval;"
+                             "timestamp;…)", n)
+        cols = s.lstrip("#").strip().split(";")
+        self.horizontal = cols[-1].endswith("[...]")
+        if self.horizontal:
+            cols[-1] = cols[-1][:-5]
+        header = self.header = cols[3:]
+        if "DEV" in header and "tps" in header:
+            if header[0] != "DEV":
+                raise ParseError("the DEV column of the sadf -d header is not the first after the time", n)
+            self.section = "disk"
+        elif "rtps" in header and "wtps" in header:
+            self.section = "io"
+        else:
+            self.section = "other"
+            self.other.setdefault(_other_name(header), None)
+
+    def _row(self, s: str, n: int) -> _Run | None:
+        fields = s.split(";")
+        if len(fields) < 4:
+            raise ParseError(f"expected hostname;interval;timestamp;… found {s[:60]!r}", n)
+        host, interval, stamp, body = fields[0], fields[1].strip(), fields[2], fields[3:]
+        ts, offset = _sadf_time(stamp, n)
+        run = self.runs.get(host)
+        if run is None:
+            info = RunInfo(kind=KIND.id, host=host or None, file_date=ts.date(), meta={"layout": "sadf -d"})
+            run = self.runs[host] = _Run(host or "sar", info, path=self.path)
+        if interval == "-1":  # a special record: LINUX-RESTART, COM comment
+            rest = ";".join(body).strip()
+            if "RESTART" in rest:
+                run.restarts.setdefault(ts, " ".join(rest.replace("LINUX-RESTART", "LINUX RESTART").split()))
+            elif rest.startswith("COM"):
+                run.comments.append(rest[4:])
+            return None
+        header = self.header
+        if header is None:
+            raise ParseError("values before the first sadf -d header line", n)
+        if self.section == "other":
+            return None
+        run.offsets.add(offset)
+        stated = self.values.num(interval, n, "interval")
+        if self.section == "disk":
+            run.disk_columns = run.disk_columns or header
+            run.note_columns(run.disk, header, LINUX_DISK, skip=("DEV",))
+            width = len(header)
+            if (len(body) % width) if self.horizontal else (len(body) != width):
+                raise ParseError(f"expected {width} fields after the time (as the header says: {';'.join(header)}), "
+                                 f"found {len(body)}", n)
+            for i in range(0, len(body), width):
+                rec = dict(zip(header, body[i:i + width]))
+                vals = _linux_values(rec, n, self.values)
+                vals[_VI["layer"]] = run.number_layer(rec["DEV"])
+                run.disk.add(ts, rec["DEV"], vals, n)
+            series = run.disk
+        else:
+            run.io_columns = run.io_columns or header
+            if len(body) != len(header):
+                raise ParseError(f"expected {len(header)} fields after the time, found {len(body)}", n)
+            run.note_columns(run.io, header, LINUX_IO)
+            run.io.add(ts, ALL_IO, _io_values(header, body, n, self.values), n)
+            series = run.io
+        if stated:
+            series.stated.append(stated)
+        return run
+
+
+def _sadf_time(stamp: str, n: int) -> tuple[datetime, str | None]:
+    s = stamp.strip()
+    if s.isdigit():  # sadf -U: seconds since 1970, UTC
+        return datetime.fromtimestamp(int(s), UTC).replace(tzinfo=None), "+00:00"
+    m = SADF_STAMP.match(s)
+    if m is None:
+        raise ParseError(f"time stamp {s[:40]!r} is not one sadf prints (2019-04-18 13:20:19 UTC)", n)
+    try:
+        ts = datetime(*(int(m.group(i)) for i in range(1, 7)))
+    except ValueError:
+        raise ParseError(f"time stamp {s[:40]!r} is not a date and time", n) from None
+    zone = m.group(7)
+    if zone in ("UTC", "GMT", "Z"):
+        return ts, "+00:00"
+    if zone and re.fullmatch(r"[+-]\d{2}:?\d{2}", zone):
+        return ts, zone[:3] + ":" + zone[-2:]
+    return ts, None
+
+
+# ---- binary saDD: recognised, refused --------------------------------------------------------------------------------
+class SarBinaryFormat:
+    id = "sar-binary"
+    kind = KIND.id
+    label = "sar binary data file (not supported)"
+    priority = 42
+    tables = ()
+    unsupported = BINARY_HINT
+    sniffs_binary = True  # the registry asks it before refusing a file for its NUL bytes
+
+    def sniff(self, head: bytes) -> float:
+        # sysstat's file magic 0xd596, in the byte order of the host that wrote it
+        return 0.95 if head[:2] in (b"\x96\xd5", b"\xd5\x96") and b"\x00" in head[:64] else 0.0
+
+    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        yield from ()
+        raise ParseError(BINARY_HINT, None)
+
+
+TEXT = register(SarTextFormat())
+SADF = register(SadfFormat())
+BINARY = register(SarBinaryFormat())
