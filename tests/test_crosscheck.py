@@ -187,8 +187,8 @@ def test_merges_are_named_when_iostat_counted_merged_writes(runs):
 def test_wrong_kinds_raise(runs):
     ws, ids = runs
     fio, io = ids["loop0_randread-direct"]
-    with pytest.raises(AnalysisError, match="not fio"):
+    with pytest.raises(AnalysisError, match="holds iostat data; this side of the cross-check takes a run of DiskSpd"):
         crosscheck(ws, io, io)
-    with pytest.raises(AnalysisError, match="not iostat"):
+    with pytest.raises(AnalysisError, match="holds fio data; this side of the cross-check takes a run of .*iostat"):
         crosscheck(ws, fio, fio)
     assert crosscheck(ws, fio, io).as_dict()["verdict"] == "agree"

@@ -124,8 +124,8 @@ def _run(ws: Workspace, run_id: int, capability: str) -> dict[str, Any]:
     if r is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
     if not has(r["kind"], capability):
-        raise AnalysisError(f"run {run_id} is a {r['kind']} run, not "
-                            + " or ".join(kind_label(k) for k in kinds_with(capability)))
+        raise AnalysisError(f"run {run_id} holds {kind_label(r['kind'])} data; this side of the cross-check takes a "
+                            "run of " + ", ".join(sorted(kind_label(k) for k in kinds_with(capability))))
     return r
 
 

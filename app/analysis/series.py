@@ -242,56 +242,64 @@ def _sample_spans(df: pl.DataFrame, run: dict[str, Any], interval: float) -> pl.
     return t.select("sample_idx", pl.col("t_s").diff().fill_null(first_dt).alias("dt"))
 
 
-def _sum_devices(df: pl.DataFrame, ops: tuple[str, ...], interval: float,
-                 spans: pl.DataFrame | None = None) -> tuple[pl.DataFrame, bool, bool]:
-    """Per report, the sum over the chosen devices (vectorised: a 10 M-row run takes a second).
+_PART = {"r": "r_s", "w": "w_s", "d": "d_s", "f": "f_s"}
+_WAIT = {"r": "r_await_ms", "w": "w_await_ms", "d": "d_await_ms", "f": "f_await_ms"}
+
+
+def _exact_sum(expr: str) -> str:
+    """A sum that is exact and the same on every run: each value rounded to 12 decimals and added as a DECIMAL
+    (a sum of doubles over DuckDB's threads adds in a varying order, and its last bits would vary with it; the
+    report promises the same figures, to the byte, for the same files)."""
+    return f"sum(round({expr}, 12)::DECIMAL(38, 12))::DOUBLE"
+
+
+def _per_report_sql(ops: tuple[str, ...]) -> str:
+    """Per report, the sums over the chosen devices (``?`` 1: the run, ``?`` 2: the devices), in DuckDB: a 10 M-row run
+    is aggregated where it is stored, never pulled into memory row by row.
 
     Row rules: an extended (-x) row counts the ``ops`` request columns (missing ones count 0); a plain
     row counts ``tps``; await is weighted by the requests it belongs to (per op where the file splits
     it, else the row's await x its requests); throughput is read + write (+ write+discard for -s), else
     the -s total.
     """
-    z = pl.lit(0.0)
-    part = {"r": pl.col("r_s"), "w": pl.col("w_s"), "d": pl.col("d_s"), "f": pl.col("f_s")}
-    wait = {"r": pl.col("r_await_ms"), "w": pl.col("w_await_ms"), "d": pl.col("d_await_ms"),
-            "f": pl.col("f_await_ms")}
-    is_x = pl.col("r_s").is_not_null() | pl.col("w_s").is_not_null()
-    is_tps = ~is_x & pl.col("tps").is_not_null()
-    n_x = pl.sum_horizontal([part[k].fill_null(0.0) for k in ops]) if ops else z
-    n = pl.when(is_x).then(n_x).when(is_tps).then(pl.col("tps")).otherwise(z)
-    usable = [(part[k].is_not_null() & (part[k] != 0) & wait[k].is_not_null()) for k in ops]
-    split_num = pl.sum_horizontal([pl.when(u).then(part[k] * wait[k]).otherwise(z) for u, k in zip(usable, ops)]) \
-        if ops else z
-    split_den = pl.sum_horizontal([pl.when(u).then(part[k]).otherwise(z) for u, k in zip(usable, ops)]) if ops else z
-    has_split = pl.any_horizontal(usable) if ops else pl.lit(False)
-    row_aw = pl.col("await_ms").is_not_null() & (n != 0)
-    aw_num = pl.when(is_x & has_split).then(split_num).when(row_aw).then(n * pl.col("await_ms")).otherwise(z)
-    aw_den = pl.when(is_x & has_split).then(split_den).when(row_aw).then(n).otherwise(z)
-    aw_any = (is_x & has_split) | row_aw
-    w_kb = pl.coalesce(pl.col("wkb_s"), pl.col("wdkb_s"))
-    rw_kb = pl.col("rkb_s").is_not_null() | w_kb.is_not_null()
-    other = pl.sum_horizontal([part[k].fill_null(0.0) for k in ops if k in "df"]) if any(k in "df" for k in ops) \
-        else z
-    per_row = df.select(
-        "sample_idx", "t_s", is_x.alias("x"), is_tps.alias("p"), n.alias("n"),
-        pl.when(is_x).then(pl.col("r_s").fill_null(0.0)).otherwise(z).alias("rd"),
-        pl.when(is_x).then(pl.col("w_s").fill_null(0.0)).otherwise(z).alias("wr"),
-        pl.when(is_x).then(other).otherwise(z).alias("oth"),
-        aw_num.alias("awn"), aw_den.alias("awd"), aw_any.alias("awa"),
-        pl.when(rw_kb).then(pl.col("rkb_s").fill_null(0.0)).otherwise(z).alias("rkb"),
-        pl.when(rw_kb).then(w_kb.fill_null(0.0)).otherwise(z).alias("wkb"),
-        pl.when(rw_kb).then(pl.col("rkb_s").fill_null(0.0) + w_kb.fill_null(0.0))
-        .when(pl.col("kb_s").is_not_null()).then(pl.col("kb_s")).otherwise(z).alias("kb"),
-        (rw_kb | pl.col("kb_s").is_not_null()).alias("kba"),
-    )
-    g = per_row.group_by("sample_idx", maintain_order=True).agg(
-        pl.col("t_s").first(), pl.col("n").sum().alias("iops"), pl.col("x").all().alias("have_rw"),
-        pl.col("rd").sum(), pl.col("wr").sum(), pl.col("oth").sum(), pl.col("awn").sum(), pl.col("awd").sum(),
-        pl.col("awa").any(), pl.col("rkb").sum(), pl.col("wkb").sum(), pl.col("kb").sum(), pl.col("kba").any(),
-    ).sort("sample_idx")
+    is_x = "(r_s IS NOT NULL OR w_s IS NOT NULL)"
+    is_tps = f"(NOT {is_x} AND tps IS NOT NULL)"
+    n_x = " + ".join(f"coalesce({_PART[k]}, 0)" for k in ops) or "0.0"
+    n = f"(CASE WHEN {is_x} THEN {n_x} WHEN {is_tps} THEN tps ELSE 0.0 END)"
+    usable = {k: f"({_PART[k]} IS NOT NULL AND {_PART[k]} <> 0 AND {_WAIT[k]} IS NOT NULL)" for k in ops}
+    split_num = " + ".join(f"(CASE WHEN {usable[k]} THEN {_PART[k]} * {_WAIT[k]} ELSE 0.0 END)" for k in ops) or "0.0"
+    split_den = " + ".join(f"(CASE WHEN {usable[k]} THEN {_PART[k]} ELSE 0.0 END)" for k in ops) or "0.0"
+    split = f"({is_x} AND ({' OR '.join(usable.values()) or 'false'}))"
+    row_aw = f"(await_ms IS NOT NULL AND {n} <> 0)"
+    w_kb = "coalesce(wkb_s, wdkb_s)"
+    rw_kb = f"(rkb_s IS NOT NULL OR {w_kb} IS NOT NULL)"
+    other = " + ".join(f"coalesce({_PART[k]}, 0)" for k in ops if k in "df") or "0.0"
+    rows = f"""SELECT sample_idx, t_s, ts, {is_x} AS x, {is_tps} AS p, {n} AS n,
+        CASE WHEN {is_x} THEN coalesce(r_s, 0) ELSE 0.0 END AS rd,
+        CASE WHEN {is_x} THEN coalesce(w_s, 0) ELSE 0.0 END AS wr,
+        CASE WHEN {is_x} THEN {other} ELSE 0.0 END AS oth,
+        CASE WHEN {split} THEN {split_num} WHEN {row_aw} THEN {n} * await_ms ELSE 0.0 END AS awn,
+        CASE WHEN {split} THEN {split_den} WHEN {row_aw} THEN {n} ELSE 0.0 END AS awd,
+        ({split} OR {row_aw}) AS awa,
+        CASE WHEN {rw_kb} THEN coalesce(rkb_s, 0) ELSE 0.0 END AS rkb,
+        CASE WHEN {rw_kb} THEN coalesce({w_kb}, 0) ELSE 0.0 END AS wkb,
+        CASE WHEN {rw_kb} THEN coalesce(rkb_s, 0) + coalesce({w_kb}, 0) WHEN kb_s IS NOT NULL THEN kb_s ELSE 0.0 END
+            AS kb,
+        ({rw_kb} OR kb_s IS NOT NULL) AS kba
+        FROM iostat_samples WHERE run_id = ? AND NOT since_boot AND list_contains(?, device)"""
+    sums = ", ".join(f"{_exact_sum(c)} AS {a}" for c, a in (("n", "iops"), ("rd", "rd"), ("wr", "wr"), ("oth", "oth"),
+                                                             ("awn", "awn"), ("awd", "awd"), ("rkb", "rkb"),
+                                                             ("wkb", "wkb"), ("kb", "kb")))
+    return f"""SELECT sample_idx, min(t_s) AS t_s, bool_or(t_s IS NULL) AS t_missing, min(ts) AS ts, {sums},
+        bool_and(x) AS have_rw, bool_or(awa) AS awa, bool_or(kba) AS kba, bool_or(x) AS any_x, bool_or(p) AS any_p
+        FROM ({rows}) GROUP BY sample_idx ORDER BY sample_idx"""
+
+
+def _sum_devices(g: pl.DataFrame, interval: float, spans: pl.DataFrame | None = None) -> pl.DataFrame:
+    """The series frame from the per-report sums (:func:`_per_report_sql`) and each report's length."""
     g = g.with_columns(pl.lit(interval).alias("dt")) if spans is None else \
         g.join(spans, on="sample_idx", how="left").with_columns(pl.col("dt").fill_null(interval))
-    frame = g.select(
+    return g.select(
         pl.col("sample_idx").cast(pl.Int64),
         (pl.col("t_s") - pl.col("dt")).alias("t_start_s"), pl.col("t_s").alias("t_end_s"),
         pl.col("dt").alias("dt_s"), "iops",
@@ -302,7 +310,6 @@ def _sum_devices(df: pl.DataFrame, ops: tuple[str, ...], interval: float,
         pl.when(pl.col("awa") & (pl.col("awd") != 0)).then(pl.col("awn") / pl.col("awd")).alias("await_ms"),
         (pl.col("iops") * pl.col("dt")).alias("ios"),
     ).with_columns(pl.exclude("sample_idx").cast(pl.Float64))
-    return frame, bool(per_row.get_column("x").any()), bool(per_row.get_column("p").any())
 
 
 def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tuple[str, ...] = ("r", "w", "d", "f")
@@ -312,24 +319,22 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
     ``ops``: the -x request columns counted as IOPS (default r, w, d, f = every request the device saw).
     """
     run = _iostat_run(ws, run_id)
-    df = ws.query(
-        "SELECT sample_idx, t_s, ts, device, is_group, layer, since_boot, r_s, w_s, d_s, f_s, tps, rkb_s, wkb_s, "
-        "wdkb_s, kb_s, r_await_ms, w_await_ms, d_await_ms, f_await_ms, await_ms FROM iostat_samples WHERE run_id = ? "
-        "ORDER BY sample_idx, device", [run_id])
-    choice = classify_devices(
-        [(d, bool(g), la) for d, g, la in df.select("device", "is_group", "layer").unique().iter_rows()], device)
+    devices = ws.con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
+                             [run_id]).fetchall()
+    choice = classify_devices([(d, bool(g), la) for d, g, la in devices], device)
     if not choice.used:
         raise AnalysisError(f"run {run_id} has no device rows")
-    boot = sorted(set(df.filter(pl.col("since_boot")).get_column("sample_idx").to_list()))
-    df = df.filter(~pl.col("since_boot") & pl.col("device").is_in(choice.used))
+    boot = [r[0] for r in ws.con.execute("SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ? AND "
+                                         "since_boot ORDER BY 1", [run_id]).fetchall()]
+    g = ws.query(_per_report_sql(ops), [run_id, choice.used])
     notes: list[str] = []
-    if df.height == 0:
+    if g.height == 0:
         raise AnalysisError(f"run {run_id} has no interval report (only the since-boot report)")
-    if df.get_column("t_s").null_count():
+    if g.get_column("t_missing").any():
         raise AnalysisError(f"run {run_id} has no report times (its log has no time stamps): set the interval with "
                             "{fix} (the 5 of 'iostat 5')", "set_interval", run_id=run_id)
     interval = run.get("interval_s")
-    ts = df.get_column("t_s").unique().sort().to_numpy()  # not a Python list: 10 M rows stay in polars
+    ts = g.get_column("t_s").unique().sort().to_numpy()
     if not interval:
         diffs = np.diff(ts)
         if not len(diffs):
@@ -338,8 +343,9 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
         notes.append(f"interval not stored: taken as the median gap between reports ({interval:g} s)")
     interval = float(interval)
 
-    spans = _sample_spans(df, run, interval)
-    frame, used_x, used_tps = _sum_devices(df, ops, interval, spans)
+    spans = _sample_spans(g, run, interval)
+    frame = _sum_devices(g, interval, spans)
+    used_x, used_tps = bool(g.get_column("any_x").any()), bool(g.get_column("any_p").any())
     if spans is not None:
         notes.append("each sample covers the time since the previous one (from the time stamps)")
     t0 = float(frame.get_column("t_start_s").min())  # type: ignore[arg-type]  # a number: the frame has reports
@@ -363,7 +369,7 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
                      f"out ({first} of the file)")
     if not (used_x or used_tps):
         notes.append("no request counts in this run (CPU-only or throughput-only reports)")
-    first_ts: datetime | None = df.sort("t_s").get_column("ts")[0]
+    first_ts: datetime | None = g.sort("t_s").get_column("ts")[0]
     zone = utc_offset_s(run)
     first_dt = float(frame.get_column("dt_s")[0])  # the first sample's length: the interval, or what it covers
     clock0 = None if first_ts is None else first_ts - timedelta(seconds=first_dt + (zone or 0.0))
