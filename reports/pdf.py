@@ -372,8 +372,8 @@ class _Axes:
         self.tmin = min([(ln.get("t0") or ln["t"])[0] for ln in lines] + [b["t0"] for b in bands])
         self.tmax = max([ln["t"][-1] for ln in lines] + [b["t1"] for b in bands])
         self.tspan = (self.tmax - self.tmin) or 1.0
-        vals = [v for ln in lines for v in ln["y"] if v is not None]
-        top = max(vals + levels + [0])
+        vals = [v for ln in lines for v in ln["y"] if v is not None and v == v]  # v == v: not NaN
+        top = max(vals + levels + [0]) or 1.0  # an empty chart still gets a scale
         if self.log:
             pos = [v for v in vals + levels if v > 0] or [1.0]
             self.lo = math.floor(math.log10(min(pos) / 2))  # room below the lowest level (a cap is not the axis)

@@ -210,3 +210,31 @@ def test_a_sample_that_covers_the_time_since_the_previous_one_is_as_long_as_that
     first = ws.run(linux)["meta"]
     first = (json.loads(first) if isinstance(first, str) else first)["first_snapshot_covers_s"]
     assert load_series(ws, linux).frame.get_column("dt_s")[0] == first
+
+
+def test_a_run_without_request_counts_has_no_iops_rather_than_zero(ws):
+    """fio's bandwidth and averaged latency logs carry no request counts: no IOPS (not 0 IOPS), throughput and a
+    plain mean of the latencies (nothing to weight them by), said in the notes."""
+    from app.analysis.storm import storm_report
+    from tests.conftest import CORPUS
+
+    bw = import_file(ws, str(CORPUS / "fio" / "vm_fio-3.33_randrw-avg500_bw.1.log"), ImportOptions()).run_ids[0]
+    lat = import_file(ws, str(CORPUS / "fio" / "vm_fio-3.33_randrw-avg500_lat.1.log"), ImportOptions()).run_ids[0]
+    s = load_series(ws, bw)
+    assert s.frame.get_column("iops").null_count() == s.frame.height
+    assert s.frame.get_column("ios").null_count() == s.frame.height
+    assert s.frame.get_column("kbs").null_count() == 0
+    assert any("no IOPS" in n for n in s.notes)
+    m = storm_report(ws, bw, phases="none").run
+    assert (m.peak_iops, m.total_ios, m.mean_iops) == (None, None, None)
+    assert m.peak_kbs == max(s.frame.get_column("kbs"))
+    s2 = load_series(ws, lat)
+    aw = s2.frame.get_column("await_ms").to_list()
+    assert all(v is not None for v in aw)
+    rows = ws.query("SELECT sample_idx, r_await_ms, w_await_ms FROM iostat_samples WHERE run_id = ? ORDER BY 1",
+                    [lat]).rows()
+    per = {}
+    for i, r, w in rows:
+        per.setdefault(i, []).extend(v for v in (r, w) if v is not None)
+    assert aw == pytest.approx([sum(v) / len(v) for _i, v in sorted(per.items())])
+    assert any("plain mean" in n for n in s2.notes)

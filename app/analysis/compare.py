@@ -143,7 +143,8 @@ def compare_runs(ws: Workspace, run_ids: list[int], device: str | None = None, *
             continue
         if thr is None:
             first = storm_report(ws, r["run_id"], device, phases="none", every_s=every_s)
-            thr = 0.5 * (first.run.peak_iops or 0.0)
+            # half the first run with IOPS' peak (a run without request counts has no level to give)
+            thr = None if first.run.peak_iops is None else 0.5 * first.run.peak_iops
         reports[r["run_id"]] = storm_report(ws, r["run_id"], device, StormParams(threshold_iops=thr),
                                             phases=phases, every_s=every_s)
     phase_match = "none"

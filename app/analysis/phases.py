@@ -126,7 +126,9 @@ def detect_phases(s: Series, *, max_phases: int = DEFAULT_MAX_PHASES, min_interv
     if f.height == 0:
         return []
     iops = s.col("iops")
-    peak = float(np.nanmax(iops)) if len(iops) else 0.0
+    if np.isnan(iops).all():  # no request figures: no IOPS level to find phases in
+        return []
+    peak = float(np.nanmax(iops))
     cuts = change_points(iops, s.col("dt_s"), max_segments=max_phases, min_size=min_intervals,
                          min_shift=min_shift_pct / 100.0 * peak, penalty=penalty)
     ts, te = s.col("t_start_s"), s.col("t_end_s")

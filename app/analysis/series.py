@@ -285,13 +285,18 @@ def _per_report_sql(ops: tuple[str, ...]) -> str:
         CASE WHEN {rw_kb} THEN coalesce({w_kb}, 0) ELSE 0.0 END AS wkb,
         CASE WHEN {rw_kb} THEN coalesce(rkb_s, 0) + coalesce({w_kb}, 0) WHEN kb_s IS NOT NULL THEN kb_s ELSE 0.0 END
             AS kb,
-        ({rw_kb} OR kb_s IS NOT NULL) AS kba
+        ({rw_kb} OR kb_s IS NOT NULL) AS kba,
+        CASE WHEN await_ms IS NOT NULL THEN await_ms ELSE {" + ".join(f"coalesce({w}, 0)" for w in _WAIT.values())}
+            END AS aw_plain,
+        CASE WHEN await_ms IS NOT NULL THEN 1 ELSE {" + ".join(f"({w} IS NOT NULL)::INTEGER" for w in _WAIT.values())}
+            END AS aw_count
         FROM iostat_samples WHERE run_id = ? AND NOT since_boot AND list_contains(?, device)"""
     sums = ", ".join(f"{_exact_sum(c)} AS {a}" for c, a in (("n", "iops"), ("rd", "rd"), ("wr", "wr"), ("oth", "oth"),
                                                              ("awn", "awn"), ("awd", "awd"), ("rkb", "rkb"),
                                                              ("wkb", "wkb"), ("kb", "kb")))
     return f"""SELECT sample_idx, min(t_s) AS t_s, bool_or(t_s IS NULL) AS t_missing, min(ts) AS ts, {sums},
-        bool_and(x) AS have_rw, bool_or(awa) AS awa, bool_or(kba) AS kba, bool_or(x) AS any_x, bool_or(p) AS any_p
+        bool_and(x) AS have_rw, bool_or(awa) AS awa, bool_or(kba) AS kba, bool_or(x) AS any_x, bool_or(p) AS any_p,
+        {_exact_sum("aw_plain")} AS aw_sum, sum(aw_count) AS aw_n
         FROM ({rows}) GROUP BY sample_idx ORDER BY sample_idx"""
 
 
@@ -302,13 +307,18 @@ def _sum_devices(g: pl.DataFrame, interval: float, spans: pl.DataFrame | None = 
     return g.select(
         pl.col("sample_idx").cast(pl.Int64),
         (pl.col("t_s") - pl.col("dt")).alias("t_start_s"), pl.col("t_s").alias("t_end_s"),
-        pl.col("dt").alias("dt_s"), "iops",
+        pl.col("dt").alias("dt_s"),
+        # a report without request figures (a bandwidth-only log) has no IOPS, not 0 IOPS
+        pl.when(pl.col("any_x") | pl.col("any_p")).then("iops").alias("iops"),
         pl.when("have_rw").then("rd").alias("read_iops"), pl.when("have_rw").then("wr").alias("write_iops"),
         pl.when("have_rw").then("oth").alias("other_iops"),
         pl.when("kba").then("kb").alias("kbs"), pl.when("kba").then("rkb").alias("read_kbs"),
         pl.when("kba").then("wkb").alias("write_kbs"),
-        pl.when(pl.col("awa") & (pl.col("awd") != 0)).then(pl.col("awn") / pl.col("awd")).alias("await_ms"),
-        (pl.col("iops") * pl.col("dt")).alias("ios"),
+        pl.when(pl.col("awa") & (pl.col("awd") != 0)).then(pl.col("awn") / pl.col("awd"))
+        # no request counts to weight by (an averaged latency log): the plain mean of the awaits it has
+        .when(~(pl.col("any_x") | pl.col("any_p")) & (pl.col("aw_n") > 0)).then(pl.col("aw_sum") / pl.col("aw_n"))
+        .alias("await_ms"),
+        pl.when(pl.col("any_x") | pl.col("any_p")).then(pl.col("iops") * pl.col("dt")).alias("ios"),
     ).with_columns(pl.exclude("sample_idx").cast(pl.Float64))
 
 
@@ -368,7 +378,9 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
                      if len(boot) == 1 else f"{len(boot)} reports are taken to cover the time since boot and are left "
                      f"out ({first} of the file)")
     if not (used_x or used_tps):
-        notes.append("no request counts in this run (CPU-only or throughput-only reports)")
+        notes.append("no request counts in this run (CPU-only, throughput-only or latency-only reports): no IOPS"
+                     + ("; await is the plain mean of the values (nothing to weight them by)"
+                        if g.get_column("aw_n").sum() else ""))
     first_ts: datetime | None = g.sort("t_s").get_column("ts")[0]
     zone = utc_offset_s(run)
     first_dt = float(frame.get_column("dt_s")[0])  # the first sample's length: the interval, or what it covers

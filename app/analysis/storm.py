@@ -94,7 +94,7 @@ class StormMetrics:
     settle_level_iops: float | None = None
     settled_at_s: float | None = None
     settle_time_s: float | None = None
-    total_ios: float = 0.0
+    total_ios: float | None = 0.0  # None: the run has no request counts
     read_ios: float | None = None
     write_ios: float | None = None
     mean_iops: float | None = None
@@ -119,6 +119,8 @@ def storm_metrics(s: Series, params: StormParams | None = None) -> StormMetrics:
     iops, dt = s.col("iops"), s.col("dt_s")
     ts, te = s.col("t_start_s"), s.col("t_end_s")
     m = StormMetrics(float(ts.min()), float(te.max()), f.height, float(dt.sum()))
+    if np.isnan(iops).all():  # no request figures (a bandwidth- or latency-only log): no IOPS, never 0 IOPS
+        return _without_iops(s, m)
     i = int(np.nanargmax(iops))
     peak = float(iops[i])
     m.peak_iops, m.peak_sample_idx = peak, int(f.get_column("sample_idx")[i])
@@ -169,6 +171,23 @@ def storm_metrics(s: Series, params: StormParams | None = None) -> StormMetrics:
         m.mean_await_ms = float(np.sum(aw[ok] * ios[ok]) / np.sum(ios[ok]))
     else:
         m.await_percentiles_ms = {f"p{q}": None for q in PERCENTILES}
+    return m
+
+
+def _without_iops(s: Series, m: StormMetrics) -> StormMetrics:
+    """The figures a run without request counts has: throughput, and await as a plain mean over time (nothing to
+    weight it by); every IOPS figure stays None."""
+    m.total_ios = None
+    dt = s.col("dt_s")
+    kbs = s.col("kbs")
+    if not np.all(np.isnan(kbs)):
+        m.peak_kbs = float(np.nanmax(kbs))
+        m.mean_kbs = float(np.nansum(kbs * dt) / m.duration_s) if m.duration_s else None
+    aw = s.col("await_ms")
+    ok = ~np.isnan(aw)
+    m.await_percentiles_ms = {f"p{q}": weighted_percentile(aw[ok], dt[ok], q) if ok.any() else None
+                              for q in PERCENTILES}
+    m.mean_await_ms = float(np.sum(aw[ok] * dt[ok]) / np.sum(dt[ok])) if ok.any() and np.sum(dt[ok]) else None
     return m
 
 

@@ -242,6 +242,14 @@ def _metrics_lines(m: StormMetrics, indent: str = "") -> list[str]:
         return [indent + "no intervals"]
     L = []
     L.append(f"{indent}span {m.t_start_s:g}-{m.t_end_s:g} s, {m.intervals} intervals, {m.duration_s:g} s of data")
+    if m.peak_iops is None:
+        L.append(f"{indent}no IOPS: the run has no request counts (throughput or latency only)")
+        if m.peak_kbs is not None:
+            L.append(f"{indent}throughput peak {_n(m.peak_kbs)} kB/s, mean {_n(m.mean_kbs)} kB/s")
+        if m.mean_await_ms is not None:
+            L.append(f"{indent}await mean {_n(m.mean_await_ms, '{:.3f}')} ms (a plain mean over time: no request "
+                     "counts to weight it by)")
+        return L
     L.append(f"{indent}peak {_n(m.peak_iops)} IOPS in the interval {m.peak_t_start_s:g}-{m.peak_t_end_s:g} s "
              f"(sample {m.peak_sample_idx}); time to peak {_s(m.time_to_peak_s)}"
              + (f" from the first activity at {m.activity_start_s:g} s" if m.activity_start_s is not None

@@ -25,9 +25,13 @@ def build(ctx: ReportContext) -> Section | None:
     caps: list[float] = []
     boot_left_out: list[str] = []
     boot_kept: list[str] = []
+    no_iops: list[str] = []
     for r in ctx.iostat:
         s = series.get(r["run_id"])
         if s is None or s.frame.height == 0:
+            continue
+        if s.frame.get_column("iops").null_count() == s.frame.height:  # throughput or latency only: no IOPS line
+            no_iops.append(ctx.name(r))
             continue
         lines.append({"label": ctx.name(r), "t0": s.col("t_start_s").tolist(), "t": s.col("t_end_s").tolist(),
                       "y": s.col("iops").tolist()})
@@ -44,6 +48,8 @@ def build(ctx: ReportContext) -> Section | None:
         boot = "The first report iostat prints covers the time since boot and is left out."
     else:
         boot = "Every report is an interval (no since-boot report), so all are kept."
+    if not lines:
+        return None
     log = log_scale(lines, caps)
     sec.para(f"IOPS per interval, summed over whole disks ({_device_rule(first, ctx.an)}); time 0 is the {ref}, so "
              f"the runs are aligned on one time axis and earlier intervals show at negative times. {boot} Each "
@@ -51,7 +57,9 @@ def build(ctx: ReportContext) -> Section | None:
              "maximum of every point column, so no peak is lost."
              + (" The value axis is logarithmic: the runs' levels differ by more than five times, and on a "
                 "linear axis the lower ones would vanish." if log else "")
-             + (f" The red dashed line is the IOPS cap ({', '.join(num(c) for c in caps)} IOPS)." if caps else ""))
+             + (f" The red dashed line is the IOPS cap ({', '.join(num(c) for c in caps)} IOPS)." if caps else "")
+             + (f" {_names(no_iops)} {'has' if len(no_iops) == 1 else 'have'} no request counts (throughput or "
+                "latency only) and no line here." if no_iops else ""))
     sec.chart(Chart("lines", "IOPS per interval" + (" (logarithmic scale)" if log else ""),
                     {"lines": lines, "x": f"seconds from the {ref}", "y": "IOPS", "log": log,
                      "refs": [{"value": c, "label": f"cap {num(c)} IOPS"} for c in caps]}))
