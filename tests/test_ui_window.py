@@ -288,4 +288,16 @@ def test_the_run_menu_offers_what_applies_and_ticks_the_first_report_mode(qtbot,
     assert items["First report is since boot"] is True
     assert items["First report is an interval (iostat -y)"] is False
     assert not any("vscsiStats" in t for t in items)
-    assert "Set interval…" in items
+    assert "Set interval…" not in items  # its interval comes from its time stamps
+    plain = import_samples(window, ["capped_200iops_iostat-d.txt"])[0]  # no time stamps: the interval is asked for
+    assert "Set interval…" in run_menu_texts(qtbot, window, plain)
+    # a fio histogram log: its counts are per interval by definition, its first sample is no since-boot report
+    from app.importer import import_file
+    from parsers.base import ImportOptions
+    from tests.conftest import CORPUS
+
+    hist = import_file(window.ws, str(CORPUS / "fio" / "vm_fio-3.33_randrw-avg500_clat_hist.1.log"),
+                       ImportOptions()).run_ids[0]
+    window.browser.reload()
+    items = run_menu_texts(qtbot, window, hist)
+    assert not any("vscsiStats" in t or "First report" in t or t == "Set interval…" for t in items), items

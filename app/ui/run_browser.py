@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -182,10 +183,11 @@ class RunBrowser(QWidget):
             m.addAction("Rename…", lambda: self.rename(ids[0]))
         m.addAction("Tag…", lambda: self.tag(ids))
         runs = [self.ws.run(r) or {} for r in ids]
-        kinds = {r.get("kind") for r in runs}
-        if any(has(k, TIME_SERIES) for k in kinds):  # only what applies to the selected runs
+        metas = [_meta(r) for r in runs]
+        # only what applies to the selected runs: an interval where the file has no times of its own
+        if any(has(r.get("kind"), TIME_SERIES) and r.get("interval_source") != "timestamps" for r in runs):
             m.addAction("Set interval…", lambda: self.set_interval(ids))
-        if any(has(k, DEVICE_RATES) for k in kinds):  # iostat's first report, since boot or not
+        if any("first_report" in mt for mt in metas):  # a tool whose first report may cover the time since boot
             since_boot = {rid for (rid,) in self.ws.con.execute(
                 "SELECT DISTINCT run_id FROM iostat_samples WHERE since_boot AND list_contains(?, run_id)",
                 [ids]).fetchall()}
@@ -195,7 +197,8 @@ class RunBrowser(QWidget):
                 a = m.addAction(label, lambda value=value: self.set_first_report(ids, value))
                 a.setCheckable(True)  # ticked when every selected iostat run is so
                 a.setChecked(all((rid in since_boot) == value for rid in iostat))
-        if any(has(k, TIME_SERIES) and has(k, LATENCY_HISTOGRAMS) for k in kinds):  # vscsiStats counts
+        if any(has(r.get("kind"), TIME_SERIES) and has(r.get("kind"), LATENCY_HISTOGRAMS)
+               and not mt.get("counts_per_interval") for r, mt in zip(runs, metas)):  # vscsiStats counts
             m.addAction("vscsiStats counts are cumulative (never reset)",
                         lambda: self.set_histogram_counts(ids, "cumulative"))
             m.addAction("vscsiStats counts are per collection (reset with -r)",
@@ -276,3 +279,11 @@ class RunBrowser(QWidget):
             self.ws.delete_run(rid)
         self.reload()
         self.runs_changed.emit()
+
+
+def _meta(run: dict[str, Any]) -> dict[str, Any]:
+    """A run's ``meta`` as a dict (stored as JSON text)."""
+    meta = run.get("meta") or {}
+    if isinstance(meta, str):
+        meta = json.loads(meta)
+    return meta if isinstance(meta, dict) else {}
