@@ -229,11 +229,16 @@ class _Clock:
         self.base = base
         self.shift = 0
         self.prev: datetime | None = None
+        self.prev_hms: tuple[int, int, int] | None = None
 
     def rebase(self, base: date) -> None:
-        self.base, self.shift, self.prev = base, 0, None
+        self.base, self.shift, self.prev, self.prev_hms = base, 0, None, None
 
     def at(self, t: _Time, commit: bool = True) -> datetime:
+        if self.prev is not None and t.hms == self.prev_hms:  # the rows of one sample share its time
+            return self.prev
+        if commit:
+            self.prev_hms = t.hms
         dt = datetime(self.base.year, self.base.month, self.base.day, *t.hms) + timedelta(days=self.shift)
         shift = self.shift
         if self.prev is not None and dt < self.prev - timedelta(hours=12):
@@ -285,6 +290,13 @@ class _Values:
         self.human = False
 
     def num(self, tok: str, n: int, what: str, unit: str | None = None) -> float | None:
+        try:  # the common case: a plain number
+            v = float(tok)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(v) and v >= 0 and "_" not in tok:
+                return v
         m = _NUMBER.match(tok)
         if m is None:
             if tok in ("N/A", "-"):
@@ -618,6 +630,7 @@ class _TextParser:
         self.dev_at = 0
         self.block_time: datetime | None = None  # Solaris/HP-UX/AIX: the time of the current block
         self.in_average = False
+        self._time_cache: tuple[str, _Time | None] = ("", None)  # the last line's time as printed, and read
 
     def events(self) -> Iterator[Event]:
         for n, line in self.lines:
@@ -634,17 +647,22 @@ class _TextParser:
         if not s:
             self.in_average = False
             return
-        if (m := LINUX_BANNER.match(s)) or (m := UNIX_BANNER.match(s)):
+        if s[0] in "LGSHA" and ((m := LINUX_BANNER.match(s)) or (m := UNIX_BANNER.match(s))):
             self._banner(m, n)
             return
         if self.run is None:
             raise ParseError(f"unexpected text {s[:60]!r} before sar's banner line", n)
-        lt = _leading_time(line)
-        if lt is None:
-            self._untimed(line, s, n)
-            return
+        prefix, cached = self._time_cache
+        if prefix and line.startswith(prefix) and line[len(prefix):len(prefix) + 1].isspace():
+            t, rest = cached, line[len(prefix):]  # the time of the line before (the rows of one sample)
+        else:
+            lt = _leading_time(line)
+            if lt is None:
+                self._untimed(line, s, n)
+                return
+            t, rest = lt
+            self._time_cache = (line[: len(line) - len(rest)], t)
         self.in_average = False
-        t, rest = lt
         toks = rest.split()
         if not toks:
             return
@@ -654,7 +672,7 @@ class _TextParser:
         if toks[0] == "COM":
             self.run.comments.append(rest.strip()[4:])
             return
-        if not any(_is_number(x) for x in toks):
+        if not (_is_number(toks[-1]) or _is_number(toks[0]) or any(_is_number(x) for x in toks)):
             self._header(t, toks, n)
             return
         if self.section in ("disk", "io"):
@@ -768,27 +786,35 @@ class _TextParser:
         if self.section == "io":
             series.add(ts, ALL_IO, _io_values(self.header, toks, n, self.values), n)
             return
-        rec = dict(zip(self.header, toks))
+        device = toks[self.dev_at]
         if self.system == "Linux":
-            device = toks[self.dev_at]
-            vals = _linux_values(rec, n, self.values)
+            vals = _linux_values(_plan(self.header), toks, n, self.values)
             vals[_VI["layer"]] = run.number_layer(device)
         else:
-            device = toks[self.dev_at]
-            vals = _unix_values(rec, n, self.values)
+            vals = _unix_values(dict(zip(self.header, toks)), n, self.values)
             vals[_VI["layer"]] = unix_layer(self.system, device)
         series.add(ts, device, vals, n)
 
 
-def _linux_values(rec: dict[str, str], n: int, values: _Values) -> list[Any]:
+_PLANS: dict[tuple[str, ...], list[tuple[int, int, float, str | None, str]]] = {}
+
+
+def _plan(header: list[str]) -> list[tuple[int, int, float, str | None, str]]:
+    """Where each stored figure of a Linux sar -d row is: (field, column, factor, -h unit, name), per header."""
+    key = tuple(header)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS[key] = [(i, _VI[LINUX_DISK[name][0]], LINUX_DISK[name][1], LINUX_DISK[name][2], name)
+                              for i, name in enumerate(header) if name in LINUX_DISK]
+    return plan
+
+
+def _linux_values(plan: list[tuple[int, int, float, str | None, str]], toks: list[str], n: int, values: _Values
+                  ) -> list[Any]:
     out: list[Any] = [None] * len(VALUE_COLUMNS)
-    for name, tok in rec.items():
-        spec = LINUX_DISK.get(name)
-        if spec is None:
-            continue
-        col, factor, unit = spec
-        v = values.num(tok, n, name, unit)
-        out[_VI[col]] = None if v is None else v * factor
+    for i, col, factor, unit, name in plan:
+        v = values.num(toks[i], n, name, unit)
+        out[col] = None if v is None else (v * factor if factor != 1.0 else v)
     return out
 
 
@@ -916,10 +942,10 @@ class _SadfParser:
                 raise ParseError(f"expected {width} fields after the time (as the header says: {';'.join(header)}), "
                                  f"found {len(body)}", n)
             for i in range(0, len(body), width):
-                rec = dict(zip(header, body[i:i + width]))
-                vals = _linux_values(rec, n, self.values)
-                vals[_VI["layer"]] = run.number_layer(rec["DEV"])
-                run.disk.add(ts, rec["DEV"], vals, n)
+                part = body[i:i + width]
+                vals = _linux_values(_plan(header), part, n, self.values)
+                vals[_VI["layer"]] = run.number_layer(part[0])
+                run.disk.add(ts, part[0], vals, n)
             series = run.disk
         else:
             run.io_columns = run.io_columns or header
