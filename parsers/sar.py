@@ -978,6 +978,37 @@ def _sadf_time(stamp: str, n: int) -> tuple[datetime, str | None]:
     return ts, None
 
 
+# ---- sadf's other layouts: recognised, refused -----------------------------------------------------------------------
+SADF_OTHER_HINT = ("sadf's JSON, XML and tab-separated outputs (sadf -j, -x, -p) are not read: export the data file "
+                   "with sadf -d saDD -- -d -p > sar.csv and import that")
+_SADF_PPC = re.compile(rb"^[^\t\n]+\t-?\d+\t(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}( UTC)?|\d{9,11})\t[^\t\n]+\t", re.M)
+
+
+class SadfOtherFormat:
+    id = "sadf-other"
+    kind = KIND.id
+    label = "sar data (sadf -j, -x, -p: not supported)"
+    priority = 41
+    tables = ()
+    unsupported = SADF_OTHER_HINT
+
+    def sniff(self, head: bytes) -> float:
+        t = head.lstrip()[:2048]
+        if t.startswith(b"{") and re.search(rb'"sysstat"\s*:', t) and (b'"file-date"' in head
+                                                                         or b'"file-utc-time"' in head):
+            return 0.99  # iostat -o JSON has the same envelope, but no file-date (sadf's data file)
+        if t.startswith(b"<?xml") and re.search(rb"<!DOCTYPE sysstat|<sysstat\b", t):
+            return 0.95
+        lines = [ln for ln in head.split(b"\n")[:5] if ln.strip()]
+        if len(lines) >= 2 and all(_SADF_PPC.match(ln) for ln in lines[:-1]):
+            return 0.9
+        return 0.0
+
+    def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
+        yield from ()
+        raise ParseError(SADF_OTHER_HINT, None)
+
+
 # ---- binary saDD: recognised, refused --------------------------------------------------------------------------------
 class SarBinaryFormat:
     id = "sar-binary"
@@ -1000,3 +1031,4 @@ class SarBinaryFormat:
 TEXT = register(SarTextFormat())
 SADF = register(SadfFormat())
 BINARY = register(SarBinaryFormat())
+SADF_OTHER = register(SadfOtherFormat())

@@ -155,6 +155,9 @@ EXPECTED = {
     "sar/vm_sysstat-12.6.1_sadf-d_b-d-p.txt": 'sadf-d',
     "sar/vm_sysstat-12.6.1_sadf-d_u.txt": 'sadf-d',  # read as sar, refused: no disk report
     "sar/vm_sysstat-12.6.1_sadf-dh_d-p.txt": 'sadf-d',
+    "sar/vm_sysstat-12.6.1_sadf-j_d-p.json": None,  # sadf -j, -x, -p: refused with the sadf -d command
+    "sar/vm_sysstat-12.6.1_sadf-p_d-p.txt": None,
+    "sar/vm_sysstat-12.6.1_sadf-x_d-p.xml": None,
     "sar/vm_sysstat-12.6.1_sar-A.txt": 'sar-text',
     "sar/vm_sysstat-12.6.1_sar-b-d-p_live.txt": 'sar-text',
     "sar/vm_sysstat-12.6.1_sar-b.txt": 'sar-text',

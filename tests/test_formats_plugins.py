@@ -56,6 +56,7 @@ FORMATS = {  # id: (kind, tables written)
     "sar-text": ("sar", ("iostat_samples",)),
     "sadf-d": ("sar", ("iostat_samples",)),
     "sar-binary": ("sar", ()),  # recognised to be refused (binary saDD)
+    "sadf-other": ("sar", ()),  # recognised to be refused (sadf -j, -x, -p)
 }
 
 
