@@ -9,6 +9,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -149,7 +150,7 @@ def _column_at(s: Series, x: float) -> int | None:
         return k if 0 <= k < len(s.order) else None
     for k, idx in enumerate(s.order):
         sp = s.span(idx)
-        if sp is not None and sp[0] / 60 <= x < sp[1] / 60:
+        if sp is not None and sp[0] / s.time_unit <= x < sp[1] / s.time_unit:
             return k
     return None
 
@@ -159,7 +160,7 @@ def _x_extent(s: Series) -> tuple[float, float]:
     if not s.timed:
         return 0.0, float(len(s.order))
     spans = [sp for sp in (s.span(i) for i in s.order) if sp is not None]
-    return min(a for a, _b in spans) / 60, max(b for _a, b in spans) / 60
+    return min(a for a, _b in spans) / s.time_unit, max(b for _a, b in spans) / s.time_unit
 
 
 def _heatmapped(s: Series) -> bool:
@@ -167,8 +168,7 @@ def _heatmapped(s: Series) -> bool:
     return not (has(s.kind, JOB_SUMMARY) and len(s.samples) == 1)
 
 
-def _minutes(seconds: float) -> str:
-    return f"{seconds / 60:,.1f}"
+SHORT_RUN_S = 120.0  # a run shorter than this is drawn in seconds, not minutes (a 6 s fio job: not "0.0-0.1 min")
 
 
 @dataclass
@@ -193,6 +193,17 @@ class Series:
         """Every collection has a time and a length: the x axis can be minutes."""
         return bool(self.interval_s) and all(i in self.t_s for i in self.samples)
 
+    @cached_property
+    def time_unit(self) -> float:
+        """Seconds per unit of the x axis: minutes, or seconds for a run shorter than two minutes."""
+        ends = [self.t_s[i] + float(self.interval_s or 0.0) for i in self.samples if i in self.t_s]
+        return 1.0 if ends and max(ends) < SHORT_RUN_S else 60.0
+
+    @property
+    def unit_name(self) -> tuple[str, str]:
+        """The x axis' unit: (word, abbreviation)."""
+        return ("seconds", "s") if self.time_unit == 1.0 else ("minutes", "min")
+
     def span(self, idx: int) -> tuple[float, float] | None:
         """Seconds since the run's start at which collection ``idx`` begins and ends."""
         if not self.timed or idx not in self.t_s:
@@ -204,7 +215,8 @@ class Series:
         sp = self.span(idx)
         if sp is None:
             return ""
-        mins = f"{_minutes(sp[0])}–{_minutes(sp[1])} min"
+        u = self.time_unit
+        mins = f"{sp[0] / u:,.1f}–{sp[1] / u:,.1f} {self.unit_name[1]}"
         ts = self.ts.get(idx)
         if ts is None:
             return mins
@@ -558,7 +570,7 @@ class HistogramView(QWidget):
             item = self._heat_item(s, img, cmap)
             p.addItem(item)
             if s.timed:
-                p.setLabel("bottom", "minutes since the run's start", color=fg)
+                p.setLabel("bottom", f"{s.unit_name[0]} since the run's start", color=fg)
             else:
                 p.setLabel("bottom", f"collection (no time: {SET_INTERVAL_HINT})", color=fg)
                 p.getAxis("bottom").setTicks([[(i + 0.5, str(i + 1)) for i in range(len(order))
@@ -643,8 +655,8 @@ class HistogramView(QWidget):
             item.setRect(QRectF(0, 0, n, nb))
             return item
         spans = [s.span(i) for i in order]
-        starts = np.array([sp[0] for sp in spans if sp is not None]) / 60.0
-        width = float(s.interval_s or 0.0) / 60.0
+        starts = np.array([sp[0] for sp in spans if sp is not None]) / s.time_unit
+        width = float(s.interval_s or 0.0) / s.time_unit
         even = np.allclose(starts, starts[0] + width * np.arange(n), rtol=0, atol=width * 1e-6)
         if even:
             item = pg.ImageItem(img)
@@ -696,7 +708,7 @@ class HistogramView(QWidget):
                 marker.hide()
                 continue
             sp = s.span(s.order[k])
-            marker.setRegion((sp[0] / 60, sp[1] / 60) if sp else (k, k + 1))
+            marker.setRegion((sp[0] / s.time_unit, sp[1] / s.time_unit) if sp else (k, k + 1))
             marker.show()
 
     # ---- latency shares ------------------------------------------------------------------------
