@@ -454,8 +454,15 @@ class _Run:
         return Rows(self.key, "iostat_samples",
                     pl.DataFrame({k: data[k] for k in keep}, schema=frame_schema("iostat_samples", keep)))
 
-    def finish(self, warn: WarnFn, options: ImportOptions, values: _Values, encoding: str) -> Iterator[Event]:
-        """The rows left, then the run's interval, meta and counts once the whole file is read."""
+    def finish(self, warn: WarnFn, options: ImportOptions, values: _Values, encoding: str, several: bool = False
+               ) -> Iterator[Event]:
+        """The rows left, then the run's interval, meta and counts once the whole file is read. ``several``: the
+        file holds several hosts, so each warning names its host."""
+        if several:
+            plain = warn
+
+            def warn(message: str, line: int | None) -> None:
+                plain(f"host {self.info.host}: {message}", line)
         use_io = self.disk.sample < 0 and self.io.sample >= 0
         if self.disk.sample < 0 and not use_io:
             have = list(self.other) or ["no report at all"]
@@ -538,7 +545,8 @@ class _Run:
             warn(f"the host restarted at {r:%Y-%m-%d %H:%M:%S} ({self.restarts[r]}): the samples after it go on in "
                  "this run on the same clock; the time in between has no samples", None)
         if len(inside) > 3:
-            warn(f"the host restarted {len(inside) - 3} more times", None)
+            more = len(inside) - 3
+            warn(f"the host restarted {more} more time{'s' if more > 1 else ''}", None)
 
 
 def _join(items: list[str]) -> str:
@@ -639,7 +647,7 @@ class _TextParser:
             raise ParseError("no sar banner line (Linux 5.15 (host) 04/18/19 _x86_64_ (8 CPU), or SunOS/HP-UX/AIX "
                              "host … date): the file does not start as sar prints it", 1)
         for run in self.runs.values():
-            yield from run.finish(self.warn, self.options, self.values, self.lines.encoding)
+            yield from run.finish(self.warn, self.options, self.values, self.lines.encoding, len(self.runs) > 1)
 
     # one line
     def _line(self, n: int, line: str) -> Iterator[Event]:
@@ -653,7 +661,7 @@ class _TextParser:
         if self.run is None:
             raise ParseError(f"unexpected text {s[:60]!r} before sar's banner line", n)
         prefix, cached = self._time_cache
-        if prefix and line.startswith(prefix) and line[len(prefix):len(prefix) + 1].isspace():
+        if cached is not None and line.startswith(prefix) and line[len(prefix):len(prefix) + 1].isspace():
             t, rest = cached, line[len(prefix):]  # the time of the line before (the rows of one sample)
         else:
             lt = _leading_time(line)
@@ -889,7 +897,7 @@ class _SadfParser:
             raise ParseError("no sadf -d rows in the file", last)
         for run in self.runs.values():
             run.other.update(self.other)
-            yield from run.finish(warn, options, self.values, self.lines.encoding)
+            yield from run.finish(warn, options, self.values, self.lines.encoding, len(self.runs) > 1)
 
     def _header(self, s: str, n: int) -> None:
         if not SADF_HEADER.match(s):
@@ -967,7 +975,8 @@ def _sadf_time(stamp: str, n: int) -> tuple[datetime, str | None]:
     if m is None:
         raise ParseError(f"time stamp {s[:40]!r} is not one sadf prints (2019-04-18 13:20:19 UTC)", n)
     try:
-        ts = datetime(*(int(m.group(i)) for i in range(1, 7)))
+        y, mo, d, h, mi, sec = (int(m.group(i)) for i in range(1, 7))
+        ts = datetime(y, mo, d, h, mi, sec)
     except ValueError:
         raise ParseError(f"time stamp {s[:40]!r} is not a date and time", n) from None
     zone = m.group(7)

@@ -235,6 +235,31 @@ def test_sysstat_11_device_numbers_of_boot_time_majors_are_counted_as_disks_and_
     assert (run["interval_s"], run["n_samples"]) == (10.0, 6)
 
 
+def test_two_days_appended_and_two_hosts_in_one_file(ws, tmp_path):
+    """sar output of the next day appended (a second banner, the next date): one run on one clock; two hosts' output
+    in one file: one run per host, each warning naming its host."""
+    text = (FOLDER / "sysstat-tests_sar-dev.txt").read_text()
+    days = tmp_path / "two_days.txt"
+    days.write_text(text + "\n" + text.replace("04/18/19", "04/19/19"))
+    rid = _run_path(ws, days)
+    times = [r[0] for r in ws.con.execute("SELECT DISTINCT ts FROM iostat_samples WHERE run_id = ? ORDER BY 1",
+                                          [rid]).fetchall()]
+    assert (len(times), times[5]) == (10, datetime(2019, 4, 19, 13, 20, 19))
+    hosts = tmp_path / "two_hosts.txt"
+    hosts.write_text(text + "\n" + text.replace("SYSSTAT.TEST", "OTHER.HOST"))
+    r = import_file(ws, str(hosts), ImportOptions())
+    assert r.status == "imported", r.error
+    assert sorted(ws.run(i)["host"] for i in r.run_ids) == ["OTHER.HOST", "SYSSTAT.TEST"]
+    assert any(w.startswith("host OTHER.HOST: the host restarted at 2019-04-18 13:37:29") for w in r.warnings)
+
+
+def _run_path(ws, path):
+    r = import_file(ws, str(path), ImportOptions())
+    assert r.status == "imported", r.error
+    (rid,) = r.run_ids
+    return rid
+
+
 # ---- Solaris, HP-UX, AIX --------------------------------------------------------------------------------------------
 def test_hpux_block_rows_without_time(ws):
     rid = _run(ws, "ksar_hpux-sar.txt")
@@ -256,7 +281,7 @@ def test_hpux_peak_summed_from_the_file_text(ws):
     lines = (FOLDER / "ksar_hpux-sar.txt").read_text().splitlines()
     start = next(i for i, ln in enumerate(lines) if "device" in ln and "%busy" in ln)
     blocks: dict[str, float] = {}
-    t = None
+    t = ""
     for ln in lines[start + 1:]:
         f = ln.split()
         if not f:
