@@ -367,3 +367,44 @@ def test_large_files_stream_in_chunks(ws, monkeypatch):
     for name in ("ksar_testSolaris10.txt", V + "sadf-d_b-d-p.txt"):
         path = FOLDER / name
         compare_golden(golden_dir(GOLDEN, "sar", path), snapshot(ws, path))
+
+
+# ---- clocks and dates as the locales print them ----------------------------------------------------------------------
+@pytest.mark.parametrize(("line", "hms"), [
+    ("22:50:09       895.00", (22, 50, 9)),
+    ("10:50:09 PM    895.00", (22, 50, 9)),
+    ("12:00:01 AM    895.00", (0, 0, 1)),
+    ("12:30:00 PM    895.00", (12, 30, 0)),
+    ("22时50分09秒    895.00", (22, 50, 9)),  # zh_CN
+    ("22時50分09秒    895.00", (22, 50, 9)),  # ja_JP, zh_TW
+    ("22시 50분 09초    895.00", (22, 50, 9)),  # ko_KR: spaces inside the time
+    ("下午 10時50分09秒 895.00", (22, 50, 9)),  # a 12-hour CJK clock, the half of the day first
+    ("오후 10시 50분 09초 895.00", (22, 50, 9)),
+])
+def test_sar_clocks(line, hms):
+    from parsers.sar import _leading_time
+
+    lt = _leading_time(line)
+    assert lt is not None
+    assert lt[0].hms == hms
+    assert lt[1].split() == ["895.00"]
+
+
+@pytest.mark.parametrize(("text", "day"), [
+    ("04/18/19", "2019-04-18"), ("11/23/2026", "2026-11-23"), ("23/11/2026", "2026-11-23"),
+    ("23.11.2026", "2026-11-23"), ("2026-11-23", "2026-11-23"), ("2026年11月23日", "2026-11-23"),
+    ("2026년 11월 23일", "2026-11-23"),
+])
+def test_sar_banner_dates(text, day):
+    from parsers.sar import _banner_date
+
+    assert str(_banner_date(text)[0]) == day
+
+
+def test_a_day_month_order_the_banner_cannot_tell_is_said():
+    from parsers.sar import _banner_date
+
+    d, note = _banner_date("04/08/18")
+    assert str(d) == "2018-04-08"
+    assert note is not None
+    assert "month/day/year" in note
