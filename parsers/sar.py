@@ -473,6 +473,8 @@ class _Run:
             yield self._rows(s)
         self._interval(s, warn, options)
         self._meta(s, use_io, warn, values, encoding)
+        if options.first_report == "since-boot":
+            warn("sar's reports never cover the time since boot: every report is kept in the analyses", None)
         yield RunEnd(self.key, {"n_samples": s.sample + 1, "n_devices": len(s.devices), "ended_at": s.times[-1]},
                      info=self.info)
 

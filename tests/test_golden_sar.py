@@ -94,6 +94,13 @@ def test_sysstat_12_values_read_by_hand_and_restart(ws):
     assert any("the host restarted at 2019-04-18 13:54:09" in w for w in run["warnings"])
 
 
+def test_sar_never_covers_the_time_since_boot(ws):
+    r = import_file(ws, str(FOLDER / "sysstat-tests_sar-dev.txt"), ImportOptions(first_report="since-boot"))
+    assert r.status == "imported", r.error
+    assert any("never cover the time since boot" in w for w in r.warnings)
+    assert ws.con.execute("SELECT count(*) FROM iostat_samples WHERE since_boot").fetchall() == [(0,)]
+
+
 def test_old_sysstat_sectors_and_device_numbers(ws):
     rid = _run(ws, "ksar_sar-10.1.5.txt")
     # "09:20:01      dev8-16     13.52    580.18     56.83     47.10      0.11      8.28      3.27      4.42"
