@@ -54,6 +54,7 @@ CAPABILITIES = (TIME_SERIES, DEVICE_RATES, LATENCY_HISTOGRAMS, JOB_SUMMARY, THRO
 IOSTAT = "iostat"  # the default kind of an overlay curve (parsers.iostat, parsers.iostat_json declare it)
 VSCSISTATS = "vscsistats"  # an overlay curve read from vscsiStats collections (parsers.vscsistats declares it)
 IOMARK = "iomark"  # the kind a saved column mapping reads into, and a sizing basis (parsers.iomark declares it)
+FIO = "fio"  # fio's own latency semantics (json+ clat bins, submission + completion lat; parsers.fio declares it)
 
 
 @dataclass(frozen=True)

@@ -223,7 +223,7 @@ TABLES: tuple[Table, ...] = (
         *[_c(m, _D, _IOSTAT_METRICS[m][1], _IOSTAT_METRICS[m][0]) for m in METRICS],
         _c("is_group", _B, "a `-g` group summary row", not_null=True, default="false"),
         *_SAMPLE_EXTRAS,
-    ), per_run=True, main_of=("iostat", "perfmon", "esxtop", "nmon", "fio-log"),
+    ), per_run=True, main_of=("iostat", "perfmon", "esxtop", "nmon", "fio-log", "sar"),
         written_by="import",
         notes="A metric the file does not have is NULL."),
 

@@ -52,3 +52,19 @@ def test_sar_files_dropped_on_the_window_are_drawn_in_the_overlay(qtbot, window)
     plot.device.setCurrentIndex(devices.index("loop0"))
     qtbot.waitUntil(lambda: not plot.loading and len(plot.curves) == 1 and float(np.nanmax(plot.curves[0].y)) == 0,
                     timeout=30000)
+
+
+def test_a_read_write_metric_on_a_run_without_the_split_says_why_it_draws_nothing(qtbot, window):
+    """sar -d gives transfers per second, no reads and writes apart: IOPS (read) draws no curve and says why."""
+    from app.importer import import_file
+    from parsers.base import ImportOptions
+    from tests.test_ui_overlay import settle, shown
+
+    rid = import_file(window.ws, str(CORPUS / "sar" / "vm_sysstat-12.6.1_sar-d-p_restart.txt"),
+                      ImportOptions()).run_ids[0]
+    window.browser.reload()
+    plot = shown(qtbot, window, [rid])
+    plot.metric_box.setCurrentText("IOPS (read)")
+    settle(qtbot, plot, 1)
+    assert np.isnan(plot.curves[0].y).all()
+    assert "no reads and writes apart in its file (transfers per second only)" in plot.readout.toolTip()

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from app.analysis.text import AnalysisError, Note  # defined with the fix table; imported from here by the others
-from parsers.kinds import JOB_SUMMARY, TIME_SERIES, has, kind_label
+from parsers.kinds import FIO, JOB_SUMMARY, TIME_SERIES, has, kind_label
 
 if TYPE_CHECKING:
     from app.workspace import Workspace
@@ -464,7 +464,7 @@ def latency_share(ws: Workspace, run_id: int, threshold_ms: float = 50.0, op: st
     df = load_buckets(ws, run_id, LATENCY, op, device)
     if df.height == 0:
         why, fix = "", None
-        if run["kind"] == "fio":  # fio's own semantics: its histograms come from json+ bins
+        if run["kind"] == FIO:  # fio's own semantics: its histograms come from json+ bins
             why, fix = " (fio JSON without json+ 'bins': {fix})", "fio_json_plus"
         elif has(run["kind"], JOB_SUMMARY):  # DiskSpd and other benchmarks: percentiles only, in their job table
             why = f" ({kind_label(run['kind'])} prints latency percentiles, not a histogram: see its job table)"
@@ -501,7 +501,7 @@ def histo_summary(ws: Workspace, run_id: int, device: str | None = None) -> dict
     if has(run["kind"], JOB_SUMMARY):
         rows = _fio_rows(ws, run_id, device)
         interval = None
-        if run["kind"] == "fio":  # fio's own latency semantics
+        if run["kind"] == FIO:  # fio's own latency semantics
             notes.append("fio: 'mean lat' is fio's total latency (submission + completion, lat); the <= 50 ms share "
                          "comes from the completion-latency (clat) bins of json+")
     else:

@@ -285,7 +285,7 @@ def _per_report_sql(ops: tuple[str, ...]) -> str:
         CASE WHEN {rw_kb} THEN coalesce({w_kb}, 0) ELSE 0.0 END AS wkb,
         CASE WHEN {rw_kb} THEN coalesce(rkb_s, 0) + coalesce({w_kb}, 0) WHEN kb_s IS NOT NULL THEN kb_s ELSE 0.0 END
             AS kb,
-        ({rw_kb} OR kb_s IS NOT NULL) AS kba,
+        ({rw_kb} OR kb_s IS NOT NULL) AS kba, {rw_kb} AS rw_kb,
         CASE WHEN await_ms IS NOT NULL THEN await_ms ELSE {" + ".join(f"coalesce({w}, 0)" for w in _WAIT.values())}
             END AS aw_plain,
         CASE WHEN await_ms IS NOT NULL THEN 1 ELSE {" + ".join(f"({w} IS NOT NULL)::INTEGER" for w in _WAIT.values())}
@@ -296,6 +296,7 @@ def _per_report_sql(ops: tuple[str, ...]) -> str:
                                                              ("wkb", "wkb"), ("kb", "kb")))
     return f"""SELECT sample_idx, min(t_s) AS t_s, bool_or(t_s IS NULL) AS t_missing, min(ts) AS ts, {sums},
         bool_and(x) AS have_rw, bool_or(awa) AS awa, bool_or(kba) AS kba, bool_or(x) AS any_x, bool_or(p) AS any_p,
+        bool_or(rw_kb) AS rwa,
         {_exact_sum("aw_plain")} AS aw_sum, sum(aw_count) AS aw_n
         FROM ({rows}) GROUP BY sample_idx ORDER BY sample_idx"""
 
@@ -312,8 +313,9 @@ def _sum_devices(g: pl.DataFrame, interval: float, spans: pl.DataFrame | None = 
         pl.when(pl.col("any_x") | pl.col("any_p")).then("iops").alias("iops"),
         pl.when("have_rw").then("rd").alias("read_iops"), pl.when("have_rw").then("wr").alias("write_iops"),
         pl.when("have_rw").then("oth").alias("other_iops"),
-        pl.when("kba").then("kb").alias("kbs"), pl.when("kba").then("rkb").alias("read_kbs"),
-        pl.when("kba").then("wkb").alias("write_kbs"),
+        # read and written kB only where the file splits them (sar -d of Solaris, iostat -s: a total only)
+        pl.when("kba").then("kb").alias("kbs"), pl.when("rwa").then("rkb").alias("read_kbs"),
+        pl.when("rwa").then("wkb").alias("write_kbs"),
         pl.when(pl.col("awa") & (pl.col("awd") != 0)).then(pl.col("awn") / pl.col("awd"))
         # no request counts to weight by (an averaged latency log): the plain mean of the awaits it has
         .when(~(pl.col("any_x") | pl.col("any_p")) & (pl.col("aw_n") > 0)).then(pl.col("aw_sum") / pl.col("aw_n"))

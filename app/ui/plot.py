@@ -187,7 +187,14 @@ def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = 
     what = METRICS[metric]
     ts, te = s.col("t_start_s"), s.col("t_end_s")
     if isinstance(what, str):
-        return ts, te, s.col(what), note, float(s.offset_s)
+        y = s.col(what)
+        if s.frame.height and np.isnan(y).all():  # drawn as nothing: say why
+            why = {"read_iops": "no reads and writes apart in its file (transfers per second only)",
+                   "write_iops": "no reads and writes apart in its file (transfers per second only)",
+                   "iops": "no request counts in its file (throughput or latency only)",
+                   "kbs": "no throughput in its file", "await_ms": "no response times in its file"}.get(what, "")
+            note = "; ".join(x for x in (note, why) if x)
+        return ts, te, y, note, float(s.offset_s)
     col, agg = what
     if agg == "host":
         from app.analysis.host_latency import latency_split
