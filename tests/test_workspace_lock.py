@@ -23,6 +23,7 @@ from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.single_instance import send, server_name  # noqa: E402
 from app.workspace import Workspace  # noqa: E402
 from app.workspace_lock import WorkspaceLocked, cli_message, describe_holder  # noqa: E402
+from parsers.schema import SCHEMA_VERSION  # noqa: E402
 from tests.conftest import ROOT, SAMPLES  # noqa: E402
 
 PY = sys.executable
@@ -268,7 +269,7 @@ def test_open_workspace_from_a_newer_version_says_so_and_keeps_the_current_one(w
     monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a: boxes.append((title, text)))
     _action(window, "&Open workspace…").trigger()
     assert boxes == [("Workspace from a newer StormScope", f"{newer}\n\nThis workspace was made by a newer StormScope "
-                      "(schema 99); this version reads up to schema 2. Update StormScope to open it.")]
+                      f"(schema 99); this version reads up to schema {SCHEMA_VERSION}. Update StormScope to open it.")]
     # the current workspace is still open
     assert window.ws_path == before
     assert window.ws.runs() == []
