@@ -9,8 +9,9 @@ Cancel button stops the loop. A failure in one file never stops the others.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import os
-import shutil
+import tarfile
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
@@ -58,28 +59,125 @@ def _walk_dir(folder: Path) -> Iterator[str]:
                 yield str(Path(root) / f)
 
 
+# a customer's bundle: .zip, .tar, .tar.gz/.tgz (and .tar.bz2, .tar.xz), and single .gz files
+TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+# an archive may unpack to at most this many times its own size (plus MIN_UNPACK_ALLOWANCE): text traces compress
+# 5-30x; a zip bomb (a 2 MB file of 4 GB of zeros) is refused instead of filling the disk
+MAX_UNPACK_RATIO = 200
+MIN_UNPACK_ALLOWANCE = 256 * 1024 * 1024
+CHUNK = 1024 * 1024
+
+
+class ArchiveError(Exception):
+    """An archive that cannot be unpacked safely (a bomb, a link, a damaged member): said in the customer's words."""
+
+
+def archive_kind(path: str | os.PathLike) -> str | None:
+    """``zip``, ``tar`` or ``gz`` for an archive StormScope opens (checked by content, the name only chooses which
+    check), else None."""
+    name = str(path).lower()
+    if not os.path.isfile(path):
+        return None
+    if name.endswith(".zip") and zipfile.is_zipfile(path):
+        return "zip"
+    if name.endswith(TAR_SUFFIXES):
+        try:
+            if tarfile.is_tarfile(path):
+                return "tar"
+        except (OSError, EOFError, tarfile.TarError):
+            return None
+    if name.endswith(".gz"):
+        with open(path, "rb") as fh:
+            return "gz" if fh.read(2) == b"\x1f\x8b" else None
+    return None
+
+
 def is_archive(path: str | os.PathLike) -> bool:
-    return str(path).lower().endswith(".zip") and os.path.isfile(path) and zipfile.is_zipfile(path)
+    return archive_kind(path) is not None
+
+
+class _Budget:
+    """How many bytes an archive may still unpack to (see MAX_UNPACK_RATIO)."""
+
+    def __init__(self, archive: str | os.PathLike):
+        self.archive = Path(archive).name
+        self.left = max(MIN_UNPACK_ALLOWANCE, MAX_UNPACK_RATIO * os.path.getsize(archive))
+
+    def copy(self, src: Any, target: Path) -> None:
+        with open(target, "wb") as dst:
+            while chunk := src.read(CHUNK):
+                self.left -= len(chunk)
+                if self.left < 0:
+                    raise ArchiveError(f"it unpacks to more than {MAX_UNPACK_RATIO} times its size (a compression "
+                                       "bomb?); unpack it yourself and import the folder")
+                dst.write(chunk)
+
+
+def _target(dest: Path, root: Path, name: str) -> Path | None:
+    """Where a member lands, or None when it would land outside ``dest`` (``../x``, an absolute path)."""
+    target = (dest / name).resolve()
+    return target if target.is_relative_to(root) and target != root else None
+
+
+def _unzip(archive: str | os.PathLike, dest: Path, root: Path, budget: _Budget) -> None:
+    with zipfile.ZipFile(archive) as z:
+        for zm in z.infolist():
+            target = None if zm.is_dir() else _target(dest, root, zm.filename)
+            if target is None:
+                continue  # a folder entry, or a member that would escape the folder
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with z.open(zm) as member:
+                budget.copy(member, target)
+
+
+def _untar(archive: str | os.PathLike, dest: Path, root: Path, budget: _Budget) -> None:
+    with tarfile.open(archive, mode="r:*") as t:
+        for tm in t:
+            target = _target(dest, root, tm.name) if tm.isfile() else None
+            member = t.extractfile(tm) if target is not None else None
+            if target is None or member is None:
+                continue  # folders, links, devices, and members that would escape the folder
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with member:
+                budget.copy(member, target)
+
+
+def unpack(archive: str | os.PathLike, dest: Path) -> Path:
+    """Unpack ``archive`` (zip, tar or gz) into the new folder ``dest``, streamed member by member. Members that
+    would land outside it are left out; links and devices in a tar are left out; an archive that unpacks to far more
+    than its size raises :class:`ArchiveError` (what was written so far is removed with the staging folder)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    root = dest.resolve()
+    budget = _Budget(archive)
+    kind = archive_kind(archive)
+    if kind == "zip":
+        _unzip(archive, dest, root, budget)
+    elif kind == "tar":
+        _untar(archive, dest, root, budget)
+    elif kind == "gz":
+        name = Path(archive).name
+        with gzip.open(archive, "rb") as gz:
+            budget.copy(gz, dest / (name[:-3] if name.lower().endswith(".gz") else name))
+    return dest
 
 
 def unpack_zip(archive: str | os.PathLike, dest: Path) -> Path:
-    """Unpack ``archive`` into the new folder ``dest``; members that would land outside it are left out."""
-    dest.mkdir(parents=True, exist_ok=True)
-    root = dest.resolve()
-    with zipfile.ZipFile(archive) as z:
-        for m in z.infolist():
-            target = (dest / m.filename).resolve()
-            if m.is_dir() or not target.is_relative_to(root) or target == root:
-                continue  # a folder entry, or a member that would escape the folder
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with z.open(m) as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1024 * 1024)
-    return dest
+    """Kept for callers of the zip-only name: see :func:`unpack`."""
+    return unpack(archive, dest)
+
+
+def _stem(path: str) -> str:
+    name = Path(path).name
+    for suffix in (*TAR_SUFFIXES, ".zip", ".gz"):
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
 
 
 def find_files(paths: Iterable[str | os.PathLike], tmp: Path) -> list[FoundFile]:
     """Every file to import below ``paths``, in order: files named, files below folders named, and the members of
-    .zip archives (named, or found in a folder or in another archive), unpacked below ``tmp``."""
+    archives -- .zip, .tar, .tar.gz/.tgz, .gz -- (named, or found in a folder or in another archive), unpacked
+    below ``tmp``."""
     out: list[FoundFile] = []
     n_unpacked = 0
 
@@ -87,10 +185,11 @@ def find_files(paths: Iterable[str | os.PathLike], tmp: Path) -> list[FoundFile]
         nonlocal n_unpacked
         if depth < MAX_ZIP_DEPTH and is_archive(path):
             n_unpacked += 1
-            try:
-                dest = unpack_zip(path, tmp / f"{n_unpacked}-{Path(path).stem}")
-            except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, OSError) as e:
-                # damaged, encrypted (RuntimeError), an unknown compression (NotImplementedError) or a full disk
+            try:  # each archive its own folder: two a.zip from two folders keep both their traces
+                dest = unpack(path, tmp / f"{n_unpacked}-{_stem(path)}")
+            except (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, EOFError, gzip.BadGzipFile,
+                    NotImplementedError, RuntimeError, OSError, ArchiveError) as e:
+                # damaged, encrypted (RuntimeError), an unknown compression (NotImplementedError), a bomb or a full disk
                 out.append(FoundFile(path, source, in_folder, error=f"{source}: cannot unpack the archive ({e})"))
                 return
             for f in _walk_dir(dest):
@@ -166,16 +265,55 @@ def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobStat
     state = state or JobState()
     read_path, path = path, source or path
     res = ImportResult(path=path, status="failed")
+    with tempfile.TemporaryDirectory(prefix="stormscope-text-") as tmp:
+        return _import_one(ws, read_path, path, options, state, fmt_id, in_folder, res, Path(tmp))
+
+
+def _utf16(path: str) -> str | None:
+    """``utf-16`` when the file starts with a UTF-16 byte-order mark (PowerShell's ``>`` writes one)."""
+    with open(path, "rb") as fh:
+        head = fh.read(2)
+    return "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else None
+
+
+def _to_utf8(path: str, tmp: Path) -> str:
+    """A UTF-8 copy of a UTF-16 file, streamed, for the parsers (which read UTF-8 and Windows-1252)."""
+    out = tmp / Path(path).name
+    with open(path, encoding="utf-16", newline="") as src, open(out, "w", encoding="utf-8", newline="") as dst:
+        while chunk := src.read(CHUNK):
+            dst.write(chunk)
+    return str(out)
+
+
+def _record_encoding(ws: Workspace, run_ids: list[int], encoding: str) -> None:
+    import json
+
+    for rid in run_ids:
+        meta = (ws.run(rid) or {}).get("meta") or {}
+        meta = json.loads(meta) if isinstance(meta, str) else dict(meta)
+        meta["encoding"] = encoding
+        ws.con.execute("UPDATE runs SET meta = ? WHERE run_id = ?", [json.dumps(meta), rid])
+
+
+def _format(path: str, fmt_id: str | None) -> Any:
+    """The format asked for, else the one the content shows."""
+    if fmt_id:
+        from parsers.registry import by_id
+        return by_id(fmt_id)
+    return detect(path)
+
+
+def _import_one(ws: Workspace, read_path: str, path: str, options: ImportOptions, state: JobState,
+                fmt_id: str | None, in_folder: bool, res: ImportResult, tmp: Path) -> ImportResult:
     try:
         if not os.path.isfile(read_path):
             raise ParseError("no such file" if not os.path.exists(read_path) else "not a regular file")
-        if fmt_id:
-            from parsers.registry import by_id
-            fmt = by_id(fmt_id)
-        else:
-            fmt = detect(read_path)
+        original, encoding = read_path, _utf16(read_path)
+        if encoding:
+            read_path = _to_utf8(read_path, tmp)
+        fmt = _format(read_path, fmt_id)
         res.kind, res.format = fmt.kind, fmt.id
-        sha, size = sha256_of(read_path)
+        sha, size = sha256_of(original)  # the file as the customer gave it
         dup = ws.find_duplicate(sha)
         if dup:
             res.status = "duplicate"
@@ -192,6 +330,8 @@ def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobStat
         if os.path.getsize(read_path) > READ_AHEAD_BYTES:
             events = read_ahead(events)
         res.run_ids, res.rows = ws.import_events(path, fmt.id, fmt.kind, events, options, sha, size, warnings)
+        if encoding:
+            _record_encoding(ws, res.run_ids, encoding)
         res.warnings = warnings
         res.status = "imported"
     except Cancelled:

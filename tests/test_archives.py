@@ -1,0 +1,142 @@
+"""A customer's bundle on every import path: .tar, .tar.gz/.tgz, .gz and .zip, from the command line and dropped on
+the window; unpacked member by member into a folder of its own, links and escaping members left out, a compression
+bomb refused; and UTF-16 files (PowerShell's ``>``) read, with their encoding recorded.
+
+The traces inside are real corpus files (the UTF-16 ones are corpus files re-encoded by the test).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import zipfile
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+from app.importer import MAX_UNPACK_RATIO, find_files, iter_import  # noqa: E402
+from app.workspace import Workspace  # noqa: E402
+from parsers.base import ImportOptions  # noqa: E402
+from tests.conftest import CORPUS, ROOT, SAMPLES, drop_paths  # noqa: E402
+
+NMON = CORPUS / "nmon" / "vm_nmon-16n_disk-list-grows.nmon"
+SAR = CORPUS / "sar" / "vm_sysstat-12.6.1_sar-d-p_restart.txt"
+TYPEPERF = CORPUS / "perfmon" / "snippet_typeperf-si10_PhysicalDisk-star_GORANS2.csv"
+
+
+def _tgz(path, members):
+    with tarfile.open(path, "w:gz") as t:
+        for name, src in members:
+            t.add(src, arcname=name)
+    return path
+
+
+def _results(ws, paths):
+    return [step.result for step in iter_import(ws, [str(p) for p in paths], ImportOptions())]
+
+
+def test_a_tgz_bundle_from_the_command_line_imports_every_trace_and_names_its_members(tmp_path):
+    bundle = _tgz(tmp_path / "customer.tgz", [("host1/nmon.nmon", NMON), ("host2/sar.txt", SAR)])
+    w = str(tmp_path / "w.duckdb")
+    r = subprocess.run([sys.executable, str(ROOT / "main.py"), "import", str(bundle), "-w", w, "--json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr
+    with Workspace(w, read_only=True) as ws:
+        sources = sorted(x["source_path"] for x in ws.query("SELECT source_path FROM runs").to_dicts())
+        kinds = sorted(x["kind"] for x in ws.query("SELECT kind FROM runs").to_dicts())
+    assert kinds == ["nmon", "sar"]
+    assert [s.replace("\\", "/").split("customer.tgz/")[-1] for s in sources] == ["host1/nmon.nmon",
+                                                                                   "host2/sar.txt"]
+
+
+def test_gz_tar_and_a_zip_inside_a_tar(ws, tmp_path):
+    gz = tmp_path / "sar.txt.gz"
+    gz.write_bytes(gzip.compress(SAR.read_bytes()))
+    inner = tmp_path / "inner.zip"
+    with zipfile.ZipFile(inner, "w") as z:
+        z.write(NMON, "nmon.nmon")
+    tar = tmp_path / "outer.tar"
+    with tarfile.open(tar, "w") as t:
+        t.add(inner, arcname="inner.zip")
+    res = _results(ws, [gz, tar])
+    assert [(r.status, r.kind) for r in res] == [("imported", "sar"), ("imported", "nmon")]
+    assert res[0].path.endswith("sar.txt.gz/sar.txt")
+    assert res[1].path.replace("\\", "/").endswith("outer.tar/inner.zip/nmon.nmon")
+
+
+def test_two_bundles_of_one_name_keep_both_traces(ws, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    _tgz(a / "logs.tgz", [("trace.txt", SAR)])
+    _tgz(b / "logs.tgz", [("trace.txt", NMON)])
+    res = _results(ws, [a / "logs.tgz", b / "logs.tgz"])
+    assert sorted(r.kind for r in res) == ["nmon", "sar"]
+    assert all(r.status == "imported" for r in res)
+
+
+def test_links_and_escaping_members_are_left_out(tmp_path):
+    bad = tmp_path / "bad.tar"
+    with tarfile.open(bad, "w") as t:
+        t.add(SAR, arcname="ok/sar.txt")
+        for name in ("../evil_sibling/x.txt", "/abs/evil.txt"):
+            data = b"x"
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("link_to_passwd")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        t.addfile(link)
+        hard = tarfile.TarInfo("hard")
+        hard.type, hard.linkname = tarfile.LNKTYPE, "ok/sar.txt"
+        t.addfile(hard)
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    found = find_files([bad], stage)
+    assert [f.source.replace("\\", "/").split("bad.tar/")[-1] for f in found] == ["ok/sar.txt"]
+    assert not (tmp_path / "evil_sibling").exists()
+    assert not list(stage.rglob("link_to_passwd"))
+
+
+def test_a_compression_bomb_is_refused_without_filling_the_disk(ws, tmp_path, monkeypatch):
+    import app.importer as imp
+
+    monkeypatch.setattr(imp, "MIN_UNPACK_ALLOWANCE", 1024 * 1024)  # the real floor is 256 MB: keep the test small
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("zeros.txt", b"\0" * (8 * 1024 * 1024))  # 8 MB of zeros deflate to ~8 kB: ratio ~1000
+    assert os.path.getsize(bomb) * MAX_UNPACK_RATIO < 8 * 1024 * 1024
+    res = _results(ws, [bomb])
+    assert res[0].status == "failed"
+    assert f"more than {MAX_UNPACK_RATIO} times its size" in res[0].error
+    assert ws.runs() == []
+
+
+@pytest.mark.parametrize("bom", ["utf-16-le", "utf-16-be"])
+def test_a_utf16_file_is_read_and_its_encoding_recorded(ws, tmp_path, bom):
+    f = tmp_path / f"typeperf_{bom}.csv"
+    f.write_bytes(("\ufeff" + TYPEPERF.read_text(encoding="utf-8")).encode(bom))
+    res = _results(ws, [f])
+    assert res[0].status == "imported", res[0].error
+    run = ws.run(res[0].run_ids[0])
+    meta = json.loads(run["meta"]) if isinstance(run["meta"], str) else run["meta"]
+    assert meta["encoding"] == "utf-16"
+    # the same figures as the UTF-8 file
+    ref = Workspace(tmp_path / "ref.duckdb")
+    rid = _results(ref, [TYPEPERF])[0].run_ids[0]
+    q = "SELECT device, sample_idx, r_s, w_s, await_ms FROM iostat_samples WHERE run_id = ? ORDER BY 1, 2"
+    assert ws.query(q, [res[0].run_ids[0]]).rows() == ref.query(q, [rid]).rows()
+    ref.close()
+
+
+def test_a_tgz_dropped_on_the_window_imports_its_traces(qtbot, window, tmp_path):
+    bundle = _tgz(tmp_path / "drop.tar.gz", [("a/storm.txt", SAMPLES / "storm_fast_iostat-xt.txt"), ("b/sar.txt", SAR)])
+    drop_paths(window, [bundle])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    assert sorted(r["kind"] for r in window.ws.runs()) == ["iostat", "sar"]
