@@ -285,12 +285,30 @@ def _to_utf8(path: str, tmp: Path) -> str:
     return str(out)
 
 
+SMALL_TEXT_BYTES = 64 * 1024 * 1024
+
+
+def _legacy_encoding(path: str) -> str | None:
+    """Windows-1252 (or Latin-1) when a small file is not UTF-8 (the parsers read it so: parsers.base.decode);
+    None for UTF-8 and for large files, whose streaming parsers record it themselves."""
+    from parsers.base import decode
+
+    if os.path.getsize(path) > SMALL_TEXT_BYTES:
+        return None
+    with open(path, "rb") as fh:
+        enc = decode(fh.read())[1]
+    return None if enc == "utf-8" else enc
+
+
 def _record_encoding(ws: Workspace, run_ids: list[int], encoding: str) -> None:
+    """``runs.meta.encoding``, unless the parser recorded it already."""
     import json
 
     for rid in run_ids:
         meta = (ws.run(rid) or {}).get("meta") or {}
         meta = json.loads(meta) if isinstance(meta, str) else dict(meta)
+        if "encoding" in meta:
+            continue
         meta["encoding"] = encoding
         ws.con.execute("UPDATE runs SET meta = ? WHERE run_id = ?", [json.dumps(meta), rid])
 
@@ -330,6 +348,7 @@ def _import_one(ws: Workspace, read_path: str, path: str, options: ImportOptions
         if os.path.getsize(read_path) > READ_AHEAD_BYTES:
             events = read_ahead(events)
         res.run_ids, res.rows = ws.import_events(path, fmt.id, fmt.kind, events, options, sha, size, warnings)
+        encoding = encoding or _legacy_encoding(original)
         if encoding:
             _record_encoding(ws, res.run_ids, encoding)
         res.warnings = warnings

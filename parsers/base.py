@@ -41,14 +41,29 @@ class ParseError(Exception):
         return f"{where}: {self.message}"
 
 
+def decode(data: bytes, encoding: str = "utf-8") -> tuple[str, str]:
+    """Text of ``data`` and the encoding it was read in: UTF-8, else Windows-1252 (device and job names typed on a
+    Windows machine: ``Données``), else Latin-1 -- never U+FFFD. A file that needed Windows-1252 once is read so to
+    its end (pass the encoding returned)."""
+    if encoding == "utf-8":
+        try:
+            return data.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            pass
+    try:
+        return data.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:  # the five bytes Windows-1252 leaves undefined
+        return data.decode("latin-1"), "latin-1"
+
+
 def read_text(path: str, what: str) -> str:
-    """A whole small text file (a byte-order mark dropped). A NUL byte means binary data: a ParseError naming
-    its line and saying the file is not ``what``."""
+    """A whole small text file (a byte-order mark dropped; UTF-8, else Windows-1252, see :func:`decode`). A NUL
+    byte means binary data: a ParseError naming its line and saying the file is not ``what``."""
     with open(path, "rb") as fh:
         raw = fh.read()
     if b"\x00" in raw:
         raise ParseError(f"binary data (NUL byte): not {what}", raw[: raw.index(b"\x00")].count(b"\n") + 1)
-    return raw.decode("utf-8-sig", errors="replace")
+    return decode(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)[0]
 
 
 def parse_json(text: str, start: int = 0) -> tuple[Any, int]:

@@ -43,6 +43,7 @@ from parsers.base import (
     SampleTimes,
     SinceBoot,
     WarnFn,
+    decode,
 )
 from parsers.iostat_columns import (
     COLUMNS,
@@ -161,6 +162,7 @@ class _Parser:
         self.opt = options
         self.state = state
         self.warn = warn
+        self.encoding = "utf-8"  # Windows-1252 once a chunk is not UTF-8 (parsers.base.decode)
         self.headers: dict[str, _Header] = {}
         self.pending: dict[str, _Pending] = {}
         self.pending_rows = 0
@@ -210,7 +212,8 @@ class _Parser:
                 if first and buf.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
                     buf = buf[3:]
                 first = False
-                text = buf.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+                text, self.encoding = decode(buf, self.encoding)
+                text = text.replace("\r\n", "\n").replace("\r", "\n")
                 yield text, eof
                 if eof:
                     break
@@ -792,6 +795,8 @@ class _Parser:
             ts_by_sample = {i: dt for (i, _), dt in zip(rs.stamps, dts)}
             if any(s.tz for s in raws):
                 info.meta["utc_offset"] = next(s.tz for s in raws if s.tz)
+        if self.encoding != "utf-8":
+            info.meta["encoding"] = self.encoding
         if banner_stamp is not None:
             try:
                 info.file_date = banner_date(banner_stamp, [s for _, s in rs.stamps])

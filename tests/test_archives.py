@@ -140,3 +140,29 @@ def test_a_tgz_dropped_on_the_window_imports_its_traces(qtbot, window, tmp_path)
     drop_paths(window, [bundle])
     qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
     assert sorted(r["kind"] for r in window.ws.runs()) == ["iostat", "sar"]
+
+
+def _meta(ws, rid):
+    m = ws.run(rid)["meta"]
+    return json.loads(m) if isinstance(m, str) else m
+
+
+def test_windows_1252_names_decode_and_the_encoding_is_recorded(ws, tmp_path):
+    """A device and a fio job named on a Windows machine (re-encoded corpus files): read as typed, never U+FFFD."""
+    log = tmp_path / "cp1252_iostat.txt"
+    text = (SAMPLES / "storm_fast_iostat-xt.txt").read_text(encoding="utf-8")
+    device = next(ln.split()[0] for ln in text.splitlines() if ln.startswith(("sd", "vd", "nvme", "dm-")))
+    log.write_bytes(text.replace(device, "Données").encode("cp1252"))
+    fio = tmp_path / "cp1252_fio.json"
+    raw = json.loads((SAMPLES / "fio_randread_lat_limited.json").read_text(encoding="utf-8"))
+    raw["jobs"][0]["jobname"] = "Prüfung"
+    fio.write_bytes(json.dumps(raw, ensure_ascii=False).encode("cp1252"))
+    res = _results(ws, [log, fio])
+    assert [r.status for r in res] == ["imported", "imported"], [r.error for r in res]
+    devices = {d for (d,) in ws.con.execute("SELECT DISTINCT device FROM iostat_samples").fetchall()}
+    assert "Données" in devices
+    assert not any("\ufffd" in d for d in devices)
+    assert ws.con.execute("SELECT jobname FROM fio_jobs").fetchall()[0][0] == "Prüfung"
+    assert [_meta(ws, r.run_ids[0]).get("encoding") for r in res] == ["cp1252", "cp1252"]
+    utf8 = _results(ws, [SAMPLES / "storm_slow_iostat-xt.txt"])[0]
+    assert "encoding" not in _meta(ws, utf8.run_ids[0])

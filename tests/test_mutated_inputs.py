@@ -115,12 +115,15 @@ def test_a_utf8_byte_order_mark_is_not_an_error(ws, tmp_path, src):
     assert r.status == "imported", r.error
 
 
-def test_utf16_says_what_it_is(ws, tmp_path):
+def test_utf16_is_read_as_the_same_log(ws, tmp_path):
+    """PowerShell's '>' writes UTF-16 with a byte-order mark: read like the UTF-8 log (issue 15; was refused)."""
     p = tmp_path / "u16.txt"
     p.write_bytes((CORPUS / "iostat" / "sysstat-tests_iostat-h.txt").read_text().encode("utf-16"))
     r = import_file(ws, str(p), ImportOptions())
-    assert r.status == "failed"
-    assert "UTF-16" in r.error
+    ref = import_file(ws, str(CORPUS / "iostat" / "sysstat-tests_iostat-h.txt"), ImportOptions())
+    assert (r.status, r.rows) == ("imported", ref.rows)
+    q = "SELECT device, sample_idx, tps, rkb_s FROM iostat_samples WHERE run_id = ? ORDER BY 1, 2"
+    assert ws.query(q, [r.run_ids[0]]).rows() == ws.query(q, [ref.run_ids[0]]).rows()
 
 
 # ---- iostat text: cut-off ends, pasted indentation, values iostat never prints, Windows line ends -------------
