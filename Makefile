@@ -29,7 +29,7 @@ lint: install
 	$(VENV)/bin/mypy
 
 test: lint
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n 2
 
 # Regenerate the golden files of the corpus tests (review the diff by eye before committing).
 golden: install
