@@ -56,6 +56,36 @@ def decode(data: bytes, encoding: str = "utf-8") -> tuple[str, str]:
         return data.decode("latin-1"), "latin-1"
 
 
+MAX_LINE = 64 * 1024  # a longer line is no trace's
+
+
+class TextLines:
+    """(line number, text) of a text file, streamed, line ends dropped; decoded by :func:`decode` line by line (UTF-8,
+    else Windows-1252 from the first line that is not: ``encoding`` says which, for ``runs.meta.encoding``). A NUL
+    byte or an absurdly long line is a ParseError naming the line and saying the file is not ``what``."""
+
+    def __init__(self, path: str, what: str, state: JobState, progress_every: int = 20000):
+        self.path, self.what, self.state, self.every = path, what, state, progress_every
+        self.encoding = "utf-8"
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        with open(self.path, "rb") as fh:
+            fh.seek(0, 2)
+            total = fh.tell() or 1
+            fh.seek(0)
+            for n, raw in enumerate(fh, 1):
+                if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                if b"\x00" in raw:
+                    raise ParseError(f"binary data (NUL byte): not {self.what}", n)
+                if len(raw) > MAX_LINE:
+                    raise ParseError(f"a line of {len(raw):,} characters: not {self.what}", n)
+                if n % self.every == 0:
+                    self.state.progress(fh.tell() / total, "reading")
+                text, self.encoding = decode(raw.rstrip(b"\r\n"), self.encoding)
+                yield n, text
+
+
 def read_text(path: str, what: str) -> str:
     """A whole small text file (a byte-order mark dropped; UTF-8, else Windows-1252, see :func:`decode`). A NUL
     byte means binary data: a ParseError naming its line and saying the file is not ``what``."""

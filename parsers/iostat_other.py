@@ -36,14 +36,24 @@ from datetime import UTC, datetime
 import numpy as np
 import polars as pl
 
-from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+from parsers.base import (
+    Event,
+    ImportOptions,
+    JobState,
+    ParseError,
+    Rows,
+    RunEnd,
+    RunInfo,
+    RunStart,
+    TextLines,
+    WarnFn,
+)
 from parsers.iostat import KIND
 from parsers.registry import register
 from parsers.schema import frame_schema
 
 KB = 1024.0
 CHUNK_ROWS = 50_000
-MAX_LINE = 64 * 1024
 SET_INTERVAL = ("the file has no timestamps, so the interval is unknown: times are left empty. Set it with "
                 "{fix:set_interval} (the number after 'iostat', e.g. 5 for 'iostat 5')")
 SET_INTERVAL_ZPOOL = ("the file has no timestamps, so the interval is unknown: times are left empty. Set it with "
@@ -58,24 +68,6 @@ def _head_text(head: bytes) -> str:
     if b"\x00" in head:
         return ""
     return head.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _lines(path: str, what: str, state: JobState) -> Iterator[tuple[int, str]]:
-    """(line number, line) of a text file, streamed; a NUL byte or an absurdly long line is a ParseError."""
-    with open(path, "rb") as fh:
-        fh.seek(0, 2)
-        total = fh.tell() or 1
-        fh.seek(0)
-        for n, raw in enumerate(fh, 1):
-            if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            if b"\x00" in raw:
-                raise ParseError(f"binary data (NUL byte): not {what}", n)
-            if len(raw) > MAX_LINE:
-                raise ParseError(f"line of {len(raw):,} characters: not {what}", n)
-            if n % 5000 == 0:
-                state.progress(fh.tell() / total, "reading")
-            yield n, raw.decode("utf-8", errors="replace").rstrip("\r\n")
 
 
 def _stamp(line: str) -> tuple[datetime, str | None] | None:
@@ -295,7 +287,7 @@ class IostatMacosFormat:
         run = _Run("iostat", info, ["tps", "kb_s", "areq_kb"], options)
         layout: _BsdLayout | None = None
         prev: tuple[int, str] | None = None  # a text line waiting for the column-name row under it
-        for n, line in _lines(path, "a macOS iostat log", state):
+        for n, line in TextLines(path, "a macOS iostat log", state, 5000):
             if not line.strip():
                 continue
             if _is_bsd_header(line):
@@ -400,7 +392,7 @@ class IostatIllumosFormat:
         stamp: tuple[datetime, str | None] | None = None
         seen: set[str] = set()
         how: set[str] = set()
-        for n, line in _lines(path, "an illumos iostat log", state):
+        for n, line in TextLines(path, "an illumos iostat log", state, 5000):
             s = line.strip()
             if not s:
                 continue
@@ -565,7 +557,7 @@ class _Zpool:
         report: list[_ZRow] = []
         stamp: tuple[datetime, str | None] | None = None
         group_line: int | None = None
-        for n, line in _lines(path, "a zpool iostat log", state):
+        for n, line in TextLines(path, "a zpool iostat log", state, 5000):
             s = line.strip()
             if not s:
                 continue

@@ -80,7 +80,18 @@ from typing import Any
 
 import polars as pl
 
-from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
+from parsers.base import (
+    Event,
+    ImportOptions,
+    JobState,
+    ParseError,
+    Rows,
+    RunEnd,
+    RunInfo,
+    RunStart,
+    TextLines,
+    WarnFn,
+)
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
 from parsers.registry import register
 from parsers.schema import frame_schema
@@ -88,7 +99,6 @@ from parsers.schema import frame_schema
 KIND = register_kind("sar", "sar", {TIME_SERIES, DEVICE_RATES})
 
 CHUNK_ROWS = 50_000
-MAX_LINE = 64 * 1024
 ALL_IO = "all I/O"  # the device of sar -b's system totals
 BINARY_HINT = ("a binary sar data file (saDD, written by sadc): StormScope reads sar's text. Convert it on a Linux "
                "host with sysstat: sadf -d saDD -- -d -p > sar.csv (or LC_ALL=C sar -d -p -f saDD > sar.txt)")
@@ -250,35 +260,7 @@ class _Clock:
 
 
 # ---- lines ---------------------------------------------------------------------------------------------------------
-class _Lines:
-    """(line number, text) of a text file, streamed; UTF-8, else Windows-1252 for a line that is not (said in
-    ``runs.meta.encoding``). A NUL byte or an absurdly long line is a ParseError."""
-
-    def __init__(self, path: str, what: str, state: JobState):
-        self.path, self.what, self.state = path, what, state
-        self.encoding = "utf-8"
-
-    def __iter__(self) -> Iterator[tuple[int, str]]:
-        with open(self.path, "rb") as fh:
-            fh.seek(0, 2)
-            total = fh.tell() or 1
-            fh.seek(0)
-            for n, raw in enumerate(fh, 1):
-                if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                    raw = raw[3:]
-                if b"\x00" in raw:
-                    raise ParseError(f"binary data (NUL byte): not {self.what}", n)
-                if len(raw) > MAX_LINE:
-                    raise ParseError(f"a line of {len(raw):,} characters: not {self.what}", n)
-                if n % 20000 == 0:
-                    self.state.progress(fh.tell() / total, "reading")
-                raw = raw.rstrip(b"\r\n")
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    self.encoding = "cp1252"
-                    text = raw.decode("cp1252", errors="replace")
-                yield n, text
+_Lines = TextLines  # (line number, text), streamed; its encoding goes to runs.meta.encoding
 
 
 # ---- values ----------------------------------------------------------------------------------------------------------
