@@ -1,8 +1,9 @@
-"""StormScope entry point.
+"""StormScope entry point (``python main.py`` in a checkout; the ``stormscope`` command when installed).
 
     python main.py [-w WS]           open the window on the workspace
     python main.py gui [-w WS] PATH  open the window and import PATHs
     python main.py COMMAND ...       command line (import, runs, sql, analyze, compare, size, report, ...; see --help)
+    python main.py --version
 """
 
 from __future__ import annotations
@@ -40,5 +41,10 @@ def main(argv: list[str]) -> int:
     return cli_main(argv)
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """The ``stormscope`` and ``stormscope-gui`` commands (pyproject.toml's entry points)."""
     sys.exit(main(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    run()
