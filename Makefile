@@ -18,6 +18,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 # Opens StormScope on the sample captures (a workspace of its own under .venv/). Two captures need
 # what their files cannot say (see sample_traces/README.md): the interval of `iostat -d 2`, and -y.
 run: install
+	@$(PY) packaging/check_qt_libs.py
 	@$(PY) main.py import sample_traces/capped_200iops_iostat-d.txt --interval 2 -w $(SAMPLE_WS) >/dev/null || true
 	@$(PY) main.py import sample_traces/storm_fast_iostat-xt.txt sample_traces/storm_slow_iostat-xt.txt \
 		--first-report interval -w $(SAMPLE_WS) >/dev/null || true
