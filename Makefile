@@ -8,7 +8,7 @@ DIST_STAMP := $(VENV)/.installed-dist
 # the folder of the built programs (StormScope, stormscope-cli): inside the .app on macOS
 DIST_APP := $(if $(filter Darwin,$(shell uname -s)),dist/StormScope.app/Contents/MacOS,dist/StormScope)
 
-.PHONY: install run test lint golden schema-doc bench soak clean dist
+.PHONY: install run test lint golden schema-doc bench soak clean dist install-check
 
 install: $(STAMP)
 
@@ -51,6 +51,11 @@ bench: install
 # The long soak: the real window offscreen through 20,000 interactions (make test runs 2,000).
 soak: install
 	QT_QPA_PLATFORM=offscreen $(PY) tests/soak_window.py 20000 11
+
+# What `pipx install .` gives a user: `pip install .` into a throwaway venv, then `stormscope --version`, an import
+# and a report run from / (packaging/install_check.sh).
+install-check:
+	PYTHON=$(PYTHON) packaging/install_check.sh
 
 # The desktop app (PyInstaller one-folder build, packaging/stormscope.spec) in dist/, then its smoke test:
 # --version, the sample traces imported (the same answer as the checkout), a report, the window offscreen.
