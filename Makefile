@@ -4,8 +4,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SAMPLE_WS := $(VENV)/sample_workspace.duckdb
+DIST_STAMP := $(VENV)/.installed-dist
+# the folder of the built programs (StormScope, stormscope-cli): inside the .app on macOS
+DIST_APP := $(if $(filter Darwin,$(shell uname -s)),dist/StormScope.app/Contents/MacOS,dist/StormScope)
 
-.PHONY: install run test lint golden schema-doc bench soak clean
+.PHONY: install run test lint golden schema-doc bench soak clean dist install-check
 
 install: $(STAMP)
 
@@ -18,6 +21,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 # Opens StormScope on the sample captures (a workspace of its own under .venv/). Two captures need
 # what their files cannot say (see sample_traces/README.md): the interval of `iostat -d 2`, and -y.
 run: install
+	@$(PY) packaging/check_qt_libs.py
 	@$(PY) main.py import sample_traces/capped_200iops_iostat-d.txt --interval 2 -w $(SAMPLE_WS) >/dev/null || true
 	@$(PY) main.py import sample_traces/storm_fast_iostat-xt.txt sample_traces/storm_slow_iostat-xt.txt \
 		--first-report interval -w $(SAMPLE_WS) >/dev/null || true
@@ -48,5 +52,24 @@ bench: install
 soak: install
 	QT_QPA_PLATFORM=offscreen $(PY) tests/soak_window.py 20000 11
 
+# What `pipx install .` gives a user: `pip install .` into a throwaway venv, then `stormscope --version`, an import
+# and a report run from / (packaging/install_check.sh).
+install-check:
+	PYTHON=$(PYTHON) packaging/install_check.sh
+
+# The desktop app (PyInstaller one-folder build, packaging/stormscope.spec) in dist/, then its smoke test:
+# --version, the sample traces imported (the same answer as the checkout), a report, the window offscreen.
+# Build time, size and start-up figures: packaging/README.md.
+dist: install $(DIST_STAMP)
+	rm -rf dist/StormScope dist/StormScope.app build/pyinstaller
+	$(VENV)/bin/pyinstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller \
+		packaging/stormscope.spec
+	$(PY) packaging/smoke_test.py $(DIST_APP)
+	@du -sh dist/StormScope
+
+$(DIST_STAMP): requirements-dist.txt $(STAMP)
+	$(PY) -m pip install --quiet -r requirements-dist.txt
+	touch $(DIST_STAMP)
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build dist

@@ -1,12 +1,14 @@
-"""StormScope entry point.
+"""StormScope entry point (``python main.py`` in a checkout; the ``stormscope`` command when installed).
 
     python main.py [-w WS]           open the window on the workspace
     python main.py gui [-w WS] PATH  open the window and import PATHs
     python main.py COMMAND ...       command line (import, runs, sql, analyze, compare, size, report, ...; see --help)
+    python main.py --version
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -20,10 +22,29 @@ def preload_before_qt() -> None:
     import polars  # noqa: F401
 
 
+def opens_the_window(argv: list[str]) -> bool:
+    """No command, ``gui``, ``-w WS`` alone, or paths first ("Open with" on Windows and Linux starts
+    ``StormScope PATH...``): the window. A command's name wins over a file of that name."""
+    if not argv or argv[0] in ("gui", "-w", "--workspace"):
+        return True
+    if argv[0].startswith("-") or not os.path.exists(argv[0]):
+        return False
+    from app.cli.entry import COMMANDS
+
+    return argv[0] not in {c.name for c in COMMANDS}
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] == "gui" or argv[0] in ("-w", "--workspace"):
-        args = argv[1:] if argv and argv[0] == "gui" else argv
+    from app.crashlog import ensure_std_streams
+
+    ensure_std_streams()  # a windowed build starts without stdout / stderr
+    if opens_the_window(argv):
+        args = argv[1:] if argv[0:1] == ["gui"] else argv
         try:
+            from app.crashlog import start
+            from reports.options import version
+
+            start(version())  # the log and crash log in the user log folder (Help > Open log folder)
             preload_before_qt()
             from app.ui.single_instance import hand_off_early
 
@@ -40,5 +61,10 @@ def main(argv: list[str]) -> int:
     return cli_main(argv)
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """The ``stormscope`` and ``stormscope-gui`` commands (pyproject.toml's entry points)."""
     sys.exit(main(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    run()

@@ -17,6 +17,10 @@ from pathlib import Path
 _HELD_IN = re.compile(r"Conflicting lock is held in (?P<exe>.*?) \(PID (?P<pid>\d+)\)")
 
 # what a StormScope command holding the workspace is doing, for the window's words
+# the command line's commands (app.cli.entry.COMMANDS; this module sits below the command line): a process whose
+# first argument is none of them is a window opened on paths
+COMMANDS = {"import", "runs", "sql", "analyze", "compare", "size", "phase", "marker", "mapping", "report", "run",
+            "question"}
 _DOING = {
     "import": "an import started from the command line",
     "report": "a report being written from the command line",
@@ -71,10 +75,19 @@ def _cwd(pid: int) -> Path | None:
         return None
 
 
+# StormScope's programs when installed: pip/pipx entry points (python .../bin/stormscope ...) and the desktop
+# build's (.../StormScope/StormScope, stormscope-cli; .exe on Windows)
+PROGRAMS = {"stormscope", "stormscope-gui", "StormScope", "stormscope-cli"}
+
+
 def _stormscope_args(cmdline: list[str], cwd: Path | None) -> list[str] | None:
-    """The arguments after main.py when the command line runs StormScope's main.py; else None."""
-    for i, arg in enumerate(cmdline[:3]):  # python [-X opt] main.py ...
-        if Path(arg).name != "main.py":
+    """The arguments after main.py (or an installed StormScope program) when the command line runs StormScope;
+    else None."""
+    for i, arg in enumerate(cmdline[:3]):  # python [-X opt] main.py ...; stormscope ...; python .../stormscope ...
+        name = Path(arg).name
+        if name.removesuffix(".exe") in PROGRAMS:
+            return cmdline[i + 1:]
+        if name != "main.py":
             continue
         script = Path(arg) if cwd is None or Path(arg).is_absolute() else cwd / arg
         if cwd is None or (script.parent / "app" / "workspace.py").is_file():
@@ -101,7 +114,8 @@ def describe_holder(pid: int | None, cmdline: list[str] | None, exe: str | None 
     args = _stormscope_args(cmdline, cwd) if cmdline else None
     if args is not None:
         first = args[0] if args else None
-        if first is None or first == "gui" or first.startswith("-"):
+        # no command, gui, -w WS, or paths first ("Open with"): the window
+        if first is None or first == "gui" or first.startswith("-") or first not in COMMANDS:
             return (f"the StormScope window (process {pid})", "window",
                     "Close the StormScope window that has it open, or open another workspace.", None)
         doing = _DOING.get(first, "a StormScope command run from the command line")

@@ -67,17 +67,20 @@ class ReportOptions:
 
 
 def version() -> str:
-    """StormScope's version, from pyproject.toml (installed metadata when there is no source tree)."""
+    """StormScope's version. In a checkout (or a desktop build, which carries the checkout's pyproject.toml beside
+    the packages) the pyproject.toml the code sits in says it: an installed copy's metadata may be older than the
+    tree being run. Installed with pip / pipx, the package metadata says it."""
     import tomllib
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as meta_version
     from pathlib import Path
 
     pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
-    if pyproject.exists():
+    if pyproject.is_file():
         with open(pyproject, "rb") as f:
-            return str(tomllib.load(f)["project"]["version"])
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as meta_version
-
+            project = tomllib.load(f).get("project", {})
+        if project.get("name") == "stormscope":  # not some other project's file beside site-packages
+            return str(project["version"])
     try:
         return meta_version("stormscope")
     except PackageNotFoundError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from importlib import resources
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -44,21 +45,19 @@ from reports.options import version
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 MAX_CELL = 90  # characters of untrusted text in a table cell (the appendix prints it in full)
-DEJAVU = "/usr/share/fonts/truetype/dejavu"
+FONT_FILES = {"SS-Regular": "DejaVuSans.ttf", "SS-Bold": "DejaVuSans-Bold.ttf"}  # shipped in reports/fonts/
 
 
 def _fonts() -> tuple[str, str]:
-    """DejaVu Sans when installed (wide script coverage: Hebrew, Arabic, Cyrillic...), else reportlab's Vera."""
-    try:
-        pdfmetrics.getFont("SS-Regular")
+    """DejaVu Sans, regular and bold (wide script coverage: Cyrillic, Greek, Hebrew, Arabic...), shipped with
+    StormScope in reports/fonts/ and read through importlib.resources -- never a system font directory, so a
+    report prints the same glyphs on every machine (a laptop without DejaVu printed a Cyrillic name as boxes)."""
+    if all(name in pdfmetrics.getRegisteredFontNames() for name in FONT_FILES):
         return "SS-Regular", "SS-Bold"
-    except KeyError:
-        pass
-    reg, bold = os.path.join(DEJAVU, "DejaVuSans.ttf"), os.path.join(DEJAVU, "DejaVuSans-Bold.ttf")
-    if not (os.path.exists(reg) and os.path.exists(bold)):
-        reg, bold = "Vera.ttf", "VeraBd.ttf"
-    pdfmetrics.registerFont(TTFont("SS-Regular", reg))
-    pdfmetrics.registerFont(TTFont("SS-Bold", bold))
+    fonts = resources.files("reports") / "fonts"
+    for name, file in FONT_FILES.items():
+        with (fonts / file).open("rb") as f:  # reportlab reads the whole file: a package in a zip works too
+            pdfmetrics.registerFont(TTFont(name, f))
     return "SS-Regular", "SS-Bold"
 
 

@@ -29,6 +29,21 @@ sda             11.00   21.00     44.00     84.00   6.00
 
 """
 
+@pytest.fixture(scope="session")
+def qapp_cls():
+    """The window's own QApplication (its icon; files macOS asks it to open), for pytest-qt's ``qapp``."""
+    from app.ui.desktop import StormScopeApplication
+
+    return StormScopeApplication
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _user_log_folder(tmp_path_factory):
+    """The window's log (app.crashlog) goes to a folder of the session, never the user's (also for the windows
+    tests start in other processes: they inherit the variable)."""
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+
+
 # the words a customer must never read in the window or the PDF (flags, commands, seeds, internal files, code names)
 CUSTOMER_FORBIDDEN = {
     "command-line flag": re.compile(r"(?<![\w-])--[a-z]"),

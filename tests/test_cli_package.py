@@ -115,3 +115,14 @@ def test_main_py_help_lists_every_command():
                        text=True)
     assert p.returncode == 0
     assert "--settle-pct" in p.stdout
+
+
+def test_version_is_the_pyproject_version():
+    """``--version`` (``stormscope --version`` when installed): the checkout's pyproject.toml here, the package
+    metadata in an installed copy (.ci/run checks that one in a throwaway venv)."""
+    import tomllib
+
+    expected = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    p = subprocess.run([sys.executable, "main.py", "--version"], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0
+    assert p.stdout == f"StormScope {expected}\n"

@@ -80,6 +80,29 @@ def test_the_holder_is_named_from_its_command_line():
     assert describe_holder(None, None)[0] == "another program"
 
 
+def test_installed_stormscope_programs_are_named_too():
+    """pip/pipx's entry points and the desktop build's programs: a window or a command, like main.py (they were
+    "another program, stormscope", so a window still starting was not waited for)."""
+    window = ("the StormScope window (process 46)", "window")
+    assert describe_holder(46, ["/home/u/.local/pipx/venvs/stormscope/bin/python", "/home/u/.local/bin/stormscope",
+                                "-w", "ws.duckdb"])[:2] == window
+    assert describe_holder(46, ["/opt/StormScope/StormScope"])[:2] == window
+    assert describe_holder(46, ["/usr/bin/python3", "/usr/local/bin/stormscope-gui", "traces/"])[:2] == window
+    assert describe_holder(46, ["/opt/StormScope/StormScope", "/data/traces", "-w", "ws.duckdb"])[:2] == window
+    holder, kind, _, command = describe_holder(47, ["/opt/StormScope/stormscope-cli", "import", "big.zip"])
+    assert (holder, kind, command) == ("an import started from the command line (process 47)", "command", "import")
+    holder, kind, _, command = describe_holder(48, ["python3", str(ROOT / "main.py"), "sql", "select 1"])
+    assert (holder, kind, command) == ("a StormScope command run from the command line (process 48)", "command",
+                                       "sql")
+
+
+def test_the_lock_knows_every_command():
+    from app.cli.entry import COMMANDS
+    from app.workspace_lock import COMMANDS as known
+
+    assert known == {c.name for c in COMMANDS} - {"gui"}
+
+
 def test_the_command_line_names_the_command_that_hands_files_to_the_window():
     e = WorkspaceLocked("/w/ws.duckdb", "the StormScope window (process 7)", "window", "…", pid=7)
     assert cli_message(e, "runs") == ("the workspace /w/ws.duckdb is open in the StormScope window (process 7); "

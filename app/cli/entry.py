@@ -22,6 +22,7 @@ from app.cli.size import SIZE
 from app.cli.sql import SQL
 from app.workspace import WorkspaceTooNew
 from app.workspace_lock import WorkspaceLocked, cli_message
+from reports.options import version
 
 COMMANDS: tuple[Command, ...] = (IMPORT, RUNS, SQL, ANALYZE, COMPARE, SIZE, PHASE, MARKER, MAPPING, REPORT, RUN,
                                  QUESTION, GUI)
@@ -29,6 +30,7 @@ COMMANDS: tuple[Command, ...] = (IMPORT, RUNS, SQL, ANALYZE, COMPARE, SIZE, PHAS
 
 def build_parser() -> argparse.ArgumentParser:
     ap = CliParser(prog="main.py", description="StormScope: storage-performance trace analysis.")
+    ap.add_argument("--version", action="version", version=f"StormScope {version()}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=CliParser)
     for cmd in COMMANDS:
         p = sub.add_parser(cmd.name, help=cmd.help)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from app.analysis.text import render_stored
 from app.ui import theme
 from app.ui.banner import SinceBootBanner
+from app.ui.desktop import StormScopeApplication, application, open_log_folder
 from app.ui.grid import Grid
 from app.ui.histo_view import HistogramView
 from app.ui.import_options import WaitingForInterval
@@ -365,9 +366,18 @@ class MainWindow(QMainWindow):
         r.addAction(self.questions_action)
         r.addAction(self.export_report_action)
         h = self.menuBar().addMenu("&Help")
+        self.open_log_action = QAction("Open &log folder", self, triggered=lambda _checked=False: self.open_log())
+        self.open_log_action.setStatusTip("The folder of StormScope's log and crash reports, to send with a problem")
+        h.addAction(self.open_log_action)
         h.addAction(QAction("About StormScope", self, triggered=lambda: QMessageBox.about(
             self, APP, "StormScope — storage-performance trace analysis.\n"
             "Drop iostat, vscsiStats or fio files on the window to begin.")))
+
+    def open_log(self) -> None:
+        """Help ▸ Open log folder: the log and crash reports in the file manager."""
+        problem = open_log_folder()
+        if problem:
+            self.statusBar().showMessage(problem, 15000)
 
     def show_questions(self) -> None:
         """Report ▸ Report questions: the panel shown, in front, with the focus (for its keys)."""
@@ -650,7 +660,7 @@ def run_gui(argv: list[str]) -> int:
     )
 
     args = gui_args(argv)
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = application(sys.argv[:1])
     ws_path = workspace_of(args)
     code = hand_off_or_check(ws_path, args.paths)  # a window has it open: it gets the paths; or it is locked
     if code is not None:
@@ -667,6 +677,10 @@ def run_gui(argv: list[str]) -> int:
     win.show()
     if args.paths:  # through the server's queue: paths another start hands over meanwhile wait their turn
         QTimer.singleShot(0, lambda: server.enqueue(args.paths))
+    if isinstance(app, StormScopeApplication):  # macOS: files opened from the Finder or dropped on the Dock icon
+        app.open_files_with(server.enqueue)
     code = app.exec()
+    if isinstance(app, StormScopeApplication):
+        app.open_files_with(None)
     server.close()
     return code
