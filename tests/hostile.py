@@ -74,3 +74,19 @@ def build(name: str, folder: Path) -> tuple[Path, Path, Path]:
         for stmt in HOSTILE[name](secret, out):
             con.execute(stmt)
     return path, secret, out
+
+
+def commands(tmp: Path) -> list[list[str]]:
+    """Every command that opens a workspace (``main.py COMMAND ... -w WS``), with arguments that work on the
+    :func:`base` workspace (run 1); a report goes to ``tmp``."""
+    return [["import", str(SAMPLE)], ["runs"], ["sql", "SELECT host FROM runs"], ["analyze", "latency", "--run", "1"],
+            ["analyze", "histo", "--run", "1"], ["analyze", "series", "--run", "1"],
+            ["analyze", "storm", "--run", "1"], ["analyze", "cap", "--run", "1", "--iops-cap", "100"],
+            ["compare", "--runs", "1", "1"], ["size", "--users", "100", "--iops-per-user", "10", "--rt-run", "1"],
+            ["phase", "list", "--run", "1"], ["phase", "detect", "--run", "1"], ["marker", "list", "--run", "1"],
+            ["phase", "add", "--run", "1", "--name", "boot", "--start", "0", "--end", "10"],
+            ["marker", "add", "--run", "1", "--name", "login", "--t", "5"],
+            ["mapping", "list"], ["mapping", "delete", "x"],
+            ["mapping", "save", "m", "--kind", "iomark", "--column", "users=Users", "--column", "iops=IOPS"],
+            ["question", "list"], ["question", "add", "storm", "--run", "1"],
+            ["report", "-o", str(tmp / "report.pdf")], ["run", "1", "--rename", "x"]]

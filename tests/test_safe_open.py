@@ -25,24 +25,13 @@ import pytest  # noqa: E402
 import app.cli as cli  # noqa: E402
 from app.workspace import Workspace  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
-from tests.hostile import HOSTILE, SAMPLE, SECRET_TEXT, base, build  # noqa: E402
+from tests.hostile import HOSTILE, SAMPLE, SECRET_TEXT, base, build, commands  # noqa: E402
 
 PY = sys.executable
 
 
 def _sha(p: Path) -> str:
     return hashlib.sha256(p.read_bytes()).hexdigest()
-
-
-def _commands(tmp: Path) -> list[list[str]]:
-    """Every command that opens a workspace, with arguments that work on the base workspace (run 1)."""
-    return [["import", str(SAMPLE)], ["runs"], ["sql", "SELECT host FROM runs"], ["analyze", "latency", "--run", "1"],
-            ["analyze", "histo", "--run", "1"], ["analyze", "series", "--run", "1"],
-            ["analyze", "storm", "--run", "1"], ["analyze", "cap", "--run", "1", "--iops-cap", "100"],
-            ["compare", "--runs", "1", "1"], ["size", "--users", "100", "--iops-per-user", "10", "--rt-run", "1"],
-            ["phase", "list", "--run", "1"], ["phase", "detect", "--run", "1"], ["marker", "list", "--run", "1"],
-            ["mapping", "list"], ["mapping", "delete", "x"], ["question", "list"],
-            ["report", "-o", str(tmp / "report.pdf")], ["run", "1", "--rename", "x"]]
 
 
 # ---- every connection ---------------------------------------------------------------------------------------------
@@ -107,7 +96,7 @@ def test_a_hostile_workspace_is_refused_untouched_by_every_command(name, tmp_pat
             Workspace(path, read_only=read_only)
         assert str(e.value).startswith("This workspace was not opened: it contains things StormScope never puts "
                                        "in a workspace (")
-    for argv in _commands(tmp_path):
+    for argv in commands(tmp_path):
         assert cli.main([*argv, "-w", str(path)]) == 1, argv
         o, err = capsys.readouterr()
         assert o == "", argv
