@@ -31,13 +31,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from parsers.schema import TABLE, TABLES, create_statements
+from parsers.schema import TABLE, TABLES
 
 # given at connect time: nothing in the file can make DuckDB fetch or load an extension
 CONNECT_CONFIG: dict[str, str | bool | int | float | list[str]] = {
@@ -59,15 +58,20 @@ class WorkspaceRefused(Exception):
 
 
 def connect(path: str | os.PathLike, read_only: bool, allowed_dirs: Iterable[str | os.PathLike] = (),
-            settings: Mapping[str, str | bool | int] | None = None) -> Any:
+            settings: Mapping[str, str | bool | int] | None = None, check: bool = True) -> Any:
     """A DuckDB connection to the workspace ``path`` under the policy (module doc). ``allowed_dirs``: the only
-    directories queries may read or write; ``settings``: set before the configuration is locked.
+    directories queries may read or write; ``settings``: set before the configuration is locked; ``check``: refuse
+    a workspace with objects StormScope never creates (:func:`check_objects`, :class:`WorkspaceRefused`).
 
-    A second connection of this process to the same file shares DuckDB's database (and its locked configuration):
-    it is checked to be locked down, nothing more can be set."""
+    A second connection of this process to a file it has open shares DuckDB's database (its locked configuration,
+    and its catalog, checked by the first connection and changed since only by this process): it is checked to be
+    locked down, nothing more is set or checked. Checking costs ~0.1-0.2 s (DuckDB lists every built-in function
+    to find the workspace's own), which the window's workers opening the workspace again need not pay."""
     con = duckdb.connect(str(path), read_only=read_only, config=CONNECT_CONFIG)
     try:
-        _lock_down(con, [str(d) for d in allowed_dirs], dict(settings or {}))
+        fresh = _lock_down(con, [str(d) for d in allowed_dirs], dict(settings or {}))
+        if fresh and check:
+            check_objects(con, path)
     except BaseException:
         con.close()
         raise
@@ -78,40 +82,35 @@ def _setting(con: Any, name: str) -> Any:
     return con.execute("SELECT value FROM system.main.duckdb_settings() WHERE name = ?", [name]).fetchall()[0][0]
 
 
-def _lock_down(con: Any, allowed_dirs: list[str], settings: dict[str, str | bool | int]) -> None:
+def _lock_down(con: Any, allowed_dirs: list[str], settings: dict[str, str | bool | int]) -> bool:
+    """Lock the database down; False when this process had done so already (a second connection)."""
     if _setting(con, "lock_configuration") == "true":  # this process opened the file before: already done
         if _setting(con, "enable_external_access") != "false":
             raise RuntimeError("a connection to this workspace was opened without StormScope's safe-open policy")
-        return
+        return False
     for name, value in settings.items():
         con.execute(f"SET {name} = ?", [value])
     if allowed_dirs:
         con.execute("SET allowed_directories = ?", [[d.rstrip("/") + "/" for d in allowed_dirs]])
     con.execute("SET enable_external_access = false")
     con.execute("SET lock_configuration = true")
+    return True
 
 
 # ---- the workspace's own objects ---------------------------------------------------------------------------------
-@cache
-def _spec_defaults() -> dict[tuple[str, str], str]:
-    """(table, column) -> the column's default as DuckDB renders it, for the spec's tables."""
-    con = duckdb.connect(":memory:", config=CONNECT_CONFIG)
-    try:
-        for stmt in create_statements():
-            con.execute(stmt)
-        return {(t, c): d for t, c, d in con.execute(
-            "SELECT table_name, column_name, column_default FROM system.main.duckdb_columns() "
-            "WHERE column_default IS NOT NULL").fetchall()}
-    finally:
-        con.close()
-
-
 def _catalog(con: Any, db: str, function: str, name: str, extra: str = "") -> list[tuple[str, str]]:
     """(schema, name) of the non-internal objects of the database ``db`` listed by DuckDB's ``function``: called
     qualified (``system.main``), so that a macro of the same name in the workspace is not what answers."""
     return [(s, n) for s, n in con.execute(
         f"SELECT schema_name, {name} FROM system.main.{function}() WHERE database_name = ? AND NOT internal{extra}",
         [db]).fetchall()]
+
+
+def _spec_default(table: str, column: str) -> str | None:
+    """The column's default in the spec, as DuckDB renders it (the spec writes them that way:
+    ``nextval('run_id_seq')``, ``false``, ``'manual'``); None for a column the spec does not declare."""
+    spec = TABLE.get(table)
+    return spec.column(column).default if spec is not None and column in spec.column_names else None
 
 
 def unexpected_objects(con: Any) -> list[str]:
@@ -126,13 +125,12 @@ def unexpected_objects(con: Any) -> list[str]:
         "SELECT schema_name, sequence_name FROM system.main.duckdb_sequences() WHERE database_name = ?",
         [db]).fetchall() if s != "main" or n not in sequences]
     found += [f"a data type named {n}" for _s, n in _catalog(con, db, "duckdb_types", "type_name")]
-    defaults = _spec_defaults()
     for table, column, default, generated in con.execute(
             "SELECT table_name, column_name, column_default, is_generated FROM system.main.duckdb_columns() "
             "WHERE database_name = ? AND schema_name = 'main'", [db]).fetchall():
         if generated:
             found.append(f"a computed column {column} in table {table}")
-        elif default is not None and (table not in TABLE or defaults.get((table, column)) != default):
+        elif default is not None and default != _spec_default(table, column):
             found.append(f"a default value computed by an expression for column {column} of table {table}")
     return found + _bad_computed_columns(con, db)
 

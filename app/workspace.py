@@ -25,7 +25,7 @@ import polars as pl
 
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
 from app.migrations import check_readable, migrate, shadow_missing_columns
-from app.safe_open import SQLRefused, check_expression, check_objects, connect
+from app.safe_open import SQLRefused, check_expression, connect
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
 from app.staging import StagingArea
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
@@ -151,8 +151,7 @@ class Workspace:
                 raise workspace_locked(self.path, str(e)) from None
             raise
         self.migrated: list[int] = []  # the schema versions this open migrated the workspace through
-        try:  # a hostile or newer workspace is refused before anything is written
-            check_objects(self.con, self.path)
+        try:  # a newer workspace is refused before anything is written (a hostile one was, by connect)
             if read_only:
                 found = check_readable(self.con, self.path)
                 if found is not None and found < SCHEMA_VERSION:
