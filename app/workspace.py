@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,6 +25,9 @@ import polars as pl
 
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
 from app.migrations import check_readable, migrate, shadow_missing_columns
+from app.safe_open import SQLRefused, check_expression, connect
+from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
+from app.staging import StagingArea
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
 from app.workspace_lock import is_lock_error, workspace_locked
 from parsers.base import Event, ImportOptions, ParseError, Rows, RunEnd, RunInfo, RunStart, SampleTimes, SinceBoot
@@ -31,6 +35,9 @@ from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, ki
 from parsers.schema import SCHEMA_VERSION, TABLE, TABLES, stored_schema
 
 IMPORT_MEMORY_LIMIT = "128MB"
+# what an import-only open sets before the configuration is locked (app.safe_open): a large file streams through
+# in chunks, DuckDB's share of memory is kept bounded too
+IMPORT_SETTINGS: dict[str, str | bool | int] = {"memory_limit": IMPORT_MEMORY_LIMIT, "preserve_insertion_order": False}
 # values of NOT NULL columns a parser may leave out
 COLUMN_DEFAULTS = {"since_boot": False, "is_group": False}
 INSERT_BATCH_ROWS = 4 * 122_880
@@ -45,6 +52,20 @@ MAIN_TABLE = {kind: t.name for t in TABLES for kind in t.main_of}
 RESULT_COLUMNS: dict[str, list[tuple[str, str]]] = {
     name: [(c.name, c.sql) for c in TABLE[name].columns]
     for name in ("iozone_results", "iomark_results", "iometer_results", "hdparm_results")}
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _computed_ok(name: str, expression: str) -> bool:
+    """A stored computed column is safe to place in a query: a plain name and one expression."""
+    if not _NAME.fullmatch(str(name)):
+        return False
+    try:
+        check_expression(str(expression))
+    except (SQLRefused, duckdb.Error):
+        return False
+    return True
 
 
 def _check_table(name: str) -> None:
@@ -107,7 +128,13 @@ class Workspace:
     Raises :class:`WorkspaceLocked` when another process (a StormScope window or command) has the file open.
     """
 
-    def __init__(self, path: str | os.PathLike, read_only: bool = False):
+    def __init__(self, path: str | os.PathLike, read_only: bool = False, for_import: bool = False):
+        """``read_only``: nothing is written, not even a migration (read-type commands, a received file);
+        ``for_import``: a process that only imports (``main.py import``) -- DuckDB's memory is bounded for the
+        whole open (the configuration is locked once open, see app.safe_open).
+
+        Raises :class:`WorkspaceLocked` (another process has it), :class:`WorkspaceTooNew` (a newer StormScope
+        made it) and :class:`WorkspaceRefused` (it holds objects StormScope never creates: app.safe_open)."""
         self.path = Path(path)
         self.read_only = read_only
         if read_only:
@@ -115,20 +142,23 @@ class Workspace:
                 raise FileNotFoundError(f"workspace {self.path} does not exist")
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.staging = StagingArea(self.path)
         try:
-            self.con = duckdb.connect(str(self.path), read_only=read_only)
+            self.con = connect(self.path, read_only, allowed_dirs=[] if read_only else [self.staging.root],
+                               settings=IMPORT_SETTINGS if for_import else None)
         except duckdb.IOException as e:
             if is_lock_error(str(e)):  # another process has the file open: say who, and what to do
                 raise workspace_locked(self.path, str(e)) from None
             raise
         self.migrated: list[int] = []  # the schema versions this open migrated the workspace through
-        try:  # a workspace from a newer StormScope is refused before anything is written
+        try:  # a newer workspace is refused before anything is written (a hostile one was, by connect)
             if read_only:
                 found = check_readable(self.con, self.path)
                 if found is not None and found < SCHEMA_VERSION:
                     shadow_missing_columns(self.con)
             else:
                 self.migrated = migrate(self.con, self.path)
+                self.staging.remove_stale()  # this process holds the write lock: no other import is running
         except BaseException:
             self.con.close()
             raise
@@ -138,7 +168,7 @@ class Workspace:
         database (``con.cursor()``), without opening the file or migrating again (a fresh open costs ~100 ms).
         Close it when the job is done; the workspace stays open."""
         w = object.__new__(Workspace)
-        w.path, w.read_only, w.migrated = self.path, self.read_only, []
+        w.path, w.read_only, w.migrated, w.staging = self.path, self.read_only, [], self.staging
         w.con = self.con.cursor()
         return w
 
@@ -190,9 +220,6 @@ class Workspace:
         con = self.con
         run_ids: dict[str, int] = {}
         rows = 0
-        # a large file streams through in chunks: keep DuckDB's share of memory bounded too
-        con.execute(f"SET memory_limit = '{IMPORT_MEMORY_LIMIT}'")
-        con.execute("SET preserve_insertion_order = false")
         con.execute("BEGIN TRANSACTION")
         stager = _Stager(self)
         try:
@@ -230,8 +257,6 @@ class Workspace:
             raise
         finally:
             stager.close()
-            con.execute("RESET memory_limit")
-            con.execute("RESET preserve_insertion_order")
         return list(run_ids.values()), rows
 
     def _insert_run(self, path: str, fmt_id: str, ev: RunStart, options: ImportOptions, sha: str,
@@ -360,19 +385,26 @@ class Workspace:
 
     # ---- computed columns ----------------------------------------------------------------------
     def computed_columns(self, table: str) -> list[tuple[str, str]]:
-        """(name, SQL expression) of the computed columns defined on ``table``, in creation order."""
+        """(name, SQL expression) of the computed columns defined on ``table``, in creation order. The workspace
+        may come from someone else: a stored definition that is not one expression (app.safe_open) or whose name
+        is not a plain name is left out, never pasted into a query."""
         return [(n, e) for n, e in self.con.execute(
             "SELECT name, expression FROM computed_columns WHERE table_name = ? ORDER BY created_at, name",
-            [table]).fetchall()]
+            [table]).fetchall() if _computed_ok(n, e)]
 
     def add_computed_column(self, table: str, name: str, expression: str) -> None:
-        """Define ``name`` = ``expression`` (SQL over the table's columns); checked before it is saved."""
-        import re
-
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        """Define ``name`` = ``expression`` (SQL over the table's columns); checked before it is saved: one
+        expression (app.safe_open.check_expression), and it must work on the table."""
+        if not _NAME.fullmatch(name):
             raise ValueError(f"column name {name!r}: letters, digits and _ only, not starting with a digit")
         if name in self.table_columns(table):
             raise ValueError(f"{table} already has a column {name!r}")
+        try:
+            check_expression(expression)
+        except SQLRefused as e:
+            raise ValueError(str(e)) from None
+        except duckdb.Error as e:
+            raise ValueError(f"the expression does not work on {table}: {e}") from None
         others = "".join(f", ({e}) AS \"{n}\"" for n, e in self.computed_columns(table) if n != name)
         try:
             self.con.execute(f"SELECT ({expression}) AS \"{name}\"{others} FROM {table} LIMIT 0").fetchall()
@@ -396,9 +428,9 @@ class _Stager:
     """Collects the rows of one import and stores them inside its transaction.
 
     Small imports are inserted from memory. Past ``INSERT_BATCH_ROWS`` rows a table's frames are
-    streamed to a Parquet file beside the workspace and stored with one INSERT at the end: DuckDB
-    writes such a bulk insert to disk as it goes, while many small inserts in one transaction pile
-    up in memory until COMMIT.
+    streamed to a Parquet file in the workspace's staging folder (app.staging) and stored with one INSERT at
+    the end: DuckDB writes such a bulk insert to disk as it goes, while many small inserts in one transaction
+    pile up in memory until COMMIT.
     """
 
     def __init__(self, ws: Workspace):
@@ -423,9 +455,7 @@ class _Stager:
             import pyarrow.parquet as pq
 
             if self.dir is None:
-                import tempfile
-
-                self.dir = Path(tempfile.mkdtemp(prefix=".stormscope-import-", dir=self.ws.path.parent))
+                self.dir = self.ws.staging.new_dir("import")
             path = self.dir / f"{table}-{run_id}.parquet"
             first = pl.concat(self.frames.pop(key)).to_arrow()
             writer = pq.ParquetWriter(str(path), first.schema, compression="lz4")
@@ -452,6 +482,4 @@ class _Stager:
         for writer, _path in self.writers.values():
             writer.close()
         if self.dir is not None:
-            import shutil
-
-            shutil.rmtree(self.dir, ignore_errors=True)
+            self.ws.staging.release(self.dir)

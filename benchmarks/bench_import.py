@@ -97,7 +97,7 @@ from app.workspace import Workspace
 from app.importer import import_file
 from parsers.base import ImportOptions
 t = time.perf_counter()
-with Workspace({ws!r}) as ws:
+with Workspace({ws!r}, for_import=True) as ws:  # as main.py import opens it (memory bounded)
     r = import_file(ws, {src!r}, ImportOptions())
 print(json.dumps({{"seconds": time.perf_counter() - t, "status": r.status, "rows": r.rows, "error": r.error}}))
 """
@@ -123,7 +123,7 @@ df = pl.read_csv({csv!r})
 chunks = list(df.iter_slices(100_000))  # about what the parser hands over per chunk
 events = [RunStart("h", RunInfo(kind="iostat")), *[Rows("h", "iostat_samples", c) for c in chunks], RunEnd("h")]
 t = time.perf_counter()
-with Workspace({ws!r}) as ws:
+with Workspace({ws!r}, for_import=True) as ws:  # as main.py import opens it (memory bounded)
     ws.import_events({src!r}, "iostat", "iostat", iter(events), ImportOptions(), "0" * 64, 0, [])
 print(json.dumps({{"seconds": time.perf_counter() - t, "rows": df.height}}))
 """

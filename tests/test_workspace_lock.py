@@ -128,15 +128,18 @@ def test_a_command_on_a_held_workspace_says_who_holds_it_and_exits_2(held, tmp_p
     assert r.stdout == ""
 
 
-def test_every_command_that_opens_the_workspace_says_so(held, capsys):
+def test_every_command_that_opens_the_workspace_says_so(held, capsys, tmp_path):
+    """Issue 17, finding 10: every command (reading or writing) on a held workspace says who holds it, exit 2."""
+    from tests.hostile import commands
+
     path, pid = held
-    for argv in (["import", str(SAMPLE), "-w", str(path)], ["sql", "select 1", "-w", str(path)],
-                 ["analyze", "histo", "--run", "1", "-w", str(path)]):
-        assert entry.main(argv) == 2, argv
-        err = capsys.readouterr().err
-        assert err.startswith(f"main.py {argv[0]}: error: the workspace {path} is in use by another program")
+    for argv in commands(tmp_path):
+        assert entry.main([*argv, "-w", str(path)]) == 2, argv
+        out, err = capsys.readouterr()
+        assert err.startswith(f"main.py {argv[0]}: error: the workspace {path} is in use by another program"), argv
         assert err.count("\n") == 1
         assert f"(process {pid})" in err
+        assert out == ""
 
 
 # ---- the window on a held workspace -------------------------------------------------------------------------------

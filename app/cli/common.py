@@ -52,17 +52,20 @@ def workspace_path(args: argparse.Namespace) -> Path:
     return Path(args.workspace) if args.workspace else default_workspace_path()
 
 
-def open_workspace(args: argparse.Namespace, *, read_only: bool = True, create: bool = False) -> Workspace:
+def open_workspace(args: argparse.Namespace, *, read_only: bool = True, create: bool = False,
+                   for_import: bool = False) -> Workspace:
     """The workspace of ``-w`` (or the default one): the one place the command line opens it.
 
     ``create``: a missing workspace is made (writable); otherwise a missing one ends the command with
     "error: no workspace at PATH" (exit 1). Another process holding the file raises
-    :class:`~app.workspace_lock.WorkspaceLocked`, which :func:`app.cli.entry.main` explains (exit 2).
+    :class:`~app.workspace_lock.WorkspaceLocked`, which :func:`app.cli.entry.main` explains (exit 2); a workspace
+    with objects StormScope never creates raises :class:`~app.safe_open.WorkspaceRefused` (exit 1). ``for_import``:
+    the command only imports (DuckDB's memory bounded for the whole open).
     """
     path = workspace_path(args)
     if not create and not path.exists():
         raise CommandFailed(f"no workspace at {path}")
-    return Workspace(path, read_only=read_only and not create)
+    return Workspace(path, read_only=read_only and not create, for_import=for_import)
 
 
 def jsonable(v: Any) -> Any:

@@ -20,7 +20,7 @@ from app.cli.report import REPORT
 from app.cli.runs import RUN, RUNS
 from app.cli.size import SIZE
 from app.cli.sql import SQL
-from app.workspace import WorkspaceTooNew
+from app.workspace import WorkspaceRefused, WorkspaceTooNew
 from app.workspace_lock import WorkspaceLocked, cli_message
 from reports.options import version
 
@@ -62,5 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WorkspaceTooNew as e:  # made by a newer StormScope: say so instead of a traceback
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
+    except WorkspaceRefused as e:  # views, macros ... StormScope never creates: refused untouched
+        print(f"{prog}: error: {e.path}: {e}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 0

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     missing = [p for p in args.paths if not Path(p).exists()]
     results = [ImportResult(path=f, status="failed", error=f"{f}: no such file or folder") for f in missing]
-    with open_workspace(args, create=True) as ws:
+    with open_workspace(args, create=True, for_import=True) as ws:
         fmt_id = _mapping_format(ws, args.mapping, opts) if args.mapping else None
         for step in iter_import(ws, [p for p in args.paths if Path(p).exists()], opts, fmt_id=fmt_id):
             results.append(step.result)

@@ -1,4 +1,5 @@
-"""``main.py report -o OUT.pdf``: the customer PDF from the command line (headless; no Qt)."""
+"""``main.py report -o OUT.pdf``: the customer PDF from the command line (headless; no Qt). It opens the workspace
+read-only; only ``--save-template`` writes to it."""
 
 from __future__ import annotations
 
@@ -67,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
     sizing = {k: getattr(args, k) for k in ("users", "iops_per_user", "read_pct", "raid", "disk_iops", "disk_type",
                                             "storm_multiplier", "gb_per_user", "disk_gb")
               if getattr(args, k) is not None}
-    with open_workspace(args, read_only=False) as ws:
+    # read-only unless a template is to be saved: a received workspace is never changed (not even migrated), and
+    # a read-only file (chmod 444, a read-only share) makes its report too
+    with open_workspace(args, read_only=not args.save_template) as ws:
         try:
             base = load_template(ws.con, args.template) if args.template else ReportOptions()
         except KeyError as e:

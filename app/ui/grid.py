@@ -272,21 +272,30 @@ class Grid(QWidget):
         return text
 
     def export(self, path: str, con: Any = None) -> None:
-        """Write the current (filtered, sorted) result to CSV, Parquet or XLSX by the file's extension."""
+        """Write the current (filtered, sorted) result to CSV, Parquet or XLSX by the file's extension. The
+        workspace's connection reaches no file but its staging folder (app.safe_open): DuckDB writes the export
+        there and it is then moved to ``path``."""
         if self.model is None:
             return
         con = con or self.ws.con
         q, params = self.model.filtered_query()
         p = path.lower()
-        if p.endswith(".parquet"):
-            con.execute(f"COPY ({q}) TO '{_sql_str(path)}' (FORMAT parquet)", params)
-        elif p.endswith(".xlsx"):
+        if p.endswith(".xlsx"):
             import polars as pl
 
             df = pl.from_arrow(con.sql(q, params=params).to_arrow_table() if params else con.sql(q).to_arrow_table())
             df.write_excel(path)  # type: ignore[union-attr]
-        else:
-            con.execute(f"COPY ({q}) TO '{_sql_str(path)}' (HEADER, DELIMITER ',')", params)
+            return
+        import shutil
+
+        staging = self.ws.staging.new_dir("export")
+        try:
+            out = staging / ("export.parquet" if p.endswith(".parquet") else "export.csv")
+            how = "(FORMAT parquet)" if p.endswith(".parquet") else "(HEADER, DELIMITER ',')"
+            con.execute(f"COPY ({q}) TO '{_sql_str(str(out))}' {how}", params)
+            shutil.move(out, path)
+        finally:
+            self.ws.staging.release(staging)
 
     def export_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export table", "table.csv",

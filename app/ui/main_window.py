@@ -41,7 +41,7 @@ from app.ui.run_browser import RunBrowser
 from app.ui.sizing_panel import SizingPanel
 from app.ui.theme import THEMES, apply_theme
 from app.ui.workers import ImportThread, wait_for_jobs
-from app.workspace import ImportResult, Workspace, WorkspaceLocked, WorkspaceTooNew
+from app.workspace import ImportResult, Workspace, WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew
 from parsers.base import ImportOptions
 from parsers.kinds import TIME_SERIES, has
 
@@ -515,6 +515,9 @@ class MainWindow(QMainWindow):
         except WorkspaceTooNew as e:  # nothing was written to it; the current workspace stays open
             QMessageBox.warning(self, "Workspace from a newer StormScope", f"{path}\n\n{e}")
             return
+        except WorkspaceRefused as e:  # views, macros ... StormScope never creates: not opened, not changed
+            QMessageBox.warning(self, "Workspace not opened", f"{path}\n\n{e}")
+            return
         self.questions.shutdown()
         wait_for_jobs(cancel=False)  # the views' jobs read through the current workspace: let them finish first
         self.grid.close_model()
@@ -654,6 +657,7 @@ def run_gui(argv: list[str]) -> int:
         gui_args,
         hand_off_or_check,
         locked_at_start,
+        refused_at_start,
         serve,
         too_new_at_start,
         workspace_of,
@@ -673,6 +677,8 @@ def run_gui(argv: list[str]) -> int:
         return locked_at_start(ws_path, e)
     except WorkspaceTooNew as e:
         return too_new_at_start(ws_path, e)
+    except WorkspaceRefused as e:
+        return refused_at_start(ws_path, e)
     server = serve(win)  # later `main.py gui` starts on this workspace hand their paths to this window
     win.show()
     if args.paths:  # through the server's queue: paths another start hands over meanwhile wait their turn

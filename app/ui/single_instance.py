@@ -131,6 +131,16 @@ def too_new_at_start(ws_path: Path, e: Exception) -> int:
     return 2
 
 
+def refused_at_start(ws_path: Path, e: Exception) -> int:
+    """The window does not open a workspace holding objects StormScope never creates (app.safe_open): say so
+    (stderr and a message box), exit 1. Nothing was written to the file."""
+    from PySide6.QtWidgets import QMessageBox
+
+    print(f"main.py gui: error: {ws_path}: {e}", file=sys.stderr)
+    QMessageBox.critical(None, "StormScope — workspace not opened", f"{ws_path}\n\n{e}")
+    return 1
+
+
 def locked_at_start(ws_path: Path, e: WorkspaceLocked) -> int:
     """The window cannot open its workspace: say who has it and what to do, then exit 2."""
     from PySide6.QtWidgets import QMessageBox
@@ -278,7 +288,7 @@ def hand_off_or_check(ws_path: Path, paths: list[str]) -> int | None:
     A window that has it open gets ``paths`` (and comes to the front): say so and exit 0. A window still starting
     listens a moment later. Anyone else holding it: a message box says who and what to do, exit 2.
     """
-    from app.workspace import Workspace, WorkspaceLocked, WorkspaceTooNew
+    from app.workspace import Workspace, WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew
 
     try:
         said = hand_off(ws_path, paths)
@@ -287,6 +297,8 @@ def hand_off_or_check(ws_path: Path, paths: list[str]) -> int | None:
                 Workspace(ws_path).close()
             except WorkspaceTooNew as e:
                 return too_new_at_start(ws_path, e)
+            except WorkspaceRefused as e:
+                return refused_at_start(ws_path, e)
             except WorkspaceLocked as e:
                 said = wait_for_window(ws_path, paths) if e.kind == "window" else None
                 if said is None:

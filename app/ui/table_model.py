@@ -24,6 +24,8 @@ import duckdb
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QThread, Signal
 
+from app.safe_open import NO_FILES, SQLRefused, check_query
+
 PAGE = 500
 MAX_PAGES = 60  # pages kept in memory (LRU)
 PENDING = "…"
@@ -31,32 +33,29 @@ FAILED = "(error)"  # a row whose page could not be fetched: the error line abov
 READ_ONLY = "The SQL tab is read-only: only SELECT queries (and WITH … SELECT) can be run here."
 ONE_STATEMENT = "The SQL tab runs one query at a time: remove the other statements (or the ';' between them)."
 EMPTY = "Type a SELECT query."
+_WORDS = {"read_only": READ_ONLY, "one_statement": ONE_STATEMENT, "empty": EMPTY}
 # first words of statements that change the workspace (or reach outside it): refused even when misspelt further on
 _WRITES = ("DELETE", "UPDATE", "INSERT", "CREATE", "COPY", "ATTACH", "DETACH", "DROP", "ALTER", "TRUNCATE",
            "MERGE", "INSTALL", "LOAD", "EXPORT", "IMPORT", "CHECKPOINT", "VACUUM")
 
 
-class SQLRefused(Exception):
-    """The user's SQL is not one SELECT query: the message says so in the window's words."""
-
-
 def check_select(con: Any, sql: str) -> None:
     """Raise :class:`SQLRefused` unless ``sql`` is one read-only query (SELECT, WITH … SELECT, FROM …, VALUES,
-    DESCRIBE/SHOW/SUMMARIZE), and DuckDB's own error -- about the user's statement, not the model's wrapper --
-    when it does not bind. Nothing is executed: a relation is bound, never fetched."""
+    DESCRIBE/SHOW/SUMMARIZE) -- app.safe_open.check_query, the one gate for SQL StormScope did not write, in the
+    SQL tab's words -- and DuckDB's own error -- about the user's statement, not the model's wrapper -- when it
+    does not bind. Nothing is executed: a relation is bound, never fetched."""
     try:
-        statements = duckdb.extract_statements(sql)
+        check_query(con, sql)
+    except SQLRefused as e:
+        raise SQLRefused(_WORDS.get(e.reason, str(e)), e.reason) from None
     except duckdb.Error:
         if _first_word(sql) in _WRITES:
-            raise SQLRefused(READ_ONLY) from None
+            raise SQLRefused(READ_ONLY, "read_only") from None
         raise
-    if not statements:
-        raise SQLRefused(EMPTY)
-    if any(st.type != duckdb.StatementType.SELECT for st in statements):
-        raise SQLRefused(READ_ONLY)
-    if len(statements) > 1:
-        raise SQLRefused(ONE_STATEMENT)
-    con.sql(sql)  # binds the statement alone: its errors quote the user's SQL
+    try:
+        con.sql(sql)  # binds the statement alone: its errors quote the user's SQL
+    except duckdb.PermissionException:  # read_csv, read_text, ATTACH-like reads: the workspace's policy
+        raise SQLRefused(NO_FILES, "no_files") from None
 
 
 def _first_word(sql: str) -> str:
