@@ -1,0 +1,106 @@
+"""Issue 17: no input loses or invents data, and what an input leaves out is said with its file:line.
+
+The inputs are the real capture ``sample_traces/storm_fast_iostat-xt.txt`` (sysstat 12.6.1, ``iostat -xt -y 1
+60``) edited the way a damaged customer log is: a device row printed twice, reports out of time order, every
+report at the same time.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.importer import import_file
+from parsers.base import ImportOptions
+from tests.conftest import SAMPLES
+
+FAST = SAMPLES / "storm_fast_iostat-xt.txt"
+STAMP = re.compile(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d$", re.M)
+
+
+def reports(text: str) -> tuple[str, list[str]]:
+    """The banner, and each report (from its time stamp to the next) of an ``iostat -xt`` log."""
+    starts = [m.start() for m in STAMP.finditer(text)]
+    return text[:starts[0]], [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
+
+
+def line_of(text: str, needle: str, nth: int = 0) -> int:
+    pos = -1
+    for _ in range(nth + 1):
+        pos = text.index(needle, pos + 1)
+    return text.count("\n", 0, pos) + 1
+
+
+def imported(ws, path, **opts):
+    r = import_file(ws, str(path), ImportOptions(**opts))
+    assert r.status == "imported", r.error
+    return r
+
+
+# ---- finding 5: silently wrong numbers -----------------------------------------------------------------------
+
+def test_a_device_listed_twice_in_one_report_is_counted_once_and_the_dropped_row_named(ws, tmp_path):
+    banner, reps = reports(FAST.read_text())
+    vda = next(ln for ln in reps[2].splitlines() if ln.startswith("vda"))
+    again = re.sub(r"(?<=\s)\d+\.\d\d", "777.00", vda, count=1)  # a second, different vda row
+    before = len(banner) + len(reps[0]) + len(reps[1]) + reps[2].index(vda)
+    reps[2] = reps[2].replace(vda + "\n", vda + "\n" + again + "\n", 1)
+    text = banner + "".join(reps)
+    path = tmp_path / "twice.txt"
+    path.write_text(text)
+    r = imported(ws, path)
+    dup_line = text.count("\n", 0, before) + 2
+    warning = next(w for w in r.warnings if "listed twice" in w)
+    assert warning.startswith(f"twice.txt:{dup_line}: ")
+    assert f"lines {dup_line} (vda)" in warning
+    n, distinct = ws.con.execute("SELECT count(*), count(DISTINCT (sample_idx, device)) FROM iostat_samples"
+                                 ).fetchall()[0]
+    assert n == distinct == 60 * 2
+    # the first row printed is the one kept
+    assert ws.con.execute("SELECT r_s FROM iostat_samples WHERE sample_idx = 2 AND device = 'vda'"
+                          ).fetchall() == [(float(vda.split()[1]),)]
+
+
+def test_time_going_backwards_never_gives_negative_or_overlapping_times(ws, tmp_path):
+    banner, reps = reports(FAST.read_text())
+    # reports 10-19 appended again after report 29 (logs joined out of order): they cover time already covered
+    text = banner + "".join(reps[:30] + reps[10:20] + reps[30:])
+    path = tmp_path / "joined.txt"
+    path.write_text(text)
+    r = imported(ws, path)
+    times = [t for (t,) in ws.con.execute(
+        "SELECT t_s FROM iostat_samples WHERE device = 'vda' ORDER BY sample_idx").fetchall()]
+    assert len(times) == 60
+    assert times[0] == 0  # no negative t_s
+    assert all(b > a for a, b in zip(times, times[1:]))  # no overlapping reports
+    first_dropped = line_of(text, reps[10].splitlines()[0], 1)
+    warning = next(w for w in r.warnings if "were left out" in w and "time" in w)
+    assert warning.startswith(f"joined.txt:{first_dropped}: the time goes back to 2026-11-22 ")
+    assert "10 reports were left out" in warning
+    assert ws.run(r.run_ids[0])["n_samples"] == 60
+
+
+def test_repeated_identical_timestamps_are_not_called_missing_timestamps(ws, tmp_path):
+    banner, reps = reports(FAST.read_text())
+    stamp = STAMP.search(reps[5]).group(0)
+    reps[6] = STAMP.sub(stamp, reps[6], count=1)  # report 6 printed with report 5's time
+    text = banner + "".join(reps)
+    path = tmp_path / "same_time.txt"
+    path.write_text(text)
+    r = imported(ws, path)
+    assert not any("no timestamps" in w for w in r.warnings), r.warnings
+    warning = next(w for w in r.warnings if "left out" in w)
+    assert warning.startswith(f"same_time.txt:{line_of(text, stamp, 1)}: the time stays at ")
+    assert ws.run(r.run_ids[0])["interval_source"] == "timestamps"
+    assert ws.run(r.run_ids[0])["n_samples"] == 59
+
+
+def test_every_report_at_one_time_is_said_so(ws, tmp_path):
+    banner, reps = reports(FAST.read_text())
+    stamp = STAMP.search(reps[0]).group(0)
+    text = banner + "".join(STAMP.sub(stamp, rep, count=1) for rep in reps)
+    path = tmp_path / "one_time.txt"
+    path.write_text(text)
+    r = imported(ws, path)
+    assert not any("no timestamps" in w for w in r.warnings), r.warnings
+    assert any("the time stays at 2026-11-22 02:15:30" in w and "59 reports were left out" in w
+               for w in r.warnings), r.warnings
