@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -184,9 +184,10 @@ class Workspace:
     # ---- import -----------------------------------------------------------------------------
     def import_events(
         self, path: str, fmt_id: str, kind: str, events: Iterable[Event], options: ImportOptions,
-        sha: str, size: int, warnings: list[str],
+        sha: str, size: int, warnings: list[str], before_commit: Callable[[], None] | None = None,
     ) -> tuple[list[int], int]:
-        """Store the events of one file in a single transaction. Returns (run_ids, rows)."""
+        """Store the events of one file in a single transaction. Returns (run_ids, rows). ``before_commit`` may
+        raise to roll the import back at the last moment (the source file changed meanwhile)."""
         con = self.con
         run_ids: dict[str, int] = {}
         rows = 0
@@ -224,6 +225,8 @@ class Workspace:
                 if n_runs > 1 and not options.name:
                     con.execute("UPDATE runs SET name = name || ' — ' || ? WHERE run_id = ?", [key, rid])
                 con.execute("UPDATE runs SET warnings = ? WHERE run_id = ?", [warnings, rid])
+            if before_commit is not None:
+                before_commit()
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

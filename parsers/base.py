@@ -173,6 +173,7 @@ class ImportOptions:
     chunk_bytes: int = 4 * 1024 * 1024
     ram_gb: float | None = None  # the host's RAM (IOzone: a data set smaller than this was likely cached)
     mapping: dict[str, Any] | None = None  # a saved column mapping for CSV/TSV results (parsers.iomark)
+    source_folder: str | None = None  # where the file was found: its companion files are looked for there
 
 
 @dataclass

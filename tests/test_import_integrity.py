@@ -104,3 +104,53 @@ def test_every_report_at_one_time_is_said_so(ws, tmp_path):
     assert not any("no timestamps" in w for w in r.warnings), r.warnings
     assert any("the time stays at 2026-11-22 02:15:30" in w and "59 reports were left out" in w
                for w in r.warnings), r.warnings
+
+
+# ---- finding 4: hash what you parse --------------------------------------------------------------------------
+
+def _still_written(monkeypatch, path, more: str) -> None:
+    """The tool writing ``path`` adds ``more`` to it while StormScope parses it."""
+    import app.importer as importer
+
+    real = importer.detect
+
+    class Writing:
+        def __init__(self, fmt):
+            self.fmt, self.id, self.kind = fmt, fmt.id, fmt.kind
+
+        def parse(self, *args):
+            with open(path, "a") as fh:
+                fh.write(more)
+            yield from self.fmt.parse(*args)
+
+    monkeypatch.setattr(importer, "detect", lambda p: Writing(real(p)))
+
+
+def test_a_file_that_changes_during_import_fails_clearly_and_is_not_stored(ws, tmp_path, monkeypatch):
+    banner, reps = reports(FAST.read_text())
+    path = tmp_path / "growing.txt"
+    path.write_text(banner + "".join(reps[:30]))
+    _still_written(monkeypatch, path, "".join(reps[30:]))
+    r = import_file(ws, str(path), ImportOptions())
+    assert r.status == "failed"
+    assert r.error == (f"{path} changed while it was being imported; import it again when the tool has finished "
+                       "writing it")
+    assert ws.con.execute("SELECT count(*) FROM runs").fetchall() == [(0,)]
+    assert ws.con.execute("SELECT count(*) FROM iostat_samples").fetchall() == [(0,)]
+    monkeypatch.undo()
+    # the complete file, imported once the tool is done, is no "duplicate" of a half
+    again = imported(ws, path)
+    assert ws.run(again.run_ids[0])["n_samples"] == 60
+
+
+def test_what_is_stored_is_what_was_hashed(ws, tmp_path):
+    """The stored SHA-256 is the file's, and every stored row comes from those bytes (one read feeds both)."""
+    import hashlib
+
+    path = tmp_path / "fast.txt"
+    path.write_bytes(FAST.read_bytes())
+    r = imported(ws, path)
+    run = ws.run(r.run_ids[0])
+    assert run["source_sha256"] == hashlib.sha256(FAST.read_bytes()).hexdigest()
+    assert run["source_size"] == FAST.stat().st_size
+    assert not list(tmp_path.glob(".stormscope-import-*"))  # the private copy is gone
