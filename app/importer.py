@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import gzip
 import os
 import tarfile
@@ -20,7 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.workspace import ImportResult, Workspace
+import duckdb
+
+from app.safe_text import storable
+from app.workspace import ImportResult, Workspace, storage_error
 from parsers.base import Cancelled, ImportOptions, JobState, ParseError
 from parsers.registry import UnknownFormat, detect
 
@@ -293,7 +297,7 @@ def snapshot(path: str, folder: Path) -> Snapshot:
     before = _identity(path)
     h = hashlib.sha256()
     size = 0
-    copy = folder / Path(path).name
+    copy = folder / storable(Path(path).name)  # parsers may read the name (fio logs): valid UTF-8
     with open(path, "rb") as src, open(copy, "wb") as dst:
         while chunk := src.read(SNAPSHOT_CHUNK):
             h.update(chunk)
@@ -319,7 +323,8 @@ def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobStat
     of an archive is read from a temporary copy ``path``): results name it and the run stores it.
     """
     state = state or JobState()
-    read_path, path = path, source or path
+    # a file name that is not UTF-8 is stored and shown with its odd bytes written \xff; the file is read by its name
+    read_path, path = path, storable(source or path)
     res = ImportResult(path=path, status="failed")
     # the snapshot lies beside the workspace (a trace may be larger than a RAM-backed /tmp); a folder of a killed
     # import is found by its prefix, like the workspace's own staging folders
@@ -396,7 +401,13 @@ def _import_one(ws: Workspace, read_path: str, path: str, options: ImportOptions
             res.status = "skipped"
     except UnicodeDecodeError as e:
         res.error = f"{path}: not a text file ({e.reason})"
-    except (OSError, MemoryError) as e:
+    except duckdb.Error as e:
+        res.error = f"{path}: {storage_error(e)}"
+        if not ws.usable():  # DuckDB invalidated the database (a full disk at a checkpoint): the next files need a
+            ws.reopen()      # fresh connection, or every one of them fails with this file's error
+    except OSError as e:
+        res.error = f"{path}: {storage_error(e) if e.errno == errno.ENOSPC else e}"
+    except MemoryError as e:
         res.error = f"{path}: {e}"
     except Exception as e:  # a parser bug must not take the whole drop down
         res.error = f"{path}: internal error while importing ({type(e).__name__}: {e})"

@@ -9,6 +9,7 @@ duplicate.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -59,6 +60,43 @@ def has_table(ws_or_con: Any, name: str) -> bool:
     con = getattr(ws_or_con, "con", ws_or_con)
     return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
                             [name]).fetchall()[0][0])
+
+
+def rollback(con: Any, error: BaseException) -> None:
+    """Roll back after ``error`` without hiding it: when the ROLLBACK fails too (DuckDB already ended the
+    transaction -- a COMMIT that could not write its log -- or invalidated the database), the caller re-raises the
+    original error with the rollback's failure added as a note."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error as rb:
+        error.add_note(f"(the rollback that followed failed too: {rb})")
+
+
+def _reset_import_settings(con: Any, error: BaseException | None) -> None:
+    """Undo the import's memory settings; after an error that left the connection unusable, note it on the error
+    instead of replacing it."""
+    try:
+        con.execute("RESET memory_limit")
+        con.execute("RESET preserve_insertion_order")
+    except duckdb.Error as e:
+        if error is None:
+            raise
+        error.add_note(f"(resetting the import's settings failed too: {e})")
+
+
+DISK_FULL = "No space left on device"
+
+
+def storage_error(e: BaseException) -> str:
+    """What a DuckDB error (or an OSError) while storing a file means for the user. A full disk is said so,
+    however deep DuckDB wraps it ("database has been invalidated ... Original error: ... No space left on
+    device"); any other says the workspace could not store the file, with DuckDB's first line."""
+    text = str(e)
+    if DISK_FULL in text or getattr(e, "errno", None) == errno.ENOSPC:
+        return ("the disk holding the workspace is full (No space left on device): nothing of this file was "
+                "stored; free some space and import it again")
+    first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
+    return f"the workspace could not store it ({first})"
 
 
 def default_workspace_path() -> Path:
@@ -132,6 +170,25 @@ class Workspace:
         except BaseException:
             self.con.close()
             raise
+
+    def usable(self) -> bool:
+        """False once DuckDB has invalidated the database (a fatal error such as a full disk during a checkpoint):
+        every later statement on this connection would fail with that first error."""
+        try:
+            self.con.execute("SELECT 1").fetchall()
+        except duckdb.FatalException:
+            return False
+        return True
+
+    def reopen(self) -> None:
+        """A fresh connection after DuckDB invalidated the database (see :meth:`usable`): what was committed before
+        is read back from the file, and the next files of the same drop can be stored."""
+        try:
+            self.con.close()
+        except duckdb.Error as e:  # closing an invalidated database may say so again: the new connection is what counts
+            if not isinstance(e, duckdb.FatalException):
+                raise
+        self.con = duckdb.connect(str(self.path), read_only=self.read_only)
 
     def cursor(self) -> Workspace:
         """A second handle on this open workspace for a worker thread: its own DuckDB connection to the same
@@ -228,13 +285,13 @@ class Workspace:
             if before_commit is not None:
                 before_commit()
             con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
+        except BaseException as e:
+            rollback(con, e)
+            _reset_import_settings(con, e)
             raise
         finally:
             stager.close()
-            con.execute("RESET memory_limit")
-            con.execute("RESET preserve_insertion_order")
+        _reset_import_settings(con, None)
         return list(run_ids.values()), rows
 
     def _insert_run(self, path: str, fmt_id: str, ev: RunStart, options: ImportOptions, sha: str,
@@ -350,8 +407,8 @@ class Workspace:
         try:
             yield
             self.con.execute("COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
+        except BaseException as e:
+            rollback(self.con, e)
             raise
 
     def _drop_warnings(self, run_id: int, *markers: str) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from app.importer import import_file
 from parsers.base import ImportOptions
 from tests.conftest import SAMPLES
@@ -154,3 +156,80 @@ def test_what_is_stored_is_what_was_hashed(ws, tmp_path):
     assert run["source_sha256"] == hashlib.sha256(FAST.read_bytes()).hexdigest()
     assert run["source_size"] == FAST.stat().st_size
     assert not list(tmp_path.glob(".stormscope-import-*"))  # the private copy is gone
+
+
+# ---- finding 6: errors never masked --------------------------------------------------------------------------
+
+class _FailingCommit:
+    """The workspace's DuckDB connection, failing at COMMIT as DuckDB 2.0 does on a real 6 MB tmpfs (checked by
+    hand: ``mount -t tmpfs -o size=6m``): ``error`` is raised once the transaction is gone (so the importer's
+    ROLLBACK fails with "cannot rollback - no transaction is active"); ``poison`` makes every later statement
+    fail like it, as after DuckDB invalidated the database."""
+
+    def __init__(self, con, error, poison=False):
+        self._con, self._error, self._poison, self._failed = con, error, poison, False
+
+    def execute(self, sql, *args):
+        if self._failed and self._poison:
+            raise self._error
+        if sql == "COMMIT":
+            self._con.execute("ROLLBACK")
+            self._failed = True
+            raise self._error
+        return self._con.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+def test_a_failing_rollback_does_not_hide_the_real_error(ws, tmp_path):
+    import duckdb
+
+    ws.con = _FailingCommit(ws.con, duckdb.IOException(
+        f'IO Error: Could not write file "{ws.path}.wal": Permission denied'))
+    r = import_file(ws, str(FAST), ImportOptions())
+    assert r.status == "failed"
+    assert "Permission denied" in r.error
+    assert "cannot rollback" not in r.error
+    assert "internal error" not in r.error
+    # the same for the workspace's other transactions: the original error is raised, the rollback's added as a note
+    with pytest.raises(duckdb.IOException, match="Permission denied") as e:
+        ws.delete_run(1)
+    assert any("rollback that followed failed too" in n for n in e.value.__notes__)
+
+
+def test_disk_full_is_said_and_does_not_poison_the_next_files_of_the_drop(ws, tmp_path):
+    import duckdb
+
+    from app.importer import import_paths
+
+    full = duckdb.FatalException(
+        "FATAL Error: Failed: database has been invalidated because of a previous fatal error. The database must be "
+        'restarted prior to being used again.\nOriginal error: "Failed to create checkpoint because of error: Could '
+        f'not write file "{ws.path}": No space left on device"')
+    ws.con = _FailingCommit(ws.con, full, poison=True)
+    first, second = import_paths(ws, [str(FAST), str(SAMPLES / "storm_slow_iostat-xt.txt")], ImportOptions())
+    assert first.status == "failed"
+    assert first.error == (f"{FAST}: the disk holding the workspace is full (No space left on device): nothing of "
+                           "this file was stored; free some space and import it again")
+    assert second.status == "imported", second.error
+    assert [r["source_path"] for r in ws.runs()] == [str((SAMPLES / "storm_slow_iostat-xt.txt").resolve())]
+
+
+def test_a_file_name_that_is_not_utf8_imports_with_its_odd_byte_shown(ws, tmp_path):
+    import os
+
+    path = tmp_path / os.fsdecode(b"customer-\xff-host.txt")
+    path.write_bytes(FAST.read_bytes())
+    r = import_file(ws, str(path), ImportOptions())
+    assert r.status == "imported", r.error
+    assert r.path == f"{tmp_path}/customer-\\xff-host.txt"
+    assert ws.runs()[0]["name"] == "customer-\\xff-host"
+
+
+def test_json_nested_200k_deep_is_a_clear_error(ws, tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('{"fio version": "fio-3.33",\n"jobs": ' + "[" * 200_000 + "]" * 200_000 + "}\n")
+    r = import_file(ws, str(path), ImportOptions())
+    assert r.status == "failed"
+    assert r.error == f"{path}:2: JSON nested more than 200 levels deep: no measuring tool writes that"
