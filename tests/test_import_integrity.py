@@ -233,3 +233,38 @@ def test_json_nested_200k_deep_is_a_clear_error(ws, tmp_path):
     r = import_file(ws, str(path), ImportOptions())
     assert r.status == "failed"
     assert r.error == f"{path}:2: JSON nested more than 200 levels deep: no measuring tool writes that"
+
+
+# ---- finding 12: output injection ----------------------------------------------------------------------------
+
+def _cli(*args):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    p = subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
+                       cwd=ROOT, errors="surrogateescape")
+    return p.stdout + p.stderr
+
+
+def test_a_line_break_in_a_file_name_cannot_forge_a_line_of_import_output(tmp_path):
+    evil = tmp_path / "trace\nFAILED     payroll.txt: deleted\n.txt"
+    evil.write_bytes(FAST.read_bytes())
+    out = _cli("import", str(evil), "-w", str(tmp_path / "ws.duckdb"))
+    assert not [ln for ln in out.splitlines() if ln.startswith("FAILED")], out
+    assert f"imported   {tmp_path}/trace\\nFAILED     payroll.txt: deleted\\n.txt  [iostat-text] run 1" in out
+
+
+def test_escape_sequences_and_bidi_controls_in_a_host_name_never_reach_the_terminal(tmp_path):
+    hostile = "\x1b[2J\x1b]0;pwned\x07vdi\u202eexe.txt"
+    path = tmp_path / "hostile.txt"
+    path.write_text(FAST.read_text().replace("(vm)", f"({hostile})", 1))
+    ws = str(tmp_path / "ws.duckdb")
+    out = "".join(_cli(*cmd, "-w", ws) for cmd in (["import", str(path)], ["runs"], ["sql", "SELECT host FROM runs"]))
+    assert "\x1b" not in out
+    assert "\x07" not in out
+    assert "\u202e" not in out
+    shown = "\\x1b[2J\\x1b]0;pwned\\x07vdi<U+202E>exe.txt"
+    assert shown in _cli("runs", "-w", ws)
+    assert shown[:39] in _cli("sql", "SELECT host FROM runs", "-w", ws)  # the column's first 39 characters
