@@ -268,3 +268,47 @@ def test_escape_sequences_and_bidi_controls_in_a_host_name_never_reach_the_termi
     shown = "\\x1b[2J\\x1b]0;pwned\\x07vdi<U+202E>exe.txt"
     assert shown in _cli("runs", "-w", ws)
     assert shown[:39] in _cli("sql", "SELECT host FROM runs", "-w", ws)  # the column's first 39 characters
+
+
+# ---- finding 9: work per device ------------------------------------------------------------------------------
+
+class _Counted(str):
+    """A device name that counts how often it is compared (the work of the classification, not its time: the
+    times are in benchmarks/bench_devices.py)."""
+
+    calls = 0
+
+    def startswith(self, *a):
+        _Counted.calls += 1
+        return str.startswith(self, *a)
+
+    def __eq__(self, other):
+        _Counted.calls += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_device_classification_does_work_linear_in_the_devices():
+    from app.analysis.series import classify_devices
+
+    n = 3000
+    devices = []
+    for i in range(n // 3):
+        devices += [(f"sd{i}x", False), (f"sd{i}x1", False), (f"dm-{i}", False)]
+    _Counted.calls = 0
+    choice = classify_devices([(_Counted(d), g) for d, g in devices])
+    assert _Counted.calls < 20 * n  # every device against every other: 9 M comparisons
+    assert len(choice.used) == n // 3
+    assert choice.excluded["sd7x1"] == "partition of sd7x (counted in sd7x)"
+    assert choice.excluded["dm-7"].startswith("device-mapper")
+
+
+def test_partition_rules_are_unchanged():
+    from app.analysis.series import partition_parent
+
+    names = {"sda", "sda1", "sda12", "nvme0n1", "nvme0n1p2", "md0", "md0p1", "disk-part3", "disk", "loop1", "sdb1"}
+    assert {n: partition_parent(n, names) for n in sorted(names)} == {
+        "disk": None, "disk-part3": "disk", "loop1": None, "md0": None, "md0p1": "md0", "nvme0n1": None,
+        "nvme0n1p2": "nvme0n1", "sda": None, "sda1": "sda", "sda12": "sda", "sdb1": None}
+    assert partition_parent("sda1", sorted(names)) == "sda"  # a list works too
