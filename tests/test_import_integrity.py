@@ -312,3 +312,21 @@ def test_partition_rules_are_unchanged():
         "disk": None, "disk-part3": "disk", "loop1": None, "md0": None, "md0p1": "md0", "nvme0n1": None,
         "nvme0n1p2": "nvme0n1", "sda": None, "sda1": "sda", "sda12": "sda", "sdb1": None}
     assert partition_parent("sda1", sorted(names)) == "sda"  # a list works too
+
+
+def test_the_report_cuts_a_hostile_host_name_and_shows_bidi_controls(ws, tmp_path):
+    """A 2 M-character host name made ``report`` run for minutes, and U+202E reversed the run's name in the PDF;
+    here a workspace someone else made holds both (a 200 k-character host keeps the test quick)."""
+    from reports import build_report
+    from reports.options import ReportOptions
+    from tests.test_report import flat, pdf_text
+
+    imported(ws, FAST)
+    ws.con.execute("UPDATE runs SET host = repeat('h', 200000), name = 'invoice\u202efdp.exe'")
+    out = tmp_path / "r.pdf"
+    build_report(ws, ReportOptions(), str(out))
+    pdf = flat(pdf_text(out))
+    assert "\u202e" not in pdf
+    assert "invoice<U+202E>fdp.exe" in pdf
+    assert "h" * 201 not in pdf.replace(" ", "")
+    assert "run 1's host name has 200,000 characters; its first 200 are shown, ending in “…”" in pdf
