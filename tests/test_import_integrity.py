@@ -330,3 +330,32 @@ def test_the_report_cuts_a_hostile_host_name_and_shows_bidi_controls(ws, tmp_pat
     assert "invoice<U+202E>fdp.exe" in pdf
     assert "h" * 201 not in pdf.replace(" ", "")
     assert "run 1's host name has 200,000 characters; its first 200 are shown, ending in “…”" in pdf
+
+
+def test_the_window_shows_bidi_controls_and_escapes_instead_of_obeying_them(qtbot, tmp_path):
+    """The run list and the data grid: a right-to-left override in a run's name, an escape sequence and a 200 k-
+    character host name from a file are shown visibly and bounded."""
+    from PySide6.QtCore import QSettings
+
+    from app.ui.main_window import MainWindow
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(tmp_path / "ws.duckdb", settings)
+    qtbot.addWidget(w)
+    rid = import_file(w.ws, str(FAST), ImportOptions()).run_ids[0]
+    w.ws.con.execute("UPDATE runs SET name = 'invoice\u202efdp.exe', host = '\x1b[2J' || repeat('h', 200000)")
+    w.ws.con.execute("UPDATE iostat_samples SET device = 'sd\u202ea' WHERE device = 'vda'")
+    w.browser.reload()
+    host_item = w.browser.tree.topLevelItem(0).child(0)
+    run_item = host_item.child(0)
+    assert run_item.text(0) == "invoice<U+202E>fdp.exe"
+    assert host_item.text(0) == "\\x1b[2J" + "h" * 193 + "…"  # 200 characters shown
+    w.grid.show_run(rid)
+    m = w.grid.model
+    qtbot.waitUntil(lambda: not m.is_loading(), timeout=30000)
+    m.wait_for_rows([0])
+    col = m.columns.index("device")
+    shown = {m.index(r, col).data() for r in range(min(m.rowCount(), 4))}
+    assert "sd<U+202E>a" in shown
+    assert not any("\u202e" in s for s in shown)
+    w.close()
