@@ -72,6 +72,23 @@ def rollback(con: Any, error: BaseException) -> None:
         error.add_note(f"(the rollback that followed failed too: {rb})")
 
 
+MAX_NAME_CHARS = 1024  # a host or device name from a file (Linux device names have 32, DNS host names 253)
+MAX_DEVICES = 250_000  # devices in one run (the analyses are linear in them; a big ESXi host has a few thousand)
+
+
+def _quoted(name: str, limit: int = 60) -> str:
+    return repr(name if len(name) <= limit else name[:limit] + "…")
+
+
+def _check_name(what: str, name: str | None) -> None:
+    """A name from a file at most MAX_NAME_CHARS long: longer is no tool's output (and would stall every page
+    that prints it)."""
+    if name is not None and len(name) > MAX_NAME_CHARS:
+        raise ParseError(f"a {what} of {len(name):,} characters ({_quoted(name, 40)}): longer than the "
+                         f"{MAX_NAME_CHARS:,} StormScope reads (no tool prints one that long; the file is damaged or "
+                         "hostile)")
+
+
 def _reset_import_settings(con: Any, error: BaseException | None) -> None:
     """Undo the import's memory settings; after an error that left the connection unusable, note it on the error
     instead of replacing it."""
@@ -282,6 +299,8 @@ class Workspace:
                 if n_runs > 1 and not options.name:
                     con.execute("UPDATE runs SET name = name || ' — ' || ? WHERE run_id = ?", [key, rid])
                 con.execute("UPDATE runs SET warnings = ? WHERE run_id = ?", [warnings, rid])
+            for rid in run_ids.values():
+                self._check_samples(rid)
             if before_commit is not None:
                 before_commit()
             con.execute("COMMIT")
@@ -294,9 +313,38 @@ class Workspace:
         _reset_import_settings(con, None)
         return list(run_ids.values()), rows
 
+    def _check_samples(self, run_id: int) -> None:
+        """The invariants of a run's device samples, whatever format gave them (the parsers check with file:line
+        where they can; this is the net under them): no device twice in one report -- its I/O would count twice --,
+        report times that only go forward -- else t_s goes negative and intervals overlap --, and at most
+        MAX_DEVICES devices."""
+        con = self.con
+        dup = con.execute("SELECT sample_idx, device, count(*) FROM iostat_samples WHERE run_id = ? "
+                          "GROUP BY sample_idx, device, is_group, layer HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1",
+                          [run_id]).fetchall()
+        if dup:
+            idx, dev, n = dup[0]
+            raise ParseError(f"device {_quoted(dev)} is listed {n} times in report {idx + 1}: its I/O would count "
+                             f"{n} times, and which row is right cannot be told (the file was edited or damaged)")
+        back = con.execute(
+            "SELECT sample_idx, t, p FROM (SELECT sample_idx, t, lag(t) OVER (ORDER BY sample_idx) AS p FROM "
+            "(SELECT sample_idx, min(t_s) AS t FROM iostat_samples WHERE run_id = ? AND t_s IS NOT NULL GROUP BY 1)) "
+            "WHERE t <= p OR t < 0 ORDER BY 1 LIMIT 1", [run_id]).fetchall()
+        if back:
+            idx, t, prev = back[0]
+            raise ParseError(f"report {idx + 1} is at {t:g} s, " + (f"not after the report before ({prev:g} s)"
+                             if prev is not None else "before the first") + ": the time goes back (the clock was set "
+                             "back, or logs were joined out of order), and the reports would overlap")
+        n_dev = con.execute("SELECT count(DISTINCT device) FROM iostat_samples WHERE run_id = ?",
+                            [run_id]).fetchall()[0][0]
+        if n_dev > MAX_DEVICES:
+            raise ParseError(f"{n_dev:,} devices in one run: more than the {MAX_DEVICES:,} StormScope reads from "
+                             "one file (no host has that many; the file is damaged or hostile)")
+
     def _insert_run(self, path: str, fmt_id: str, ev: RunStart, options: ImportOptions, sha: str,
                     size: int, index: int) -> int:
         info = ev.info
+        _check_name("host name", info.host)
         name = options.name or Path(path).stem
         meta = {k: v for k, v in info.meta.items() if not k.startswith("_")}
         tags = dict(options.tags)
@@ -324,6 +372,7 @@ class Workspace:
                 "meta": json.dumps({k: v for k, v in info.meta.items() if not k.startswith("_")}, default=str),
             })
         sets.update({k: v for k, v in updates.items() if k in allowed})
+        _check_name("host name", sets.get("host"))
         tables = [MAIN_TABLE[kind]] if kind in MAIN_TABLE else RUN_TABLES
         sets["n_rows"] = sum(self.con.execute(f"SELECT count(*) FROM {t} WHERE run_id = ?", [run_id]).fetchall()[0][0]
                              for t in tables)
@@ -470,6 +519,11 @@ class _Stager:
 
     def add(self, table: str, run_id: int, frame: pl.DataFrame) -> None:
         key = (table, run_id)
+        if "device" in frame.columns and frame.height and frame.schema["device"] == pl.String:
+            longest = frame.select(pl.col("device").str.len_chars().max()).item()
+            if longest is not None and longest > MAX_NAME_CHARS:
+                name = frame.filter(pl.col("device").str.len_chars() == longest).get_column("device")[0]
+                _check_name("device name", name)
         schema = self.ws.table_schema(table)
         df = frame.with_columns(pl.lit(run_id).alias("run_id")).select(
             [pl.col(c).cast(t) if c in frame.columns or c == "run_id"

@@ -359,3 +359,63 @@ def test_the_window_shows_bidi_controls_and_escapes_instead_of_obeying_them(qtbo
     assert "sd<U+202E>a" in shown
     assert not any("\u202e" in s for s in shown)
     w.close()
+
+
+# ---- finding 5 in the other per-device formats, and per-file limits ------------------------------------------
+
+def test_nmon_header_naming_a_disk_twice_is_an_error_with_its_line(ws, tmp_path):
+    from tests.conftest import CORPUS
+
+    lines = (CORPUS / "nmon" / "vm_nmon-16n_disk-list-grows.nmon").read_text().split("\n")
+    no = next(i for i, ln in enumerate(lines) if ln.startswith("DISKREAD,Disk Read"))
+    lines[no] += ",vda"
+    path = tmp_path / "twice.nmon"
+    path.write_text("\n".join(lines))
+    r = import_file(ws, str(path), ImportOptions())
+    assert r.status == "failed"
+    assert r.error == (f"{path}:{no + 1}: the DISKREAD header line names disk 'vda' twice: its columns cannot be told "
+                       "apart (the file was edited or damaged)")
+
+
+def _iostat_json(tmp_path, name, edit):
+    import json
+
+    doc = json.loads((SAMPLES / "storm_fast_iostat-json.json").read_text())
+    edit(doc["sysstat"]["hosts"][0]["statistics"])
+    path = tmp_path / name
+    path.write_text(json.dumps(doc, indent=1))
+    return path
+
+
+def test_a_device_twice_in_an_iostat_json_report_is_refused_not_doubled(ws, tmp_path):
+    path = _iostat_json(tmp_path, "twice.json", lambda st: st[2]["disk"].append(dict(st[2]["disk"][0])))
+    r = import_file(ws, str(path), ImportOptions())
+    assert r.status == "failed"
+    assert r.error == (f"{path}: device 'vda' is listed 2 times in report 3: its I/O would count 2 times, and which "
+                       "row is right cannot be told (the file was edited or damaged)")
+    assert ws.runs() == []
+
+
+def test_iostat_json_time_going_back_is_refused_not_overlapped(ws, tmp_path):
+    def swap(st):
+        st[5]["timestamp"], st[6]["timestamp"] = st[6]["timestamp"], st[5]["timestamp"]
+
+    path = _iostat_json(tmp_path, "back.json", swap)
+    r = import_file(ws, str(path), ImportOptions())
+    assert r.status == "failed"
+    assert "report 7 is at 5 s, not after the report before (6 s): the time goes back" in r.error
+    assert ws.runs() == []
+
+
+def test_a_device_or_host_name_past_the_limit_is_a_clear_error(ws, tmp_path):
+    long_dev = tmp_path / "long_device.txt"
+    long_dev.write_text(FAST.read_text().replace("\nvda ", "\n" + "v" * 2000 + " "))
+    r = import_file(ws, str(long_dev), ImportOptions())
+    assert r.status == "failed"
+    assert f"a device name of 2,000 characters ('{'v' * 40}…'): longer than the 1,024" in r.error
+    long_host = _iostat_json(tmp_path, "long_host.json", lambda st: None)
+    long_host.write_text(long_host.read_text().replace('"nodename": "vm"', '"nodename": "' + "h" * 5000 + '"'))
+    r = import_file(ws, str(long_host), ImportOptions())
+    assert r.status == "failed"
+    assert "a host name of 5,000 characters" in r.error
+    assert ws.runs() == []
