@@ -9,6 +9,8 @@ Cancel button stops the loop. A failure in one file never stops the others.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import errno
 import gzip
 import os
 import tarfile
@@ -19,7 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.workspace import ImportResult, Workspace, sha256_of
+import duckdb
+
+from app.safe_text import storable
+from app.workspace import ImportResult, Workspace, storage_error
 from parsers.base import Cancelled, ImportOptions, JobState, ParseError
 from parsers.registry import UnknownFormat, detect
 
@@ -253,6 +258,61 @@ def read_ahead(events: Iterator[Any], depth: int = 2) -> Iterator[Any]:
             t.join(timeout=0.05)
 
 
+class FileChanged(Exception):
+    """The file changed (size, time or identity) while it was being imported: a tool is still writing it."""
+
+
+def _identity(path: str) -> tuple[int, int, int, int, int]:
+    """What changes when anything writes the file: size, modification and change times (ns), device and inode
+    (a file replaced by another). The change time cannot be set back by any tool."""
+    st = os.stat(path)
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev, st.st_ino
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A private copy of a file being imported, made in the same read that hashed it: what is parsed is what is
+    hashed, whatever happens to the original meanwhile. ``unchanged()`` raises :class:`FileChanged` once the
+    original differs from what was copied (checked after the copy and again before the import commits)."""
+
+    original: str
+    path: str
+    sha256: str
+    size: int
+    identity: tuple[int, int, int, int, int]
+
+    def unchanged(self) -> None:
+        try:
+            now = _identity(self.original)
+        except FileNotFoundError:
+            raise FileChanged() from None
+        if now != self.identity:
+            raise FileChanged()
+
+
+def snapshot(path: str, folder: Path) -> Snapshot:
+    """Copy ``path`` into ``folder`` (same name) and hash it in one pass; :class:`FileChanged` if it changed."""
+    import hashlib
+
+    before = _identity(path)
+    h = hashlib.sha256()
+    size = 0
+    copy = folder / storable(Path(path).name)  # parsers may read the name (fio logs): valid UTF-8
+    with open(path, "rb") as src, open(copy, "wb") as dst:
+        while chunk := src.read(SNAPSHOT_CHUNK):
+            h.update(chunk)
+            dst.write(chunk)
+            size += len(chunk)
+    snap = Snapshot(path, str(copy), h.hexdigest(), size, before)
+    if size != before[0]:
+        raise FileChanged()
+    snap.unchanged()
+    return snap
+
+
+SNAPSHOT_CHUNK = 4 * 1024 * 1024
+
+
 def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobState | None = None,
                 fmt_id: str | None = None, in_folder: bool = False, source: str | None = None) -> ImportResult:
     """Import one file. Never raises for bad input (only :class:`~parsers.base.Cancelled`): the result says what
@@ -263,10 +323,16 @@ def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobStat
     of an archive is read from a temporary copy ``path``): results name it and the run stores it.
     """
     state = state or JobState()
-    read_path, path = path, source or path
+    # a file name that is not UTF-8 is stored and shown with its odd bytes written \xff; the file is read by its name
+    read_path, path = path, storable(source or path)
     res = ImportResult(path=path, status="failed")
-    with tempfile.TemporaryDirectory(prefix="stormscope-text-") as tmp:
-        return _import_one(ws, read_path, path, options, state, fmt_id, in_folder, res, Path(tmp))
+    # the snapshot lies in the workspace's staging folder (a trace may be larger than a RAM-backed /tmp), owned by
+    # this process: a killed import's is removed on the next writable open (app.staging)
+    tmp = ws.staging.new_dir("snapshot")
+    try:
+        return _import_one(ws, read_path, path, options, state, fmt_id, in_folder, res, tmp)
+    finally:
+        ws.staging.release(tmp)
 
 
 def _utf16(path: str) -> str | None:
@@ -324,38 +390,12 @@ def _format(path: str, fmt_id: str | None) -> Any:
 def _import_one(ws: Workspace, read_path: str, path: str, options: ImportOptions, state: JobState,
                 fmt_id: str | None, in_folder: bool, res: ImportResult, tmp: Path) -> ImportResult:
     try:
-        if not os.path.isfile(read_path):
-            raise ParseError("no such file" if not os.path.exists(read_path) else "not a regular file")
-        original, encoding = read_path, _utf16(read_path)
-        if encoding:
-            read_path = _to_utf8(read_path, tmp)
-        fmt = _format(read_path, fmt_id)
-        res.kind, res.format = fmt.kind, fmt.id
-        sha, size = sha256_of(original)  # the file as the customer gave it
-        dup = ws.find_duplicate(sha)
-        if dup:
-            res.status = "duplicate"
-            res.run_ids = dup
-            return res
-        warnings: list[str] = []
-
-        def warn(msg: str, line: int | None) -> None:
-            text = f"{Path(path).name}:{line}: {msg}" if line else msg
-            if text not in warnings:
-                warnings.append(text)
-
-        events = fmt.parse(read_path, options, state, warn)
-        if os.path.getsize(read_path) > READ_AHEAD_BYTES:
-            events = read_ahead(events)
-        res.run_ids, res.rows = ws.import_events(path, fmt.id, fmt.kind, events, options, sha, size, warnings)
-        encoding = encoding or _legacy_encoding(original)
-        if encoding:
-            _record_encoding(ws, res.run_ids, encoding)
-        res.warnings = warnings
-        res.status = "imported"
+        _import_checked(ws, read_path, path, options, state, fmt_id, res, tmp)
     except Cancelled:
         res.error = f"{path}: cancelled"
         raise
+    except FileChanged:
+        res.error = f"{path} changed while it was being imported; import it again when the tool has finished writing it"
     except ParseError as e:
         res.error = e.located(path)
     except UnknownFormat as e:
@@ -364,11 +404,54 @@ def _import_one(ws: Workspace, read_path: str, path: str, options: ImportOptions
             res.status = "skipped"
     except UnicodeDecodeError as e:
         res.error = f"{path}: not a text file ({e.reason})"
-    except (OSError, MemoryError) as e:
+    except duckdb.Error as e:
+        res.error = f"{path}: {storage_error(e)}"
+        if not ws.usable():  # DuckDB invalidated the database (a full disk at a checkpoint): the next files need a
+            ws.reopen()      # fresh connection, or every one of them fails with this file's error
+    except OSError as e:
+        res.error = f"{path}: {storage_error(e) if e.errno == errno.ENOSPC else e}"
+    except MemoryError as e:
         res.error = f"{path}: {e}"
     except Exception as e:  # a parser bug must not take the whole drop down
         res.error = f"{path}: internal error while importing ({type(e).__name__}: {e})"
     return res
+
+
+def _import_checked(ws: Workspace, read_path: str, path: str, options: ImportOptions, state: JobState,
+                    fmt_id: str | None, res: ImportResult, tmp: Path) -> None:
+    """Snapshot, detect, parse and store one file, filling ``res``; raises what :func:`_import_one` reports."""
+    if not os.path.isfile(read_path):
+        raise ParseError("no such file" if not os.path.exists(read_path) else "not a regular file")
+    (tmp / "snapshot").mkdir()
+    snap = snapshot(read_path, tmp / "snapshot")  # the file as the customer gave it: what is hashed is parsed
+    original, encoding = snap.path, _utf16(snap.path)
+    read_path = _to_utf8(original, tmp) if encoding else original
+    fmt = _format(read_path, fmt_id)
+    res.kind, res.format = fmt.kind, fmt.id
+    dup = ws.find_duplicate(snap.sha256)
+    if dup:
+        res.status = "duplicate"
+        res.run_ids = dup
+        return
+    warnings: list[str] = []
+
+    def warn(msg: str, line: int | None) -> None:
+        text = f"{Path(path).name}:{line}: {msg}" if line else msg
+        if text not in warnings:
+            warnings.append(text)
+
+    if options.source_folder is None:  # companion files (fio's logs of one job) are looked for beside the original
+        options = dataclasses.replace(options, source_folder=os.path.dirname(os.path.abspath(snap.original)))
+    events = fmt.parse(read_path, options, state, warn)
+    if os.path.getsize(read_path) > READ_AHEAD_BYTES:
+        events = read_ahead(events)
+    res.run_ids, res.rows = ws.import_events(path, fmt.id, fmt.kind, events, options, snap.sha256, snap.size,
+                                             warnings, before_commit=snap.unchanged)
+    encoding = encoding or _legacy_encoding(original)
+    if encoding:
+        _record_encoding(ws, res.run_ids, encoding)
+    res.warnings = warnings
+    res.status = "imported"
 
 
 class _FileJob(JobState):

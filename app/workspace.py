@@ -9,11 +9,12 @@ duplicate.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -82,6 +83,48 @@ def has_table(ws_or_con: Any, name: str) -> bool:
                             [name]).fetchall()[0][0])
 
 
+def rollback(con: Any, error: BaseException) -> None:
+    """Roll back after ``error`` without hiding it: when the ROLLBACK fails too (DuckDB already ended the
+    transaction -- a COMMIT that could not write its log -- or invalidated the database), the caller re-raises the
+    original error with the rollback's failure added as a note."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error as rb:
+        error.add_note(f"(the rollback that followed failed too: {rb})")
+
+
+MAX_NAME_CHARS = 1024  # a host or device name from a file (Linux device names have 32, DNS host names 253)
+MAX_DEVICES = 250_000  # devices in one run (the analyses are linear in them; a big ESXi host has a few thousand)
+
+
+def _quoted(name: str, limit: int = 60) -> str:
+    return repr(name if len(name) <= limit else name[:limit] + "…")
+
+
+def _check_name(what: str, name: str | None) -> None:
+    """A name from a file at most MAX_NAME_CHARS long: longer is no tool's output (and would stall every page
+    that prints it)."""
+    if name is not None and len(name) > MAX_NAME_CHARS:
+        raise ParseError(f"a {what} of {len(name):,} characters ({_quoted(name, 40)}): longer than the "
+                         f"{MAX_NAME_CHARS:,} StormScope reads (no tool prints one that long; the file is damaged or "
+                         "hostile)")
+
+
+DISK_FULL = "No space left on device"
+
+
+def storage_error(e: BaseException) -> str:
+    """What a DuckDB error (or an OSError) while storing a file means for the user. A full disk is said so,
+    however deep DuckDB wraps it ("database has been invalidated ... Original error: ... No space left on
+    device"); any other says the workspace could not store the file, with DuckDB's first line."""
+    text = str(e)
+    if DISK_FULL in text or getattr(e, "errno", None) == errno.ENOSPC:
+        return ("the disk holding the workspace is full (No space left on device): nothing of this file was "
+                "stored; free some space and import it again")
+    first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
+    return f"the workspace could not store it ({first})"
+
+
 def default_workspace_path() -> Path:
     env = os.environ.get("STORMSCOPE_WORKSPACE")
     if env:
@@ -143,9 +186,9 @@ class Workspace:
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.staging = StagingArea(self.path)
+        self._for_import = for_import
         try:
-            self.con = connect(self.path, read_only, allowed_dirs=[] if read_only else [self.staging.root],
-                               settings=IMPORT_SETTINGS if for_import else None)
+            self.con = self._connect()
         except duckdb.IOException as e:
             if is_lock_error(str(e)):  # another process has the file open: say who, and what to do
                 raise workspace_locked(self.path, str(e)) from None
@@ -163,12 +206,37 @@ class Workspace:
             self.con.close()
             raise
 
+    def _connect(self) -> duckdb.DuckDBPyConnection:
+        """A connection under the safe-open policy (app.safe_open), the same for the first open and a reopen."""
+        return connect(self.path, self.read_only, allowed_dirs=[] if self.read_only else [self.staging.root],
+                       settings=IMPORT_SETTINGS if self._for_import else None)
+
+    def usable(self) -> bool:
+        """False once DuckDB has invalidated the database (a fatal error such as a full disk during a checkpoint):
+        every later statement on this connection would fail with that first error."""
+        try:
+            self.con.execute("SELECT 1").fetchall()
+        except duckdb.FatalException:
+            return False
+        return True
+
+    def reopen(self) -> None:
+        """A fresh connection after DuckDB invalidated the database (see :meth:`usable`): what was committed before
+        is read back from the file, and the next files of the same drop can be stored."""
+        try:
+            self.con.close()
+        except duckdb.Error as e:  # closing an invalidated database may say so again: the new connection is what counts
+            if not isinstance(e, duckdb.FatalException):
+                raise
+        self.con = self._connect()
+
     def cursor(self) -> Workspace:
         """A second handle on this open workspace for a worker thread: its own DuckDB connection to the same
         database (``con.cursor()``), without opening the file or migrating again (a fresh open costs ~100 ms).
         Close it when the job is done; the workspace stays open."""
         w = object.__new__(Workspace)
         w.path, w.read_only, w.migrated, w.staging = self.path, self.read_only, [], self.staging
+        w._for_import = self._for_import
         w.con = self.con.cursor()
         return w
 
@@ -214,9 +282,10 @@ class Workspace:
     # ---- import -----------------------------------------------------------------------------
     def import_events(
         self, path: str, fmt_id: str, kind: str, events: Iterable[Event], options: ImportOptions,
-        sha: str, size: int, warnings: list[str],
+        sha: str, size: int, warnings: list[str], before_commit: Callable[[], None] | None = None,
     ) -> tuple[list[int], int]:
-        """Store the events of one file in a single transaction. Returns (run_ids, rows)."""
+        """Store the events of one file in a single transaction. Returns (run_ids, rows). ``before_commit`` may
+        raise to roll the import back at the last moment (the source file changed meanwhile)."""
         con = self.con
         run_ids: dict[str, int] = {}
         rows = 0
@@ -251,17 +320,50 @@ class Workspace:
                 if n_runs > 1 and not options.name:
                     con.execute("UPDATE runs SET name = name || ' — ' || ? WHERE run_id = ?", [key, rid])
                 con.execute("UPDATE runs SET warnings = ? WHERE run_id = ?", [warnings, rid])
+            for rid in run_ids.values():
+                self._check_samples(rid)
+            if before_commit is not None:
+                before_commit()
             con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
+        except BaseException as e:
+            rollback(con, e)
             raise
         finally:
             stager.close()
         return list(run_ids.values()), rows
 
+    def _check_samples(self, run_id: int) -> None:
+        """The invariants of a run's device samples, whatever format gave them (the parsers check with file:line
+        where they can; this is the net under them): no device twice in one report -- its I/O would count twice --,
+        report times that only go forward -- else t_s goes negative and intervals overlap --, and at most
+        MAX_DEVICES devices."""
+        con = self.con
+        dup = con.execute("SELECT sample_idx, device, count(*) FROM iostat_samples WHERE run_id = ? "
+                          "GROUP BY sample_idx, device, is_group, layer HAVING count(*) > 1 ORDER BY 1, 2 LIMIT 1",
+                          [run_id]).fetchall()
+        if dup:
+            idx, dev, n = dup[0]
+            raise ParseError(f"device {_quoted(dev)} is listed {n} times in report {idx + 1}: its I/O would count "
+                             f"{n} times, and which row is right cannot be told (the file was edited or damaged)")
+        back = con.execute(
+            "SELECT sample_idx, t, p FROM (SELECT sample_idx, t, lag(t) OVER (ORDER BY sample_idx) AS p FROM "
+            "(SELECT sample_idx, min(t_s) AS t FROM iostat_samples WHERE run_id = ? AND t_s IS NOT NULL GROUP BY 1)) "
+            "WHERE t <= p OR t < 0 ORDER BY 1 LIMIT 1", [run_id]).fetchall()
+        if back:
+            idx, t, prev = back[0]
+            raise ParseError(f"report {idx + 1} is at {t:g} s, " + (f"not after the report before ({prev:g} s)"
+                             if prev is not None else "before the first") + ": the time goes back (the clock was set "
+                             "back, or logs were joined out of order), and the reports would overlap")
+        n_dev = con.execute("SELECT count(DISTINCT device) FROM iostat_samples WHERE run_id = ?",
+                            [run_id]).fetchall()[0][0]
+        if n_dev > MAX_DEVICES:
+            raise ParseError(f"{n_dev:,} devices in one run: more than the {MAX_DEVICES:,} StormScope reads from "
+                             "one file (no host has that many; the file is damaged or hostile)")
+
     def _insert_run(self, path: str, fmt_id: str, ev: RunStart, options: ImportOptions, sha: str,
                     size: int, index: int) -> int:
         info = ev.info
+        _check_name("host name", info.host)
         name = options.name or Path(path).stem
         meta = {k: v for k, v in info.meta.items() if not k.startswith("_")}
         tags = dict(options.tags)
@@ -289,6 +391,7 @@ class Workspace:
                 "meta": json.dumps({k: v for k, v in info.meta.items() if not k.startswith("_")}, default=str),
             })
         sets.update({k: v for k, v in updates.items() if k in allowed})
+        _check_name("host name", sets.get("host"))
         tables = [MAIN_TABLE[kind]] if kind in MAIN_TABLE else RUN_TABLES
         sets["n_rows"] = sum(self.con.execute(f"SELECT count(*) FROM {t} WHERE run_id = ?", [run_id]).fetchall()[0][0]
                              for t in tables)
@@ -372,8 +475,8 @@ class Workspace:
         try:
             yield
             self.con.execute("COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK")
+        except BaseException as e:
+            rollback(self.con, e)
             raise
 
     def _drop_warnings(self, run_id: int, *markers: str) -> None:
@@ -442,6 +545,11 @@ class _Stager:
 
     def add(self, table: str, run_id: int, frame: pl.DataFrame) -> None:
         key = (table, run_id)
+        if "device" in frame.columns and frame.height and frame.schema["device"] == pl.String:
+            longest = frame.select(pl.col("device").str.len_chars().max()).item()
+            if longest is not None and longest > MAX_NAME_CHARS:
+                name = frame.filter(pl.col("device").str.len_chars() == longest).get_column("device")[0]
+                _check_name("device name", name)
         schema = self.ws.table_schema(table)
         df = frame.with_columns(pl.lit(run_id).alias("run_id")).select(
             [pl.col(c).cast(t) if c in frame.columns or c == "run_id"

@@ -128,6 +128,30 @@ def parse_json(text: str, start: int = 0) -> tuple[Any, int]:
         return dec.raw_decode(text, start)
     except json.JSONDecodeError as e:
         raise ParseError(f"invalid JSON ({e.msg}); the file may be cut off", e.lineno) from None
+    except RecursionError:  # Python's decoder recurses per level: a hostile file nests 200,000 deep
+        raise ParseError(f"JSON nested more than {MAX_JSON_DEPTH:,} levels deep: no measuring tool writes that",
+                         _line_too_deep(text, start, MAX_JSON_DEPTH)) from None
+
+
+MAX_JSON_DEPTH = 200  # fio and iostat nest about 6 levels; Python's decoder gives up near its recursion limit
+
+
+def _line_too_deep(text: str, start: int, limit: int) -> int | None:
+    """The line where JSON from ``start`` first nests deeper than ``limit`` (strings and escapes skipped)."""
+    import re
+
+    depth, in_string = 0, False
+    for m in re.finditer(r'\\.|["\[\]{}]', text[start:]):
+        tok = m.group()
+        if tok[0] == "\\":
+            continue
+        if tok == '"':
+            in_string = not in_string
+        elif not in_string:
+            depth += 1 if tok in "[{" else -1
+            if depth > limit:
+                return text.count("\n", 0, start + m.start()) + 1
+    return None
 
 
 class Cancelled(Exception):
@@ -173,6 +197,7 @@ class ImportOptions:
     chunk_bytes: int = 4 * 1024 * 1024
     ram_gb: float | None = None  # the host's RAM (IOzone: a data set smaller than this was likely cached)
     mapping: dict[str, Any] | None = None  # a saved column mapping for CSV/TSV results (parsers.iomark)
+    source_folder: str | None = None  # where the file was found: its companion files are looked for there
 
 
 @dataclass

@@ -341,6 +341,7 @@ class _Log:
 
     def __init__(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn):
         self.path = path
+        self.opt = options
         self.state = state
         self.warn = warn
         self.device, self.type, self.job = _name(path)
@@ -462,11 +463,15 @@ class _Log:
                   "same job in the same directory settles it", None)
         return 1e6, "ns", "a guess: fio 3.x (the values fit nanoseconds and microseconds alike)"
 
+    def _folder(self) -> str:
+        """The folder the log was found in (the importer parses a private copy of it)."""
+        return self.opt.source_folder or os.path.dirname(self.path) or "."
+
     def _sibling_hist(self) -> tuple[str | None, str]:
         """The unit of the histogram log of the same job next to this log (its bin count tells fio's version)."""
         name = f"{self.device}_clat_hist{'' if self.job is None else f'.{self.job}'}.log"
         try:
-            with open(os.path.join(os.path.dirname(self.path) or ".", name), "rb") as fh:
+            with open(os.path.join(self._folder(), name), "rb") as fh:
                 first = fh.readline(64 * 1024)
         except OSError:
             return None, ""
@@ -478,7 +483,7 @@ class _Log:
 
     def _sibling_json(self) -> tuple[str | None, str]:
         """The unit of the fio JSON report of the same job (its ``jobname``) next to this log, by its version."""
-        folder = os.path.dirname(self.path) or "."
+        folder = self._folder()
         try:
             names = sorted(n for n in os.listdir(folder) if n.lower().endswith(".json"))[:200]
         except OSError:

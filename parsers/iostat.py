@@ -65,6 +65,7 @@ CPU_HEADER = re.compile(r"^\s*avg-cpu:")
 _SPLIT_BLOCKS = re.compile(r"\n[ \t]*\n")
 MAX_LINE = 64 * 1024
 SINCE_BOOT_RATIO = 3.0
+MAX_LINES_LISTED = 10  # a warning lists the lines of this many rows left out, then counts the rest
 
 
 def _sniff_text(head: bytes) -> str:
@@ -154,6 +155,9 @@ class _RunState:
     report_sample: int = -2  # the report the device blocks below belong to
     report_headers: list[_Header] = field(default_factory=list)  # headers of that report's device blocks
     sections: bool = False  # reports printed in several sections (--pretty -x): their rows are merged
+    latest: datetime | None = None  # the latest report time kept (a report at or before it overlaps: left out)
+    back_in_time: list[tuple[int, datetime, datetime]] = field(default_factory=list)  # (line, time, latest) left out
+    repeated: list[tuple[int, str]] = field(default_factory=list)  # (line, device) of rows listing a device again
 
 
 class _Parser:
@@ -179,6 +183,7 @@ class _Parser:
         self._checked_headers: set[int] = set()
         self._block_rows: dict[str, int] = {}  # pending key -> rows of its latest device block
         self._prev_rows: int | None = None  # rows of the block before the latest one, same key
+        self._skip_report = False  # the report being read is left out (its time goes back)
 
     # ---- reading -------------------------------------------------------------------------
     def _chunks(self) -> Iterator[tuple[str, bool]]:
@@ -304,10 +309,24 @@ class _Parser:
         rs.stamps.append((rs.sample_idx, stamp))
         if rs.resolver is None:
             rs.resolver = StampResolver(rs.info.meta.get("_banner_stamp"))
+        order = rs.resolver.order
         try:
             dt = rs.resolver.add(stamp)
         except ValueError:
             raise ParseError(f"impossible date or time {stripped!r}", line) from None
+        if order is not None and rs.resolver.order != order and len(rs.stamps) > 1:
+            # a day above 12 came late: the earlier reports' times read the other way round
+            times = resolve_stamps([s for _, s in rs.stamps], rs.info.meta.get("_banner_stamp"))[0]
+            rs.latest = max(times[:-1])
+        if rs.latest is not None and dt <= rs.latest and self.start_kind == "ts":
+            # the clock was set back, or logs were joined out of order: this report covers time already covered
+            # (kept, its I/O would be counted twice and its t_s would be negative): left out, and said
+            rs.back_in_time.append((line, dt, rs.latest))
+            rs.stamps.pop()
+            rs.sample_idx -= 1
+            self._skip_report = True
+            return
+        rs.latest = dt
         rs.ts_by_sample[rs.sample_idx] = dt
         if rs.t0 is None:
             rs.t0 = dt
@@ -389,8 +408,11 @@ class _Parser:
             self.start_kind = kind
         if kind == self.start_kind:
             rs.sample_idx += 1
+            self._skip_report = False
 
     def _cpu_values(self, values: str, line: int, last: bool) -> None:
+        if self._skip_report:
+            return
         toks = values.split()
         hdr = self.cpu_header or []
         if len(toks) != len(hdr):
@@ -454,6 +476,8 @@ class _Parser:
 
     def _device_block(self, header_line: str, rows: str, line: int, last: bool) -> None:
         h = self._header(header_line, line)
+        if self._skip_report:
+            return
         section = self._is_section(self._cur(), h)
         if not (section and self.start_kind == "dev"):
             self._open_report("dev", line)
@@ -574,7 +598,8 @@ class _Parser:
             lines = lines.str.replace_all("\t", " ", literal=True).str.strip_chars_end()
         out, ok = self._fixed_width(lines, h)
         ts, t_s = self._times(p, counts, sample)
-        out = out.with_columns(sample, ts, t_s, is_group.alias("is_group"))
+        idx = pl.Series("_i", np.arange(lines.len()))
+        out = out.with_columns(sample, ts, t_s, is_group.alias("is_group"), idx)
         bad_rows = np.nonzero(~ok.to_numpy())[0]
         if bad_rows.size:
             slow = self._by_tokens(key, p, lines, counts, bad_rows, final)
@@ -583,11 +608,21 @@ class _Parser:
                 out = out.filter(pl.Series(keep & ok.to_numpy()))
             else:
                 slow = slow.with_columns(sample.gather(bad_rows), ts.gather(bad_rows), t_s.gather(bad_rows),
-                                         is_group.gather(bad_rows).alias("is_group"))
-                idx = pl.Series("_i", np.arange(lines.len()))
-                out = pl.concat([out.with_columns(idx).filter(ok), slow.with_columns(idx.gather(bad_rows))],
-                                how="vertical_relaxed").sort("_i").drop("_i")
+                                         is_group.gather(bad_rows).alias("is_group"), idx.gather(bad_rows))
+                out = pl.concat([out.filter(ok), slow], how="vertical_relaxed").sort("_i")
+        out = self._drop_repeated_devices(p, counts, out)
         return out.select("sample_idx", "ts", "t_s", "device", *[c for c in h.canon if c], "is_group")
+
+    def _drop_repeated_devices(self, p: _Pending, counts: np.ndarray, out: pl.DataFrame) -> pl.DataFrame:
+        """A device listed twice in one report would count its I/O twice: the later rows are left out (and said,
+        with their lines, in the run's warnings); the first row is what iostat printed first for that device."""
+        again = out.select(pl.struct("sample_idx", "device", "is_group").is_first_distinct().not_()).to_series()
+        if not again.any():
+            return out
+        rs = self.runs[p.key[0]]
+        for i, dev in out.filter(again).select("_i", "device").iter_rows():
+            rs.repeated.append((self._line_of(p, counts, int(i)), str(dev)))
+        return out.filter(~again)
 
     def _times(self, p: _Pending, counts: np.ndarray, sample: pl.Series) -> tuple[pl.Series, pl.Series]:
         """Report time and seconds since the run's first report, as known while streaming."""
@@ -737,6 +772,7 @@ class _Parser:
             rs.cpu = [c for c in rs.cpu if c[0] < n_samples]
         if self.unknown_cols:
             self.warn("columns not recognised and not imported: " + ", ".join(sorted(self.unknown_cols)), None)
+        self._warn_left_out(rs)
         if rs.rows == 0 and not rs.cpu:
             if drop and drop[0] == rs.key:
                 raise ParseError("the file ends in the middle of its first report: no complete report to import",
@@ -778,6 +814,25 @@ class _Parser:
             "n_devices": len(rs.devices),
             "ended_at": datetime.fromisoformat(info.meta.pop("ended_at")) if "ended_at" in info.meta else None,
         }, info=info)
+
+    def _warn_left_out(self, rs: _RunState) -> None:
+        """Say which rows and reports the input checks left out, with their lines."""
+        if rs.repeated:
+            lines = ", ".join(f"{ln} ({dev})" for ln, dev in rs.repeated[:MAX_LINES_LISTED])
+            more = f" and {len(rs.repeated) - MAX_LINES_LISTED:,} more" if len(rs.repeated) > MAX_LINES_LISTED else ""
+            n = len(rs.repeated)
+            self.warn(f"a device is listed twice in one report ({n:,} row{'s' if n != 1 else ''}): counting it twice "
+                      f"would double its I/O, so each later row was left out -- lines {lines}{more}", rs.repeated[0][0])
+        if rs.back_in_time:
+            line, dt, latest = rs.back_in_time[0]
+            lines = ", ".join(str(ln) for ln, _, _ in rs.back_in_time[:MAX_LINES_LISTED])
+            n = len(rs.back_in_time)
+            more = f" and {n - MAX_LINES_LISTED:,} more" if n > MAX_LINES_LISTED else ""
+            how = "stays at" if dt == latest else "goes back to"
+            self.warn(f"the time {how} {dt:%Y-%m-%d %H:%M:%S} after a report at {latest:%Y-%m-%d %H:%M:%S} (the "
+                      "clock was set back or stood still, or logs were joined out of order): reports at or before a "
+                      f"time already covered would overlap it, so {n:,} report{'s' if n != 1 else ''} were left out "
+                      f"-- the reports at lines {lines}{more}", line)
 
     def _timestamps(self, rs: _RunState) -> dict[int, datetime]:
         """The time of each sample that has a stamp; the file's date from the banner and the UTC offset."""

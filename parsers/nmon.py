@@ -252,6 +252,12 @@ class _Parser:
             names.pop()
         if not names or any(not n for n in names):
             raise ParseError(f"the {head} header line names no disk or has an empty name", no)
+        seen: set[str] = set()
+        for n in names:
+            if n in seen:  # its two columns would add up to one disk with twice the I/O, or one would be lost
+                raise ParseError(f"the {head} header line names disk {n!r} twice: its columns cannot be told apart "
+                                 "(the file was edited or damaged)", no)
+            seen.add(n)
         for n in names:
             if n not in self.device_seen:
                 self.device_seen[n] = len(self.devices)

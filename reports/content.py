@@ -17,6 +17,7 @@ import numpy as np
 from app.analysis.histograms import LATENCY, AnalysisError, PercentileMs, collection_counts
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has
 from reports.options import ReportOptions
+from reports.shown import ShownWorkspace
 
 if TYPE_CHECKING:
     from app.workspace import Workspace
@@ -384,6 +385,7 @@ def collect(ws: Workspace, opt: ReportOptions) -> ReportContent:
     from reports.context import ReportContext
 
     builders.load()
+    ws = ShownWorkspace.of(ws)  # names from files bounded and made visible (reports.shown)
     stored = list_questions(ws)
     ids = list(opt.runs)
     if stored:  # a report is the answers to the questions, not a tour of every run; it holds every run they use

@@ -39,11 +39,13 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.tableofcontents import TableOfContents
 
+from app.safe_text import for_terminal
 from reports.content import Chart, ReportContent
 from reports.content import Table as ContentTable
 from reports.options import version
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+MAX_TEXT = 20_000  # characters of one paragraph (the longest the report writes is about 2,000)
 MAX_CELL = 90  # characters of untrusted text in a table cell (the appendix prints it in full)
 FONT_FILES = {"SS-Regular": "DejaVuSans.ttf", "SS-Bold": "DejaVuSans-Bold.ttf"}  # shipped in reports/fonts/
 
@@ -65,9 +67,14 @@ UNIT_SPACE = re.compile(r"(?<=\d) (?=(?:%|IOPS|ms|s|kB/s|MB/s|I/Os|disks?|GB|min
 
 
 def text(s: Any) -> str:
-    """Untrusted text for a Paragraph: escaped, so '<b>' prints as '<b>'; a number and its unit are joined by a
-    no-break space, so a line never ends between them ('95 %', '210 IOPS')."""
-    return escape(UNIT_SPACE.sub("\u00a0", str(s)))
+    """Untrusted text for a Paragraph: escaped, so '<b>' prints as '<b>'; control and bidi characters written
+    visibly (``<U+202E>``: a right-to-left override would reverse the text after it); at most MAX_TEXT characters
+    (a name from a hostile file cannot stall the layout); a number and its unit are joined by a no-break space, so
+    a line never ends between them ('95 %', '210 IOPS')."""
+    s = str(s)
+    if len(s) > MAX_TEXT:
+        s = s[:MAX_TEXT] + f"… (cut: {len(s):,} characters)"
+    return escape(UNIT_SPACE.sub("\u00a0", for_terminal(s, keep_lines=True)))
 
 
 def cell(s: Any, limit: int = MAX_CELL) -> str:
@@ -296,7 +303,7 @@ def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent:
 
 
 def _cut(s: Any, limit: int) -> str:
-    s = str(s)
+    s = for_terminal(str(s)[: limit + 1])  # a chart label: one line, bidi controls visible
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 

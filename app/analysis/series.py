@@ -65,16 +65,33 @@ class DeviceChoice:
         return {"requested": self.requested, "used": self.used, "excluded": self.excluded, "rule": self.rule}
 
 
+_TRAILING_DIGITS = re.compile(r"\d+\Z")
+
+
+def _parent_candidates(name: str) -> list[str]:
+    """The whole devices ``name`` would be a partition of: ``sda`` of ``sda1``, ``nvme0n1`` of ``nvme0n1p2``,
+    ``disk-part3``'s ``disk`` (at most three, whatever the number of devices)."""
+    m = _TRAILING_DIGITS.search(name)
+    stem = name[:m.start()] if m else ""
+    if not stem:
+        return []
+    out = []
+    if not stem[-1].isdigit():
+        out.append(stem)  # sda1 -> sda
+    if stem.endswith("p") and len(stem) > 1 and stem[-2].isdigit():
+        out.append(stem[:-1])  # nvme0n1p2 -> nvme0n1
+    if stem.endswith("-part") and len(stem) > 5:
+        out.append(stem[:-5])  # by-id names: disk-part3 -> disk
+    return out
+
+
 def partition_parent(name: str, names: set[str] | list[str]) -> str | None:
-    """The whole device ``name`` is a partition of, when that device is among ``names``."""
-    for p in names:
-        if p == name or not name.startswith(p):
-            continue
-        rest = name[len(p):]
-        if (re.fullmatch(r"\d+", rest) and not p[-1].isdigit()) or (re.fullmatch(r"p\d+", rest) and p[-1].isdigit()) \
-                or re.fullmatch(r"-part\d+", rest):
-            return p
-    return None
+    """The whole device ``name`` is a partition of, when that device is among ``names`` (the first in sorted
+    order when several fit). Pass a set: the look-up is then constant per name, so classifying 100 k devices
+    stays linear (it compared every pair, 16 k devices took 22 s)."""
+    known = names if isinstance(names, (set, frozenset)) else set(names)
+    found = [p for p in _parent_candidates(name) if p in known and p != name]
+    return min(found) if found else None
 
 
 # what a device of each ``iostat_samples.layer`` is, and why it is left out of the whole-disk total; in the order the
@@ -113,21 +130,25 @@ def classify_devices(devices: list[tuple[str, bool]] | list[tuple[str, bool, str
     """
     names = sorted({d[0] for d in devices})
     groups = sorted({d[0] for d in devices if d[1]})
+    group_set, name_set = set(groups), set(names)
     layers = {d[0]: d[2] for d in devices if len(d) > 2 and d[2]}  # 3-tuples only
     if requested and requested != "disks":
         want = [d.strip() for d in requested.split(",") if d.strip()]
-        missing = [d for d in want if d not in names]
+        missing = [d for d in want if d not in name_set]
         if missing:
-            raise AnalysisError(f"no device {', '.join(repr(m) for m in missing)} in this run; "
-                                f"devices: {', '.join(names) or 'none'}")
-        excluded: dict[str, str] = {n: "not requested" for n in names if n not in want}
+            raise AnalysisError(f"no device {', '.join(repr(m[:MAX_NAME_SHOWN]) for m in missing[:10])} in this "
+                                f"run; devices: {_some(names)}")
+        want_set = set(want)
+        excluded: dict[str, str] = {n: "not requested" for n in names if n not in want_set}
         return DeviceChoice(requested, want, excluded, Note("the devices asked for ({fix})", "device_choice"))
     if layers:
         return replace(_classify_layers({n: layers.get(n, "disk") for n in names}), requested=requested)
-    plain = [n for n in names if n not in groups]
-    parts = {n: p for n in plain if (p := partition_parent(n, plain)) is not None}
+    plain = [n for n in names if n not in group_set]
+    plain_set = set(plain)
+    parts = {n: p for n in plain if (p := partition_parent(n, plain_set)) is not None}
     stacked = [n for n in plain if n not in parts and STACKED.match(n)]
-    disks = [n for n in plain if n not in parts and n not in stacked]
+    stacked_set = set(stacked)
+    disks = [n for n in plain if n not in parts and n not in stacked_set]
     excluded = {n: f"partition of {p} (counted in {p})" for n, p in parts.items()}
     excluded.update({g: "-g group summary row (the sum of its members)" for g in groups})
     if disks:
@@ -142,6 +163,15 @@ def classify_devices(devices: list[tuple[str, bool]] | list[tuple[str, bool, str
         excluded = {n: f"partition of {p} (counted in {p})" for n, p in parts.items()}
         return DeviceChoice(requested, groups, excluded, "only -g group rows in the run: the groups")
     return DeviceChoice(requested, [], excluded, "no device")
+
+
+MAX_NAME_SHOWN = 60  # characters of a device name an error message quotes
+
+
+def _some(names: list[str], n: int = 20) -> str:
+    """The first ``n`` device names for an error message, and how many more (a run may have 100 k)."""
+    shown = ", ".join(x[:MAX_NAME_SHOWN] for x in names[:n])
+    return (shown + (f" and {len(names) - n:,} more" if len(names) > n else "")) or "none"
 
 
 def list_devices(ws: Workspace, run_id: int) -> DeviceChoice:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from app.analysis.text import for_cli_json
+from app.safe_text import for_terminal
 from app.workspace import Workspace, default_workspace_path
 
 Handler = Callable[[argparse.Namespace], int]
@@ -94,7 +95,7 @@ def format_table(columns: list[str], rows: list[tuple], max_width: int = 40) -> 
             return "NULL"
         if isinstance(v, float):
             return f"{v:.6g}"
-        s = str(v)
+        s = for_terminal(v)  # one line per row, whatever a stored name holds
         return s if len(s) <= max_width else s[: max_width - 1] + "…"
 
     cells = [[cell(v) for v in r] for r in rows]

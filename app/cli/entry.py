@@ -20,6 +20,7 @@ from app.cli.report import REPORT
 from app.cli.runs import RUN, RUNS
 from app.cli.size import SIZE
 from app.cli.sql import SQL
+from app.safe_text import TerminalGuard
 from app.workspace import WorkspaceRefused, WorkspaceTooNew
 from app.workspace_lock import WorkspaceLocked, cli_message
 from reports.options import version
@@ -48,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.print_help()
         return 2
     prog = f"main.py {args.command}"
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalGuard(out), TerminalGuard(err)  # no escape sequence from a file gets through
     try:
         return args.handler(args)
     except UsageError as e:
@@ -67,3 +70,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    finally:
+        sys.stdout, sys.stderr = out, err

@@ -10,6 +10,7 @@ from typing import Any
 
 from app.analysis.text import render_stored
 from app.cli.common import Command, UsageError, add_workspace_arg, key_values, open_workspace
+from app.safe_text import for_terminal
 from app.workspace import ImportResult, Workspace
 from parsers.base import ImportOptions
 
@@ -66,19 +67,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_result(r: Any) -> None:
+    """One line per file (and one per warning): a line break or escape sequence in a file name is printed as
+    ``\\n`` / ``\\x1b``, so a name can never forge a line of this output."""
     if r.status == "failed":
-        print(f"FAILED     {r.error}")
+        print(f"FAILED     {for_terminal(r.error)}")
         return
     if r.status == "skipped":
-        print(f"skipped    {r.error}")
+        print(f"skipped    {for_terminal(r.error)}")
         return
     ids = ",".join(str(i) for i in r.run_ids)
     if r.status == "duplicate":
-        print(f"duplicate  {r.path}  (already imported as run {ids})")
+        print(f"duplicate  {for_terminal(r.path)}  (already imported as run {ids})")
         return
-    print(f"imported   {r.path}  [{r.format}] run {ids}, {r.rows:,} rows")
+    print(f"imported   {for_terminal(r.path)}  [{r.format}] run {ids}, {r.rows:,} rows")
     for w in r.warnings:
-        print(f"  warning: {render_stored(w, 'cli', r.run_ids[0] if r.run_ids else 'ID')}")
+        print(f"  warning: {for_terminal(render_stored(w, 'cli', r.run_ids[0] if r.run_ids else 'ID'))}")
 
 
 def _mapping_format(ws: Workspace, name: str, opts: ImportOptions) -> str:

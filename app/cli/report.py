@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from app.cli.common import Command, add_workspace_arg, open_workspace, print_json
+from app.safe_text import for_terminal
 from reports.options import SECTIONS
 
 
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"wrote {args.output}")
         for v in content.verdicts:
-            print(f"  • {v}")
+            print(f"  • {for_terminal(v)}")
     return 0
 
 

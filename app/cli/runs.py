@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from app.cli.common import Command, add_workspace_arg, open_workspace, print_json, workspace_path
+from app.safe_text import for_terminal
 
 
 def list_arguments(p: argparse.ArgumentParser) -> None:
@@ -34,8 +35,9 @@ def list_runs(args: argparse.Namespace) -> int:
             if r["ended_at"]:
                 period += f" → {r['ended_at']:%H:%M:%S}"
         interval = f"{r['interval_s']:g} s" if r["interval_s"] else "interval ?"
-        tags = " ".join(f"{k}={v}" for k, v in (r["tags"] or {}).items())
-        print(f"{r['run_id']:>4}  {r['kind']:<8} {r['name'][:40]:<40} {r['host'] or '-':<20} "
+        tags = for_terminal(" ".join(f"{k}={v}" for k, v in (r["tags"] or {}).items()))
+        name, host = for_terminal(r["name"])[:40], for_terminal(r["host"] or "-")  # names from files: one line each
+        print(f"{r['run_id']:>4}  {r['kind']:<8} {name:<40} {host:<20} "
               f"{r['n_samples'] or 0:>5} reports  {r['n_devices'] or 0:>3} devices  {interval:<10} {period} {tags}")
     return 0
 
@@ -64,7 +66,7 @@ def change_run(args: argparse.Namespace) -> int:
         try:
             if args.delete:
                 ws.delete_run(args.run_id)
-                print(f"deleted run {args.run_id} ({run['name']})")
+                print(f"deleted run {args.run_id} ({for_terminal(run['name'])})")
                 return 0
             if args.interval is not None:
                 ws.set_interval(args.run_id, args.interval)
@@ -88,7 +90,8 @@ def change_run(args: argparse.Namespace) -> int:
             return 1
         run = ws.run(args.run_id) or {}
     interval = f"{run['interval_s']:g} s ({run['interval_source']})" if run.get("interval_s") else "interval unknown"
-    print(f"run {args.run_id}: {run['name']} · {interval} · tags {dict(run.get('tags') or {})}")
+    print(f"run {args.run_id}: {for_terminal(run['name'])} · {interval} · "
+          f"tags {for_terminal(dict(run.get('tags') or {}))}")
     return 0
 
 

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.safe_text import for_display
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
 
@@ -28,6 +29,11 @@ RUN_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ["Run", "Period", "Interval", "Devices", "Reports", "Tags"]
 MIN_WIDTH = 240
 NAME_COLUMN_MAX = 300  # px: wider names are elided in the middle; the full name is in the tooltip
+
+
+def shown(name: str | None, limit: int = 200) -> str:
+    """A name from a file as the window shows it (see app.safe_text.for_display)."""
+    return for_display(name, limit)[0]
 
 
 def describe_period(r: dict[str, Any]) -> str:
@@ -100,18 +106,20 @@ class RunBrowser(QWidget):
 
                 folder = Path(r["source_path"] or "?")
                 kind, host = str(folder.parent.parent.name or "/"), folder.parent.name or "/"
+            host = shown(host)  # names from files: control and bidi characters shown, not obeyed; bounded
             if kind not in kinds:
-                kinds[kind] = QTreeWidgetItem(self.tree, [kind if by_folder else kind_label(kind)])
+                kinds[kind] = QTreeWidgetItem(self.tree, [shown(kind) if by_folder else kind_label(kind)])
                 kinds[kind].setFlags(Qt.ItemFlag.ItemIsEnabled)
             if (kind, host) not in groups:
                 groups[(kind, host)] = QTreeWidgetItem(kinds[kind], [host])
                 groups[(kind, host)].setFlags(Qt.ItemFlag.ItemIsEnabled)
             interval = f"{r['interval_s']:g} s" if r["interval_s"] else "?"
-            tags = " ".join(f"{k}={v}" for k, v in (r["tags"] or {}).items())
+            tags = shown(" ".join(f"{k}={v}" for k, v in (r["tags"] or {}).items()))
             item = QTreeWidgetItem(groups[(kind, host)], [
-                r["name"], describe_period(r), interval, str(r["n_devices"] or 0), str(r["n_samples"] or 0), tags])
+                shown(r["name"]), describe_period(r), interval, str(r["n_devices"] or 0), str(r["n_samples"] or 0),
+                tags])
             item.setData(0, RUN_ROLE, r["run_id"])
-            item.setToolTip(0, f"{r['name']}\n{r['source_path']}")
+            item.setToolTip(0, f"{shown(r['name'])}\n{shown(r['source_path'], 1000)}")
             if r["run_id"] in selected:
                 item.setSelected(True)
         self.tree.expandAll()

@@ -25,6 +25,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QThread, Signal
 
 from app.safe_open import NO_FILES, SQLRefused, check_query
+from app.safe_text import for_display
 
 PAGE = 500
 MAX_PAGES = 60  # pages kept in memory (LRU)
@@ -71,6 +72,9 @@ def user_error(message: str) -> str:
 
 def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
+
+
+CELL_LIMIT = 1000  # characters of one text cell the grid shows (copying takes them all)
 
 
 def format_value(v: Any) -> str:
@@ -364,7 +368,9 @@ class LazyQueryModel(QAbstractTableModel):
             vals = self.row(index.row())
             if vals is None:
                 return FAILED if index.row() // PAGE in self._failed else PENDING
-            return format_value(vals[index.column()])
+            v = vals[index.column()]
+            # a name from a file: control and bidi characters shown, not obeyed; a 2 M-character value cut
+            return for_display(format_value(v), CELL_LIMIT)[0] if isinstance(v, (str, list, dict)) else format_value(v)
         if role == Qt.ItemDataRole.UserRole:
             vals = self.row(index.row())
             return None if vals is None else vals[index.column()]

@@ -42,6 +42,9 @@ def build(ctx: ReportContext) -> Section | None:
             + (f" · tags: {tags}" if tags else "")
             + (f" · import warnings: {' | '.join(warn)}" if warn else " · no import warnings"))
             + f" · SHA-256 {r.get('source_sha256') or '–'}")
+    cut = getattr(ctx.ws, "cut", [])
+    if cut:
+        sec.para("Names cut short. Some names the files give are too long to print: " + "; ".join(cut) + ".")
     return sec
 
 

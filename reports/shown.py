@@ -1,0 +1,64 @@
+"""The workspace as the report reads it: every run's names bounded and made visible.
+
+A run's name, host, OS, tool version, source path, tags and import warnings come from a customer's file -- or
+from a workspace someone else made. In the PDF each is shown at most ``LIMITS`` characters long (cut with "…",
+and the appendix says which were cut and how long they were: a 2-million-character host name made the report
+run for minutes), with control and bidirectional characters (U+202E RIGHT-TO-LEFT OVERRIDE reverses the text
+after it) written visibly, ``<U+202E>`` (see :mod:`app.safe_text`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.safe_text import for_display
+from app.workspace import Workspace
+
+LIMITS = {"name": 200, "host": 200, "os": 200, "tool_version": 200, "source_path": 1000, "format": 100}
+TAG_LIMIT = 200
+WARNING_LIMIT = 1000
+FIELD_WORDS = {"name": "name", "host": "host name", "os": "operating system", "tool_version": "tool version",
+               "source_path": "file name", "format": "format"}
+
+
+class ShownWorkspace(Workspace):
+    """``ws`` (same connection) whose :meth:`runs` and :meth:`run` give the shown values; ``cut`` lists, in
+    customer words, what was cut."""
+
+    cut: list[str]
+
+    @classmethod
+    def of(cls, ws: Workspace) -> ShownWorkspace:
+        if isinstance(ws, ShownWorkspace):
+            return ws
+        w = object.__new__(cls)
+        w.__dict__.update(ws.__dict__)
+        w.cut = []
+        return w
+
+    def runs(self) -> list[dict[str, Any]]:
+        return [self._shown(r) for r in super().runs()]
+
+    def run(self, run_id: int) -> dict[str, Any] | None:
+        r = super().run(run_id)
+        return None if r is None else self._shown(r)
+
+    def _show(self, run_id: Any, what: str, value: str, limit: int) -> str:
+        shown, cut = for_display(value, limit)
+        note = f"run {run_id}'s {what} has {len(value):,} characters; its first {limit:,} are shown, ending in “…”"
+        if cut and note not in self.cut:
+            self.cut.append(note)
+        return shown
+
+    def _shown(self, r: dict[str, Any]) -> dict[str, Any]:
+        out = dict(r)
+        rid = r.get("run_id")
+        for key, limit in LIMITS.items():
+            if isinstance(out.get(key), str):
+                out[key] = self._show(rid, FIELD_WORDS[key], out[key], limit)
+        if isinstance(out.get("tags"), dict):
+            out["tags"] = {self._show(rid, "tag", str(k), TAG_LIMIT): self._show(rid, "tag", str(v), TAG_LIMIT)
+                           for k, v in out["tags"].items()}
+        if isinstance(out.get("warnings"), list):
+            out["warnings"] = [self._show(rid, "import warning", str(w), WARNING_LIMIT) for w in out["warnings"]]
+        return out
