@@ -22,6 +22,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from app.crashpoints import crash_during, crash_point
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
 from app.migrations import check_readable, migrate, shadow_missing_columns
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
@@ -224,7 +225,10 @@ class Workspace:
                 if n_runs > 1 and not options.name:
                     con.execute("UPDATE runs SET name = name || ' — ' || ? WHERE run_id = ?", [key, rid])
                 con.execute("UPDATE runs SET warnings = ? WHERE run_id = ?", [warnings, rid])
+            crash_point("commit")  # the reliability suite's kills (app/crashpoints.py); nothing in production
             con.execute("COMMIT")
+            crash_point("wal")
+            crash_during("checkpoint", lambda: con.execute("CHECKPOINT"))
         except BaseException:
             con.execute("ROLLBACK")
             raise
@@ -431,6 +435,7 @@ class _Stager:
             writer = pq.ParquetWriter(str(path), first.schema, compression="lz4")
             writer.write_table(first)
             self.writers[key] = (writer, path)
+            crash_point("staging")
 
     def flush(self) -> None:
         con = self.ws.con
@@ -445,6 +450,7 @@ class _Stager:
         for (table, _rid), (writer, path) in self.writers.items():
             writer.close()
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [str(path)])
+            crash_point("bulk-insert")
             path.unlink()
         self.writers.clear()
 

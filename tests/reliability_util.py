@@ -1,0 +1,92 @@
+"""Helpers of the reliability suite (tests/test_reliability_*.py and ``make stress``): traces generated to a
+size and seed, an import in a child process that a test can kill, and a fingerprint of what a workspace holds
+(per run: its rows, and per column an order-free checksum) to compare with a clean import."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import duckdb
+
+ROOT = Path(__file__).resolve().parent.parent
+
+IOSTAT_COLUMNS = ("r/s", "w/s", "rkB/s", "wkB/s", "r_await", "w_await", "aqu-sz", "%util")
+
+
+def write_iostat(path: Path, devices: int, reports: int, seed: int, host: str = "rel-host") -> Path:
+    """An ``iostat -dxt`` log (sysstat layout) of ``reports`` reports of ``devices`` devices, 1 s apart (the device
+    blocks are drawn from a pool of 32 random ones, so a large log is written quickly)."""
+    rng = random.Random(seed)
+    names = [f"sd{i}" for i in range(devices)]
+    header = "Device            " + "  ".join(f"{c:>8}" for c in IOSTAT_COLUMNS)
+    pool = ["".join(f"{d:<18}" + "  ".join(f"{rng.randrange(0, 10_000) / 100:8.2f}" for _ in IOSTAT_COLUMNS) + "\n"
+                    for d in names) for _ in range(min(32, reports))]
+    t = datetime(2024, 3, 14, 8, 0, 0) + timedelta(seconds=seed % 1000)
+    with open(path, "w") as fh:
+        fh.write(f"Linux 6.1.0 ({host}) \t03/14/2024 \t_x86_64_\t(8 CPU)\n\n")
+        for _ in range(reports):
+            fh.write(t.strftime("%m/%d/%Y %I:%M:%S %p") + "\n" + header + "\n" + pool[rng.randrange(len(pool))] + "\n")
+            t += timedelta(seconds=1)
+    return path
+
+
+def import_command(ws: Path, files: list[Path]) -> list[str]:
+    """``main.py import`` as the user runs it (``-y`` logs: the first report is an interval)."""
+    return [sys.executable, str(ROOT / "main.py"), "import", *map(str, files), "-w", str(ws),
+            "--first-report", "interval"]
+
+
+def run_import(ws: Path, files: list[Path], crash_at: str | None = None, timeout: float = 300,
+               **popen: object) -> subprocess.CompletedProcess[str]:
+    """Import ``files`` in a child process; ``crash_at``: a phase of app/crashpoints.py (``PHASE[:SECONDS]``)."""
+    env = dict(os.environ)
+    env.pop("STORMSCOPE_TEST_CRASH_AT", None)
+    if crash_at:
+        env["STORMSCOPE_TEST_CRASH_AT"] = crash_at
+    return subprocess.run(import_command(ws, files), env=env, capture_output=True, text=True, timeout=timeout,
+                          check=False, **popen)  # type: ignore[call-overload]
+
+
+def fingerprint(ws: Path) -> dict[str, dict[str, tuple]]:
+    """Per run (keyed by its file's SHA-256 and run name): for each per-run table, its row count and an order-free
+    checksum per column. Opened read-only: a workspace left by a killed import is recovered (its log replayed)
+    the way StormScope opens it."""
+    from app.workspace import RUN_TABLES
+
+    con = duckdb.connect(str(ws), read_only=True)
+    try:
+        runs = con.execute("SELECT run_id, source_sha256, name, n_rows FROM runs ORDER BY run_id").fetchall()
+        out: dict[str, dict[str, tuple]] = {}
+        for rid, sha, name, n_rows in runs:
+            key = f"{sha}/{name}"
+            assert key not in out, f"{key} stored twice"
+            tables: dict[str, tuple] = {"runs.n_rows": (n_rows,)}
+            for t in RUN_TABLES:
+                cols = [r[0] for r in con.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = ? AND column_name <> "
+                    "'run_id' ORDER BY ordinal_position", [t]).fetchall()]
+                sums = ", ".join(f'sum(hash("{c}"))' for c in cols)
+                row = con.execute(f"SELECT count(*), {sums} FROM {t} WHERE run_id = ?", [rid]).fetchall()[0]
+                if row[0]:
+                    tables[t] = tuple(row)
+            out[key] = tables
+        return out
+    finally:
+        con.close()
+
+
+def whole_or_absent(got: dict[str, dict[str, tuple]], clean: dict[str, dict[str, tuple]],
+                    earlier: dict[str, dict[str, tuple]]) -> list[str]:
+    """What is wrong with ``got`` (a workspace after a killed import) against ``clean`` (the same imports, never
+    killed) and ``earlier`` (what it held before the killed import): every run present is exactly its clean
+    twin, and every earlier run is still there, untouched. Empty when all is well."""
+    problems = [f"run {k} is not in the clean import" for k in got if k not in clean]
+    problems += [f"run {k} differs from its clean import: {got[k]} != {clean[k]}"
+                 for k in got if k in clean and got[k] != clean[k]]
+    problems += [f"earlier run {k} is gone" for k in earlier if k not in got]
+    return problems
