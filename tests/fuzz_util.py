@@ -42,11 +42,13 @@ def fuzz_settings(default_examples: int) -> settings:
 
 
 # ---- mutations ------------------------------------------------------------------------------------------------
-TOKENS = [b"\n", b"\r\n", b"\r", b",", b";", b"\t", b" ", b'"', b"'", b"{", b"}", b"[", b"]", b":", b"=", b"-",
-          b"-1", b"0", b"0.0", b"1e309", b"-1e309", b"nan", b"NaN", b"inf", b"Infinity", b"null", b"true",
-          b"99999999999999999999999", b"1" * 400, b"-0", b"\x00", b"\xef\xbb\xbf", b"\xc3\xa9", b"\xff",
-          b"\xe2\x80\xae", b"Device", b"Time", b"13/45/2024", b"25:61:61", b"02/30/2024", b"AM", b"PM", b"1,5", b"%", b"#", b"..",
-          b"\xe2\x80\xa6", b"Linux", b"AAA", b"ZZZZ", b"T0001", b"\\", b"(", b")", b"1.#INF", b"-nan", b"1e-400"]
+TOKENS = [
+    b"\n", b"\r\n", b"\r", b",", b";", b"\t", b" ", b'"', b"'", b"{", b"}", b"[", b"]", b":", b"=", b"-", b"-1", b"0",
+    b"0.0", b"1e309", b"-1e309", b"nan", b"NaN", b"inf", b"Infinity", b"null", b"true", b"99999999999999999999999",
+    b"1" * 400, b"-0", b"\x00", b"\xef\xbb\xbf", b"\xc3\xa9", b"\xff", b"\xe2\x80\xae", b"Device", b"Time",
+    b"13/45/2024", b"25:61:61", b"02/30/2024", b"AM", b"PM", b"1,5", b"%", b"#", b"..", b"\xe2\x80\xa6", b"Linux",
+    b"AAA", b"ZZZZ", b"T0001", b"\\", b"(", b")", b"1.#INF", b"-nan", b"1e-400",
+]
 
 
 def _span(data: bytes, at: float) -> int:
