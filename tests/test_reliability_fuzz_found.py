@@ -30,3 +30,18 @@ def test_perfmon_junk_line_before_the_header_that_is_not_utf8(ws, tmp_path):
     p.write_bytes(b"Donn\xe9es du serveur\r\n" + PERFMON.read_bytes())
     r = import_file(ws, str(p), ImportOptions())
     assert r.status == "imported", r
+
+
+def test_iostat_unit_separator_byte_in_a_device_block(ws, tmp_path):
+    """iostat text (parsers/iostat.py): a \\x1f byte (ASCII unit separator) in a device block split the block's
+    lines into two columns and polars raised SchemaError (an internal error); the fuzzer's smallest example."""
+    from tests.fuzz_util import mutate
+
+    src = CORPUS / "iostat" / "vm_sysstat-12.6.1_iostat-x-pretty-t-ISO.txt"
+    p = tmp_path / "i.txt"
+    p.write_bytes(mutate(src.read_bytes(), ("insert", 0.0625, b"\x1f")))
+    r = import_file(ws, str(p), ImportOptions(first_report="interval"))
+    assert "internal error" not in (r.error or ""), r.error
+    assert r.status == "failed", r
+    assert r.error.startswith(f"{p}:"), r.error
+    assert ws.con.execute("SELECT count(*) FROM runs").fetchall() == [(0,)]
