@@ -133,7 +133,7 @@ def record(outcome: str, case: dict | None = None) -> None:
             fh.write(json.dumps({"outcome": outcome, **(case or {})}) + "\n")
 
 
-def checked(test: str, path: str, run) -> str:
+def checked(test: str, path: str, run, mutations: list | None = None) -> str:
     """``run()`` (an outcome), recorded; an exception that is no ParseError is an internal error: raised, or with
     STORMSCOPE_FUZZ_KEEP_GOING=1 only recorded (with where it came from) so a long run counts them all."""
     try:
@@ -141,7 +141,7 @@ def checked(test: str, path: str, run) -> str:
     except Exception as e:
         where = traceback.extract_tb(e.__traceback__)[-1]
         record("internal", {"test": test, "seed": path, "error": f"{type(e).__name__}: {e}"[:300],
-                            "at": f"{Path(where.filename).name}:{where.lineno}"})
+                            "at": f"{Path(where.filename).name}:{where.lineno}", "mutations": repr(mutations)})
         if os.environ.get("STORMSCOPE_FUZZ_KEEP_GOING") == "1":
             return "internal"
         raise

@@ -34,7 +34,7 @@ def write_case(seed: Path, mutations: list) -> str:
 @given(seed=st.sampled_from(SEEDS), mutations=MUTATIONS)
 def test_mutated_real_files_parse_or_fail_cleanly(seed, mutations):
     path = write_case(seed, mutations)
-    checked("parse", str(seed), lambda: parse_outcome(path))
+    checked("parse", str(seed), lambda: parse_outcome(path), mutations)
 
 
 @pytest.fixture(scope="module")
@@ -62,4 +62,4 @@ def test_mutated_real_files_import_whole_or_not_at_all(mem_ws, seed, mutations):
             mem_ws.delete_run(rid)
         return r.status
 
-    checked("import", str(seed), run)
+    checked("import", str(seed), run, mutations)

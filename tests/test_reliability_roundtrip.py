@@ -1,0 +1,176 @@
+"""Property-based round trips (issue 17's reliability suite): hypothesis generates the values of a trace, a
+writer prints them as the tool does, and the import must store exactly the values generated -- every device,
+every sample, every number. One test per format where a generator is reasonable; ``make stress`` runs more
+examples (tests/fuzz_util.py)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.importer import import_file
+from parsers.base import ImportOptions
+from tests.fuzz_util import fuzz_settings, record
+
+_TMP = Path(tempfile.mkdtemp(prefix="stormscope-roundtrip-"))
+START = datetime(2024, 3, 14, 8, 0, 0)
+
+
+@pytest.fixture(scope="module")
+def mem_ws():
+    from app.workspace import Workspace
+
+    w = Workspace(":memory:")
+    yield w
+    w.close()
+
+
+def imported(ws, name: str, data: str | bytes, **options) -> tuple[int, object]:
+    """Import ``data`` as file ``name``; the run id and the result (the run is deleted by :func:`done`)."""
+    path = _TMP / name
+    if isinstance(data, str):
+        path.write_text(data, encoding="utf-8")
+    else:
+        path.write_bytes(data)
+    r = import_file(ws, str(path), ImportOptions(**options))
+    assert r.status == "imported", r
+    assert len(r.run_ids) == 1, r
+    return r.run_ids[0], r
+
+
+def done(ws, rid: int, fmt: str) -> None:
+    ws.delete_run(rid)
+    record("roundtrip", {"test": fmt})
+
+
+def rows(ws, sql: str, rid: int) -> list[tuple]:
+    return ws.con.execute(sql, [rid]).fetchall()
+
+
+# device names as tools print them: letters, digits, - and _ (one word: iostat's columns are split on spaces)
+_name = st.from_regex(r"[a-z][a-z0-9_-]{0,11}", fullmatch=True)
+_hundredths = st.integers(0, 10_000_000).map(lambda v: v / 100)  # iostat and sar print two decimals
+
+
+# ---- iostat -dxt ---------------------------------------------------------------------------------------------
+IOSTAT_COLS = {"r/s": "r_s", "w/s": "w_s", "rkB/s": "rkb_s", "wkB/s": "wkb_s", "r_await": "r_await_ms",
+               "w_await": "w_await_ms", "aqu-sz": "aqu_sz", "%util": "util_pct"}
+
+
+@st.composite
+def iostat_traces(draw):
+    devices = draw(st.lists(_name, min_size=1, max_size=6, unique=True))
+    n = draw(st.integers(1, 6))
+    step = draw(st.integers(1, 600))
+    values = [[[draw(_hundredths) if c != "%util" else draw(st.integers(0, 10_000)) / 100 for c in IOSTAT_COLS]
+               for _ in devices] for _ in range(n)]
+    return devices, step, values
+
+
+def write_iostat(devices, step, values) -> str:
+    out = ["Linux 6.1.0 (gen-host) \t03/14/2024 \t_x86_64_\t(8 CPU)", ""]
+    for k, report in enumerate(values):
+        out.append((START + timedelta(seconds=k * step)).strftime("%m/%d/%Y %I:%M:%S %p"))
+        out.append("Device            " + " ".join(f"{c:>10}" for c in IOSTAT_COLS))
+        out += [f"{d:<17} " + " ".join(f"{v:10.2f}" for v in vals) for d, vals in zip(devices, report)]
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+@fuzz_settings(25)
+@given(trace=iostat_traces())
+def test_iostat_round_trip(mem_ws, trace):
+    devices, step, values = trace
+    rid, _ = imported(mem_ws, "gen_iostat.txt", write_iostat(*trace), first_report="interval")
+    cols = ", ".join(IOSTAT_COLS.values())
+    got = rows(mem_ws, f"SELECT sample_idx, ts, t_s, device, {cols} FROM iostat_samples WHERE run_id = ? "
+                       "ORDER BY sample_idx, device", rid)
+    want = sorted((k, START + timedelta(seconds=k * step), float(k * step), d, *vals)
+                  for k, report in enumerate(values) for d, vals in zip(devices, report))
+    assert got == want
+    done(mem_ws, rid, "iostat")
+
+
+# ---- perfmon CSV (PDH-CSV 4.0) ---------------------------------------------------------------------------------
+PERFMON_COUNTERS = {"Disk Reads/sec": ("r_s", 1.0), "Disk Writes/sec": ("w_s", 1.0),
+                    "Disk Read Bytes/sec": ("rkb_s", 1024.0), "Disk Write Bytes/sec": ("wkb_s", 1024.0),
+                    "Avg. Disk Queue Length": ("aqu_sz", 1.0)}
+_perf_value = st.floats(0, 1e12, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def perfmon_logs(draw):
+    disks = draw(st.lists(st.sampled_from("CDEFGHIJKLMN"), min_size=1, max_size=5, unique=True))
+    n = draw(st.integers(1, 6))
+    step = draw(st.integers(1, 600))
+    values = [[[draw(_perf_value) for _ in PERFMON_COUNTERS] for _ in disks] for _ in range(n)]
+    return [f"PhysicalDisk({i} {d}:)" for i, d in enumerate(disks)], step, values
+
+
+def write_perfmon(disks, step, values) -> str:
+    head = ['"(PDH-CSV 4.0) (Coordinated Universal Time)(0)"']
+    head += [f'"\\\\GENHOST\\{d}\\{c}"' for d in disks for c in PERFMON_COUNTERS]
+    out = [",".join(head)]
+    for k, sample in enumerate(values):
+        t = (START + timedelta(seconds=k * step)).strftime("%m/%d/%Y %H:%M:%S.000")
+        out.append(",".join([f'"{t}"', *[f'"{v!r}"' for vals in sample for v in vals]]))
+    return "\r\n".join(out) + "\r\n"
+
+
+@fuzz_settings(25)
+@given(log=perfmon_logs())
+def test_perfmon_round_trip(mem_ws, log):
+    disks, step, values = log
+    rid, _ = imported(mem_ws, "gen_perfmon.csv", write_perfmon(*log))
+    cols = ", ".join(c for c, _ in PERFMON_COUNTERS.values())
+    got = rows(mem_ws, f"SELECT sample_idx, ts, device, {cols} FROM iostat_samples WHERE run_id = ? "
+                       "ORDER BY sample_idx, device", rid)
+    want = sorted((k, START + timedelta(seconds=k * step), d, *[v / f for v, (_, f) in zip(vals,
+                   PERFMON_COUNTERS.values())]) for k, sample in enumerate(values) for d, vals in zip(disks, sample))
+    assert got == want
+    done(mem_ws, rid, "perfmon")
+
+
+# ---- fio JSON ---------------------------------------------------------------------------------------------------
+_count = st.integers(0, 2**53)
+_ns = st.floats(0, 1e12, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def fio_outputs(draw):
+    names = draw(st.lists(st.from_regex(r"[A-Za-z][A-Za-z0-9_.-]{0,15}", fullmatch=True), min_size=1, max_size=4,
+                          unique=True))
+    jobs = []
+    for name in names:
+        job = {"jobname": name, "groupid": 0, "error": 0, "job options": {"rw": "randrw", "bs": "4k"}}
+        for ddir in ("read", "write"):
+            job[ddir] = {"io_bytes": 0, "io_kbytes": draw(_count.filter(bool)), "bw": draw(_count),
+                         "iops": draw(_ns), "runtime": draw(st.integers(1, 10**9)), "total_ios": draw(_count),
+                         "clat_ns": {"min": draw(_count), "max": draw(_count), "mean": draw(_ns),
+                                     "stddev": draw(_ns),
+                                     "percentile": {"50.000000": draw(_count), "99.000000": draw(_count)}}}
+        jobs.append(job)
+    return jobs
+
+
+@fuzz_settings(25)
+@given(jobs=fio_outputs())
+def test_fio_json_round_trip(mem_ws, jobs):
+    doc = {"fio version": "fio-3.33", "timestamp": 1710403200, "time": "Thu Mar 14 08:00:00 2024", "jobs": jobs}
+    rid, _ = imported(mem_ws, "gen_fio.json", json.dumps(doc, indent=2))
+    got = rows(mem_ws, "SELECT jobname, op, ios, io_kb, iops, bw_kbs, runtime_s, clat_min_us, clat_max_us, "
+                       "clat_mean_us, clat_stddev_us, p50_us, p99_us FROM fio_jobs WHERE run_id = ? "
+                       "ORDER BY job_index, op", rid)
+    want = [(j["jobname"], ddir, d["total_ios"], float(d["io_kbytes"]), float(d["iops"]), float(d["bw"]),
+             d["runtime"] / 1000, d["clat_ns"]["min"] / 1000, d["clat_ns"]["max"] / 1000,
+             d["clat_ns"]["mean"] / 1000, d["clat_ns"]["stddev"] / 1000, d["clat_ns"]["percentile"]["50.000000"] / 1000,
+             d["clat_ns"]["percentile"]["99.000000"] / 1000)
+            for j in jobs for ddir, d in (("read", j["read"]), ("write", j["write"]))]
+    assert got == want
+    done(mem_ws, rid, "fio-json")
