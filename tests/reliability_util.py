@@ -90,3 +90,29 @@ def whole_or_absent(got: dict[str, dict[str, tuple]], clean: dict[str, dict[str,
                  for k in got if k in clean and got[k] != clean[k]]
     problems += [f"earlier run {k} is gone" for k in earlier if k not in got]
     return problems
+
+
+# ---- I/O faults -----------------------------------------------------------------------------------------------
+def without_root_powers() -> list[str]:
+    """A command prefix that makes file permissions apply: root (a container, CI) reads and writes any file, so
+    the capabilities that let it are dropped (setpriv, util-linux); another user needs nothing."""
+    if os.geteuid() != 0:
+        return []
+    import shutil
+
+    assert shutil.which("setpriv"), "setpriv (util-linux) is needed to test permissions as root"
+    drop = "-dac_override,-dac_read_search"
+    return ["setpriv", f"--inh-caps={drop}", f"--bounding-set={drop}"]
+
+
+def on_small_disk(size: str, mountpoint: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """Run the shell ``script`` with a tmpfs of ``size`` (``2200k``) mounted on ``mountpoint``, in a mount namespace
+    of its own (nothing stays mounted, even when the test dies): as root, or as another user through a user
+    namespace. The script copies out what the test should see: the tmpfs is gone when it ends."""
+    mountpoint.mkdir(parents=True, exist_ok=True)
+    ns = ["unshare", "--mount", "--propagation", "private"] if os.geteuid() == 0 else \
+        ["unshare", "--user", "--map-root-user", "--mount"]
+    body = f"mount -t tmpfs -o size={size} tmpfs '{mountpoint}' || exit 97\n{script}"
+    r = subprocess.run([*ns, "sh", "-c", body], capture_output=True, text=True, timeout=300, check=False)
+    assert r.returncode != 97, f"cannot mount a tmpfs here: {r.stderr}"
+    return r
