@@ -59,7 +59,7 @@ BANNER = re.compile(
     r"^(?P<os>[A-Za-z][\w.-]*)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+(?P<date>\S+(?:\s\S+)?)"
     r"\s+_(?P<arch>[^_\s]+(?:_[^_\s]+)*)_\s+\((?P<cpus>\d+)\s+CPU\)"
 )
-DEVICE_HEADER = re.compile(r"^\s*Device:?\s|\sDevice:?\s*$")
+DEVICE_HEADER = re.compile(r"^\s*Device:?\s+\S|\S\s+Device:?\s*$")  # and at least one column name
 CPU_HEADER = re.compile(r"^\s*avg-cpu:")
 _SPLIT_BLOCKS = re.compile(r"\n[ \t]*\n")
 MAX_LINE = 64 * 1024

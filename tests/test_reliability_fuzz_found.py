@@ -3,6 +3,8 @@ of it: a clear error naming the file and line, or a clean import, never an inter
 
 from __future__ import annotations
 
+import pytest
+
 from app.importer import import_file
 from parsers.base import ImportOptions
 from tests.conftest import CORPUS
@@ -44,4 +46,22 @@ def test_iostat_unit_separator_byte_in_a_device_block(ws, tmp_path):
     assert "internal error" not in (r.error or ""), r.error
     assert r.status == "failed", r
     assert r.error.startswith(f"{p}:"), r.error
+    assert ws.con.execute("SELECT count(*) FROM runs").fetchall() == [(0,)]
+
+
+@pytest.mark.parametrize(("src", "header"), [
+    ("jc_centos-7.7_iostat.txt", "Device:  "),  # device-first layout, the column names lost, spaces left
+    ("vm_sysstat-12.6.1_iostat-x-pretty-t-ISO.txt", "   Device"),  # --pretty: device-last
+])
+def test_iostat_device_header_without_columns(ws, tmp_path, src, header):
+    """iostat text (parsers/iostat.py): a 'Device' header line with no column names but with spaces around it
+    was taken for a header and raised IndexError (an internal error); now the line is a file:line error."""
+    lines = (CORPUS / "iostat" / src).read_text().splitlines(keepends=True)
+    i = next(i for i, ln in enumerate(lines) if ln.split() and "Device" in ln.split()[0] + ln.split()[-1])
+    lines[i] = header + "\n"
+    p = tmp_path / "i.txt"
+    p.write_text("".join(lines))
+    r = import_file(ws, str(p), ImportOptions(first_report="interval"))
+    assert r.status == "failed", r
+    assert r.error.startswith(f"{p}:{i + 1}: "), r.error
     assert ws.con.execute("SELECT count(*) FROM runs").fetchall() == [(0,)]
