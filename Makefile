@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SAMPLE_WS := $(VENV)/sample_workspace.duckdb
 
-.PHONY: install run test lint golden schema-doc bench soak clean
+.PHONY: install run test lint golden schema-doc bench soak stress clean
 
 install: $(STAMP)
 
@@ -47,6 +47,11 @@ bench: install
 # The long soak: the real window offscreen through 20,000 interactions (make test runs 2,000).
 soak: install
 	QT_QPA_PLATFORM=offscreen $(PY) tests/soak_window.py 20000 11
+
+# The reliability suite's heavy variants (issue 17), run once, printing figures (about 40 min): 100 import kills,
+# as many fuzz cases as fit in 15 min, round trips, disk-full and permission cases, hostile workspaces.
+stress: install
+	$(PY) -m tests.stress --fuzz-minutes 15
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -116,3 +116,21 @@ def on_small_disk(size: str, mountpoint: Path, script: str) -> subprocess.Comple
     r = subprocess.run([*ns, "sh", "-c", body], capture_output=True, text=True, timeout=300, check=False)
     assert r.returncode != 97, f"cannot mount a tmpfs here: {r.stderr}"
     return r
+
+
+def import_on_small_disk(files: list[Path], size: str, workdir: Path) -> tuple[dict[str, dict], int, Path]:
+    """``files`` imported (``main.py import --json``) into a new workspace on a tmpfs of ``size``: the results by
+    file name, the exit code, and a copy of the workspace as the import left it (in ``workdir``/out)."""
+    import json
+    import shlex
+
+    disk, out = workdir / "disk", workdir / "out"
+    out.mkdir(parents=True)
+    cmd = " ".join(shlex.quote(a) for a in [*import_command(disk / "ws.duckdb", files), "--json"])
+    r = on_small_disk(size, disk, f"cd {shlex.quote(str(ROOT))} && {cmd} > '{out}/result.json' 2> '{out}/stderr'\n"
+                                  f"echo $? > '{out}/rc'; cp '{disk}'/ws.duckdb* '{out}/'")
+    assert r.returncode == 0, r.stderr
+    text = (out / "result.json").read_text()
+    assert text, (out / "stderr").read_text()
+    results = {res["path"].rsplit("/", 1)[1]: res for res in json.loads(text)}
+    return results, int((out / "rc").read_text()), out / "ws.duckdb"

@@ -9,8 +9,6 @@ i17b: once it is merged they pass, and strict xfail makes the suite say so -- th
 
 from __future__ import annotations
 
-import json
-import shlex
 import shutil
 import subprocess
 import sys
@@ -20,10 +18,9 @@ import pytest
 from app.importer import iter_import
 from parsers.base import ImportOptions, JobState
 from tests.reliability_util import (
-    ROOT,
     fingerprint,
     import_command,
-    on_small_disk,
+    import_on_small_disk,
     run_import,
     whole_or_absent,
     without_root_powers,
@@ -48,15 +45,7 @@ def drop(tmp_path_factory):
 
 
 def import_on_full_disk(drop, tmp_path, size="2200k"):
-    """The drop imported (``--json``) into a workspace on a tmpfs of ``size``; the workspace copied out after."""
-    disk, out = tmp_path / "disk", tmp_path / "out"
-    out.mkdir()
-    cmd = " ".join(shlex.quote(a) for a in [*import_command(disk / "ws.duckdb", drop["files"]), "--json"])
-    r = on_small_disk(size, disk, f"cd {shlex.quote(str(ROOT))} && {cmd} > '{out}/result.json'\n"
-                                  f"echo $? > '{out}/rc'; cp '{disk}'/ws.duckdb* '{out}/'")
-    assert r.returncode == 0, r.stderr
-    results = {res["path"].rsplit("/", 1)[1]: res for res in json.loads((out / "result.json").read_text())}
-    return results, int((out / "rc").read_text()), out / "ws.duckdb"
+    return import_on_small_disk(drop["files"], size, tmp_path)
 
 
 def test_disk_full_leaves_nothing_partial(drop, tmp_path):
