@@ -174,3 +174,88 @@ def test_fio_json_round_trip(mem_ws, jobs):
             for j in jobs for ddir, d in (("read", j["read"]), ("write", j["write"]))]
     assert got == want
     done(mem_ws, rid, "fio-json")
+
+
+# ---- sar -d -p (sysstat text) -----------------------------------------------------------------------------------
+SAR_COLS = {"tps": "tps", "rkB/s": "rkb_s", "wkB/s": "wkb_s", "dkB/s": "dkb_s", "areq-sz": "areq_kb",
+            "aqu-sz": "aqu_sz", "await": "await_ms", "%util": "util_pct"}
+
+
+@st.composite
+def sar_reports(draw):
+    devices = draw(st.lists(_name, min_size=1, max_size=5, unique=True))
+    n = draw(st.integers(1, 6))
+    step = draw(st.integers(1, 3600))
+    values = [[[draw(_hundredths) if c != "%util" else draw(st.integers(0, 10_000)) / 100 for c in SAR_COLS]
+               for _ in devices] for _ in range(n)]
+    return devices, step, values
+
+
+def write_sar(devices, step, values) -> str:
+    """``sar -d -p`` from a data file: the header (the start time), then each interval's rows, then Average."""
+    out = ["Linux 6.1.0 (gen-host) \t03/14/24 \t_x86_64_\t(8 CPU)", ""]
+    out.append(START.strftime("%H:%M:%S") + "          DEV " + " ".join(f"{c:>9}" for c in SAR_COLS))
+    for k, interval in enumerate(values, 1):
+        t = (START + timedelta(seconds=k * step)).strftime("%H:%M:%S")
+        out += [f"{t} {d:>12} " + " ".join(f"{v:9.2f}" for v in vals) for d, vals in zip(devices, interval)]
+    out += ["", "Average:          DEV " + " ".join(f"{c:>9}" for c in SAR_COLS)]
+    out += [f"Average: {d:>12} " + " ".join("     0.00" for _ in SAR_COLS) for d in devices]
+    return "\n".join(out) + "\n"
+
+
+@fuzz_settings(25)
+@given(report=sar_reports())
+def test_sar_round_trip(mem_ws, report):
+    devices, step, values = report
+    if len(values) * step >= 16 * 3600:  # within the day of the banner (past midnight sar's clock starts again)
+        values = values[:1]
+    rid, _ = imported(mem_ws, "gen_sar.txt", write_sar(devices, step, values))
+    cols = ", ".join(SAR_COLS.values())
+    got = rows(mem_ws, f"SELECT sample_idx, ts, device, {cols} FROM iostat_samples WHERE run_id = ? "
+                       "ORDER BY sample_idx, device", rid)
+    want = sorted((k, START + timedelta(seconds=(k + 1) * step), d, *vals)
+                  for k, interval in enumerate(values) for d, vals in zip(devices, interval))
+    assert got == want
+    done(mem_ws, rid, "sar")
+
+
+# ---- nmon ---------------------------------------------------------------------------------------------------------
+NMON_SECTIONS = {"DISKREAD": ("Disk Read KB/s", "rkb_s"), "DISKWRITE": ("Disk Write KB/s", "wkb_s"),
+                 "DISKXFER": ("Disk transfers per second", "tps"), "DISKBUSY": ("Disk %Busy", "util_pct"),
+                 "DISKBSIZE": ("Disk Block Size", "areq_kb")}
+_tenths = st.integers(0, 10_000_000).map(lambda v: v / 10)  # nmon prints one decimal
+
+
+@st.composite
+def nmon_files(draw):
+    devices = draw(st.lists(_name, min_size=1, max_size=6, unique=True))
+    n = draw(st.integers(1, 6))
+    step = draw(st.integers(1, 600))
+    values = [{s: [draw(_tenths) if s != "DISKBUSY" else draw(st.integers(0, 1000)) / 10 for _ in devices]
+               for s in NMON_SECTIONS} for _ in range(n)]
+    return devices, step, values
+
+
+def write_nmon(devices, step, values) -> str:
+    out = ["AAA,progname,nmon", "AAA,version,16n", "AAA,host,gen-host", f"AAA,interval,{step}",
+           f"AAA,snapshots,{len(values)}", "AAA,time," + START.strftime("%H:%M.%S"), "AAA,date,14-MAR-2024"]
+    out += [f"{s},{desc} gen-host," + ",".join(devices) for s, (desc, _) in NMON_SECTIONS.items()]
+    for k, snap in enumerate(values):
+        t = START + timedelta(seconds=(k + 1) * step)
+        out.append(f"ZZZZ,T{k + 1:04d},{t:%H:%M:%S},{t.strftime('%d-%b-%Y').upper()}")
+        out += [f"{s},T{k + 1:04d}," + ",".join(f"{v:.1f}" for v in snap[s]) for s in NMON_SECTIONS]
+    return "\n".join(out) + "\n"
+
+
+@fuzz_settings(25)
+@given(nmon=nmon_files())
+def test_nmon_round_trip(mem_ws, nmon):
+    devices, step, values = nmon
+    rid, _ = imported(mem_ws, "gen.nmon", write_nmon(*nmon))
+    cols = ", ".join(c for _, c in NMON_SECTIONS.values())
+    got = rows(mem_ws, f"SELECT sample_idx, ts, device, {cols} FROM iostat_samples WHERE run_id = ? "
+                       "ORDER BY sample_idx, device", rid)
+    want = sorted((k, START + timedelta(seconds=(k + 1) * step), d, *[snap[s][i] for s in NMON_SECTIONS])
+                  for k, snap in enumerate(values) for i, d in enumerate(devices))
+    assert got == want
+    done(mem_ws, rid, "nmon")
