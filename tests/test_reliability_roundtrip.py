@@ -1,11 +1,13 @@
 """Property-based round trips (issue 17's reliability suite): hypothesis generates the values of a trace, a
 writer prints them as the tool does, and the import must store exactly the values generated -- every device,
-every sample, every number. One test per format where a generator is reasonable; ``make stress`` runs more
-examples (tests/fuzz_util.py)."""
+every sample, every number. One test per format where a generator is reasonable (iostat -dxt, perfmon PDH-CSV,
+fio JSON, sar -d -p, nmon, vscsiStats CSV, the IOzone auto-mode table); ``make stress`` runs more examples
+(tests/fuzz_util.py)."""
 
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -259,3 +261,109 @@ def test_nmon_round_trip(mem_ws, nmon):
                   for k, snap in enumerate(values) for i, d in enumerate(devices))
     assert got == want
     done(mem_ws, rid, "nmon")
+
+
+# ---- vscsiStats -p all -c (CSV) -----------------------------------------------------------------------------------
+VSCSI_LIMITS = {
+    "io_length_bytes": ("IO lengths of {op}commands", [512, 1024, 2048, 4095, 4096, 8191, 8192, 16383, 16384, 32768,
+                                                       49152, 65535, 65536, 81920, 131072, 262144, 524288]),
+    "latency_us": ("latency of {op}IOs in Microseconds (us)", [1, 10, 100, 500, 1000, 5000, 15000, 30000, 50000,
+                                                                100000]),
+}
+_OPS = {"all": "", "read": "Read ", "write": "Write "}
+
+
+@st.composite
+def vscsi_collections(draw):
+    disks = draw(st.lists(st.tuples(st.integers(1, 10**7), st.integers(1, 10**5), st.integers(0, 3),
+                                    st.integers(0, 15)), min_size=1, max_size=3, unique_by=lambda d: d[:2]))
+    counts = {}
+    for disk in disks:
+        for metric, (_, limits) in VSCSI_LIMITS.items():
+            read = draw(st.lists(st.integers(0, 10**9), min_size=len(limits) + 1, max_size=len(limits) + 1))
+            write = draw(st.lists(st.integers(0, 10**9), min_size=len(limits) + 1, max_size=len(limits) + 1))
+            counts[(disk, metric)] = {"read": read, "write": write, "all": [r + w for r, w in zip(read, write)]}
+    return disks, counts
+
+
+def vscsi_device(disk) -> str:
+    world, handle, bus, target = disk
+    return f"{world}:{handle} (scsi{bus}:{target})"
+
+
+def write_vscsi(disks, counts) -> str:
+    out = []
+    for disk in disks:
+        world, handle, bus, target = disk
+        for metric, (title, limits) in VSCSI_LIMITS.items():
+            for op, word in _OPS.items():
+                c = counts[(disk, metric)][op]
+                out.append(f"Histogram: {title.format(op=word)},virtual machine worldGroupID,{world},"
+                           f"virtual disk handleID,{handle} (scsi{bus}:{target})")
+                out += [f"min,{limits[0]}", f"max,{limits[-1]}", f"mean,{limits[0]}", f"count,{sum(c)}",
+                        "Frequency,Histogram Bucket Limit"]
+                out += [f"{n},{lim}" for n, lim in zip(c, [*limits, limits[-1]])]
+    return "\n".join(out) + "\n"
+
+
+@fuzz_settings(25)
+@given(collection=vscsi_collections())
+def test_vscsistats_round_trip(mem_ws, collection):
+    disks, counts = collection
+    rid, _ = imported(mem_ws, "gen_vscsiStats.csv", write_vscsi(disks, counts))
+    got = rows(mem_ws, "SELECT device, metric, op, bucket_lo, bucket_hi, count FROM histograms WHERE run_id = ? "
+                       "ORDER BY ALL", rid)
+    want = []
+    for disk in disks:
+        for metric, (_, limits) in VSCSI_LIMITS.items():
+            edges = [None, *map(float, limits)]
+            for op in _OPS:
+                his = [*map(float, limits), None]
+                want += [(vscsi_device(disk), metric, op, lo, hi, n)
+                         for lo, hi, n in zip(edges, his, counts[(disk, metric)][op])]
+    assert got == sorted(want, key=lambda r: tuple((x is None, x) for x in r))
+    done(mem_ws, rid, "vscsistats")
+
+
+# ---- IOzone auto mode (the table) ---------------------------------------------------------------------------------
+IOZONE_TOP = ("                                                            random  random    bkwd   record   stride"
+              "                                   ")
+IOZONE_HEAD = ("              KB  reclen   write rewrite    read    reread    read   write    read  rewrite     read"
+               "   fwrite frewrite   fread  freread")
+IOZONE_TESTS = ("write", "rewrite", "read", "reread", "random_read", "random_write", "backward_read",
+                "record_rewrite", "stride_read", "fwrite", "frewrite", "fread", "freread")
+_IOZONE_ENDS = [m.end() for m in re.finditer(r"\S+", IOZONE_HEAD)]
+
+
+@st.composite
+def iozone_tables(draw):
+    files = sorted(draw(st.lists(st.integers(2, 20), min_size=1, max_size=4, unique=True)))
+    rows_ = []
+    for f in files:
+        for r in range(2, min(f, 14) + 1):
+            rows_.append((2**f, 2**r, [draw(st.integers(1, 9_999_999)) for _ in IOZONE_TESTS]))
+    return rows_
+
+
+def write_iozone(rows_) -> str:
+    out = ["\tIozone: Performance Test of File I/O", "\t        Version $Revision: 3.489 $", "",
+           "\tRun began: Thu Mar 14 08:00:00 2024", "", "\tAuto Mode", "\tCommand line used: iozone -a",
+           "\tOutput is in kBytes/sec", "", IOZONE_TOP, IOZONE_HEAD]
+    for file_kb, rec_kb, vals in rows_:
+        line = ""
+        for end, v in zip(_IOZONE_ENDS, [file_kb, rec_kb, *vals]):
+            line += str(v).rjust(end - len(line))
+        out.append(line)
+    return "\n".join([*out, "", "iozone test complete."]) + "\n"
+
+
+@fuzz_settings(25)
+@given(table=iozone_tables())
+def test_iozone_round_trip(mem_ws, table):
+    rid, _ = imported(mem_ws, "gen_iozone.txt", write_iozone(table))
+    got = rows(mem_ws, "SELECT mode, source, test, file_kb, record_kb, threads, unit, kb_s FROM iozone_results "
+                       "WHERE run_id = ? ORDER BY file_kb, record_kb, test", rid)
+    want = sorted((("auto", "table", t, f, r, 1, "kB/s", float(v)) for f, r, vals in table
+                   for t, v in zip(IOZONE_TESTS, vals)), key=lambda x: (x[3], x[4], x[2]))
+    assert got == want
+    done(mem_ws, rid, "iozone")
