@@ -24,9 +24,13 @@ SEED_MAX_BYTES = 120_000  # larger real files make each case slow; their formats
 NOT_TRACES = {".md", ".sh", ".gz", ".duckdb"}
 
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures"  # esxtop's only files are here
+
+
 def seed_files() -> list[Path]:
-    """The real files a fuzz case starts from: the corpus and the sample captures (documentation left out)."""
-    files = [p for root in (CORPUS, SAMPLES) for p in sorted(root.rglob("*"))
+    """The real files a fuzz case starts from: the corpus, the sample captures and the test fixtures
+    (documentation and workspaces left out)."""
+    files = [p for root in (CORPUS, SAMPLES, FIXTURES) for p in sorted(root.rglob("*"))
              if p.is_file() and p.suffix not in NOT_TRACES and p.name != "SHA256SUMS"
              and p.stat().st_size <= SEED_MAX_BYTES]
     assert files, "no seed files"
