@@ -30,7 +30,7 @@ def write_case(seed: Path, mutations: list) -> str:
     return str(path)
 
 
-@fuzz_settings(300)
+@fuzz_settings(200)
 @given(seed=st.sampled_from(SEEDS), mutations=MUTATIONS)
 def test_mutated_real_files_parse_or_fail_cleanly(seed, mutations):
     path = write_case(seed, mutations)
@@ -46,7 +46,7 @@ def mem_ws():
     w.close()
 
 
-@fuzz_settings(60)
+@fuzz_settings(40)
 @given(seed=st.sampled_from(SEEDS), mutations=MUTATIONS)
 def test_mutated_real_files_import_whole_or_not_at_all(mem_ws, seed, mutations):
     path = write_case(seed, mutations)

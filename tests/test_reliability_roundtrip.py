@@ -85,7 +85,7 @@ def write_iostat(devices, step, values) -> str:
     return "\n".join(out) + "\n"
 
 
-@fuzz_settings(25)
+@fuzz_settings(15)
 @given(trace=iostat_traces())
 def test_iostat_round_trip(mem_ws, trace):
     devices, step, values = trace
@@ -125,7 +125,7 @@ def write_perfmon(disks, step, values) -> str:
     return "\r\n".join(out) + "\r\n"
 
 
-@fuzz_settings(25)
+@fuzz_settings(15)
 @given(log=perfmon_logs())
 def test_perfmon_round_trip(mem_ws, log):
     disks, step, values = log
@@ -161,7 +161,7 @@ def fio_outputs(draw):
     return jobs
 
 
-@fuzz_settings(25)
+@fuzz_settings(15)
 @given(jobs=fio_outputs())
 def test_fio_json_round_trip(mem_ws, jobs):
     doc = {"fio version": "fio-3.33", "timestamp": 1710403200, "time": "Thu Mar 14 08:00:00 2024", "jobs": jobs}
@@ -205,7 +205,7 @@ def write_sar(devices, step, values) -> str:
     return "\n".join(out) + "\n"
 
 
-@fuzz_settings(25)
+@fuzz_settings(15)
 @given(report=sar_reports())
 def test_sar_round_trip(mem_ws, report):
     devices, step, values = report
@@ -249,7 +249,7 @@ def write_nmon(devices, step, values) -> str:
     return "\n".join(out) + "\n"
 
 
-@fuzz_settings(25)
+@fuzz_settings(15)
 @given(nmon=nmon_files())
 def test_nmon_round_trip(mem_ws, nmon):
     devices, step, values = nmon
@@ -306,7 +306,7 @@ def write_vscsi(disks, counts) -> str:
     return "\n".join(out) + "\n"
 
 
-@fuzz_settings(25)
+@fuzz_settings(15)
 @given(collection=vscsi_collections())
 def test_vscsistats_round_trip(mem_ws, collection):
     disks, counts = collection
@@ -357,7 +357,7 @@ def write_iozone(rows_) -> str:
     return "\n".join([*out, "", "iozone test complete."]) + "\n"
 
 
-@fuzz_settings(25)
+@fuzz_settings(15)
 @given(table=iozone_tables())
 def test_iozone_round_trip(mem_ws, table):
     rid, _ = imported(mem_ws, "gen_iozone.txt", write_iozone(table))
