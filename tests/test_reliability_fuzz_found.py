@@ -65,3 +65,31 @@ def test_iostat_device_header_without_columns(ws, tmp_path, src, header):
     assert r.status == "failed", r
     assert r.error.startswith(f"{p}:{i + 1}: "), r.error
     assert ws.con.execute("SELECT count(*) FROM runs").fetchall() == [(0,)]
+
+
+FIO_LOGS = CORPUS / "fio"
+
+
+@pytest.mark.parametrize(("log", "field", "message"), [
+    # an epoch log's time, a latency, a block size
+    ("vm_fio-3.33_randwrite-epoch_iops.1.log", 0, r"time 9{8}… \(23 digits\) ms is past the year 9999"),
+    ("vm_fio-3.33_randread-per-io_lat.1.log", 1, r"value 1{8}… \(400 digits\) is larger than fio writes"),
+    ("vm_fio-3.33_randread-per-io_lat.1.log", 3, r"block size 1{8}… \(400 digits\) is larger than fio writes"),
+])
+def test_fio_log_number_too_large_for_fio(ws, tmp_path, log, field, message):
+    """fio logs (parsers/fio_log.py): a time, value or block size beyond 64 bits (fio's own limit) raised
+    OverflowError while dating or averaging the rows (an internal error); now it is a file:line error."""
+    import re
+
+    lines = (FIO_LOGS / log).read_text().splitlines(keepends=True)
+    i = len(lines) // 2
+    parts = lines[i].split(",")
+    parts[field] = " " + "9" * 23 if field == 0 else " " + "1" * 400
+    lines[i] = ",".join(parts)
+    p = tmp_path / log
+    p.write_text("".join(lines))
+    r = import_file(ws, str(p), ImportOptions())
+    assert r.status == "failed", r
+    assert "internal error" not in r.error, r.error
+    assert r.error.startswith(f"{p}:{i + 1}: "), r.error
+    assert re.search(message, r.error), r.error
