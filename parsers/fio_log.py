@@ -690,6 +690,8 @@ class _HistLog:
                 raise ParseError(f"direction {d} is not 0 (read), 1 (write) or 2 (trim)", ln)
             if t < 0:
                 raise ParseError(f"time {t} ms is negative", ln)
+            if t > MAX_MS:
+                raise ParseError(f"time {_shown(t)} ms is past the year 9999: not a time fio writes", ln)
             if not by:
                 first_t = t
             by.setdefault(d, []).append(t)

@@ -93,3 +93,17 @@ def test_fio_log_number_too_large_for_fio(ws, tmp_path, log, field, message):
     assert "internal error" not in r.error, r.error
     assert r.error.startswith(f"{p}:{i + 1}: "), r.error
     assert re.search(message, r.error), r.error
+
+
+def test_fio_histogram_log_time_past_year_9999(ws, tmp_path):
+    """fio histogram logs (parsers/fio_log.py): the same for a later row's time in an epoch log (OverflowError
+    while dating the row, an internal error)."""
+    log = "vm_fio-3.33_randwrite-epoch_clat_hist.1.log"
+    lines = (FIO_LOGS / log).read_text().splitlines(keepends=True)
+    i = len(lines) - 1
+    lines[i] = "9" * 23 + lines[i][lines[i].index(","):]
+    p = tmp_path / log
+    p.write_text("".join(lines))
+    r = import_file(ws, str(p), ImportOptions())
+    assert r.status == "failed", r
+    assert r.error.startswith(f"{p}:{i + 1}: time 99999999… (23 digits) ms is past the year 9999"), r.error
