@@ -8,7 +8,7 @@ DIST_STAMP := $(VENV)/.installed-dist
 # the folder of the built programs (StormScope, stormscope-cli): inside the .app on macOS
 DIST_APP := $(if $(filter Darwin,$(shell uname -s)),dist/StormScope.app/Contents/MacOS,dist/StormScope)
 
-.PHONY: install run test lint golden schema-doc bench soak clean dist install-check
+.PHONY: install run test lint golden schema-doc bench soak stress clean dist install-check
 
 install: $(STAMP)
 
@@ -70,6 +70,11 @@ dist: install $(DIST_STAMP)
 $(DIST_STAMP): requirements-dist.txt $(STAMP)
 	$(PY) -m pip install --quiet -r requirements-dist.txt
 	touch $(DIST_STAMP)
+
+# The reliability suite's heavy variants (issue 17), run once, printing figures (about 40 min): 100 import kills,
+# as many fuzz cases as fit in 15 min, round trips, disk-full and permission cases, hostile workspaces.
+stress: install
+	$(PY) -m tests.stress --fuzz-minutes 15
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build dist

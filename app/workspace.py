@@ -24,6 +24,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from app.crashpoints import crash_during, crash_point
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
 from app.migrations import check_readable, migrate, shadow_missing_columns
 from app.safe_open import SQLRefused, check_expression, connect
@@ -324,7 +325,10 @@ class Workspace:
                 self._check_samples(rid)
             if before_commit is not None:
                 before_commit()
+            crash_point("commit")  # the reliability suite's kills (app/crashpoints.py); nothing in production
             con.execute("COMMIT")
+            crash_point("wal")
+            crash_during("checkpoint", lambda: con.execute("CHECKPOINT"))
         except BaseException as e:
             rollback(con, e)
             raise
@@ -569,6 +573,7 @@ class _Stager:
             writer = pq.ParquetWriter(str(path), first.schema, compression="lz4")
             writer.write_table(first)
             self.writers[key] = (writer, path)
+            crash_point("staging")
 
     def flush(self) -> None:
         con = self.ws.con
@@ -583,6 +588,7 @@ class _Stager:
         for (table, _rid), (writer, path) in self.writers.items():
             writer.close()
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [str(path)])
+            crash_point("bulk-insert")
             path.unlink()
         self.writers.clear()
 

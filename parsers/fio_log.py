@@ -91,6 +91,8 @@ TYPES = {"bw": "bandwidth", "iops": "IOPS", "lat": "total latency (lat)", "clat"
 _NAME = re.compile(r"^(?P<prefix>.+)_(?P<type>bw|iops|lat|clat|slat|clat_hist)(?:\.(?P<job>\d+))?\.log$")
 _FIELD = re.compile(rb"^\s*(?:-?\d+|0x[0-9a-fA-F]+)\s*$")
 EPOCH_MS = 10**12  # a time above this is milliseconds since 1970 (log_unix_epoch), not since the job started
+MAX_MS = 253_402_300_799_999  # 9999-12-31 23:59:59.999 in ms since 1970: the last time a date can hold
+MAX_FIELD = 2**64 - 1  # fio writes its log fields as 64-bit unsigned numbers at most
 LAYOUT_ROWS = 2000  # rows read before the layout is decided (then every row is checked against it)
 CHUNK = 20_000  # samples per Rows event
 HIST_CHUNK = 200_000  # histogram rows per Rows event
@@ -295,16 +297,28 @@ def _decide_layout(rows: list[tuple[int, list[int], bool]], warn: WarnFn) -> _La
     return lay
 
 
+def _shown(n: int) -> str:
+    """A number for a message: a damaged file's 400-digit number is cut."""
+    s = str(n)
+    return s if len(s) <= 20 else f"{s[:8]}… ({len(s):,} digits)"
+
+
 def _check_row(lay: _Layout, v: list[int], line: int) -> None:
     if v[lay.ddir] not in DDIR:
         raise ParseError(f"direction {v[lay.ddir]} is not 0 (read), 1 (write) or 2 (trim)", line)
     if v[0] < 0:
         raise ParseError(f"time {v[0]} ms is negative", line)
+    if v[0] > MAX_MS:
+        raise ParseError(f"time {_shown(v[0])} ms is past the year 9999: not a time fio writes", line)
     if v[1] < 0:
         raise ParseError(f"value {v[1]} is negative", line)
+    if v[1] > MAX_FIELD:
+        raise ParseError(f"value {_shown(v[1])} is larger than fio writes (64 bits)", line)
     bs = v[lay.bs]
     if bs < 0:
         raise ParseError(f"block size {bs} is negative", line)
+    if bs > MAX_FIELD:
+        raise ParseError(f"block size {_shown(bs)} is larger than fio writes (64 bits)", line)
     if (bs == 0) != lay.windowed:
         before = "averaged over a window (block size 0)" if lay.windowed else "one I/O each (with a block size)"
         raise ParseError(f"block size {bs}, but the lines before are {before}: a log mixing both is not fio's", line)
@@ -412,7 +426,8 @@ class _Log:
         lay = self.layout
         assert lay is not None
         t, value, d, bs = v[0], v[1], v[self.di], v[self.di + 1]
-        if d not in DDIR or t < 0 or value < 0 or bs < 0 or (bs == 0) != lay.windowed:
+        if (d not in DDIR or not 0 <= t <= MAX_MS or not 0 <= value <= MAX_FIELD or not 0 <= bs <= MAX_FIELD
+                or (bs == 0) != lay.windowed):
             _check_row(lay, v, ln)  # raises, naming what is wrong
         if self.first_ms is None:
             self.first_ms = t
@@ -680,6 +695,8 @@ class _HistLog:
                 raise ParseError(f"direction {d} is not 0 (read), 1 (write) or 2 (trim)", ln)
             if t < 0:
                 raise ParseError(f"time {t} ms is negative", ln)
+            if t > MAX_MS:
+                raise ParseError(f"time {_shown(t)} ms is past the year 9999: not a time fio writes", ln)
             if not by:
                 first_t = t
             by.setdefault(d, []).append(t)

@@ -384,10 +384,9 @@ class PdhReader:
             # no line break at the end: the last row may be cut; in a quoted layout its missing closing quote says so
             cut_tail = tail not in (b"\n", b"\r") and (tail != b'"' or not self.header.quoted)
             raw.seek(0)
-            text = io.TextIOWrapper(raw, encoding="utf-8-sig" if self.header.encoding == "utf-8" else "cp1252",
-                                    errors="strict", newline="")
-            for _ in range(self.header.line):
-                text.readline()
+            for _ in range(self.header.line):  # the header and what precedes it, as read_header read them: bytes
+                raw.readline()
+            text = io.TextIOWrapper(raw, encoding=self.header.encoding, errors="strict", newline="")
             reader = csv.reader(text, delimiter=self.header.delimiter)
             chunk: tuple[list[int], list[str], list[tuple[str, ...]]] = ([], [], [])
             pending: tuple[int, list[str]] | None = None
@@ -401,15 +400,26 @@ class PdhReader:
                             chunk = ([], [], [])
                     line = self.header.line + reader.line_num
                     pending = (line, row) if any(c.strip() for c in row) else None
-            except UnicodeDecodeError as e:
-                line = self.header.line + reader.line_num + 1
-                raise ParseError(f"not {self.header.encoding} text ({e.reason}) as the header is", line) from None
+            except UnicodeDecodeError as e:  # decoded a block at a time: the line is found again, byte by byte
+                raise ParseError(f"not {self.header.encoding} text ({e.reason}) as the header is",
+                                 self._undecodable_line()) from None
             except csv.Error as e:
                 raise ParseError(f"unreadable CSV ({e})", self.header.line + reader.line_num) from None
             if pending is not None:
                 self._keep(pending, pick, chunk, last=cut_tail)
             if chunk[0]:
                 yield chunk
+
+    def _undecodable_line(self) -> int | None:
+        """The first line below the header that is not text in the header's encoding."""
+        with open(self.path, "rb") as raw:
+            for n, line in enumerate(raw, 1):
+                if n > self.header.line:
+                    try:
+                        line.decode(self.header.encoding)
+                    except UnicodeDecodeError:
+                        return n
+        return None
 
     def _keep(self, pending: tuple[int, list[str]], pick: Callable[[list[str]], tuple[str, ...]],
               chunk: tuple[list[int], list[str], list[tuple[str, ...]]], last: bool) -> None:

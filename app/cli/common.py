@@ -12,6 +12,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
+import duckdb
+
 from app.analysis.text import for_cli_json
 from app.safe_text import for_terminal
 from app.workspace import Workspace, default_workspace_path
@@ -66,7 +68,14 @@ def open_workspace(args: argparse.Namespace, *, read_only: bool = True, create: 
     path = workspace_path(args)
     if not create and not path.exists():
         raise CommandFailed(f"no workspace at {path}")
-    return Workspace(path, read_only=read_only and not create, for_import=for_import)
+    try:
+        return Workspace(path, read_only=read_only and not create, for_import=for_import)
+    except duckdb.IOException as e:  # a file the user may not read or write: said, not a traceback
+        if "Permission denied" not in str(e):
+            raise
+        how = "read" if read_only and not create else "write"
+        raise CommandFailed(f"cannot open the workspace {path}: Permission denied (you may not {how} this file or "
+                            "its folder; copy it somewhere you may, or ask its owner)") from None
 
 
 def jsonable(v: Any) -> Any:
