@@ -328,7 +328,11 @@ def import_file(ws: Workspace, path: str, options: ImportOptions, state: JobStat
     res = ImportResult(path=path, status="failed")
     # the snapshot lies in the workspace's staging folder (a trace may be larger than a RAM-backed /tmp), owned by
     # this process: a killed import's is removed on the next writable open (app.staging)
-    tmp = ws.staging.new_dir("snapshot")
+    try:
+        tmp = ws.staging.new_dir("snapshot")
+    except OSError as e:  # the workspace's folder cannot be written (permissions, a full disk): said per file
+        res.error = f"{path}: cannot be stored: {ws.path.parent} cannot be written ({e.strerror})"
+        return res
     try:
         return _import_one(ws, read_path, path, options, state, fmt_id, in_folder, res, tmp)
     finally:

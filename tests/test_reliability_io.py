@@ -1,11 +1,9 @@
 """I/O-error injection (issue 17's reliability suite): the disk holding the workspace fills up during an import
 (a small tmpfs), the workspace or its folder cannot be written, a file of the drop cannot be read, a file
 vanishes during the import. Each: a clear error naming the file, nothing partial in the workspace, the runs
-imported before untouched, the other files of the same drop still imported.
-
-Tests marked xfail(strict=True) are bugs of issue 17's finding 6 (errors masked: a full disk reads "database has
-been invalidated" and poisons the next files; a failing ROLLBACK hides "Permission denied"), fixed on branch
-i17b: once it is merged they pass, and strict xfail makes the suite say so -- then remove the marks."""
+imported before untouched, the other files of the same drop still imported. The disk-full and folder cases
+failed before issue 17's finding 6 was fixed ("database has been invalidated" poisoned the next files; a failing
+ROLLBACK hid "Permission denied")."""
 
 from __future__ import annotations
 
@@ -26,8 +24,6 @@ from tests.reliability_util import (
     without_root_powers,
     write_iostat,
 )
-
-FINDING_6 = pytest.mark.xfail(strict=True, reason="finding 6, fixed on branch i17b")
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +55,6 @@ def test_disk_full_leaves_nothing_partial(drop, tmp_path):
     assert "large" not in {k.split("/")[1] for k in got}
 
 
-@FINDING_6
 def test_disk_full_is_said_and_later_files_of_the_drop_import(drop, tmp_path):
     results, _, ws = import_on_full_disk(drop, tmp_path)
     error = results["large.txt"]["error"]
@@ -95,7 +90,6 @@ def test_workspace_file_not_writable(drop, tmp_path):
     assert fingerprint(ws) == before
 
 
-@FINDING_6
 def test_workspace_folder_not_writable(drop, tmp_path):
     """A workspace whose folder the user may not write (DuckDB's log beside it cannot be made): each file fails
     saying so -- not "cannot rollback - no transaction is active" -- and nothing is stored."""
