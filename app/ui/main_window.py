@@ -30,14 +30,12 @@ from app.analysis.text import render_stored
 from app.ui import theme
 from app.ui.banner import SinceBootBanner
 from app.ui.grid import Grid
-from app.ui.histo_view import HistogramView
 from app.ui.import_options import WaitingForInterval
-from app.ui.iozone_view import IozoneView
+from app.ui.lazy_view import LazyView
 from app.ui.plot import OverlayPlot
 from app.ui.questions_dock import QuestionsPanel, evidence_tab
 from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser
-from app.ui.sizing_panel import SizingPanel
 from app.ui.theme import THEMES, apply_theme
 from app.ui.workers import ImportThread, wait_for_jobs
 from app.workspace import ImportResult, Workspace, WorkspaceLocked, WorkspaceTooNew
@@ -128,9 +126,10 @@ class MainWindow(QMainWindow):
         self.results = ResultsTable(self)
         self.results.attach(self.plot)  # follows the curves, the visible range and the cap
         self.grid = Grid(self.ws)
-        self.histos = HistogramView(self.ws)
-        self.iozone = IozoneView(self.ws)
-        self.sizing = SizingPanel(self.ws)
+        # the tabs not shown at start are built when first shown (or asked for): a quicker start
+        self.histos: Any = LazyView(self.ws, self._build_histograms)
+        self.iozone: Any = LazyView(self.ws, self._build_iozone)
+        self.sizing: Any = LazyView(self.ws, self._build_sizing)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("views")
         # the results table sits under the overlay chart, in the same tab: its figures are the chart's
@@ -187,8 +186,7 @@ class MainWindow(QMainWindow):
         self.browser.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.browser.runs_changed.connect(self._runs_changed)
         self.banner.changed.connect(self._first_report_kept)
-        for view in (self.plot, self.histos, self.sizing):
-            view.questions_asked.connect(self._add_questions)
+        self.plot.questions_asked.connect(self._add_questions)
         self.questions.question_chosen.connect(self._show_question)
         self.questions.count_changed.connect(lambda n: self.questions_dock.setWindowTitle(questions_title(n)))
         self.questions.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
@@ -198,6 +196,26 @@ class MainWindow(QMainWindow):
         self._restore()
         if not self.questions.questions:  # shown when the first question is added (Report ▸ Report questions)
             self.questions_dock.hide()
+
+    def _build_histograms(self, ws: Workspace) -> QWidget:
+        from app.ui.histo_view import HistogramView
+
+        view = HistogramView(ws)
+        view.questions_asked.connect(self._add_questions)
+        return view
+
+    @staticmethod
+    def _build_iozone(ws: Workspace) -> QWidget:
+        from app.ui.iozone_view import IozoneView
+
+        return IozoneView(ws)
+
+    def _build_sizing(self, ws: Workspace) -> QWidget:
+        from app.ui.sizing_panel import SizingPanel
+
+        view = SizingPanel(ws)
+        view.questions_asked.connect(self._add_questions)
+        return view
 
     def _fit_to_screen(self) -> None:
         """1400 x 860, or 90 % of a smaller screen (a 1366 x 768 laptop)."""
@@ -210,7 +228,10 @@ class MainWindow(QMainWindow):
     def _tab_view(self, index: int) -> Any:
         """The view in tab ``index`` that shows the selected runs (has ``set_runs``), or None (the grid)."""
         page = self.tabs.widget(index)
-        return self.plot if page is self.overlay_page else page if hasattr(page, "set_runs") else None
+        if page is self.overlay_page:
+            return self.plot
+        # a tab not yet built is asked nothing (that would build it) until it is on screen
+        return page if isinstance(page, LazyView) or hasattr(page, "set_runs") else None
 
     def _selection_changed(self, run_ids: list[int]) -> None:
         """The view on screen follows the selection at once; the others when their tab is next shown (each one
