@@ -335,6 +335,11 @@ class MainWindow(QMainWindow):
                       triggered=lambda _checked=False: self.import_dialog())
         m.addAction(act)
         m.addAction(QAction("Import &folder…", self, triggered=lambda _checked=False: self.import_folder_dialog()))
+        self.report_folder_action = QAction("Report from fol&der…", self,
+                                            triggered=lambda _checked=False: self.report_from_folder())
+        self.report_folder_action.setStatusTip("An engagement folder to the report in one go: imported, what its "
+                                               "captures cannot say asked once, then the report")
+        m.addAction(self.report_folder_action)
         self.import_options_action = QAction("Import with &options…", self, shortcut=QKeySequence("Ctrl+Shift+I"),
                                              triggered=lambda _checked=False: self.import_with_options())
         m.addAction(self.import_options_action)
@@ -385,6 +390,7 @@ class MainWindow(QMainWindow):
                                         triggered=lambda _checked=False: self.show_questions())
         r.addAction(self.questions_action)
         r.addAction(self.export_report_action)
+        r.addAction(self.report_folder_action)
         h = self.menuBar().addMenu("&Help")
         h.addAction(QAction("About StormScope", self, triggered=lambda: QMessageBox.about(
             self, APP, "StormScope — storage-performance trace analysis.\n"
@@ -454,6 +460,54 @@ class MainWindow(QMainWindow):
         d = QFileDialog.getExistingDirectory(self, "Import a folder of traces")
         if d:
             self.start_import([d])
+
+    def report_from_folder(self, folder: str | None = None) -> ImportThread | None:
+        """File ▸ Report from folder…: the folder imported, its open questions asked once, the report dialog on its
+        runs (app/ui/folder_report.py)."""
+        if folder is None:
+            folder = QFileDialog.getExistingDirectory(self, "Report from a folder of traces")
+            if not folder:
+                return None
+        thread = self.start_import([folder])
+        if thread is not None:
+            thread.done.connect(self._folder_imported)  # after _import_done (connected first)
+        return thread
+
+    def _folder_imported(self, result: Any) -> None:
+        if isinstance(result, Exception):  # the import panel says why
+            return
+        from app.importer import open_questions
+
+        run_ids = sorted({rid for r in result if r.status in ("imported", "duplicate") for rid in r.run_ids})
+        if not run_ids:
+            self.statusBar().showMessage("No traces in that folder: nothing to report on.", 10000)
+            return
+        self.browser.select_runs(run_ids)
+        questions = open_questions(self.ws, run_ids)
+        if not questions:
+            self._report_on(run_ids)
+            return
+        from app.ui.folder_report import FolderAnswersDialog
+
+        dlg = FolderAnswersDialog(questions, self)
+        self.folder_answers_dialog = dlg
+        dlg.accepted.connect(lambda: self._folder_answered(dlg, run_ids))
+        dlg.open()
+
+    def _folder_answered(self, dlg: Any, run_ids: list[int]) -> None:
+        from app.importer import answer
+
+        for q, value in dlg.answers():
+            answer(self.ws, q, value)
+        self._runs_changed()
+        self.browser.select_runs(run_ids)
+        self._report_on(run_ids)
+
+    def _report_on(self, run_ids: list[int]) -> None:
+        from app.ui.report_dialog import ReportDialog
+
+        self.report_dialog = ReportDialog(self.ws, run_ids, self)
+        self.report_dialog.show()
 
     def start_import(self, paths: list[str], options: ImportOptions | None = None) -> ImportThread | None:
         if self.thread is not None and self.thread.isRunning():
