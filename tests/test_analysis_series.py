@@ -262,3 +262,25 @@ def test_a_series_loaded_for_one_figure_has_the_same_figures_and_refuses_the_oth
         _ = first.has_read_write
     kbs = load_series(ws, rid, figures={"throughput"})
     assert np.array_equal(full.col("kbs"), kbs.col("kbs"), equal_nan=True)
+
+
+def test_series_memo_loads_each_series_once_and_hands_out_copies(ws, monkeypatch):
+    """A report loads each run's series once for all its sections (issue 18); a caller extending its copy's notes
+    leaves the next caller's untouched; outside the memo every call loads afresh."""
+    from app.analysis import series as S
+    from tests.conftest import SAMPLES
+
+    rid = import_file(ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
+    calls = []
+    real = S._load_series
+    monkeypatch.setattr(S, "_load_series", lambda *a: calls.append(a[1]) or real(*a))
+    with S.series_memo():
+        a = S.load_series(ws, rid)
+        a.notes.append("a section's own note")
+        b = S.load_series(ws, rid)
+        S.load_series(ws, rid, figures={"iops"})  # another set of figures: loaded on its own
+    assert calls == [rid, rid]
+    assert "a section's own note" not in b.notes
+    assert a.frame.equals(b.frame)
+    S.load_series(ws, rid)
+    assert calls == [rid, rid, rid]

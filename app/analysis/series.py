@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -39,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AnalysisError", "DeviceChoice", "Series", "activity_start", "align", "classify_devices", "clock_reference",
            "list_devices", "load_series", "make_series", "normalise_time", "resample", "run_series", "runs_on_one_axis",
-           "utc_offset_s", "weighted_percentile"]
+           "series_memo", "utc_offset_s", "weighted_percentile"]
 
 STACKED = re.compile(r"^(dm-\d+|md\d+|md_d\d+|md-\d+|loop\d+)$")
 SINCE_BOOT_NOTE = "since-boot reports (iostat's first report without -y) are left out"
@@ -361,6 +364,21 @@ def _first_clock(ws: Workspace, run_id: int, sample_idx: int, devices: list[str]
     return found
 
 
+_MEMO: ContextVar[dict[tuple[Any, ...], Series] | None] = ContextVar("series_memo", default=None)
+
+
+@contextmanager
+def series_memo() -> Iterator[None]:
+    """Within it, :func:`load_series` loads each (run, devices, ops, figures) once (in this thread): a report asks
+    for the same run's series in several sections and analyses (storm, cap, sizing ...), and nothing writes the
+    workspace while it is built. Each caller gets its own copy of the lists it might extend."""
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
 def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tuple[str, ...] = ("r", "w", "d", "f"),
                 figures: frozenset[str] | set[str] | None = None) -> Series:
     """The run's series over the chosen devices (default: whole disks), since-boot reports excluded.
@@ -372,6 +390,19 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
     wanted = ALL_FIGURES if figures is None else frozenset(figures) | {"iops"}
     if not wanted <= ALL_FIGURES:
         raise ValueError(f"unknown series figures: {', '.join(sorted(wanted - ALL_FIGURES))}")
+    memo = _MEMO.get()
+    if memo is None:
+        return _load_series(ws, run_id, device, ops, wanted)
+    key = (id(ws.con), run_id, device, tuple(ops), wanted)
+    if key not in memo:
+        memo[key] = _load_series(ws, run_id, device, ops, wanted)
+    s = memo[key]
+    return replace(s, notes=list(s.notes), since_boot_excluded=list(s.since_boot_excluded),
+                   devices=replace(s.devices, used=list(s.devices.used), excluded=dict(s.devices.excluded)))
+
+
+def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, ...], wanted: frozenset[str]
+                 ) -> Series:
     run = _iostat_run(ws, run_id)
     devices = ws.con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
                              [run_id]).fetchall()
