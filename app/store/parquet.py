@@ -7,7 +7,8 @@ one file (``runs/part-0.parquet``). ``stormscope.json`` says the schema version 
 
 Written with pyarrow from batches DuckDB streams out of the workspace: DuckDB itself writes no file, so the export
 works on a connection whose external access is turned off, and writes nowhere but under the folder given (which
-must be new or empty). Rows come in the order of each table's key, so the same workspace exports the same files.
+must be new or empty). Rows come in the order the workspace stores them (no sort: a 10 M-row table streams through
+in batches of BATCH_ROWS), so the same workspace exports the same files.
 """
 
 from __future__ import annotations
@@ -27,30 +28,30 @@ class ExportError(Exception):
     """The folder cannot take the export (it holds files already)."""
 
 
-def _order(t: Table) -> str:
-    key = list(t.key) or [c for c in ("run_id", "sample_idx", "device") if c in t.column_names] or t.column_names[:1]
-    return ", ".join(key)
+def _write(ws: Workspace, sql: str, path: Path) -> None:
+    """One Parquet file from a query, batch by batch (the memory of one batch, whatever the rows)."""
+    import pyarrow.parquet as pq
+
+    reader = ws.con.sql(sql).to_arrow_reader(BATCH_ROWS)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with pq.ParquetWriter(path, reader.schema) as w:
+        for batch in reader:
+            w.write_batch(batch, row_group_size=BATCH_ROWS)
 
 
 def _export_table(ws: Workspace, t: Table, folder: Path) -> dict[str, Any]:
-    import pyarrow as pa
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
-
-    cols = ", ".join(f'"{c}"' for c in t.column_names)
     n = ws.con.execute(f"SELECT count(*) FROM {t.name}").fetchall()[0][0]
-    reader = ws.con.sql(f"SELECT {cols} FROM {t.name} ORDER BY {_order(t)}").to_arrow_reader(BATCH_ROWS)
     target = folder / t.name
+    # stored order (DuckDB keeps insertion order): no sort, so a 10 M-row table streams through in batches
     if t.per_run and n:
-        ds.write_dataset(reader, target, format="parquet", basename_template="part-{i}.parquet",
-                         partitioning=ds.partitioning(pa.schema([("run_id", pa.int32())]), flavor="hive"),
-                         existing_data_behavior="error", max_rows_per_group=BATCH_ROWS)
+        cols = ", ".join(f'"{c}"' for c in t.column_names if c != "run_id")  # run_id is in the folder's name
+        for (rid,) in ws.con.execute(f"SELECT DISTINCT run_id FROM {t.name} ORDER BY 1").fetchall():
+            _write(ws, f"SELECT {cols} FROM {t.name} WHERE run_id = {int(rid)}", target / f"run_id={int(rid)}" /
+                   "part-0.parquet")
         layout = "partitioned by run_id (Hive style: run_id=N/)"
     else:  # one file, even when empty: a reader finds every table with its columns
-        target.mkdir()
-        with pq.ParquetWriter(target / "part-0.parquet", reader.schema) as w:
-            for batch in reader:
-                w.write_batch(batch)
+        cols = ", ".join(f'"{c}"' for c in t.column_names)
+        _write(ws, f"SELECT {cols} FROM {t.name}", target / "part-0.parquet")
         layout = "one file" if not t.per_run else "one file (no rows: not partitioned)"
     return {"rows": n, "layout": layout, "columns": t.column_names}
 
