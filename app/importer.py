@@ -514,3 +514,63 @@ def import_paths(ws: Workspace, paths: Iterable[str | os.PathLike], options: Imp
         if step.cancelled:
             raise Cancelled("cancelled by the user")
     return results
+
+
+# ---- what a folder's files cannot say, asked once for the whole folder --------------------------------------------
+ASSUMED_SINCE_BOOT = "since-boot (assumed"  # how the iostat importers record a first report the file cannot prove
+
+
+@dataclass(frozen=True)
+class RunQuestion:
+    """What one imported run needs the user to say before its figures are complete: ``what`` is ``interval``
+    (a time series without timestamps: its times are empty until its interval is known) or ``first_report``
+    (iostat's first report was taken to cover the time since boot, iostat's default, because the file cannot
+    prove -y). ``suggested``: what the file hints at (an estimate, never applied by itself)."""
+
+    run_id: int
+    file: str  # the file's name, as the user knows it
+    source: str
+    what: str
+    suggested: float | None = None
+
+
+def _suggested_interval(warnings: list[str] | None) -> float | None:
+    """The interval the cumulative kB columns suggest (the iostat importer's warning says "suggest about 2 s")."""
+    import re
+
+    for w in warnings or []:
+        m = re.search(r"suggest about ([0-9]+(?:\.[0-9]+)?) s", w)
+        if m:
+            return float(m.group(1))
+    return None
+
+
+def open_questions(ws: Workspace, run_ids: Iterable[int]) -> list[RunQuestion]:
+    """The runs among ``run_ids`` that need an interval or a first-report answer, in run order."""
+    import json
+
+    from parsers.kinds import DEVICE_RATES, TIME_SERIES, has
+
+    out: list[RunQuestion] = []
+    for rid in sorted(set(run_ids)):
+        run = ws.run(rid)
+        if run is None:
+            continue
+        name, source = Path(run["source_path"]).name, run["source_path"]
+        if has(run["kind"], TIME_SERIES) and not run["interval_s"]:
+            out.append(RunQuestion(rid, name, source, "interval", _suggested_interval(run["warnings"])))
+        meta = json.loads(run["meta"]) if isinstance(run["meta"], str) else (run["meta"] or {})
+        if has(run["kind"], DEVICE_RATES) and str(meta.get("first_report") or "").startswith(ASSUMED_SINCE_BOOT):
+            out.append(RunQuestion(rid, name, source, "first_report"))
+    return out
+
+
+def answer(ws: Workspace, q: RunQuestion, value: float | str) -> None:
+    """Store the user's answer to ``q``: an interval in seconds, or ``since-boot`` / ``interval`` for the first
+    report (raises ValueError for an answer the run cannot take)."""
+    if q.what == "interval":
+        ws.set_interval(q.run_id, float(value))
+    elif value in ("since-boot", "interval"):
+        ws.set_first_report(q.run_id, value == "since-boot")
+    else:
+        raise ValueError(f"the first report covers the time since boot or an interval, not {value!r}")

@@ -18,12 +18,14 @@ __all__ = ["SECTIONS", "ReportOptions", "build_report", "list_templates", "load_
 
 def build_report(ws: Workspace, options: ReportOptions, path: str, state: Any = None) -> Any:
     """Collect the analyses the options ask for and write the PDF. Returns the ReportContent."""
+    from app.analysis.series import series_memo
     from reports.content import collect
     from reports.pdf import render
 
     if state is not None:
         state.progress(0.1, "analysing")
-    content = collect(ws, options)
+    with series_memo():  # each run's series loaded once for every section and analysis
+        content = collect(ws, options)
     if state is not None:
         state.progress(0.6, "writing the PDF")
     render(content, path)

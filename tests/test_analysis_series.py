@@ -238,3 +238,49 @@ def test_a_run_without_request_counts_has_no_iops_rather_than_zero(ws):
         per.setdefault(i, []).extend(v for v in (r, w) if v is not None)
     assert aw == pytest.approx([sum(v) / len(v) for _i, v in sorted(per.items())])
     assert any("plain mean" in n for n in s2.notes)
+
+
+@pytest.mark.parametrize("sample", ["storm_fast_iostat-xt.txt", "capped_200iops_iostat-d.txt"])
+def test_a_series_loaded_for_one_figure_has_the_same_figures_and_refuses_the_others(ws, sample):
+    """The overlay loads only what its curve shows (issue 18): the same IOPS and times to the bit, and a figure
+    not loaded is an error, never an empty column read as data."""
+    import numpy as np
+
+    from app.analysis.series import load_series
+    from tests.conftest import SAMPLES
+
+    r = import_file(ws, str(SAMPLES / sample), ImportOptions(interval_s=2 if "capped" in sample else None))
+    rid = r.run_ids[0]
+    full, first = load_series(ws, rid), load_series(ws, rid, figures={"iops"})
+    for col in ("sample_idx", "t_start_s", "t_end_s", "dt_s", "iops", "ios"):
+        assert np.array_equal(full.col(col), first.col(col), equal_nan=True), col
+    assert first.clock0_utc == full.clock0_utc
+    assert first.figures == {"iops"}
+    with pytest.raises(ValueError, match="without its throughput figures"):
+        first.col("kbs")
+    with pytest.raises(ValueError, match="without its read_write figures"):
+        _ = first.has_read_write
+    kbs = load_series(ws, rid, figures={"throughput"})
+    assert np.array_equal(full.col("kbs"), kbs.col("kbs"), equal_nan=True)
+
+
+def test_series_memo_loads_each_series_once_and_hands_out_copies(ws, monkeypatch):
+    """A report loads each run's series once for all its sections (issue 18); a caller extending its copy's notes
+    leaves the next caller's untouched; outside the memo every call loads afresh."""
+    from app.analysis import series as S
+    from tests.conftest import SAMPLES
+
+    rid = import_file(ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
+    calls = []
+    real = S._load_series
+    monkeypatch.setattr(S, "_load_series", lambda *a: calls.append(a[1]) or real(*a))
+    with S.series_memo():
+        a = S.load_series(ws, rid)
+        a.notes.append("a section's own note")
+        b = S.load_series(ws, rid)
+        S.load_series(ws, rid, figures={"iops"})  # another set of figures: loaded on its own
+    assert calls == [rid, rid]
+    assert "a section's own note" not in b.notes
+    assert a.frame.equals(b.frame)
+    S.load_series(ws, rid)
+    assert calls == [rid, rid, rid]

@@ -24,7 +24,8 @@ def _subparsers(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser
 def test_every_command_and_subcommand_has_a_handler():
     top = _subparsers(build_parser())
     assert list(top) == [c.name for c in COMMANDS] == ["import", "runs", "sql", "analyze", "compare", "size", "phase",
-                                                       "marker", "mapping", "report", "run", "question", "gui"]
+                                                       "marker", "mapping", "report", "export", "run", "question",
+                                                       "gui"]
     leaves = {}
 
     def walk(name, p, inherited):  # a subcommand without a handler of its own runs its command's
@@ -38,7 +39,7 @@ def test_every_command_and_subcommand_has_a_handler():
     for c in COMMANDS:
         walk(c.name, top[c.name], None)
     assert all(callable(h) for h in leaves.values())
-    assert len(leaves) == 36
+    assert len(leaves) == 37
     assert "question add response-time" in leaves
     by_name = {c.name: c.handler for c in COMMANDS}
     for group in ("analyze", "phase", "marker"):  # the command alone says "choose ..."; each subcommand runs

@@ -301,3 +301,19 @@ def test_the_run_menu_offers_what_applies_and_ticks_the_first_report_mode(qtbot,
     window.browser.reload()
     items = run_menu_texts(qtbot, window, hist)
     assert not any("vscsiStats" in t or "First report" in t or t == "Set interval…" for t in items), items
+
+
+def test_hidden_tabs_are_built_when_first_shown_and_then_show_the_selection(qtbot, window):
+    """A quicker start (issue 18): the Histograms, IOzone and Sizing tabs are built when the user first clicks
+    them, and then show the runs selected meanwhile, as if they had been there all along."""
+    from tests.conftest import click_tab
+
+    assert not any(v.built for v in (window.histos, window.iozone, window.sizing))
+    [rid] = import_samples(window, ["storm_fast_iostat-xt.txt"], first_report="interval")
+    window.browser.select_runs([rid])
+    assert not window.sizing.built  # selecting runs builds no hidden tab
+    assert click_tab(qtbot, window, "Sizing") is window.sizing
+    assert window.sizing.built
+    assert window.sizing.view.isVisible()
+    assert window.sizing.run_ids == [rid]
+    assert not window.histos.built

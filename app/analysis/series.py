@@ -23,6 +23,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -39,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AnalysisError", "DeviceChoice", "Series", "activity_start", "align", "classify_devices", "clock_reference",
            "list_devices", "load_series", "make_series", "normalise_time", "resample", "run_series", "runs_on_one_axis",
-           "utc_offset_s", "weighted_percentile"]
+           "series_memo", "utc_offset_s", "weighted_percentile"]
 
 STACKED = re.compile(r"^(dm-\d+|md\d+|md_d\d+|md-\d+|loop\d+)$")
 SINCE_BOOT_NOTE = "since-boot reports (iostat's first report without -y) are left out"
@@ -49,6 +52,16 @@ DEFAULT_ACTIVITY_INTERVALS = 3
 # columns of the series frame; rates are per second over the report's interval
 SERIES_COLUMNS = ["sample_idx", "t_start_s", "t_end_s", "dt_s", "iops", "read_iops", "write_iops", "other_iops",
                   "kbs", "read_kbs", "write_kbs", "await_ms", "ios"]
+# the series' figures, each with the frame columns it fills and the per-report sums it needs
+# (:func:`_per_report_sql`); ``iops`` is always loaded (alignment on first activity and the I/O counts use it)
+FIGURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "iops": (("iops", "ios"), ("iops", "any_x", "any_p")),
+    "read_write": (("read_iops", "write_iops", "other_iops"), ("rd", "wr", "oth", "have_rw")),
+    "throughput": (("kbs", "read_kbs", "write_kbs"), ("rkb", "wkb", "kb", "kba", "rwa")),
+    "await": (("await_ms",), ("awn", "awd", "awa", "aw_sum", "aw_n")),
+}
+ALL_FIGURES = frozenset(FIGURES)
+FIGURE_OF_COLUMN = {c: f for f, (cols, _) in FIGURES.items() for c in cols}
 
 
 # ---- devices ------------------------------------------------------------------------------------
@@ -213,12 +226,20 @@ class Series:
     notes: list[str] = field(default_factory=list)
     clock0_utc: datetime | None = None  # wall clock at t = 0 (before alignment); UTC when the file gives its zone
     zone_known: bool = False  # the file gives its time zone (clock0_utc is UTC, not the clock as printed)
+    figures: frozenset[str] = ALL_FIGURES  # the figures loaded (load_series(figures=...)); the others' columns empty
+
+    def _loaded(self, column: str) -> None:
+        figure = FIGURE_OF_COLUMN.get(column)
+        if figure is not None and figure not in self.figures:  # an empty column must never pass for a figure
+            raise ValueError(f"the series of run {self.run_id} was loaded without its {figure} figures ({column})")
 
     @property
     def has_read_write(self) -> bool:
+        self._loaded("read_iops")
         return self.frame.height > 0 and self.frame.get_column("read_iops").null_count() < self.frame.height
 
     def col(self, name: str) -> np.ndarray:
+        self._loaded(name)
         return self.frame.get_column(name).cast(pl.Float64).to_numpy()
 
     def method(self) -> dict[str, Any]:
@@ -283,15 +304,18 @@ def _exact_sum(expr: str) -> str:
     return f"sum(round({expr}, 12)::DECIMAL(38, 12))::DOUBLE"
 
 
-def _per_report_sql(ops: tuple[str, ...]) -> str:
-    """Per report, the sums over the chosen devices (``?`` 1: the run, ``?`` 2: the devices), in DuckDB: a 10 M-row run
-    is aggregated where it is stored, never pulled into memory row by row.
+def _per_report_sql(ops: tuple[str, ...], figures: frozenset[str] = ALL_FIGURES, every_device: bool = False) -> str:
+    """Per report, the sums over the chosen devices (``?`` 1: the run, ``?`` 2: the devices, left out with
+    ``every_device``: the run has no other device), in DuckDB: a 10 M-row run is aggregated where it is stored,
+    never pulled into memory row by row. Only the sums of ``figures`` are made (the others are NULL): DuckDB then
+    reads only the columns they need -- the overlay's first curve (IOPS) reads a third of them.
 
     Row rules: an extended (-x) row counts the ``ops`` request columns (missing ones count 0); a plain
     row counts ``tps``; await is weighted by the requests it belongs to (per op where the file splits
     it, else the row's await x its requests); throughput is read + write (+ write+discard for -s), else
     the -s total.
     """
+    devices = "" if every_device else " AND list_contains(?, device)"
     is_x = "(r_s IS NOT NULL OR w_s IS NOT NULL)"
     is_tps = f"(NOT {is_x} AND tps IS NOT NULL)"
     n_x = " + ".join(f"coalesce({_PART[k]}, 0)" for k in ops) or "0.0"
@@ -320,14 +344,17 @@ def _per_report_sql(ops: tuple[str, ...]) -> str:
             END AS aw_plain,
         CASE WHEN await_ms IS NOT NULL THEN 1 ELSE {" + ".join(f"({w} IS NOT NULL)::INTEGER" for w in _WAIT.values())}
             END AS aw_count
-        FROM iostat_samples WHERE run_id = ? AND NOT since_boot AND list_contains(?, device)"""
-    sums = ", ".join(f"{_exact_sum(c)} AS {a}" for c, a in (("n", "iops"), ("rd", "rd"), ("wr", "wr"), ("oth", "oth"),
-                                                             ("awn", "awn"), ("awd", "awd"), ("rkb", "rkb"),
-                                                             ("wkb", "wkb"), ("kb", "kb")))
-    return f"""SELECT sample_idx, min(t_s) AS t_s, bool_or(t_s IS NULL) AS t_missing, min(ts) AS ts, {sums},
-        bool_and(x) AS have_rw, bool_or(awa) AS awa, bool_or(kba) AS kba, bool_or(x) AS any_x, bool_or(p) AS any_p,
-        bool_or(rw_kb) AS rwa,
-        {_exact_sum("aw_plain")} AS aw_sum, sum(aw_count) AS aw_n
+        FROM iostat_samples WHERE run_id = ? AND NOT since_boot{devices}"""
+    aggregates = {a: f"{_exact_sum(c)}" for c, a in (("n", "iops"), ("rd", "rd"), ("wr", "wr"), ("oth", "oth"),
+                                                      ("awn", "awn"), ("awd", "awd"), ("rkb", "rkb"), ("wkb", "wkb"),
+                                                      ("kb", "kb"), ("aw_plain", "aw_sum"))}
+    aggregates.update(have_rw="bool_and(x)", awa="bool_or(awa)", kba="bool_or(kba)", any_x="bool_or(x)",
+                      any_p="bool_or(p)", rwa="bool_or(rw_kb)", aw_n="sum(aw_count)")
+    wanted = {a for f in figures | {"iops"} for a in FIGURES[f][1]}
+    empty = {"have_rw": "NULL::BOOLEAN", "awa": "NULL::BOOLEAN", "kba": "NULL::BOOLEAN", "rwa": "NULL::BOOLEAN",
+             "aw_n": "NULL::HUGEINT"}
+    sums = ", ".join(f"{e if a in wanted else empty.get(a, 'NULL::DOUBLE')} AS {a}" for a, e in aggregates.items())
+    return f"""SELECT sample_idx, min(t_s) AS t_s, bool_or(t_s IS NULL) AS t_missing, {sums}
         FROM ({rows}) GROUP BY sample_idx ORDER BY sample_idx"""
 
 
@@ -354,12 +381,58 @@ def _sum_devices(g: pl.DataFrame, interval: float, spans: pl.DataFrame | None = 
     ).with_columns(pl.exclude("sample_idx").cast(pl.Float64))
 
 
-def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tuple[str, ...] = ("r", "w", "d", "f")
-                ) -> Series:
+def _first_clock(ws: Workspace, run_id: int, sample_idx: int, devices: list[str], every_device: bool
+                 ) -> datetime | None:
+    """The clock time printed with the run's first analysed report (its rows of the chosen devices): read on its
+    own, so that the per-report sums need not read every row's time stamp."""
+    sql = "SELECT min(ts) FROM iostat_samples WHERE run_id = ? AND sample_idx = ? AND NOT since_boot"
+    params: list[Any] = [run_id, sample_idx]
+    if not every_device:
+        sql += " AND list_contains(?, device)"
+        params.append(devices)
+    found: datetime | None = ws.con.execute(sql, params).fetchall()[0][0]
+    return found
+
+
+_MEMO: ContextVar[dict[tuple[Any, ...], Series] | None] = ContextVar("series_memo", default=None)
+
+
+@contextmanager
+def series_memo() -> Iterator[None]:
+    """Within it, :func:`load_series` loads each (run, devices, ops, figures) once (in this thread): a report asks
+    for the same run's series in several sections and analyses (storm, cap, sizing ...), and nothing writes the
+    workspace while it is built. Each caller gets its own copy of the lists it might extend."""
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tuple[str, ...] = ("r", "w", "d", "f"),
+                figures: frozenset[str] | set[str] | None = None) -> Series:
     """The run's series over the chosen devices (default: whole disks), since-boot reports excluded.
 
     ``ops``: the -x request columns counted as IOPS (default r, w, d, f = every request the device saw).
+    ``figures``: only these of :data:`FIGURES` (IOPS always), for a view that draws one figure first (the overlay):
+    the others' columns stay empty and :meth:`Series.col` refuses them. Default: every figure.
     """
+    wanted = ALL_FIGURES if figures is None else frozenset(figures) | {"iops"}
+    if not wanted <= ALL_FIGURES:
+        raise ValueError(f"unknown series figures: {', '.join(sorted(wanted - ALL_FIGURES))}")
+    memo = _MEMO.get()
+    if memo is None:
+        return _load_series(ws, run_id, device, ops, wanted)
+    key = (id(ws.con), run_id, device, tuple(ops), wanted)
+    if key not in memo:
+        memo[key] = _load_series(ws, run_id, device, ops, wanted)
+    s = memo[key]
+    return replace(s, notes=list(s.notes), since_boot_excluded=list(s.since_boot_excluded),
+                   devices=replace(s.devices, used=list(s.devices.used), excluded=dict(s.devices.excluded)))
+
+
+def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, ...], wanted: frozenset[str]
+                 ) -> Series:
     run = _iostat_run(ws, run_id)
     devices = ws.con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
                              [run_id]).fetchall()
@@ -368,7 +441,8 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
         raise AnalysisError(f"run {run_id} has no device rows")
     boot = [r[0] for r in ws.con.execute("SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ? AND "
                                          "since_boot ORDER BY 1", [run_id]).fetchall()]
-    g = ws.query(_per_report_sql(ops), [run_id, choice.used])
+    every_device = set(choice.used) == {d for d, _g, _la in devices}
+    g = ws.query(_per_report_sql(ops, wanted, every_device), [run_id] if every_device else [run_id, choice.used])
     notes: list[str] = []
     if g.height == 0:
         raise AnalysisError(f"run {run_id} has no interval report (only the since-boot report)")
@@ -412,13 +486,13 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
     if not (used_x or used_tps):
         notes.append("no request counts in this run (CPU-only, throughput-only or latency-only reports): no IOPS"
                      + ("; await is the plain mean of the values (nothing to weight them by)"
-                        if g.get_column("aw_n").sum() else ""))
-    first_ts: datetime | None = g.sort("t_s").get_column("ts")[0]
+                        if "await" in wanted and g.get_column("aw_n").sum() else ""))
+    first_ts = _first_clock(ws, run_id, int(g.sort("t_s").get_column("sample_idx")[0]), choice.used, every_device)
     zone = utc_offset_s(run)
     first_dt = float(frame.get_column("dt_s")[0])  # the first sample's length: the interval, or what it covers
     clock0 = None if first_ts is None else first_ts - timedelta(seconds=first_dt + (zone or 0.0))
     return Series(run_id, run["name"], frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes,
-                  clock0_utc=clock0, zone_known=zone is not None)
+                  clock0_utc=clock0, zone_known=zone is not None, figures=wanted)
 
 
 # ---- clock time ----------------------------------------------------------------------------------

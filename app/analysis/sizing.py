@@ -383,7 +383,7 @@ def response_time_check(ws: Workspace, run_id: int, *, threshold_ms: float = 50.
                     "method": "the share IOmark reports; several result rows are separate measurements "
                               "(configurations or phases), so the check takes the lowest, never a blend"}
     if has(run["kind"], DEVICE_RATES):
-        s = load_series(ws, run_id, device, **({} if op == "total" else {"ops": (op[0],)}))
+        s = load_series(ws, run_id, device, ops=("r", "w", "d", "f") if op == "total" else (op[0],))
         aw, ios = s.col("await_ms"), s.col("ios")
         ok = ~np.isnan(aw) & (ios > 0)
         if not ok.any():

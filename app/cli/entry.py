@@ -11,6 +11,7 @@ from app.analysis.text import AnalysisError, for_cli
 from app.cli.analyze import ANALYZE
 from app.cli.common import CliParser, Command, CommandFailed, UsageError
 from app.cli.compare import COMPARE
+from app.cli.export import EXPORT
 from app.cli.gui import GUI
 from app.cli.importing import IMPORT
 from app.cli.mapping import MAPPING
@@ -25,8 +26,8 @@ from app.workspace import WorkspaceRefused, WorkspaceTooNew
 from app.workspace_lock import WorkspaceLocked, cli_message
 from reports.options import version
 
-COMMANDS: tuple[Command, ...] = (IMPORT, RUNS, SQL, ANALYZE, COMPARE, SIZE, PHASE, MARKER, MAPPING, REPORT, RUN,
-                                 QUESTION, GUI)
+COMMANDS: tuple[Command, ...] = (IMPORT, RUNS, SQL, ANALYZE, COMPARE, SIZE, PHASE, MARKER, MAPPING, REPORT, EXPORT,
+                                 RUN, QUESTION, GUI)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,5 +1,10 @@
-"""``main.py report -o OUT.pdf``: the customer PDF from the command line (headless; no Qt). It opens the workspace
-read-only; only ``--save-template`` writes to it."""
+"""``main.py report [PATH...] -o OUT.pdf``: the customer PDF from the command line (headless; no Qt).
+
+With PATHs (an engagement folder, files, archives) it is one command from the captures to the PDF: what is not yet
+in the workspace is imported (files already there are recognised and kept as they are), what the files cannot say
+is taken from ``--interval`` and ``--first-report`` given once for the whole folder (``FILE=`` narrows an answer to
+the files whose name matches), and the report covers those runs. Without PATHs it opens the workspace read-only
+(a received workspace is never changed); only ``--save-template`` writes to it."""
 
 from __future__ import annotations
 
@@ -7,15 +12,25 @@ import argparse
 import sys
 from datetime import date
 from pathlib import Path
+from typing import Any
 
-from app.cli.common import Command, add_workspace_arg, open_workspace, print_json
+from app.cli.common import Command, UsageError, add_workspace_arg, open_workspace, print_json
 from app.safe_text import for_terminal
 from reports.options import SECTIONS
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="an engagement folder, files or archives: imported first (what is not yet in the workspace), "
+                        "and the report covers their runs")
     add_workspace_arg(p)
     p.add_argument("-o", "--output", required=True, metavar="OUT.pdf")
+    p.add_argument("--interval", action="append", default=[], metavar="[FILE=]S",
+                   help="with PATHs: seconds between reports of the captures without timestamps (the 5 of "
+                        "'iostat 5'); FILE= (a name or pattern, e.g. 'capped_*.txt=2') for some files only")
+    p.add_argument("--first-report", action="append", default=[], metavar="[FILE=]since-boot|interval",
+                   help="with PATHs: what iostat's first report covers where the file cannot prove it (interval: "
+                        "iostat ran with -y); FILE= for some files only")
     p.add_argument("--runs", nargs="+", type=int, metavar="ID", help="runs to report on (default: all)")
     p.add_argument("--title")
     p.add_argument("--customer")
@@ -63,15 +78,114 @@ def _iops_per_user(text: str) -> float | str:
     return steady if storm is None else f"{steady:g}..{storm:g}"
 
 
+def _answer_specs(values: list[str], flag: str, check: Any) -> list[tuple[str | None, Any]]:
+    """``--interval 2`` / ``--interval 'capped_*=2'``: (pattern or None, checked value), patterns first."""
+    out: list[tuple[str | None, Any]] = []
+    for v in values:
+        pattern, _, value = v.rpartition("=")
+        try:
+            out.append((pattern or None, check(value)))
+        except ValueError:
+            raise UsageError(f"{flag} {v}: {check.__doc__}") from None
+    return sorted(out, key=lambda pv: pv[0] is None)
+
+
+def _seconds(text: str) -> float:
+    """give the seconds between reports, a positive number (optionally after FILE=)"""
+    s = float(text)
+    if not s > 0:
+        raise ValueError(text)
+    return s
+
+
+def _first_report(text: str) -> str:
+    """give since-boot or interval (optionally after FILE=)"""
+    if text not in ("since-boot", "interval"):
+        raise ValueError(text)
+    return text
+
+
+def _chosen(specs: list[tuple[str | None, Any]], file: str, source: str) -> Any:
+    from fnmatch import fnmatch
+
+    for pattern, value in specs:
+        if pattern is None or fnmatch(file, pattern) or fnmatch(source, pattern):
+            return value
+    return None
+
+
+def _import_folder(args: argparse.Namespace, ws: Any) -> tuple[list[int], bool]:
+    """PATHs imported (files already in the workspace are found again), the folder's answers given to the runs
+    that need them; the runs and whether some file failed. A run still without interval stops the command."""
+    from app.importer import answer, iter_import, open_questions
+    from parsers.base import ImportOptions
+
+    intervals = _answer_specs(args.interval, "--interval", _seconds)
+    firsts = _answer_specs(args.first_report, "--first-report", _first_report)
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        raise UsageError(f"no such file or folder: {', '.join(missing)}")
+    run_ids: list[int] = []
+    failed = False
+    for step in iter_import(ws, args.paths, ImportOptions()):
+        r = step.result
+        if r.status == "failed":
+            print(f"FAILED     {r.error}", file=sys.stderr)
+        elif r.status == "imported":
+            print(f"imported   {r.path}  run {', '.join(map(str, r.run_ids))}")
+        failed |= r.status == "failed"
+        run_ids += r.run_ids
+    unanswered = []
+    for q in open_questions(ws, run_ids):
+        value = _chosen(intervals if q.what == "interval" else firsts, q.file, q.source)
+        if value is None:
+            unanswered.append(q)
+            continue
+        answer(ws, q, value)
+        said = (f"interval {value:g} s" if q.what == "interval" else "first report covers "
+                + ("the time since boot" if value == "since-boot" else "an interval"))
+        print(f"run {q.run_id} {q.file}: {said}")
+    _unanswered(unanswered)
+    return sorted(set(run_ids)), failed
+
+
+def _unanswered(questions: list[Any]) -> None:
+    """First reports not answered: iostat's default stands, said once. Intervals not answered: the command stops
+    (the report's times would be empty), naming every file and the flag at once."""
+    firsts = [q for q in questions if q.what == "first_report"]
+    if firsts:
+        print("first report taken to cover the time since boot (iostat's default; the file cannot prove -y) for: "
+              f"{', '.join(q.file for q in firsts)}; if iostat ran with -y: --first-report FILE=interval",
+              file=sys.stderr)
+    no_interval = [q for q in questions if q.what == "interval"]
+    if no_interval:
+        said = "; ".join(f"{q.file}" + (f" (its cumulative kB columns suggest about {q.suggested:g} s)"
+                                         if q.suggested else "") for q in no_interval)
+        raise UsageError(f"no timestamps, so no times without the interval: {said}; give it with --interval "
+                         "SECONDS (all of them) or --interval FILE=SECONDS")
+
+
 def run(args: argparse.Namespace) -> int:
     from reports import ReportOptions, build_report, load_template, save_template
+
+    if (args.interval or args.first_report) and not args.paths:
+        raise UsageError("--interval and --first-report answer for the files of PATHs: name the folder or files "
+                         "(a run already imported takes them with 'main.py run ID --interval S')")
 
     sizing = {k: getattr(args, k) for k in ("users", "iops_per_user", "read_pct", "raid", "disk_iops", "disk_type",
                                             "storm_multiplier", "gb_per_user", "disk_gb")
               if getattr(args, k) is not None}
-    # read-only unless a template is to be saved: a received workspace is never changed (not even migrated), and
-    # a read-only file (chmod 444, a read-only share) makes its report too
-    with open_workspace(args, read_only=not args.save_template) as ws:
+    failed = False
+    # read-only unless captures are imported or a template saved: a received workspace is never changed (not even
+    # migrated), and a read-only file (chmod 444, a read-only share) makes its report too
+    writes = bool(args.paths) or bool(args.save_template)
+    with open_workspace(args, read_only=not writes, create=bool(args.paths)) as ws:
+        if args.paths:
+            folder_runs, failed = _import_folder(args, ws)
+            if not args.runs:
+                if not folder_runs:
+                    raise UsageError(f"no traces in {', '.join(args.paths)}: nothing to report on")
+                args.runs = folder_runs
         try:
             base = load_template(ws.con, args.template) if args.template else ReportOptions()
         except KeyError as e:
@@ -99,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.output}")
         for v in content.verdicts:
             print(f"  • {for_terminal(v)}")
-    return 0
+    return 1 if failed else 0
 
 
 REPORT = Command("report", "write the customer PDF report", arguments, run)

@@ -31,14 +31,12 @@ from app.ui import theme
 from app.ui.banner import SinceBootBanner
 from app.ui.desktop import StormScopeApplication, application, open_log_folder
 from app.ui.grid import Grid
-from app.ui.histo_view import HistogramView
 from app.ui.import_options import WaitingForInterval
-from app.ui.iozone_view import IozoneView
+from app.ui.lazy_view import LazyView
 from app.ui.plot import OverlayPlot
 from app.ui.questions_dock import QuestionsPanel, evidence_tab
 from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser
-from app.ui.sizing_panel import SizingPanel
 from app.ui.theme import THEMES, apply_theme
 from app.ui.workers import ImportThread, wait_for_jobs
 from app.workspace import ImportResult, Workspace, WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew
@@ -129,9 +127,10 @@ class MainWindow(QMainWindow):
         self.results = ResultsTable(self)
         self.results.attach(self.plot)  # follows the curves, the visible range and the cap
         self.grid = Grid(self.ws)
-        self.histos = HistogramView(self.ws)
-        self.iozone = IozoneView(self.ws)
-        self.sizing = SizingPanel(self.ws)
+        # the tabs not shown at start are built when first shown (or asked for): a quicker start
+        self.histos: Any = LazyView(self.ws, self._build_histograms)
+        self.iozone: Any = LazyView(self.ws, self._build_iozone)
+        self.sizing: Any = LazyView(self.ws, self._build_sizing)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("views")
         # the results table sits under the overlay chart, in the same tab: its figures are the chart's
@@ -188,8 +187,7 @@ class MainWindow(QMainWindow):
         self.browser.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.browser.runs_changed.connect(self._runs_changed)
         self.banner.changed.connect(self._first_report_kept)
-        for view in (self.plot, self.histos, self.sizing):
-            view.questions_asked.connect(self._add_questions)
+        self.plot.questions_asked.connect(self._add_questions)
         self.questions.question_chosen.connect(self._show_question)
         self.questions.count_changed.connect(lambda n: self.questions_dock.setWindowTitle(questions_title(n)))
         self.questions.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
@@ -199,6 +197,26 @@ class MainWindow(QMainWindow):
         self._restore()
         if not self.questions.questions:  # shown when the first question is added (Report ▸ Report questions)
             self.questions_dock.hide()
+
+    def _build_histograms(self, ws: Workspace) -> QWidget:
+        from app.ui.histo_view import HistogramView
+
+        view = HistogramView(ws)
+        view.questions_asked.connect(self._add_questions)
+        return view
+
+    @staticmethod
+    def _build_iozone(ws: Workspace) -> QWidget:
+        from app.ui.iozone_view import IozoneView
+
+        return IozoneView(ws)
+
+    def _build_sizing(self, ws: Workspace) -> QWidget:
+        from app.ui.sizing_panel import SizingPanel
+
+        view = SizingPanel(ws)
+        view.questions_asked.connect(self._add_questions)
+        return view
 
     def _fit_to_screen(self) -> None:
         """1400 x 860, or 90 % of a smaller screen (a 1366 x 768 laptop)."""
@@ -211,7 +229,10 @@ class MainWindow(QMainWindow):
     def _tab_view(self, index: int) -> Any:
         """The view in tab ``index`` that shows the selected runs (has ``set_runs``), or None (the grid)."""
         page = self.tabs.widget(index)
-        return self.plot if page is self.overlay_page else page if hasattr(page, "set_runs") else None
+        if page is self.overlay_page:
+            return self.plot
+        # a tab not yet built is asked nothing (that would build it) until it is on screen
+        return page if isinstance(page, LazyView) or hasattr(page, "set_runs") else None
 
     def _selection_changed(self, run_ids: list[int]) -> None:
         """The view on screen follows the selection at once; the others when their tab is next shown (each one
@@ -315,6 +336,11 @@ class MainWindow(QMainWindow):
                       triggered=lambda _checked=False: self.import_dialog())
         m.addAction(act)
         m.addAction(QAction("Import &folder…", self, triggered=lambda _checked=False: self.import_folder_dialog()))
+        self.report_folder_action = QAction("Report from fol&der…", self,
+                                            triggered=lambda _checked=False: self.report_from_folder())
+        self.report_folder_action.setStatusTip("An engagement folder to the report in one go: imported, what its "
+                                               "captures cannot say asked once, then the report")
+        m.addAction(self.report_folder_action)
         self.import_options_action = QAction("Import with &options…", self, shortcut=QKeySequence("Ctrl+Shift+I"),
                                              triggered=lambda _checked=False: self.import_with_options())
         m.addAction(self.import_options_action)
@@ -365,6 +391,7 @@ class MainWindow(QMainWindow):
                                         triggered=lambda _checked=False: self.show_questions())
         r.addAction(self.questions_action)
         r.addAction(self.export_report_action)
+        r.addAction(self.report_folder_action)
         h = self.menuBar().addMenu("&Help")
         self.open_log_action = QAction("Open &log folder", self, triggered=lambda _checked=False: self.open_log())
         self.open_log_action.setStatusTip("The folder of StormScope's log and crash reports, to send with a problem")
@@ -443,6 +470,54 @@ class MainWindow(QMainWindow):
         d = QFileDialog.getExistingDirectory(self, "Import a folder of traces")
         if d:
             self.start_import([d])
+
+    def report_from_folder(self, folder: str | None = None) -> ImportThread | None:
+        """File ▸ Report from folder…: the folder imported, its open questions asked once, the report dialog on its
+        runs (app/ui/folder_report.py)."""
+        if folder is None:
+            folder = QFileDialog.getExistingDirectory(self, "Report from a folder of traces")
+            if not folder:
+                return None
+        thread = self.start_import([folder])
+        if thread is not None:
+            thread.done.connect(self._folder_imported)  # after _import_done (connected first)
+        return thread
+
+    def _folder_imported(self, result: Any) -> None:
+        if isinstance(result, Exception):  # the import panel says why
+            return
+        from app.importer import open_questions
+
+        run_ids = sorted({rid for r in result if r.status in ("imported", "duplicate") for rid in r.run_ids})
+        if not run_ids:
+            self.statusBar().showMessage("No traces in that folder: nothing to report on.", 10000)
+            return
+        self.browser.select_runs(run_ids)
+        questions = open_questions(self.ws, run_ids)
+        if not questions:
+            self._report_on(run_ids)
+            return
+        from app.ui.folder_report import FolderAnswersDialog
+
+        dlg = FolderAnswersDialog(questions, self)
+        self.folder_answers_dialog = dlg
+        dlg.accepted.connect(lambda: self._folder_answered(dlg, run_ids))
+        dlg.open()
+
+    def _folder_answered(self, dlg: Any, run_ids: list[int]) -> None:
+        from app.importer import answer
+
+        for q, value in dlg.answers():
+            answer(self.ws, q, value)
+        self._runs_changed()
+        self.browser.select_runs(run_ids)
+        self._report_on(run_ids)
+
+    def _report_on(self, run_ids: list[int]) -> None:
+        from app.ui.report_dialog import ReportDialog
+
+        self.report_dialog = ReportDialog(self.ws, run_ids, self)
+        self.report_dialog.show()
 
     def start_import(self, paths: list[str], options: ImportOptions | None = None) -> ImportThread | None:
         if self.thread is not None and self.thread.isRunning():

@@ -136,14 +136,23 @@ class Curve:
         return interval_index(self.t_start, self.t, x - self.offset)
 
 
+def metric_figures(metric: str) -> set[str]:
+    """The series figures a metric's curve needs (app.analysis.series.FIGURES): the chart loads only those -- the
+    IOPS of a 10 M-row run reads a third of the columns -- and the results table the rest, after the curve."""
+    from app.analysis.series import FIGURE_OF_COLUMN
+
+    what = METRICS.get(metric)
+    return {FIGURE_OF_COLUMN[what]} if isinstance(what, str) and what in FIGURE_OF_COLUMN else {"iops"}
+
+
 def _aligned(ws: Workspace, run_id: int, device: str | None, align_mode: str, activity_iops: float,
-             marker: str | None, on_clock: Any) -> tuple[Any, str]:
+             marker: str | None, on_clock: Any, figures: set[str] | None = None) -> tuple[Any, str]:
     """The run's series aligned as the chart says, and what was assumed."""
     from app.analysis.histograms import AnalysisError
     from app.analysis.series import align, load_series
     from app.store.phases import list_markers
 
-    s, note = on_clock if on_clock is not None else (load_series(ws, run_id, device), "")
+    s, note = on_clock if on_clock is not None else (load_series(ws, run_id, device, figures=figures), "")
     if align_mode in ("activity", "marker"):
         try:
             if align_mode == "activity":
@@ -163,7 +172,7 @@ def vm_curves(ws: Workspace, run_id: int, name: str, align_mode: str = "start", 
     aligned axis (app.analysis.host_latency.vm_rates)."""
     from app.analysis.host_latency import vm_disks, vm_rates
 
-    s, note = _aligned(ws, run_id, None, align_mode, activity_iops, marker, on_clock)
+    s, note = _aligned(ws, run_id, None, align_mode, activity_iops, marker, on_clock, {"iops"})
     ts, te, idx = s.col("t_start_s"), s.col("t_end_s"), s.frame.get_column("sample_idx").to_list()
     disks = vm_disks(ws, run_id)
     out = []
@@ -183,7 +192,7 @@ def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = 
     since-boot report left out, aligned like the command line's series analysis; ``offset`` is the seconds
     subtracted by the alignment. The note says what was assumed. ``on_clock``: the run's series already put on
     the common clock, and what its clock assumes (:func:`_on_clock`)."""
-    s, note = _aligned(ws, run_id, device, align_mode, activity_iops, marker, on_clock)
+    s, note = _aligned(ws, run_id, device, align_mode, activity_iops, marker, on_clock, metric_figures(metric))
     what = METRICS[metric]
     ts, te = s.col("t_start_s"), s.col("t_end_s")
     if isinstance(what, str):
@@ -210,7 +219,8 @@ def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = 
     return ts, te, y, note, float(s.offset_s)
 
 
-def _on_clock(ws: Workspace, run_ids: list[int], device: str | None) -> dict[int, tuple[Any, str]]:
+def _on_clock(ws: Workspace, run_ids: list[int], device: str | None, figures: set[str] | None = None
+              ) -> dict[int, tuple[Any, str]]:
     """The runs with per-device rates put on one clock, each with what its clock assumes (runs that cannot be
     loaded are left to the caller, which says why)."""
     from app.analysis.histograms import AnalysisError
@@ -221,7 +231,7 @@ def _on_clock(ws: Workspace, run_ids: list[int], device: str | None) -> dict[int
         run = ws.run(rid) or {}
         if has(run.get("kind"), DEVICE_RATES):
             try:
-                loaded.append(load_series(ws, rid, device))
+                loaded.append(load_series(ws, rid, device, figures=figures))
             except AnalysisError:
                 continue
     ref, notes = clock_reference(loaded)
@@ -728,7 +738,7 @@ class OverlayPlot(QWidget):
             with reader as ws:
                 names = sorted(d for (d,) in ws.con.execute(
                     "SELECT DISTINCT device FROM iostat_samples WHERE list_contains(?, run_id)", [runs]).fetchall())
-                clocked = _on_clock(ws, runs, device) if mode == "clock" else {}
+                clocked = _on_clock(ws, runs, device, metric_figures(metric)) if mode == "clock" else {}
                 for i, rid in enumerate(runs):
                     state.progress(i / max(1, len(runs)), "loading")
                     run = ws.run(rid) or {}
