@@ -73,6 +73,44 @@ def _sniff_text(head: bytes) -> str:
     return head.decode("utf-8", errors="replace").replace("\r\n", "\n")
 
 
+_SEP = 0x1F  # the unit separator: never in a row that _plain_fields accepts (printable ASCII only)
+_SEP_CHAR = chr(_SEP)
+
+
+def _plain_fields(text: bytes, ncol: int, nrows: int, device_last: bool) -> bytes | None:
+    """Device rows as CSV with one separator byte between fields, for polars' CSV reader; None when a row needs
+    the careful path: a byte other than printable ASCII and line breaks (tabs, control characters, non-ASCII
+    names), an empty row, blanks at a row's end (or start, device first: ``-g`` groups, pasted rows), a row
+    that has not ``ncol`` fields, or not ``nrows`` rows.
+
+    Device first, each blank run becomes the separator and zeros ("sda   1.50  12.00" -> "sda|0001.50|0012.00"):
+    a number read with leading zeros is the same number, and anything else stays no number. Device last (a
+    leading blank run there), each blank run is cut to one separator instead."""
+    a = np.frombuffer(text, dtype=np.uint8)
+    nl = np.flatnonzero(a == 10)
+    if nl.size != nrows - 1 or np.count_nonzero((a - 32) > 94) != nl.size:
+        return None
+    starts = np.concatenate(([0], nl + 1))
+    ends = np.append(nl, a.size)
+    if bool((ends <= starts).any()) or bool((a[ends - 1] == 32).any()):
+        return None
+    if not device_last and bool((a[starts] == 32).any()):
+        return None
+    blank = a == 32
+    first = np.zeros(a.size, dtype=bool)
+    np.greater(blank[1:], blank[:-1], out=first[1:])  # a blank after a non-blank
+    first[starts] = False  # a device-last row's leading blanks separate nothing
+    if np.count_nonzero(first) != nrows * (ncol - 1):  # each row's count: no row short (checked on reading)
+        return None
+    if device_last:
+        b = a[~blank | first]
+        b[b == 32] = _SEP
+    else:
+        b = np.where(blank, np.uint8(48), a)
+        b[first] = _SEP
+    return b.tobytes()
+
+
 # the run kind of both iostat formats (text here, JSON in parsers.iostat_json)
 KIND = register_kind("iostat", "iostat", {TIME_SERIES, DEVICE_RATES})
 
@@ -554,6 +592,48 @@ class _Parser:
                 .select(merged.columns))
 
     def _convert(self, key: str, p: _Pending, final: bool) -> pl.DataFrame | None:
+        fast = self._convert_plain(p)
+        if fast is not None:
+            return fast
+        return self._convert_careful(key, p, final)
+
+    def _convert_plain(self, p: _Pending) -> pl.DataFrame | None:
+        """The device rows of ``p`` cut into fields in bulk (:func:`_plain_fields`) and read by polars' CSV
+        reader, or None when any row needs the careful path (which then also says where a row is wrong):
+        see :func:`_plain_fields`, a value that is not a non-negative number, ``--human`` units, decimal
+        commas. Where it answers, its frame is the careful path's: a row that fits is split there on blanks
+        too, and each value cast from its text the same way."""
+        h = p.header
+        if self.human or self.decimal_comma or not h.names:
+            return None
+        counts = np.asarray(p.nrows, dtype=np.int64)
+        nrows = int(counts.sum())
+        ncol = len(h.names) + 1
+        data = _plain_fields("\n".join(p.parts).encode(), ncol, nrows, h.device_last)
+        if data is None:
+            return None
+        names = [f"c{i}" for i in range(ncol)]
+        raw = pl.read_csv(io.BytesIO(data), has_header=False, separator=_SEP_CHAR, quote_char=None,
+                          new_columns=names, schema=dict.fromkeys(names, pl.String), truncate_ragged_lines=True)
+        if raw.height != nrows or raw.get_column(names[-1]).null_count():
+            return None  # a row short of fields (so, as the separators add up, another one long)
+        first = 0 if h.device_last else 1
+        exprs = [pl.col(names[-1] if h.device_last else names[0]).alias("device")]
+        values = []
+        for i, (canon, factor) in enumerate(zip(h.canon, h.factors)):
+            if canon is not None:
+                exprs.append(pl.col(names[i + first]).cast(pl.Float64, strict=False).mul(factor).alias(canon))
+                values.append(canon)
+        out = raw.select(exprs)
+        if values and not out.select(pl.all_horizontal([pl.col(c).is_finite() & (pl.col(c) >= 0) for c in values])
+                                     .fill_null(False).all()).item():
+            return None  # a value that is no number, NaN, infinite or negative: the careful path says where
+        sample = pl.Series("sample_idx", np.repeat(np.asarray(p.sample, dtype=np.int64), counts))
+        ts, t_s = self._times(p, counts, sample)
+        return out.with_columns(sample, ts, t_s, pl.lit(False).alias("is_group")).select(
+            "sample_idx", "ts", "t_s", "device", *values, "is_group")
+
+    def _convert_careful(self, key: str, p: _Pending, final: bool) -> pl.DataFrame | None:
         h = p.header
         text = "\n".join(p.parts)
         lines = pl.read_csv(
