@@ -197,11 +197,16 @@ class Workspace:
         stager = _Stager(self)
         try:
             flush = stager.flush
-
-            for ev in events:
+            stream = iter(events)
+            ev: Event | None = next(stream, None)
+            while ev is not None:
                 if isinstance(ev, Rows):
-                    stager.add(ev.table, run_ids[ev.key], ev.frame)
                     rows += ev.frame.height
+                    if stager.add(ev.table, run_ids[ev.key], ev.frame):  # a large table: stream what follows
+                        ev, streamed = stager.stream(ev.table, run_ids[ev.key], ev.key, stream)
+                        rows += streamed
+                    else:
+                        ev = next(stream, None)
                     continue
                 flush()
                 if isinstance(ev, RunStart):
@@ -216,6 +221,7 @@ class Workspace:
                 elif isinstance(ev, RunEnd):
                     rid = run_ids[ev.key]
                     self._finish_run(rid, ev.updates, ev.info, kind)
+                ev = next(stream, None)
             flush()
             if not run_ids:
                 raise ParseError("the file holds no run")
@@ -395,42 +401,72 @@ class Workspace:
 class _Stager:
     """Collects the rows of one import and stores them inside its transaction.
 
-    Small imports are inserted from memory. Past ``INSERT_BATCH_ROWS`` rows a table's frames are
-    streamed to a Parquet file beside the workspace and stored with one INSERT at the end: DuckDB
-    writes such a bulk insert to disk as it goes, while many small inserts in one transaction pile
-    up in memory until COMMIT.
+    Small imports are inserted from memory, one INSERT per table and run at each flush. Once a table's rows
+    pass ``INSERT_BATCH_ROWS``, those rows and every ``Rows`` event of the same table and run that follows
+    directly are stored by one INSERT reading an Arrow stream that pulls the events as DuckDB stores them
+    (:meth:`stream`): no staging copy, the parser's next chunk read while DuckDB stores this one, and DuckDB
+    writes such a bulk insert to disk as it goes, while many inserts in one transaction pile up in memory
+    until COMMIT.
     """
 
     def __init__(self, ws: Workspace):
         self.ws = ws
         self.frames: dict[tuple[str, int], list[pl.DataFrame]] = {}
         self.counts: dict[tuple[str, int], int] = {}
-        self.writers: dict[tuple[str, int], tuple[Any, Path]] = {}
-        self.dir: Path | None = None
+        self.registered = False
 
-    def add(self, table: str, run_id: int, frame: pl.DataFrame) -> None:
-        key = (table, run_id)
+    def _conform(self, table: str, run_id: int, frame: pl.DataFrame) -> pl.DataFrame:
+        """The frame with the table's columns, types and defaults, and its run."""
         schema = self.ws.table_schema(table)
-        df = frame.with_columns(pl.lit(run_id).alias("run_id")).select(
+        return frame.with_columns(pl.lit(run_id).alias("run_id")).select(
             [pl.col(c).cast(t) if c in frame.columns or c == "run_id"
              else pl.lit(COLUMN_DEFAULTS.get(c), dtype=t).alias(c) for c, t in schema.items()])
-        if key in self.writers:
-            self.writers[key][0].write_table(df.to_arrow())
-            return
-        self.frames.setdefault(key, []).append(df)
-        self.counts[key] = self.counts.get(key, 0) + df.height
-        if self.counts[key] >= INSERT_BATCH_ROWS:
-            import pyarrow.parquet as pq
 
-            if self.dir is None:
-                import tempfile
+    def add(self, table: str, run_id: int, frame: pl.DataFrame) -> bool:
+        """Keep the rows for the next flush; True when the table and run now hold enough rows to be streamed."""
+        key = (table, run_id)
+        self.frames.setdefault(key, []).append(self._conform(table, run_id, frame))
+        self.counts[key] = self.counts.get(key, 0) + frame.height
+        return self.counts[key] >= INSERT_BATCH_ROWS
 
-                self.dir = Path(tempfile.mkdtemp(prefix=".stormscope-import-", dir=self.ws.path.parent))
-            path = self.dir / f"{table}-{run_id}.parquet"
-            first = pl.concat(self.frames.pop(key)).to_arrow()
-            writer = pq.ParquetWriter(str(path), first.schema, compression="lz4")
-            writer.write_table(first)
-            self.writers[key] = (writer, path)
+    def stream(self, table: str, run_id: int, key: str, events: Iterator[Event]) -> tuple[Event | None, int]:
+        """Store the rows kept for ``table`` and run, then the rows of the ``Rows`` events for them that
+        ``events`` yields next, with one INSERT. Returns the first other event (None at the end of the
+        events) and the rows taken from ``events``. An error raised by the events (a parse error with its
+        line) is raised as itself, not as DuckDB's report of it."""
+        import pyarrow as pa
+
+        kept = self.frames.pop((table, run_id))
+        del self.counts[(table, run_id)]
+        state: dict[str, Any] = {"next": None, "rows": 0, "error": None}
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            try:
+                while kept:
+                    yield from kept.pop(0).to_arrow().to_batches()
+                for ev in events:
+                    if not (isinstance(ev, Rows) and ev.table == table and ev.key == key):
+                        state["next"] = ev
+                        return
+                    state["rows"] += ev.frame.height
+                    yield from self._conform(table, run_id, ev.frame).to_arrow().to_batches()
+            except BaseException as e:
+                state["error"] = e
+                raise
+
+        reader = pa.RecordBatchReader.from_batches(kept[0].to_arrow().schema, batches())
+        con = self.ws.con
+        con.register("_incoming", reader)
+        self.registered = True  # until unregistered: a failed statement aborts the transaction, then close() does
+        try:
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _incoming")
+        except duckdb.Error:
+            if state["error"] is not None:
+                raise state["error"] from None
+            raise
+        con.unregister("_incoming")
+        self.registered = False
+        return state["next"], state["rows"]
 
     def flush(self) -> None:
         con = self.ws.con
@@ -442,16 +478,11 @@ class _Stager:
                 con.unregister("_incoming")
         self.frames.clear()
         self.counts.clear()
-        for (table, _rid), (writer, path) in self.writers.items():
-            writer.close()
-            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [str(path)])
-            path.unlink()
-        self.writers.clear()
 
     def close(self) -> None:
-        for writer, _path in self.writers.values():
-            writer.close()
-        if self.dir is not None:
-            import shutil
-
-            shutil.rmtree(self.dir, ignore_errors=True)
+        """After COMMIT or ROLLBACK: drop what is left (the stream of a failed insert, with the parser behind it)."""
+        self.frames.clear()
+        self.counts.clear()
+        if self.registered:
+            self.ws.con.unregister("_incoming")
+            self.registered = False

@@ -100,7 +100,9 @@ def _plain_fields(text: bytes, ncol: int, nrows: int, device_last: bool) -> byte
     first = np.zeros(a.size, dtype=bool)
     np.greater(blank[1:], blank[:-1], out=first[1:])  # a blank after a non-blank
     first[starts] = False  # a device-last row's leading blanks separate nothing
-    if np.count_nonzero(first) != nrows * (ncol - 1):  # each row's count: no row short (checked on reading)
+    # the fields add up, and the first row has its count (the CSV reader takes it as the count of all rows);
+    # that no row is short (so none long) is checked on reading
+    if np.count_nonzero(first) != nrows * (ncol - 1) or np.count_nonzero(first[:ends[0]]) != ncol - 1:
         return None
     if device_last:
         b = a[~blank | first]
