@@ -402,11 +402,11 @@ class _Stager:
     """Collects the rows of one import and stores them inside its transaction.
 
     Small imports are inserted from memory, one INSERT per table and run at each flush. Once a table's rows
-    pass ``INSERT_BATCH_ROWS``, those rows and every ``Rows`` event of the same table and run that follows
-    directly are stored by one INSERT reading an Arrow stream that pulls the events as DuckDB stores them
-    (:meth:`stream`): no staging copy, the parser's next chunk read while DuckDB stores this one, and DuckDB
-    writes such a bulk insert to disk as it goes, while many inserts in one transaction pile up in memory
-    until COMMIT.
+    pass ``INSERT_BATCH_ROWS``, they are inserted, and every ``Rows`` event of the same table, run and columns
+    that follows directly is stored by one INSERT reading an Arrow stream that pulls the events as DuckDB
+    stores them (:meth:`stream`): no staging copy, the parser's next chunk read while DuckDB stores this one,
+    and DuckDB writes such a bulk insert to disk as it goes, while many inserts in one transaction pile up in
+    memory until COMMIT.
     """
 
     def __init__(self, ws: Workspace):
@@ -415,12 +415,15 @@ class _Stager:
         self.counts: dict[tuple[str, int], int] = {}
         self.registered = False
 
-    def _conform(self, table: str, run_id: int, frame: pl.DataFrame) -> pl.DataFrame:
-        """The frame with the table's columns, types and defaults, and its run."""
+    def _conform(self, table: str, run_id: int, frame: pl.DataFrame, given_only: bool = False) -> pl.DataFrame:
+        """The frame with the table's columns, types and defaults, and its run; ``given_only``: only the
+        columns the frame has (and those that need a value), for an INSERT BY NAME that leaves the others
+        NULL, as the full frame would."""
         schema = self.ws.table_schema(table)
         return frame.with_columns(pl.lit(run_id).alias("run_id")).select(
             [pl.col(c).cast(t) if c in frame.columns or c == "run_id"
-             else pl.lit(COLUMN_DEFAULTS.get(c), dtype=t).alias(c) for c, t in schema.items()])
+             else pl.lit(COLUMN_DEFAULTS.get(c), dtype=t).alias(c) for c, t in schema.items()
+             if not given_only or c in frame.columns or c == "run_id" or c in COLUMN_DEFAULTS])
 
     def add(self, table: str, run_id: int, frame: pl.DataFrame) -> bool:
         """Keep the rows for the next flush; True when the table and run now hold enough rows to be streamed."""
@@ -430,31 +433,33 @@ class _Stager:
         return self.counts[key] >= INSERT_BATCH_ROWS
 
     def stream(self, table: str, run_id: int, key: str, events: Iterator[Event]) -> tuple[Event | None, int]:
-        """Store the rows kept for ``table`` and run, then the rows of the ``Rows`` events for them that
-        ``events`` yields next, with one INSERT. Returns the first other event (None at the end of the
-        events) and the rows taken from ``events``. An error raised by the events (a parse error with its
-        line) is raised as itself, not as DuckDB's report of it."""
+        """Store the rows kept for ``table`` and run, then, with one INSERT, the rows of the ``Rows`` events for
+        them that ``events`` yields next with the same columns. Returns the first other event (None at the end
+        of the events) and the rows taken from ``events``. An error raised by the events (a parse error with
+        its line) is raised as itself, not as DuckDB's report of it."""
         import pyarrow as pa
 
-        kept = self.frames.pop((table, run_id))
-        del self.counts[(table, run_id)]
-        state: dict[str, Any] = {"next": None, "rows": 0, "error": None}
+        self.flush()
+        state: dict[str, Any] = {"next": next(events, None), "rows": 0, "error": None}
+        first = state["next"]
+        if not (isinstance(first, Rows) and first.table == table and first.key == key):
+            return first, 0
+        columns = first.frame.columns
+        schema = self._conform(table, run_id, first.frame.head(0), given_only=True).to_arrow().schema
 
         def batches() -> Iterator[pa.RecordBatch]:
             try:
-                while kept:
-                    yield from kept.pop(0).to_arrow().to_batches()
-                for ev in events:
-                    if not (isinstance(ev, Rows) and ev.table == table and ev.key == key):
-                        state["next"] = ev
-                        return
+                ev: Event | None = first
+                while isinstance(ev, Rows) and ev.table == table and ev.key == key and ev.frame.columns == columns:
                     state["rows"] += ev.frame.height
-                    yield from self._conform(table, run_id, ev.frame).to_arrow().to_batches()
+                    yield from self._conform(table, run_id, ev.frame, given_only=True).to_arrow().to_batches()
+                    ev = next(events, None)
+                state["next"] = ev
             except BaseException as e:
                 state["error"] = e
                 raise
 
-        reader = pa.RecordBatchReader.from_batches(kept[0].to_arrow().schema, batches())
+        reader = pa.RecordBatchReader.from_batches(schema, batches())
         con = self.ws.con
         con.register("_incoming", reader)
         self.registered = True  # until unregistered: a failed statement aborts the transaction, then close() does

@@ -441,16 +441,23 @@ class _Parser:
                 return
             raise ParseError(f"expected {len(hdr)} CPU values under the 'avg-cpu:' header, found {len(toks)}", line)
         try:
-            # --human (sysstat 12.x) prints a '%' after each value
-            nums = [float(t.removesuffix("%").replace(",", ".")) for t in toks]
+            nums = [float(t) for t in toks]
         except ValueError:
-            raise ParseError(f"CPU values are not numbers: {values.strip()[:60]!r}", line) from None
+            nums = self._cpu_numbers(toks, values, line)
         if not all(0 <= v <= 100 for v in nums):  # also false for NaN
             raise ParseError(f"CPU values are percentages, not {values.strip()[:60]!r}", line)
         rs = self._cur()
         rec = {CPU_COLUMNS.get(h, h.lstrip("%")): v for h, v in zip(hdr, nums)}
         rs.cpu.append((rs.sample_idx, rec.get("user"), rec.get("nice"), rec.get("system"),
                        rec.get("iowait"), rec.get("steal"), rec.get("idle")))
+
+    @staticmethod
+    def _cpu_numbers(toks: list[str], values: str, line: int) -> list[float]:
+        """CPU values printed with a '%' (--human, sysstat 12.x) or a decimal comma."""
+        try:
+            return [float(t.removesuffix("%").replace(",", ".")) for t in toks]
+        except ValueError:
+            raise ParseError(f"CPU values are not numbers: {values.strip()[:60]!r}", line) from None
 
     @staticmethod
     def _is_section(rs: _RunState, h: _Header) -> bool:
