@@ -33,7 +33,7 @@ from parsers.schema import SCHEMA_VERSION, TABLE, TABLES, stored_schema
 IMPORT_MEMORY_LIMIT = "128MB"
 # values of NOT NULL columns a parser may leave out
 COLUMN_DEFAULTS = {"since_boot": False, "is_group": False}
-INSERT_BATCH_ROWS = 4 * 122_880
+INSERT_BATCH_ROWS = 122_880  # a row group: past it, a table's rows are streamed (see _Stager)
 
 # tables that hold per-run rows; deleting a run deletes from each
 RUN_TABLES = [t.name for t in TABLES if t.per_run]

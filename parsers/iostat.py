@@ -25,6 +25,7 @@ import contextlib
 import io
 import re
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -174,6 +175,18 @@ class _Pending:
 
 
 @dataclass
+class _Batch:
+    """The device rows of one flush, being converted: (pending key, rows, the plain conversion's future or None
+    to convert when emitted); whether it is the file's last; the parser's (human, decimal_comma) flags and
+    each run's ``sections`` when it was read."""
+
+    items: list[tuple[str, _Pending, Future[pl.DataFrame | None] | None]]
+    final: bool
+    flags: tuple[bool, bool | None]
+    sections: dict[str, bool]
+
+
+@dataclass
 class _RunState:
     key: str
     host: str | None
@@ -197,6 +210,8 @@ class _RunState:
 
 
 class _Parser:
+    pipeline = True  # convert a chunk's rows on a worker thread while the next chunk is read (tests compare)
+
     def __init__(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn):
         self.path = path
         self.opt = options
@@ -219,6 +234,8 @@ class _Parser:
         self._checked_headers: set[int] = set()
         self._block_rows: dict[str, int] = {}  # pending key -> rows of its latest device block
         self._prev_rows: int | None = None  # rows of the block before the latest one, same key
+        self._pool: ThreadPoolExecutor | None = None  # converts a chunk's rows while the next is read
+        self._inflight: _Batch | None = None
 
     # ---- reading -------------------------------------------------------------------------
     def _chunks(self) -> Iterator[tuple[str, bool]]:
@@ -259,10 +276,19 @@ class _Parser:
                     break
 
     def events(self) -> Iterator[Event]:
-        for text, eof in self._chunks():
-            yield from self._chunk(text, eof)
-            self.state.check()
-        yield from self._flush(final=True)
+        try:
+            for text, eof in self._chunks():
+                try:
+                    yield from self._chunk(text, eof)
+                except ParseError:
+                    # the chunk read before this one is still being converted: what is wrong there comes first
+                    yield from self._emit_inflight()
+                    raise
+                self.state.check()
+            yield from self._flush(final=True)
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True, cancel_futures=True)
         if not self.runs:
             raise ParseError("no iostat report found (expected a 'Device' header or an 'avg-cpu:' block)", 1)
         for rs in self.runs.values():
@@ -547,18 +573,55 @@ class _Parser:
 
     # ---- bulk conversion ------------------------------------------------------------------
     def _flush(self, final: bool = False) -> Iterator[Event]:
+        """Convert the device rows read so far and yield them. The plain conversion of a chunk's rows runs on a
+        worker thread while the next chunk is read (numpy and polars let go of the GIL): a chunk's rows are
+        yielded at the next flush; the last flush converts and yields everything."""
         pend, self.pending, self.pending_rows = self.pending, {}, 0
         if not final:
             self._hold_back_latest_report(pend)
-        by_run: dict[str, list[pl.DataFrame]] = {}
+        batch = self._submit(pend, final)
+        yield from self._emit_inflight()
+        if final:
+            yield from self._emit(batch)
+        else:
+            self._inflight = batch
+
+    def _submit(self, pend: dict[str, _Pending], final: bool) -> _Batch:
+        plain_values = not (self.human or self.decimal_comma)
+        converted: list[tuple[str, _Pending, Future[pl.DataFrame | None] | None]] = []
         for key, p in pend.items():
-            frame = self._convert(key, p, final)
-            if frame is None or frame.height == 0:
-                continue
-            by_run.setdefault(p.key[0], []).append(frame)
+            future = None
+            if self.pipeline and not final:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stormscope-iostat")
+                future = self._pool.submit(self._convert_plain, p, plain_values)
+            converted.append((key, p, future))
+        return _Batch(converted, final, (self.human, self.decimal_comma),
+                      {k: rs.sections for k, rs in self.runs.items()})
+
+    def _emit_inflight(self) -> Iterator[Event]:
+        batch, self._inflight = self._inflight, None
+        if batch is not None:
+            yield from self._emit(batch)
+
+    def _emit(self, batch: _Batch) -> Iterator[Event]:
+        """The batch's frames as events, as they were when it was read (the flags of the file then)."""
+        now = (self.human, self.decimal_comma)
+        self.human, self.decimal_comma = batch.flags
+        try:
+            by_run: dict[str, list[pl.DataFrame]] = {}
+            for key, p, future in batch.items:
+                frame = future.result() if future is not None else self._convert_plain(p, not any(batch.flags))
+                if frame is None:
+                    frame = self._convert_careful(key, p, batch.final)
+                if frame is None or frame.height == 0:
+                    continue
+                by_run.setdefault(p.key[0], []).append(frame)
+        finally:
+            self.human, self.decimal_comma = now
         for run_key, frames in by_run.items():
             rs = self.runs[run_key]
-            if rs.sections and len(frames) > 1:
+            if batch.sections.get(run_key, rs.sections) and len(frames) > 1:
                 frames = [self._merge_sections(frames)]
             if not rs.started:
                 rs.started = True
@@ -600,20 +663,15 @@ class _Parser:
                 .sort("sample_idx", maintain_order=True)
                 .select(merged.columns))
 
-    def _convert(self, key: str, p: _Pending, final: bool) -> pl.DataFrame | None:
-        fast = self._convert_plain(p)
-        if fast is not None:
-            return fast
-        return self._convert_careful(key, p, final)
-
-    def _convert_plain(self, p: _Pending) -> pl.DataFrame | None:
+    def _convert_plain(self, p: _Pending, plain_values: bool) -> pl.DataFrame | None:
         """The device rows of ``p`` cut into fields in bulk (:func:`_plain_fields`) and read by polars' CSV
         reader, or None when any row needs the careful path (which then also says where a row is wrong):
         see :func:`_plain_fields`, a value that is not a non-negative number, ``--human`` units, decimal
-        commas. Where it answers, its frame is the careful path's: a row that fits is split there on blanks
-        too, and each value cast from its text the same way."""
+        commas (``plain_values`` false). Where it answers, its frame is the careful path's: a row that fits is
+        split there on blanks too, and each value cast from its text the same way. Runs on a worker thread:
+        reads ``p`` and the run's first time, changes nothing."""
         h = p.header
-        if self.human or self.decimal_comma or not h.names:
+        if not plain_values or not h.names:
             return None
         counts = np.asarray(p.nrows, dtype=np.int64)
         nrows = int(counts.sum())

@@ -14,7 +14,7 @@ from polars.testing import assert_frame_equal
 
 import app.workspace
 import parsers.iostat
-from parsers.base import ImportOptions, JobState, ParseError, Rows
+from parsers.base import ImportOptions, JobState, ParseError, Rows, SampleTimes
 from parsers.iostat import IostatTextFormat, _plain_fields
 from tests.conftest import CORPUS, corpus_files
 from tests.golden_util import snapshot
@@ -35,36 +35,48 @@ def test_plain_rows_read_as_the_careful_path_reads_them(monkeypatch):
     plain = []
     real = parsers.iostat._Parser._convert_plain
 
-    def counting(self, p):
-        out = real(self, p)
+    def counting(self, p, plain_values):
+        out = real(self, p, plain_values)
         plain.append(out is not None)
         return out
 
-    fast = {}
     monkeypatch.setattr(parsers.iostat._Parser, "_convert_plain", counting)
+    fast = {path.name: _outcome(path) for path in TEXT}
+    monkeypatch.setattr(parsers.iostat._Parser, "_convert_plain", lambda self, p, plain_values: None)
     for path in TEXT:
-        try:
-            fast[path.name] = _events(path, 2048)
-        except ParseError as e:  # a refused file: compared below by its message
-            fast[path.name] = repr(e)
-    monkeypatch.setattr(parsers.iostat._Parser, "_convert_plain", lambda self, p: None)
-    for path in TEXT:
-        try:
-            careful = _events(path, 2048)
-        except ParseError as e:
-            careful = repr(e)
-        got = fast[path.name]
-        if isinstance(careful, str) or isinstance(got, str):
-            assert got == careful, path.name
-            continue
-        assert got[1] == careful[1], path.name
-        assert len(got[0]) == len(careful[0]), path.name
-        for a, b in zip(got[0], careful[0]):
-            assert type(a) is type(b), path.name
-            if isinstance(a, Rows):
-                assert (a.key, a.table) == (b.key, b.table)
-                assert_frame_equal(a.frame, b.frame)
+        _same(fast[path.name], _outcome(path), path.name)
     assert sum(plain) >= 0.7 * len(plain), f"{sum(plain)} of {len(plain)} conversions took the bulk cut"
+
+
+def test_converting_on_a_worker_thread_changes_nothing(monkeypatch):
+    """A chunk's rows converted while the next chunk is read: the same events, warnings and errors as one after
+    the other (small chunks, so that every file of the corpus is read in many)."""
+    threaded = {path.name: _outcome(path) for path in TEXT}
+    monkeypatch.setattr(parsers.iostat._Parser, "pipeline", False)
+    for path in TEXT:
+        _same(threaded[path.name], _outcome(path), path.name)
+
+
+def _outcome(path):
+    try:
+        return _events(path, 2048)
+    except ParseError as e:  # a refused file: compared by its message and line
+        return f"{e} (line {e.line})"
+
+
+def _same(got, want, name):
+    if isinstance(want, str) or isinstance(got, str):
+        assert got == want, name
+        return
+    assert got[1] == want[1], name
+    assert len(got[0]) == len(want[0]), name
+    for a, b in zip(got[0], want[0]):
+        assert type(a) is type(b), name
+        if isinstance(a, Rows | SampleTimes):
+            assert (a.key, a.table) == (b.key, b.table)
+            assert_frame_equal(a.frame, b.frame)
+        else:
+            assert a == b, name
 
 
 @pytest.mark.parametrize(("rows", "device_last", "why"), [
@@ -86,11 +98,11 @@ def test_rows_the_csv_reading_refuses_take_the_careful_path(rows):
     h = p._header("Device r/s w/s", 1)
     pending = parsers.iostat._Pending(h, parts=[rows], sample=[0], nrows=[rows.count("\n") + 1], first_line=[2],
                                       key=["k"], ts=[None])
-    assert p._convert_plain(pending) is None
+    assert p._convert_plain(pending, True) is None
     ok = parsers.iostat._Pending(h, parts=["sda 1.00 2.00\nsdb 0.50 3"], sample=[0], nrows=[2], first_line=[2],
                                  key=["k"], ts=[None])
     p.runs["k"] = parsers.iostat._RunState("k", None, parsers.iostat.RunInfo(kind="iostat"))
-    assert p._convert_plain(ok).select("device", "r_s", "w_s").rows() == [("sda", 1.0, 2.0), ("sdb", 0.5, 3.0)]
+    assert p._convert_plain(ok, True).select("device", "r_s", "w_s").rows() == [("sda", 1.0, 2.0), ("sdb", 0.5, 3.0)]
 
 
 def test_plain_fields_are_the_numbers_with_leading_zeros_or_cut_blanks():
