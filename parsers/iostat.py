@@ -4,8 +4,14 @@ How it works: the file is read in chunks cut at blank lines. Each chunk is
 split into *blocks* (text between blank lines); Python walks the blocks to
 follow the report structure (banner, ``-t`` timestamp, ``avg-cpu:`` block,
 ``Device`` header) while the device rows themselves -- almost all of the
-bytes -- are split and converted in bulk by polars. Memory is bounded by the
-chunk size; throughput is measured by ``benchmarks/bench_import.py``.
+bytes -- are split and converted in bulk: rows of printable ASCII with one
+field per header name (nearly all) have their blank runs turned into one
+separator by numpy and are read by polars' CSV reader, on a worker thread
+while the next chunk is walked; any other row (tabs, non-ASCII names, ``-g``
+groups, pasted excerpts, ``--human`` units, decimal commas, a value that is
+no number) is cut where its header says, else split on whitespace, and a bad
+one named by its line. Memory is bounded by the chunk size; throughput is
+measured by ``benchmarks/bench_import.py``.
 
 Columns are found by their header names (see :mod:`parsers.iostat_columns`),
 never by position, so every release, ``-k/-m/--human``, ``--pretty``/``-j``
