@@ -9,6 +9,10 @@ Both are checked on the real corpus against the careful path and the in-memory i
 
 from __future__ import annotations
 
+import re
+import threading
+
+import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
@@ -16,7 +20,7 @@ import app.workspace
 import parsers.iostat
 from parsers.base import ImportOptions, JobState, ParseError, Rows, SampleTimes
 from parsers.iostat import IostatTextFormat, _plain_fields
-from tests.conftest import CORPUS, corpus_files
+from tests.conftest import CORPUS, SAMPLES, corpus_files
 from tests.golden_util import snapshot
 
 TEXT = corpus_files("iostat", lambda p: p.suffix != ".json")
@@ -161,3 +165,114 @@ def test_a_bad_line_met_while_streaming_is_named_and_nothing_is_stored(tmp_path,
     assert want.status == got.status == "failed"
     assert got.error == want.error
     assert f"bad.txt:{bad + 1}:" in got.error
+
+
+# ---- main's input checks on the fast paths (issue 17 x issue 18) -------------------------------------------------
+
+FAST = SAMPLES / "storm_fast_iostat-xt.txt"  # the real capture test_import_integrity.py edits the same way
+STAMP = re.compile(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d$", re.M)
+
+
+def _reports(text: str) -> tuple[str, list[str]]:
+    starts = [m.start() for m in STAMP.finditer(text)]
+    return text[:starts[0]], [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)])]
+
+
+def _damaged(tmp_path):
+    """FAST with reports 10-19 appended again after report 34 (logs joined out of order: left out, said) and, in
+    report 45, a second vda row (left out, said) -- both far past the first chunks, so that they are met by the
+    worker thread's conversion and inside the streamed insert."""
+    banner, reps = _reports(FAST.read_text())
+    vda = next(ln for ln in reps[45].splitlines() if ln.startswith("vda"))
+    again = re.sub(r"(?<=\s)\d+\.\d\d", "777.00", vda, count=1)
+    reps[45] = reps[45].replace(vda + "\n", vda + "\n" + again + "\n", 1)
+    text = banner + "".join(reps[:35] + reps[10:20] + reps[35:])
+    path = tmp_path / "damaged.txt"
+    path.write_text(text)
+    dup_line = text.count("\n", 0, text.index(again)) + 1
+    back_line = text.count("\n", 0, text.index(reps[10], len(banner) + sum(map(len, reps[:35])))) + 1
+    return path, dup_line, back_line, float(vda.split()[1])
+
+
+def test_a_report_going_back_and_a_device_twice_are_said_the_same_with_the_worker_and_the_stream(
+        tmp_path, monkeypatch):
+    """_skip_report and the repeated-device drop behave as in one pass without worker or stream: the same rows,
+    the same warnings with the same lines. The plain (bulk) path takes the rows with the duplicate, the worker
+    converts them one chunk late, and the stream stores them. (Merging i18b, the plain path kept the second vda
+    row -- the duplicate drop was only in the careful path -- and the import failed.)"""
+    from app.workspace import Workspace
+
+    path, dup_line, back_line, vda_r_s = _damaged(tmp_path)
+    monkeypatch.setattr(parsers.iostat._Parser, "pipeline", False)
+    with Workspace(tmp_path / "one-pass.duckdb") as ws:
+        want = snapshot(ws, path, ImportOptions())
+    monkeypatch.setattr(parsers.iostat._Parser, "pipeline", True)
+    monkeypatch.setattr(app.workspace, "INSERT_BATCH_ROWS", 5)
+    streamed, plain, worker = [], [], []
+    real_stream, real_plain = app.workspace._Stager.stream, parsers.iostat._Parser._convert_plain
+
+    def stream(self, *a, **kw):
+        streamed.append(a[0])
+        return real_stream(self, *a, **kw)
+
+    def convert_plain(self, p, plain_values):
+        out = real_plain(self, p, plain_values)
+        if out is not None and (out.get_column("r_s") == 777.0).any():
+            plain.append(threading.current_thread().name)
+        worker.append(threading.current_thread() is not threading.main_thread())
+        return out
+
+    monkeypatch.setattr(app.workspace._Stager, "stream", stream)
+    monkeypatch.setattr(parsers.iostat._Parser, "_convert_plain", convert_plain)
+    with Workspace(tmp_path / "streamed.duckdb") as ws:
+        got = snapshot(ws, path, ImportOptions(chunk_bytes=2048))
+        assert ws.con.execute("SELECT r_s FROM iostat_samples WHERE sample_idx = 45 AND device = 'vda'"
+                              ).fetchall() == [(vda_r_s,)]  # the first row printed is the one kept
+    assert "iostat_samples" in streamed
+    assert plain, "the rows with the duplicate did not take the bulk cut"
+    assert plain[0].startswith("stormscope-iostat"), plain  # ... on the worker thread
+    assert sum(worker) > 5
+    assert got["runs"] == want["runs"]
+    for t, df in want["tables"].items():
+        assert_frame_equal(got["tables"][t], df)
+    warnings = got["runs"][0]["warnings"]
+    assert got["runs"][0]["n_samples"] == 60
+    dup = next(w for w in warnings if "listed twice" in w)
+    assert dup.startswith(f"<file>:{dup_line}: ")
+    assert f"lines {dup_line} (vda)" in dup
+    back = next(w for w in warnings if "were left out" in w and "time" in w)
+    assert back.startswith(f"<file>:{back_line}: the time goes back to 2026-11-22 ")
+    assert "10 reports were left out" in back
+    n, distinct = got["tables"]["iostat_samples"].select(pl.len(), pl.struct("sample_idx", "device").n_unique()).row(0)
+    assert n == distinct == 60 * 2
+
+
+def test_a_device_name_past_the_limit_met_while_streaming_is_refused(tmp_path, monkeypatch):
+    """The MAX_NAME_CHARS check runs on each streamed frame, not only on the rows kept before the stream: the
+    same error as a one-pass import, nothing stored. (Merging i18b, the stream stored the 2,000-character name.)"""
+    from app.importer import import_file
+    from app.workspace import Workspace
+
+    banner, reps = _reports(FAST.read_text())
+    reps[-3] = reps[-3].replace("\nvda ", "\n" + "v" * 2000 + " ", 1)
+    src = tmp_path / "long.txt"
+    src.write_text(banner + "".join(reps))
+    with Workspace(tmp_path / "one-pass.duckdb") as ws:
+        want = import_file(ws, str(src), ImportOptions())
+    streamed = []
+    real = app.workspace._Stager.stream
+
+    def stream(self, *a, **kw):
+        streamed.append(a[0])
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(app.workspace, "INSERT_BATCH_ROWS", 5)
+    monkeypatch.setattr(app.workspace._Stager, "stream", stream)
+    with Workspace(tmp_path / "streamed.duckdb") as ws:
+        got = import_file(ws, str(src), ImportOptions(chunk_bytes=2048))
+        assert ws.runs() == []
+        assert ws.query("SELECT count(*) AS n FROM iostat_samples").item() == 0
+    assert "iostat_samples" in streamed
+    assert want.status == got.status == "failed"
+    assert got.error == want.error
+    assert f"a device name of 2,000 characters ('{'v' * 40}…'): longer than the 1,024" in got.error

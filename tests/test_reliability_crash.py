@@ -1,8 +1,8 @@
 """Crash injection (issue 17's reliability suite): an import killed by SIGKILL at each named phase
-(app/crashpoints.py: a streamed insert's first rows, inside it, commit, the write-ahead log, a checkpoint) and at a random moment
-leaves every run whole or absent and the runs imported before it untouched, compared with a clean import of the
-same files; after a kill at a random moment, the same files imported again give exactly the clean workspace.
-``make stress`` runs 100 such kills (tests/stress.py)."""
+(app/crashpoints.py: a streamed insert's first rows, inside it, commit, the write-ahead log, a checkpoint) and at a
+random moment leaves every run whole or absent and the runs imported before it untouched, compared with a clean
+import of the same files; after a kill at a random moment, the same files imported again give exactly the clean
+workspace. ``make stress`` runs 100 such kills (tests/stress.py)."""
 
 from __future__ import annotations
 
