@@ -48,7 +48,7 @@ bench: install
 soak: install
 	QT_QPA_PLATFORM=offscreen $(PY) tests/soak_window.py 20000 11
 
-# The reliability suite's heavy variants (issue 17), run once, printing figures (about 40 min): 100 import kills,
+# The reliability suite's heavy variants (issue 17), run once, printing figures (62 min on 2 busy cores): 100 import kills,
 # as many fuzz cases as fit in 15 min, round trips, disk-full and permission cases, hostile workspaces.
 stress: install
 	$(PY) -m tests.stress --fuzz-minutes 15
