@@ -15,7 +15,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UsageError(f"the window opens from {command_name()}: {command_name()} gui [-w WS] [PATH...]")
+    typed = "stormscope" if command_name() == "stormscope" else "python main.py"
+    raise UsageError(f"the window opens from {command_name()}: {typed} gui [-w WS] [PATH...]")
 
 
 GUI = Command("gui", "open the window (and import PATHs)", arguments, run)
