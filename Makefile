@@ -71,8 +71,8 @@ $(DIST_STAMP): requirements-dist.txt $(STAMP)
 	$(PY) -m pip install --quiet -r requirements-dist.txt
 	touch $(DIST_STAMP)
 
-# The reliability suite's heavy variants (issue 17), run once, printing figures (about 40 min): 100 import kills,
-# as many fuzz cases as fit in 15 min, round trips, disk-full and permission cases, hostile workspaces.
+# The reliability suite's heavy variants (issue 17), run once, printing figures (62 min on 2 busy cores): 100
+# import kills, as many fuzz cases as fit in 15 min, round trips, disk-full and permission cases, hostile workspaces.
 stress: install
 	$(PY) -m tests.stress --fuzz-minutes 15
 

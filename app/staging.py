@@ -14,10 +14,12 @@ import contextlib
 import os
 import shutil
 import tempfile
+import threading
 from pathlib import Path
 
 OWNER = "owner"
 _LIVE: set[Path] = set()  # this process's folders in use (the window imports on a second connection)
+_ROOTS = threading.Lock()  # making a folder in a staging root / removing an empty root, one thread at a time
 
 
 def _started(pid: int) -> str | None:
@@ -51,21 +53,26 @@ class StagingArea:
     """The staging folder of the workspace ``ws_path``."""
 
     def __init__(self, ws_path: Path):
-        self.root = ws_path.resolve().parent / f".{ws_path.name}.staging"
+        if str(ws_path) == ":memory:":  # a workspace in memory (tests, scripts): a folder of this process's own
+            self.root = Path(tempfile.gettempdir()) / f".stormscope-memory-{os.getpid()}.staging"
+        else:
+            self.root = ws_path.resolve().parent / f".{ws_path.name}.staging"
 
     def new_dir(self, what: str) -> Path:
         """A fresh folder for one operation (``what``: "import", "export"), owned by this process."""
-        self.root.mkdir(exist_ok=True)
-        d = Path(tempfile.mkdtemp(prefix=f"{what}-", dir=self.root))
+        with _ROOTS:  # the window's threads: one's release must not remove the root between another's two steps
+            self.root.mkdir(exist_ok=True)
+            d = Path(tempfile.mkdtemp(prefix=f"{what}-", dir=self.root))
+            _LIVE.add(d)
         (d / OWNER).write_text(f"{os.getpid()} {_started(os.getpid()) or ''}\n")
-        _LIVE.add(d)
         return d
 
     def release(self, d: Path) -> None:
         """Remove an operation's folder (and the staging folder when it is empty)."""
-        _LIVE.discard(d)
         shutil.rmtree(d, ignore_errors=True)
-        self._remove_root_if_empty()
+        with _ROOTS:
+            _LIVE.discard(d)
+            self._remove_root_if_empty()
 
     def _remove_root_if_empty(self) -> None:
         with contextlib.suppress(OSError):  # not empty (another operation of this process), or already gone

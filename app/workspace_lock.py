@@ -14,16 +14,19 @@ import re
 import shlex
 from pathlib import Path
 
+from app import command_name
+
 _HELD_IN = re.compile(r"Conflicting lock is held in (?P<exe>.*?) \(PID (?P<pid>\d+)\)")
 
 # what a StormScope command holding the workspace is doing, for the window's words
 # the command line's commands (app.cli.entry.COMMANDS; this module sits below the command line): a process whose
 # first argument is none of them is a window opened on paths
-COMMANDS = {"import", "runs", "sql", "analyze", "compare", "size", "phase", "marker", "mapping", "report", "run",
-            "question"}
+COMMANDS = {"import", "runs", "sql", "analyze", "compare", "size", "phase", "marker", "mapping", "report", "export",
+            "run", "question"}
 _DOING = {
     "import": "an import started from the command line",
     "report": "a report being written from the command line",
+    "export": "an export to Parquet started from the command line",
     "mapping": "a column-mapping change made from the command line",
     "run": "a run change made from the command line",
 }
@@ -147,11 +150,11 @@ def cli_message(e: WorkspaceLocked, command: str, paths: list[str] | None = None
         said = f"the workspace {e.path} is open in the StormScope window (process {e.pid})"
         if command == "import" and paths:
             shown = " ".join(shlex.quote(p) for p in paths[:3]) + (" ..." if len(paths) > 3 else "")
-            return f"{said}; to import into it, hand the files to that window: main.py gui -w {ws} {shown}"
+            return f"{said}; to import into it, hand the files to that window: {command_name()} gui -w {ws} {shown}"
         return f"{said}; close that window, or {other}"
     if e.kind == "command":
         what = "the import" if e.command == "import" else "it"
-        return (f"the workspace {e.path} is in use by another StormScope command, main.py {e.command} "
+        return (f"the workspace {e.path} is in use by another StormScope command, {command_name()} {e.command} "
                 f"(process {e.pid}); wait for {what} to finish, then run this again")
     if e.pid is None:
         return (f"the workspace {e.path} is in use by another program (a StormScope window or command, or a "

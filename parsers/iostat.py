@@ -742,8 +742,13 @@ class _Parser:
         with each row's index in ``p`` as ``_i`` (see :meth:`_drop_repeated_devices`)."""
         h = p.header
         text = "\n".join(p.parts)
-        # split in polars (no byte is safe as a CSV separator: a \x1f in a damaged log made two columns)
-        lines = pl.Series("line", [text]).str.split("\n").explode()
+        if "\x1f" in text:  # the separator below, in a damaged log: split in polars (read as CSV it made 2 columns)
+            lines = pl.Series("line", [text]).str.split("\n").explode()
+        else:
+            lines = pl.read_csv(
+                io.BytesIO(text.encode()), has_header=False, separator="\x1f", quote_char=None,
+                schema={"line": pl.String}, truncate_ragged_lines=True,
+            ).get_column("line").fill_null("")
         counts = np.asarray(p.nrows, dtype=np.int64)
         if lines.len() != counts.sum():  # blank lines inside a block never happen in real output
             raise ParseError("blank line inside a device block", p.first_line[0])

@@ -127,3 +127,14 @@ def test_version_is_the_pyproject_version():
     p = subprocess.run([sys.executable, "main.py", "--version"], cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 0
     assert p.stdout == f"StormScope {expected}\n"
+
+
+def test_messages_name_the_command_the_user_typed(monkeypatch, capsys):
+    """Installed (pip, pipx, the desktop build), the command line is `stormscope`: its help and its messages tell
+    the user to type that, not main.py (a checkout's name)."""
+    monkeypatch.setattr(sys, "argv", ["/home/u/.local/bin/stormscope", "--help"])
+    assert build_parser().format_usage().startswith("usage: stormscope ")
+    assert main(["gui"]) == 2
+    assert capsys.readouterr().err.startswith("stormscope gui: error: the window opens from stormscope: stormscope gui")
+    monkeypatch.setattr(sys, "argv", ["main.py"])
+    assert build_parser().format_usage().startswith("usage: main.py ")

@@ -18,7 +18,8 @@ from parsers.base import ImportOptions
 from tests.fuzz_util import MUTATIONS, checked, fuzz_settings, mutate, parse_outcome, seed_files
 
 SEEDS = seed_files()
-_TMP = Path(tempfile.mkdtemp(prefix="stormscope-fuzz-"))
+_TMPDIR = tempfile.TemporaryDirectory(prefix="stormscope-fuzz-")  # removed when the test process ends
+_TMP = Path(_TMPDIR.name)
 
 
 def write_case(seed: Path, mutations: list) -> str:

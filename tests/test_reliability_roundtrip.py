@@ -20,7 +20,8 @@ from app.importer import import_file
 from parsers.base import ImportOptions
 from tests.fuzz_util import fuzz_settings, record
 
-_TMP = Path(tempfile.mkdtemp(prefix="stormscope-roundtrip-"))
+_TMPDIR = tempfile.TemporaryDirectory(prefix="stormscope-roundtrip-")  # removed when the test process ends
+_TMP = Path(_TMPDIR.name)
 START = datetime(2024, 3, 14, 8, 0, 0)
 
 

@@ -7,6 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from app import command_name
 from app.analysis.text import AnalysisError, for_cli
 from app.cli.analyze import ANALYZE
 from app.cli.common import CliParser, Command, CommandFailed, UsageError
@@ -31,7 +32,7 @@ COMMANDS: tuple[Command, ...] = (IMPORT, RUNS, SQL, ANALYZE, COMPARE, SIZE, PHAS
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = CliParser(prog="main.py", description="StormScope: storage-performance trace analysis.")
+    ap = CliParser(prog=command_name(), description="StormScope: storage-performance trace analysis.")
     ap.add_argument("--version", action="version", version=f"StormScope {version()}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=CliParser)
     for cmd in COMMANDS:
@@ -49,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         ap.print_help()
         return 2
-    prog = f"main.py {args.command}"
+    prog = f"{command_name()} {args.command}"
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = TerminalGuard(out), TerminalGuard(err)  # no escape sequence from a file gets through
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from app import command_name
 from app.cli.common import Command, UsageError, add_workspace_arg
 
 
@@ -14,7 +15,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    raise UsageError("the window opens from main.py: python main.py gui [-w WS] [PATH...]")
+    typed = "stormscope" if command_name() == "stormscope" else "python main.py"
+    raise UsageError(f"the window opens from {command_name()}: {typed} gui [-w WS] [PATH...]")
 
 
 GUI = Command("gui", "open the window (and import PATHs)", arguments, run)

@@ -14,6 +14,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from app import command_name
 from app.cli.common import Command, UsageError, add_workspace_arg, open_workspace, print_json
 from app.safe_text import for_terminal
 from reports.options import SECTIONS
@@ -170,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
 
     if (args.interval or args.first_report) and not args.paths:
         raise UsageError("--interval and --first-report answer for the files of PATHs: name the folder or files "
-                         "(a run already imported takes them with 'main.py run ID --interval S')")
+                         f"(a run already imported takes them with '{command_name()} run ID --interval S')")
 
     sizing = {k: getattr(args, k) for k in ("users", "iops_per_user", "read_pct", "raid", "disk_iops", "disk_type",
                                             "storm_multiplier", "gb_per_user", "disk_gb")

@@ -11,6 +11,7 @@ import csv
 import json
 import sys
 
+from app import command_name
 from app.cli.common import Command, add_workspace_arg, format_table, jsonable, open_workspace
 
 _WORDS = {
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             cur = run_query(ws.con, args.query)
         except SQLRefused as e:
-            print(f"main.py sql: refused: {_WORDS.get(e.reason, str(e))}", file=sys.stderr)
+            print(f"{command_name()} sql: refused: {_WORDS.get(e.reason, str(e))}", file=sys.stderr)
             return 1
         except duckdb.Error as e:
             print(f"SQL error: {e}", file=sys.stderr)
