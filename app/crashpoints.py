@@ -8,8 +8,8 @@ lands a kill at a random point inside or after the phase.
 
 The phases, in the order an import reaches them (app/workspace.py):
 
-``staging``      a large import's first rows were written to its Parquet staging file beside the workspace
-``bulk-insert``  a staged table was inserted from its staging file, inside the import's transaction
+``staging``      a large import's streamed insert hands DuckDB its first rows (the INSERT has begun)
+``bulk-insert``  the stream has handed over its last rows, DuckDB still inside that INSERT (the transaction open)
 ``commit``       everything is inserted; COMMIT is next
 ``wal``          COMMIT returned: the run is in the write-ahead log, not yet in the database file
 ``checkpoint``   a CHECKPOINT (moving the log into the database file) is running when the kill lands

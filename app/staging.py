@@ -1,6 +1,6 @@
 """The workspace's staging folder: files DuckDB writes or reads for one operation (no Qt here).
 
-A large import streams its rows to Parquet files before one bulk insert; an export from the window is written by
+The snapshot of a file being imported (app.importer) is made here; an export from the window is written by
 DuckDB here and then moved to the place the user chose. Both live in ``.NAME.staging/`` beside the workspace
 ``NAME`` -- the only directory a writable workspace connection may touch (app.safe_open). Each operation gets its
 own folder inside, with an ``owner`` file naming its process (id and start time, so that a reused process id is

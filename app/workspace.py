@@ -42,7 +42,7 @@ IMPORT_MEMORY_LIMIT = "128MB"
 IMPORT_SETTINGS: dict[str, str | bool | int] = {"memory_limit": IMPORT_MEMORY_LIMIT, "preserve_insertion_order": False}
 # values of NOT NULL columns a parser may leave out
 COLUMN_DEFAULTS = {"since_boot": False, "is_group": False}
-INSERT_BATCH_ROWS = 4 * 122_880
+INSERT_BATCH_ROWS = 122_880  # a row group: past it, a table's rows are streamed (see _Stager)
 
 # tables that hold per-run rows; deleting a run deletes from each
 RUN_TABLES = [t.name for t in TABLES if t.per_run]
@@ -294,11 +294,16 @@ class Workspace:
         stager = _Stager(self)
         try:
             flush = stager.flush
-
-            for ev in events:
+            stream = iter(events)
+            ev: Event | None = next(stream, None)
+            while ev is not None:
                 if isinstance(ev, Rows):
-                    stager.add(ev.table, run_ids[ev.key], ev.frame)
                     rows += ev.frame.height
+                    if stager.add(ev.table, run_ids[ev.key], ev.frame):  # a large table: stream what follows
+                        ev, streamed = stager.stream(ev.table, run_ids[ev.key], ev.key, stream)
+                        rows += streamed
+                    else:
+                        ev = next(stream, None)
                     continue
                 flush()
                 if isinstance(ev, RunStart):
@@ -313,6 +318,7 @@ class Workspace:
                 elif isinstance(ev, RunEnd):
                     rid = run_ids[ev.key]
                     self._finish_run(rid, ev.updates, ev.info, kind)
+                ev = next(stream, None)
             flush()
             if not run_ids:
                 raise ParseError("the file holds no run")
@@ -534,46 +540,96 @@ class Workspace:
 class _Stager:
     """Collects the rows of one import and stores them inside its transaction.
 
-    Small imports are inserted from memory. Past ``INSERT_BATCH_ROWS`` rows a table's frames are
-    streamed to a Parquet file in the workspace's staging folder (app.staging) and stored with one INSERT at
-    the end: DuckDB writes such a bulk insert to disk as it goes, while many small inserts in one transaction
-    pile up in memory until COMMIT.
+    Small imports are inserted from memory, one INSERT per table and run at each flush. Once a table's rows
+    pass ``INSERT_BATCH_ROWS``, they are inserted, and every ``Rows`` event of the same table, run and columns
+    that follows directly is stored by one INSERT reading an Arrow stream that pulls the events as DuckDB
+    stores them (:meth:`stream`): no staging copy, the parser's next chunk read while DuckDB stores this one,
+    and DuckDB writes such a bulk insert to disk as it goes, while many inserts in one transaction pile up in
+    memory until COMMIT. Every frame, kept or streamed, has its device names checked (MAX_NAME_CHARS).
     """
 
     def __init__(self, ws: Workspace):
         self.ws = ws
         self.frames: dict[tuple[str, int], list[pl.DataFrame]] = {}
         self.counts: dict[tuple[str, int], int] = {}
-        self.writers: dict[tuple[str, int], tuple[Any, Path]] = {}
-        self.dir: Path | None = None
+        self.registered = False
 
-    def add(self, table: str, run_id: int, frame: pl.DataFrame) -> None:
-        key = (table, run_id)
+    @staticmethod
+    def _check_devices(frame: pl.DataFrame) -> None:
+        """A frame's device names are at most MAX_NAME_CHARS long (else the ParseError of _check_name)."""
         if "device" in frame.columns and frame.height and frame.schema["device"] == pl.String:
             longest = frame.select(pl.col("device").str.len_chars().max()).item()
             if longest is not None and longest > MAX_NAME_CHARS:
                 name = frame.filter(pl.col("device").str.len_chars() == longest).get_column("device")[0]
                 _check_name("device name", name)
-        schema = self.ws.table_schema(table)
-        df = frame.with_columns(pl.lit(run_id).alias("run_id")).select(
-            [pl.col(c).cast(t) if c in frame.columns or c == "run_id"
-             else pl.lit(COLUMN_DEFAULTS.get(c), dtype=t).alias(c) for c, t in schema.items()])
-        if key in self.writers:
-            self.writers[key][0].write_table(df.to_arrow())
-            return
-        self.frames.setdefault(key, []).append(df)
-        self.counts[key] = self.counts.get(key, 0) + df.height
-        if self.counts[key] >= INSERT_BATCH_ROWS:
-            import pyarrow.parquet as pq
 
-            if self.dir is None:
-                self.dir = self.ws.staging.new_dir("import")
-            path = self.dir / f"{table}-{run_id}.parquet"
-            first = pl.concat(self.frames.pop(key)).to_arrow()
-            writer = pq.ParquetWriter(str(path), first.schema, compression="lz4")
-            writer.write_table(first)
-            self.writers[key] = (writer, path)
-            crash_point("staging")
+    def _conform(self, table: str, run_id: int, frame: pl.DataFrame, given_only: bool = False) -> pl.DataFrame:
+        """The frame with the table's columns, types and defaults, and its run; ``given_only``: only the
+        columns the frame has (and those that need a value), for an INSERT BY NAME that leaves the others
+        NULL, as the full frame would."""
+        schema = self.ws.table_schema(table)
+        return frame.with_columns(pl.lit(run_id).alias("run_id")).select(
+            [pl.col(c).cast(t) if c in frame.columns or c == "run_id"
+             else pl.lit(COLUMN_DEFAULTS.get(c), dtype=t).alias(c) for c, t in schema.items()
+             if not given_only or c in frame.columns or c == "run_id" or c in COLUMN_DEFAULTS])
+
+    def add(self, table: str, run_id: int, frame: pl.DataFrame) -> bool:
+        """Keep the rows for the next flush; True when the table and run now hold enough rows to be streamed."""
+        self._check_devices(frame)
+        key = (table, run_id)
+        self.frames.setdefault(key, []).append(self._conform(table, run_id, frame))
+        self.counts[key] = self.counts.get(key, 0) + frame.height
+        return self.counts[key] >= INSERT_BATCH_ROWS
+
+    def stream(self, table: str, run_id: int, key: str, events: Iterator[Event]) -> tuple[Event | None, int]:
+        """Store the rows kept for ``table`` and run, then, with one INSERT, the rows of the ``Rows`` events for
+        them that ``events`` yields next with the same columns. Returns the first other event (None at the end
+        of the events) and the rows taken from ``events``. An error raised by the events (a parse error with
+        its line, a device name too long) is raised as itself, not as DuckDB's report of it.
+
+        Crash points (app/crashpoints.py): ``staging`` as the stream hands DuckDB its first rows, ``bulk-insert``
+        once it has handed over its last (DuckDB still inside the INSERT)."""
+        import pyarrow as pa
+
+        self.flush()
+        state: dict[str, Any] = {"next": next(events, None), "rows": 0, "error": None}
+        first = state["next"]
+        if not (isinstance(first, Rows) and first.table == table and first.key == key):
+            return first, 0
+        columns = first.frame.columns
+        schema = self._conform(table, run_id, first.frame.head(0), given_only=True).to_arrow().schema
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            try:
+                ev: Event | None = first
+                handed = False
+                while isinstance(ev, Rows) and ev.table == table and ev.key == key and ev.frame.columns == columns:
+                    self._check_devices(ev.frame)
+                    state["rows"] += ev.frame.height
+                    if not handed:
+                        crash_point("staging")  # the reliability suite's kills; nothing in production
+                        handed = True
+                    yield from self._conform(table, run_id, ev.frame, given_only=True).to_arrow().to_batches()
+                    ev = next(events, None)
+                state["next"] = ev
+                crash_point("bulk-insert")
+            except BaseException as e:
+                state["error"] = e
+                raise
+
+        reader = pa.RecordBatchReader.from_batches(schema, batches())
+        con = self.ws.con
+        con.register("_incoming", reader)
+        self.registered = True  # until unregistered: a failed statement aborts the transaction, then close() does
+        try:
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _incoming")
+        except duckdb.Error:
+            if state["error"] is not None:
+                raise state["error"] from None
+            raise
+        con.unregister("_incoming")
+        self.registered = False
+        return state["next"], state["rows"]
 
     def flush(self) -> None:
         con = self.ws.con
@@ -585,15 +641,11 @@ class _Stager:
                 con.unregister("_incoming")
         self.frames.clear()
         self.counts.clear()
-        for (table, _rid), (writer, path) in self.writers.items():
-            writer.close()
-            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet(?)", [str(path)])
-            crash_point("bulk-insert")
-            path.unlink()
-        self.writers.clear()
 
     def close(self) -> None:
-        for writer, _path in self.writers.values():
-            writer.close()
-        if self.dir is not None:
-            self.ws.staging.release(self.dir)
+        """After COMMIT or ROLLBACK: drop what is left (the stream of a failed insert, with the parser behind it)."""
+        self.frames.clear()
+        self.counts.clear()
+        if self.registered:
+            self.ws.con.unregister("_incoming")
+            self.registered = False

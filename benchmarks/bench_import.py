@@ -3,14 +3,17 @@
 Generates a realistic log (sysstat 12.3+ `-xt` layout, 50 devices, 1 s interval; default 1 GB),
 imports it into a fresh workspace in a child process, and prints:
 
-* import MB/s and rows/s, and the child's peak RSS;
-* the same for polars reading the very same numbers from a clean CSV (the practical limit);
+* the import's time against the yardstick (issue 18): DuckDB's `CREATE TABLE ... AS SELECT * FROM
+  read_csv(clean.csv)` of the very same rows, run alternately with the import in each of ``--rounds``
+  rounds (the machine may be shared: the median ratio is the figure), and each child's own peak RSS;
+* import MB/s and rows/s against polars reading the same numbers from the clean CSV (issue 2's target);
 * the import's two halves on their own: parsing the log (no storing), and storing the same rows
-  (frames read from the clean CSV, stored through the importer's own path, no parsing).
+  (frames read from the clean CSV, stored through the importer's own path, no parsing) (``--parts``).
 
-Targets (issue 2): import at least half the polars throughput (rows/s), peak RSS under half the file.
+Targets: import <= 1.5 x the yardstick with peak RSS <= 0.5 GB (issue 18); import at least half the
+polars throughput (rows/s), peak RSS under half the file (issue 2).
 
-    python benchmarks/bench_import.py [--size-mb 1024] [--devices 50] [--keep DIR]
+    python benchmarks/bench_import.py [--size-mb 1024] [--devices 50] [--rounds 3] [--parts] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -91,7 +94,7 @@ def generate(path: Path, size_mb: int, n_devices: int) -> int:
 
 
 CHILD_IMPORT = """
-import sys, time, json
+import sys, time, json, resource
 sys.path.insert(0, {root!r})
 from app.workspace import Workspace
 from app.importer import import_file
@@ -99,7 +102,20 @@ from parsers.base import ImportOptions
 t = time.perf_counter()
 with Workspace({ws!r}, for_import=True) as ws:  # as main.py import opens it (memory bounded)
     r = import_file(ws, {src!r}, ImportOptions())
-print(json.dumps({{"seconds": time.perf_counter() - t, "status": r.status, "rows": r.rows, "error": r.error}}))
+print(json.dumps({{"seconds": time.perf_counter() - t, "status": r.status, "rows": r.rows, "error": r.error,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+CHILD_YARDSTICK = """
+import time, json, resource, duckdb
+c = duckdb.connect({db!r})
+c.execute("SET enable_progress_bar = false")
+t = time.perf_counter()
+c.execute("CREATE TABLE t AS SELECT * FROM read_csv({csv!r})")
+n = c.execute("SELECT count(*) FROM t").fetchall()[0][0]
+c.close()
+print(json.dumps({{"seconds": time.perf_counter() - t, "rows": n,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
 
 CHILD_PARSE = """
@@ -173,10 +189,44 @@ def child(code: str) -> tuple[dict, float]:
     return out, max(peak, before) / 1024.0
 
 
+def rounds_against_yardstick(src: Path, csv: Path, tmp: Path, n: int, file_mb: float) -> tuple[dict, float]:
+    """Yardstick and import alternately, ``n`` rounds; print each and the median ratio. Returns the last import's
+    result and the largest peak RSS of the imports."""
+    import statistics
+
+    ratios, peaks, imp = [], [], {}
+    for r in range(n):
+        ws, db = tmp / f"round-{r}.duckdb", tmp / f"yardstick-{r}.duckdb"
+        first, second = (("yard", "imp"), ("imp", "yard"))[r % 2]  # alternate which goes first
+        got = {}
+        for which in (first, second):
+            if which == "yard":
+                got["yard"] = child(CHILD_YARDSTICK.format(db=str(db), csv=str(csv)))[0]
+            else:
+                got["imp"] = child(CHILD_IMPORT.format(root=str(ROOT), ws=str(ws), src=str(src)))[0]
+        for p in (ws, db):
+            p.unlink(missing_ok=True)
+        imp, yard = got["imp"], got["yard"]
+        if imp.get("status") != "imported":
+            print(f"import failed: {imp}")
+            return imp, 0.0
+        ratios.append(imp["seconds"] / yard["seconds"])
+        peaks.append(imp["rss_mb"])
+        print(f"round {r + 1}: import {imp['seconds']:6.2f} s (peak RSS {imp['rss_mb']:,.0f} MB)  yardstick "
+              f"{yard['seconds']:6.2f} s (peak RSS {yard['rss_mb']:,.0f} MB)  ratio {ratios[-1]:.2f}")
+    print(f"import / yardstick (DuckDB CREATE TABLE AS SELECT * FROM read_csv of the same rows): median "
+          f"{statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}, {n} rounds)  "
+          "(target <= 1.50)")
+    print(f"import peak RSS: {max(peaks):,.0f} MB  (target <= 512 MB; {max(peaks) / file_mb:.2f} of the file)")
+    return imp, max(peaks)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size-mb", type=int, default=1024)
     ap.add_argument("--devices", type=int, default=50)
+    ap.add_argument("--rounds", type=int, default=3, help="yardstick/import rounds (median ratio printed)")
+    ap.add_argument("--parts", action="store_true", help="also time parsing alone and storing alone")
     ap.add_argument("--keep", help="keep the generated files in this folder")
     args = ap.parse_args()
 
@@ -193,37 +243,39 @@ def main() -> int:
         print(f"generated {src.name}: {size_mb:,.0f} MB, {reports:,} reports x {args.devices} devices "
               f"in {time.perf_counter() - t:.1f} s")
 
-        # polars first, so the import's RSS reading is not the max of an earlier child
-        imp, imp_rss = child(CHILD_IMPORT.format(root=str(ROOT), ws=str(ws), src=str(src)))
-        if imp.get("status") != "imported":
-            print(f"import failed: {imp}")
+        # the clean CSV of the imported rows (the yardstick's input and polars')
+        first, _ = child(CHILD_IMPORT.format(root=str(ROOT), ws=str(ws), src=str(src)))
+        if first.get("status") != "imported":
+            print(f"import failed: {first}")
             return 1
         subprocess.run([sys.executable, "-c", CHILD_EXPORT.format(ws=str(ws), csv=str(csv))], check=True)
         csv_mb = csv.stat().st_size / 1e6
+        imp, imp_rss = rounds_against_yardstick(src, csv, tmp, args.rounds, size_mb)
+        if not imp_rss:
+            return 1
         pol, _ = child(CHILD_POLARS.format(csv=str(csv)))
-        parse, _ = child(CHILD_PARSE.format(root=str(ROOT), src=str(src)))
-        store_ws = tmp / "store-only.duckdb"
-        store, _ = child(CHILD_STORE.format(root=str(ROOT), ws=str(store_ws), src=str(src), csv=str(csv)))
-        store_ws.unlink()
         snap, _ = child(CHILD_SNAPSHOT.format(root=str(ROOT), src=str(src), tmp=str(tmp)))
-
         rows = imp["rows"]
         imp_rows_s = rows / imp["seconds"]
         pol_rows_s = pol["rows"] / pol["seconds"]
-        print(f"import : {imp['seconds']:7.2f} s  {size_mb / imp['seconds']:8.1f} MB/s  {imp_rows_s:12,.0f} rows/s"
-              f"  peak RSS {imp_rss:,.0f} MB ({imp_rss / size_mb:.0%} of the file)")
+        print(f"import : {imp['seconds']:7.2f} s  {size_mb / imp['seconds']:8.1f} MB/s  {imp_rows_s:12,.0f} rows/s")
         print(f"polars : {pol['seconds']:7.2f} s  {csv_mb / pol['seconds']:8.1f} MB/s  {pol_rows_s:12,.0f} rows/s"
               f"  (read_csv of the same {pol['rows']:,} rows, {csv_mb:,.0f} MB clean CSV)")
-        print(f"  parse only : {parse['seconds']:7.2f} s  {parse['rows'] / parse['seconds']:12,.0f} rows/s"
-              "  (the parser's frames, nothing stored)")
-        print(f"  store only : {store['seconds']:7.2f} s  {store['rows'] / store['seconds']:12,.0f} rows/s"
-              "  (the same rows from the CSV, stored the importer's way in one transaction)")
         print(f"  snapshot   : {snap['snapshot']:7.2f} s  (copy + SHA-256 in one read: what is parsed is what is "
               f"hashed; the former hash-only pass took {snap['hash_only']:.2f} s) = "
               f"{(snap['snapshot'] - snap['hash_only']) / imp['seconds']:.1%} of the import added")
+        if args.parts:
+            parse, _ = child(CHILD_PARSE.format(root=str(ROOT), src=str(src)))
+            store_ws = tmp / "store-only.duckdb"
+            store, _ = child(CHILD_STORE.format(root=str(ROOT), ws=str(store_ws), src=str(src), csv=str(csv)))
+            store_ws.unlink()
+            print(f"  parse only : {parse['seconds']:7.2f} s  {parse['rows'] / parse['seconds']:12,.0f} rows/s"
+                  "  (the parser's frames, nothing stored)")
+            print(f"  store only : {store['seconds']:7.2f} s  {store['rows'] / store['seconds']:12,.0f} rows/s"
+                  "  (the same rows from the CSV, stored the importer's way in one transaction)")
         print(f"import / polars throughput (rows/s): {imp_rows_s / pol_rows_s:.2f}  (target >= 0.50)")
         print(f"peak RSS / file size: {imp_rss / size_mb:.2f}  (target < 0.50)")
-        print(f"cores: {os.cpu_count()}")
+        print(f"cores: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f} (other work skews times)")
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -4,8 +4,14 @@ How it works: the file is read in chunks cut at blank lines. Each chunk is
 split into *blocks* (text between blank lines); Python walks the blocks to
 follow the report structure (banner, ``-t`` timestamp, ``avg-cpu:`` block,
 ``Device`` header) while the device rows themselves -- almost all of the
-bytes -- are split and converted in bulk by polars. Memory is bounded by the
-chunk size; throughput is measured by ``benchmarks/bench_import.py``.
+bytes -- are split and converted in bulk: rows of printable ASCII with one
+field per header name (nearly all) have their blank runs turned into one
+separator by numpy and are read by polars' CSV reader, on a worker thread
+while the next chunk is walked; any other row (tabs, non-ASCII names, ``-g``
+groups, pasted excerpts, ``--human`` units, decimal commas, a value that is
+no number) is cut where its header says, else split on whitespace, and a bad
+one named by its line. Memory is bounded by the chunk size; throughput is
+measured by ``benchmarks/bench_import.py``.
 
 Columns are found by their header names (see :mod:`parsers.iostat_columns`),
 never by position, so every release, ``-k/-m/--human``, ``--pretty``/``-j``
@@ -25,6 +31,7 @@ import contextlib
 import io
 import re
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -72,6 +79,47 @@ def _sniff_text(head: bytes) -> str:
     if b"\x00" in head:
         return ""
     return head.decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+
+_SEP = 0x1F  # the unit separator: never in a row that _plain_fields accepts (printable ASCII only; a \x1f in a
+# damaged log sends its rows to the careful path, which splits lines without it)
+_SEP_CHAR = chr(_SEP)
+
+
+def _plain_fields(text: bytes, ncol: int, nrows: int, device_last: bool) -> bytes | None:
+    """Device rows as CSV with one separator byte between fields, for polars' CSV reader; None when a row needs
+    the careful path: a byte other than printable ASCII and line breaks (tabs, control characters, non-ASCII
+    names), an empty row, blanks at a row's end (or start, device first: ``-g`` groups, pasted rows), a row
+    that has not ``ncol`` fields, or not ``nrows`` rows.
+
+    Device first, each blank run becomes the separator and zeros ("sda   1.50  12.00" -> "sda|0001.50|0012.00"):
+    a number read with leading zeros is the same number, and anything else stays no number. Device last (a
+    leading blank run there), each blank run is cut to one separator instead."""
+    a = np.frombuffer(text, dtype=np.uint8)
+    nl = np.flatnonzero(a == 10)
+    if nl.size != nrows - 1 or np.count_nonzero((a - 32) > 94) != nl.size:
+        return None
+    starts = np.concatenate(([0], nl + 1))
+    ends = np.append(nl, a.size)
+    if bool((ends <= starts).any()) or bool((a[ends - 1] == 32).any()):
+        return None
+    if not device_last and bool((a[starts] == 32).any()):
+        return None
+    blank = a == 32
+    first = np.zeros(a.size, dtype=bool)
+    np.greater(blank[1:], blank[:-1], out=first[1:])  # a blank after a non-blank
+    first[starts] = False  # a device-last row's leading blanks separate nothing
+    # the fields add up, and the first row has its count (the CSV reader takes it as the count of all rows);
+    # that no row is short (so none long) is checked on reading
+    if np.count_nonzero(first) != nrows * (ncol - 1) or np.count_nonzero(first[:ends[0]]) != ncol - 1:
+        return None
+    if device_last:
+        b = a[~blank | first]
+        b[b == 32] = _SEP
+    else:
+        b = np.where(blank, np.uint8(48), a)
+        b[first] = _SEP
+    return b.tobytes()
 
 
 # the run kind of both iostat formats (text here, JSON in parsers.iostat_json)
@@ -135,6 +183,18 @@ class _Pending:
 
 
 @dataclass
+class _Batch:
+    """The device rows of one flush, being converted: (pending key, rows, the plain conversion's future or None
+    to convert when emitted); whether it is the file's last; the parser's (human, decimal_comma) flags and
+    each run's ``sections`` when it was read."""
+
+    items: list[tuple[str, _Pending, Future[pl.DataFrame | None] | None]]
+    final: bool
+    flags: tuple[bool, bool | None]
+    sections: dict[str, bool]
+
+
+@dataclass
 class _RunState:
     key: str
     host: str | None
@@ -161,6 +221,8 @@ class _RunState:
 
 
 class _Parser:
+    pipeline = True  # convert a chunk's rows on a worker thread while the next chunk is read (tests compare)
+
     def __init__(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn):
         self.path = path
         self.opt = options
@@ -184,6 +246,8 @@ class _Parser:
         self._block_rows: dict[str, int] = {}  # pending key -> rows of its latest device block
         self._prev_rows: int | None = None  # rows of the block before the latest one, same key
         self._skip_report = False  # the report being read is left out (its time goes back)
+        self._pool: ThreadPoolExecutor | None = None  # converts a chunk's rows while the next is read
+        self._inflight: _Batch | None = None
 
     # ---- reading -------------------------------------------------------------------------
     def _chunks(self) -> Iterator[tuple[str, bool]]:
@@ -224,10 +288,19 @@ class _Parser:
                     break
 
     def events(self) -> Iterator[Event]:
-        for text, eof in self._chunks():
-            yield from self._chunk(text, eof)
-            self.state.check()
-        yield from self._flush(final=True)
+        try:
+            for text, eof in self._chunks():
+                try:
+                    yield from self._chunk(text, eof)
+                except ParseError:
+                    # the chunk read before this one is still being converted: what is wrong there comes first
+                    yield from self._emit_inflight()
+                    raise
+                self.state.check()
+            yield from self._flush(final=True)
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True, cancel_futures=True)
         if not self.runs:
             raise ParseError("no iostat report found (expected a 'Device' header or an 'avg-cpu:' block)", 1)
         for rs in self.runs.values():
@@ -423,16 +496,23 @@ class _Parser:
                 return
             raise ParseError(f"expected {len(hdr)} CPU values under the 'avg-cpu:' header, found {len(toks)}", line)
         try:
-            # --human (sysstat 12.x) prints a '%' after each value
-            nums = [float(t.removesuffix("%").replace(",", ".")) for t in toks]
+            nums = [float(t) for t in toks]
         except ValueError:
-            raise ParseError(f"CPU values are not numbers: {values.strip()[:60]!r}", line) from None
+            nums = self._cpu_numbers(toks, values, line)
         if not all(0 <= v <= 100 for v in nums):  # also false for NaN
             raise ParseError(f"CPU values are percentages, not {values.strip()[:60]!r}", line)
         rs = self._cur()
         rec = {CPU_COLUMNS.get(h, h.lstrip("%")): v for h, v in zip(hdr, nums)}
         rs.cpu.append((rs.sample_idx, rec.get("user"), rec.get("nice"), rec.get("system"),
                        rec.get("iowait"), rec.get("steal"), rec.get("idle")))
+
+    @staticmethod
+    def _cpu_numbers(toks: list[str], values: str, line: int) -> list[float]:
+        """CPU values printed with a '%' (--human, sysstat 12.x) or a decimal comma."""
+        try:
+            return [float(t.removesuffix("%").replace(",", ".")) for t in toks]
+        except ValueError:
+            raise ParseError(f"CPU values are not numbers: {values.strip()[:60]!r}", line) from None
 
     @staticmethod
     def _is_section(rs: _RunState, h: _Header) -> bool:
@@ -524,18 +604,59 @@ class _Parser:
 
     # ---- bulk conversion ------------------------------------------------------------------
     def _flush(self, final: bool = False) -> Iterator[Event]:
+        """Convert the device rows read so far and yield them. The plain conversion of a chunk's rows runs on a
+        worker thread while the next chunk is read (numpy and polars let go of the GIL): a chunk's rows are
+        yielded at the next flush; the last flush converts and yields everything."""
         pend, self.pending, self.pending_rows = self.pending, {}, 0
         if not final:
             self._hold_back_latest_report(pend)
-        by_run: dict[str, list[pl.DataFrame]] = {}
+        batch = self._submit(pend, final)
+        yield from self._emit_inflight()
+        if final:
+            yield from self._emit(batch)
+        else:
+            self._inflight = batch
+
+    def _submit(self, pend: dict[str, _Pending], final: bool) -> _Batch:
+        plain_values = not (self.human or self.decimal_comma)
+        converted: list[tuple[str, _Pending, Future[pl.DataFrame | None] | None]] = []
         for key, p in pend.items():
-            frame = self._convert(key, p, final)
-            if frame is None or frame.height == 0:
-                continue
-            by_run.setdefault(p.key[0], []).append(frame)
+            future = None
+            if self.pipeline and not final:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stormscope-iostat")
+                future = self._pool.submit(self._convert_plain, p, plain_values)
+            converted.append((key, p, future))
+        return _Batch(converted, final, (self.human, self.decimal_comma),
+                      {k: rs.sections for k, rs in self.runs.items()})
+
+    def _emit_inflight(self) -> Iterator[Event]:
+        batch, self._inflight = self._inflight, None
+        if batch is not None:
+            yield from self._emit(batch)
+
+    def _emit(self, batch: _Batch) -> Iterator[Event]:
+        """The batch's frames as events, as they were when it was read (the flags of the file then)."""
+        now = (self.human, self.decimal_comma)
+        self.human, self.decimal_comma = batch.flags
+        try:
+            by_run: dict[str, list[pl.DataFrame]] = {}
+            for key, p, future in batch.items:
+                frame = future.result() if future is not None else self._convert_plain(p, not any(batch.flags))
+                if frame is None:
+                    frame = self._convert_careful(key, p, batch.final)
+                if frame is None:
+                    continue
+                # here, in the parser's thread and in file order (not on the worker): the lines said stay in order
+                frame = self._drop_repeated_devices(p, frame).drop("_i")
+                if frame.height == 0:
+                    continue
+                by_run.setdefault(p.key[0], []).append(frame)
+        finally:
+            self.human, self.decimal_comma = now
         for run_key, frames in by_run.items():
             rs = self.runs[run_key]
-            if rs.sections and len(frames) > 1:
+            if batch.sections.get(run_key, rs.sections) and len(frames) > 1:
                 frames = [self._merge_sections(frames)]
             if not rs.started:
                 rs.started = True
@@ -577,7 +698,48 @@ class _Parser:
                 .sort("sample_idx", maintain_order=True)
                 .select(merged.columns))
 
-    def _convert(self, key: str, p: _Pending, final: bool) -> pl.DataFrame | None:
+    def _convert_plain(self, p: _Pending, plain_values: bool) -> pl.DataFrame | None:
+        """The device rows of ``p`` cut into fields in bulk (:func:`_plain_fields`) and read by polars' CSV
+        reader, or None when any row needs the careful path (which then also says where a row is wrong):
+        see :func:`_plain_fields`, a value that is not a non-negative number, ``--human`` units, decimal
+        commas (``plain_values`` false). Where it answers, its frame is the careful path's: a row that fits is
+        split there on blanks too, and each value cast from its text the same way. Runs on a worker thread:
+        reads ``p`` and the run's first time, changes nothing. Like the careful path's, its frame has each row's
+        index in ``p`` as ``_i``: devices listed twice are dropped (and said) when the frame is emitted."""
+        h = p.header
+        if not plain_values or not h.names:
+            return None
+        counts = np.asarray(p.nrows, dtype=np.int64)
+        nrows = int(counts.sum())
+        ncol = len(h.names) + 1
+        data = _plain_fields("\n".join(p.parts).encode(), ncol, nrows, h.device_last)
+        if data is None:
+            return None
+        names = [f"c{i}" for i in range(ncol)]
+        raw = pl.read_csv(io.BytesIO(data), has_header=False, separator=_SEP_CHAR, quote_char=None,
+                          new_columns=names, schema=dict.fromkeys(names, pl.String), truncate_ragged_lines=True)
+        if raw.height != nrows or raw.get_column(names[-1]).null_count():
+            return None  # a row short of fields (so, as the separators add up, another one long)
+        first = 0 if h.device_last else 1
+        exprs = [pl.col(names[-1] if h.device_last else names[0]).alias("device")]
+        values = []
+        for i, (canon, factor) in enumerate(zip(h.canon, h.factors)):
+            if canon is not None:
+                exprs.append(pl.col(names[i + first]).cast(pl.Float64, strict=False).mul(factor).alias(canon))
+                values.append(canon)
+        out = raw.select(exprs)
+        if values and not out.select(pl.all_horizontal([pl.col(c).is_finite() & (pl.col(c) >= 0) for c in values])
+                                     .fill_null(False).all()).item():
+            return None  # a value that is no number, NaN, infinite or negative: the careful path says where
+        sample = pl.Series("sample_idx", np.repeat(np.asarray(p.sample, dtype=np.int64), counts))
+        ts, t_s = self._times(p, counts, sample)
+        idx = pl.Series("_i", np.arange(nrows))
+        return out.with_columns(sample, ts, t_s, pl.lit(False).alias("is_group"), idx).select(
+            "sample_idx", "ts", "t_s", "device", *values, "is_group", "_i")
+
+    def _convert_careful(self, key: str, p: _Pending, final: bool) -> pl.DataFrame | None:
+        """The device rows of ``p`` cut where the header says, else split on blanks, a bad row named by its line;
+        with each row's index in ``p`` as ``_i`` (see :meth:`_drop_repeated_devices`)."""
         h = p.header
         text = "\n".join(p.parts)
         if "\x1f" in text:  # the separator below, in a damaged log: split in polars (read as CSV it made 2 columns)
@@ -613,16 +775,16 @@ class _Parser:
                 slow = slow.with_columns(sample.gather(bad_rows), ts.gather(bad_rows), t_s.gather(bad_rows),
                                          is_group.gather(bad_rows).alias("is_group"), idx.gather(bad_rows))
                 out = pl.concat([out.filter(ok), slow], how="vertical_relaxed").sort("_i")
-        out = self._drop_repeated_devices(p, counts, out)
-        return out.select("sample_idx", "ts", "t_s", "device", *[c for c in h.canon if c], "is_group")
+        return out.select("sample_idx", "ts", "t_s", "device", *[c for c in h.canon if c], "is_group", "_i")
 
-    def _drop_repeated_devices(self, p: _Pending, counts: np.ndarray, out: pl.DataFrame) -> pl.DataFrame:
+    def _drop_repeated_devices(self, p: _Pending, out: pl.DataFrame) -> pl.DataFrame:
         """A device listed twice in one report would count its I/O twice: the later rows are left out (and said,
         with their lines, in the run's warnings); the first row is what iostat printed first for that device."""
         again = out.select(pl.struct("sample_idx", "device", "is_group").is_first_distinct().not_()).to_series()
         if not again.any():
             return out
         rs = self.runs[p.key[0]]
+        counts = np.asarray(p.nrows, dtype=np.int64)
         for i, dev in out.filter(again).select("_i", "device").iter_rows():
             rs.repeated.append((self._line_of(p, counts, int(i)), str(dev)))
         return out.filter(~again)

@@ -56,7 +56,9 @@ def say(msg: str) -> None:
 # ---- kills ----------------------------------------------------------------------------------------------------
 def _kill_files(work: Path) -> dict:
     earlier = write_iostat(work / "earlier.txt", 3, 20, seed=1)
-    big = write_iostat(work / "big.txt", 100, -(-INSERT_BATCH_ROWS // 100) + 1, seed=2)
+    # twice the rows past which a table is streamed into one INSERT: frames follow the threshold, so the streamed
+    # insert (the staging and bulk-insert crash points) is taken, as in tests/test_reliability_crash.py
+    big = write_iostat(work / "big.txt", 100, -(-2 * INSERT_BATCH_ROWS // 100) + 1, seed=2)
     small = write_iostat(work / "small.txt", 4, 30, seed=3)
     before = work / "before.duckdb"
     assert run_import(before, [earlier]).returncode == 0
@@ -147,10 +149,11 @@ def fuzz(examples: int, minutes: float, roundtrip_examples: int, work: Path) -> 
 
 # ---- I/O errors ----------------------------------------------------------------------------------------------
 def _io_files(work: Path) -> list[Path]:
-    """The drop: a small file, a large one (10 MB, or 49 MB and staged through Parquet), two small ones."""
+    """The drop: a small file, a large one (10 MB, or 49 MB and streamed into one INSERT), two small ones."""
     files = [write_iostat(work / "first.txt", 3, 20, seed=11), write_iostat(work / "large.txt", 50, 2000, seed=12),
              write_iostat(work / "after1.txt", 4, 30, seed=13), write_iostat(work / "after2.txt", 2, 10, seed=14),
-             write_iostat(work / "larger" / "large.txt", 100, -(-INSERT_BATCH_ROWS // 100) + 1, seed=15)]
+             # 4 x the stream threshold (122,880 rows since i18b; it was 4 x that before): the same 49 MB file
+             write_iostat(work / "larger" / "large.txt", 100, -(-4 * INSERT_BATCH_ROWS // 100) + 1, seed=15)]
     assert run_import(work / "clean.duckdb", files).returncode == 0
     return files
 

@@ -1,8 +1,8 @@
 """Crash injection (issue 17's reliability suite): an import killed by SIGKILL at each named phase
-(app/crashpoints.py: staging, bulk insert, commit, the write-ahead log, a checkpoint) and at a random moment
-leaves every run whole or absent and the runs imported before it untouched, compared with a clean import of the
-same files; after a kill at a random moment, the same files imported again give exactly the clean workspace.
-``make stress`` runs 100 such kills (tests/stress.py)."""
+(app/crashpoints.py: a streamed insert's first rows, inside it, commit, the write-ahead log, a checkpoint) and at a
+random moment leaves every run whole or absent and the runs imported before it untouched, compared with a clean
+import of the same files; after a kill at a random moment, the same files imported again give exactly the clean
+workspace. ``make stress`` runs 100 such kills (tests/stress.py)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ from app.crashpoints import PHASES
 from app.workspace import INSERT_BATCH_ROWS
 from tests.reliability_util import fingerprint, import_command, run_import, whole_or_absent, write_iostat
 
-# enough rows in one table for the import to stage them in a Parquet file (the staging and bulk-insert phases)
+# enough rows in one table for the import to stream them into one INSERT (the staging and bulk-insert phases): the
+# stream starts past INSERT_BATCH_ROWS and takes the parser's frames that follow, so twice that many
 BIG_DEVICES = 100
-BIG_REPORTS = -(-INSERT_BATCH_ROWS // BIG_DEVICES) + 1
+BIG_REPORTS = -(-2 * INSERT_BATCH_ROWS // BIG_DEVICES) + 1
 
 
 @pytest.fixture(scope="module")
