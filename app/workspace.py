@@ -337,6 +337,7 @@ class Workspace:
             crash_during("checkpoint", lambda: con.execute("CHECKPOINT"))
         except BaseException as e:
             rollback(con, e)
+            stager.close(e)
             raise
         finally:
             stager.close()
@@ -642,10 +643,17 @@ class _Stager:
         self.frames.clear()
         self.counts.clear()
 
-    def close(self) -> None:
-        """After COMMIT or ROLLBACK: drop what is left (the stream of a failed insert, with the parser behind it)."""
+    def close(self, error: BaseException | None = None) -> None:
+        """After COMMIT or ROLLBACK: drop what is left (the stream of a failed insert, with the parser behind it).
+        After ``error``, a failure to let go of the stream (DuckDB invalidated the database) is noted on it instead
+        of replacing it, as :func:`rollback` does."""
         self.frames.clear()
         self.counts.clear()
         if self.registered:
-            self.ws.con.unregister("_incoming")
             self.registered = False
+            try:
+                self.ws.con.unregister("_incoming")
+            except duckdb.Error as e:
+                if error is None:
+                    raise
+                error.add_note(f"(releasing the import's row stream failed too: {e})")

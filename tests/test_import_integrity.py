@@ -419,3 +419,29 @@ def test_a_device_or_host_name_past_the_limit_is_a_clear_error(ws, tmp_path):
     assert r.status == "failed"
     assert "a host name of 5,000 characters" in r.error
     assert ws.runs() == []
+
+
+def test_a_stream_that_cannot_be_released_does_not_hide_the_real_error(ws):
+    """After a failed streamed insert on a database DuckDB has invalidated, letting go of the row stream fails too:
+    that failure is a note on the real error, never the error shown (without one, it is raised as itself)."""
+    import duckdb
+
+    from app.workspace import _Stager
+
+    class _Con:
+        def unregister(self, name):
+            raise duckdb.FatalException("FATAL Error: database has been invalidated")
+
+    stager = _Stager(ws)
+    ws_con, ws.con = ws.con, _Con()
+    try:
+        stager.registered = True
+        real = OSError(28, "No space left on device")
+        stager.close(real)
+        assert any("releasing the import's row stream failed too" in n for n in real.__notes__)
+        stager.close()  # released once: nothing left to fail
+        stager.registered = True
+        with pytest.raises(duckdb.FatalException):
+            stager.close()
+    finally:
+        ws.con = ws_con
