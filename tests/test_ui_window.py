@@ -5,7 +5,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QItemSelectionModel, QSettings, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog  # noqa: E402
 
 from parsers.base import ImportOptions  # noqa: E402
@@ -266,7 +266,11 @@ def run_menu_texts(qtbot, window, rid):
 
     item = next(it for it in window.browser._run_items() if int(it.data(0, Qt.ItemDataRole.UserRole + 1)) == rid)
     tree = window.browser.tree
-    tree.setCurrentItem(item)
+    # the run alone selected, as a right-click on it selects it: a plain setCurrentItem reads the keyboard's
+    # modifiers, and a Ctrl left pressed by an earlier test of the same process added the run to the selection
+    # instead (once in a full run: the menu was the earlier run's)
+    tree.setCurrentItem(item, 0, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+    assert window.browser.selected_runs() == [rid]
     seen = []
 
     def read_and_close():
