@@ -67,13 +67,19 @@ IOSTAT_COLS = {"r/s": "r_s", "w/s": "w_s", "rkB/s": "rkb_s", "wkB/s": "wkb_s", "
 
 
 @st.composite
-def iostat_traces(draw):
-    devices = draw(st.lists(_name, min_size=1, max_size=6, unique=True))
+def device_reports(draw, cols, max_devices, max_step):
+    """(devices, seconds between reports, values[report][device][column]) for a per-device text format whose
+    columns ``cols`` print two decimals (%util at most 100)."""
+    devices = draw(st.lists(_name, min_size=1, max_size=max_devices, unique=True))
     n = draw(st.integers(1, 6))
-    step = draw(st.integers(1, 600))
-    values = [[[draw(_hundredths) if c != "%util" else draw(st.integers(0, 10_000)) / 100 for c in IOSTAT_COLS]
+    step = draw(st.integers(1, max_step))
+    values = [[[draw(_hundredths) if c != "%util" else draw(st.integers(0, 10_000)) / 100 for c in cols]
                for _ in devices] for _ in range(n)]
     return devices, step, values
+
+
+def iostat_traces():
+    return device_reports(IOSTAT_COLS, 6, 600)
 
 
 def write_iostat(devices, step, values) -> str:
@@ -184,14 +190,8 @@ SAR_COLS = {"tps": "tps", "rkB/s": "rkb_s", "wkB/s": "wkb_s", "dkB/s": "dkb_s", 
             "aqu-sz": "aqu_sz", "await": "await_ms", "%util": "util_pct"}
 
 
-@st.composite
-def sar_reports(draw):
-    devices = draw(st.lists(_name, min_size=1, max_size=5, unique=True))
-    n = draw(st.integers(1, 6))
-    step = draw(st.integers(1, 3600))
-    values = [[[draw(_hundredths) if c != "%util" else draw(st.integers(0, 10_000)) / 100 for c in SAR_COLS]
-               for _ in devices] for _ in range(n)]
-    return devices, step, values
+def sar_reports():
+    return device_reports(SAR_COLS, 5, 3600)
 
 
 def write_sar(devices, step, values) -> str:
