@@ -28,17 +28,18 @@ from bench_overlay import BUILD  # noqa: E402
 MEASURE = """
 import resource, sys, time
 from pathlib import Path
-from app.workspace import Workspace
-ws = Workspace(sys.argv[1], read_only=True)
 def cpu():
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return ru.ru_utime + ru.ru_stime
 t, c = time.perf_counter(), cpu()
 if sys.argv[2] == "export":
     from app.store.parquet import export_parquet
-    export_parquet(ws, sys.argv[3])
-else:
-    ws.con.execute(f"COPY iostat_samples TO '{sys.argv[3]}' (FORMAT parquet, PARTITION_BY (run_id))")
+    from app.workspace import Workspace
+    export_parquet(Workspace(sys.argv[1], read_only=True), sys.argv[3])
+else:  # DuckDB on its own (a plain connection: StormScope's turn external access off, and COPY with it)
+    import duckdb
+    con = duckdb.connect(sys.argv[1], read_only=True)
+    con.execute(f"COPY iostat_samples TO '{sys.argv[3]}' (FORMAT parquet, PARTITION_BY (run_id))")
 size = sum(f.stat().st_size for f in Path(sys.argv[3]).rglob("*.parquet"))
 print(time.perf_counter() - t, cpu() - c, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, size / 1e6)
 """
@@ -59,7 +60,8 @@ def main() -> int:
         ws = args.keep or Path(tmp) / "big.duckdb"
         if not ws.exists():
             subprocess.run([sys.executable, "-c", BUILD, str(ws), "200000", "50"], cwd=ROOT, check=True,
-                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
         y_s, y_c, y_mb, y_size = child(MEASURE, str(ws), "yardstick", f"{tmp}/copy")
         e_s, e_c, e_mb, e_size = child(MEASURE, str(ws), "export", f"{tmp}/export")
         print(f"yardstick (DuckDB COPY ... PARTITION_BY, iostat_samples): {y_s:.2f} s ({y_c:.2f} s CPU), "

@@ -316,3 +316,30 @@ def test_gui_on_a_workspace_from_a_newer_version_exits_2_with_a_message(tmp_path
     assert boxes[0][0] == "StormScope — workspace from a newer version"
     assert "schema 99" in boxes[0][1]
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_window_opens_its_workspace_once_at_start(tmp_path, qapp, monkeypatch):
+    """The start's check that no other process holds the workspace hands the opened workspace to the window:
+    opening it twice cost ~0.1 s of the start (the safe-open checks run on every open)."""
+    path = tmp_path / "ws.duckdb"
+    Workspace(path).close()
+    opened: list[Path] = []
+    real_init = Workspace.__init__
+
+    def counting_init(self, p, *a, **kw):
+        opened.append(Path(p))
+        real_init(self, p, *a, **kw)
+
+    shown: list[MainWindow] = []
+
+    def exec_once() -> int:  # the event loop: the window is up; close it as the user would
+        shown.extend(w for w in qapp.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible())
+        for w in shown:
+            w.close()
+        return 0
+
+    monkeypatch.setattr(Workspace, "__init__", counting_init)
+    monkeypatch.setattr(qapp, "exec", exec_once)
+    assert entry.main(["gui", "-w", str(path)]) == 0
+    assert len(shown) == 1 and shown[0].ws_path == path
+    assert opened == [path]

@@ -110,12 +110,14 @@ class ImportPanel(QWidget):
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, ws_path: Path, settings: QSettings | None = None):
+    def __init__(self, ws_path: Path, settings: QSettings | None = None, ws: Workspace | None = None):
+        """The window on the workspace at ``ws_path``; ``ws``: that workspace already opened (by the start's check
+        that no other process holds it), else it is opened here."""
         super().__init__()
         self.settings = settings or QSettings(APP, APP)
         apply_theme(self.theme_setting())  # before any chart exists: pyqtgraph takes its colours at creation
         self.ws_path = Path(ws_path)
-        self.ws = Workspace(self.ws_path)
+        self.ws = ws if ws is not None else Workspace(self.ws_path)
         self.thread: ImportThread | None = None
         self._closed = False
         self.setAcceptDrops(True)
@@ -730,30 +732,20 @@ def run_gui(argv: list[str]) -> int:
     """``main.py [gui] [-w WS] [PATH...]``: open the window, importing PATHs."""
     from app.ui.single_instance import (
         gui_args,
-        hand_off_or_check,
-        locked_at_start,
-        refused_at_start,
+        hand_off_or_open,
         serve,
-        too_new_at_start,
         workspace_of,
     )
 
     args = gui_args(argv)
     app = application(sys.argv[:1])
     ws_path = workspace_of(args)
-    code = hand_off_or_check(ws_path, args.paths)  # a window has it open: it gets the paths; or it is locked
-    if code is not None:
-        return code
+    ws = hand_off_or_open(ws_path, args.paths)  # a window has it open: it gets the paths; or it is locked
+    if isinstance(ws, int):
+        return ws
     app.setApplicationName(APP)
     app.setOrganizationName(APP)
-    try:
-        win = MainWindow(ws_path)
-    except WorkspaceLocked as e:  # taken since the check
-        return locked_at_start(ws_path, e)
-    except WorkspaceTooNew as e:
-        return too_new_at_start(ws_path, e)
-    except WorkspaceRefused as e:
-        return refused_at_start(ws_path, e)
+    win = MainWindow(ws_path, ws=ws)
     server = serve(win)  # later `main.py gui` starts on this workspace hand their paths to this window
     win.show()
     if args.paths:  # through the server's queue: paths another start hands over meanwhile wait their turn

@@ -26,7 +26,7 @@ from PySide6.QtNetwork import QLocalServer, QLocalSocket
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMainWindow
 
-    from app.workspace import WorkspaceLocked
+    from app.workspace import Workspace, WorkspaceLocked
 
 CONNECT_MS = 3000
 ANSWER_MS = 15000  # the window answers from its event loop: drawing a large run may keep it busy a few seconds
@@ -282,8 +282,9 @@ def wait_for_window(ws_path: Path, paths: list[str], seconds: float = 5.0) -> st
     return None
 
 
-def hand_off_or_check(ws_path: Path, paths: list[str]) -> int | None:
-    """Before a window opens ``ws_path``: the exit code when another process has it, None when it is free.
+def hand_off_or_open(ws_path: Path, paths: list[str]) -> int | Workspace:
+    """Before a window opens ``ws_path``: the exit code when another process has it, else the workspace, opened
+    (for the window: opening it once is ~0.1 s of the start).
 
     A window that has it open gets ``paths`` (and comes to the front): say so and exit 0. A window still starting
     listens a moment later. Anyone else holding it: a message box says who and what to do, exit 2.
@@ -294,7 +295,7 @@ def hand_off_or_check(ws_path: Path, paths: list[str]) -> int | None:
         said = hand_off(ws_path, paths)
         if said is None:
             try:
-                Workspace(ws_path).close()
+                return Workspace(ws_path)
             except WorkspaceTooNew as e:
                 return too_new_at_start(ws_path, e)
             except WorkspaceRefused as e:
@@ -309,7 +310,5 @@ def hand_off_or_check(ws_path: Path, paths: list[str]) -> int | None:
         print(f"main.py gui: {e}", file=sys.stderr)
         QMessageBox.warning(None, "StormScope — the window does not answer", str(e))
         return 1
-    if said is None:
-        return None
-    print(said)
+    print(said)  # the window that had it (after it started listening) took the paths
     return 0
