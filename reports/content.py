@@ -378,8 +378,9 @@ def collect(ws: Workspace, opt: ReportOptions) -> ReportContent:
     """Run the builders the options and the stored questions ask for and turn them into report content.
 
     With questions stored in the workspace the report answers them: the Answers page, one evidence section per
-    question (``reports.sections.questions``), then the runs they use, IOzone results and the appendix. Without
-    questions it tours the runs: executive summary and the sections the options list."""
+    question (``reports.sections.questions``), then the runs they use, IOzone results, any other section the options
+    name, and the appendix. Without questions it tours the runs: executive summary and the sections the options
+    list."""
     from app.analysis.questions import list_questions
     from reports import sections as builders
     from reports.context import ReportContext
@@ -400,7 +401,8 @@ def collect(ws: Workspace, opt: ReportOptions) -> ReportContent:
     ctx = ReportContext(ws, opt, an, runs, answered=answered, values={"runs": [r["run_id"] for r in runs]})
     sections: list[Section] = [builders.QUESTION_BUILDERS[a.kind](ctx, n, sq, a)
                                for n, (sq, a) in enumerate(answered, 1)]
-    order = ("crosscheck", "runs", "iozone", "appendix") if answered else SECTION_ORDER
+    # after the questions' evidence: the cross-check, the runs, and any other section chosen, the appendix last
+    order = ("crosscheck", *(k for k in SECTION_ORDER if k != "crosscheck")) if answered else SECTION_ORDER
     for k in order:
         sec = builders.SECTION_BUILDERS[k](ctx) if k in ctx.want else None
         if sec is not None:

@@ -39,7 +39,7 @@ class ReportContext:
 
     @property
     def want(self) -> set[str]:
-        return set(self.opt.sections)
+        return set(self.opt.sections_for(bool(self.answered)))
 
     @property
     def iostat(self) -> list[dict[str, Any]]:

@@ -10,6 +10,9 @@ from app.workspace import has_table
 
 SECTIONS = ["summary", "runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "sizing", "compare",
             "crosscheck", "appendix"]
+# A report that answers questions holds each question's evidence, then these; any other section ticked (or named)
+# follows them. Without questions every section is the default.
+ANSWER_SECTIONS = ["runs", "iozone", "crosscheck", "appendix"]
 SECTION_TITLES = {
     "summary": "Executive summary", "runs": "Runs analysed", "overlay": "I/O over time",
     "storm": "Storm metrics", "cap": "Cap compliance", "latency": "Response times", "jobs": "Benchmark results",
@@ -30,7 +33,7 @@ class ReportOptions:
     date: str = ""  # as printed on the cover; empty: today
     logo: str | None = None  # PNG/JPEG path
     runs: list[int] = field(default_factory=list)  # empty: every run of the workspace
-    sections: list[str] = field(default_factory=lambda: list(SECTIONS))
+    sections: list[str] | None = None  # None: the default of the report's kind (:meth:`sections_for`)
     anonymise: bool = False
     full_paths: bool = False  # sources listed with their full paths (default: file names only)
     confidential: str = ""  # a confidentiality line printed on every page, e.g. "Confidential: ACME only"
@@ -58,6 +61,13 @@ class ReportOptions:
         data = json.loads(text)
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
+
+    def sections_for(self, answers_questions: bool) -> list[str]:
+        """The sections to build: the ones chosen, else every section, or for a report that answers questions
+        :data:`ANSWER_SECTIONS` (the Answers page takes the executive summary's place)."""
+        if self.sections is not None:
+            return list(self.sections)
+        return list(ANSWER_SECTIONS if answers_questions else SECTIONS)
 
     def merged(self, **overrides: Any) -> ReportOptions:
         """A copy with the given fields replaced (None leaves a field as it is)."""

@@ -641,6 +641,8 @@ def render(content: ReportContent, path: str) -> None:
                 story.append(KeepTogether([drawing, Paragraph(text(ch.title), st["caption"]), Spacer(1, 4 * mm)]))
         story.append(PageBreak() if sec.key == "answers" else Spacer(1, 4 * mm))  # the answers: a page of their own
 
+    while story and isinstance(story[-1], Spacer):  # space after the last line: on a full page, a blank page
+        story.pop()
     footer = " · ".join(x for x in (opt.title, opt.customer) if x)
 
     class Canvas(_NumberedCanvas):

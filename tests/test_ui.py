@@ -337,3 +337,42 @@ def test_interval_and_first_report_set_after_import(qtbot, window):
     assert window.ws.run(rid)["warnings"] == [w for w in asks if not any(a in w for a in answered)]
     storm = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
     assert "has timestamps" in window.browser.set_interval([storm], 5.0)[0]
+
+
+def test_with_questions_the_sections_ticked_in_the_report_dialog_follow_the_answers(qtbot, window, tmp_path,
+                                                                                      monkeypatch):
+    """Review finding: with a question in the workspace every ticked section but four was silently left out of the
+    PDF. Now the dialog ticks what a report of answers holds, and a section the user ticks follows the answers."""
+    import subprocess
+
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
+
+    from app.analysis import questions as Q
+    from app.importer import import_file
+    from reports.options import ANSWER_SECTIONS
+
+    rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"),
+                      ImportOptions(first_report="interval")).run_ids[0]
+    Q.add_question(window.ws, Q.StormQuestion(run_id=rid))
+    window.browser.reload()
+    window.browser.select_runs([rid])
+    window.export_report_action.trigger()  # Report ▸ Export report… (Ctrl+R)
+    dlg = window.report_dialog
+    assert {k for k, c in dlg.sections.items() if c.isChecked()} == set(ANSWER_SECTIONS)
+    assert not dlg.sections["summary"].isEnabled()
+    assert "the sections ticked below follow them" in dlg.answers.text()
+    box = dlg.sections["overlay"]
+    qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))  # tick I/O over time
+    assert dlg.sections["overlay"].isChecked()
+    out = tmp_path / "r.pdf"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "PDF (*.pdf)"))
+    qtbot.mouseClick(dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save),
+                     Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Wrote r.pdf" in dlg.status.text(), timeout=60000)
+    dlg.job.wait()
+    text = " ".join(subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True,
+                                   check=True).stdout.split())
+    answers, overlay, appendix = text.index("Answers"), text.index("I/O over time"), text.rindex("Appendix")
+    assert answers < overlay < appendix
+    dlg.close()

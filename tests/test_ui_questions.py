@@ -317,7 +317,8 @@ def test_the_panel_lists_answers_reorders_renames_deletes_and_shows_the_evidence
     # File ▸ Export report…: the dialog says how many questions the report answers
     _menu_action(w, "File", "Export report…").trigger()
     dlg = w.report_dialog
-    assert dlg.answers.text() == "Answers: the report opens with the answers to 4 questions"
+    assert dlg.answers.text() == ("Answers: the report opens with the answers to 4 questions and the evidence of "
+                                  "each; the sections ticked below follow them")
     # Save writes it; the status says how the answers came out
     out = tmp_path / "r.pdf"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "PDF (*.pdf)"))

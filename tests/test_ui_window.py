@@ -321,3 +321,33 @@ def test_hidden_tabs_are_built_when_first_shown_and_then_show_the_selection(qtbo
     assert window.sizing.view.isVisible()
     assert window.sizing.run_ids == [rid]
     assert not window.histos.built
+
+
+def test_the_banner_gives_each_run_its_own_reason_and_never_keeps_a_proved_since_boot_report(qtbot, window):
+    """Review finding: the reasons of several runs were merged into one sentence (the proof of one run read as the
+    proof of all), and the one click kept every run's first report -- including one the file proves covers the
+    time since boot, which would then count 3,397 IOPS averaged since boot as an interval."""
+    capped = import_samples(window, ["capped_200iops_iostat-d.txt"], interval_s=2.0)[0]  # proved since boot
+    fast, slow = import_samples(window, ["storm_fast_iostat-xt.txt", "storm_slow_iostat-xt.txt"])  # assumed
+    window.browser.select_runs([capped, fast, slow])
+    wait_curves(qtbot, window, 3)
+    text = window.banner.text.text()
+    proof, default = text.split("; ", 1)
+    assert "capped_200iops_iostat-d: the file proves it covers the time since boot" in proof
+    assert "storm_fast" not in proof
+    assert "storm_fast_iostat-xt and storm_slow_iostat-xt: iostat's first report covers" in default
+    assert "the file cannot tell" in default
+    assert "capped" not in default
+    assert window.banner.keep.text() == "Keep the first report of the 2 that cannot tell"
+    qtbot.mouseClick(window.banner.keep, Qt.MouseButton.LeftButton)
+    left_out = dict(window.ws.con.execute("SELECT run_id, bool_or(since_boot) FROM iostat_samples GROUP BY 1")
+                    .fetchall())
+    assert left_out == {capped: True, fast: False, slow: False}
+    assert "capped_200iops_iostat-d: the file proves" in window.banner.text.text()  # still said
+    assert "The first report of 2 runs now counts as an interval" in window.banner.text.text()
+    assert not window.banner.keep.isVisible()  # nothing left the click may change
+    qtbot.mouseClick(window.banner.undo, Qt.MouseButton.LeftButton)  # the two, back as they were
+    left_out = dict(window.ws.con.execute("SELECT run_id, bool_or(since_boot) FROM iostat_samples GROUP BY 1")
+                    .fetchall())
+    assert left_out == {capped: True, fast: True, slow: True}
+    assert not window.banner.undo.isVisible()

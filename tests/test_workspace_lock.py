@@ -341,5 +341,6 @@ def test_the_window_opens_its_workspace_once_at_start(tmp_path, qapp, monkeypatc
     monkeypatch.setattr(Workspace, "__init__", counting_init)
     monkeypatch.setattr(qapp, "exec", exec_once)
     assert entry.main(["gui", "-w", str(path)]) == 0
-    assert len(shown) == 1 and shown[0].ws_path == path
+    assert len(shown) == 1
+    assert shown[0].ws_path == path
     assert opened == [path]

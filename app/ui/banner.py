@@ -25,6 +25,13 @@ def runs_with_since_boot_left_out(ws: Workspace, run_ids: list[int]) -> list[tup
     return [(int(rid), name, "you" if "set by the user" in how else "StormScope") for rid, name, how in rows]
 
 
+def _names(names: list[str], most: int = 4) -> str:
+    """'a', 'a and b', 'a, b and c'; past ``most``: the first ones and 'N more' (the label's tooltip lists all)."""
+    if len(names) > most:
+        names = [*names[:most - 1], f"{len(names) - most + 1} more"]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 class SinceBootBanner(QFrame):
     """Shown while any selected run has its first report left out; 'Keep the first report' counts it again."""
 
@@ -69,47 +76,64 @@ class SinceBootBanner(QFrame):
 
     def refresh(self) -> None:
         left_out = runs_with_since_boot_left_out(self.ws, self.run_ids)
-        self.affected = [rid for rid, _n, _w in left_out]
-        self.keep.setVisible(bool(left_out))
-        self.undo.setVisible(bool(self.kept) and not left_out)
+        if set(self.kept) & {rid for rid, _n, _w in left_out} or not set(self.kept) & set(self.run_ids):
+            self.kept = []  # the last click is undone elsewhere (the run menu), or its runs are no longer shown
+        self.undo.setVisible(bool(self.kept))
+        n_kept = len(self.kept)
+        kept = (f"The first report of {n_kept} run{'s' if n_kept > 1 else ''} now counts as an interval in every "
+                "figure and the report.") if self.kept else ""
         if not left_out:
-            if self.kept and set(self.kept) & set(self.run_ids):
-                n = len(self.kept)
-                self.text.setText(f"The first report of {n} run{'s' if n > 1 else ''} now counts as an interval "
-                                  "in every figure and the report.")
-                self.setVisible(True)
-            else:
-                self.kept = []
-                self.setVisible(False)
+            self.affected = []
+            self.keep.setVisible(False)
+            self.text.setText(kept)
+            self.text.setToolTip("")
+            self.setVisible(bool(self.kept))
             return
-        self.kept = []
-        names = ", ".join(n for _r, n, _w in left_out[:3]) + (f" and {len(left_out) - 3} more"
-                                                                 if len(left_out) > 3 else "")
-        who = {w for _r, _n, w in left_out}
-        why = "you marked it as since boot" if who == {"you"} else \
-            "; ".join(dict.fromkeys(self._why(rid) for rid, _n, w in left_out if w != "you"))
-        self.text.setText(f"The first report of {names} is left out of every figure and the report: {why}.")
+        groups: dict[str, list[str]] = {}  # each reason once, with the runs it applies to
+        for rid, name, who in left_out:
+            groups.setdefault(self._why(rid, who), []).append(name)
+        parts = [f"{_names(names)}: {why}" for why, names in groups.items()]
+        self.text.setText("The first report is left out of every figure and the report — " + "; ".join(parts) + "."
+                          + (f" {kept}" if kept else ""))
+        self.text.setToolTip("\n".join(name for _r, name, _w in left_out))
+        # a first report the file proves covers more than an interval is never kept by the one click: only the
+        # run menu's First report changes it, run by run
+        self.affected = [rid for rid, _n, who in left_out if who == "you" or not self._proved(rid)]
+        n = len(self.affected)
+        self.keep.setVisible(n > 0)
         self.keep.setText("Keep the first report" if len(left_out) == 1 else
-                          f"Keep the first report of all {len(left_out)}")
+                          f"Keep the first report of {'both' if n == 2 else f'these {n}'}" if n == len(left_out) else
+                          f"Keep the first report of the {n} that cannot tell")
         self.setVisible(True)
 
-    def _why(self, run_id: int) -> str:
-        """Why the tool's first report covers more than an interval, in the words its format stored (zpool: since
-        the pool was imported); sysstat's iostat: since boot unless the capture used -y."""
+    def _stored(self, run_id: int) -> str:
         meta = (self.ws.run(run_id) or {}).get("meta") or {}
         if isinstance(meta, str):
             meta = json.loads(meta)
-        said = str(meta.get("first_report") or "")
+        return str(meta.get("first_report") or "")
+
+    def _proved(self, run_id: int) -> bool:
+        """The file itself shows the first report covers more than an interval (iostat's cumulative columns)."""
+        return "proved" in self._stored(run_id)
+
+    def _why(self, run_id: int, who: str) -> str:
+        """Why the run's first report is left out, in the words its format stored (iostat: proved by the cumulative
+        columns; zpool: since the pool was imported); sysstat's iostat otherwise: its default, unless -y."""
+        if who == "you":
+            return "you marked it as covering the time since boot"
+        said = self._stored(run_id)
+        if said.startswith("since-boot (proved: "):
+            return f"the file proves it covers the time since boot ({said[len('since-boot (proved: '):].rstrip(')')})"
         if "(" in said and "assumed" not in said:
             return said[said.index("(") + 1:].rstrip(")")
-        return "iostat's first report covers the time since the machine booted unless the capture used -y"
+        return ("iostat's first report covers the time since the machine booted unless the capture used -y, and "
+                "the file cannot tell")
 
     def _keep_first(self) -> None:
         affected = list(self.affected)
         for rid in affected:
             self.ws.set_first_report(rid, False)
-        self.refresh()
-        self.kept = affected  # after refresh, which forgets an older click
+        self.kept = affected  # for Undo
         self.refresh()
         self.changed.emit()
 

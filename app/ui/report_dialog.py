@@ -37,7 +37,14 @@ def answers_text(ws: Workspace) -> str:
     n = len(list_questions(ws))
     if not n:
         return "Answers: none yet (Add to report on the Overlay, Histograms or Sizing tab puts a question in)"
-    return f"Answers: the report opens with the answer{'s' if n != 1 else ''} to {n} question{'s' if n != 1 else ''}"
+    return (f"Answers: the report opens with the answer{'s' if n != 1 else ''} to {n} question{'s' if n != 1 else ''} "
+            "and the evidence of each; the sections ticked below follow them")
+
+
+def has_questions(ws: Workspace) -> bool:
+    from app.analysis.questions import list_questions
+
+    return bool(list_questions(ws))
 
 
 class ReportDialog(QDialog):
@@ -68,8 +75,12 @@ class ReportDialog(QDialog):
         self.template.addItems(list_templates(ws.con) if not ws.read_only else [])
         self.template.currentTextChanged.connect(self._load_template)
         self.sections = {k: QCheckBox(SECTION_TITLES[k]) for k in SECTIONS}
-        for c in self.sections.values():
-            c.setChecked(True)
+        self.answering = has_questions(ws)
+        if self.answering:  # the Answers page takes the executive summary's place
+            self.sections["summary"].setEnabled(False)
+            self.sections["summary"].setToolTip("A report that answers questions opens with the Answers page "
+                                                "instead of an executive summary")
+        self._tick(ReportOptions().sections_for(self.answering))
         self.save_as = QLineEdit()
         self.save_as.setPlaceholderText("save these options as a template named…")
         self.progress = QProgressBar()
@@ -133,8 +144,11 @@ class ReportDialog(QDialog):
             w.setText(v)
         self.page.setCurrentText(t.page_size)
         self.anonymise.setChecked(t.anonymise)
+        self._tick(t.sections_for(self.answering))
+
+    def _tick(self, keys: list[str]) -> None:
         for k, c in self.sections.items():
-            c.setChecked(k in t.sections)
+            c.setChecked(k in keys and c.isEnabled())
 
     def options(self) -> ReportOptions:
         sizing = {"users": self.users.value(), "iops_per_user": self.ipu.value()} if self.users.value() else {}
