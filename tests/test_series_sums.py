@@ -254,3 +254,25 @@ def test_a_read_only_open_of_an_older_workspace_sums_the_rows(tmp_path):
     with Workspace(p) as ws:  # migrated: the sums are stored, and equal the rows'
         assert 4 in ws.migrated
         assert assert_stored_equals_live(ws) == 3
+
+
+def test_the_written_out_rounding_is_duckdbs_round_to_12_decimals(corpus_ws):
+    """The sums round each value as ``round(x * 1e12) / 1e12`` (app.series_sums._exact_sum): the decimal it gives is
+    the one ``round(x, 12)`` gives, for every value the sums add in the corpus and for a million random values of
+    every magnitude (so the figures are those of the releases that wrote ``round(x, 12)``)."""
+    same = "(round(v * 1e12) / 1e12)::DECIMAL(38, 12) = round(v, 12)::DECIMAL(38, 12)"
+    columns = ["r_s", "w_s", "d_s", "f_s", "tps", "rkb_s", "wkb_s", "wdkb_s", "kb_s", "await_ms", "r_await_ms",
+               "w_await_ms", "d_await_ms", "f_await_ms", "r_s * r_await_ms", "w_s * w_await_ms",
+               "(coalesce(r_s, 0) + coalesce(w_s, 0)) * await_ms", "coalesce(rkb_s, 0) + coalesce(wkb_s, 0)"]
+    values = " UNION ALL ".join(f"SELECT {c} AS v FROM iostat_samples" for c in columns)
+    n, bad = corpus_ws.con.execute(f"SELECT count(*), count(*) FILTER (WHERE NOT ({same})) FROM ({values}) "
+                                   "WHERE v IS NOT NULL").fetchall()[0]
+    assert n > 50_000
+    assert bad == 0
+    n, bad = corpus_ws.con.execute(
+        f"SELECT count(*), count(*) FILTER (WHERE NOT ({same})) FROM (SELECT (random() - 0.5) * pow(10, "
+        "floor(random() * 20) - 8) AS v FROM range(1000000) UNION ALL SELECT round(random() * 1e6, "
+        "(floor(random() * 14))::INTEGER) FROM range(1000000) UNION ALL SELECT unnest([0.0, -0.0, 0.5e-12, "
+        "-0.5e-12, 1.5e-12, 2.5e-12, 123456.785, 999999.9999999995, 1e-13]))").fetchall()[0]
+    assert n == 2_000_009
+    assert bad == 0
