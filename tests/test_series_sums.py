@@ -276,3 +276,18 @@ def test_the_written_out_rounding_is_duckdbs_round_to_12_decimals(corpus_ws):
         "-0.5e-12, 1.5e-12, 2.5e-12, 123456.785, 999999.9999999995, 1e-13]))").fetchall()[0]
     assert n == 2_000_009
     assert bad == 0
+
+
+def test_the_device_picker_lists_the_stored_devices_and_the_rows_of_runs_without(corpus_ws):
+    """The overlay's device picker reads the devices stored at import (no scan of every row); a run without them
+    (none stored: a CPU-only log) adds what its rows have."""
+    rids = _device_runs(corpus_ws)
+    want = sorted(d for (d,) in corpus_ws.con.execute(
+        "SELECT DISTINCT device FROM iostat_samples WHERE list_contains(?, run_id)", [rids]).fetchall())
+    assert series.device_names(corpus_ws, rids) == want
+    corpus_ws.con.execute("BEGIN")
+    try:  # as if the first runs had none stored
+        corpus_ws.con.execute("DELETE FROM series_devices WHERE list_contains(?, run_id)", [rids[:5]])
+        assert series.device_names(corpus_ws, rids) == want
+    finally:
+        corpus_ws.con.execute("ROLLBACK")

@@ -56,8 +56,8 @@ if TYPE_CHECKING:
     from app.workspace import Workspace
 
 __all__ = ["AnalysisError", "DeviceChoice", "Series", "activity_start", "align", "classify_devices", "clock_reference",
-           "list_devices", "load_series", "make_series", "normalise_time", "resample", "run_series", "runs_on_one_axis",
-           "series_memo", "utc_offset_s", "weighted_percentile"]
+           "device_names", "list_devices", "load_series", "make_series", "normalise_time", "resample", "run_series",
+           "runs_on_one_axis", "series_memo", "utc_offset_s", "weighted_percentile"]
 
 SINCE_BOOT_NOTE = "since-boot reports (iostat's first report without -y) are left out"
 DEFAULT_ACTIVITY_IOPS = 100.0
@@ -107,6 +107,26 @@ def list_devices(ws: Workspace, run_id: int) -> DeviceChoice:
     rows = ws.con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
                           [run_id]).fetchall()
     return classify_devices([(d, bool(g), la) for d, g, la in rows])
+
+
+def device_names(ws: Workspace, run_ids: list[int]) -> list[str]:
+    """The device names of the runs' samples, sorted (the overlay's device picker): read from the devices stored at
+    import (``series_devices``: one row per device) where the runs have them, else from their rows."""
+    from app.workspace import has_table
+
+    names: set[str] = set()
+    rest = list(run_ids)
+    if rest and has_table(ws, "series_devices"):
+        stored = ws.con.execute("SELECT run_id, list(DISTINCT device) FROM series_devices "
+                                "WHERE list_contains(?, run_id) GROUP BY run_id", [rest]).fetchall()
+        for _rid, devices in stored:
+            names.update(devices)
+        done = {rid for rid, _d in stored}
+        rest = [r for r in rest if r not in done]
+    if rest:
+        names.update(d for (d,) in ws.con.execute("SELECT DISTINCT device FROM iostat_samples WHERE "
+                                                  "list_contains(?, run_id)", [rest]).fetchall())
+    return sorted(names)
 
 
 def _iostat_run(ws: Workspace, run_id: int) -> dict[str, Any]:
