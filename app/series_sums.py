@@ -15,9 +15,14 @@ There is ONE definition of the sums: the stored ones are made by the same SQL as
 since-boot flag instead of filtered on it -- a DECIMAL sum is exact, so the same rows give the same figures to
 the bit. Whatever changes what they were computed from recomputes them in the same transaction
 (``app.workspace``: the interval given after import rewrites ``t_s``, the first-report answer flips
-``since_boot``). Whatever changes how they are computed -- this SQL, the device rules -- must raise
-:data:`SUMS_VERSION`: stored sums of another version, or for another device list, are not used (the live SQL is)
-and are recomputed by the next migration or import of the run.
+``since_boot``). Whatever changes how they are computed -- this SQL, the row rules -- must raise
+:data:`SUMS_VERSION`, with a migration step that calls :func:`store_sums` for every run (as the step to schema 4
+does). Stored sums of another version, for other ops, or for a device list the device rules no longer choose
+(a change of :func:`default_choice` is noticed by itself: the stored devices are classified again on every load)
+are never used: the live SQL is, and gives today's figures.
+
+They trust that ``iostat_samples`` changes only through StormScope (the import, the two answers above, run
+delete): rows edited behind its back, with another DuckDB client, leave the sums as they were.
 """
 
 from __future__ import annotations
