@@ -28,6 +28,8 @@ Versions
     2. Every table of the spec exists (``report_templates`` included); the version is read, not only written.
     3. ``iostat_samples`` has the columns perfmon and esxtop fill (``layer``, ``vm``, ``davg_ms``, ``kavg_ms``,
        ``qavg_ms``, ``failed_s``).
+    4. The derived tables ``series_devices`` and ``series_sums`` (app.series_sums): the per-report sums of each
+       run's default series, computed for the runs already stored.
 """
 
 from __future__ import annotations
@@ -88,11 +90,25 @@ def _sample_extras_v3(con: Any) -> None:
         con.execute(f"ALTER TABLE iostat_samples ADD COLUMN IF NOT EXISTS {c.name} {c.sql}")
 
 
+def _series_sums_v4(con: Any) -> None:
+    from app.series_sums import store_sums
+    from parsers.kinds import DEVICE_RATES, has
+
+    for name in ("series_devices", "series_sums"):
+        for stmt in TABLE[name].create_statements():
+            con.execute(stmt)
+    for run_id, kind in con.execute("SELECT run_id, kind FROM runs ORDER BY run_id").fetchall():
+        if has(kind, DEVICE_RATES):
+            store_sums(con, run_id)
+
+
 STEPS: list[Step] = [
     Step(2, "every table exists from the start: report_templates (before: made when a template was first "
             "saved), and the tables later releases added to a workspace an older release made", _every_table_of_v2),
     Step(3, "iostat_samples gets the columns of perfmon and esxtop samples: layer, vm, davg_ms, kavg_ms, qavg_ms, "
             "failed_s", _sample_extras_v3),
+    Step(4, "the per-report sums of each run's default series are stored (series_devices, series_sums), so that "
+            "the overlay of a large run reads one row per report", _series_sums_v4),
 ]
 
 

@@ -29,6 +29,7 @@ from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-
 from app.migrations import check_readable, migrate, shadow_missing_columns
 from app.safe_open import SQLRefused, check_expression, connect
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
+from app.series_sums import store_sums
 from app.staging import StagingArea
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
 from app.workspace_lock import is_lock_error, workspace_locked
@@ -329,6 +330,8 @@ class Workspace:
                 con.execute("UPDATE runs SET warnings = ? WHERE run_id = ?", [warnings, rid])
             for rid in run_ids.values():
                 self._check_samples(rid)
+                if has(con.execute("SELECT kind FROM runs WHERE run_id = ?", [rid]).fetchall()[0][0], DEVICE_RATES):
+                    store_sums(con, rid)  # the default series' per-report sums (app.series_sums)
             if before_commit is not None:
                 before_commit()
             crash_point("commit")  # the reliability suite's kills (app/crashpoints.py); nothing in production
@@ -449,6 +452,8 @@ class Workspace:
                 self.con.execute(f"UPDATE {t} SET t_s = sample_idx * ? WHERE run_id = ?", [float(seconds), run_id])
             self.con.execute("UPDATE runs SET interval_s = ?, interval_source = 'user' WHERE run_id = ?",
                              [float(seconds), run_id])
+            if has(run["kind"], DEVICE_RATES):
+                store_sums(self.con, run_id)  # every report's t_s changed
             self._drop_warnings(run_id, "{fix:set_interval}", "--interval SECONDS")
 
     def set_first_report(self, run_id: int, since_boot: bool) -> None:
@@ -460,6 +465,7 @@ class Workspace:
         with self.transaction():
             self.con.execute("UPDATE iostat_samples SET since_boot = ? WHERE run_id = ? AND sample_idx = 0",
                              [since_boot, run_id])
+            store_sums(self.con, run_id, reports=[0])  # the first report's flag changed
             self.con.execute("UPDATE runs SET meta = json_merge_patch(coalesce(meta, '{}'), "
                              "json_object('first_report', ?)) WHERE run_id = ?", [how, run_id])
             self._drop_warnings(run_id, "{fix:first_report_interval}", "--first-report interval")

@@ -24,7 +24,7 @@ import polars as pl
 from parsers.iostat_columns import METRICS
 
 # the schema a workspace of this StormScope has; app.migrations brings older workspaces up to it
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # polars dtype of a stored column, per DuckDB type
 POLARS_TYPES: dict[str, pl.DataType] = {
@@ -87,6 +87,7 @@ class Table:
     per_run: bool = False
     main_of: tuple[str, ...] = ()
     sequences: tuple[str, ...] = ()
+    derived: bool = False  # computed from other tables by StormScope (not the data of a file): left out of exports
     written_by: str = ""
     notes: str = ""
     _by_name: dict[str, Column] = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -444,6 +445,49 @@ TABLES: tuple[Table, ...] = (
         _c("options", "JSON", "the report options (title, customer, sections, caps, …; never a selection of runs)",
            not_null=True),
     ), written_by="`report --save-template NAME`; the report dialog's Save as template"),
+
+    Table("series_devices", "derived at import: each run's distinct devices, and which the default series sums", (
+        _RUN_ID,
+        _c("device", _V, "as in `iostat_samples`", not_null=True),
+        _c("is_group", _B, "as in `iostat_samples`", not_null=True),
+        _c("layer", _V, "as in `iostat_samples`"),
+        _c("summed", _B, "the default device choice (whole disks) sums it into `series_sums`", not_null=True),
+    ), per_run=True, derived=True, written_by="import (and migration to schema 4); recomputed with `series_sums`",
+        notes="One row per distinct (`device`, `is_group`, `layer`) of the run's `iostat_samples`."),
+
+    Table("series_sums", "derived at import: per report, the sums of the default series (whole disks, every request)",
+          (
+        _RUN_ID,
+        _c("sample_idx", _I, "as in `iostat_samples`", not_null=True),
+        _c("since_boot", _B, "as in `iostat_samples` (the sums of a report are per value of the flag)",
+           not_null=True),
+        _c("t_s", _D, "the report's time: the least `t_s` of its summed rows", "s"),
+        _c("t_missing", _B, "a summed row has no `t_s`"),
+        _c("ts", "TIMESTAMP", "the clock time printed with the report: the least `ts` of its summed rows"),
+        *[_c(n, _D, what, unit) for n, what, unit in (
+            ("iops", "requests: r/s + w/s + d/s + f/s of -x rows, `tps` of plain rows", "requests/s"),
+            ("rd", "r/s of -x rows", "requests/s"), ("wr", "w/s of -x rows", "requests/s"),
+            ("oth", "d/s + f/s of -x rows", "requests/s"),
+            ("awn", "await × requests (per op where the file splits it)", "ms × requests/s"),
+            ("awd", "the requests `awn` weighs", "requests/s"),
+            ("rkb", "read", "kB/s"), ("wkb", "written (`-s`: written + discarded)", "kB/s"),
+            ("kb", "read + written, else the `-s` total", "kB/s"),
+            ("aw_sum", "sum of the awaits (a log without request counts)", "ms"))],
+        *[_c(n, _B, what) for n, what in (
+            ("have_rw", "every summed row is a -x row"), ("awa", "a summed row has a weighted await"),
+            ("kba", "a summed row has a throughput"), ("any_x", "a summed row is a -x row"),
+            ("any_p", "a summed row is a plain (`tps`) row"), ("rwa", "a summed row splits read and written kB"))],
+        _c("aw_n", "BIGINT", "the awaits `aw_sum` adds"),
+        _c("ops", _V, "the request columns counted in `iops` (`r,w,d,f`)", not_null=True),
+        _c("sums_version", _I, "the version of the rules that made them; other versions are not used",
+           not_null=True),
+    ), per_run=True, derived=True,
+        written_by="import (and migration to schema 4); recomputed when the interval or the first-report answer "
+                   "is given",
+        notes="Derived data: the sums the overlay, the analyses and the report read instead of aggregating every row "
+              "of a run (`app/series_sums.py`). Each sum is over the summed devices' rows (`series_devices`), each "
+              "value rounded to 12 decimals and added exactly. A report whose since-boot rows have no summed device "
+              "has a row with NULL sums. Not part of the Parquet export (docs/parquet.md)."),
 )
 
 TABLE: dict[str, Table] = {t.name: t for t in TABLES}

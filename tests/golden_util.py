@@ -10,6 +10,7 @@ import polars as pl
 from app.importer import import_file
 from app.workspace import RUN_TABLES, Workspace
 from parsers.base import ImportOptions
+from parsers.schema import TABLE
 
 
 def snapshot(ws: Workspace, path: Path, options: ImportOptions | None = None) -> dict:
@@ -32,7 +33,7 @@ def snapshot(ws: Workspace, path: Path, options: ImportOptions | None = None) ->
             "warnings": [w.replace(path.name, "<file>") for w in (r["warnings"] or [])],
         })
     ids = ",".join(str(i) for i in res.run_ids)
-    for table in RUN_TABLES:
+    for table in (t for t in RUN_TABLES if not TABLE[t].derived):  # what the file says, not what is made of it
         # rows of several runs are told apart by the run's host (run ids are not stable)
         df = ws.query(
             f"SELECT * EXCLUDE (run_id), (SELECT host FROM runs r WHERE r.run_id = t.run_id) AS run_host "

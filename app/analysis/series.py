@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
@@ -35,16 +35,30 @@ import polars as pl
 
 from app.analysis.histograms import AnalysisError
 from app.analysis.text import Note
+from app.series_sums import (  # noqa: F401 (re-exported: the device rules and figures are the series')
+    ALL_FIGURES,
+    DEFAULT_OPS,
+    FIGURES,
+    LAYER_NAMES,
+    LAYERS,
+    STACKED,
+    DeviceChoice,
+    current,
+    default_choice,
+    partition_parent,
+    per_report_sql,
+    stored_devices,
+    sums_select,
+)
 from parsers.kinds import DEVICE_RATES, IOSTAT, has, kind_label
 
 if TYPE_CHECKING:
     from app.workspace import Workspace
 
 __all__ = ["AnalysisError", "DeviceChoice", "Series", "activity_start", "align", "classify_devices", "clock_reference",
-           "list_devices", "load_series", "make_series", "normalise_time", "resample", "run_series", "runs_on_one_axis",
-           "series_memo", "utc_offset_s", "weighted_percentile"]
+           "device_names", "list_devices", "load_series", "make_series", "normalise_time", "resample", "run_series",
+           "runs_on_one_axis", "series_memo", "utc_offset_s", "weighted_percentile", "weighted_percentiles"]
 
-STACKED = re.compile(r"^(dm-\d+|md\d+|md_d\d+|md-\d+|loop\d+)$")
 SINCE_BOOT_NOTE = "since-boot reports (iostat's first report without -y) are left out"
 DEFAULT_ACTIVITY_IOPS = 100.0
 DEFAULT_ACTIVITY_INTERVALS = 3
@@ -52,87 +66,10 @@ DEFAULT_ACTIVITY_INTERVALS = 3
 # columns of the series frame; rates are per second over the report's interval
 SERIES_COLUMNS = ["sample_idx", "t_start_s", "t_end_s", "dt_s", "iops", "read_iops", "write_iops", "other_iops",
                   "kbs", "read_kbs", "write_kbs", "await_ms", "ios"]
-# the series' figures, each with the frame columns it fills and the per-report sums it needs
-# (:func:`_per_report_sql`); ``iops`` is always loaded (alignment on first activity and the I/O counts use it)
-FIGURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "iops": (("iops", "ios"), ("iops", "any_x", "any_p")),
-    "read_write": (("read_iops", "write_iops", "other_iops"), ("rd", "wr", "oth", "have_rw")),
-    "throughput": (("kbs", "read_kbs", "write_kbs"), ("rkb", "wkb", "kb", "kba", "rwa")),
-    "await": (("await_ms",), ("awn", "awd", "awa", "aw_sum", "aw_n")),
-}
-ALL_FIGURES = frozenset(FIGURES)
 FIGURE_OF_COLUMN = {c: f for f, (cols, _) in FIGURES.items() for c in cols}
 
 
 # ---- devices ------------------------------------------------------------------------------------
-@dataclass
-class DeviceChoice:
-    """Which devices a series sums, and why the others were left out."""
-
-    requested: str | None  # None: the default (whole disks)
-    used: list[str]
-    excluded: dict[str, str] = field(default_factory=dict)  # device -> reason
-    rule: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"requested": self.requested, "used": self.used, "excluded": self.excluded, "rule": self.rule}
-
-
-_TRAILING_DIGITS = re.compile(r"\d+\Z")
-
-
-def _parent_candidates(name: str) -> list[str]:
-    """The whole devices ``name`` would be a partition of: ``sda`` of ``sda1``, ``nvme0n1`` of ``nvme0n1p2``,
-    ``disk-part3``'s ``disk`` (at most three, whatever the number of devices)."""
-    m = _TRAILING_DIGITS.search(name)
-    stem = name[:m.start()] if m else ""
-    if not stem:
-        return []
-    out = []
-    if not stem[-1].isdigit():
-        out.append(stem)  # sda1 -> sda
-    if stem.endswith("p") and len(stem) > 1 and stem[-2].isdigit():
-        out.append(stem[:-1])  # nvme0n1p2 -> nvme0n1
-    if stem.endswith("-part") and len(stem) > 5:
-        out.append(stem[:-5])  # by-id names: disk-part3 -> disk
-    return out
-
-
-def partition_parent(name: str, names: set[str] | list[str]) -> str | None:
-    """The whole device ``name`` is a partition of, when that device is among ``names`` (the first in sorted
-    order when several fit). Pass a set: the look-up is then constant per name, so classifying 100 k devices
-    stays linear (it compared every pair, 16 k devices took 22 s)."""
-    known = names if isinstance(names, (set, frozenset)) else set(names)
-    found = [p for p in _parent_candidates(name) if p in known and p != name]
-    return min(found) if found else None
-
-
-# what a device of each ``iostat_samples.layer`` is, and why it is left out of the whole-disk total; in the order the
-# default falls back to when a run has no row of the layers before (perfmon LogicalDisk only: its volumes)
-LAYERS: dict[str, str] = {
-    "disk": "",
-    "volume": "volume (its I/O is counted in the physical disks)",
-    "adapter": "host adapter (the sum of the devices behind it)",
-    "vm_disk": "VM virtual disk (its I/O reaches the datastore's devices)",
-    "world": "one world's share of a device (counted in the device)",
-    "total": "total printed by the tool (the sum of the disks)",
-}
-LAYER_NAMES = {"disk": "physical disks", "volume": "volumes", "adapter": "host adapters",
-               "vm_disk": "VM virtual disks", "world": "per-world rows", "total": "the tool's total"}
-
-
-def _classify_layers(layers: dict[str, str]) -> DeviceChoice:
-    """The default choice for a run whose rows say what each device is (perfmon, esxtop)."""
-    for layer in LAYERS:
-        used = sorted(n for n, la in layers.items() if la == layer)
-        if used:
-            excluded = {n: LAYERS.get(la) or f"{la} row" for n, la in sorted(layers.items()) if la != layer}
-            rule = "whole disks: the physical disks; volumes, adapters, VM disks and totals left out" \
-                if layer == "disk" else f"no physical disk in the run: its {LAYER_NAMES[layer]}"
-            return DeviceChoice(None, used, excluded, rule)
-    return DeviceChoice(None, [], {}, "no device")
-
-
 def classify_devices(devices: list[tuple[str, bool]] | list[tuple[str, bool, str | None]],
                      requested: str | None = None) -> DeviceChoice:
     """Pick the devices to sum from ``(name, is_group)`` or ``(name, is_group, layer)`` tuples.
@@ -141,41 +78,18 @@ def classify_devices(devices: list[tuple[str, bool]] | list[tuple[str, bool, str
     rows carry a ``layer`` (the format says what each device is), the default is its physical disks; otherwise
     the name rules of iostat apply (partitions, stacked dm/md/loop devices, ``-g`` groups).
     """
+    if not requested or requested == "disks":
+        return default_choice(devices, requested)
     names = sorted({d[0] for d in devices})
-    groups = sorted({d[0] for d in devices if d[1]})
-    group_set, name_set = set(groups), set(names)
-    layers = {d[0]: d[2] for d in devices if len(d) > 2 and d[2]}  # 3-tuples only
-    if requested and requested != "disks":
-        want = [d.strip() for d in requested.split(",") if d.strip()]
-        missing = [d for d in want if d not in name_set]
-        if missing:
-            raise AnalysisError(f"no device {', '.join(repr(m[:MAX_NAME_SHOWN]) for m in missing[:10])} in this "
-                                f"run; devices: {_some(names)}")
-        want_set = set(want)
-        excluded: dict[str, str] = {n: "not requested" for n in names if n not in want_set}
-        return DeviceChoice(requested, want, excluded, Note("the devices asked for ({fix})", "device_choice"))
-    if layers:
-        return replace(_classify_layers({n: layers.get(n, "disk") for n in names}), requested=requested)
-    plain = [n for n in names if n not in group_set]
-    plain_set = set(plain)
-    parts = {n: p for n in plain if (p := partition_parent(n, plain_set)) is not None}
-    stacked = [n for n in plain if n not in parts and STACKED.match(n)]
-    stacked_set = set(stacked)
-    disks = [n for n in plain if n not in parts and n not in stacked_set]
-    excluded = {n: f"partition of {p} (counted in {p})" for n, p in parts.items()}
-    excluded.update({g: "-g group summary row (the sum of its members)" for g in groups})
-    if disks:
-        excluded.update({s: "device-mapper/md/loop device stacked on the disks (its I/O reaches them too)"
-                         for s in stacked})
-        return DeviceChoice(requested, disks, dict(sorted(excluded.items())),
-                            "whole disks: partitions, stacked dm/md/loop devices and -g group rows left out")
-    if stacked:
-        return DeviceChoice(requested, stacked, dict(sorted(excluded.items())),
-                            "no whole disk in the run: the device-mapper/md/loop devices it has")
-    if groups:
-        excluded = {n: f"partition of {p} (counted in {p})" for n, p in parts.items()}
-        return DeviceChoice(requested, groups, excluded, "only -g group rows in the run: the groups")
-    return DeviceChoice(requested, [], excluded, "no device")
+    name_set = set(names)
+    want = [d.strip() for d in requested.split(",") if d.strip()]
+    missing = [d for d in want if d not in name_set]
+    if missing:
+        raise AnalysisError(f"no device {', '.join(repr(m[:MAX_NAME_SHOWN]) for m in missing[:10])} in this "
+                            f"run; devices: {_some(names)}")
+    want_set = set(want)
+    excluded: dict[str, str] = {n: "not requested" for n in names if n not in want_set}
+    return DeviceChoice(requested, want, excluded, Note("the devices asked for ({fix})", "device_choice"))
 
 
 MAX_NAME_SHOWN = 60  # characters of a device name an error message quotes
@@ -193,6 +107,26 @@ def list_devices(ws: Workspace, run_id: int) -> DeviceChoice:
     rows = ws.con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
                           [run_id]).fetchall()
     return classify_devices([(d, bool(g), la) for d, g, la in rows])
+
+
+def device_names(ws: Workspace, run_ids: list[int]) -> list[str]:
+    """The device names of the runs' samples, sorted (the overlay's device picker): read from the devices stored at
+    import (``series_devices``: one row per device) where the runs have them, else from their rows."""
+    from app.workspace import has_table
+
+    names: set[str] = set()
+    rest = list(run_ids)
+    if rest and has_table(ws, "series_devices"):
+        stored = ws.con.execute("SELECT run_id, list(DISTINCT device) FROM series_devices "
+                                "WHERE list_contains(?, run_id) GROUP BY run_id", [rest]).fetchall()
+        for _rid, devices in stored:
+            names.update(devices)
+        done = {rid for rid, _d in stored}
+        rest = [r for r in rest if r not in done]
+    if rest:
+        names.update(d for (d,) in ws.con.execute("SELECT DISTINCT device FROM iostat_samples WHERE "
+                                                  "list_contains(?, run_id)", [rest]).fetchall())
+    return sorted(names)
 
 
 def _iostat_run(ws: Workspace, run_id: int) -> dict[str, Any]:
@@ -293,73 +227,9 @@ def _sample_spans(df: pl.DataFrame, run: dict[str, Any], interval: float) -> pl.
     return t.select("sample_idx", pl.col("t_s").diff().fill_null(first_dt).alias("dt"))
 
 
-_PART = {"r": "r_s", "w": "w_s", "d": "d_s", "f": "f_s"}
-_WAIT = {"r": "r_await_ms", "w": "w_await_ms", "d": "d_await_ms", "f": "f_await_ms"}
-
-
-def _exact_sum(expr: str) -> str:
-    """A sum that is exact and the same on every run: each value rounded to 12 decimals and added as a DECIMAL
-    (a sum of doubles over DuckDB's threads adds in a varying order, and its last bits would vary with it; the
-    report promises the same figures, to the byte, for the same files)."""
-    return f"sum(round({expr}, 12)::DECIMAL(38, 12))::DOUBLE"
-
-
-def _per_report_sql(ops: tuple[str, ...], figures: frozenset[str] = ALL_FIGURES, every_device: bool = False) -> str:
-    """Per report, the sums over the chosen devices (``?`` 1: the run, ``?`` 2: the devices, left out with
-    ``every_device``: the run has no other device), in DuckDB: a 10 M-row run is aggregated where it is stored,
-    never pulled into memory row by row. Only the sums of ``figures`` are made (the others are NULL): DuckDB then
-    reads only the columns they need -- the overlay's first curve (IOPS) reads a third of them.
-
-    Row rules: an extended (-x) row counts the ``ops`` request columns (missing ones count 0); a plain
-    row counts ``tps``; await is weighted by the requests it belongs to (per op where the file splits
-    it, else the row's await x its requests); throughput is read + write (+ write+discard for -s), else
-    the -s total.
-    """
-    devices = "" if every_device else " AND list_contains(?, device)"
-    is_x = "(r_s IS NOT NULL OR w_s IS NOT NULL)"
-    is_tps = f"(NOT {is_x} AND tps IS NOT NULL)"
-    n_x = " + ".join(f"coalesce({_PART[k]}, 0)" for k in ops) or "0.0"
-    n = f"(CASE WHEN {is_x} THEN {n_x} WHEN {is_tps} THEN tps ELSE 0.0 END)"
-    usable = {k: f"({_PART[k]} IS NOT NULL AND {_PART[k]} <> 0 AND {_WAIT[k]} IS NOT NULL)" for k in ops}
-    split_num = " + ".join(f"(CASE WHEN {usable[k]} THEN {_PART[k]} * {_WAIT[k]} ELSE 0.0 END)" for k in ops) or "0.0"
-    split_den = " + ".join(f"(CASE WHEN {usable[k]} THEN {_PART[k]} ELSE 0.0 END)" for k in ops) or "0.0"
-    split = f"({is_x} AND ({' OR '.join(usable.values()) or 'false'}))"
-    row_aw = f"(await_ms IS NOT NULL AND {n} <> 0)"
-    w_kb = "coalesce(wkb_s, wdkb_s)"
-    rw_kb = f"(rkb_s IS NOT NULL OR {w_kb} IS NOT NULL)"
-    other = " + ".join(f"coalesce({_PART[k]}, 0)" for k in ops if k in "df") or "0.0"
-    rows = f"""SELECT sample_idx, t_s, ts, {is_x} AS x, {is_tps} AS p, {n} AS n,
-        CASE WHEN {is_x} THEN coalesce(r_s, 0) ELSE 0.0 END AS rd,
-        CASE WHEN {is_x} THEN coalesce(w_s, 0) ELSE 0.0 END AS wr,
-        CASE WHEN {is_x} THEN {other} ELSE 0.0 END AS oth,
-        CASE WHEN {split} THEN {split_num} WHEN {row_aw} THEN {n} * await_ms ELSE 0.0 END AS awn,
-        CASE WHEN {split} THEN {split_den} WHEN {row_aw} THEN {n} ELSE 0.0 END AS awd,
-        ({split} OR {row_aw}) AS awa,
-        CASE WHEN {rw_kb} THEN coalesce(rkb_s, 0) ELSE 0.0 END AS rkb,
-        CASE WHEN {rw_kb} THEN coalesce({w_kb}, 0) ELSE 0.0 END AS wkb,
-        CASE WHEN {rw_kb} THEN coalesce(rkb_s, 0) + coalesce({w_kb}, 0) WHEN kb_s IS NOT NULL THEN kb_s ELSE 0.0 END
-            AS kb,
-        ({rw_kb} OR kb_s IS NOT NULL) AS kba, {rw_kb} AS rw_kb,
-        CASE WHEN await_ms IS NOT NULL THEN await_ms ELSE {" + ".join(f"coalesce({w}, 0)" for w in _WAIT.values())}
-            END AS aw_plain,
-        CASE WHEN await_ms IS NOT NULL THEN 1 ELSE {" + ".join(f"({w} IS NOT NULL)::INTEGER" for w in _WAIT.values())}
-            END AS aw_count
-        FROM iostat_samples WHERE run_id = ? AND NOT since_boot{devices}"""
-    aggregates = {a: f"{_exact_sum(c)}" for c, a in (("n", "iops"), ("rd", "rd"), ("wr", "wr"), ("oth", "oth"),
-                                                      ("awn", "awn"), ("awd", "awd"), ("rkb", "rkb"), ("wkb", "wkb"),
-                                                      ("kb", "kb"), ("aw_plain", "aw_sum"))}
-    aggregates.update(have_rw="bool_and(x)", awa="bool_or(awa)", kba="bool_or(kba)", any_x="bool_or(x)",
-                      any_p="bool_or(p)", rwa="bool_or(rw_kb)", aw_n="sum(aw_count)")
-    wanted = {a for f in figures | {"iops"} for a in FIGURES[f][1]}
-    empty = {"have_rw": "NULL::BOOLEAN", "awa": "NULL::BOOLEAN", "kba": "NULL::BOOLEAN", "rwa": "NULL::BOOLEAN",
-             "aw_n": "NULL::HUGEINT"}
-    sums = ", ".join(f"{e if a in wanted else empty.get(a, 'NULL::DOUBLE')} AS {a}" for a, e in aggregates.items())
-    return f"""SELECT sample_idx, min(t_s) AS t_s, bool_or(t_s IS NULL) AS t_missing, {sums}
-        FROM ({rows}) GROUP BY sample_idx ORDER BY sample_idx"""
-
 
 def _sum_devices(g: pl.DataFrame, interval: float, spans: pl.DataFrame | None = None) -> pl.DataFrame:
-    """The series frame from the per-report sums (:func:`_per_report_sql`) and each report's length."""
+    """The series frame from the per-report sums (:func:`app.series_sums.per_report_sql`) and each report's length."""
     g = g.with_columns(pl.lit(interval).alias("dt")) if spans is None else \
         g.join(spans, on="sample_idx", how="left").with_columns(pl.col("dt").fill_null(interval))
     return g.select(
@@ -381,17 +251,70 @@ def _sum_devices(g: pl.DataFrame, interval: float, spans: pl.DataFrame | None = 
     ).with_columns(pl.exclude("sample_idx").cast(pl.Float64))
 
 
-def _first_clock(ws: Workspace, run_id: int, sample_idx: int, devices: list[str], every_device: bool
-                 ) -> datetime | None:
-    """The clock time printed with the run's first analysed report (its rows of the chosen devices): read on its
-    own, so that the per-report sums need not read every row's time stamp."""
-    sql = "SELECT min(ts) FROM iostat_samples WHERE run_id = ? AND sample_idx = ? AND NOT since_boot"
-    params: list[Any] = [run_id, sample_idx]
-    if not every_device:
-        sql += " AND list_contains(?, device)"
-        params.append(devices)
-    found: datetime | None = ws.con.execute(sql, params).fetchall()[0][0]
-    return found
+@dataclass
+class _Sums:
+    """What a series is made from: the device choice, the since-boot reports left out, the per-report sums
+    (:func:`app.series_sums.per_report_sql`) and the clock time printed with a report (its rows of the chosen
+    devices)."""
+
+    choice: DeviceChoice
+    boot: list[int]
+    g: pl.DataFrame
+    clock: Callable[[int], datetime | None]
+
+
+def _live_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, ...], wanted: frozenset[str]
+               ) -> _Sums:
+    """The sums from the run's rows: any device choice and ops (seconds for a 10 M-row run)."""
+    devices = ws.con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
+                             [run_id]).fetchall()
+    choice = classify_devices([(d, bool(g), la) for d, g, la in devices], device)
+    if not choice.used:
+        raise AnalysisError(f"run {run_id} has no device rows")
+    boot = [r[0] for r in ws.con.execute("SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ? AND "
+                                         "since_boot ORDER BY 1", [run_id]).fetchall()]
+    every_device = set(choice.used) == {d for d, _g, _la in devices}
+    g = ws.query(per_report_sql(ops, wanted, every_device), [run_id] if every_device else [run_id, choice.used])
+
+    def clock(sample_idx: int) -> datetime | None:  # read on its own: the sums need not read every row's stamp
+        sql = "SELECT min(ts) FROM iostat_samples WHERE run_id = ? AND sample_idx = ? AND NOT since_boot"
+        params: list[Any] = [run_id, sample_idx]
+        if not every_device:
+            sql += " AND list_contains(?, device)"
+            params.append(choice.used)
+        found: datetime | None = ws.con.execute(sql, params).fetchall()[0][0]
+        return found
+
+    return _Sums(choice, boot, g, clock)
+
+
+def _stored_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, ...], wanted: frozenset[str]
+                 ) -> _Sums | None:
+    """The sums stored at import (app.series_sums: about one row per report instead of every row), when they were
+    made for this device choice, these ops and this version of the sums; None: use :func:`_live_sums`."""
+    from app.workspace import has_table
+
+    if tuple(ops) != DEFAULT_OPS or not has_table(ws, "series_sums"):  # a read-only older workspace lacks it
+        return None
+    stored = stored_devices(ws.con, run_id)
+    if stored is None:
+        return None
+    choice = classify_devices([(d, g, la) for d, g, la, _s in stored], device)
+    if not choice.used:
+        raise AnalysisError(f"run {run_id} has no device rows")
+    if set(choice.used) != {d for d, _g, _la, s in stored if s} or not current(ws.con, run_id):
+        return None
+    boot = [r[0] for r in ws.con.execute("SELECT DISTINCT sample_idx FROM series_sums WHERE run_id = ? AND "
+                                         "since_boot ORDER BY 1", [run_id]).fetchall()]
+    g = ws.query(f"SELECT sample_idx, t_s, t_missing, {sums_select(wanted, stored=True)} FROM series_sums "
+                 "WHERE run_id = ? AND NOT since_boot ORDER BY sample_idx", [run_id])
+
+    def clock(sample_idx: int) -> datetime | None:
+        found: datetime | None = ws.con.execute("SELECT ts FROM series_sums WHERE run_id = ? AND sample_idx = ? AND "
+                                                "NOT since_boot", [run_id, sample_idx]).fetchall()[0][0]
+        return found
+
+    return _Sums(choice, boot, g, clock)
 
 
 _MEMO: ContextVar[dict[tuple[Any, ...], Series] | None] = ContextVar("series_memo", default=None)
@@ -434,15 +357,8 @@ def load_series(ws: Workspace, run_id: int, device: str | None = None, ops: tupl
 def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, ...], wanted: frozenset[str]
                  ) -> Series:
     run = _iostat_run(ws, run_id)
-    devices = ws.con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
-                             [run_id]).fetchall()
-    choice = classify_devices([(d, bool(g), la) for d, g, la in devices], device)
-    if not choice.used:
-        raise AnalysisError(f"run {run_id} has no device rows")
-    boot = [r[0] for r in ws.con.execute("SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ? AND "
-                                         "since_boot ORDER BY 1", [run_id]).fetchall()]
-    every_device = set(choice.used) == {d for d, _g, _la in devices}
-    g = ws.query(_per_report_sql(ops, wanted, every_device), [run_id] if every_device else [run_id, choice.used])
+    sums = _stored_sums(ws, run_id, device, ops, wanted) or _live_sums(ws, run_id, device, ops, wanted)
+    choice, boot, g = sums.choice, sums.boot, sums.g
     notes: list[str] = []
     if g.height == 0:
         raise AnalysisError(f"run {run_id} has no interval report (only the since-boot report)")
@@ -487,7 +403,7 @@ def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
         notes.append("no request counts in this run (CPU-only, throughput-only or latency-only reports): no IOPS"
                      + ("; await is the plain mean of the values (nothing to weight them by)"
                         if "await" in wanted and g.get_column("aw_n").sum() else ""))
-    first_ts = _first_clock(ws, run_id, int(g.sort("t_s").get_column("sample_idx")[0]), choice.used, every_device)
+    first_ts = sums.clock(int(g.sort("t_s").get_column("sample_idx")[0]))
     zone = utc_offset_s(run)
     first_dt = float(frame.get_column("dt_s")[0])  # the first sample's length: the interval, or what it covers
     clock0 = None if first_ts is None else first_ts - timedelta(seconds=first_dt + (zone or 0.0))
@@ -727,15 +643,25 @@ def runs_on_one_axis(ws: Workspace, run_ids: list[int], device: str | None = Non
 def weighted_percentile(values: np.ndarray | list[float], weights: np.ndarray | list[float] | None,
                         p: float) -> float | None:
     """Inverted-CDF percentile: the smallest value with at least p % of the weight at or below it."""
+    return weighted_percentiles(values, weights, [p])[0]
+
+
+def weighted_percentiles(values: np.ndarray | list[float], weights: np.ndarray | list[float] | None,
+                         ps: list[float] | tuple[float, ...]) -> list[float | None]:
+    """:func:`weighted_percentile` for each of ``ps``, the values sorted once (a 200 k-report series sorted per
+    percentile took most of the results table's time)."""
     v = np.asarray(values, dtype=float)
     w = np.ones_like(v) if weights is None else np.asarray(weights, dtype=float)
     ok = ~np.isnan(v) & ~np.isnan(w) & (w > 0)
     v, w = v[ok], w[ok]
     if not len(v):
-        return None
+        return [None for _p in ps]
     order = np.argsort(v, kind="stable")
     v, w = v[order], w[order]
     cum = np.cumsum(w)
-    target = p / 100.0 * cum[-1]
-    i = int(np.searchsorted(cum, target - 1e-9 * cum[-1], side="left"))
-    return float(v[min(i, len(v) - 1)])
+    out: list[float | None] = []
+    for p in ps:
+        target = p / 100.0 * cum[-1]
+        i = int(np.searchsorted(cum, target - 1e-9 * cum[-1], side="left"))
+        out.append(float(v[min(i, len(v) - 1)]))
+    return out

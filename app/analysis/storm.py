@@ -40,6 +40,7 @@ from app.analysis.series import (
     load_series,
     resample,
     weighted_percentile,
+    weighted_percentiles,
 )
 from app.analysis.text import Note
 from app.store.phases import Phase, list_phases
@@ -163,11 +164,12 @@ def storm_metrics(s: Series, params: StormParams | None = None) -> StormMetrics:
             if r + w:
                 m.read_share = r / (r + w)
                 m.read_share_basis = "kB: plain reports have no r/s, w/s"
-    m.iops_percentiles = {f"p{q}": weighted_percentile(iops, dt, q) for q in PERCENTILES}
+    m.iops_percentiles = dict(zip((f"p{q}" for q in PERCENTILES), weighted_percentiles(iops, dt, PERCENTILES)))
     aw = s.col("await_ms")
     ok = ~np.isnan(aw) & (ios > 0)
     if ok.any():
-        m.await_percentiles_ms = {f"p{q}": weighted_percentile(aw[ok], ios[ok], q) for q in PERCENTILES}
+        m.await_percentiles_ms = dict(zip((f"p{q}" for q in PERCENTILES),
+                                          weighted_percentiles(aw[ok], ios[ok], PERCENTILES)))
         m.mean_await_ms = float(np.sum(aw[ok] * ios[ok]) / np.sum(ios[ok]))
     else:
         m.await_percentiles_ms = {f"p{q}": None for q in PERCENTILES}
@@ -185,8 +187,8 @@ def _without_iops(s: Series, m: StormMetrics) -> StormMetrics:
         m.mean_kbs = float(np.nansum(kbs * dt) / m.duration_s) if m.duration_s else None
     aw = s.col("await_ms")
     ok = ~np.isnan(aw)
-    m.await_percentiles_ms = {f"p{q}": weighted_percentile(aw[ok], dt[ok], q) if ok.any() else None
-                              for q in PERCENTILES}
+    m.await_percentiles_ms = dict(zip((f"p{q}" for q in PERCENTILES),
+                                      weighted_percentiles(aw[ok], dt[ok], PERCENTILES)))
     m.mean_await_ms = float(np.sum(aw[ok] * dt[ok]) / np.sum(dt[ok])) if ok.any() and np.sum(dt[ok]) else None
     return m
 

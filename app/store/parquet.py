@@ -1,9 +1,10 @@
 """The workspace as a partitioned Parquet dataset (``main.py export --parquet DIR``), for engines beyond one laptop.
 
-Layout (docs/parquet.md): one folder per table of the documented schema (docs/schema.md, from parsers/schema.py),
-with the documented columns in the documented order. A *per run* table is partitioned by run, Hive style
-(``iostat_samples/run_id=7/part-0.parquet``: the ``run_id`` column lives in the folder name); the other tables are
-one file (``runs/part-0.parquet``). ``stormscope.json`` says the schema version and each table's rows and layout.
+Layout (docs/parquet.md): one folder per table of the documented schema (docs/schema.md, from parsers/schema.py)
+but the derived ones, with the documented columns in the documented order. A *per run* table is partitioned by
+run, Hive style (``iostat_samples/run_id=7/part-0.parquet``: the ``run_id`` column lives in the folder name); the
+other tables are one file (``runs/part-0.parquet``). ``stormscope.json`` says the schema version and each table's
+rows and layout.
 
 Written with pyarrow from batches DuckDB streams out of the workspace: DuckDB itself writes no file, so the export
 works on a connection whose external access is turned off, and writes nowhere but under the folder given (which
@@ -62,7 +63,9 @@ def export_parquet(ws: Workspace, folder: str | Path) -> dict[str, Any]:
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise ExportError(f"{folder} is not an empty folder: the export writes only into a new or empty one")
     folder.mkdir(parents=True, exist_ok=True)
-    tables = {t.name: _export_table(ws, t, folder) for t in TABLES if has_table(ws, t.name)}
+    # derived tables (the stored per-report sums) are left out: recomputed from the data by the StormScope that
+    # reads them, and tied to its version of the rules (docs/parquet.md)
+    tables = {t.name: _export_table(ws, t, folder) for t in TABLES if not t.derived and has_table(ws, t.name)}
     manifest = {"schema_version": SCHEMA_VERSION, "schema": "docs/schema.md (StormScope)", "tables": tables}
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest

@@ -731,13 +731,13 @@ class OverlayPlot(QWidget):
 
         def job(state: Any) -> dict[str, Any]:
             from app.analysis.histograms import AnalysisError
+            from app.analysis.series import device_names
             from app.store.phases import list_markers, list_phases
 
             curves: list[dict[str, Any]] = []
             marks: dict[int, dict[str, Any]] = {}
             with reader as ws:
-                names = sorted(d for (d,) in ws.con.execute(
-                    "SELECT DISTINCT device FROM iostat_samples WHERE list_contains(?, run_id)", [runs]).fetchall())
+                names = device_names(ws, runs)  # stored at import: no scan of every row
                 clocked = _on_clock(ws, runs, device, metric_figures(metric)) if mode == "clock" else {}
                 for i, rid in enumerate(runs):
                     state.progress(i / max(1, len(runs)), "loading")
