@@ -15,7 +15,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -188,6 +188,7 @@ class Workspace:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.staging = StagingArea(self.path)
         self._for_import = for_import
+        self.before_reopen: Callable[[], None] | None = None  # see reopen()
         try:
             self.con = self._connect()
         except duckdb.IOException as e:
@@ -223,13 +224,22 @@ class Workspace:
 
     def reopen(self) -> None:
         """A fresh connection after DuckDB invalidated the database (see :meth:`usable`): what was committed before
-        is read back from the file, and the next files of the same drop can be stored."""
-        try:
-            self.con.close()
-        except duckdb.Error as e:  # closing an invalidated database may say so again: the new connection is what counts
-            if not isinstance(e, duckdb.FatalException):
-                raise
+        is read back from the file, and the next files of the same drop can be stored.
+
+        DuckDB keeps one database per file and process while any connection to it is open: another connection of
+        this process (the window's, while its import thread reopens) would hand the invalidated database back.
+        ``before_reopen``, when set, is called once this connection is closed, to have every other one closed and
+        the file opened again (the window does, app/ui/workers.py); it may raise to stop the import."""
+        self.close_invalidated()
+        if self.before_reopen is not None:
+            self.before_reopen()
         self.con = self._connect()
+
+    def close_invalidated(self) -> None:
+        """Close the connection, which DuckDB may have invalidated: closing then says so again, nothing new (what was
+        committed before is in the file)."""
+        with suppress(duckdb.FatalException):
+            self.con.close()
 
     def cursor(self) -> Workspace:
         """A second handle on this open workspace for a worker thread: its own DuckDB connection to the same
@@ -237,7 +247,7 @@ class Workspace:
         Close it when the job is done; the workspace stays open."""
         w = object.__new__(Workspace)
         w.path, w.read_only, w.migrated, w.staging = self.path, self.read_only, [], self.staging
-        w._for_import = self._for_import
+        w._for_import, w.before_reopen = self._for_import, None
         w.con = self.con.cursor()
         return w
 

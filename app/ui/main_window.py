@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import duckdb
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QColor, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -36,11 +37,11 @@ from app.ui.lazy_view import LazyView
 from app.ui.plot import OverlayPlot
 from app.ui.questions_dock import QuestionsPanel, evidence_tab
 from app.ui.results_table import ResultsTable, export_chart_with_table
-from app.ui.run_browser import RunBrowser
+from app.ui.run_browser import RunBrowser, shown
 from app.ui.theme import THEMES, apply_theme
-from app.ui.workers import ImportThread, wait_for_jobs
-from app.workspace import ImportResult, Workspace, WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew
-from parsers.base import ImportOptions
+from app.ui.workers import ImportThread, WorkspaceLost, wait_for_jobs
+from app.workspace import DISK_FULL, ImportResult, Workspace, WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew
+from parsers.base import Cancelled, ImportOptions
 from parsers.kinds import TIME_SERIES, has
 
 APP = "StormScope"
@@ -109,6 +110,18 @@ class ImportPanel(QWidget):
         self.list.scrollToBottom()
 
 
+def disk_full_note(results: list[ImportResult], reopened: bool) -> str:
+    """The one message about a full disk during an import (empty when none): which files, what was kept."""
+    full = [shown(Path(r.path).name) for r in results if r.status == "failed" and DISK_FULL in (r.error or "")]
+    if not full:
+        return ""
+    names = ", ".join(full[:3]) + (f" and {len(full) - 3} more" if len(full) > 3 else "")
+    them = "it" if len(full) == 1 else "them"
+    rest = " StormScope opened the workspace again and went on with the rest of the drop." if reopened else ""
+    return (f"The disk holding the workspace filled up while importing {names}: nothing of {them} was stored, the "
+            f"runs imported before are kept.{rest} Free some space and import {them} again. — ")
+
+
 class MainWindow(QMainWindow):
     def __init__(self, ws_path: Path, settings: QSettings | None = None):
         super().__init__()
@@ -117,6 +130,7 @@ class MainWindow(QMainWindow):
         self.ws_path = Path(ws_path)
         self.ws = Workspace(self.ws_path)
         self.thread: ImportThread | None = None
+        self._reopened_during_import = False  # DuckDB invalidated the database during this import: opened again
         self._closed = False
         self.setAcceptDrops(True)
         self.setWindowTitle(f"{APP} — {self.ws_path.stem}")
@@ -527,9 +541,11 @@ class MainWindow(QMainWindow):
         self.import_panel.list.clear()
         self.import_panel.bar.setValue(0)
         self.import_panel.cancel.setEnabled(True)
+        self._reopened_during_import = False
         self.thread = ImportThread(self.ws_path, paths, options or ImportOptions(), self)
         self.thread.progress.connect(self._progress)
         self.thread.file_done.connect(self._file_done)
+        self.thread.reopen_needed.connect(self._reopen_for_import)
         self.thread.done.connect(self._import_done)
         self.thread.start()
         return self.thread
@@ -548,6 +564,30 @@ class MainWindow(QMainWindow):
         if r.status == "imported":
             self.browser.reload()
 
+    def _reopen_for_import(self) -> None:
+        """The import thread's database was invalidated by DuckDB (the disk filled up while it wrote a file): it has
+        closed its connection and waits (app/ui/workers.py ImportThread). The window closes its own -- DuckDB keeps
+        the invalidated database while any connection of this process is open -- opens the file again under the
+        same policy, and lets the import go on with the next file of the drop."""
+        thread = self.thread
+        if thread is None:
+            return
+        self._let_go_of_workspace()
+        self.ws.close_invalidated()
+        try:
+            ws = Workspace(self.ws_path)
+        except (duckdb.Error, OSError, WorkspaceLocked, WorkspaceTooNew, WorkspaceRefused) as e:
+            lost = WorkspaceLost(f"the disk holding the workspace filled up, and the workspace could not be opened "
+                                 f"again ({e}). Free some space, then open it again (File ▸ Open workspace…) and "
+                                 "import the files not listed here")
+            thread.reopened(lost)
+            QMessageBox.critical(self, "Workspace could not be opened again", f"{self.ws_path}\n\n{lost}")
+            self.close()
+            return
+        self._reopened_during_import = True
+        self._use_workspace(ws, self.ws_path)
+        thread.reopened()
+
     def _import_done(self, result: Any) -> None:
         self.import_panel.cancel.setEnabled(False)
         if isinstance(result, Exception):
@@ -558,8 +598,9 @@ class MainWindow(QMainWindow):
                            and any("no timestamps" in w for w in r.warnings))
             hint = f" — {no_times} run{'s' if no_times > 1 else ''} {WAITING_HINT}" if no_times else ""
             self.import_panel.message.setText(
-                f"{n['imported']} imported, {n['duplicate']} duplicate, {n['failed']} failed, "
-                f"{n['skipped']} skipped (not traces){hint}")
+                disk_full_note(result, self._reopened_during_import)
+                + f"{n['imported']} imported, {n['duplicate']} duplicate, {n['failed']} failed, "
+                  f"{n['skipped']} skipped (not traces){hint}")
             new = [rid for r in result if r.status == "imported" for rid in r.run_ids]
             if new:
                 self.browser.reload()
@@ -593,10 +634,18 @@ class MainWindow(QMainWindow):
         except WorkspaceRefused as e:  # views, macros ... StormScope never creates: not opened, not changed
             QMessageBox.warning(self, "Workspace not opened", f"{path}\n\n{e}")
             return
-        self.questions.shutdown()
-        wait_for_jobs(cancel=False)  # the views' jobs read through the current workspace: let them finish first
-        self.grid.close_model()
+        self._let_go_of_workspace()
         self.ws.close()
+        self._use_workspace(ws, path)
+
+    def _let_go_of_workspace(self) -> None:
+        """Stop every view's use of the workspace's connection, before it is closed."""
+        self.questions.shutdown()
+        wait_for_jobs(cancel=False, but=self.thread)  # the views' jobs read through it: let them finish first
+        self.grid.close_model()
+
+    def _use_workspace(self, ws: Workspace, path: Path) -> None:
+        """Show ``ws`` (just opened) in every view."""
         self.ws_path = path
         self.ws = ws
         for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.sizing):
@@ -674,8 +723,10 @@ class MainWindow(QMainWindow):
         if self.thread is not None:
             # the import's last signals are queued for this window: they must not reach a closed workspace
             self.thread.file_done.disconnect(self._file_done)
+            self.thread.reopen_needed.disconnect(self._reopen_for_import)
             self.thread.done.disconnect(self._import_done)
             self.thread.cancel()
+            self.thread.reopened(Cancelled("the window was closed"))  # if it waits for a reopen, it stops there
             self.thread.wait()
             self.thread = None
         self.plot.shutdown()
