@@ -25,8 +25,9 @@ import duckdb
 import polars as pl
 
 from app.crashpoints import crash_during, crash_point
+from app.migrations import WorkspaceReadOnly as WorkspaceReadOnly  # noqa: F401 (re-exported: callers catch it)
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
-from app.migrations import check_readable, migrate, shadow_missing_columns
+from app.migrations import check_readable, migrate, read_only_note, shadow_missing_columns
 from app.safe_open import SQLRefused, check_expression, connect
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
 from app.staging import StagingArea
@@ -178,7 +179,9 @@ class Workspace:
         whole open (the configuration is locked once open, see app.safe_open).
 
         Raises :class:`WorkspaceLocked` (another process has it), :class:`WorkspaceTooNew` (a newer StormScope
-        made it) and :class:`WorkspaceRefused` (it holds objects StormScope never creates: app.safe_open)."""
+        made it, and this one cannot read it), :class:`WorkspaceReadOnly` (a newer StormScope made it; this one
+        reads it, but only opened ``read_only``) and :class:`WorkspaceRefused` (it holds objects StormScope never
+        creates: app.safe_open)."""
         self.path = Path(path)
         self.read_only = read_only
         if read_only:
@@ -196,11 +199,16 @@ class Workspace:
                 raise workspace_locked(self.path, str(e)) from None
             raise
         self.migrated: list[int] = []  # the schema versions this open migrated the workspace through
+        # a newer StormScope's workspace that this one reads correctly (read_compatible_from, app.migrations): open
+        # read-only only, and this says so in one line (else None)
+        self.newer_note: str | None = None
         try:  # a newer workspace is refused before anything is written (a hostile one was, by connect)
             if read_only:
                 found = check_readable(self.con, self.path)
                 if found is not None and found < SCHEMA_VERSION:
                     shadow_missing_columns(self.con)
+                if found is not None and found > SCHEMA_VERSION:
+                    self.newer_note = read_only_note(self.path, found)
             else:
                 self.migrated = migrate(self.con, self.path)
                 self.staging.remove_stale()  # this process holds the write lock: no other import is running
@@ -247,6 +255,7 @@ class Workspace:
         Close it when the job is done; the workspace stays open."""
         w = object.__new__(Workspace)
         w.path, w.read_only, w.migrated, w.staging = self.path, self.read_only, [], self.staging
+        w.newer_note = self.newer_note
         w._for_import, w.before_reopen = self._for_import, None
         w.con = self.con.cursor()
         return w

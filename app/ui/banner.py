@@ -47,6 +47,7 @@ class SinceBootBanner(QFrame):
         self.undo.setToolTip("Leave their first report out again")
         self.undo.clicked.connect(self._undo)
         self.kept: list[int] = []  # the runs the last click changed, for Undo
+        self._tips = (self.keep.toolTip(), self.undo.toolTip())
         lay = QHBoxLayout(self)
         lay.setContentsMargins(8, 4, 8, 4)
         lay.addWidget(self.text, 1)
@@ -66,6 +67,12 @@ class SinceBootBanner(QFrame):
     def set_runs(self, run_ids: list[int]) -> None:
         self.run_ids = list(run_ids)
         self.refresh()
+
+    def set_read_only(self, reason: str | None) -> None:
+        """A workspace this version must not change: the buttons that would are disabled, ``reason`` their tooltip."""
+        for button, tip in zip((self.keep, self.undo), self._tips):
+            button.setEnabled(reason is None)
+            button.setToolTip(reason or tip)
 
     def refresh(self) -> None:
         left_out = runs_with_since_boot_left_out(self.ws, self.run_ids)

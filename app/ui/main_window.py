@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.text import render_stored
+from app.migrations import READ_ONLY_REASON
 from app.ui import theme
 from app.ui.banner import SinceBootBanner
 from app.ui.desktop import StormScopeApplication, application, open_log_folder
@@ -40,7 +41,15 @@ from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser, shown
 from app.ui.theme import THEMES, apply_theme
 from app.ui.workers import ImportThread, WorkspaceLost, wait_for_jobs
-from app.workspace import DISK_FULL, ImportResult, Workspace, WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew
+from app.workspace import (
+    DISK_FULL,
+    ImportResult,
+    Workspace,
+    WorkspaceLocked,
+    WorkspaceReadOnly,
+    WorkspaceRefused,
+    WorkspaceTooNew,
+)
 from parsers.base import Cancelled, ImportOptions
 from parsers.kinds import TIME_SERIES, has
 
@@ -110,6 +119,15 @@ class ImportPanel(QWidget):
         self.list.scrollToBottom()
 
 
+def open_for_window(path: Path) -> Workspace:
+    """The workspace for the window: writable, or read-only when a newer StormScope made it and this one reads it
+    correctly (its compatibility number, app/migrations.py); the window then says so and changes nothing."""
+    try:
+        return Workspace(path)
+    except WorkspaceReadOnly:
+        return Workspace(path, read_only=True)
+
+
 def disk_full_note(results: list[ImportResult], reopened: bool) -> str:
     """The one message about a full disk during an import (empty when none): which files, what was kept."""
     full = [shown(Path(r.path).name) for r in results if r.status == "failed" and DISK_FULL in (r.error or "")]
@@ -128,7 +146,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings(APP, APP)
         apply_theme(self.theme_setting())  # before any chart exists: pyqtgraph takes its colours at creation
         self.ws_path = Path(ws_path)
-        self.ws = Workspace(self.ws_path)
+        self.ws = open_for_window(self.ws_path)
         self.thread: ImportThread | None = None
         self._reopened_during_import = False  # DuckDB invalidated the database during this import: opened again
         self._closed = False
@@ -166,6 +184,11 @@ class MainWindow(QMainWindow):
         central_lay = QVBoxLayout(central)
         central_lay.setContentsMargins(0, 0, 0, 0)
         central_lay.setSpacing(2)
+        self.read_only_banner = QLabel()  # a newer StormScope's workspace, shown read-only: said above the views
+        self.read_only_banner.setObjectName("read-only-banner")
+        self.read_only_banner.setWordWrap(True)
+        self.read_only_banner.setStyleSheet("QLabel { background: #fff4ce; color: #3d2f00; padding: 6px; }")
+        central_lay.addWidget(self.read_only_banner)
         central_lay.addWidget(self.banner)
         central_lay.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
@@ -207,6 +230,7 @@ class MainWindow(QMainWindow):
         self.questions.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self.statusBar().addPermanentWidget(self.questions.undo_button)
         self._menus()
+        self._apply_read_only()
         self.statusBar().showMessage(f"Workspace {self.ws_path}")
         self._restore()
         if not self.questions.questions:  # shown when the first question is added (Report ▸ Report questions)
@@ -346,10 +370,13 @@ class MainWindow(QMainWindow):
     # ---- menus --------------------------------------------------------------------------------
     def _menus(self) -> None:
         m = self.menuBar().addMenu("&File")
-        act = QAction("&Import…", self, shortcut=QKeySequence("Ctrl+I"),
-                      triggered=lambda _checked=False: self.import_dialog())
-        m.addAction(act)
-        m.addAction(QAction("Import &folder…", self, triggered=lambda _checked=False: self.import_folder_dialog()))
+        m.setToolTipsVisible(True)  # a disabled action says why (a read-only workspace)
+        self.import_action = QAction("&Import…", self, shortcut=QKeySequence("Ctrl+I"),
+                                     triggered=lambda _checked=False: self.import_dialog())
+        m.addAction(self.import_action)
+        self.import_folder_action = QAction("Import &folder…", self,
+                                            triggered=lambda _checked=False: self.import_folder_dialog())
+        m.addAction(self.import_folder_action)
         self.report_folder_action = QAction("Report from fol&der…", self,
                                             triggered=lambda _checked=False: self.report_from_folder())
         self.report_folder_action.setStatusTip("An engagement folder to the report in one go: imported, what its "
@@ -391,6 +418,7 @@ class MainWindow(QMainWindow):
             theme_menu.addAction(a)
             self.theme_actions[key] = a
         r = self.menuBar().addMenu("Re&port")
+        r.setToolTipsVisible(True)
         self.add_to_report_action = QAction("&Add to report", self, shortcut=QKeySequence("Ctrl+Shift+A"),
                                             triggered=lambda _checked=False: self.add_to_report())
         self.add_to_report_action.setStatusTip("The question the Overlay, Histograms or Sizing tab shows, into the "
@@ -533,7 +561,26 @@ class MainWindow(QMainWindow):
         self.report_dialog = ReportDialog(self.ws, run_ids, self)
         self.report_dialog.show()
 
+    def _apply_read_only(self) -> None:
+        """A newer StormScope's workspace this version reads (opened read-only): a banner says so, and what would
+        change it -- importing, report questions, run settings, computed columns, templates -- is disabled, its
+        tooltip saying why. A workspace of this version: all enabled, no banner."""
+        reason = READ_ONLY_REASON if self.ws.newer_note else None
+        self.read_only_banner.setText(f"Read-only: {self.ws.newer_note} Update StormScope to change it."
+                                      if self.ws.newer_note else "")
+        self.read_only_banner.setVisible(reason is not None)
+        for a in (self.import_action, self.import_folder_action, self.import_options_action,
+                  self.report_folder_action, self.add_to_report_action, self.add_cap_action):
+            a.setEnabled(reason is None)
+            a.setToolTip(reason or a.text().replace("&", ""))
+        self.browser.read_only = reason
+        self.grid.set_read_only(reason)
+        self.banner.set_read_only(reason)
+
     def start_import(self, paths: list[str], options: ImportOptions | None = None) -> ImportThread | None:
+        if self.ws.newer_note:  # a drop on a read-only workspace
+            self.statusBar().showMessage(f"Not imported: {READ_ONLY_REASON}.", 10000)
+            return None
         if self.thread is not None and self.thread.isRunning():
             self.statusBar().showMessage("An import is running; wait for it or cancel it first.", 5000)
             return None
@@ -623,7 +670,7 @@ class MainWindow(QMainWindow):
                                          10000)
             return
         try:  # open the new one first: when another process has it, the current one stays open
-            ws = Workspace(path)
+            ws = open_for_window(path)
         except WorkspaceLocked as e:
             QMessageBox.warning(self, "Workspace in use",
                                 f"The workspace {path} is in use by {e.holder}.\n\n{e.advice}")
@@ -651,6 +698,7 @@ class MainWindow(QMainWindow):
         for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.sizing):
             w.ws = self.ws
         self.banner.ws = self.ws
+        self._apply_read_only()
         self.questions.reopen(self.ws)
         self.browser.reload()
         self._selection_changed(self.browser.selected_runs())

@@ -56,6 +56,8 @@ class RunBrowser(QWidget):
     def __init__(self, ws: Workspace, parent: Any = None):
         super().__init__(parent)
         self.ws = ws
+        self.read_only: str | None = None  # why the workspace must not be changed (a newer StormScope's), if so
+        self.menu: QMenu | None = None
         self.search = QLineEdit(placeholderText="Search runs (name, host, tag, kind)…")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._apply_search)
@@ -187,6 +189,7 @@ class RunBrowser(QWidget):
             return
         m = QMenu(self)
         m.addAction("Open in grid", lambda: self.open_grid.emit(ids[0]))
+        first = len(m.actions())  # the actions after it change the workspace
         if len(ids) == 1:
             m.addAction("Rename…", lambda: self.rename(ids[0]))
         m.addAction("Tag…", lambda: self.tag(ids))
@@ -213,6 +216,12 @@ class RunBrowser(QWidget):
                         lambda: self.set_histogram_counts(ids, "per-collection"))
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
+        if self.read_only:  # a newer StormScope's workspace: shown, never changed -- said in each tooltip
+            m.setToolTipsVisible(True)
+            for a in m.actions()[first:]:
+                a.setEnabled(False)
+                a.setToolTip(self.read_only)
+        self.menu = m  # the menu on screen (tests read it)
         m.exec(self.tree.viewport().mapToGlobal(pos))
 
     def rename(self, run_id: int) -> None:

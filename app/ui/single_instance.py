@@ -288,13 +288,15 @@ def hand_off_or_check(ws_path: Path, paths: list[str]) -> int | None:
     A window that has it open gets ``paths`` (and comes to the front): say so and exit 0. A window still starting
     listens a moment later. Anyone else holding it: a message box says who and what to do, exit 2.
     """
-    from app.workspace import Workspace, WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew
+    from app.workspace import Workspace, WorkspaceLocked, WorkspaceReadOnly, WorkspaceRefused, WorkspaceTooNew
 
     try:
         said = hand_off(ws_path, paths)
         if said is None:
             try:
                 Workspace(ws_path).close()
+            except WorkspaceReadOnly:  # a newer StormScope's that this one reads: the window opens it read-only
+                pass
             except WorkspaceTooNew as e:
                 return too_new_at_start(ws_path, e)
             except WorkspaceRefused as e:
