@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton
 
+from app.safe_text import shown
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, kinds_with
 
@@ -90,7 +91,7 @@ class SinceBootBanner(QFrame):
                 self.setVisible(False)
             return
         self.kept = []
-        names = ", ".join(n for _r, n, _w in left_out[:3]) + (f" and {len(left_out) - 3} more"
+        names = ", ".join(shown(n) for _r, n, _w in left_out[:3]) + (f" and {len(left_out) - 3} more"
                                                                  if len(left_out) > 3 else "")
         who = {w for _r, _n, w in left_out}
         why = "you marked it as since boot" if who == {"you"} else \

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.safe_text import shown_html
 from app.workspace import Workspace
 from parsers.kinds import JOB_SUMMARY, LATENCY_HISTOGRAMS, TIME_SERIES, has, series_noun
 
@@ -566,7 +567,7 @@ class HistogramView(QWidget):
             img = np.array([_on_grid(grid, s.samples[i]) for i in order], dtype=float).reshape(len(order), len(grid))
             top = float(img.max()) if img.size else 0.0
             p = self.heat.addPlot(row=row, col=0, axisItems={"left": BucketAxis("left")})
-            p.setTitle(s.name, color=SERIES_COLOURS[k % len(SERIES_COLOURS)], size="10pt", bold=True)
+            p.setTitle(shown_html(s.name), color=SERIES_COLOURS[k % len(SERIES_COLOURS)], size="10pt", bold=True)
             item = self._heat_item(s, img, cmap)
             p.addItem(item)
             if s.timed:
@@ -858,7 +859,7 @@ class HistogramView(QWidget):
             colour = SERIES_COLOURS[k % len(SERIES_COLOURS)]
             item = pg.BarGraphItem(x0=0, y=y, width=counts, height=width, brush=colour, pen=pg.mkPen(colour))
             self.bars.addItem(item)
-            self.legend.addItem(item, s.name)
+            self.legend.addItem(item, shown_html(s.name))
         self._fit_legend()
         self.bars.getAxis("left").set_labels([bucket_label(lo, hi) for lo, hi in grid], 0.4 - width / 2)
         self._mark_collection(k_sel)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.safe_text import shown_html
 from app.workspace import Workspace, has_table
 from parsers.kinds import THROUGHPUT_GRID, has
 
@@ -346,10 +347,10 @@ class IozoneView(QWidget):
             width = np.log10(v) - x0 if log else v
             colour = PALETTE[k % len(PALETTE)]
             item = pg.BarGraphItem(x0=x0, y=y, width=width, height=height * 0.9, brush=colour,
-                                   pen=pg.mkPen(colour), name=label)
+                                   pen=pg.mkPen(colour), name=shown_html(label))
             plot.addItem(item)
             self.bar_items.append(item)
-            self.legend.addItem(item, label)
+            self.legend.addItem(item, shown_html(label))
         self._fit_legend()
         if log:  # the view's range in log10 units before the axis turns logarithmic (10 ** 12000 overflows)
             plot.setXRange(math.log10(floor), math.log10(max(values)), padding=0.02)

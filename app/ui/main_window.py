@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.analysis.text import render_stored
 from app.migrations import READ_ONLY_REASON
+from app.safe_text import shown
 from app.ui import theme
 from app.ui.banner import SinceBootBanner
 from app.ui.desktop import StormScopeApplication, application, open_log_folder
@@ -38,7 +39,7 @@ from app.ui.lazy_view import LazyView
 from app.ui.plot import OverlayPlot
 from app.ui.questions_dock import QuestionsPanel, evidence_tab
 from app.ui.results_table import ResultsTable, export_chart_with_table
-from app.ui.run_browser import RunBrowser, shown
+from app.ui.run_browser import RunBrowser
 from app.ui.theme import THEMES, apply_theme
 from app.ui.workers import ImportThread, WorkspaceLost, wait_for_jobs
 from app.workspace import (
@@ -104,17 +105,17 @@ class ImportPanel(QWidget):
 
     def add_result(self, r: ImportResult) -> None:
         if r.status == "imported":
-            text = f"imported   {Path(r.path).name}  → run {', '.join(map(str, r.run_ids))} ({r.rows:,} rows)"
+            text = f"imported   {shown(Path(r.path).name)}  → run {', '.join(map(str, r.run_ids))} ({r.rows:,} rows)"
             if r.warnings:
                 text += f"  — {len(r.warnings)} warning{'s' if len(r.warnings) > 1 else ''}"
         elif r.status == "duplicate":
-            text = f"duplicate  {Path(r.path).name}  (already run {', '.join(map(str, r.run_ids))})"
+            text = f"duplicate  {shown(Path(r.path).name)}  (already run {', '.join(map(str, r.run_ids))})"
         else:
-            text = f"{r.status:<10} {r.error}"
+            text = f"{r.status:<10} {shown(r.error, 2000)}"
         item = QListWidgetItem(text)
         item.setData(Qt.ItemDataRole.UserRole, r.status)
         self._colour(item)
-        item.setToolTip("\n".join([r.error or r.path, *(render_stored(w) for w in r.warnings)]))
+        item.setToolTip("\n".join(shown(t, 2000) for t in [r.error or r.path, *map(render_stored, r.warnings)]))
         self.list.addItem(item)
         self.list.scrollToBottom()
 
@@ -151,7 +152,7 @@ class MainWindow(QMainWindow):
         self._reopened_during_import = False  # DuckDB invalidated the database during this import: opened again
         self._closed = False
         self.setAcceptDrops(True)
-        self.setWindowTitle(f"{APP} — {self.ws_path.stem}")
+        self.setWindowTitle(f"{APP} — {shown(self.ws_path.stem)}")
         self._fit_to_screen()
 
         self.browser = RunBrowser(self.ws)
@@ -231,7 +232,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.questions.undo_button)
         self._menus()
         self._apply_read_only()
-        self.statusBar().showMessage(f"Workspace {self.ws_path}")
+        self.statusBar().showMessage(f"Workspace {shown(str(self.ws_path), 1000)}")
         self._restore()
         if not self.questions.questions:  # shown when the first question is added (Report ▸ Report questions)
             self.questions_dock.hide()
@@ -566,7 +567,7 @@ class MainWindow(QMainWindow):
         change it -- importing, report questions, run settings, computed columns, templates -- is disabled, its
         tooltip saying why. A workspace of this version: all enabled, no banner."""
         reason = READ_ONLY_REASON if self.ws.newer_note else None
-        self.read_only_banner.setText(f"Read-only: {self.ws.newer_note} Update StormScope to change it."
+        self.read_only_banner.setText(f"Read-only: {shown(self.ws.newer_note, 2000)} Update StormScope to change it."
                                       if self.ws.newer_note else "")
         self.read_only_banner.setVisible(reason is not None)
         for a in (self.import_action, self.import_folder_action, self.import_options_action,
@@ -628,7 +629,7 @@ class MainWindow(QMainWindow):
                                  f"again ({e}). Free some space, then open it again (File ▸ Open workspace…) and "
                                  "import the files not listed here")
             thread.reopened(lost)
-            QMessageBox.critical(self, "Workspace could not be opened again", f"{self.ws_path}\n\n{lost}")
+            QMessageBox.critical(self, "Workspace could not be opened again", shown(f"{self.ws_path}\n\n{lost}", 2000))
             self.close()
             return
         self._reopened_during_import = True
@@ -673,13 +674,13 @@ class MainWindow(QMainWindow):
             ws = open_for_window(path)
         except WorkspaceLocked as e:
             QMessageBox.warning(self, "Workspace in use",
-                                f"The workspace {path} is in use by {e.holder}.\n\n{e.advice}")
+                                f"The workspace {shown(str(path), 1000)} is in use by {e.holder}.\n\n{e.advice}")
             return
         except WorkspaceTooNew as e:  # nothing was written to it; the current workspace stays open
-            QMessageBox.warning(self, "Workspace from a newer StormScope", f"{path}\n\n{e}")
+            QMessageBox.warning(self, "Workspace from a newer StormScope", f"{shown(str(path), 1000)}\n\n{e}")
             return
         except WorkspaceRefused as e:  # views, macros ... StormScope never creates: not opened, not changed
-            QMessageBox.warning(self, "Workspace not opened", f"{path}\n\n{e}")
+            QMessageBox.warning(self, "Workspace not opened", f"{shown(str(path), 1000)}\n\n{e}")
             return
         self._let_go_of_workspace()
         self.ws.close()
@@ -703,7 +704,7 @@ class MainWindow(QMainWindow):
         self.browser.reload()
         self._selection_changed(self.browser.selected_runs())
         self._show_waiting()
-        self.setWindowTitle(f"{APP} — {path.stem}")
+        self.setWindowTitle(f"{APP} — {shown(path.stem)}")
         self._remember(path)
 
     def _remember(self, path: Path) -> None:
@@ -744,7 +745,7 @@ class MainWindow(QMainWindow):
                 self.plot.vline.setVisible(crosshair)
         else:
             export_widget(view, path)
-        self.statusBar().showMessage(f"Chart saved as {path}", 10000)
+        self.statusBar().showMessage(f"Chart saved as {shown(path, 1000)}", 10000)
 
     # ---- state --------------------------------------------------------------------------------
     def _restore(self) -> None:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.safe_text import for_display
+from app.safe_text import has_controls, shown
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
 
@@ -31,9 +31,8 @@ MIN_WIDTH = 240
 NAME_COLUMN_MAX = 300  # px: wider names are elided in the middle; the full name is in the tooltip
 
 
-def shown(name: str | None, limit: int = 200) -> str:
-    """A name from a file as the window shows it (see app.safe_text.for_display)."""
-    return for_display(name, limit)[0]
+RENAME_REFUSED = ("A run name cannot hold control characters (line breaks, tabs, escape sequences) or text-direction "
+                  "controls: the name was not changed.")
 
 
 def describe_period(r: dict[str, Any]) -> str:
@@ -225,8 +224,13 @@ class RunBrowser(QWidget):
         m.exec(self.tree.viewport().mapToGlobal(pos))
 
     def rename(self, run_id: int) -> None:
+        """Rename… in the run menu: the box shows the current name as the window does (escaped); what the user types
+        is stored as typed, but a control or text-direction character is refused, saying why."""
         run = self.ws.run(run_id)
-        name, ok = QInputDialog.getText(self, "Rename run", "Name:", text=run["name"] if run else "")
+        name, ok = QInputDialog.getText(self, "Rename run", "Name:", text=shown(run["name"]) if run else "")
+        if ok and has_controls(name):
+            QMessageBox.warning(self, "Rename run", RENAME_REFUSED)
+            return
         if ok and name.strip():
             self.ws.rename_run(run_id, name.strip())
             self.reload()
@@ -285,7 +289,7 @@ class RunBrowser(QWidget):
 
     def delete(self, run_ids: list[int], confirm: bool = True) -> None:
         if confirm:
-            names = ", ".join((self.ws.run(r) or {}).get("name", str(r)) for r in run_ids[:5])
+            names = ", ".join(shown((self.ws.run(r) or {}).get("name", str(r))) for r in run_ids[:5])
             more = f" and {len(run_ids) - 5} more" if len(run_ids) > 5 else ""
             answer = QMessageBox.question(
                 self, "Delete runs", f"Delete {names}{more} from the workspace?\n"
