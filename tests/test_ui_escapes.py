@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
     QComboBox,
+    QFileDialog,
     QGraphicsTextItem,
     QGraphicsView,
     QInputDialog,
@@ -36,6 +37,8 @@ HOST = "host\u202e\x1b[2J"
 HOST_SHOWN = "host<U+202E>\\x1b[2J"
 FILE = "cap\u202etxt.red\nline\x1b[0m.txt"
 FILE_SHOWN = "cap<U+202E>txt.red\\nline\\x1b[0m.txt"
+WS = "ws\u202egnp.\x1b]0;owned\x07"
+WS_SHOWN = "ws<U+202E>gnp.\\x1b]0;owned\\x07"
 
 
 def visible_texts() -> list[tuple[str, str]]:
@@ -96,19 +99,27 @@ def test_hostile_names_are_shown_escaped_in_every_view(qtbot, window, tmp_path, 
         leaks.extend((step, k, v) for k, v in raw_leaks(texts))
         return texts
 
+    # File ▸ Open workspace… on a workspace file so named: the window title
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(tmp_path / f"{WS}.duckdb"), ""))
+    next(a for m in w.menuBar().actions() for a in m.menu().actions() if a.text() == "&Open workspace…").trigger()
+    assert w.windowTitle() == f"StormScope — {WS_SHOWN}"
     drop = tmp_path / "drop"
     drop.mkdir()
     shutil.copy(SAMPLES / "storm_fast_iostat-xt.txt", drop / FILE)
-    drop_paths(w, [drop / FILE])  # the import panel names the file
+    shutil.copy(SAMPLES / "fio_randrw_jsonplus.json", drop / f"{FILE}.json")
+    drop_paths(w, [drop / FILE, drop / f"{FILE}.json"])  # the import panel names the files
     qtbot.waitUntil(lambda: w.thread is None, timeout=60000)
-    w.ws.con.execute("UPDATE runs SET name = ?, host = ?", [RUN, HOST])  # as a received workspace may hold them
+    # as a received workspace may hold them: the runs, their host, a fio job's name
+    w.ws.con.execute("UPDATE runs SET name = ?, host = ?", [RUN, HOST])
+    w.ws.con.execute("UPDATE histograms SET device = ?", [HOST])
     w.browser.reload()
     w.browser.runs_changed.emit()  # what a rename emits: the views read the names again
     texts = check("drop")
     assert any(FILE_SHOWN in v for _k, v in texts), "the import panel names the file, escaped"
-    [rid] = w.browser.selected_runs() or [1]
+    rids = [int(r["run_id"]) for r in w.ws.runs()]
+    rid = rids[0]
     w.browser.select_runs([])
-    w.browser.select_runs([rid])  # the overlay chart, its legend and the results table
+    w.browser.select_runs(rids)  # the overlay chart, its legend and the results table
     qtbot.waitUntil(lambda: not w.plot.loading and len(w.plot.curves) >= 1, timeout=30000)
     qtbot.wait(200)
     texts = check("overlay")
@@ -116,8 +127,18 @@ def test_hostile_names_are_shown_escaped_in_every_view(qtbot, window, tmp_path, 
     assert any(HOST_SHOWN in v for _k, v in texts), "the run list groups by the host, escaped"
     for tab in ("Histograms", "IOzone", "Sizing", "Grid & SQL", "Overlay"):
         click_tab(qtbot, w, tab)
-        qtbot.wait(100)
-        check(tab)
+        qtbot.wait(300)
+        texts = check(tab)
+        if tab == "Histograms":
+            assert any(HOST_SHOWN in v for k, v in texts if k.endswith(".chart")), "the fio job, escaped"
+    # Report ▸ Add to report on the overlay: the questions panel titles the question with the run's name
+    w.browser.select_runs([rid])
+    qtbot.waitUntil(lambda: not w.plot.loading and len(w.plot.curves) >= 1, timeout=30000)
+    w.add_to_report_action.trigger()
+    w.questions_dock.show()
+    qtbot.wait(300)
+    texts = check("questions")
+    assert any(RUN_SHOWN in v for k, v in texts if k.startswith("QTableWidget")), "the question names the run"
     # the grid, by a double click in the run list
     tree = w.browser.tree
     item = w.browser._run_items()[0]

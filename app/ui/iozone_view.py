@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.safe_text import shown_html
+from app.safe_text import shown, shown_html
 from app.workspace import Workspace, has_table
 from parsers.kinds import THROUGHPUT_GRID, has
 
@@ -297,7 +297,7 @@ class IozoneView(QWidget):
             names.setdefault(name, set()).add(run_id)
         out: dict[str, dict[str, float]] = {}
         for run_id, name, streams, test, v in rows:
-            label = name if len(names[name]) == 1 else f"{name} (run {run_id})"
+            label = shown(name) if len(names[name]) == 1 else f"{shown(name)} (run {run_id})"
             label += f" · {streams} stream" + ("s" if streams != 1 else "")
             out.setdefault(label, {})[test] = v
         return out
@@ -425,7 +425,7 @@ class IozoneView(QWidget):
         self.matrix_run.blockSignals(True)
         self.matrix_run.clear()
         for run_id, name in runs:
-            self.matrix_run.addItem(name, run_id)
+            self.matrix_run.addItem(shown(name), run_id)
         i = self.matrix_run.findData(current)
         self.matrix_run.setCurrentIndex(i if i >= 0 else 0)
         self.matrix_run.blockSignals(False)

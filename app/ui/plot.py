@@ -308,7 +308,8 @@ def _refill(combo: QComboBox, items: list[str], current: str) -> None:
 def _chosen(combo: QComboBox) -> str:
     """The name chosen in a combo box filled by :func:`_refill` (its data), else its text."""
     data = combo.currentData()
-    return data if isinstance(data, str) else combo.currentText()
+    shown_now = combo.currentText() == combo.itemText(combo.currentIndex())  # not a text typed over it
+    return data if isinstance(data, str) and shown_now else combo.currentText()
 
 
 class _DragBox(pg.ViewBox):
@@ -604,7 +605,7 @@ class OverlayPlot(QWidget):
 
     def _align_param(self) -> str:
         mode = self.align.currentIndex()
-        marker = self.marker.currentText().strip()
+        marker = _chosen(self.marker).strip()
         return "activity" if mode == 1 else f"marker:{marker}" if mode == 2 and marker else "clock" if mode == 3 \
             else "start"
 
@@ -718,7 +719,7 @@ class OverlayPlot(QWidget):
             self._want_device = device
 
     def _set_marker_names(self, names: list[str]) -> None:
-        _refill(self.marker, names, self.marker.currentText())
+        _refill(self.marker, names, _chosen(self.marker))
 
     def _marker_edited(self) -> None:
         if self.align.currentIndex() == 2:
@@ -736,9 +737,9 @@ class OverlayPlot(QWidget):
         metric = self.metric_box.currentText()
         mode = ["start", "activity", "marker", "clock"][self.align.currentIndex()]
         activity = self.activity.value()
-        if mode == "marker" and not self.marker.currentText().strip() and self.marker.count():
+        if mode == "marker" and not _chosen(self.marker).strip() and self.marker.count():
             self.marker.setCurrentIndex(0)  # Align: marker with no name yet: the first marker the runs have
-        marker = self.marker.currentText().strip() or None
+        marker = _chosen(self.marker).strip() or None
         device = None if _chosen(self.device) in ("", WHOLE_DISKS_LABEL) else _chosen(self.device)
         runs = list(self.run_ids)
         reader = self.ws.cursor()  # the worker's own connection to the open workspace (no reopening)

@@ -43,6 +43,7 @@ from app.analysis.questions import (
     move_question,
     run_names,
 )
+from app.safe_text import shown
 from app.ui import theme
 from app.ui.workers import JobThread
 from app.workspace import Workspace
@@ -174,7 +175,7 @@ class QuestionsPanel(QWidget):
         current = self.current_question()
         keep = select_id if select_id is not None else current.question_id if current else None
         self.questions = list_questions(self.ws)
-        names = run_names(self.ws)
+        names = self._names()
         self._filling = True
         self.table.blockSignals(True)
         try:
@@ -199,6 +200,10 @@ class QuestionsPanel(QWidget):
         self.table.setVisible(n > 0)
         self.count_changed.emit(n)
         self._answer()
+
+    def _names(self) -> dict[int, str]:
+        """The runs' names as the panel shows them (in titles, messages): names from files, escaped."""
+        return {rid: shown(n) for rid, n in run_names(self.ws).items()}
 
     def _set(self, row: int, col: int, text: str, editable: bool = False,
              align: Qt.AlignmentFlag | None = None) -> QTableWidgetItem:
@@ -244,7 +249,7 @@ class QuestionsPanel(QWidget):
         if isinstance(result, Exception):  # a failure of the computation itself (not "cannot answer"): said
             for row in range(self.table.rowCount()):
                 self.table.item(row, COL_VERDICT).setText("–")
-                self.table.item(row, COL_FIGURE).setText(f"The answers could not be computed: {result}")
+                self.table.item(row, COL_FIGURE).setText(shown(f"The answers could not be computed: {result}", 2000))
             return
         self.answers = result
         dark = theme.current() == "dark"
@@ -263,8 +268,9 @@ class QuestionsPanel(QWidget):
                 font.setBold(a.verdict != "information")
                 verdict.setFont(font)
                 figure = self.table.item(row, COL_FIGURE)
-                figure.setText(a.number if a.error is None else f"cannot be answered: {a.error}")
-                tip = [x for x in (a.number, str(a.reason)) if x] + [f"• {n}" for n in a.notes]
+                figure.setText(shown(a.number if a.error is None else f"cannot be answered: {a.error}", 2000))
+                tip = [shown(x, 2000) for x in (a.number, str(a.reason)) if x]
+                tip += [f"• {shown(n, 2000)}" for n in a.notes]
                 for col in (COL_VERDICT, COL_FIGURE):
                     self.table.item(row, col).setToolTip("\n".join(tip))
         finally:
@@ -295,7 +301,7 @@ class QuestionsPanel(QWidget):
         except QuestionError as e:
             self.message.emit(f"Could not add to the report: {e}", 15000)
         if added:
-            names = run_names(self.ws)
+            names = self._names()
             self.refresh(select_id=added[-1].question_id)
             heads = [sq.heading(names) for sq in added]
             self.message.emit("Added to the report: " + " · ".join(heads), 15000)
@@ -348,7 +354,7 @@ class QuestionsPanel(QWidget):
         if self._filling or item.column() != COL_TITLE or not 0 <= item.row() < len(self.questions):
             return
         sq = self.questions[item.row()]
-        names = run_names(self.ws)
+        names = self._names()
         text = item.text().strip()
         if text == sq.heading(names):
             return  # nothing changed
@@ -367,7 +373,7 @@ class QuestionsPanel(QWidget):
         if sq is None:
             return
         row = self.current_row()
-        heading = sq.heading(run_names(self.ws))
+        heading = sq.heading(self._names())
         delete_question(self.ws, sq.question_id)
         self._deleted = (sq, heading)
         self.refresh()
