@@ -186,6 +186,13 @@ def test_the_window_opens_a_compatible_newer_workspace_read_only(qtbot, window, 
                                           "First report is an interval (iostat -y)", "Delete 1 run…"]
     assert all((enabled, tip) == (False, READ_ONLY_REASON) for _t, enabled, tip in menu[1:]), menu
     assert not window.grid.add_column_button.isEnabled()
+    # the overlay's own Add to report (its button) stores nothing and says why
+    window.browser.select_runs([1])
+    qtbot.waitUntil(lambda: not window.plot.loading and len(window.plot.curves) >= 1, timeout=30000)
+    window.plot.add_action.trigger()
+    assert window.statusBar().currentMessage() == f"Not added to the report: {READ_ONLY_REASON}."
+    assert window.questions.questions == []
+    assert all(not b.isEnabled() and b.toolTip() == READ_ONLY_REASON for b in window.questions.buttons.values())
     drop_paths(window, [SAMPLES / "capped_200iops_iostat-d.txt"])
     assert window.thread is None
     assert window.statusBar().currentMessage() == f"Not imported: {READ_ONLY_REASON}."

@@ -577,6 +577,7 @@ class MainWindow(QMainWindow):
         self.browser.read_only = reason
         self.grid.set_read_only(reason)
         self.banner.set_read_only(reason)
+        self.questions.set_read_only(reason)
 
     def start_import(self, paths: list[str], options: ImportOptions | None = None) -> ImportThread | None:
         if self.ws.newer_note:  # a drop on a read-only workspace
@@ -699,8 +700,8 @@ class MainWindow(QMainWindow):
         for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.sizing):
             w.ws = self.ws
         self.banner.ws = self.ws
-        self._apply_read_only()
         self.questions.reopen(self.ws)
+        self._apply_read_only()
         self.browser.reload()
         self._selection_changed(self.browser.selected_runs())
         self._show_waiting()

@@ -954,6 +954,11 @@ class OverlayPlot(QWidget):
         ``writes``: (function, args...) of app.analysis.phases, done in order."""
         from app.analysis.histograms import AnalysisError
 
+        if self.ws.newer_note:  # a newer StormScope's workspace: shown, never changed
+            from app.migrations import READ_ONLY_REASON
+
+            QMessageBox.information(self, f"The {what} was not saved", f"{READ_ONLY_REASON}.")
+            return False
         try:
             for fn, *args in writes:
                 fn(self.ws, *args)

@@ -106,6 +106,7 @@ class QuestionsPanel(QWidget):
         self.table.itemDoubleClicked.connect(lambda item: self.edit_title(item.row()))
         self.table.itemChanged.connect(self._title_edited)
 
+        self.read_only: str | None = None  # why the workspace must not be changed (a newer StormScope's), if so
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setWordWrap(True)
         self.empty.setEnabled(False)  # the muted text colour
@@ -209,7 +210,7 @@ class QuestionsPanel(QWidget):
              align: Qt.AlignmentFlag | None = None) -> QTableWidgetItem:
         item = QTableWidgetItem(text)
         flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if editable:
+        if editable and not self.read_only:
             flags |= Qt.ItemFlag.ItemIsEditable
         item.setFlags(flags)
         if align is not None:
@@ -292,8 +293,18 @@ class QuestionsPanel(QWidget):
         self.refresh()
 
     # ---- adding ----------------------------------------------------------------------------------------
+    def set_read_only(self, reason: str | None) -> None:
+        """A workspace this version must not change: no question is added, moved, renamed or deleted (``reason`` in
+        the tooltips and the status bar)."""
+        changed, self.read_only = reason != self.read_only, reason
+        if changed and not self._shut:  # the titles' editable flag
+            self.refresh()
+
     def add(self, questions: list[Question]) -> list[StoredQuestion]:
         """Store questions a view asked for; the status bar names them (or says why one cannot be added)."""
+        if self.read_only:
+            self.message.emit(f"Not added to the report: {self.read_only}.", 15000)
+            return []
         added: list[StoredQuestion] = []
         try:
             for q in questions:
@@ -317,7 +328,10 @@ class QuestionsPanel(QWidget):
         self.rename_action.setEnabled(row >= 0)
         self.delete_action.setEnabled(row >= 0)
         for a in (self.up_action, self.down_action, self.rename_action, self.delete_action):
+            if self.read_only:
+                a.setEnabled(False)
             self.buttons[a.text()].setEnabled(a.isEnabled())
+            self.buttons[a.text()].setToolTip(self.read_only or a.toolTip())
 
     def _chosen(self) -> None:
         self._buttons()
@@ -352,6 +366,9 @@ class QuestionsPanel(QWidget):
 
     def _title_edited(self, item: QTableWidgetItem) -> None:
         if self._filling or item.column() != COL_TITLE or not 0 <= item.row() < len(self.questions):
+            return
+        if self.read_only:  # (the titles are not editable then; a refresh puts the stored one back)
+            self.refresh()
             return
         sq = self.questions[item.row()]
         names = self._names()
