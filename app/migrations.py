@@ -35,7 +35,9 @@ Versions
 
 Writing a step that only adds tables or columns: leave ``READ_COMPATIBLE_FROM`` as it is, so that older releases
 still show the workspace (read-only). A step that changes what a stored value means, or how rows are kept, raises
-it to the new version: older releases then refuse the workspace instead of printing a wrong number.
+it to the new version: older releases then refuse the workspace instead of printing a wrong number. Only tables
+and plain columns pass an older release's objects check (app.safe_open): a step that adds a sequence, a view or a
+column default an older spec does not know makes older releases refuse the workspace whatever the number says.
 """
 
 from __future__ import annotations

@@ -365,6 +365,8 @@ class MainWindow(QMainWindow):
             msg.setText(msg.text().split(" — ")[0])
 
     def _set_interval(self, run_id: int, seconds: float) -> str | None:
+        if self.ws.newer_note:  # the waiting runs' fields: a newer StormScope's workspace is not changed
+            return f"{READ_ONLY_REASON}."
         errors = self.browser.set_interval([run_id], seconds)
         return errors[0] if errors else None
 
