@@ -204,3 +204,26 @@ def test_the_window_opens_a_compatible_newer_workspace_read_only(qtbot, window, 
     assert _menu_action(window, "&Import…").isEnabled()
     assert window.grid.add_column_button.isEnabled()
     assert sha(path) == digest
+
+
+def test_the_window_starts_on_a_compatible_newer_workspace_read_only(qtbot, qapp, tmp_path):
+    """``main.py gui -w NEWER``: the start-up check lets it through (before: the writable check open raised), and
+    the window opens it read-only, banner shown; the file unchanged."""
+    from PySide6.QtCore import QSettings
+
+    from app.ui.main_window import MainWindow
+    from app.ui.single_instance import hand_off_or_check
+    from tests.conftest import dispose_window
+
+    path = newer(tmp_path)
+    digest = sha(path)
+    assert hand_off_or_check(path, []) is None
+    w = MainWindow(path, QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    assert w.ws.read_only
+    assert w.read_only_banner.isVisible()
+    assert not w.import_action.isEnabled()
+    dispose_window(qtbot, w)
+    assert sha(path) == digest
