@@ -7,11 +7,14 @@
 * a workspace with an older version gets each step of :data:`STEPS` above its version, in order, each in one
   transaction together with the new ``schema_version`` (a step that fails leaves the workspace at the version
   before it);
-* a workspace from a NEWER StormScope raises :class:`WorkspaceTooNew` and is not touched.
+* a workspace from a NEWER StormScope is not touched: when its ``read_compatible_from`` (the oldest schema
+  version that reads it correctly, see ``parsers.schema.READ_COMPATIBLE_FROM``) is at most this one's
+  :data:`SCHEMA_VERSION`, :class:`WorkspaceReadOnly` says it can be opened read-only; else
+  :class:`WorkspaceTooNew` refuses it.
 
-A read-only open cannot migrate: it only refuses a newer workspace (:func:`check_readable`), shows the columns an
-older workspace lacks as NULL through TEMP views (:func:`shadow_missing_columns`), and readers cope with a table it
-lacks (``app.workspace.has_table``).
+A read-only open cannot migrate: it only refuses a newer workspace this version cannot read
+(:func:`check_readable`), shows the columns an older workspace lacks as NULL through TEMP views
+(:func:`shadow_missing_columns`), and readers cope with a table it lacks (``app.workspace.has_table``).
 
 Writing a step: append ``Step(N + 1, "what changes", function_or_sql)`` and raise ``SCHEMA_VERSION`` in
 ``parsers/schema.py`` to N + 1 with the spec's change. A step is applied to workspaces of every older
@@ -27,9 +30,17 @@ Versions
        was first saved or listed.
     2. Every table of the spec exists (``report_templates`` included); the version is read, not only written.
     3. ``iostat_samples`` has the columns perfmon and esxtop fill (``layer``, ``vm``, ``davg_ms``, ``kavg_ms``,
-       ``qavg_ms``, ``failed_s``).
+       ``qavg_ms``, ``failed_s``). Since the release after it, ``workspace_info`` also says
+       ``read_compatible_from`` (3), written on the first writable open (no step: no table changes).
     4. The derived tables ``series_devices`` and ``series_sums`` (app.series_sums): the per-report sums of each
-       run's default series, computed for the runs already stored.
+       run's default series, computed for the runs already stored. Tables added, nothing changed in meaning:
+       ``read_compatible_from`` stays 3 (a release of schema 3 reads the rows and ignores the sums).
+
+Writing a step that only adds tables or columns: leave ``READ_COMPATIBLE_FROM`` as it is, so that older releases
+still show the workspace (read-only). A step that changes what a stored value means, or how rows are kept, raises
+it to the new version: older releases then refuse the workspace instead of printing a wrong number. Only tables
+and plain columns pass an older release's objects check (app.safe_open): a step that adds a sequence, a view or a
+column default an older spec does not know makes older releases refuse the workspace whatever the number says.
 """
 
 from __future__ import annotations
@@ -40,7 +51,34 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from parsers.schema import SCHEMA_VERSION, TABLE
+from parsers.schema import READ_COMPATIBLE_FROM, SCHEMA_VERSION, TABLE
+
+
+class WorkspaceReadOnly(Exception):
+    """A writable open of a workspace made by a newer StormScope whose ``read_compatible_from`` this version
+    reaches: it reads the workspace correctly but must not change it (a newer release may keep rows a way this one
+    does not know). ``str()`` says so in the customer's words; nothing was written."""
+
+    def __init__(self, path: str | Path, found: int, compatible_from: int, supported: int = SCHEMA_VERSION):
+        self.path = Path(path)
+        self.found = found
+        self.compatible_from = compatible_from
+        self.supported = supported
+        super().__init__(f"This workspace was made by a newer StormScope (schema {found}): this version can show it "
+                         "and report on it, but not change it (no import, rename, delete or other change). Update "
+                         "StormScope to change it.")
+
+
+# why the window disables what would change a newer StormScope's workspace (the tooltip of each)
+READ_ONLY_REASON = ("This workspace was made by a newer StormScope: this version shows it and reports on it, but "
+                    "cannot change it")
+
+
+def read_only_note(path: str | Path, found: int) -> str:
+    """The one line that says a newer workspace was opened read-only (the command line's note, the window's
+    banner)."""
+    return (f"{path} was made by a newer StormScope (schema {found}): opened read-only -- this version shows it and "
+            "reports on it correctly, but cannot change it.")
 
 
 class WorkspaceTooNew(Exception):
@@ -124,11 +162,23 @@ def stored_version(con: Any) -> int | None:
     return int(rows[0][0]) if rows else None
 
 
+def stored_compatible_from(con: Any) -> int | None:
+    """The workspace's ``read_compatible_from`` (the oldest schema version that reads it correctly); None when it
+    has none (written by a StormScope before this number existed: only its own schema version reads it)."""
+    if "workspace_info" not in _tables(con):
+        return None
+    rows = con.execute("SELECT value FROM workspace_info WHERE key = 'read_compatible_from'").fetchall()
+    return int(rows[0][0]) if rows else None
+
+
 def check_readable(con: Any, path: str | Path) -> int | None:
-    """Raise :class:`WorkspaceTooNew` when this StormScope cannot read the workspace; return its version."""
+    """Raise :class:`WorkspaceTooNew` when this StormScope cannot read the workspace; return its version. A newer
+    workspace whose ``read_compatible_from`` this version reaches is readable (read-only: see :func:`migrate`)."""
     found = stored_version(con)
     if found is not None and found > SCHEMA_VERSION:
-        raise WorkspaceTooNew(path, found)
+        compatible_from = stored_compatible_from(con)
+        if compatible_from is None or compatible_from > SCHEMA_VERSION:
+            raise WorkspaceTooNew(path, found)
     return found
 
 
@@ -153,7 +203,11 @@ def shadow_missing_columns(con: Any) -> list[str]:
 
 
 def _set_version(con: Any, version: int) -> None:
+    """The schema version, and the oldest that reads it correctly: a step's own version until the last, whose
+    number is this release's :data:`READ_COMPATIBLE_FROM`."""
     con.execute("INSERT OR REPLACE INTO workspace_info VALUES ('schema_version', ?)", [str(version)])
+    compatible_from = READ_COMPATIBLE_FROM if version == SCHEMA_VERSION else version
+    con.execute("INSERT OR REPLACE INTO workspace_info VALUES ('read_compatible_from', ?)", [str(compatible_from)])
 
 
 def migrate(con: Any, path: str | Path) -> list[int]:
@@ -162,7 +216,11 @@ def migrate(con: Any, path: str | Path) -> list[int]:
     Raises :class:`WorkspaceTooNew`, before writing anything, for a workspace of a newer StormScope.
     """
     found = check_readable(con, path)
+    if found is not None and found > SCHEMA_VERSION:  # readable (check_readable), never to be written here
+        raise WorkspaceReadOnly(path, found, stored_compatible_from(con) or found)
     if found == SCHEMA_VERSION:
+        if stored_compatible_from(con) is None:  # made before the number existed: say who reads it
+            _in_transaction(con, lambda: None, SCHEMA_VERSION)
         return []
     if found is None and not _tables(con):  # a new workspace: the whole spec at once
         from parsers.schema import create_statements

@@ -87,3 +87,23 @@ def for_display(text: str | None, limit: int = DISPLAY_LIMIT) -> tuple[str, bool
         s, cut = s[:limit], True
     return (s + ELLIPSIS if cut else s), cut
 
+
+
+def shown(text: str | None, limit: int = DISPLAY_LIMIT) -> str:
+    """An untrusted name as the window shows it (:func:`for_display`, without the "cut" flag): the one helper every
+    widget text holding a name from a file or a workspace goes through."""
+    return for_display(None if text is None else str(text), limit)[0]
+
+
+def has_controls(text: str) -> bool:
+    """Whether ``text`` holds a control character (line break, tab, escape sequence) or a bidi control: what a name
+    typed in the window may not hold."""
+    return bool(_CONTROL.search(text) or _BIDI.search(text))
+
+
+def shown_html(text: str | None, limit: int = DISPLAY_LIMIT) -> str:
+    """:func:`shown` for a place that reads its text as HTML (a chart's title, legend and labels): ``<U+202E>`` and
+    a name's own ``<b>`` are text, not tags."""
+    import html
+
+    return html.escape(shown(text, limit), quote=False)

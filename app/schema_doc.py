@@ -24,7 +24,9 @@ _INTRO = f"""\
 One DuckDB file holds every imported run. Query it with `main.py sql`, the DuckDB CLI, or any DuckDB client.
 Column names are fixed; new columns may be added. This is schema version {SCHEMA_VERSION}
 (`workspace_info.schema_version`): StormScope brings a workspace made by an older release up to it when it opens
-the workspace, and refuses one made by a newer release rather than change it.
+the workspace. A newer release's workspace is never changed: `workspace_info.read_compatible_from` is the oldest
+schema version that reads it correctly (a release that only adds tables or columns keeps it); a release that
+reaches it opens the workspace read-only, an older one refuses it.
 
 Types are DuckDB's. A column's unit, where it has one, is in the *unit* column; *required* columns are never
 NULL. Tables marked *per run* hold rows of one run each (`run_id`): deleting a run deletes its rows there.

@@ -15,7 +15,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,8 +25,9 @@ import duckdb
 import polars as pl
 
 from app.crashpoints import crash_during, crash_point
+from app.migrations import WorkspaceReadOnly as WorkspaceReadOnly  # noqa: F401 (re-exported: callers catch it)
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
-from app.migrations import check_readable, migrate, shadow_missing_columns
+from app.migrations import check_readable, migrate, read_only_note, shadow_missing_columns
 from app.safe_open import SQLRefused, check_expression, connect
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
 from app.series_sums import store_sums
@@ -179,7 +180,9 @@ class Workspace:
         whole open (the configuration is locked once open, see app.safe_open).
 
         Raises :class:`WorkspaceLocked` (another process has it), :class:`WorkspaceTooNew` (a newer StormScope
-        made it) and :class:`WorkspaceRefused` (it holds objects StormScope never creates: app.safe_open)."""
+        made it, and this one cannot read it), :class:`WorkspaceReadOnly` (a newer StormScope made it; this one
+        reads it, but only opened ``read_only``) and :class:`WorkspaceRefused` (it holds objects StormScope never
+        creates: app.safe_open)."""
         self.path = Path(path)
         self.read_only = read_only
         if read_only:
@@ -189,6 +192,7 @@ class Workspace:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.staging = StagingArea(self.path)
         self._for_import = for_import
+        self.before_reopen: Callable[[], None] | None = None  # see reopen()
         try:
             self.con = self._connect()
         except duckdb.IOException as e:
@@ -196,11 +200,16 @@ class Workspace:
                 raise workspace_locked(self.path, str(e)) from None
             raise
         self.migrated: list[int] = []  # the schema versions this open migrated the workspace through
+        # a newer StormScope's workspace that this one reads correctly (read_compatible_from, app.migrations): open
+        # read-only only, and this says so in one line (else None)
+        self.newer_note: str | None = None
         try:  # a newer workspace is refused before anything is written (a hostile one was, by connect)
             if read_only:
                 found = check_readable(self.con, self.path)
                 if found is not None and found < SCHEMA_VERSION:
                     shadow_missing_columns(self.con)
+                if found is not None and found > SCHEMA_VERSION:
+                    self.newer_note = read_only_note(self.path, found)
             else:
                 self.migrated = migrate(self.con, self.path)
                 self.staging.remove_stale()  # this process holds the write lock: no other import is running
@@ -224,13 +233,22 @@ class Workspace:
 
     def reopen(self) -> None:
         """A fresh connection after DuckDB invalidated the database (see :meth:`usable`): what was committed before
-        is read back from the file, and the next files of the same drop can be stored."""
-        try:
-            self.con.close()
-        except duckdb.Error as e:  # closing an invalidated database may say so again: the new connection is what counts
-            if not isinstance(e, duckdb.FatalException):
-                raise
+        is read back from the file, and the next files of the same drop can be stored.
+
+        DuckDB keeps one database per file and process while any connection to it is open: another connection of
+        this process (the window's, while its import thread reopens) would hand the invalidated database back.
+        ``before_reopen``, when set, is called once this connection is closed, to have every other one closed and
+        the file opened again (the window does, app/ui/workers.py); it may raise to stop the import."""
+        self.close_invalidated()
+        if self.before_reopen is not None:
+            self.before_reopen()
         self.con = self._connect()
+
+    def close_invalidated(self) -> None:
+        """Close the connection, which DuckDB may have invalidated: closing then says so again, nothing new (what was
+        committed before is in the file)."""
+        with suppress(duckdb.FatalException):
+            self.con.close()
 
     def cursor(self) -> Workspace:
         """A second handle on this open workspace for a worker thread: its own DuckDB connection to the same
@@ -238,7 +256,8 @@ class Workspace:
         Close it when the job is done; the workspace stays open."""
         w = object.__new__(Workspace)
         w.path, w.read_only, w.migrated, w.staging = self.path, self.read_only, [], self.staging
-        w._for_import = self._for_import
+        w.newer_note = self.newer_note
+        w._for_import, w.before_reopen = self._for_import, None
         w.con = self.con.cursor()
         return w
 

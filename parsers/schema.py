@@ -25,6 +25,13 @@ from parsers.iostat_columns import METRICS
 
 # the schema a workspace of this StormScope has; app.migrations brings older workspaces up to it
 SCHEMA_VERSION = 4
+# the oldest schema whose StormScope reads a workspace of this schema correctly (stored beside its version as
+# ``read_compatible_from``, as SQLite's read-compatibility number and git's repository format do): a release whose
+# schema only ADDS tables or columns keeps the number it found; one that changes what a stored value means, or
+# that older releases must not write around (a new way a row is kept), raises it to its own SCHEMA_VERSION. A
+# StormScope older than the workspace opens it read-only when its own version reaches this number, else refuses it.
+# Schema 4 added the derived per-report sums (app.series_sums), which a release of schema 3 ignores: it stays 3.
+READ_COMPATIBLE_FROM = 3
 
 # polars dtype of a stored column, per DuckDB type
 POLARS_TYPES: dict[str, pl.DataType] = {
@@ -237,8 +244,9 @@ TABLES: tuple[Table, ...] = (
     ), per_run=True, written_by="import"),
 
     Table("workspace_info", "facts about the workspace itself", (
-        _c("key", _V, "`schema_version`", key=True),
-        _c("value", _V, "its value (the schema version this workspace has; see docs/schema.md's top)"),
+        _c("key", _V, "`schema_version`, `read_compatible_from`", key=True),
+        _c("value", _V, "its value (the schema version this workspace has, and the oldest schema version whose "
+                        "StormScope reads it correctly; see docs/schema.md's top)"),
     ), written_by="opening a workspace (migrations)"),
 
     Table("histograms", "vscsiStats histograms and fio json+ latency bins, one row per bucket", (

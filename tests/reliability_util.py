@@ -8,14 +8,41 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 
 IOSTAT_COLUMNS = ("r/s", "w/s", "rkB/s", "wkB/s", "r_await", "w_await", "aqu-sz", "%util")
+
+
+def built_once(tmp_path_factory: object, name: str, build: Callable[[Path], T]) -> T:
+    """``build(folder)`` run once per test run, its result shared by every pytest-xdist worker: a module fixture runs
+    once per worker, and the reliability fixtures import large files (a clean import to compare with) -- the second
+    worker waits for the first (a file lock) and reads its result (pickled) instead of building it again. Without
+    xdist, the folder is this run's own."""
+    import fcntl
+    import pickle
+
+    base = tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, above each worker's own
+    folder, done = base / f"built-{name}", base / f"built-{name}.pickle"
+    with open(base / f"built-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if done.exists():
+            with open(done, "rb") as fh:
+                return pickle.load(fh)  # type: ignore[no-any-return]
+        folder.mkdir(parents=True, exist_ok=True)
+        result = build(folder)
+        with open(done, "wb") as fh:
+            pickle.dump(result, fh)
+        return result
 
 
 def write_iostat(path: Path, devices: int, reports: int, seed: int, host: str = "rel-host") -> Path:

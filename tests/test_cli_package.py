@@ -89,7 +89,8 @@ def test_a_workspace_of_a_newer_stormscope_is_a_message(tmp_path, capsys):
 
     path = tmp_path / "new.duckdb"
     with Workspace(path) as ws:
-        ws.con.execute("INSERT OR REPLACE INTO workspace_info VALUES ('schema_version', ?)", [str(SCHEMA_VERSION + 1)])
+        for key in ("schema_version", "read_compatible_from"):  # one this version cannot read
+            ws.con.execute("INSERT OR REPLACE INTO workspace_info VALUES (?, ?)", [key, str(SCHEMA_VERSION + 1)])
     assert main(["runs", "-w", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("main.py runs: error: This workspace was made by a newer StormScope")

@@ -93,8 +93,11 @@ def test_the_old_workspace_is_migrated_and_keeps_every_row(tmp_path):
         assert ws.migrated == [2, 3, 4]
         assert SCHEMA_VERSION == 4
         assert ws.con.execute("SELECT value FROM workspace_info WHERE key = 'schema_version'").fetchall() == [("4",)]
+        # and, since the compatibility number exists, the oldest version that reads it: schema 3 (4 only added the
+        # derived sums, which a release of schema 3 ignores)
+        assert migrations.stored_compatible_from(ws.con) == 3
         after = _counts(ws)
-        assert {t: n for t, n in after.items() if t not in derived} == before
+        assert {t: n for t, n in after.items() if t not in derived} == {**before, "workspace_info": 2}
         # the migration stored the per-report sums of the three iostat runs (their reports, since-boot ones too)
         assert after["series_sums"] == ws.con.execute("SELECT count(DISTINCT (run_id, sample_idx)) FROM "
                                                       "iostat_samples").fetchall()[0][0] > 0

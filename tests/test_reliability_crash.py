@@ -16,7 +16,14 @@ import pytest
 
 from app.crashpoints import PHASES
 from app.workspace import INSERT_BATCH_ROWS
-from tests.reliability_util import fingerprint, import_command, run_import, whole_or_absent, write_iostat
+from tests.reliability_util import (
+    built_once,
+    fingerprint,
+    import_command,
+    run_import,
+    whole_or_absent,
+    write_iostat,
+)
 
 # enough rows in one table for the import to stream them into one INSERT (the staging and bulk-insert phases): the
 # stream starts past INSERT_BATCH_ROWS and takes the parser's frames that follow, so twice that many
@@ -27,8 +34,11 @@ BIG_REPORTS = -(-2 * INSERT_BATCH_ROWS // BIG_DEVICES) + 1
 @pytest.fixture(scope="module")
 def drop(tmp_path_factory):
     """The files (one imported before the killed import; a large one and a small one in it), the workspace
-    holding the earlier one, and the fingerprint of all three imported without a kill."""
-    d = tmp_path_factory.mktemp("crash")
+    holding the earlier one, and the fingerprint of all three imported without a kill (built once per run)."""
+    return built_once(tmp_path_factory, "crash", _drop)
+
+
+def _drop(d):
     earlier = write_iostat(d / "earlier.txt", 3, 20, seed=1)
     big = write_iostat(d / "big.txt", BIG_DEVICES, BIG_REPORTS, seed=2)
     small = write_iostat(d / "small.txt", 4, 30, seed=3)

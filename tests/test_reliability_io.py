@@ -16,6 +16,7 @@ import pytest
 from app.importer import iter_import
 from parsers.base import ImportOptions, JobState
 from tests.reliability_util import (
+    built_once,
     fingerprint,
     import_command,
     import_on_small_disk,
@@ -29,8 +30,11 @@ from tests.reliability_util import (
 @pytest.fixture(scope="module")
 def drop(tmp_path_factory):
     """Four files: a small one, a 10 MB log (100,000 rows) that does not fit a 2 MB disk, two small ones after it;
-    and the fingerprint of all four imported on a disk with room."""
-    d = tmp_path_factory.mktemp("io")
+    and the fingerprint of all four imported on a disk with room (built once per run)."""
+    return built_once(tmp_path_factory, "io", _drop)
+
+
+def _drop(d):
     d.chmod(0o755)
     files = [write_iostat(d / "first.txt", 3, 20, seed=11), write_iostat(d / "large.txt", 50, 2000, seed=12),
              write_iostat(d / "after1.txt", 4, 30, seed=13), write_iostat(d / "after2.txt", 2, 10, seed=14)]
@@ -44,24 +48,58 @@ def import_on_full_disk(drop, tmp_path, size="2200k"):
     return import_on_small_disk(drop["files"], size, tmp_path)
 
 
-def test_disk_full_leaves_nothing_partial(drop, tmp_path):
-    results, rc, ws = import_on_full_disk(drop, tmp_path)
+# room for the snapshot of the large file (10 MB) but not for what DuckDB writes of it: its checkpoint fails and
+# DuckDB invalidates the database (FatalException), unlike 2200k, where the snapshot itself does not fit
+INVALIDATING_DISK = "12600k"
+
+
+@pytest.mark.parametrize("size", ["2200k", INVALIDATING_DISK])
+def test_disk_full_leaves_nothing_partial_is_said_and_later_files_of_the_drop_import(drop, tmp_path, size):
+    results, rc, ws = import_on_full_disk(drop, tmp_path, size)
     assert rc == 1
     assert results["first.txt"]["status"] == "imported"
     assert results["large.txt"]["status"] == "failed"
     got = fingerprint(ws)
     assert whole_or_absent(got, drop["clean_fp"], {}) == []
-    assert {k.split("/")[1] for k in got} >= {"first"}
-    assert "large" not in {k.split("/")[1] for k in got}
-
-
-def test_disk_full_is_said_and_later_files_of_the_drop_import(drop, tmp_path):
-    results, _, ws = import_on_full_disk(drop, tmp_path)
     error = results["large.txt"]["error"]
     assert "internal error" not in error, error
     assert "No space left on device" in error, error
     assert [results[f]["status"] for f in ("after1.txt", "after2.txt")] == ["imported", "imported"], results
-    assert {k.split("/")[1] for k in fingerprint(ws)} == {"first", "after1", "after2"}
+    assert {k.split("/")[1] for k in got} == {"first", "after1", "after2"}
+
+
+def test_disk_full_during_a_drop_on_the_window(drop, tmp_path):
+    """The same drop on the window (tests/window_disk_full.py, on the small disk): the large file fails saying the
+    disk is full, the window reopens its workspace and the files after it import; the run list and the grid work
+    afterwards, and no exception reaches a slot. Failed before: the import thread reopened onto the database DuckDB
+    had invalidated (the window's connection kept it alive), so after1 and after2 failed too, and the grid failed."""
+    import json
+    import shlex
+
+    from tests.reliability_util import ROOT, on_small_disk
+
+    disk, out = tmp_path / "disk", tmp_path / "out"
+    out.mkdir()
+    cmd = " ".join(shlex.quote(a) for a in [sys.executable, str(ROOT / "tests" / "window_disk_full.py"),
+                                            str(disk / "ws.duckdb"), *map(str, drop["files"])])
+    r = on_small_disk(INVALIDATING_DISK, disk, f"cd {shlex.quote(str(ROOT))} && QT_QPA_PLATFORM=offscreen {cmd} "
+                                     f"> '{out}/result.json' 2> '{out}/stderr'; echo $? > '{out}/rc'")
+    assert r.returncode == 0, r.stderr
+    stderr = (out / "stderr").read_text()
+    assert (out / "rc").read_text().strip() == "0", stderr
+    assert "Traceback" not in stderr, stderr
+    got = json.loads((out / "result.json").read_text())
+    assert got["errors"] == []
+    lines = got["lines"]
+    assert [ln.split()[0] for ln in lines] == ["imported", "failed", "imported", "imported"], lines
+    assert "large.txt" in lines[1], lines
+    assert "disk holding the workspace is full" in lines[1], lines
+    assert [n.split()[0] for n in got["runs"]] == ["first", "after1", "after2"], got["runs"]
+    assert got["grid_rows"] == 2 * 10, got  # after2: 2 devices, 10 reports, read through the reopened workspace
+    message = got["message"]
+    assert message.startswith("The disk holding the workspace filled up while importing large.txt: nothing of it "
+                              "was stored, the runs imported before are kept. StormScope opened the workspace again"), \
+        message
 
 
 def small_workspace(drop, tmp_path):

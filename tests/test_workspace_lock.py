@@ -287,7 +287,7 @@ def test_open_workspace_from_a_newer_version_says_so_and_keeps_the_current_one(w
 
     newer = tmp_path / "newer.duckdb"
     w = Workspace(newer)
-    w.con.execute("UPDATE workspace_info SET value = '99' WHERE key = 'schema_version'")
+    w.con.execute("UPDATE workspace_info SET value = '99' WHERE key IN ('schema_version', 'read_compatible_from')")
     w.close()
     before, data = window.ws_path, newer.read_bytes()
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(newer), ""))
@@ -307,7 +307,7 @@ def test_gui_on_a_workspace_from_a_newer_version_exits_2_with_a_message(tmp_path
 
     newer = tmp_path / "newer.duckdb"
     w = Workspace(newer)
-    w.con.execute("UPDATE workspace_info SET value = '99' WHERE key = 'schema_version'")
+    w.con.execute("UPDATE workspace_info SET value = '99' WHERE key IN ('schema_version', 'read_compatible_from')")
     w.close()
     boxes = []
     monkeypatch.setattr(QMessageBox, "critical", lambda parent, title, text, *a: boxes.append((title, text)))

@@ -62,20 +62,26 @@ def open_workspace(args: argparse.Namespace, *, read_only: bool = True, create: 
     ``create``: a missing workspace is made (writable); otherwise a missing one ends the command with
     "error: no workspace at PATH" (exit 1). Another process holding the file raises
     :class:`~app.workspace_lock.WorkspaceLocked`, which :func:`app.cli.entry.main` explains (exit 2); a workspace
-    with objects StormScope never creates raises :class:`~app.safe_open.WorkspaceRefused` (exit 1). ``for_import``:
+    with objects StormScope never creates raises :class:`~app.safe_open.WorkspaceRefused` (exit 1); a newer
+    StormScope's workspace raises :class:`~app.migrations.WorkspaceTooNew` (exit 2) when this one cannot read it,
+    :class:`~app.migrations.WorkspaceReadOnly` (exit 1) when it can but the command would write, and a read
+    command prints one note line on stderr. ``for_import``:
     the command only imports (DuckDB's memory bounded for the whole open).
     """
     path = workspace_path(args)
     if not create and not path.exists():
         raise CommandFailed(f"no workspace at {path}")
     try:
-        return Workspace(path, read_only=read_only and not create, for_import=for_import)
+        ws = Workspace(path, read_only=read_only and not create, for_import=for_import)
     except duckdb.IOException as e:  # a file the user may not read or write: said, not a traceback
         if "Permission denied" not in str(e):
             raise
         how = "read" if read_only and not create else "write"
         raise CommandFailed(f"cannot open the workspace {path}: Permission denied (you may not {how} this file or "
                             "its folder; copy it somewhere you may, or ask its owner)") from None
+    if ws.newer_note:  # a newer StormScope's workspace this one reads correctly: read commands work, and say so
+        print(f"note: {ws.newer_note}", file=sys.stderr)
+    return ws
 
 
 def jsonable(v: Any) -> Any:

@@ -23,7 +23,7 @@ from app.cli.runs import RUN, RUNS
 from app.cli.size import SIZE
 from app.cli.sql import SQL
 from app.safe_text import TerminalGuard
-from app.workspace import WorkspaceRefused, WorkspaceTooNew
+from app.workspace import WorkspaceReadOnly, WorkspaceRefused, WorkspaceTooNew
 from app.workspace_lock import WorkspaceLocked, cli_message
 from reports.options import version
 
@@ -64,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except WorkspaceLocked as e:  # another window or command has the workspace open: who, and what to do
         print(f"{prog}: error: {cli_message(e, args.command, getattr(args, 'paths', None))}", file=sys.stderr)
         return 2
+    except WorkspaceReadOnly as e:  # a newer StormScope's, readable here: a command that writes is refused
+        print(f"{prog}: error: {e.path}: {e}", file=sys.stderr)
+        return 1
     except WorkspaceTooNew as e:  # made by a newer StormScope: say so instead of a traceback
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2

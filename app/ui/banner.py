@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton
 
+from app.safe_text import shown
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, kinds_with
 
@@ -54,6 +55,7 @@ class SinceBootBanner(QFrame):
         self.undo.setToolTip("Leave their first report out again")
         self.undo.clicked.connect(self._undo)
         self.kept: list[int] = []  # the runs the last click changed, for Undo
+        self._tips = (self.keep.toolTip(), self.undo.toolTip())
         lay = QHBoxLayout(self)
         lay.setContentsMargins(8, 4, 8, 4)
         lay.addWidget(self.text, 1)
@@ -74,6 +76,12 @@ class SinceBootBanner(QFrame):
         self.run_ids = list(run_ids)
         self.refresh()
 
+    def set_read_only(self, reason: str | None) -> None:
+        """A workspace this version must not change: the buttons that would are disabled, ``reason`` their tooltip."""
+        for button, tip in zip((self.keep, self.undo), self._tips):
+            button.setEnabled(reason is None)
+            button.setToolTip(reason or tip)
+
     def refresh(self) -> None:
         left_out = runs_with_since_boot_left_out(self.ws, self.run_ids)
         if set(self.kept) & {rid for rid, _n, _w in left_out} or not set(self.kept) & set(self.run_ids):
@@ -91,11 +99,11 @@ class SinceBootBanner(QFrame):
             return
         groups: dict[str, list[str]] = {}  # each reason once, with the runs it applies to
         for rid, name, who in left_out:
-            groups.setdefault(self._why(rid, who), []).append(name)
+            groups.setdefault(self._why(rid, who), []).append(shown(name))
         parts = [f"{_names(names)}: {why}" for why, names in groups.items()]
         self.text.setText("The first report is left out of every figure and the report — " + "; ".join(parts) + "."
                           + (f" {kept}" if kept else ""))
-        self.text.setToolTip("\n".join(name for _r, name, _w in left_out))
+        self.text.setToolTip("\n".join(shown(name) for _r, name, _w in left_out))
         # a first report the file proves covers more than an interval is never kept by the one click: only the
         # run menu's First report changes it, run by run
         self.affected = [rid for rid, _n, who in left_out if who == "you" or not self._proved(rid)]

@@ -12,6 +12,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout
 
+from app.safe_text import shown
+
 FIRST_REPORT_CHOICES = [
     ("Since boot (iostat's default): leave it out", "since-boot"),
     ("An interval (iostat ran with -y): keep it", "interval"),
@@ -37,14 +39,15 @@ class FolderAnswersDialog(QDialog):
                 hint = (f"; the file's cumulative kB columns suggest about {q.suggested:g} s (an estimate)"
                         if q.suggested else "")
                 field.setToolTip(f"No time stamps: the seconds between reports (the 5 of 'iostat 5'){hint}")
-                label = f"{q.file}: seconds between reports" + (f" (about {q.suggested:g} s?)" if q.suggested else "")
+                label = f"{shown(q.file)}: seconds between reports" + (
+                    f" (about {q.suggested:g} s?)" if q.suggested else "")
             else:
                 field = QComboBox()
                 for text, value in FIRST_REPORT_CHOICES:
                     field.addItem(text, value)
                 field.setToolTip("iostat's first report covers the time since the machine booted, unless the capture "
                                  "was made with -y; this file cannot prove which")
-                label = f"{q.file}: first report"
+                label = f"{shown(q.file)}: first report"
             form.addRow(label, field)
             self.fields.append(field)
         self.status = QLabel("")
@@ -72,7 +75,8 @@ class FolderAnswersDialog(QDialog):
         return out
 
     def _check(self) -> None:
-        missing = [q.file for q, f in zip(self.questions, self.fields) if q.what == "interval" and f.value() <= 0]
+        missing = [shown(q.file) for q, f in zip(self.questions, self.fields)
+                   if q.what == "interval" and f.value() <= 0]
         if missing:
             self.status.setText(f"Give the seconds between reports of {', '.join(missing)}: without them its "
                                 "times stay empty.")

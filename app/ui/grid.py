@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 from app.ui.table_model import LazyQueryModel, Source, format_value, quote_ident
 from app.workspace import Workspace
 
+ADD_COLUMN_TIP = "A computed column (an expression over this table's columns), saved in the workspace"
+
 
 class Grid(QWidget):
     """SQL box on top, the lazy table below, a filter row above the table and a stats footer."""
@@ -73,8 +75,8 @@ class Grid(QWidget):
         copy.activated.connect(self.copy_selection)
         export = QPushButton("Export…")
         export.clicked.connect(self.export_dialog)
-        add_col = QPushButton("Add column…")
-        add_col.setToolTip("A computed column (an expression over this table's columns), saved in the workspace")
+        add_col = self.add_column_button = QPushButton("Add column…")
+        add_col.setToolTip(ADD_COLUMN_TIP)
         add_col.clicked.connect(self.add_column_dialog)
 
         top = QWidget()
@@ -104,6 +106,11 @@ class Grid(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(split)
         self.model: LazyQueryModel | None = None
+
+    def set_read_only(self, reason: str | None) -> None:
+        """A workspace this version must not change: no computed column can be saved (``reason`` in the tooltip)."""
+        self.add_column_button.setEnabled(reason is None)
+        self.add_column_button.setToolTip(reason or ADD_COLUMN_TIP)
 
     def show_run(self, run_id: int) -> None:
         """A run's rows, in report order; pages are fetched by row id so any scroll position is instant."""

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.safe_text import shown, shown_html
 from app.workspace import Workspace
 from parsers.kinds import JOB_SUMMARY, LATENCY_HISTOGRAMS, TIME_SERIES, has, series_noun
 
@@ -72,11 +73,11 @@ def series_label(kind: str, device: str) -> str:
     virtual disk; a fio series is one job."""
     m = _VSCSI_DEVICE.match(device.strip())
     if has(kind, TIME_SERIES) and m:  # histograms collected over time: vscsiStats VM disks
-        disk = f" ({m['disk']})" if m["disk"] else ""
+        disk = f" ({shown(m['disk'])})" if m["disk"] else ""
         return f"VM disk {m['vm']}:{m['handle']}{disk}"
     if has(kind, JOB_SUMMARY):
-        return f"{series_noun(kind)} {device}"
-    return device
+        return f"{series_noun(kind)} {shown(device)}"
+    return shown(device)  # a name from a file: shown escaped wherever the label goes (titles, legend, lines)
 
 
 class BucketAxis(pg.AxisItem):
@@ -465,7 +466,7 @@ class HistogramView(QWidget):
                 by_dev.setdefault(d, {}).setdefault(s, []).append((lo, hi, int(n)))
             for dev, samples in by_dev.items():
                 label = series_label(kind, dev)
-                name = f"{run.get('name', rid)} · {label}" if several else label
+                name = f"{shown(run.get('name', str(rid)))} · {label}" if several else label
                 out.append(Series(name, rid, dev, kind, samples, t_s, ts, run.get("interval_s")))
         return out
 
@@ -538,7 +539,7 @@ class HistogramView(QWidget):
         self._show_share()
 
     def _run_name(self, rid: int) -> str:
-        return str((self.ws.run(rid) or {}).get("name", rid))
+        return shown(str((self.ws.run(rid) or {}).get("name", rid)))
 
     # ---- heatmaps --------------------------------------------------------------------------------
     def _clear_heat(self) -> None:
@@ -566,7 +567,7 @@ class HistogramView(QWidget):
             img = np.array([_on_grid(grid, s.samples[i]) for i in order], dtype=float).reshape(len(order), len(grid))
             top = float(img.max()) if img.size else 0.0
             p = self.heat.addPlot(row=row, col=0, axisItems={"left": BucketAxis("left")})
-            p.setTitle(s.name, color=SERIES_COLOURS[k % len(SERIES_COLOURS)], size="10pt", bold=True)
+            p.setTitle(shown_html(s.name), color=SERIES_COLOURS[k % len(SERIES_COLOURS)], size="10pt", bold=True)
             item = self._heat_item(s, img, cmap)
             p.addItem(item)
             if s.timed:
@@ -858,7 +859,7 @@ class HistogramView(QWidget):
             colour = SERIES_COLOURS[k % len(SERIES_COLOURS)]
             item = pg.BarGraphItem(x0=0, y=y, width=counts, height=width, brush=colour, pen=pg.mkPen(colour))
             self.bars.addItem(item)
-            self.legend.addItem(item, s.name)
+            self.legend.addItem(item, shown_html(s.name))
         self._fit_legend()
         self.bars.getAxis("left").set_labels([bucket_label(lo, hi) for lo, hi in grid], 0.4 - width / 2)
         self._mark_collection(k_sel)

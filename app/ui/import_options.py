@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.safe_text import shown
 from parsers.base import ImportOptions
 from parsers.kinds import LATENCY_HISTOGRAMS, has
 
@@ -153,8 +154,9 @@ class WaitingForInterval(QWidget):
         for row, r in enumerate(runs):
             between = "its collections" if has(r.get("kind"), LATENCY_HISTOGRAMS) \
                 else "its reports (the 5 of 'iostat 5')"
-            label = QLabel(f"{r['name']} has no time stamps. Seconds between {between}:")
-            label.setToolTip(r["name"])
+            label = QLabel(f"{shown(r['name'])} has no time stamps. Seconds between {between}:")
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            label.setToolTip(shown(r["name"], 1000))
             field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
                                    specialValueText="not set")
             button = QPushButton("Set interval")

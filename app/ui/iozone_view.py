@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.safe_text import shown, shown_html
 from app.workspace import Workspace, has_table
 from parsers.kinds import THROUGHPUT_GRID, has
 
@@ -296,7 +297,7 @@ class IozoneView(QWidget):
             names.setdefault(name, set()).add(run_id)
         out: dict[str, dict[str, float]] = {}
         for run_id, name, streams, test, v in rows:
-            label = name if len(names[name]) == 1 else f"{name} (run {run_id})"
+            label = shown(name) if len(names[name]) == 1 else f"{shown(name)} (run {run_id})"
             label += f" · {streams} stream" + ("s" if streams != 1 else "")
             out.setdefault(label, {})[test] = v
         return out
@@ -346,10 +347,10 @@ class IozoneView(QWidget):
             width = np.log10(v) - x0 if log else v
             colour = PALETTE[k % len(PALETTE)]
             item = pg.BarGraphItem(x0=x0, y=y, width=width, height=height * 0.9, brush=colour,
-                                   pen=pg.mkPen(colour), name=label)
+                                   pen=pg.mkPen(colour), name=shown_html(label))
             plot.addItem(item)
             self.bar_items.append(item)
-            self.legend.addItem(item, label)
+            self.legend.addItem(item, shown_html(label))
         self._fit_legend()
         if log:  # the view's range in log10 units before the axis turns logarithmic (10 ** 12000 overflows)
             plot.setXRange(math.log10(floor), math.log10(max(values)), padding=0.02)
@@ -424,7 +425,7 @@ class IozoneView(QWidget):
         self.matrix_run.blockSignals(True)
         self.matrix_run.clear()
         for run_id, name in runs:
-            self.matrix_run.addItem(name, run_id)
+            self.matrix_run.addItem(shown(name), run_id)
         i = self.matrix_run.findData(current)
         self.matrix_run.setCurrentIndex(i if i >= 0 else 0)
         self.matrix_run.blockSignals(False)

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import duckdb
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QColor, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -27,6 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.text import render_stored
+from app.migrations import READ_ONLY_REASON
+from app.safe_text import shown
 from app.ui import theme
 from app.ui.banner import SinceBootBanner
 from app.ui.desktop import StormScopeApplication, application, open_log_folder
@@ -38,9 +41,17 @@ from app.ui.questions_dock import QuestionsPanel, evidence_tab
 from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser
 from app.ui.theme import THEMES, apply_theme
-from app.ui.workers import ImportThread, wait_for_jobs
-from app.workspace import ImportResult, Workspace, WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew
-from parsers.base import ImportOptions
+from app.ui.workers import ImportThread, WorkspaceLost, wait_for_jobs
+from app.workspace import (
+    DISK_FULL,
+    ImportResult,
+    Workspace,
+    WorkspaceLocked,
+    WorkspaceReadOnly,
+    WorkspaceRefused,
+    WorkspaceTooNew,
+)
+from parsers.base import Cancelled, ImportOptions
 from parsers.kinds import TIME_SERIES, has
 
 APP = "StormScope"
@@ -94,19 +105,40 @@ class ImportPanel(QWidget):
 
     def add_result(self, r: ImportResult) -> None:
         if r.status == "imported":
-            text = f"imported   {Path(r.path).name}  → run {', '.join(map(str, r.run_ids))} ({r.rows:,} rows)"
+            text = f"imported   {shown(Path(r.path).name)}  → run {', '.join(map(str, r.run_ids))} ({r.rows:,} rows)"
             if r.warnings:
                 text += f"  — {len(r.warnings)} warning{'s' if len(r.warnings) > 1 else ''}"
         elif r.status == "duplicate":
-            text = f"duplicate  {Path(r.path).name}  (already run {', '.join(map(str, r.run_ids))})"
+            text = f"duplicate  {shown(Path(r.path).name)}  (already run {', '.join(map(str, r.run_ids))})"
         else:
-            text = f"{r.status:<10} {r.error}"
+            text = f"{r.status:<10} {shown(r.error, 2000)}"
         item = QListWidgetItem(text)
         item.setData(Qt.ItemDataRole.UserRole, r.status)
         self._colour(item)
-        item.setToolTip("\n".join([r.error or r.path, *(render_stored(w) for w in r.warnings)]))
+        item.setToolTip("\n".join(shown(t, 2000) for t in [r.error or r.path, *map(render_stored, r.warnings)]))
         self.list.addItem(item)
         self.list.scrollToBottom()
+
+
+def open_for_window(path: Path) -> Workspace:
+    """The workspace for the window: writable, or read-only when a newer StormScope made it and this one reads it
+    correctly (its compatibility number, app/migrations.py); the window then says so and changes nothing."""
+    try:
+        return Workspace(path)
+    except WorkspaceReadOnly:
+        return Workspace(path, read_only=True)
+
+
+def disk_full_note(results: list[ImportResult], reopened: bool) -> str:
+    """The one message about a full disk during an import (empty when none): which files, what was kept."""
+    full = [shown(Path(r.path).name) for r in results if r.status == "failed" and DISK_FULL in (r.error or "")]
+    if not full:
+        return ""
+    names = ", ".join(full[:3]) + (f" and {len(full) - 3} more" if len(full) > 3 else "")
+    them = "it" if len(full) == 1 else "them"
+    rest = " StormScope opened the workspace again and went on with the rest of the drop." if reopened else ""
+    return (f"The disk holding the workspace filled up while importing {names}: nothing of {them} was stored, the "
+            f"runs imported before are kept.{rest} Free some space and import {them} again. — ")
 
 
 class MainWindow(QMainWindow):
@@ -117,11 +149,12 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings(APP, APP)
         apply_theme(self.theme_setting())  # before any chart exists: pyqtgraph takes its colours at creation
         self.ws_path = Path(ws_path)
-        self.ws = ws if ws is not None else Workspace(self.ws_path)
+        self.ws = ws if ws is not None else open_for_window(self.ws_path)
         self.thread: ImportThread | None = None
+        self._reopened_during_import = False  # DuckDB invalidated the database during this import: opened again
         self._closed = False
         self.setAcceptDrops(True)
-        self.setWindowTitle(f"{APP} — {self.ws_path.stem}")
+        self.setWindowTitle(f"{APP} — {shown(self.ws_path.stem)}")
         self._fit_to_screen()
 
         self.browser = RunBrowser(self.ws)
@@ -154,6 +187,11 @@ class MainWindow(QMainWindow):
         central_lay = QVBoxLayout(central)
         central_lay.setContentsMargins(0, 0, 0, 0)
         central_lay.setSpacing(2)
+        self.read_only_banner = QLabel()  # a newer StormScope's workspace, shown read-only: said above the views
+        self.read_only_banner.setObjectName("read-only-banner")
+        self.read_only_banner.setWordWrap(True)
+        self.read_only_banner.setStyleSheet("QLabel { background: #fff4ce; color: #3d2f00; padding: 6px; }")
+        central_lay.addWidget(self.read_only_banner)
         central_lay.addWidget(self.banner)
         central_lay.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
@@ -195,7 +233,8 @@ class MainWindow(QMainWindow):
         self.questions.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))
         self.statusBar().addPermanentWidget(self.questions.undo_button)
         self._menus()
-        self.statusBar().showMessage(f"Workspace {self.ws_path}")
+        self._apply_read_only()
+        self.statusBar().showMessage(f"Workspace {shown(str(self.ws_path), 1000)}")
         self._restore()
         if not self.questions.questions:  # shown when the first question is added (Report ▸ Report questions)
             self.questions_dock.hide()
@@ -328,16 +367,21 @@ class MainWindow(QMainWindow):
             msg.setText(msg.text().split(" — ")[0])
 
     def _set_interval(self, run_id: int, seconds: float) -> str | None:
+        if self.ws.newer_note:  # the waiting runs' fields: a newer StormScope's workspace is not changed
+            return f"{READ_ONLY_REASON}."
         errors = self.browser.set_interval([run_id], seconds)
         return errors[0] if errors else None
 
     # ---- menus --------------------------------------------------------------------------------
     def _menus(self) -> None:
         m = self.menuBar().addMenu("&File")
-        act = QAction("&Import…", self, shortcut=QKeySequence("Ctrl+I"),
-                      triggered=lambda _checked=False: self.import_dialog())
-        m.addAction(act)
-        m.addAction(QAction("Import &folder…", self, triggered=lambda _checked=False: self.import_folder_dialog()))
+        m.setToolTipsVisible(True)  # a disabled action says why (a read-only workspace)
+        self.import_action = QAction("&Import…", self, shortcut=QKeySequence("Ctrl+I"),
+                                     triggered=lambda _checked=False: self.import_dialog())
+        m.addAction(self.import_action)
+        self.import_folder_action = QAction("Import &folder…", self,
+                                            triggered=lambda _checked=False: self.import_folder_dialog())
+        m.addAction(self.import_folder_action)
         self.report_folder_action = QAction("Report from fol&der…", self,
                                             triggered=lambda _checked=False: self.report_from_folder())
         self.report_folder_action.setStatusTip("An engagement folder to the report in one go: imported, what its "
@@ -379,6 +423,7 @@ class MainWindow(QMainWindow):
             theme_menu.addAction(a)
             self.theme_actions[key] = a
         r = self.menuBar().addMenu("Re&port")
+        r.setToolTipsVisible(True)
         self.add_to_report_action = QAction("&Add to report", self, shortcut=QKeySequence("Ctrl+Shift+A"),
                                             triggered=lambda _checked=False: self.add_to_report())
         self.add_to_report_action.setStatusTip("The question the Overlay, Histograms or Sizing tab shows, into the "
@@ -521,7 +566,27 @@ class MainWindow(QMainWindow):
         self.report_dialog = ReportDialog(self.ws, run_ids, self)
         self.report_dialog.show()
 
+    def _apply_read_only(self) -> None:
+        """A newer StormScope's workspace this version reads (opened read-only): a banner says so, and what would
+        change it -- importing, report questions, run settings, computed columns, templates -- is disabled, its
+        tooltip saying why. A workspace of this version: all enabled, no banner."""
+        reason = READ_ONLY_REASON if self.ws.newer_note else None
+        self.read_only_banner.setText(f"Read-only: {shown(self.ws.newer_note, 2000)} Update StormScope to change it."
+                                      if self.ws.newer_note else "")
+        self.read_only_banner.setVisible(reason is not None)
+        for a in (self.import_action, self.import_folder_action, self.import_options_action,
+                  self.report_folder_action, self.add_to_report_action, self.add_cap_action):
+            a.setEnabled(reason is None)
+            a.setToolTip(reason or a.text().replace("&", ""))
+        self.browser.read_only = reason
+        self.grid.set_read_only(reason)
+        self.banner.set_read_only(reason)
+        self.questions.set_read_only(reason)
+
     def start_import(self, paths: list[str], options: ImportOptions | None = None) -> ImportThread | None:
+        if self.ws.newer_note:  # a drop on a read-only workspace
+            self.statusBar().showMessage(f"Not imported: {READ_ONLY_REASON}.", 10000)
+            return None
         if self.thread is not None and self.thread.isRunning():
             self.statusBar().showMessage("An import is running; wait for it or cancel it first.", 5000)
             return None
@@ -529,9 +594,11 @@ class MainWindow(QMainWindow):
         self.import_panel.list.clear()
         self.import_panel.bar.setValue(0)
         self.import_panel.cancel.setEnabled(True)
+        self._reopened_during_import = False
         self.thread = ImportThread(self.ws_path, paths, options or ImportOptions(), self)
         self.thread.progress.connect(self._progress)
         self.thread.file_done.connect(self._file_done)
+        self.thread.reopen_needed.connect(self._reopen_for_import)
         self.thread.done.connect(self._import_done)
         self.thread.start()
         return self.thread
@@ -550,6 +617,30 @@ class MainWindow(QMainWindow):
         if r.status == "imported":
             self.browser.reload()
 
+    def _reopen_for_import(self) -> None:
+        """The import thread's database was invalidated by DuckDB (the disk filled up while it wrote a file): it has
+        closed its connection and waits (app/ui/workers.py ImportThread). The window closes its own -- DuckDB keeps
+        the invalidated database while any connection of this process is open -- opens the file again under the
+        same policy, and lets the import go on with the next file of the drop."""
+        thread = self.thread
+        if thread is None:
+            return
+        self._let_go_of_workspace()
+        self.ws.close_invalidated()
+        try:
+            ws = Workspace(self.ws_path)
+        except (duckdb.Error, OSError, WorkspaceLocked, WorkspaceTooNew, WorkspaceRefused) as e:
+            lost = WorkspaceLost(f"the disk holding the workspace filled up, and the workspace could not be opened "
+                                 f"again ({e}). Free some space, then open it again (File ▸ Open workspace…) and "
+                                 "import the files not listed here")
+            thread.reopened(lost)
+            QMessageBox.critical(self, "Workspace could not be opened again", shown(f"{self.ws_path}\n\n{lost}", 2000))
+            self.close()
+            return
+        self._reopened_during_import = True
+        self._use_workspace(ws, self.ws_path)
+        thread.reopened()
+
     def _import_done(self, result: Any) -> None:
         self.import_panel.cancel.setEnabled(False)
         if isinstance(result, Exception):
@@ -560,8 +651,9 @@ class MainWindow(QMainWindow):
                            and any("no timestamps" in w for w in r.warnings))
             hint = f" — {no_times} run{'s' if no_times > 1 else ''} {WAITING_HINT}" if no_times else ""
             self.import_panel.message.setText(
-                f"{n['imported']} imported, {n['duplicate']} duplicate, {n['failed']} failed, "
-                f"{n['skipped']} skipped (not traces){hint}")
+                disk_full_note(result, self._reopened_during_import)
+                + f"{n['imported']} imported, {n['duplicate']} duplicate, {n['failed']} failed, "
+                  f"{n['skipped']} skipped (not traces){hint}")
             new = [rid for r in result if r.status == "imported" for rid in r.run_ids]
             if new:
                 self.browser.reload()
@@ -584,31 +676,40 @@ class MainWindow(QMainWindow):
                                          10000)
             return
         try:  # open the new one first: when another process has it, the current one stays open
-            ws = Workspace(path)
+            ws = open_for_window(path)
         except WorkspaceLocked as e:
             QMessageBox.warning(self, "Workspace in use",
-                                f"The workspace {path} is in use by {e.holder}.\n\n{e.advice}")
+                                f"The workspace {shown(str(path), 1000)} is in use by {e.holder}.\n\n{e.advice}")
             return
         except WorkspaceTooNew as e:  # nothing was written to it; the current workspace stays open
-            QMessageBox.warning(self, "Workspace from a newer StormScope", f"{path}\n\n{e}")
+            QMessageBox.warning(self, "Workspace from a newer StormScope", f"{shown(str(path), 1000)}\n\n{e}")
             return
         except WorkspaceRefused as e:  # views, macros ... StormScope never creates: not opened, not changed
-            QMessageBox.warning(self, "Workspace not opened", f"{path}\n\n{e}")
+            QMessageBox.warning(self, "Workspace not opened", f"{shown(str(path), 1000)}\n\n{e}")
             return
-        self.questions.shutdown()
-        wait_for_jobs(cancel=False)  # the views' jobs read through the current workspace: let them finish first
-        self.grid.close_model()
+        self._let_go_of_workspace()
         self.ws.close()
+        self._use_workspace(ws, path)
+
+    def _let_go_of_workspace(self) -> None:
+        """Stop every view's use of the workspace's connection, before it is closed."""
+        self.questions.shutdown()
+        wait_for_jobs(cancel=False, but=self.thread)  # the views' jobs read through it: let them finish first
+        self.grid.close_model()
+
+    def _use_workspace(self, ws: Workspace, path: Path) -> None:
+        """Show ``ws`` (just opened) in every view."""
         self.ws_path = path
         self.ws = ws
         for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.sizing):
             w.ws = self.ws
         self.banner.ws = self.ws
         self.questions.reopen(self.ws)
+        self._apply_read_only()
         self.browser.reload()
         self._selection_changed(self.browser.selected_runs())
         self._show_waiting()
-        self.setWindowTitle(f"{APP} — {path.stem}")
+        self.setWindowTitle(f"{APP} — {shown(path.stem)}")
         self._remember(path)
 
     def _remember(self, path: Path) -> None:
@@ -649,7 +750,7 @@ class MainWindow(QMainWindow):
                 self.plot.vline.setVisible(crosshair)
         else:
             export_widget(view, path)
-        self.statusBar().showMessage(f"Chart saved as {path}", 10000)
+        self.statusBar().showMessage(f"Chart saved as {shown(path, 1000)}", 10000)
 
     # ---- state --------------------------------------------------------------------------------
     def _restore(self) -> None:
@@ -676,8 +777,10 @@ class MainWindow(QMainWindow):
         if self.thread is not None:
             # the import's last signals are queued for this window: they must not reach a closed workspace
             self.thread.file_done.disconnect(self._file_done)
+            self.thread.reopen_needed.disconnect(self._reopen_for_import)
             self.thread.done.disconnect(self._import_done)
             self.thread.cancel()
+            self.thread.reopened(Cancelled("the window was closed"))  # if it waits for a reopen, it stops there
             self.thread.wait()
             self.thread = None
         self.plot.shutdown()

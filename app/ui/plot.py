@@ -9,6 +9,7 @@ shifted along the time axis by dragging them with Shift held.
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.safe_text import shown
 from app.ui.plot_marks import CurveList, MarkerLine, PhaseBand, background_is_dark, label_fill
 from app.ui.plot_steps import METRIC_UNITS, fmt_time, fmt_value, interval_index, step_xy
 from app.workspace import Workspace
@@ -250,7 +252,7 @@ VSCSI_METRICS = {"IOPS (total)": "iops", "IOPS (read)": "read_iops", "IOPS (writ
 
 def _record(run_id: int, name: str, label: str, kind: str, device: str | None, ts: np.ndarray, te: np.ndarray,
             y: np.ndarray, note: str, offset: float = 0.0) -> dict[str, Any]:
-    return {"run_id": run_id, "name": name, "label": label, "kind": kind, "device": device, "t_start": ts,
+    return {"run_id": run_id, "name": name, "label": shown(label), "kind": kind, "device": device, "t_start": ts,
             "t_end": te, "y": y, "note": note, "align_offset_s": offset}
 
 
@@ -289,12 +291,25 @@ def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[dic
 
 
 def _refill(combo: QComboBox, items: list[str], current: str) -> None:
-    """Replace a combo box's items and keep ``current`` as its text, without announcing a change."""
+    """Replace a combo box's items and keep ``current`` as its choice, without announcing a change. Each item shows
+    its name escaped (app.safe_text.shown) and keeps the name itself as its data (:func:`_chosen`)."""
     combo.blockSignals(True)
     combo.clear()
-    combo.addItems(items)
-    combo.setCurrentText(current)
+    for item in items:
+        combo.addItem(shown(item), item)
+    i = combo.findData(current)
+    if i >= 0:
+        combo.setCurrentIndex(i)
+    else:
+        combo.setCurrentText(current)
     combo.blockSignals(False)
+
+
+def _chosen(combo: QComboBox) -> str:
+    """The name chosen in a combo box filled by :func:`_refill` (its data), else its text."""
+    data = combo.currentData()
+    shown_now = combo.currentText() == combo.itemText(combo.currentIndex())  # not a text typed over it
+    return data if isinstance(data, str) and shown_now else combo.currentText()
 
 
 class _DragBox(pg.ViewBox):
@@ -568,10 +583,10 @@ class OverlayPlot(QWidget):
     def _set_devices(self, names: list[str]) -> None:
         """The device picker lists the devices of the selected runs (found by the loading job)."""
         wanted, self._want_device = self._want_device, None
-        before = self.device.currentText()
+        before = _chosen(self.device)
         current = wanted or before
         _refill(self.device, [WHOLE_DISKS_LABEL, *names], current if current in names else WHOLE_DISKS_LABEL)
-        if wanted and self.device.currentText() != before:  # a question's device: its curves are loaded now
+        if wanted and _chosen(self.device) != before:  # a question's device: its curves are loaded now
             QTimer.singleShot(0, self, self.reload)
 
     # ---- the report's questions ------------------------------------------------------------------
@@ -585,12 +600,12 @@ class OverlayPlot(QWidget):
         return [r for r in self.run_ids if has((self.ws.run(r) or {}).get("kind"), HOST_LATENCY)]
 
     def _device(self) -> str | None:
-        text = self.device.currentText()
+        text = _chosen(self.device)
         return None if text in ("", WHOLE_DISKS_LABEL) else text
 
     def _align_param(self) -> str:
         mode = self.align.currentIndex()
-        marker = self.marker.currentText().strip()
+        marker = _chosen(self.marker).strip()
         return "activity" if mode == 1 else f"marker:{marker}" if mode == 2 and marker else "clock" if mode == 3 \
             else "start"
 
@@ -704,7 +719,7 @@ class OverlayPlot(QWidget):
             self._want_device = device
 
     def _set_marker_names(self, names: list[str]) -> None:
-        _refill(self.marker, names, self.marker.currentText())
+        _refill(self.marker, names, _chosen(self.marker))
 
     def _marker_edited(self) -> None:
         if self.align.currentIndex() == 2:
@@ -722,10 +737,10 @@ class OverlayPlot(QWidget):
         metric = self.metric_box.currentText()
         mode = ["start", "activity", "marker", "clock"][self.align.currentIndex()]
         activity = self.activity.value()
-        if mode == "marker" and not self.marker.currentText().strip() and self.marker.count():
+        if mode == "marker" and not _chosen(self.marker).strip() and self.marker.count():
             self.marker.setCurrentIndex(0)  # Align: marker with no name yet: the first marker the runs have
-        marker = self.marker.currentText().strip() or None
-        device = None if self.device.currentText() in ("", WHOLE_DISKS_LABEL) else self.device.currentText()
+        marker = _chosen(self.marker).strip() or None
+        device = None if _chosen(self.device) in ("", WHOLE_DISKS_LABEL) else _chosen(self.device)
         runs = list(self.run_ids)
         reader = self.ws.cursor()  # the worker's own connection to the open workspace (no reopening)
 
@@ -855,7 +870,8 @@ class OverlayPlot(QWidget):
     def _curve_item(self, c: Curve) -> pg.PlotDataItem:
         x, y = step_xy(c.t_start, c.t, c.y)
         # clipping and peak downsampling come from the plot's settings (set on the PlotItem)
-        item = self.plot.plot(x, y, pen=pg.mkPen(c.colour, width=2), name=c.label, connect="finite")
+        item = self.plot.plot(x, y, pen=pg.mkPen(c.colour, width=2), name=html.escape(c.label, quote=False),
+                              connect="finite")  # the legend reads HTML: the label's "<U+202E>" is text
         item.setVisible(c.visible)
         return item
 
@@ -938,6 +954,11 @@ class OverlayPlot(QWidget):
         ``writes``: (function, args...) of app.analysis.phases, done in order."""
         from app.analysis.histograms import AnalysisError
 
+        if self.ws.newer_note:  # a newer StormScope's workspace: shown, never changed
+            from app.migrations import READ_ONLY_REASON
+
+            QMessageBox.information(self, f"The {what} was not saved", f"{READ_ONLY_REASON}.")
+            return False
         try:
             for fn, *args in writes:
                 fn(self.ws, *args)

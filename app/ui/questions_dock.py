@@ -43,6 +43,7 @@ from app.analysis.questions import (
     move_question,
     run_names,
 )
+from app.safe_text import shown
 from app.ui import theme
 from app.ui.workers import JobThread
 from app.workspace import Workspace
@@ -105,6 +106,7 @@ class QuestionsPanel(QWidget):
         self.table.itemDoubleClicked.connect(lambda item: self.edit_title(item.row()))
         self.table.itemChanged.connect(self._title_edited)
 
+        self.read_only: str | None = None  # why the workspace must not be changed (a newer StormScope's), if so
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setWordWrap(True)
         self.empty.setEnabled(False)  # the muted text colour
@@ -174,7 +176,7 @@ class QuestionsPanel(QWidget):
         current = self.current_question()
         keep = select_id if select_id is not None else current.question_id if current else None
         self.questions = list_questions(self.ws)
-        names = run_names(self.ws)
+        names = self._names()
         self._filling = True
         self.table.blockSignals(True)
         try:
@@ -200,11 +202,15 @@ class QuestionsPanel(QWidget):
         self.count_changed.emit(n)
         self._answer()
 
+    def _names(self) -> dict[int, str]:
+        """The runs' names as the panel shows them (in titles, messages): names from files, escaped."""
+        return {rid: shown(n) for rid, n in run_names(self.ws).items()}
+
     def _set(self, row: int, col: int, text: str, editable: bool = False,
              align: Qt.AlignmentFlag | None = None) -> QTableWidgetItem:
         item = QTableWidgetItem(text)
         flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if editable:
+        if editable and not self.read_only:
             flags |= Qt.ItemFlag.ItemIsEditable
         item.setFlags(flags)
         if align is not None:
@@ -244,7 +250,7 @@ class QuestionsPanel(QWidget):
         if isinstance(result, Exception):  # a failure of the computation itself (not "cannot answer"): said
             for row in range(self.table.rowCount()):
                 self.table.item(row, COL_VERDICT).setText("–")
-                self.table.item(row, COL_FIGURE).setText(f"The answers could not be computed: {result}")
+                self.table.item(row, COL_FIGURE).setText(shown(f"The answers could not be computed: {result}", 2000))
             return
         self.answers = result
         dark = theme.current() == "dark"
@@ -263,8 +269,9 @@ class QuestionsPanel(QWidget):
                 font.setBold(a.verdict != "information")
                 verdict.setFont(font)
                 figure = self.table.item(row, COL_FIGURE)
-                figure.setText(a.number if a.error is None else f"cannot be answered: {a.error}")
-                tip = [x for x in (a.number, str(a.reason)) if x] + [f"• {n}" for n in a.notes]
+                figure.setText(shown(a.number if a.error is None else f"cannot be answered: {a.error}", 2000))
+                tip = [shown(x, 2000) for x in (a.number, str(a.reason)) if x]
+                tip += [f"• {shown(n, 2000)}" for n in a.notes]
                 for col in (COL_VERDICT, COL_FIGURE):
                     self.table.item(row, col).setToolTip("\n".join(tip))
         finally:
@@ -286,8 +293,18 @@ class QuestionsPanel(QWidget):
         self.refresh()
 
     # ---- adding ----------------------------------------------------------------------------------------
+    def set_read_only(self, reason: str | None) -> None:
+        """A workspace this version must not change: no question is added, moved, renamed or deleted (``reason`` in
+        the tooltips and the status bar)."""
+        changed, self.read_only = reason != self.read_only, reason
+        if changed and not self._shut:  # the titles' editable flag
+            self.refresh()
+
     def add(self, questions: list[Question]) -> list[StoredQuestion]:
         """Store questions a view asked for; the status bar names them (or says why one cannot be added)."""
+        if self.read_only:
+            self.message.emit(f"Not added to the report: {self.read_only}.", 15000)
+            return []
         added: list[StoredQuestion] = []
         try:
             for q in questions:
@@ -295,7 +312,7 @@ class QuestionsPanel(QWidget):
         except QuestionError as e:
             self.message.emit(f"Could not add to the report: {e}", 15000)
         if added:
-            names = run_names(self.ws)
+            names = self._names()
             self.refresh(select_id=added[-1].question_id)
             heads = [sq.heading(names) for sq in added]
             self.message.emit("Added to the report: " + " · ".join(heads), 15000)
@@ -311,7 +328,10 @@ class QuestionsPanel(QWidget):
         self.rename_action.setEnabled(row >= 0)
         self.delete_action.setEnabled(row >= 0)
         for a in (self.up_action, self.down_action, self.rename_action, self.delete_action):
+            if self.read_only:
+                a.setEnabled(False)
             self.buttons[a.text()].setEnabled(a.isEnabled())
+            self.buttons[a.text()].setToolTip(self.read_only or a.toolTip())
 
     def _chosen(self) -> None:
         self._buttons()
@@ -347,8 +367,11 @@ class QuestionsPanel(QWidget):
     def _title_edited(self, item: QTableWidgetItem) -> None:
         if self._filling or item.column() != COL_TITLE or not 0 <= item.row() < len(self.questions):
             return
+        if self.read_only:  # (the titles are not editable then; a refresh puts the stored one back)
+            self.refresh()
+            return
         sq = self.questions[item.row()]
-        names = run_names(self.ws)
+        names = self._names()
         text = item.text().strip()
         if text == sq.heading(names):
             return  # nothing changed
@@ -367,7 +390,7 @@ class QuestionsPanel(QWidget):
         if sq is None:
             return
         row = self.current_row()
-        heading = sq.heading(run_names(self.ws))
+        heading = sq.heading(self._names())
         delete_question(self.ws, sq.question_id)
         self._deleted = (sq, heading)
         self.refresh()

@@ -83,6 +83,11 @@ class ReportDialog(QDialog):
         self._tick(ReportOptions().sections_for(self.answering))
         self.save_as = QLineEdit()
         self.save_as.setPlaceholderText("save these options as a template named…")
+        if getattr(ws, "newer_note", None):  # a newer StormScope's workspace: a template cannot be saved into it
+            from app.migrations import READ_ONLY_REASON
+
+            self.save_as.setEnabled(False)
+            self.save_as.setToolTip(READ_ONLY_REASON)
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
         n = len(run_ids)

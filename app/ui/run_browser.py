@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.safe_text import for_display
+from app.safe_text import has_controls, shown
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
 
@@ -31,9 +31,8 @@ MIN_WIDTH = 240
 NAME_COLUMN_MAX = 300  # px: wider names are elided in the middle; the full name is in the tooltip
 
 
-def shown(name: str | None, limit: int = 200) -> str:
-    """A name from a file as the window shows it (see app.safe_text.for_display)."""
-    return for_display(name, limit)[0]
+RENAME_REFUSED = ("A run name cannot hold control characters (line breaks, tabs, escape sequences) or text-direction "
+                  "controls: the name was not changed.")
 
 
 def describe_period(r: dict[str, Any]) -> str:
@@ -56,6 +55,8 @@ class RunBrowser(QWidget):
     def __init__(self, ws: Workspace, parent: Any = None):
         super().__init__(parent)
         self.ws = ws
+        self.read_only: str | None = None  # why the workspace must not be changed (a newer StormScope's), if so
+        self.menu: QMenu | None = None
         self.search = QLineEdit(placeholderText="Search runs (name, host, tag, kind)…")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._apply_search)
@@ -187,6 +188,7 @@ class RunBrowser(QWidget):
             return
         m = QMenu(self)
         m.addAction("Open in grid", lambda: self.open_grid.emit(ids[0]))
+        first = len(m.actions())  # the actions after it change the workspace
         if len(ids) == 1:
             m.addAction("Rename…", lambda: self.rename(ids[0]))
         m.addAction("Tag…", lambda: self.tag(ids))
@@ -213,11 +215,22 @@ class RunBrowser(QWidget):
                         lambda: self.set_histogram_counts(ids, "per-collection"))
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
+        if self.read_only:  # a newer StormScope's workspace: shown, never changed -- said in each tooltip
+            m.setToolTipsVisible(True)
+            for a in m.actions()[first:]:
+                a.setEnabled(False)
+                a.setToolTip(self.read_only)
+        self.menu = m  # the menu on screen (tests read it)
         m.exec(self.tree.viewport().mapToGlobal(pos))
 
     def rename(self, run_id: int) -> None:
+        """Rename… in the run menu: the box shows the current name as the window does (escaped); what the user types
+        is stored as typed, but a control or text-direction character is refused, saying why."""
         run = self.ws.run(run_id)
-        name, ok = QInputDialog.getText(self, "Rename run", "Name:", text=run["name"] if run else "")
+        name, ok = QInputDialog.getText(self, "Rename run", "Name:", text=shown(run["name"]) if run else "")
+        if ok and has_controls(name):
+            QMessageBox.warning(self, "Rename run", RENAME_REFUSED)
+            return
         if ok and name.strip():
             self.ws.rename_run(run_id, name.strip())
             self.reload()
@@ -276,7 +289,7 @@ class RunBrowser(QWidget):
 
     def delete(self, run_ids: list[int], confirm: bool = True) -> None:
         if confirm:
-            names = ", ".join((self.ws.run(r) or {}).get("name", str(r)) for r in run_ids[:5])
+            names = ", ".join(shown((self.ws.run(r) or {}).get("name", str(r))) for r in run_ids[:5])
             more = f" and {len(run_ids) - 5} more" if len(run_ids) > 5 else ""
             answer = QMessageBox.question(
                 self, "Delete runs", f"Delete {names}{more} from the workspace?\n"

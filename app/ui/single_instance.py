@@ -289,13 +289,15 @@ def hand_off_or_open(ws_path: Path, paths: list[str]) -> int | Workspace:
     A window that has it open gets ``paths`` (and comes to the front): say so and exit 0. A window still starting
     listens a moment later. Anyone else holding it: a message box says who and what to do, exit 2.
     """
-    from app.workspace import Workspace, WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew
+    from app.workspace import Workspace, WorkspaceLocked, WorkspaceReadOnly, WorkspaceRefused, WorkspaceTooNew
 
     try:
         said = hand_off(ws_path, paths)
         if said is None:
             try:
                 return Workspace(ws_path)
+            except WorkspaceReadOnly:  # a newer StormScope's that this one reads: the window opens it read-only
+                return Workspace(ws_path, read_only=True)
             except WorkspaceTooNew as e:
                 return too_new_at_start(ws_path, e)
             except WorkspaceRefused as e:

@@ -4,6 +4,7 @@ progress is forwarded as signals, and whose cancel() the Cancel button calls."""
 from __future__ import annotations
 
 import atexit
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -57,9 +58,12 @@ class JobThread(QThread):
             self.done.emit(self.result)
 
 
-def wait_for_jobs(timeout_ms: int = 60000, cancel: bool = True) -> None:
-    """Let every running job finish (the application is quitting, or the workspace they read is switched)."""
+def wait_for_jobs(timeout_ms: int = 60000, cancel: bool = True, but: QThread | None = None) -> None:
+    """Let every running job finish (the application is quitting, or the workspace they read is switched), ``but``
+    one (the import that waits for the window to open its workspace again)."""
     for job in list(_RUNNING):
+        if job is but:
+            continue
         if cancel:
             job.cancel()
         job.wait(timeout_ms)
@@ -68,23 +72,53 @@ def wait_for_jobs(timeout_ms: int = 60000, cancel: bool = True) -> None:
 atexit.register(wait_for_jobs)  # a job still running at exit would be destroyed mid-run
 
 
+class WorkspaceLost(Exception):
+    """The import's workspace could not be opened again after DuckDB invalidated it; ``str()`` says so."""
+
+
 class ImportThread(JobThread):
-    """Imports files, folders and .zip archives (app.importer.iter_import); emits one ``file_done`` per file."""
+    """Imports files, folders and .zip archives (app.importer.iter_import); emits one ``file_done`` per file.
+
+    When DuckDB invalidates the database during the import (the disk filled up at a checkpoint), every connection
+    of this process to the file must be closed before it can be opened again (``Workspace.reopen``): the thread
+    closes its own, emits ``reopen_needed`` and waits; the window closes its own, opens the file again and calls
+    :meth:`reopened`; the thread then goes on with the next file of the drop, where it was. Waiting in place (rather
+    than ending the import and queueing the rest again) keeps every file of the drop in the one list being walked --
+    including files unpacked from an archive into this import's temporary folder -- so none can be dropped or
+    imported twice."""
 
     file_done = Signal(object)
+    reopen_needed = Signal()
 
     def __init__(self, ws_path: Path, paths: list[str], options: ImportOptions, owner: QObject | None = None):
         super().__init__(self._import, owner)
         self.ws_path = ws_path
         self.paths = paths
         self.options = options
+        self._reopened = threading.Event()
+        self._reopen_error: BaseException | None = None
 
     def _import(self, state: JobState) -> list[ImportResult]:
         from app.importer import iter_import  # the parsers load when an import starts, not at start-up
 
         results: list[ImportResult] = []
         with Workspace(self.ws_path) as ws:
+            ws.before_reopen = self._wait_for_reopen
             for step in iter_import(ws, self.paths, self.options, state):
                 results.append(step.result)
                 self.file_done.emit(step.result)
         return results
+
+    def _wait_for_reopen(self) -> None:
+        """In the thread, its connection closed: the window lets go of the database and opens the file again."""
+        self._reopened.clear()
+        self._reopen_error = None
+        self.reopen_needed.emit()
+        self._reopened.wait()
+        if self._reopen_error is not None:
+            raise self._reopen_error
+
+    def reopened(self, error: BaseException | None = None) -> None:
+        """The window has opened the workspace again (``error``: it could not; the import stops with it)."""
+        self._reopen_error = error
+        self._reopened.set()
