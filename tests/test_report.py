@@ -210,3 +210,17 @@ def test_no_blank_last_page_when_the_last_section_fills_its_page(tmp_path):
         assert f"Line {n - 1} of" in pages[-1], f"{n} lines: the last of {len(pages)} pages is blank"
         lengths[n] = len(pages)
     assert len(set(lengths.values())) >= 2  # the range crosses a page boundary: the case is really tried
+
+
+def test_answers_the_files_could_not_give_are_marked_as_given(ws_samples, tmp_path):
+    """Review finding: the capped capture's 2 s interval (typed by the consultant: the file has no time stamps)
+    printed as if it came from the file, and so did the storms' first reports kept on the consultant's word."""
+    out = tmp_path / "r.pdf"
+    build_report(ws_samples, ReportOptions(date="x", sections=["runs"]), str(out))
+    rows = {line.split()[1]: line for line in pdf_text(out).splitlines() if line.split()[:1] in (["1"], ["2"], ["3"],
+                                                                                                ["4"], ["5"])}
+    assert "2 s (given)" in rows["capped_200iops_iostat-d"]
+    assert "60 (given)" in rows["storm_fast_iostat-xt"]
+    assert "95 (given)" in rows["storm_slow_iostat-xt"]
+    assert "(given)" not in rows["fio_randrw_jsonplus"]
+    assert "Given: not in the trace file but the consultant's answer" in flat(pdf_text(out))

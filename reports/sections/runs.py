@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import json
+
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, has, kind_label
 from reports.content import Section, Table, _period, fmt
 from reports.context import ReportContext
 from reports.sections import section
+
+GIVEN = " (given)"
+GIVEN_NOTE = (" Given: not in the trace file but the consultant's answer — the interval of a capture without time "
+              "stamps, or whether an iostat capture's first report covers the time since boot (counted when it does "
+              "not).")
+
+
+def _first_report_given(r: dict) -> bool:
+    """The consultant said whether the run's first report covers the time since boot (the file could not)."""
+    meta = r.get("meta") or {}
+    if isinstance(meta, str):
+        meta = json.loads(meta)
+    return "set by the user" in str(meta.get("first_report") or "")
 
 
 def _reports(ctx: ReportContext, r: dict) -> str:
@@ -14,6 +29,8 @@ def _reports(ctx: ReportContext, r: dict) -> str:
         boot = ctx.ws.con.execute("SELECT count(DISTINCT sample_idx) FROM iostat_samples WHERE run_id = ? AND "
                                   "since_boot", [r["run_id"]]).fetchall()[0][0]
         n -= int(boot or 0)
+        if _first_report_given(r):
+            return f"{n:,}{GIVEN}"
     return f"{n:,}"
 
 
@@ -25,13 +42,16 @@ def build(ctx: ReportContext) -> Section | None:
         series_kind = has(r["kind"], TIME_SERIES)
         interval = fmt(r.get("interval_s"), 0 if (r.get("interval_s") or 0) >= 1 else 2, "s") \
             if r.get("interval_s") else ("unknown" if series_kind else "–")
+        if r.get("interval_s") and r.get("interval_source") == "user":
+            interval += GIVEN
         rows.append([str(r["run_id"]), ctx.name(r), kind_label(r["kind"]), ctx.an.host(r.get("host")),
                      _period(ctx.ws, r), interval,
                      _reports(ctx, r) if r.get("n_samples") and series_kind else "–"])
     sec.para("The runs below were imported from the customer's trace files; their sources, checksums and "
              "import warnings are listed in the appendix.")
+    given = any(GIVEN in c for row in rows for c in row)
     sec.table(Table("", ["Run", "Name", "Kind", "Host", "Period", "Interval", "Reports"], rows,
                     note="Reports: the samples of a run over time that the analyses use (iostat reports, vscsiStats "
                          "collections; a since-boot report left out is not counted); benchmark results such as fio "
-                         "and IOzone have none."))
+                         "and IOzone have none." + (GIVEN_NOTE if given else "")))
     return sec
