@@ -238,9 +238,9 @@ METHOD_PROSE = {
                "share is its commands over all VMs' commands in the run. A VM is active in an interval when its "
                "rate is at least 5 % of the busiest VM's busiest interval, alone when no other VM is active; its "
                "latency alone and with another VM active are GAVG means weighted by its commands.",
-    "compare": "The runs are aligned on their first activity and compared figure by figure over the whole "
-               "run; time above a level uses one level for every run (half the first run's peak), so the runs "
-               "are measured against the same bar.",
+    "compare": "The runs are compared figure by figure over the whole of each run (how they are aligned only "
+               "places them on a chart's time axis, and each chart says how); time above a level uses one level "
+               "for every run (half the first run's peak), so the runs are measured against the same bar.",
 }
 
 GLOSSARY = (

@@ -224,3 +224,16 @@ def test_answers_the_files_could_not_give_are_marked_as_given(ws_samples, tmp_pa
     assert "95 (given)" in rows["storm_slow_iostat-xt"]
     assert "(given)" not in rows["fio_randrw_jsonplus"]
     assert "Given: not in the trace file but the consultant's answer" in flat(pdf_text(out))
+
+
+def test_fio_results_say_which_latency_and_count_one_thread_per_clone(ws_samples, tmp_path):
+    """Review findings: fio's table put the mean of the total latency (0.175 ms) beside the p99 of the completion
+    latency without saying so, and printed numjobs (2) on each of the two clones fio reported one by one."""
+    rep = build_report(ws_samples, ReportOptions(date="x", sections=["jobs"]), str(tmp_path / "r.pdf"))
+    (jobs,) = [s for s in rep.sections if s.key == "jobs"]
+    (table,) = [t for t in jobs.tables if "fio_randrw_jsonplus" in t.title]
+    assert table.header[-2:] == ["Mean latency (total)", "p99 completion latency"]
+    threads = table.header.index("Threads")
+    assert [row[0] for row in table.rows] == ["randrw #0", "randrw #0", "randrw #1", "randrw #1"]
+    assert [row[threads] for row in table.rows] == ["1"] * 4  # numjobs=2, each clone reported on its own
+    assert "the column headings say which" in " ".join(jobs.paragraphs)
