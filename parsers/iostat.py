@@ -61,7 +61,16 @@ from parsers.iostat_columns import (
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
 from parsers.registry import register
 from parsers.schema import frame_schema
-from parsers.textutil import RawStamp, StampResolver, banner_date, fast_stamp, resolve_stamps, split_stamp, stamp_date
+from parsers.textutil import (
+    RawStamp,
+    StampResolver,
+    banner_date,
+    fast_stamp,
+    resolve_stamps,
+    split_stamp,
+    stamp_date,
+    stamp_datetime,
+)
 
 BANNER = re.compile(
     r"^(?P<os>[A-Za-z][\w.-]*)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+(?P<date>\S+(?:\s\S+)?)"
@@ -70,6 +79,7 @@ BANNER = re.compile(
 DEVICE_HEADER = re.compile(r"^\s*Device:?\s+\S|\S\s+Device:?\s*$")  # and at least one column name
 CPU_HEADER = re.compile(r"^\s*avg-cpu:")
 _SPLIT_BLOCKS = re.compile(r"\n[ \t]*\n")
+_BLANKS_LINE = re.compile(r"\n[ \t]+\n")  # a blank line holding blanks (the chunk walk declines it)
 MAX_LINE = 64 * 1024
 SINCE_BOOT_RATIO = 3.0
 MAX_LINES_LISTED = 10  # a warning lists the lines of this many rows left out, then counts the rest
@@ -308,6 +318,10 @@ class _Parser:
 
     # ---- structure ------------------------------------------------------------------------
     def _chunk(self, text: str, eof: bool) -> Iterator[Event]:
+        if not eof and self._fast_chunk(text):
+            if self.pending_rows:
+                yield from self._flush(final=False)
+            return
         pos = 0
         line = self.line_no
         for m in _SPLIT_BLOCKS.finditer(text):
@@ -324,6 +338,147 @@ class _Parser:
         self.line_no = line
         if self.pending_rows:
             yield from self._flush(final=eof)
+
+    # ---- the regular reports of a chunk, walked in one go ------------------------------------------------------
+    def _fast_chunk(self, text: str) -> bool:
+        """Walk a chunk of regular reports -- each a ``-t`` stamp (with its ``avg-cpu:`` block, if any), then one
+        device block under a header already met -- as :meth:`_block` would, at a few string searches per report
+        instead of a look at every line. False, with nothing changed, when the chunk holds anything else (a banner,
+        a new header, a stamp not in the common form, time going back, a report left out, sections, a blank line
+        holding blanks...): :meth:`_block` then walks it, and says what is wrong where."""
+        rs = self.run
+        if (rs is None or self.start_kind != "ts" or self.decimal_comma is not False or self.human or rs.sections
+                or rs.resolver is None or rs.resolver.order is None or rs.t0 is None or self._skip_report
+                or _BLANKS_LINE.search(text)):
+            return False
+        plan = self._fast_plan(rs, text)
+        if plan is None:
+            return False
+        self._fast_commit(rs, plan)
+        self.line_no += text.count("\n")
+        return True
+
+    def _fast_plan(self, rs: _RunState, text: str) -> list[tuple] | None:
+        """The chunk's reports as ('ts', stamp, time, cpu values or None) and ('dev', header, rows, first line, row
+        count) steps, or None when a block is not regular. Changes nothing."""
+        plan: list[tuple] = []
+        latest = rs.latest
+        order = rs.resolver.order if rs.resolver is not None else None
+        if order is None:
+            return None
+        awaiting_rows = rs.report_sample != rs.sample_idx  # the open report has no device block yet
+        pos, line, n = 0, self.line_no, len(text)
+        while pos < n:
+            if text[pos] == "\n":  # a further blank line
+                pos += 1
+                line += 1
+                continue
+            end = text.find("\n\n", pos)
+            end = n if end < 0 else end
+            if end - pos > MAX_LINE:
+                return None
+            nl = text.find("\n", pos, end)
+            first = text[pos: nl if nl >= 0 else end]
+            if first.startswith("Device"):
+                step = self._fast_device(text, first, nl, end, line) if awaiting_rows else None
+                if step is None:
+                    return None
+                plan.append(step)
+                awaiting_rows = False
+            else:
+                steps = self._fast_stamp_block(order, text, first, nl, end, line, latest)
+                if steps is None:
+                    return None
+                latest = steps[0][2]
+                plan.extend(steps)
+                awaiting_rows = len(steps) == 1
+            line += text.count("\n", pos, end) + 2
+            pos = end + 2
+        return plan
+
+    def _fast_device(self, text: str, header: str, nl: int, end: int, line: int) -> tuple | None:
+        """A device block under a header already met (and checked for --human units), as a plan step."""
+        h = self.headers.get(header.rstrip())
+        if h is None or id(h) not in self._checked_headers or nl < 0:
+            return None
+        rows = text[nl + 1: end]
+        if not rows or rows.isspace() or rows.endswith("\n"):
+            return None
+        return ("dev", h, rows, line + 1, rows.count("\n") + 1)
+
+    def _fast_stamp_block(self, order: str, text: str, first: str, nl: int, end: int, line: int,
+                          latest: datetime | None) -> list[tuple] | None:
+        """A block opening a report with its stamp: the stamp alone, with the ``avg-cpu:`` header and values, or with
+        a device block; None when it is anything else or its time is not after ``latest``."""
+        stamp = fast_stamp(first.strip())
+        if stamp is None:
+            return None
+        try:
+            dt = stamp_datetime(stamp, order)
+        except ValueError:  # the day/month order changes here: said by the line-by-line walk
+            return None
+        if latest is not None and dt <= latest:
+            return None
+        if nl < 0:
+            return [("ts", stamp, dt, None)]
+        second_end = text.find("\n", nl + 1, end)
+        second = text[nl + 1: second_end if second_end >= 0 else end]
+        if second.startswith("Device"):
+            dev = self._fast_device(text, second, second_end, end, line + 1)
+            return None if dev is None else [("ts", stamp, dt, None), dev]
+        if second_end < 0 or not CPU_HEADER.match(second) or second.split()[1:] != self.cpu_header:
+            return None
+        cpu = self._fast_cpu(text[second_end + 1: end])
+        return None if cpu is None else [("ts", stamp, dt, cpu)]
+
+    def _fast_cpu(self, values: str) -> tuple | None:
+        """The CPU values of an ``avg-cpu:`` block as :meth:`_cpu_values` stores them, or None when they are not
+        one line of plain percentages under the header met before."""
+        hdr = self.cpu_header or []
+        toks = values.split()
+        if "\n" in values or len(toks) != len(hdr):
+            return None
+        try:
+            nums = [float(t) for t in toks]
+        except ValueError:
+            return None
+        if not all(0 <= v <= 100 for v in nums):
+            return None
+        rec = {CPU_COLUMNS.get(h, h.lstrip("%")): v for h, v in zip(hdr, nums)}
+        return (rec.get("user"), rec.get("nice"), rec.get("system"), rec.get("iowait"), rec.get("steal"),
+                rec.get("idle"))
+
+    def _fast_commit(self, rs: _RunState, plan: list[tuple]) -> None:
+        """Apply a chunk's plan (:meth:`_fast_plan`) to the run, as :meth:`_block` would report by report."""
+        resolver = rs.resolver
+        assert resolver is not None  # the plan was made with its order
+        for step in plan:
+            if step[0] == "ts":
+                _, stamp, dt, cpu = step
+                rs.sample_idx += 1
+                rs.stamps.append((rs.sample_idx, stamp))
+                rs.ts_by_sample[rs.sample_idx] = dt
+                rs.latest = dt
+                resolver.prev = dt
+                if cpu is not None:
+                    rs.cpu.append((rs.sample_idx, *cpu))
+                continue
+            _, h, rows, first_line, n = step
+            rs.report_sample = rs.sample_idx
+            rs.report_headers = [h]
+            key = h.text + "|" + rs.key
+            p = self.pending.get(key)
+            if p is None:
+                p = self.pending[key] = _Pending(h)
+            self._prev_rows = self._block_rows.get(key)
+            self._block_rows[key] = n
+            p.parts.append(rows)
+            p.sample.append(rs.sample_idx)
+            p.ts.append(rs.ts_by_sample.get(rs.sample_idx))
+            p.nrows.append(n)
+            p.first_line.append(first_line)
+            p.key.append(rs.key)
+            self.pending_rows += n
 
     def _block(self, block: str, line: int, last: bool = False) -> None:
         # skip leading blank lines inside the block (a file may start with them)
