@@ -271,7 +271,9 @@ class _Parser:
             while True:
                 data = fh.read(self.opt.chunk_bytes)
                 eof = not data
-                buf = (carry + data).replace(b"\r\n", b"\n")  # a CRLF split between reads is rejoined
+                buf = carry + data if carry else data
+                if b"\r" in buf:  # (a search, cheaper than the copy replace makes)
+                    buf = buf.replace(b"\r\n", b"\n")  # a CRLF split between reads is rejoined
                 if b"\x00" in data:
                     line = self.line_no + buf[: buf.index(b"\x00")].count(b"\n")
                     raise ParseError("binary data (NUL byte): not a text iostat log", line)
@@ -292,7 +294,8 @@ class _Parser:
                     buf = buf[3:]
                 first = False
                 text, self.encoding = decode(buf, self.encoding)
-                text = text.replace("\r\n", "\n").replace("\r", "\n")
+                if "\r" in text:
+                    text = text.replace("\r\n", "\n").replace("\r", "\n")
                 yield text, eof
                 if eof:
                     break
@@ -351,16 +354,16 @@ class _Parser:
                 or rs.resolver is None or rs.resolver.order is None or rs.t0 is None or self._skip_report
                 or _BLANKS_LINE.search(text)):
             return False
-        plan = self._fast_plan(rs, text)
-        if plan is None:
+        planned = self._fast_plan(rs, text)
+        if planned is None:
             return False
+        plan, self.line_no = planned
         self._fast_commit(rs, plan)
-        self.line_no += text.count("\n")
         return True
 
-    def _fast_plan(self, rs: _RunState, text: str) -> list[tuple] | None:
+    def _fast_plan(self, rs: _RunState, text: str) -> tuple[list[tuple], int] | None:
         """The chunk's reports as ('ts', stamp, time, cpu values or None) and ('dev', header, rows, first line, row
-        count) steps, or None when a block is not regular. Changes nothing."""
+        count) steps, and the line number after the chunk; None when a block is not regular. Changes nothing."""
         plan: list[tuple] = []
         latest = rs.latest
         order = rs.resolver.order if rs.resolver is not None else None
@@ -374,8 +377,7 @@ class _Parser:
                 line += 1
                 continue
             end = text.find("\n\n", pos)
-            end = n if end < 0 else end
-            if end - pos > MAX_LINE:
+            if end < 0 or end - pos > MAX_LINE:  # a chunk read before the file's end ends with a blank line
                 return None
             nl = text.find("\n", pos, end)
             first = text[pos: nl if nl >= 0 else end]
@@ -385,6 +387,7 @@ class _Parser:
                     return None
                 plan.append(step)
                 awaiting_rows = False
+                line += step[4] + 1
             else:
                 steps = self._fast_stamp_block(order, text, first, nl, end, line, latest)
                 if steps is None:
@@ -392,9 +395,10 @@ class _Parser:
                 latest = steps[0][2]
                 plan.extend(steps)
                 awaiting_rows = len(steps) == 1
-            line += text.count("\n", pos, end) + 2
+                line += 1 + (steps[1][4] + 1 if len(steps) > 1 else 2 if steps[0][3] is not None else 0)
+            line += 1  # the blank line (its line break and the block's last one: ``end`` is at the latter)
             pos = end + 2
-        return plan
+        return plan, line
 
     def _fast_device(self, text: str, header: str, nl: int, end: int, line: int) -> tuple | None:
         """A device block under a header already met (and checked for --human units), as a plan step."""
