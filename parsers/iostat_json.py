@@ -10,6 +10,7 @@ came late), the times are sent again (:class:`~parsers.base.SampleTimes`), as th
 from __future__ import annotations
 
 import codecs
+import json
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -102,7 +103,7 @@ class IostatJsonFormat:
             run = _HostRun(fields, h_i, options, warn)
             yield RunStart(run.key, run.info)
             for idx in r.items():
-                run.add(idx, *r.value_text())
+                run.add(idx, *r.value_text(checked=False))
                 if len(run.rows) >= BATCH_ROWS:
                     state.check()
                     yield from run.flush()
@@ -143,15 +144,19 @@ class IostatJsonFormat:
             rec: dict[str, Any] = {"sample_idx": idx, "device": str(dev).strip(),
                                    "is_group": str(dev).startswith(" ")}
             for k, v in d.items():
-                if k == "disk_device":
-                    continue
                 m = JSON_COLUMNS.get(k)
                 if m is None:
-                    unknown.add(k)
+                    if k != "disk_device":
+                        unknown.add(k)
+                        if isinstance(v, float | int) and not isinstance(v, bool):
+                            _num(v, where)  # not imported, but a number no tool prints is still said
+                    continue
+                if type(v) is float and v - v == 0.0:  # a finite number, as nearly all are (NaN or inf: v - v is NaN)
+                    rec[m[0]] = v * m[1]
                     continue
                 num = _num(v, where)
                 rec[m[0]] = num * m[1] if num is not None else None
-                canon_seen.add(m[0])
+            canon_seen.update(rec)  # (the three keys above too: set aside where the columns are chosen)
             rows.append(rec)
 
 
@@ -160,6 +165,8 @@ def _num(v: Any, line: int | None = None) -> float | None:
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
         raise ParseError(f"value {str(v)[:40]!r} is not a number", line)
+    if isinstance(v, int) and not -MAX_INT < v < MAX_INT:  # (parse_json refuses it, with its line)
+        raise ParseError("an integer of more than 18 digits", line)
     try:
         out = float(str(v).replace(",", ".")) if isinstance(v, str) else float(v)
     except ValueError:
@@ -196,9 +203,11 @@ def _report_times(stamps: list[tuple[int, Any]], stat_line: Callable[[int], int 
     return {i: dt for (i, _), dt in zip(stamps, dts)}
 
 
+MAX_INT = 10**18
 BATCH_ROWS = 16_384  # device rows per Rows event (a few MB as dicts while gathered)
 MAX_VALUE = 64 * 1024 * 1024  # one report's JSON text past this: no iostat writes that (read so far, then said)
 _WS = re.compile(r"[ \t\n\r]*")
+_FAST = json.JSONDecoder()
 
 
 class _Reader:
@@ -282,13 +291,23 @@ class _Reader:
     def value(self) -> Any:
         return self.value_text()[0]
 
-    def value_text(self) -> tuple[Any, str, int]:
-        """The next value, its text and the line it starts on."""
+    def value_text(self, checked: bool = True) -> tuple[Any, str, int]:
+        """The next value, its text and the line it starts on. Not ``checked``: decoded by the C decoder alone,
+        which takes numbers parse_json refuses (NaN, Infinity, 1e309, integers past 18 digits): the caller checks
+        each value and has parse_json say what is wrong (a report's values: :meth:`_HostRun.add`)."""
         self.peek()
         while True:
             start = self.pos
+            fast, v, end = False, None, start
+            if not checked:
+                try:
+                    v, end = _FAST.raw_decode(self.buf, start)
+                    fast = True
+                except (ValueError, RecursionError):  # cut off or wrong: parse_json below says which, and where
+                    pass
             try:
-                v, end = parse_json(self.buf, start)
+                if not fast:
+                    v, end = parse_json(self.buf, start)
             except ParseError as e:
                 line = self.line + e.line - 1 if e.line else None  # (e's line counts from the text's start)
                 if e.message.startswith("invalid JSON") and len(self.buf) - start < MAX_VALUE and self._more():
@@ -368,6 +387,10 @@ class _HostRun:
         try:
             IostatJsonFormat._statistic(idx, st, text, self.rows, self.cpu, self.stamps, self.unknown, self.canon_seen)
         except ParseError as e:
+            try:  # a number no tool prints was decoded (see _Reader.value_text): said as parse_json says it
+                parse_json(text)
+            except ParseError as strict:
+                raise ParseError(strict.message, line + strict.line - 1 if strict.line else None) from None
             if e.line is None or e.line == 1:
                 raise ParseError(e.message, self.stamp_lines.get(idx) or e.line) from None
             raise ParseError(e.message, line + e.line - 1) from None
@@ -438,7 +461,7 @@ class _HostRun:
         if mode == "auto" and n > 0:
             warn("the first report was taken to cover the time since boot (iostat's default) and is left out "
                  "of analyses; if iostat ran with -y, say so with {fix:first_report_interval}", None)
-        info.tool_version = layout_family(self.canon_seen, [])
+        info.tool_version = layout_family(self.canon_seen - {"sample_idx", "device", "is_group"}, [])
         if self.devices and any(self.sent_ts[i] != ts_by.get(i) or self.sent_t[i] != t_by.get(i) for i in range(n)):
             # the whole file read the dates otherwise than the stream did: every report's time again
             yield SampleTimes(self.key, "iostat_samples", pl.DataFrame({

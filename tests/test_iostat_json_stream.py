@@ -125,3 +125,21 @@ def test_a_long_json_capture_is_streamed_in_batches_and_stored_as_read_whole(ws,
         ws.con.execute("DELETE FROM runs")
     assert stored[16 * 1024] == stored[1 << 30]
     assert len(stored[1 << 30]) == 100 * 20 * 2
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("NaN", "NaN is not a number a measuring tool prints"), ("-Infinity", "Infinity is not a number"),
+    ("1e309", "number '1e309' is out of range"), ("1" * 19, "a number of 19 digits")])
+@pytest.mark.parametrize("key", ['"util"', '"a key iostat never wrote"'])
+def test_a_number_no_tool_prints_in_a_late_report_is_said_with_its_line(tmp_path, value, message, key):
+    """A report's values are decoded by the C decoder alone (it takes NaN, 1e309, long integers); each such value,
+    imported or not, is said as the whole-file check says it, at its line."""
+    text = STORM.read_text()
+    at = text.rindex('"util": ')
+    edited = text[:at] + f"{key}: {value}" + text[text.index("}", at):]
+    path = tmp_path / "n.json"
+    path.write_text(edited)
+    line = edited.count("\n", 0, at) + 1
+    for chunk in (300, 1 << 30):
+        got = _outcome(path, chunk)
+        assert isinstance(got, str) and message in got and got.endswith(f"(line {line})"), got
