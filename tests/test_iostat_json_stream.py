@@ -142,4 +142,6 @@ def test_a_number_no_tool_prints_in_a_late_report_is_said_with_its_line(tmp_path
     line = edited.count("\n", 0, at) + 1
     for chunk in (300, 1 << 30):
         got = _outcome(path, chunk)
-        assert isinstance(got, str) and message in got and got.endswith(f"(line {line})"), got
+        assert isinstance(got, str), got
+        assert message in got
+        assert got.endswith(f"(line {line})"), got
