@@ -208,6 +208,7 @@ BATCH_ROWS = 16_384  # device rows per Rows event (a few MB as dicts while gathe
 MAX_VALUE = 64 * 1024 * 1024  # one report's JSON text past this: no iostat writes that (read so far, then said)
 _WS = re.compile(r"[ \t\n\r]*")
 _FAST = json.JSONDecoder()
+_NUMBER_GOES_ON = re.compile(r"[0-9.eE+-]*")
 
 
 class _Reader:
@@ -313,8 +314,8 @@ class _Reader:
                 if e.message.startswith("invalid JSON") and len(self.buf) - start < MAX_VALUE and self._more():
                     continue  # cut by the end of the text read so far
                 raise ParseError(e.message, line) from None
-            if end == len(self.buf) and self._more():
-                continue  # a number may go on in the next chunk
+            if _NUMBER_GOES_ON.fullmatch(self.buf, end) and self._more():
+                continue  # the text read so far ends in what may be more of a number ('12.' of '12.5')
             self.pos = end
             return v, self.buf[start:end], self.line_at(start)
 

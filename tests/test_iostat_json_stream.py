@@ -145,3 +145,26 @@ def test_a_number_no_tool_prints_in_a_late_report_is_said_with_its_line(tmp_path
         assert isinstance(got, str), got
         assert message in got
         assert got.endswith(f"(line {line})"), got
+
+
+def test_a_number_cut_between_chunks_is_read_whole(tmp_path):
+    """Chunks of 7 to 64 bytes cut every number somewhere ('12.' of '12.5' decodes as 12 and stops at the point):
+    each is read whole. Found by fuzzing: a capture's first line swapped with a device line (a top-level object
+    of numbers) was said cut off instead of 'text after the JSON document'."""
+    lines = STORM.read_text().splitlines(keepends=True)
+    k = int(0.779 * len(lines))
+    lines[0], lines[k] = lines[k], lines[0]
+    swapped = tmp_path / "swapped.json"
+    swapped.write_text("".join(lines))
+    for path in (STORM, swapped):
+        whole = _outcome(path, 1 << 30)
+        for chunk in range(7, 65):
+            got = _outcome(path, chunk)
+            if isinstance(whole, str):
+                assert got == whole, chunk
+            else:
+                assert [type(e) for e in got[0]] == [type(e) for e in whole[0]], chunk
+                for a, b in zip(got[0], whole[0]):
+                    if isinstance(a, Rows | SampleTimes):
+                        assert_frame_equal(a.frame, b.frame)
+    assert _outcome(swapped, 1 << 30) == "text after the JSON document (line 1)"
