@@ -368,10 +368,11 @@ class _Parser:
         device block under a header already met -- as :meth:`_block` would, at a few string searches per report
         instead of a look at every line. False, with nothing changed, when the chunk holds anything else (a banner,
         a new header, a stamp not in the common form, time going back, a report left out, sections, a blank line
-        holding blanks...): :meth:`_block` then walks it, and says what is wrong where."""
+        holding blanks, a run whose first device block is still to come...): :meth:`_block` then walks it, and
+        says what is wrong where."""
         rs = self.run
         if (rs is None or self.start_kind != "ts" or self.decimal_comma is not False or self.human or rs.sections
-                or rs.resolver is None or rs.resolver.order is None or rs.t0 is None or self._skip_report
+                or rs.layout is None or rs.resolver is None or rs.resolver.order is None or rs.t0 is None or self._skip_report
                 or _BLANKS_LINE.search(text)):
             return False
         planned = self._fast_plan(rs, text)

@@ -284,7 +284,8 @@ def _edited_samples(tmp_path):
     """The real ``-xt`` captures, and the storm capture edited the way a damaged log is, part way through (the
     chunk walk must decline each edit and leave it to the line-by-line walk): a device row twice, reports out of
     time order, a report at its predecessor's time, a second iostat appended (banner), a value that is no
-    number, a stamp in another form, a blank line holding blanks, a header that changes, a report cut short."""
+    number, a stamp in another form, a blank line holding blanks, a header that changes, a report cut short, a
+    banner met late (a second run)."""
     from tests.test_import_integrity import FAST, STAMP, reports
 
     banner, reps = reports(FAST.read_text())
@@ -303,6 +304,9 @@ def _edited_samples(tmp_path):
         "blank_blanks": banner + "".join(reps[:20]) + reps[20].replace("\n\n", "\n   \n", 1) + "".join(reps[21:]),
         "new_header": banner + "".join(reps[:45]) + "".join(r.replace("  %util", " %util2") for r in reps[45:]),
         "cut": banner + "".join(reps[:50]) + reps[50][: len(reps[50]) // 2] + "\n\n" + "".join(reps[51:]),
+        # an excerpt without its banner, then an iostat invocation with one: a second run, its release found anew
+        # (found by fuzzing: the chunk walk left the second run's release unknown)
+        "banner_late": "".join(reps[:30]) + banner + "".join(reps[30:]),
     }
     paths = [FAST, SAMPLES / "storm_slow_iostat-xt.txt", SAMPLES / "capped_200iops_iostat-d.txt"]
     for name, text in edits.items():
