@@ -372,8 +372,8 @@ class _Parser:
         says what is wrong where."""
         rs = self.run
         if (rs is None or self.start_kind != "ts" or self.decimal_comma is not False or self.human or rs.sections
-                or rs.layout is None or rs.resolver is None or rs.resolver.order is None or rs.t0 is None or self._skip_report
-                or _BLANKS_LINE.search(text)):
+                or rs.layout is None or rs.resolver is None or rs.resolver.order is None or rs.t0 is None
+                or self._skip_report or _BLANKS_LINE.search(text)):
             return False
         planned = self._fast_plan(rs, text)
         if planned is None:
