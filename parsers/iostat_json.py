@@ -1,14 +1,19 @@
 """sysstat ``iostat -o JSON`` (11.5.1+): ``sysstat.hosts[].statistics[]``.
 
-The JSON is loaded whole (sysstat writes it for short captures; a long
-capture belongs in the text format, which streams).
+The file is streamed: the outer structure (the ``sysstat`` object, ``hosts[]``, each host's keys and its
+``statistics[]``) is walked here a chunk of text at a time, and each report (one element of ``statistics[]``)
+is decoded on its own, so memory holds one chunk and a batch of rows whatever the capture's length. Rows go
+out in batches with the times known so far; when the whole file reads the dates otherwise (a day above 12
+came late), the times are sent again (:class:`~parsers.base.SampleTimes`), as the text format does.
 """
 
 from __future__ import annotations
 
+import codecs
+import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -23,15 +28,16 @@ from parsers.base import (
     RunEnd,
     RunInfo,
     RunStart,
+    SampleTimes,
     WarnFn,
+    decode,
     parse_json,
-    read_text,
 )
 from parsers.iostat import KIND
 from parsers.iostat_columns import JSON_COLUMNS, METRICS, layout_family
 from parsers.registry import register
 from parsers.schema import frame_schema
-from parsers.textutil import resolve_stamps, split_stamp, stamp_datetime
+from parsers.textutil import RawStamp, StampResolver, resolve_stamps, split_stamp, stamp_datetime
 
 CPU_KEYS = ["user", "nice", "system", "iowait", "steal", "idle"]
 
@@ -58,101 +64,54 @@ class IostatJsonFormat:
         return 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
-        text = read_text(path, "an iostat JSON file")
-        start = len(text) - len(text.lstrip())
-        doc, end = parse_json(text, start)
-        if text[end:].strip():
-            raise ParseError("text after the JSON document", _line_of(text, end))
-        hosts = doc.get("sysstat", {}).get("hosts") if isinstance(doc, dict) else None
-        if not isinstance(hosts, list) or not hosts:
+        r = _Reader(path, options.chunk_bytes, state)
+        hosts = 0
+        try:
+            if r.peek() != "{":
+                r.value()  # a document that is no object: read (a JSON error is said first), then refused
+            else:
+                for key in r.members():
+                    if key != "sysstat" or r.peek() != "{":
+                        r.value()
+                        continue
+                    for key2 in r.members():
+                        if key2 != "hosts" or r.peek() != "[":
+                            r.value()
+                            continue
+                        for h_i in r.items():
+                            hosts += 1
+                            yield from self._host(r, h_i, options, state, warn)
+            end = r.line_at(r.pos)  # where the document ends
+            if r.peek():
+                raise ParseError("text after the JSON document", end)
+        finally:
+            r.close()
+        if not hosts:
             raise ParseError("no sysstat.hosts[] array", 1)
-        state.progress(0.5, "parsing")
-        for h_i, host in enumerate(hosts):
-            yield from self._host(host, h_i, options, warn, text)
 
-    def _host(self, host: dict[str, Any], h_i: int, options: ImportOptions, warn: WarnFn,
-              text: str) -> Iterator[Event]:
-        name = host.get("nodename") or f"host {h_i + 1}"
-        stats = host.get("statistics")
-        if not isinstance(stats, list):
+    def _host(self, r: _Reader, h_i: int, options: ImportOptions, state: JobState,
+              warn: WarnFn) -> Iterator[Event]:
+        if r.peek() != "{":
+            r.value()
+            raise ParseError(f"hosts[{h_i}] is not an object", r.line_at(r.pos))
+        fields: dict[str, Any] = {}
+        run: _HostRun | None = None
+        for key in r.members():
+            if key != "statistics" or r.peek() != "[" or run is not None:
+                fields[key] = r.value()
+                continue
+            run = _HostRun(fields, h_i, options, warn)
+            yield RunStart(run.key, run.info)
+            for idx in r.items():
+                run.add(idx, *r.value_text(checked=False))
+                if len(run.rows) >= BATCH_ROWS:
+                    state.check()
+                    yield from run.flush()
+        if run is None:
+            name = fields.get("nodename") or f"host {h_i + 1}"
             raise ParseError(f"host {name!r} has no statistics[] array", 1)
-        info = RunInfo(kind="iostat", host=host.get("nodename"),
-                       os=" ".join(str(host[k]) for k in ("sysname", "release") if host.get(k)) or None)
-        info.meta = {"arch": host.get("machine"), "cpus": host.get("number-of-cpus"),
-                     "banner_date": host.get("date")}
-        key = name
-        yield RunStart(key, info)
-
-        rows: list[dict[str, Any]] = []
-        cpu: list[tuple] = []
-        stamps: list[tuple[int, Any]] = []
-        unknown: set[str] = set()
-        canon_seen: set[str] = set()
-        for idx, st in enumerate(stats):
-            try:
-                self._statistic(idx, st, text, rows, cpu, stamps, unknown, canon_seen)
-            except ParseError as e:
-                if e.line is None or e.line == 1:
-                    raise ParseError(e.message, _stat_line(text, idx) or e.line) from None
-                raise
-        if unknown:
-            warn("keys not recognised and not imported: " + ", ".join(sorted(unknown)), None)
-        n = len(stats)
-        ts_by = _report_times(stamps, text, warn)
-        interval = None
-        t_by: dict[int, float] = {}
-        if ts_by:
-            keys = sorted(ts_by)
-            t0 = ts_by[keys[0]]
-            t_by = {i: (ts_by[i] - t0).total_seconds() for i in keys}
-            diffs = sorted((ts_by[b] - ts_by[a]).total_seconds() for a, b in zip(keys, keys[1:]))
-            if diffs:
-                interval = diffs[len(diffs) // 2]
-                info.interval_source = "timestamps"
-            info.started_at = t0
-        elif options.interval_s:
-            interval = options.interval_s
-            info.interval_source = "user"
-            t_by = {i: i * interval for i in range(n)}
-        elif n > 1:
-            warn("the file has no timestamps (iostat ran without -t): set the interval with {fix:set_interval}",
-                 None)
-            info.interval_source = "unknown"
-        info.interval_s = interval
-        mode = options.first_report
-        since_boot = mode == "since-boot" or (mode == "auto" and n > 0)
-        info.meta["first_report"] = {
-            "since-boot": "since-boot (set by the user)",
-            "interval": "interval (set by the user)",
-        }.get(mode, "since-boot (assumed, iostat's default; the file cannot prove it)")
-        if mode == "auto" and n > 0:
-            warn("the first report was taken to cover the time since boot (iostat's default) and is left out "
-                 "of analyses; if iostat ran with -y, say so with {fix:first_report_interval}", None)
-        info.tool_version = layout_family(canon_seen, [])
-
-        schema = frame_schema("iostat_samples", ["sample_idx", "device", "is_group", *METRICS])
-        frame = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
-        frame = frame.select([c for c in schema if c in ("sample_idx", "device", "is_group") or c in canon_seen])
-        frame = frame.with_columns(
-            pl.col("sample_idx").replace_strict(t_by, default=None, return_dtype=pl.Float64).alias("t_s"),
-            pl.col("sample_idx").replace_strict(ts_by, default=None, return_dtype=pl.Datetime("us")).alias("ts"),
-            (pl.col("sample_idx") == 0).and_(pl.lit(since_boot)).alias("since_boot"),
-        )
-        if frame.height:
-            yield Rows(key, "iostat_samples", frame)
-        if cpu:
-            cdf = pl.DataFrame(cpu, schema=["sample_idx", *CPU_KEYS], orient="row").with_columns(
-                pl.col("sample_idx").cast(pl.Int64))
-            cdf = cdf.with_columns(
-                pl.col("sample_idx").replace_strict(t_by, default=None, return_dtype=pl.Float64).alias("t_s"),
-                pl.col("sample_idx").replace_strict(ts_by, default=None, return_dtype=pl.Datetime("us")).alias("ts"),
-            )
-            yield Rows(key, "cpu_samples", cdf)
-        yield RunEnd(key, {
-            "n_samples": n, "n_devices": frame.get_column("device").n_unique() if frame.height else 0,
-            "ended_at": ts_by[max(ts_by)] if ts_by else None,
-        }, info=info)
-
+        run.update_info(fields)
+        yield from run.finish()
 
     @staticmethod
     def _statistic(idx: int, st: Any, text: str, rows: list[dict[str, Any]], cpu: list[tuple],
@@ -185,15 +144,19 @@ class IostatJsonFormat:
             rec: dict[str, Any] = {"sample_idx": idx, "device": str(dev).strip(),
                                    "is_group": str(dev).startswith(" ")}
             for k, v in d.items():
-                if k == "disk_device":
-                    continue
                 m = JSON_COLUMNS.get(k)
                 if m is None:
-                    unknown.add(k)
+                    if k != "disk_device":
+                        unknown.add(k)
+                        if isinstance(v, float | int) and not isinstance(v, bool):
+                            _num(v, where)  # not imported, but a number no tool prints is still said
+                    continue
+                if type(v) is float and v - v == 0.0:  # a finite number, as nearly all are (NaN or inf: v - v is NaN)
+                    rec[m[0]] = v * m[1]
                     continue
                 num = _num(v, where)
                 rec[m[0]] = num * m[1] if num is not None else None
-                canon_seen.add(m[0])
+            canon_seen.update(rec)  # (the three keys above too: set aside where the columns are chosen)
             rows.append(rec)
 
 
@@ -202,6 +165,8 @@ def _num(v: Any, line: int | None = None) -> float | None:
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float, str)):
         raise ParseError(f"value {str(v)[:40]!r} is not a number", line)
+    if isinstance(v, int) and not -MAX_INT < v < MAX_INT:  # (parse_json refuses it, with its line)
+        raise ParseError("an integer of more than 18 digits", line)
     try:
         out = float(str(v).replace(",", ".")) if isinstance(v, str) else float(v)
     except ValueError:
@@ -222,17 +187,8 @@ def _readable(s: Any) -> bool:
     return False
 
 
-def _stat_line(text: str, idx: int) -> int | None:
-    """The line where statistics[idx] is, found by its timestamp (iostat -o JSON prints one per report), if any."""
-    pos = -1
-    for _ in range(idx + 1):
-        pos = text.find('"timestamp"', pos + 1)
-        if pos < 0:
-            return None
-    return _line_of(text, pos)
-
-
-def _report_times(stamps: list[tuple[int, Any]], text: str, warn: WarnFn) -> dict[int, datetime]:
+def _report_times(stamps: list[tuple[int, Any]], stat_line: Callable[[int], int | None],
+                  warn: WarnFn) -> dict[int, datetime]:
     """The time of each report that has a stamp (statistics[] index -> datetime)."""
     if not stamps:
         return {}
@@ -241,10 +197,292 @@ def _report_times(stamps: list[tuple[int, Any]], text: str, warn: WarnFn) -> dic
     except ValueError:
         bad = next((i, s) for i, s in stamps if not _readable(s))
         raise ParseError(f"impossible date or time {bad[1].text!r} in statistics[{bad[0]}]",
-                         _stat_line(text, bad[0])) from None
+                         stat_line(bad[0])) from None
     for note in notes:
         warn(note, None)
     return {i: dt for (i, _), dt in zip(stamps, dts)}
+
+
+MAX_INT = 10**18
+BATCH_ROWS = 16_384  # device rows per Rows event (a few MB as dicts while gathered)
+MAX_VALUE = 64 * 1024 * 1024  # one report's JSON text past this: no iostat writes that (read so far, then said)
+_WS = re.compile(r"[ \t\n\r]*")
+_FAST = json.JSONDecoder()
+_NUMBER_GOES_ON = re.compile(r"[0-9.eE+-]*")
+
+
+class _Reader:
+    """The JSON text of a file read a chunk at a time: brackets, commas and keys of the outer structure are walked
+    here, each value is decoded where it stands (:func:`parsers.base.parse_json`), once the text holds all of it.
+    ``line`` is the line of ``buf[0]``; text before ``pos`` is dropped as reading goes on."""
+
+    def __init__(self, path: str, chunk: int, state: JobState):
+        self.fh = open(path, "rb")  # noqa: SIM115 (closed by close(), from the parser's finally)
+        self.fh.seek(0, 2)
+        self.total = self.fh.tell() or 1
+        self.fh.seek(0)
+        self.chunk, self.state = chunk, state
+        self.buf, self.pos, self.line = "", 0, 1
+        self.counted = (0, 1)  # (position, its line): lines are counted on from the last asked for
+        self.eof, self.first, self.read = False, True, 0
+        self.encoding = "utf-8"
+        self.utf8 = codecs.getincrementaldecoder("utf-8")()
+
+    def close(self) -> None:
+        self.fh.close()
+
+    def _more(self) -> bool:
+        """Read the next chunk onto the text (dropping what was walked); False at the end of the file."""
+        if self.eof:
+            return False
+        data = self.fh.read(self.chunk)
+        self.eof = not data
+        self.read += len(data)
+        self.state.progress(self.read / self.total, "reading")
+        if b"\x00" in data:
+            raise ParseError("binary data (NUL byte): not an iostat JSON file",
+                             self.line_at(len(self.buf)) + data[: data.index(b"\x00")].count(b"\n"))
+        if self.first and data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark
+            data = data[3:]
+        self.first = False
+        text = self._decode(data)
+        self.line = self.line_at(self.pos)
+        self.buf, self.pos = self.buf[self.pos:] + text, 0
+        self.counted = (0, self.line)
+        return not self.eof or bool(text)
+
+    def _decode(self, data: bytes) -> str:
+        """UTF-8 (a character cut between chunks joined), else Windows-1252 from the first chunk that is not
+        (:func:`parsers.base.decode`)."""
+        if self.encoding == "utf-8":
+            try:
+                return self.utf8.decode(data, final=self.eof)
+            except UnicodeDecodeError:
+                data = self.utf8.getstate()[0] + data
+        text, self.encoding = decode(data, "cp1252")
+        return text
+
+    def line_at(self, pos: int) -> int:
+        at, line = self.counted
+        if pos >= at:
+            line += self.buf.count("\n", at, pos)
+        else:
+            line = self.line + self.buf.count("\n", 0, pos)
+        self.counted = (pos, line)
+        return line
+
+    def peek(self) -> str:
+        """The next character after blanks ('' at the end)."""
+        while True:
+            m = _WS.match(self.buf, self.pos)
+            assert m is not None  # (it matches the empty string)
+            self.pos = m.end()
+            if self.pos < len(self.buf) or not self._more():
+                return self.buf[self.pos: self.pos + 1]
+
+    def _expect(self, chars: str) -> str:
+        c = self.peek()
+        if not c or c not in chars:
+            found = "the end of the file" if not c else repr(c)
+            raise ParseError(f"invalid JSON (expected {' or '.join(map(repr, chars))}, found {found}); the file "
+                             "may be cut off", self.line_at(self.pos))
+        self.pos += 1
+        return c
+
+    def value(self) -> Any:
+        return self.value_text()[0]
+
+    def value_text(self, checked: bool = True) -> tuple[Any, str, int]:
+        """The next value, its text and the line it starts on. Not ``checked``: decoded by the C decoder alone,
+        which takes numbers parse_json refuses (NaN, Infinity, 1e309, integers past 18 digits): the caller checks
+        each value and has parse_json say what is wrong (a report's values: :meth:`_HostRun.add`)."""
+        self.peek()
+        while True:
+            start = self.pos
+            fast, v, end = False, None, start
+            if not checked:
+                try:
+                    v, end = _FAST.raw_decode(self.buf, start)
+                    fast = True
+                except (ValueError, RecursionError):  # cut off or wrong: parse_json below says which, and where
+                    pass
+            try:
+                if not fast:
+                    v, end = parse_json(self.buf, start)
+            except ParseError as e:
+                line = self.line + e.line - 1 if e.line else None  # (e's line counts from the text's start)
+                if e.message.startswith("invalid JSON") and len(self.buf) - start < MAX_VALUE and self._more():
+                    continue  # cut by the end of the text read so far
+                raise ParseError(e.message, line) from None
+            if _NUMBER_GOES_ON.fullmatch(self.buf, end) and self._more():
+                continue  # the text read so far ends in what may be more of a number ('12.' of '12.5')
+            self.pos = end
+            return v, self.buf[start:end], self.line_at(start)
+
+    def members(self) -> Iterator[str]:
+        """The keys of the object that begins here; the caller reads each one's value."""
+        self._expect("{")
+        if self.peek() == "}":
+            self.pos += 1
+            return
+        while True:
+            if self.peek() != '"':
+                self._expect('"')
+            key = self.value()
+            self._expect(":")
+            yield key
+            if self._expect(",}") == "}":
+                return
+
+    def items(self) -> Iterator[int]:
+        """The indexes of the array that begins here; the caller reads each value."""
+        self._expect("[")
+        if self.peek() == "]":
+            self.pos += 1
+            return
+        i = 0
+        while True:
+            yield i
+            i += 1
+            if self._expect(",]") == "]":
+                return
+
+
+class _HostRun:
+    """One host's reports as they stream: rows gathered and sent in batches, with the times known so far."""
+
+    def __init__(self, fields: dict[str, Any], h_i: int, options: ImportOptions, warn: WarnFn):
+        self.key = fields.get("nodename") or f"host {h_i + 1}"
+        self.info = RunInfo(kind="iostat")
+        self.update_info(fields)
+        self.options, self.warn = options, warn
+        self.rows: list[dict[str, Any]] = []
+        self.cpu: list[tuple] = []
+        self.stamps: list[tuple[int, RawStamp]] = []
+        self.stamp_lines: dict[int, int] = {}
+        self.unknown: set[str] = set()
+        self.canon_seen: set[str] = set()
+        self.devices: set[str] = set()
+        self.n = 0
+        self.resolver = StampResolver(None)
+        self.sent_ts: dict[int, datetime | None] = {}
+        self.sent_t: dict[int, float | None] = {}
+        self.t0: datetime | None = None
+        mode = options.first_report
+        self.since_boot = mode in ("since-boot", "auto")  # the first report, if any
+
+    def update_info(self, fields: dict[str, Any]) -> None:
+        self.info.host = fields.get("nodename")
+        self.info.os = " ".join(str(fields[k]) for k in ("sysname", "release") if fields.get(k)) or None
+        self.info.meta.update({"arch": fields.get("machine"), "cpus": fields.get("number-of-cpus"),
+                               "banner_date": fields.get("date")})
+
+    def add(self, idx: int, st: Any, text: str, line: int) -> None:
+        """One element of statistics[] (its text starts on ``line``)."""
+        self.n = idx + 1
+        n_stamps = len(self.stamps)
+        first_row = len(self.rows)
+        ts_at = text.find('"timestamp"')
+        if ts_at >= 0:
+            self.stamp_lines[idx] = line + text.count("\n", 0, ts_at)
+        try:
+            IostatJsonFormat._statistic(idx, st, text, self.rows, self.cpu, self.stamps, self.unknown, self.canon_seen)
+        except ParseError as e:
+            try:  # a number no tool prints was decoded (see _Reader.value_text): said as parse_json says it
+                parse_json(text)
+            except ParseError as strict:
+                raise ParseError(strict.message, line + strict.line - 1 if strict.line else None) from None
+            if e.line is None or e.line == 1:
+                raise ParseError(e.message, self.stamp_lines.get(idx) or e.line) from None
+            raise ParseError(e.message, line + e.line - 1) from None
+        for rec in self.rows[first_row:]:
+            self.devices.add(rec["device"])
+        dt: datetime | None = None
+        if len(self.stamps) > n_stamps:
+            try:
+                dt = self.resolver.add(self.stamps[-1][1])
+            except ValueError:  # said, with its line, when the whole file's times are read
+                dt = None
+            if dt is not None and self.t0 is None:
+                self.t0 = dt
+        self.sent_ts[idx] = dt
+        if dt is not None and self.t0 is not None:
+            self.sent_t[idx] = (dt - self.t0).total_seconds()
+        elif not self.stamps and self.options.interval_s:
+            self.sent_t[idx] = idx * self.options.interval_s
+        else:
+            self.sent_t[idx] = None
+
+    def flush(self) -> Iterator[Event]:
+        if not self.rows:
+            return
+        schema = frame_schema("iostat_samples", ["sample_idx", "device", "is_group", *METRICS])
+        frame = pl.DataFrame(self.rows, schema=schema)
+        self.rows = []
+        frame = frame.select([c for c in schema if c in ("sample_idx", "device", "is_group") or c in self.canon_seen])
+        idx = frame.get_column("sample_idx")
+        frame = frame.with_columns(
+            pl.Series("t_s", [self.sent_t.get(i) for i in idx], dtype=pl.Float64),
+            pl.Series("ts", [self.sent_ts.get(i) for i in idx], dtype=pl.Datetime("us")),
+            (pl.col("sample_idx") == 0).and_(pl.lit(self.since_boot)).alias("since_boot"),
+        )
+        yield Rows(self.key, "iostat_samples", frame)
+
+    def finish(self) -> Iterator[Event]:
+        yield from self.flush()
+        info, warn, n = self.info, self.warn, self.n
+        if self.unknown:
+            warn("keys not recognised and not imported: " + ", ".join(sorted(self.unknown)), None)
+        ts_by = _report_times(self.stamps, self.stamp_lines.get, warn)
+        interval = None
+        t_by: dict[int, float] = {}
+        if ts_by:
+            keys = sorted(ts_by)
+            t0 = ts_by[keys[0]]
+            t_by = {i: (ts_by[i] - t0).total_seconds() for i in keys}
+            diffs = sorted((ts_by[b] - ts_by[a]).total_seconds() for a, b in zip(keys, keys[1:]))
+            if diffs:
+                interval = diffs[len(diffs) // 2]
+                info.interval_source = "timestamps"
+            info.started_at = t0
+        elif self.options.interval_s:
+            interval = self.options.interval_s
+            info.interval_source = "user"
+            t_by = {i: i * interval for i in range(n)}
+        elif n > 1:
+            warn("the file has no timestamps (iostat ran without -t): set the interval with {fix:set_interval}",
+                 None)
+            info.interval_source = "unknown"
+        info.interval_s = interval
+        mode = self.options.first_report
+        info.meta["first_report"] = {
+            "since-boot": "since-boot (set by the user)",
+            "interval": "interval (set by the user)",
+        }.get(mode, "since-boot (assumed, iostat's default; the file cannot prove it)")
+        if mode == "auto" and n > 0:
+            warn("the first report was taken to cover the time since boot (iostat's default) and is left out "
+                 "of analyses; if iostat ran with -y, say so with {fix:first_report_interval}", None)
+        info.tool_version = layout_family(self.canon_seen - {"sample_idx", "device", "is_group"}, [])
+        if self.devices and any(self.sent_ts[i] != ts_by.get(i) or self.sent_t[i] != t_by.get(i) for i in range(n)):
+            # the whole file read the dates otherwise than the stream did: every report's time again
+            yield SampleTimes(self.key, "iostat_samples", pl.DataFrame({
+                "sample_idx": list(range(n)),
+                "ts": [ts_by.get(i) for i in range(n)],
+                "t_s": [t_by.get(i) for i in range(n)],
+                "since_boot": [i == 0 and self.since_boot for i in range(n)],
+            }, schema=frame_schema("iostat_samples", ["sample_idx", "ts", "t_s", "since_boot"])))
+        if self.cpu:
+            cdf = pl.DataFrame(self.cpu, schema=["sample_idx", *CPU_KEYS], orient="row").with_columns(
+                pl.col("sample_idx").cast(pl.Int64))
+            cdf = cdf.with_columns(
+                pl.col("sample_idx").replace_strict(t_by, default=None, return_dtype=pl.Float64).alias("t_s"),
+                pl.col("sample_idx").replace_strict(ts_by, default=None, return_dtype=pl.Datetime("us")).alias("ts"),
+            )
+            yield Rows(self.key, "cpu_samples", cdf)
+        yield RunEnd(self.key, {
+            "n_samples": n, "n_devices": len(self.devices),
+            "ended_at": ts_by[max(ts_by)] if ts_by else None,
+        }, info=info)
 
 
 FORMAT = register(IostatJsonFormat())

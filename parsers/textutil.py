@@ -12,7 +12,7 @@ _DIGITS = re.compile(r"\d+")
 _ISO_TZ = re.compile(r"T\d{2}:\d{2}:\d{2}([+-]\d{2}:?\d{2}|Z)?")
 
 
-@dataclass
+@dataclass(slots=True)  # (a long iostat log holds one per report while it is read)
 class RawStamp:
     """A timestamp split into its printed parts, before the date order is known."""
 
