@@ -491,19 +491,7 @@ class _Parser:
             _, h, rows, first_line, n = step
             rs.report_sample = rs.sample_idx
             rs.report_headers = [h]
-            key = h.text + "|" + rs.key
-            p = self.pending.get(key)
-            if p is None:
-                p = self.pending[key] = _Pending(h)
-            self._prev_rows = self._block_rows.get(key)
-            self._block_rows[key] = n
-            p.parts.append(rows)
-            p.sample.append(rs.sample_idx)
-            p.ts.append(rs.ts_by_sample.get(rs.sample_idx))
-            p.nrows.append(n)
-            p.first_line.append(first_line)
-            p.key.append(rs.key)
-            self.pending_rows += n
+            self._queue(rs, h, rows, n, first_line)
 
     def _block(self, block: str, line: int, last: bool = False) -> None:
         # skip leading blank lines inside the block (a file may start with them)
@@ -765,22 +753,27 @@ class _Parser:
             self._checked_headers.add(id(h))
             if re.search(r"\d[kMGTP%](\s|$)", rows[:4000]):  # --human: 1.5G, 0.0k, and 12.3% in % columns
                 self.human = True
+        key, p = self._queue(rs, h, rows, rows.count("\n") + 1, line + 1)
+        if last:
+            self._last_block = (key, len(p.parts) - 1)
+
+    def _queue(self, rs: _RunState, h: _Header, rows: str, n: int, first_line: int) -> tuple[str, _Pending]:
+        """Queue a device block of ``n`` rows (its first on ``first_line``) of report ``rs.sample_idx`` for the
+        bulk conversion, with the blocks of the same header; the queue's key and entry."""
         key = h.text + "|" + rs.key
         p = self.pending.get(key)
         if p is None:
             p = self.pending[key] = _Pending(h)
-        n = rows.count("\n") + 1
         self._prev_rows = self._block_rows.get(key)
         self._block_rows[key] = n
         p.parts.append(rows)
         p.sample.append(rs.sample_idx)
         p.ts.append(rs.ts_by_sample.get(rs.sample_idx))
         p.nrows.append(n)
-        p.first_line.append(line + 1)
+        p.first_line.append(first_line)
         p.key.append(rs.key)
         self.pending_rows += n
-        if last:
-            self._last_block = (key, len(p.parts) - 1)
+        return key, p
 
     # ---- bulk conversion ------------------------------------------------------------------
     def _flush(self, final: bool = False) -> Iterator[Event]:

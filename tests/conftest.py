@@ -174,3 +174,38 @@ def click_tab(qtbot, w, title: str):
     assert w.tabs.currentIndex() == i
     qtbot.wait(50)
     return w.tabs.currentWidget()
+
+
+def run_menu(qtbot, window, rid: int, click: str | None = None) -> list[tuple[str, bool, bool, str]]:
+    """Right-click run ``rid`` in the run list: (text, enabled, ticked, tooltip) of each item of the menu that pops
+    up; then the menu is closed, or the item ``click`` is clicked."""
+    from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    item = next(it for it in window.browser._run_items() if int(it.data(0, Qt.ItemDataRole.UserRole + 1)) == rid)
+    tree = window.browser.tree
+    # the run alone selected, as a right-click on it selects it: a plain setCurrentItem reads the keyboard's
+    # modifiers, and a Ctrl left pressed by an earlier test of the same process added the run to the selection
+    # instead (once in a full run: the menu was the earlier run's)
+    tree.setCurrentItem(item, 0, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+    assert window.browser.selected_runs() == [rid]
+    seen: list[tuple[str, bool, bool, str]] = []
+    done: list[bool] = []
+
+    def read_and_close():
+        menu = QApplication.activePopupWidget()
+        if menu is None:
+            QTimer.singleShot(20, read_and_close)
+            return
+        seen.extend((a.text(), a.isEnabled(), a.isChecked(), a.toolTip()) for a in menu.actions() if a.text())
+        chosen = next((a for a in menu.actions() if a.text() == click), None) if click else None
+        assert click is None or chosen is not None, f"no {click!r} in the run menu: {[s[0] for s in seen]}"
+        menu.close()
+        if chosen is not None:
+            chosen.trigger()
+        done.append(True)
+
+    QTimer.singleShot(50, read_and_close)
+    tree.customContextMenuRequested.emit(tree.visualItemRect(item).center())  # what a right-click emits
+    qtbot.waitUntil(lambda: bool(done), timeout=10000)
+    return seen

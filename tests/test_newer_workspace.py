@@ -18,6 +18,7 @@ from app import migrations
 from app.cli.entry import main
 from app.workspace import SCHEMA_VERSION, Workspace, WorkspaceReadOnly, WorkspaceTooNew
 from parsers.schema import READ_COMPATIBLE_FROM
+from tests.conftest import run_menu
 from tests.hostile import base, commands
 
 NEWER = SCHEMA_VERSION + 1
@@ -134,29 +135,6 @@ def _menu_action(w, text: str):
     raise AssertionError(f"no menu item {text!r}")
 
 
-def _run_menu(qtbot, window, rid):
-    """Right-click the run in the list: (text, enabled, tooltip) of each item of the menu that pops up."""
-    from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
-    from PySide6.QtWidgets import QApplication
-
-    item = next(it for it in window.browser._run_items() if int(it.data(0, Qt.ItemDataRole.UserRole + 1)) == rid)
-    tree = window.browser.tree
-    tree.setCurrentItem(item, 0, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-    seen = []
-
-    def read_and_close():
-        menu = QApplication.activePopupWidget()
-        if menu is None:
-            QTimer.singleShot(20, read_and_close)
-            return
-        seen.extend((a.text(), a.isEnabled(), a.toolTip()) for a in menu.actions() if a.text())
-        menu.close()
-
-    QTimer.singleShot(50, read_and_close)
-    tree.customContextMenuRequested.emit(tree.visualItemRect(item).center())  # what a right-click emits
-    return seen
-
-
 def test_the_window_opens_a_compatible_newer_workspace_read_only(qtbot, window, tmp_path, monkeypatch):
     """File ▸ Open workspace… on a newer StormScope's workspace: a banner says so, the run list shows its runs, every
     item that would change it is disabled with the reason as its tooltip (File, Report and the run's own menu), a
@@ -181,7 +159,7 @@ def test_the_window_opens_a_compatible_newer_workspace_read_only(qtbot, window, 
         a = _menu_action(window, text)
         assert (a.isEnabled(), a.toolTip()) == (False, READ_ONLY_REASON), text
     assert _menu_action(window, "Export &report…").isEnabled()  # reading: the report works
-    menu = _run_menu(qtbot, window, 1)
+    menu = [(text, enabled, tip) for text, enabled, _ticked, tip in run_menu(qtbot, window, 1)]
     assert menu[0] == ("Open in grid", True, "Open in grid")
     assert [t for t, *_ in menu[1:]] == ["Rename…", "Tag…", "First report is since boot",
                                           "First report is an interval (iostat -y)", "Delete 1 run…"]

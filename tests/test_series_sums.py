@@ -20,7 +20,7 @@ from app.importer import import_paths  # noqa: E402
 from app.workspace import Workspace  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
 from parsers.kinds import DEVICE_RATES, has  # noqa: E402
-from tests.conftest import CORPUS, SAMPLES  # noqa: E402
+from tests.conftest import CORPUS, SAMPLES, run_menu  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIGURE_SETS = (None, {"iops"}, {"iops", "await"}, {"read_write", "throughput"})
@@ -133,31 +133,6 @@ def test_the_command_line_answers_keep_the_sums_right(tmp_path, capsys):
         assert_stored_equals_live(ws)
 
 
-def _run_menu_click(qtbot, window, rid: int, text: str) -> None:
-    """Right-click the run in the list and click ``text`` in the menu that pops up."""
-    from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
-    from PySide6.QtWidgets import QApplication
-
-    item = next(it for it in window.browser._run_items() if int(it.data(0, Qt.ItemDataRole.UserRole + 1)) == rid)
-    tree = window.browser.tree
-    tree.setCurrentItem(item, 0, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-    clicked = []
-
-    def click():
-        menu = QApplication.activePopupWidget()
-        if menu is None:
-            QTimer.singleShot(20, click)
-            return
-        action = next(a for a in menu.actions() if a.text() == text)
-        menu.close()
-        action.trigger()
-        clicked.append(text)
-
-    QTimer.singleShot(50, click)
-    tree.customContextMenuRequested.emit(tree.visualItemRect(item).center())  # what a right-click emits
-    qtbot.waitUntil(lambda: clicked == [text], timeout=10000)
-
-
 def test_the_run_menu_answers_keep_the_sums_right(qtbot, window, monkeypatch):
     from PySide6.QtWidgets import QInputDialog
 
@@ -167,12 +142,12 @@ def test_the_run_menu_answers_keep_the_sums_right(qtbot, window, monkeypatch):
                      for n in ("capped_200iops_iostat-d.txt", "storm_fast_iostat-xt.txt"))
     window.browser.reload()
     monkeypatch.setattr(QInputDialog, "getDouble", lambda *a, **k: (2.0, True))  # the user types 2
-    _run_menu_click(qtbot, window, capped, "Set interval…")
-    _run_menu_click(qtbot, window, storm, "First report is an interval (iostat -y)")
+    run_menu(qtbot, window, capped, click="Set interval…")
+    run_menu(qtbot, window, storm, click="First report is an interval (iostat -y)")
     assert window.ws.run(capped)["interval_s"] == 2.0
     assert series.load_series(window.ws, storm).since_boot_excluded == []
     assert_stored_equals_live(window.ws, [capped, storm])
-    _run_menu_click(qtbot, window, storm, "First report is since boot")
+    run_menu(qtbot, window, storm, click="First report is since boot")
     assert series.load_series(window.ws, storm).since_boot_excluded == [0]
     assert_stored_equals_live(window.ws, [capped, storm])
 

@@ -5,11 +5,11 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QItemSelectionModel, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog  # noqa: E402
 
 from parsers.base import ImportOptions  # noqa: E402
-from tests.conftest import SAMPLES, dispose_window, drop_paths, open_window  # noqa: E402
+from tests.conftest import SAMPLES, dispose_window, drop_paths, open_window, run_menu  # noqa: E402
 
 
 def menu_action(window, menu_title, text):
@@ -262,28 +262,7 @@ def test_banner_and_import_list_follow_a_theme_switch(qtbot, window):
 
 def run_menu_texts(qtbot, window, rid):
     """Right-click the run in the list; the texts (and ticks) of the menu that pops up, then Escape."""
-    from PySide6.QtCore import QTimer
-
-    item = next(it for it in window.browser._run_items() if int(it.data(0, Qt.ItemDataRole.UserRole + 1)) == rid)
-    tree = window.browser.tree
-    # the run alone selected, as a right-click on it selects it: a plain setCurrentItem reads the keyboard's
-    # modifiers, and a Ctrl left pressed by an earlier test of the same process added the run to the selection
-    # instead (once in a full run: the menu was the earlier run's)
-    tree.setCurrentItem(item, 0, QItemSelectionModel.SelectionFlag.ClearAndSelect)
-    assert window.browser.selected_runs() == [rid]
-    seen = []
-
-    def read_and_close():
-        menu = QApplication.activePopupWidget()
-        if menu is None:
-            QTimer.singleShot(20, read_and_close)
-            return
-        seen.extend((a.text(), a.isChecked()) for a in menu.actions() if a.text())
-        menu.close()
-
-    QTimer.singleShot(50, read_and_close)
-    tree.customContextMenuRequested.emit(tree.visualItemRect(item).center())  # what a right-click emits
-    return dict(seen)
+    return {text: ticked for text, _enabled, ticked, _tip in run_menu(qtbot, window, rid)}
 
 
 def test_the_run_menu_offers_what_applies_and_ticks_the_first_report_mode(qtbot, window):
