@@ -209,3 +209,13 @@ def run_menu(qtbot, window, rid: int, click: str | None = None) -> list[tuple[st
     tree.customContextMenuRequested.emit(tree.visualItemRect(item).center())  # what a right-click emits
     qtbot.waitUntil(lambda: bool(done), timeout=10000)
     return seen
+
+
+def write_report(qtbot, dialog, path) -> None:
+    """Write the report dialog's PDF to ``path`` and wait for it: a PDF, and the dialog says it wrote it."""
+    job = dialog._export(str(path))
+    with qtbot.waitSignal(job.done, timeout=60000):
+        pass
+    job.wait()
+    assert Path(path).read_bytes().startswith(b"%PDF")
+    assert f"Wrote {Path(path).name}" in dialog.status.text()

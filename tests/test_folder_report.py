@@ -10,7 +10,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
-from tests.conftest import SAMPLES  # noqa: E402
+from tests.conftest import SAMPLES, write_report  # noqa: E402
 from tests.test_cli import run  # noqa: E402
 
 FILES = ["storm_fast_iostat-xt.txt", "storm_slow_iostat-xt.txt", "storm_fast_iostat-json.json",
@@ -106,10 +106,5 @@ def test_window_report_from_folder_asks_once_then_writes_the_pdf(qtbot, window, 
     assert rows["capped_200iops_iostat-d"][0] == 2.0
     assert rows["storm_fast_iostat-xt"][1] == "interval (set by the user)"
     assert rows["storm_fast_iostat-json"][1] == "since-boot (set by the user)"  # the default choice, confirmed
-    job = report._export(str(tmp_path / "r.pdf"))
-    with qtbot.waitSignal(job.done, timeout=60000):
-        pass
-    job.wait()
-    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
-    assert "Wrote r.pdf" in report.status.text()
+    write_report(qtbot, report, tmp_path / "r.pdf")
     report.close()

@@ -117,15 +117,10 @@ def test_plain_fields_are_the_numbers_with_leading_zeros_or_cut_blanks():
 
 
 
-@pytest.mark.parametrize("name", ["iostat-tool_sample_iostat.txt", "sysstat-tests_iostat-ALL.txt",
-                                  "vm_sysstat-12.6.1_iostat-x-pretty-t-ISO.txt"])
-def test_a_streamed_insert_stores_what_the_in_memory_insert_stores(tmp_path, monkeypatch, name):
-    from app.workspace import Workspace
 
-    opts = ImportOptions(chunk_bytes=2048)
-    with Workspace(tmp_path / "memory.duckdb") as ws:
-        want = snapshot(ws, CORPUS / "iostat" / name, opts)
-    streamed = []
+def stream_small_batches(monkeypatch) -> list[str]:
+    """Tables past 5 rows go through the streamed insert; the list gets the name of each table streamed."""
+    streamed: list[str] = []
     real = app.workspace._Stager.stream
 
     def counting(self, *a, **kw):
@@ -134,6 +129,17 @@ def test_a_streamed_insert_stores_what_the_in_memory_insert_stores(tmp_path, mon
 
     monkeypatch.setattr(app.workspace, "INSERT_BATCH_ROWS", 5)
     monkeypatch.setattr(app.workspace._Stager, "stream", counting)
+    return streamed
+
+@pytest.mark.parametrize("name", ["iostat-tool_sample_iostat.txt", "sysstat-tests_iostat-ALL.txt",
+                                  "vm_sysstat-12.6.1_iostat-x-pretty-t-ISO.txt"])
+def test_a_streamed_insert_stores_what_the_in_memory_insert_stores(tmp_path, monkeypatch, name):
+    from app.workspace import Workspace
+
+    opts = ImportOptions(chunk_bytes=2048)
+    with Workspace(tmp_path / "memory.duckdb") as ws:
+        want = snapshot(ws, CORPUS / "iostat" / name, opts)
+    streamed = stream_small_batches(monkeypatch)
     with Workspace(tmp_path / "streamed.duckdb") as ws:
         got = snapshot(ws, CORPUS / "iostat" / name, opts)
     assert "iostat_samples" in streamed
@@ -259,15 +265,7 @@ def test_a_device_name_past_the_limit_met_while_streaming_is_refused(tmp_path, m
     src.write_text(banner + "".join(reps))
     with Workspace(tmp_path / "one-pass.duckdb") as ws:
         want = import_file(ws, str(src), ImportOptions())
-    streamed = []
-    real = app.workspace._Stager.stream
-
-    def stream(self, *a, **kw):
-        streamed.append(a[0])
-        return real(self, *a, **kw)
-
-    monkeypatch.setattr(app.workspace, "INSERT_BATCH_ROWS", 5)
-    monkeypatch.setattr(app.workspace._Stager, "stream", stream)
+    streamed = stream_small_batches(monkeypatch)
     with Workspace(tmp_path / "streamed.duckdb") as ws:
         got = import_file(ws, str(src), ImportOptions(chunk_bytes=2048))
         assert ws.runs() == []

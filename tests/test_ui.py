@@ -12,7 +12,7 @@ from app.ui.table_model import PAGE, PENDING, LazyQueryModel, Source  # noqa: E4
 from app.ui.workers import ImportThread  # noqa: E402
 from app.workspace import Workspace  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
-from tests.conftest import GOOD, SAMPLES, drop_paths  # noqa: E402
+from tests.conftest import GOOD, SAMPLES, drop_paths, write_report  # noqa: E402
 
 
 @pytest.fixture
@@ -205,12 +205,7 @@ def test_export_report_from_the_window(qtbot, window, tmp_path):
     dlg = window.report_dialog
     dlg.customer.setText("ACME <Ltd>")
     dlg.save_as.setText("acme")
-    job = dlg._export(str(tmp_path / "r.pdf"))
-    with qtbot.waitSignal(job.done, timeout=60000):
-        pass
-    job.wait()
-    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
-    assert "Wrote r.pdf" in dlg.status.text()
+    write_report(qtbot, dlg, tmp_path / "r.pdf")
     assert "1,212 IOPS" in dlg.status.text()
     dlg.close()
 

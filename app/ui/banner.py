@@ -33,6 +33,19 @@ def _names(names: list[str], most: int = 4) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def _why(said: str, who: str) -> str:
+    """Why the run's first report is left out, in the words its format stored (iostat: proved by the cumulative
+    columns; zpool: since the pool was imported); sysstat's iostat otherwise: its default, unless -y."""
+    if who == "you":
+        return "you marked it as covering the time since boot"
+    if said.startswith("since-boot (proved: "):
+        return f"the file proves it covers the time since boot ({said[len('since-boot (proved: '):].rstrip(')')})"
+    if "(" in said and "assumed" not in said:
+        return said[said.index("(") + 1:].rstrip(")")
+    return ("iostat's first report covers the time since the machine booted unless the capture used -y, and "
+            "the file cannot tell")
+
+
 class SinceBootBanner(QFrame):
     """Shown while any selected run has its first report left out; 'Keep the first report' counts it again."""
 
@@ -98,15 +111,16 @@ class SinceBootBanner(QFrame):
             self.setVisible(bool(self.kept))
             return
         groups: dict[str, list[str]] = {}  # each reason once, with the runs it applies to
+        said = {rid: self._stored(rid) for rid, _n, _w in left_out}  # each run's stored answer, read once
         for rid, name, who in left_out:
-            groups.setdefault(self._why(rid, who), []).append(shown(name))
+            groups.setdefault(_why(said[rid], who), []).append(shown(name))
         parts = [f"{_names(names)}: {why}" for why, names in groups.items()]
         self.text.setText("The first report is left out of every figure and the report — " + "; ".join(parts) + "."
                           + (f" {kept}" if kept else ""))
         self.text.setToolTip("\n".join(shown(name) for _r, name, _w in left_out))
         # a first report the file proves covers more than an interval is never kept by the one click: only the
         # run menu's First report changes it, run by run
-        self.affected = [rid for rid, _n, who in left_out if who == "you" or not self._proved(rid)]
+        self.affected = [rid for rid, _n, who in left_out if who == "you" or "proved" not in said[rid]]
         n = len(self.affected)
         self.keep.setVisible(n > 0)
         self.keep.setText("Keep the first report" if len(left_out) == 1 else
@@ -119,23 +133,6 @@ class SinceBootBanner(QFrame):
         if isinstance(meta, str):
             meta = json.loads(meta)
         return str(meta.get("first_report") or "")
-
-    def _proved(self, run_id: int) -> bool:
-        """The file itself shows the first report covers more than an interval (iostat's cumulative columns)."""
-        return "proved" in self._stored(run_id)
-
-    def _why(self, run_id: int, who: str) -> str:
-        """Why the run's first report is left out, in the words its format stored (iostat: proved by the cumulative
-        columns; zpool: since the pool was imported); sysstat's iostat otherwise: its default, unless -y."""
-        if who == "you":
-            return "you marked it as covering the time since boot"
-        said = self._stored(run_id)
-        if said.startswith("since-boot (proved: "):
-            return f"the file proves it covers the time since boot ({said[len('since-boot (proved: '):].rstrip(')')})"
-        if "(" in said and "assumed" not in said:
-            return said[said.index("(") + 1:].rstrip(")")
-        return ("iostat's first report covers the time since the machine booted unless the capture used -y, and "
-                "the file cannot tell")
 
     def _keep_first(self) -> None:
         affected = list(self.affected)
