@@ -16,7 +16,11 @@ polars throughput (rows/s), peak RSS under half the file (issue 2).
 With ``--json`` the same is measured for an ``iostat -o JSON`` capture (sysstat 12.x keys, the same values),
 which is streamed too: the yardstick is the same DuckDB read of the clean CSV of the rows it imports.
 
+With ``--sql-design`` the DuckDB-side parse issue 18 describes, prototyped in ``iostat_sql_design.py``, is timed
+against the same yardstick the same way (text log only).
+
     python benchmarks/bench_import.py [--size-mb 1024] [--devices 50] [--rounds 3] [--parts] [--json] [--keep DIR]
+                                      [--sql-design]
 """
 
 from __future__ import annotations
@@ -148,6 +152,12 @@ print(json.dumps({{"seconds": time.perf_counter() - t, "cpu": time.process_time(
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
 
+CHILD_SQL_DESIGN = """
+import subprocess, sys
+sys.stdout.write(subprocess.run([sys.executable, {root!r} + "/benchmarks/iostat_sql_design.py", {src!r}, {ws!r}],
+                                capture_output=True, text=True, check=True).stdout)
+"""
+
 CHILD_YARDSTICK = """
 import time, json, resource, duckdb
 c = duckdb.connect({db!r})
@@ -233,9 +243,10 @@ def child(code: str) -> tuple[dict, float]:
     return out, max(peak, before) / 1024.0
 
 
-def rounds_against_yardstick(src: Path, csv: Path, tmp: Path, n: int, file_mb: float) -> tuple[dict, float]:
-    """Yardstick and import alternately, ``n`` rounds; print each and the median ratio. Returns the last import's
-    result and the largest peak RSS of the imports."""
+def rounds_against_yardstick(src: Path, csv: Path, tmp: Path, n: int, file_mb: float,
+                             code: str = CHILD_IMPORT, what: str = "import") -> tuple[dict, float]:
+    """Yardstick and import (or ``code``, named ``what``) alternately, ``n`` rounds; print each and the median
+    ratio. Returns the last import's result and the largest peak RSS of the imports."""
     import statistics
 
     ratios, cpu_ratios, peaks, imp = [], [], [], {}
@@ -247,27 +258,27 @@ def rounds_against_yardstick(src: Path, csv: Path, tmp: Path, n: int, file_mb: f
             if which == "yard":
                 got["yard"] = child(CHILD_YARDSTICK.format(db=str(db), csv=str(csv)))[0]
             else:
-                got["imp"] = child(CHILD_IMPORT.format(root=str(ROOT), ws=str(ws), src=str(src)))[0]
+                got["imp"] = child(code.format(root=str(ROOT), ws=str(ws), src=str(src)))[0]
         for p in (ws, db):
             p.unlink(missing_ok=True)
         imp, yard = got["imp"], got["yard"]
-        if imp.get("status") != "imported":
-            print(f"import failed: {imp}")
+        if imp.get("status", "imported") != "imported":
+            print(f"{what} failed: {imp}")
             return imp, 0.0
         ratios.append(imp["seconds"] / yard["seconds"])
         cpu_ratios.append(imp["cpu"] / yard["cpu"])
         peaks.append(imp["rss_mb"])
-        print(f"round {r + 1}: import {imp['seconds']:6.2f} s (CPU {imp['cpu']:6.2f} s, peak RSS "
+        print(f"round {r + 1}: {what} {imp['seconds']:6.2f} s (CPU {imp['cpu']:6.2f} s, peak RSS "
               f"{imp['rss_mb']:,.0f} MB)"
               f"  yardstick {yard['seconds']:6.2f} s (CPU {yard['cpu']:6.2f} s, peak RSS {yard['rss_mb']:,.0f} MB)"
               f"  ratio {ratios[-1]:.2f} (CPU {cpu_ratios[-1]:.2f})")
-    print(f"import / yardstick (DuckDB CREATE TABLE AS SELECT * FROM read_csv of the same rows): median "
+    print(f"{what} / yardstick (DuckDB CREATE TABLE AS SELECT * FROM read_csv of the same rows): median "
           f"{statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}, {n} rounds)  "
           "(target <= 1.50)")
     print(f"  the same in CPU time (steadier on a shared machine; both use the 2 cores where they can): median "
           f"{statistics.median(cpu_ratios):.2f} (min {min(cpu_ratios):.2f}, max {max(cpu_ratios):.2f})")
     print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other work skews wall times)")
-    print(f"import peak RSS: {max(peaks):,.0f} MB  (target <= 512 MB; {max(peaks) / file_mb:.2f} of the file)")
+    print(f"{what} peak RSS: {max(peaks):,.0f} MB  (target <= 512 MB; {max(peaks) / file_mb:.2f} of the file)")
     return imp, max(peaks)
 
 
@@ -279,6 +290,8 @@ def main() -> int:
     ap.add_argument("--parts", action="store_true", help="also time parsing alone and storing alone")
     ap.add_argument("--json", action="store_true", help="an iostat -o JSON capture instead of the text log")
     ap.add_argument("--keep", help="keep the generated files in this folder")
+    ap.add_argument("--sql-design", action="store_true",
+                    help="also time issue 18's DuckDB-side parse, prototyped (benchmarks/iostat_sql_design.py)")
     args = ap.parse_args()
 
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="stormscope-bench-"))
@@ -316,6 +329,9 @@ def main() -> int:
         print(f"  snapshot   : {snap['snapshot']:7.2f} s  (copy + SHA-256 in one read: what is parsed is what is "
               f"hashed; the former hash-only pass took {snap['hash_only']:.2f} s) = "
               f"{(snap['snapshot'] - snap['hash_only']) / imp['seconds']:.1%} of the import added")
+        if args.sql_design and not args.json:
+            print("issue 18's DuckDB-side parse, prototyped (a floor: no CPU rows, sums, snapshot or fallbacks):")
+            rounds_against_yardstick(src, csv, tmp, args.rounds, size_mb, CHILD_SQL_DESIGN, "SQL design")
         if args.parts:
             parse, _ = child(CHILD_PARSE.format(root=str(ROOT), src=str(src)))
             store_ws = tmp / "store-only.duckdb"
