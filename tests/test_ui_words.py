@@ -455,3 +455,26 @@ def test_stored_import_warnings_name_the_menu_in_the_window_and_the_command_in_t
     assert any("right-click menu ▸ Set interval…" in w for w in window)
     assert not any("--" in w or "main.py" in w or "{fix:" in w for w in window)
     assert any(f"'main.py run {r.run_ids[0]} --interval SECONDS'" in w for w in cli)
+
+
+def test_a_column_named_by_the_users_sql_is_shown_escaped(qtbot, window):
+    """A column name the user's SQL makes is shown with its control and bidi characters escaped, like any name from
+    a file."""
+    from app.importer import import_file
+    from parsers.base import ImportOptions
+
+    w = window
+    import_file(w.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions())
+    # typed through the clipboard: Qt's test keyboard types ASCII only (QTest asserts on other characters)
+    QApplication.clipboard().setText('SELECT 1 AS "x\u202ey"')
+    g = w.grid
+    click_tab(qtbot, w, w.tabs.indexOf(g))
+    g.sql.clear()
+    qtbot.mouseClick(g.sql.viewport(), Qt.MouseButton.LeftButton)
+    qtbot.keyClick(g.sql, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert g.sql.toPlainText() == 'SELECT 1 AS "x\u202ey"'
+    qtbot.mouseClick(g.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: g.model is not None and not g.model.is_loading(), timeout=30000)
+    header = w.grid.view.horizontalHeader().model()
+    assert header.headerData(0, Qt.Orientation.Horizontal) == "x<U+202E>y"
+    assert g.error.isHidden()

@@ -25,7 +25,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QThread, Signal
 
 from app.safe_open import NO_FILES, SQLRefused, check_query
-from app.safe_text import for_display
+from app.safe_text import for_display, shown
 
 PAGE = 500
 MAX_PAGES = 60  # pages kept in memory (LRU)
@@ -381,8 +381,8 @@ class LazyQueryModel(QAbstractTableModel):
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role != Qt.ItemDataRole.DisplayRole:
             return None
-        if orientation == Qt.Orientation.Horizontal:
-            return self.columns[section] if section < len(self.columns) else None
+        if orientation == Qt.Orientation.Horizontal:  # a name from the user's SQL: escaped like a name from a file
+            return shown(self.columns[section]) if section < len(self.columns) else None
         return str(section + 1)
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
