@@ -73,6 +73,7 @@ _STAMP = re.compile(r"^(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})[ T](\d{1,2}):(\d{
                     r"(?:\s*([AaPp])\.?[Mm]\.?)?$")
 CHUNK_CELLS = 400_000  # selected cells converted at once (rows x columns): bounds the memory of a chunk
 MAX_CHUNK_ROWS = 2000
+COMMA_SAMPLE = 50_000  # values (the first of a chunk, row after row) that tell a decimal comma
 MAX_LINE = 64 * 1024 * 1024  # the longest header line read (esxtop: tens of thousands of cells); a cell stays short
 
 
@@ -373,14 +374,14 @@ def _first(mask: np.ndarray, n: int, k: int, column_major: bool) -> tuple[int, i
 
 
 def _separators(s: pl.Series, n: int, k: int, column_major: bool) -> tuple[bool, bool]:
-    """Whether the chunk's first 50,000 values (row after row, blanks left out) hold a decimal comma number, and a
-    dot: what tells a locale that writes decimal commas."""
+    """Whether the chunk's first ``COMMA_SAMPLE`` values (row after row, blanks left out) hold a decimal comma
+    number, and a dot: what tells a locale that writes decimal commas."""
     if not column_major:
-        sample = s.drop_nulls().head(50_000)
+        sample = s.drop_nulls().head(COMMA_SAMPLE)
         comma_any = bool(sample.str.contains(_COMMA_NUMBER.pattern).any())
         return comma_any, bool(sample.str.contains(".", literal=True).any())
     order = np.arange(n * k).reshape(k, n).T.ravel()  # position in the file's order -> index in s
-    first = order[s.is_not_null().to_numpy()[order]][:50_000]
+    first = order[s.is_not_null().to_numpy()[order]][:COMMA_SAMPLE]
     comma = s.str.contains(_COMMA_NUMBER.pattern).fill_null(False).to_numpy()
     dot = s.str.contains(".", literal=True).fill_null(False).to_numpy()
     return bool(comma[first].any()), bool(dot[first].any())
