@@ -271,9 +271,10 @@ def _identity(path: str) -> tuple[int, int, int, int, int]:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A private copy of a file being imported, made in the same read that hashed it: what is parsed is what is
-    hashed, whatever happens to the original meanwhile. ``unchanged()`` raises :class:`FileChanged` once the
-    original differs from what was copied (checked after the copy and again before the import commits)."""
+    """A private copy of a file being imported, the copy hashed (or, where the kernel cannot copy, copied in the
+    read that hashed it): what is parsed is what is hashed, whatever happens to the original meanwhile.
+    ``unchanged()`` raises :class:`FileChanged` once the original differs from what was copied (checked after the
+    copy and again before the import commits)."""
 
     original: str
     path: str
