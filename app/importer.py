@@ -24,7 +24,7 @@ from typing import Any
 import duckdb
 
 from app.safe_text import storable
-from app.workspace import ImportResult, Workspace, storage_error
+from app.workspace import ImportResult, Workspace, sha256_of, storage_error
 from parsers.base import Cancelled, ImportOptions, JobState, ParseError
 from parsers.registry import UnknownFormat, detect
 
@@ -271,9 +271,10 @@ def _identity(path: str) -> tuple[int, int, int, int, int]:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A private copy of a file being imported, made in the same read that hashed it: what is parsed is what is
-    hashed, whatever happens to the original meanwhile. ``unchanged()`` raises :class:`FileChanged` once the
-    original differs from what was copied (checked after the copy and again before the import commits)."""
+    """A private copy of a file being imported, the copy hashed (or, where the kernel cannot copy, copied in the
+    read that hashed it): what is parsed is what is hashed, whatever happens to the original meanwhile.
+    ``unchanged()`` raises :class:`FileChanged` once the original differs from what was copied (checked after the
+    copy and again before the import commits)."""
 
     original: str
     path: str
@@ -291,23 +292,60 @@ class Snapshot:
 
 
 def snapshot(path: str, folder: Path) -> Snapshot:
-    """Copy ``path`` into ``folder`` (same name) and hash it in one pass; :class:`FileChanged` if it changed."""
+    """Copy ``path`` into ``folder`` (same name) and hash the copy; :class:`FileChanged` if the original changed.
+
+    The copy is what is hashed and parsed. The kernel copies (``os.copy_file_range``: no trip through Python's
+    memory; on file systems that clone, btrfs or XFS, the copy shares the original's blocks until either is
+    written) and the copy is then hashed, a read from the page cache. Where the kernel cannot copy (another
+    system, file systems it will not copy between), one pass reads, hashes and writes, as before. Time against a
+    hash alone: benchmarks/bench_snapshot.py."""
     import hashlib
 
     before = _identity(path)
-    h = hashlib.sha256()
-    size = 0
     copy = folder / storable(Path(path).name)  # parsers may read the name (fio logs): valid UTF-8
+    sha: str | None = None
     with open(path, "rb") as src, open(copy, "wb") as dst:
-        while chunk := src.read(SNAPSHOT_CHUNK):
-            h.update(chunk)
-            dst.write(chunk)
-            size += len(chunk)
-    snap = Snapshot(path, str(copy), h.hexdigest(), size, before)
+        size = _kernel_copy(src.fileno(), dst.fileno(), before[0])
+        if size is None:
+            h = hashlib.sha256()
+            size = 0
+            while chunk := src.read(SNAPSHOT_CHUNK):
+                h.update(chunk)
+                dst.write(chunk)
+                size += len(chunk)
+            sha = h.hexdigest()
     if size != before[0]:
         raise FileChanged()
+    if sha is None:
+        sha, size = sha256_of(copy, SNAPSHOT_CHUNK)
+    snap = Snapshot(path, str(copy), sha, size, before)
     snap.unchanged()
     return snap
+
+
+# errors of a first copy_file_range that mean "not here" (nothing copied yet): the one-pass copy does it instead
+_NO_KERNEL_COPY = {errno.EXDEV, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EINVAL, errno.EPERM}
+KERNEL_COPY_CHUNK = 64 * 1024 * 1024
+
+
+def _kernel_copy(src: int, dst: int, expected: int) -> int | None:
+    """Copy from ``src`` to ``dst`` (both at their start) in the kernel to the end of ``src``, or to one byte past
+    ``expected`` (a file still being written has changed: no need to follow it); the bytes copied, or None when
+    this system or these file systems cannot (nothing copied then)."""
+    copy_range = getattr(os, "copy_file_range", None)
+    if copy_range is None:
+        return None
+    size = 0
+    while True:
+        try:
+            n = copy_range(src, dst, min(KERNEL_COPY_CHUNK, expected + 1 - size))
+        except OSError as e:
+            if size == 0 and e.errno in _NO_KERNEL_COPY:
+                return None
+            raise
+        if n == 0:
+            return size
+        size += n
 
 
 SNAPSHOT_CHUNK = 4 * 1024 * 1024

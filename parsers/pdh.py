@@ -30,7 +30,10 @@ explain, so it is an error.
 
 Large files stream: the header is read once, the columns a format needs are picked by their names, and each
 row keeps only those cells (esxtop writes tens of thousands of columns); values are converted in bulk per chunk
-of rows, and iostat_samples frames go out per chunk.
+of rows, and iostat_samples frames go out per chunk. A chunk of plain rows (every field quoted, no quote inside,
+ASCII, the header's field count: checked by counting separators and quotes, :func:`plain_block`) is read by
+polars, only the chosen columns; from the first chunk that is not plain on, Python's CSV reader reads every row
+and makes the checks above, so a bad row's error is the same either way.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import io
 import itertools
 import operator
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -70,6 +73,7 @@ _STAMP = re.compile(r"^(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})[ T](\d{1,2}):(\d{
                     r"(?:\s*([AaPp])\.?[Mm]\.?)?$")
 CHUNK_CELLS = 400_000  # selected cells converted at once (rows x columns): bounds the memory of a chunk
 MAX_CHUNK_ROWS = 2000
+COMMA_SAMPLE = 50_000  # values (the first of a chunk, row after row) that tell a decimal comma
 MAX_LINE = 64 * 1024 * 1024  # the longest header line read (esxtop: tens of thousands of cells); a cell stays short
 
 
@@ -117,6 +121,9 @@ def parse_counter_path(text: str) -> CounterPath | None:
 def _opening(rest: str) -> int:
     """The "(" that the final ")" closes, counted from the right (an instance may hold balanced parentheses:
     ``SQL02 (uuid):scsi0:0``; an object too: ``… (client)(*)``); else the first "(" (-1: none)."""
+    last = rest.rfind("(")
+    if last >= 0 and ")" not in rest[last + 1:-1]:  # no parentheses inside the instance: the walk below ends there
+        return last
     depth = 0
     for i in range(len(rest) - 1, -1, -1):
         depth += {")": 1, "(": -1}.get(rest[i], 0)
@@ -301,6 +308,85 @@ def read_stamp(text: str, order: str, line: int) -> datetime:
                          line) from None
 
 
+# ---- a chunk of rows ----------------------------------------------------------------------------------------
+@dataclass
+class _Chunk:
+    """Rows of the file: their line numbers, time stamp cells and selected cells (flat: row after row, or column
+    after column when ``column_major``); ``cell(r, c)`` is row r's selected cell c as the file has it."""
+
+    lines: list[int]
+    stamps: list[str]
+    values: pl.Series
+    column_major: bool
+    cell: Callable[[int, int], str]
+
+
+def _row_chunk(chunk: tuple[list[int], list[str], list[tuple[str, ...]]]) -> _Chunk:
+    lines, stamps, cells = chunk
+    values = pl.Series("v", list(itertools.chain.from_iterable(cells)), dtype=pl.String)
+    return _Chunk(lines, stamps, values, False, lambda r, c: cells[r][c])
+
+
+def _column_cell(columns: list[pl.Series]) -> Callable[[int, int], str]:
+    return lambda r, c: str(columns[c][r])
+
+
+def plain_block(block: list[bytes], n_fields: int, delimiter: str) -> bytes | None:
+    """The rows of ``block`` (lines as read, each with its line break) joined by ``\\n`` when every one is plain:
+    ``n_fields`` fields, each in double quotes without a quote, line break or NUL inside, ASCII, a time stamp
+    that is not blank, no field longer than Python's CSV reader takes. Then a CSV reader would split each line at
+    exactly its ``","`` separators, which is what a bulk reader does too. None when any row is not plain (blank,
+    cut off, unquoted, odd quoting, another text encoding …): such rows go through the CSV reader and its checks.
+
+    Counted, not parsed: a row with n-1 separators ``","`` that neither starts nor ends one has at least 2n
+    quotes (its first and last byte and two per separator, all different bytes); the block having 2n quotes a row
+    in all leaves no other quote anywhere, so each field is exactly the bytes between two separators."""
+    sep = f'"{delimiter}"'.encode("ascii")
+    rows: list[bytes] = []
+    for b in block:
+        b = b[:-2] if b.endswith(b"\r\n") else b[:-1] if b.endswith(b"\n") else b""  # no break: may be cut off
+        if (len(b) < 2 or b[0] != 34 or b[-1] != 34 or b.count(sep) != n_fields - 1
+                or b.startswith(sep) or b.endswith(sep)):
+            return None
+        end = b.find(sep)
+        if not b[1:end if end >= 0 else -1].strip():  # a blank time stamp: a blank row (skipped) or an error
+            return None
+        rows.append(b)
+    body = b"\n".join(rows)
+    if (body.count(b'"') != 2 * n_fields * len(rows) or not body.isascii() or b"\r" in body or b"\x00" in body
+            or (max(map(len, rows)) >= csv.field_size_limit() and _longest_field(body) >= csv.field_size_limit())):
+        return None
+    return body
+
+
+def _longest_field(body: bytes) -> int:
+    """The longest field of a block whose quotes open and close fields in turn."""
+    quotes = np.flatnonzero(np.frombuffer(body, dtype=np.uint8) == 34)
+    return int((quotes[1::2] - quotes[0::2]).max()) - 1
+
+
+def _first(mask: np.ndarray, n: int, k: int, column_major: bool) -> tuple[int, int]:
+    """The row and column of the first True of a chunk's cells, in the file's order (row after row)."""
+    if column_major:
+        mask = mask.reshape(k, n).T.ravel()
+    r, c = divmod(int(np.argmax(mask)), k)
+    return r, c
+
+
+def _separators(s: pl.Series, n: int, k: int, column_major: bool) -> tuple[bool, bool]:
+    """Whether the chunk's first ``COMMA_SAMPLE`` values (row after row, blanks left out) hold a decimal comma
+    number, and a dot: what tells a locale that writes decimal commas."""
+    if not column_major:
+        sample = s.drop_nulls().head(COMMA_SAMPLE)
+        comma_any = bool(sample.str.contains(_COMMA_NUMBER.pattern).any())
+        return comma_any, bool(sample.str.contains(".", literal=True).any())
+    order = np.arange(n * k).reshape(k, n).T.ravel()  # position in the file's order -> index in s
+    first = order[s.is_not_null().to_numpy()[order]][:COMMA_SAMPLE]
+    comma = s.str.contains(_COMMA_NUMBER.pattern).fill_null(False).to_numpy()
+    dot = s.str.contains(".", literal=True).fill_null(False).to_numpy()
+    return bool(comma[first].any()), bool(dot[first].any())
+
+
 # ---- the reader ---------------------------------------------------------------------------------------------
 @dataclass
 class _Run:
@@ -313,6 +399,8 @@ ORDER_NAMES = {"MDY": "month/day/year", "DMY": "day/month/year", "YMD": "year-mo
 
 class PdhReader:
     """Streams a PDH-CSV file into per-host runs of iostat_samples (and cpu_samples) for one format."""
+
+    bulk = True  # plain rows read in bulk (False: every row through the CSV reader; the tests compare the two)
 
     def __init__(self, path: str, spec: FormatSpec, options: ImportOptions, state: JobState, warn: WarnFn):
         self.path = path
@@ -373,9 +461,10 @@ class PdhReader:
         return self._select()[0]
 
     # -- rows ---------------------------------------------------------------------------------------------------
-    def _rows(self, cols: list[int]) -> Iterator[tuple[list[int], list[str], list[tuple[str, ...]]]]:
-        """Chunks of (line numbers, time stamp cells, the selected cells of each row)."""
-        pick = operator.itemgetter(*cols) if len(cols) > 1 else (lambda r: (r[cols[0]],))
+    def _rows(self, cols: list[int]) -> Iterator[_Chunk]:
+        """The file's rows below the header, a chunk at a time. Blocks of plain rows (every field quoted, nothing
+        that needs a CSV reader's judgement) are read in bulk, only the selected columns (:meth:`_bulk_rows`);
+        from the first block that is not plain on, every row goes through the CSV reader (:meth:`_csv_rows`)."""
         per_chunk = max(1, min(MAX_CHUNK_ROWS, CHUNK_CELLS // max(1, len(cols))))
         with open(self.path, "rb") as raw:
             size = raw.seek(0, 2) or 1
@@ -386,7 +475,45 @@ class PdhReader:
             raw.seek(0)
             for _ in range(self.header.line):  # the header and what precedes it, as read_header read them: bytes
                 raw.readline()
-            text = io.TextIOWrapper(raw, encoding=self.header.encoding, errors="strict", newline="")
+            resume: tuple[int, int] | None = (raw.tell(), self.header.line)
+            if self.header.quoted and self.bulk:
+                resume = yield from self._bulk_rows(raw, cols, per_chunk, size)
+            if resume is not None:
+                raw.seek(resume[0])
+                yield from self._csv_rows(raw, cols, per_chunk, size, resume[1], cut_tail)
+
+    def _bulk_rows(self, raw: io.BufferedReader, cols: list[int], per_chunk: int,
+                   size: int) -> Generator[_Chunk, None, tuple[int, int] | None]:
+        """Chunks of plain rows read by polars, only the selected columns; returns where the CSV reader takes over
+        (the byte offset and the line before it: the first chunk that is not plain, see :func:`plain_block`), or
+        None at the end of the file. The columns are the ones :meth:`_select` chose by their header names."""
+        n_fields = len(self.header.cells)
+        line = self.header.line
+        while True:
+            offset = raw.tell()
+            block = list(itertools.islice(iter(raw.readline, b""), per_chunk))
+            if not block:
+                return None
+            body = plain_block(block, n_fields, self.header.delimiter)
+            if body is None:
+                return offset, line
+            frame = pl.read_csv(body, has_header=False, columns=[0, *cols], infer_schema=False, quote_char='"',
+                                separator=self.header.delimiter)
+            if frame.shape != (len(block), len(cols) + 1):  # never seen: the CSV reader decides
+                return offset, line
+            values = [frame.to_series(i) for i in range(1, frame.width)]
+            if raw.tell() < size:
+                self.state.progress(raw.tell() / size, "reading")
+            yield _Chunk(list(range(line + 1, line + len(block) + 1)), frame.to_series(0).to_list(),
+                         pl.concat(values), True, _column_cell(values))
+            line += len(block)
+
+    def _csv_rows(self, raw: io.BufferedReader, cols: list[int], per_chunk: int, size: int, line0: int,
+                  cut_tail: bool) -> Iterator[_Chunk]:
+        """Chunks of rows read by Python's CSV reader from the reader's position (below line ``line0``)."""
+        pick = operator.itemgetter(*cols) if len(cols) > 1 else (lambda r: (r[cols[0]],))
+        # closed here (and with it the file): a wrapper left for the collector would be reported as not closed
+        with io.TextIOWrapper(raw, encoding=self.header.encoding, errors="strict", newline="") as text:
             reader = csv.reader(text, delimiter=self.header.delimiter)
             chunk: tuple[list[int], list[str], list[tuple[str, ...]]] = ([], [], [])
             pending: tuple[int, list[str]] | None = None
@@ -396,19 +523,19 @@ class PdhReader:
                         self._keep(pending, pick, chunk, last=False)
                         if len(chunk[0]) >= per_chunk:
                             self.state.progress(raw.tell() / size, "reading")
-                            yield chunk
+                            yield _row_chunk(chunk)
                             chunk = ([], [], [])
-                    line = self.header.line + reader.line_num
+                    line = line0 + reader.line_num
                     pending = (line, row) if any(c.strip() for c in row) else None
             except UnicodeDecodeError as e:  # decoded a block at a time: the line is found again, byte by byte
                 raise ParseError(f"not {self.header.encoding} text ({e.reason}) as the header is",
                                  self._undecodable_line()) from None
             except csv.Error as e:
-                raise ParseError(f"unreadable CSV ({e})", self.header.line + reader.line_num) from None
+                raise ParseError(f"unreadable CSV ({e})", line0 + reader.line_num) from None
             if pending is not None:
                 self._keep(pending, pick, chunk, last=cut_tail)
             if chunk[0]:
-                yield chunk
+                yield _row_chunk(chunk)
 
     def _undecodable_line(self) -> int | None:
         """The first line below the header that is not text in the header's encoding."""
@@ -443,33 +570,31 @@ class PdhReader:
         chunk[2].append(vals)
 
     # -- values -------------------------------------------------------------------------------------------------
-    def _values(self, lines: list[int], cells: list[tuple[str, ...]], cols: list[int]) -> np.ndarray:
+    def _values(self, chunk: _Chunk, cols: list[int]) -> np.ndarray:
         """The chunk's selected cells as floats (rows x columns), NaN where the tool left the value blank."""
-        k = len(cols)
-        s = pl.Series("v", list(itertools.chain.from_iterable(cells)), dtype=pl.String).str.strip_chars()
+        k, n = len(cols), len(chunk.lines)
+        s = chunk.values.str.strip_chars()
         s = pl.select(pl.when(s == "").then(None).otherwise(s).alias("v")).to_series()
         if self.decimal_comma is None:
-            sample = s.drop_nulls().head(50_000)
-            comma = bool(sample.str.contains(_COMMA_NUMBER.pattern).any())
-            dot = bool(sample.str.contains(".", literal=True).any())
+            comma, dot = _separators(s, n, k, chunk.column_major)
             if comma or dot:
                 self.decimal_comma = comma and not dot
         if self.decimal_comma:
             s = s.str.replace(",", ".", literal=True)
         bad = (~s.str.contains(_NUMBER)).fill_null(False)
         if bad.any():
-            r, c = divmod(int(bad.arg_max() or 0), k)
-            value = cells[r][c].strip()
+            r, c = _first(bad.to_numpy(), n, k, chunk.column_major)
+            value = chunk.cell(r, c).strip()
             cut = " (an exponent without digits: the value looks cut)" if re.search(r"[eE][-+]?$", value) else ""
             raise ParseError(f"{value[:40]!r} is not a number{cut}; column {cols[c] + 1}: "
-                             f"{self.header.cells[cols[c]]}", lines[r])
+                             f"{self.header.cells[cols[c]]}", chunk.lines[r])
         vals = s.cast(pl.Float64).to_numpy().astype(np.float64, copy=False)
         inf = np.isinf(vals)
         if inf.any():
-            r, c = divmod(int(np.argmax(inf)), k)
-            raise ParseError(f"number {cells[r][c].strip()[:24]!r} is out of range; column {cols[c] + 1}: "
-                             f"{self.header.cells[cols[c]]}", lines[r])
-        return vals.reshape(len(lines), k)
+            r, c = _first(inf, n, k, chunk.column_major)
+            raise ParseError(f"number {chunk.cell(r, c).strip()[:24]!r} is out of range; column {cols[c] + 1}: "
+                             f"{self.header.cells[cols[c]]}", chunk.lines[r])
+        return vals.reshape(k, n).T if chunk.column_major else vals.reshape(n, k)
 
     # -- frames -------------------------------------------------------------------------------------------------
     def _frames(self, run: _Run, vals: np.ndarray, first: int, ts: list[datetime]) -> Iterator[Rows]:
@@ -513,13 +638,14 @@ class PdhReader:
         order, undecided = date_order(self.path, self.header.line)
         ts_all: list[datetime] = []
         lines_all: list[int] = []
-        for lines, stamp_cells, cells in self._rows(cols):
-            ts = [read_stamp(text, order, line) for text, line in zip(stamp_cells, lines)]
+        for chunk in self._rows(cols):
+            lines = chunk.lines
+            ts = [read_stamp(text, order, line) for text, line in zip(chunk.stamps, lines)]
             if self.t0 is None:
                 self.t0 = ts[0]
                 for run in runs.values():
                     yield RunStart(run.key, self._info(run, [], None, order, undecided, None))
-            vals = self._values(lines, cells, cols)
+            vals = self._values(chunk, cols)
             for run in runs.values():
                 yield from self._frames(run, vals, len(ts_all), ts)
             ts_all += ts
