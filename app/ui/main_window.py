@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -497,7 +498,18 @@ class MainWindow(QMainWindow):
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if paths:
             event.acceptProposedAction()
-            self.start_import(paths)
+            thread = self.start_import(paths)
+            if thread is not None:
+                thread.done.connect(self._drop_imported)  # after _import_done (connected first)
+
+    def _drop_imported(self, result: Any) -> None:
+        """A drop imported: what its new runs cannot say (an iostat capture's first report, a capture's interval)
+        is asked once for the whole drop, by the same dialog and the same decision as File ▸ Report from folder….
+        Nothing asked when the drop's files say everything themselves."""
+        if isinstance(result, Exception):  # the import panel says why
+            return
+        run_ids = sorted({rid for r in result if r.status == "imported" for rid in r.run_ids})
+        self._ask_open_questions(run_ids, "Keep these answers", lambda: None)
 
     def import_dialog(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(self, "Import traces")
@@ -533,32 +545,38 @@ class MainWindow(QMainWindow):
     def _folder_imported(self, result: Any) -> None:
         if isinstance(result, Exception):  # the import panel says why
             return
-        from app.importer import open_questions
-
         run_ids = sorted({rid for r in result if r.status in ("imported", "duplicate") for rid in r.run_ids})
         if not run_ids:
             self.statusBar().showMessage("No traces in that folder: nothing to report on.", 10000)
             return
         self.browser.select_runs(run_ids)
-        questions = open_questions(self.ws, run_ids)
+        self._ask_open_questions(run_ids, "Continue to the report", lambda: self._report_on(run_ids))
+
+    def _ask_open_questions(self, run_ids: list[int], go_on: str, then: Callable[[], None]) -> None:
+        """What the runs cannot say themselves (app/importer.py open_questions) asked in one dialog, the answers
+        stored, then ``then``; with nothing to ask, ``then`` at once. Cancel leaves the runs as imported (the
+        since-boot banner and the run menu still offer the answers)."""
+        from app.importer import open_questions
+
+        questions = open_questions(self.ws, run_ids) if run_ids else []
         if not questions:
-            self._report_on(run_ids)
+            then()
             return
         from app.ui.folder_report import FolderAnswersDialog
 
-        dlg = FolderAnswersDialog(questions, self)
+        dlg = FolderAnswersDialog(questions, self, go_on)
         self.folder_answers_dialog = dlg
-        dlg.accepted.connect(lambda: self._folder_answered(dlg, run_ids))
+        dlg.accepted.connect(lambda: self._answered(dlg, run_ids, then))
         dlg.open()
 
-    def _folder_answered(self, dlg: Any, run_ids: list[int]) -> None:
+    def _answered(self, dlg: Any, run_ids: list[int], then: Callable[[], None]) -> None:
         from app.importer import answer
 
         for q, value in dlg.answers():
             answer(self.ws, q, value)
         self._runs_changed()
         self.browser.select_runs(run_ids)
-        self._report_on(run_ids)
+        then()
 
     def _report_on(self, run_ids: list[int]) -> None:
         from app.ui.report_dialog import ReportDialog
