@@ -581,7 +581,7 @@ class MainWindow(QMainWindow):
     def _report_on(self, run_ids: list[int]) -> None:
         from app.ui.report_dialog import ReportDialog
 
-        self.report_dialog = ReportDialog(self.ws, run_ids, self)
+        self.report_dialog = ReportDialog(self.ws, run_ids, self, self.settings)
         self.report_dialog.show()
 
     def _apply_read_only(self) -> None:
@@ -742,7 +742,7 @@ class MainWindow(QMainWindow):
     def export_report(self) -> None:
         from app.ui.report_dialog import ReportDialog
 
-        self.report_dialog = ReportDialog(self.ws, self.browser.selected_runs(), self)
+        self.report_dialog = ReportDialog(self.ws, self.browser.selected_runs(), self, self.settings)
         self.report_dialog.show()
 
     def export_chart(self, path: str | None = None) -> None:
