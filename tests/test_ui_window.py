@@ -330,3 +330,72 @@ def test_the_banner_gives_each_run_its_own_reason_and_never_keeps_a_proved_since
                     .fetchall())
     assert left_out == {capped: True, fast: True, slow: True}
     assert not window.banner.undo.isVisible()
+
+
+def test_help_user_guide_opens_the_guide_and_its_contents_links_work(qtbot, window):
+    """Help ▸ User guide (F1) shows docs/user-guide.md rendered; clicking an entry of its contents scrolls to the
+    section. Before, Help had no guide at all."""
+    from PySide6.QtCore import QPoint
+
+    qtbot.keyClick(window, Qt.Key.Key_F1)  # the shortcut of Help ▸ User guide
+    qtbot.waitUntil(lambda: getattr(window, "guide_window", None) is not None and window.guide_window.isVisible())
+    guide = window.guide_window
+    assert menu_action(window, "Help", "User guide") is window.guide_action
+    browser = guide.browser
+    text = browser.toPlainText()
+    assert text.startswith("StormScope user guide")
+    assert "Report from folder" in text
+    bar = browser.verticalScrollBar()
+    assert bar.value() == 0
+    link = browser.document().find("Large files")  # the last entry of the contents
+    rect = browser.cursorRect(link)
+    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.left() - 10, rect.center().y()))
+    qtbot.waitUntil(lambda: bar.value() > 0)
+    top = browser.cursorForPosition(QPoint(5, 5)).block()
+    assert top.text() == "Large files" or browser.textCursor().block().text() == "Large files"
+    assert guide.status.text() == ""
+    guide.close()
+
+
+def test_the_guide_bundled_is_the_one_shown_and_its_window_part_names_no_command_line_flags():
+    """The desktop build carries docs/user-guide.md where the window reads it; the part about the window talks
+    about menus and buttons, not the command line's flags or StormScope's own files."""
+    import re
+
+    from app.ui.guide import GUIDE
+    from tests.conftest import ROOT
+
+    assert GUIDE == ROOT / "docs" / "user-guide.md"
+    spec = (ROOT / "packaging" / "stormscope.spec").read_text()
+    assert '(str(ROOT / "docs" / "user-guide.md"), "docs")' in spec
+    for link in re.findall(r"\]\((images/[^)]+)\)", GUIDE.read_text()):
+        assert f'"{link.split("/")[0]}" / "{link.split("/")[1]}"), "docs/images")' in spec
+    text = GUIDE.read_text()
+    window_part = text[text.index("## The window"):text.index("## Formats read")]
+    assert not re.findall(r"--[a-z]", window_part)
+    assert not re.findall(r"\b[\w/]+\.(?:py|md)\b", window_part)
+
+
+def test_about_shows_the_version(qtbot, window):
+    """Help ▸ About StormScope says which version (pyproject.toml's, as --version prints it). Before: none."""
+    import tomllib
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    from reports.options import version
+    from tests.conftest import ROOT
+
+    seen = []
+
+    def read_and_close():
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        seen.append(box.text())
+        box.accept()
+
+    QTimer.singleShot(200, read_and_close)
+    menu_action(window, "Help", "About StormScope").trigger()
+    assert seen
+    assert f"StormScope {version()} " in seen[0]
+    assert version() == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]

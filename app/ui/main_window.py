@@ -444,9 +444,30 @@ class MainWindow(QMainWindow):
         self.open_log_action = QAction("Open &log folder", self, triggered=lambda _checked=False: self.open_log())
         self.open_log_action.setStatusTip("The folder of StormScope's log and crash reports, to send with a problem")
         h.addAction(self.open_log_action)
-        h.addAction(QAction("About StormScope", self, triggered=lambda: QMessageBox.about(
-            self, APP, "StormScope — storage-performance trace analysis.\n"
-            "Drop iostat, vscsiStats or fio files on the window to begin.")))
+        self.guide_action = QAction("&User guide", self, shortcut=QKeySequence.StandardKey.HelpContents,
+                                    triggered=lambda _checked=False: self.show_guide())
+        h.addAction(self.guide_action)
+        self.about_action = QAction("About StormScope", self, triggered=lambda _checked=False: self.about())
+        h.addAction(self.about_action)
+
+    def show_guide(self) -> None:
+        """Help ▸ User guide (F1): the bundled user guide, rendered (app/ui/guide.py)."""
+        from app.ui.guide import GUIDE, GuideWindow
+
+        if not GUIDE.is_file():  # installed with pip: the guide comes with the desktop build and the source
+            self.statusBar().showMessage("The user guide is not part of this installation: it comes with the desktop "
+                                         "build and with StormScope's source.", 15000)
+            return
+        self.guide_window = GuideWindow(self)
+        self.guide_window.show()
+
+    def about(self) -> None:
+        """Help ▸ About StormScope: what it is and which version (the one `--version` prints)."""
+        from reports.options import version
+
+        QMessageBox.about(self, APP, f"StormScope {version()} — storage-performance trace analysis.\n"
+                          "Drop iostat, vscsiStats or fio files on the window to begin; Help ▸ User guide "
+                          "explains every view.")
 
     def open_log(self) -> None:
         """Help ▸ Open log folder: the log and crash reports in the file manager."""
