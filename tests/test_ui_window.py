@@ -399,3 +399,28 @@ def test_about_shows_the_version(qtbot, window):
     assert seen
     assert f"StormScope {version()} " in seen[0]
     assert version() == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
+def test_run_names_are_readable_in_a_1280_by_800_window(qtbot, tmp_path):
+    """The run list opens RUN_LIST_WIDTH wide at 1280 x 800: the sample runs' names and periods show whole. Before, the
+    Overlay's first row of controls (Add to report at its end) and the results line were too wide to shrink, so
+    the run list got what was left (332 px of its 420)."""
+    from app.ui.main_window import RUN_LIST_WIDTH
+    from app.ui.run_browser import RUN_ROLE
+
+    w = open_window(qtbot, tmp_path, size=(1280, 800))
+    try:
+        import_samples(w, ["storm_fast_iostat-xt.txt", "storm_slow_iostat-xt.txt", "capped_200iops_iostat-d.txt"])
+        qtbot.waitUntil(lambda: w.runs_dock.width() >= RUN_LIST_WIDTH - 10)
+        tree = w.browser.tree
+        items = [it for it in w.browser._run_items() if it.data(0, RUN_ROLE) is not None]
+        assert len(items) == 3
+        for it in items:
+            rect = tree.visualItemRect(it)
+            needed = tree.fontMetrics().horizontalAdvance(it.text(0))
+            assert rect.left() + needed <= tree.columnWidth(0), it.text(0)  # not elided
+        # the name and the period (when the run was captured) in view without scrolling
+        assert tree.columnWidth(0) + tree.columnWidth(1) <= tree.viewport().width()
+        assert w.tabs.width() >= w.plot.minimumSizeHint().width()  # the Overlay's controls fit beside it
+    finally:
+        dispose_window(qtbot, w)

@@ -58,7 +58,7 @@ from parsers.kinds import TIME_SERIES, has
 APP = "StormScope"
 QUESTIONS_HEIGHT = 190  # the Report questions panel's height when a question is added (five rows)
 WAITING_HINT = "without time stamps: set the interval below"
-RUN_LIST_WIDTH = 420  # the run list's first width (then the user's, remembered with the window's layout)
+RUN_LIST_WIDTH = 440  # the run list's first width (then the user's, remembered with the window's layout)
 STATUS_COLOURS = {"imported": "#1b7f3b", "duplicate": "#666666", "failed": "#b00020", "skipped": "#8a6d00"}
 STATUS_COLOURS_DARK = {"imported": "#6fcf8a", "duplicate": "#a8a8a8", "failed": "#ff8080", "skipped": "#e3c35a"}
 

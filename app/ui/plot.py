@@ -517,14 +517,15 @@ class OverlayPlot(QWidget):
                              "along the time axis; right-click a marker or phase to rename or delete it; Ctrl+0 "
                              "shows the whole runs again")
 
+        # two rows: what is drawn, then the cap, the report and the view; each row fits beside a run list of
+        # RUN_LIST_WIDTH in a 1280-pixel window (the hint wraps)
         bar = QHBoxLayout()
         for w in (QLabel("Metric"), self.metric_box, self.device, self.align, self.activity, self.marker,
                   self.normalise):
             bar.addWidget(w)
         bar.addStretch(1)
-        bar.addWidget(self.add_button)
         bar2 = QHBoxLayout()
-        for w in (QLabel("Cap"), self.cap, self.cap_button, self.log_y, self.reset_zoom_button):
+        for w in (QLabel("Cap"), self.cap, self.cap_button, self.add_button, self.log_y, self.reset_zoom_button):
             bar2.addWidget(w)
         bar2.addSpacing(12)
         bar2.addWidget(self.hint, 1)
