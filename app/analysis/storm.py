@@ -56,8 +56,8 @@ DEFAULT_ABOVE_PCT = 50.0
 
 # "Plateau" means this figure and nothing else, in the window, the command line and the report (the cap check's
 # typical level is the "median interval", app.analysis.cap): the one definition every text uses.
-PLATEAU_DEFINITION = ("the time-weighted median IOPS of the intervals above half the peak: the level the busy part "
-                      "of the run holds (for a short burst, the burst's level); idle and ramp intervals are left "
+PLATEAU_DEFINITION = ("the sustained level of the run's busy part: the time-weighted median IOPS of the intervals "
+                      "above half the peak (for a short burst, the burst's level); idle and ramp intervals are left "
                       "out, so idle time does not pull it down")
 
 @dataclass
