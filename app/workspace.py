@@ -96,6 +96,7 @@ def rollback(con: Any, error: BaseException) -> None:
         error.add_note(f"(the rollback that followed failed too: {rb})")
 
 
+MAX_FIELD_CHARS = 1000  # a report heading's field as remembered (a title, a customer's name)
 MAX_NAME_CHARS = 1024  # a host or device name from a file (Linux device names have 32, DNS host names 253)
 MAX_DEVICES = 250_000  # devices in one run (the analyses are linear in them; a big ESXi host has a few thousand)
 
@@ -561,6 +562,27 @@ class Workspace:
 
     def rename_run(self, run_id: int, name: str) -> None:
         self.con.execute("UPDATE runs SET name = ? WHERE run_id = ?", [name, run_id])
+
+    # the report heading of this workspace's engagement, as last exported (File ▸ Export report…)
+    REPORT_FIELDS = ("title", "customer", "consultant", "company")
+
+    def report_fields(self) -> dict[str, str]:
+        """The report heading last exported from this workspace (``REPORT_FIELDS``; empty when none was): text only,
+        so a workspace from someone else fills in nothing but text boxes."""
+        row = self.con.execute("SELECT value FROM workspace_info WHERE key = 'report_fields'").fetchone()
+        try:
+            stored = json.loads(row[0]) if row and row[0] else {}
+        except ValueError:  # not written by StormScope: nothing remembered
+            return {}
+        if not isinstance(stored, dict):
+            return {}
+        return {k: v[:MAX_FIELD_CHARS] for k, v in stored.items() if k in self.REPORT_FIELDS and isinstance(v, str)}
+
+    def set_report_fields(self, fields: dict[str, str]) -> None:
+        """Remember the report heading (``REPORT_FIELDS`` of ``fields``) for the next export from this workspace."""
+        kept = {k: fields[k] for k in self.REPORT_FIELDS if k in fields}
+        self.con.execute("INSERT OR REPLACE INTO workspace_info VALUES ('report_fields', ?)",
+                         [json.dumps(kept, sort_keys=True)])
 
 
 class _Stager:

@@ -133,6 +133,17 @@ def check_window(window: Path, ws: Path, work: Path, env: dict[str, str]) -> flo
     return started
 
 
+def check_guide(folder: Path) -> None:
+    """Help > User guide reads docs/user-guide.md beside the packages: the build carries it beside pyproject.toml
+    (which --version reads from the same place), unchanged."""
+    found = [p.parent / "docs" / "user-guide.md" for p in folder.rglob("pyproject.toml")]
+    if not found or not all(g.is_file() for g in found):
+        fail(f"the user guide is not bundled beside pyproject.toml (looked for {[str(g) for g in found]})")
+    if any(g.read_bytes() != (ROOT / "docs" / "user-guide.md").read_bytes() for g in found):
+        fail("the bundled user guide differs from docs/user-guide.md")
+    print("ok  the user guide is bundled where Help > User guide reads it")
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__)
@@ -142,6 +153,7 @@ def main() -> int:
     for exe in (cli, window):
         if not exe.is_file():
             fail(f"no {exe}: build first (make dist)")
+    check_guide(folder)
     with tempfile.TemporaryDirectory(prefix="stormscope-smoke-") as tmp:
         work = Path(tmp)
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(work / "config"),

@@ -244,10 +244,11 @@ TABLES: tuple[Table, ...] = (
     ), per_run=True, written_by="import"),
 
     Table("workspace_info", "facts about the workspace itself", (
-        _c("key", _V, "`schema_version`, `read_compatible_from`", key=True),
+        _c("key", _V, "`schema_version`, `read_compatible_from`, `report_fields`", key=True),
         _c("value", _V, "its value (the schema version this workspace has, and the oldest schema version whose "
-                        "StormScope reads it correctly; see docs/schema.md's top)"),
-    ), written_by="opening a workspace (migrations)"),
+                        "StormScope reads it correctly, see docs/schema.md's top; the report heading last exported: "
+                        "title, customer, consultant and company as JSON)"),
+    ), written_by="opening a workspace (migrations); Export report (the heading)"),
 
     Table("histograms", "vscsiStats histograms and fio json+ latency bins, one row per bucket", (
         _RUN_ID,

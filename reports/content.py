@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.analysis.histograms import LATENCY, AnalysisError, PercentileMs, collection_counts
+from app.analysis.storm import PLATEAU_DEFINITION
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has
 from reports.options import ReportOptions
 from reports.shown import ShownWorkspace
@@ -204,11 +205,10 @@ METHOD_PROSE = {
                "Where a tool averages each sample over the time since the previous one (nmon, perfmon, esxtop), "
                "the interval is that gap. Time 0 is the start of the first activity (three consecutive intervals "
                "above 100 IOPS) unless the run has none.",
-    "storm": "Peak: the highest interval. Plateau: the time-weighted median of the intervals above half the "
-             "peak. Time to peak is measured from the start of the first activity to the end of the peak "
-             "interval; settle time from the peak to the first three consecutive intervals below 10 % of the "
-             "peak. Phases are the stored ones, else detected from changes in the I/O level. Totals are rate "
-             "times interval length.",
+    "storm": f"Peak: the highest interval. Plateau: {PLATEAU_DEFINITION}. Time to peak is measured from the "
+             "start of the first activity to the end of the peak interval; settle time from the peak to the first "
+             "three consecutive intervals below 10 % of the peak. Phases are the stored ones, else detected from "
+             "changes in the I/O level. Totals are rate times interval length.",
     "cap": "A cap held when every window of consecutive intervals at least 10 s long averages at or below "
            "the cap plus a {tol} % tolerance (this absorbs the short bursts a hypervisor's limiter lets "
            "through). Windows slide one interval at a time; windows that span a gap in the reports are not "
@@ -251,8 +251,7 @@ GLOSSARY = (
     ("Await", "The mean time a request took from being issued to being completed, queueing included: per "
               "interval, the mean of iostat's read, write, discard and flush waits weighted by their requests. "
               "A mean of an interval, not the time of single I/Os."),
-    ("Plateau", "The sustained level of a storm: the time-weighted median IOPS of the intervals above half "
-                "the peak. Idle time before and after the storm does not pull it down."),
+    ("Plateau", PLATEAU_DEFINITION[0].upper() + PLATEAU_DEFINITION[1:] + "."),
     ("Median interval", "The median rate of all judged intervals of a run, idle ones included; the cap check "
                         "uses it to tell a run that clearly exceeds a cap from one that breaks it briefly."),
     ("Percentile", "p95 is the value that 95 % of the measurements are at or below (by time for IOPS, by I/O "

@@ -108,3 +108,49 @@ def test_window_report_from_folder_asks_once_then_writes_the_pdf(qtbot, window, 
     assert rows["storm_fast_iostat-json"][1] == "since-boot (set by the user)"  # the default choice, confirmed
     write_report(qtbot, report, tmp_path / "r.pdf")
     report.close()
+
+
+def test_window_drop_asks_the_folder_questions_once_then_keeps_the_answers(qtbot, window, folder):
+    """A drop of the folder asks what its captures cannot say once, in the dialog File ▸ Report from folder… uses:
+    before, the -y storm captures' first reports stayed out until the user found the since-boot banner."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from tests.conftest import drop_paths
+
+    drop_paths(window, [folder])
+    qtbot.waitUntil(lambda: getattr(window, "folder_answers_dialog", None) is not None, timeout=60000)
+    dlg = window.folder_answers_dialog
+    assert {q.file: q.what for q in dlg.questions} == {
+        "storm_fast_iostat-xt.txt": "first_report", "storm_slow_iostat-xt.txt": "first_report",
+        "storm_fast_iostat-json.json": "first_report", "capped_200iops_iostat-d.txt": "interval"}
+    ok = dlg.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    assert ok.text() == "Keep these answers"  # no report follows a drop
+    field = {q.file: f for q, f in zip(dlg.questions, dlg.fields)}
+    for name in ("storm_fast_iostat-xt.txt", "storm_slow_iostat-xt.txt"):
+        field[name].setCurrentIndex(field[name].findData("interval"))
+    field["capped_200iops_iostat-d.txt"].setValue(2)
+    ok.click()
+    qtbot.waitUntil(lambda: not dlg.isVisible(), timeout=10000)
+    rows = {name: rest for name, *rest in window.ws.con.execute(
+        "SELECT name, interval_s, json_extract_string(meta, '$.first_report') FROM runs").fetchall()}
+    assert rows["capped_200iops_iostat-d"][0] == 2.0
+    assert rows["storm_fast_iostat-xt"][1] == "interval (set by the user)"
+    assert rows["storm_slow_iostat-xt"][1] == "interval (set by the user)"
+    assert rows["storm_fast_iostat-json"][1] == "since-boot (set by the user)"
+    assert getattr(window, "report_dialog", None) is None
+    # the same folder dropped again imports nothing new, so nothing is asked again
+    window.folder_answers_dialog = None
+    drop_paths(window, [folder])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.wait(100)
+    assert window.folder_answers_dialog is None
+
+
+def test_window_drop_of_files_that_say_everything_asks_nothing(qtbot, window):
+    from tests.conftest import drop_paths
+
+    drop_paths(window, [SAMPLES / "fio_randrw_jsonplus.json"])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.wait(100)
+    assert window.ws.con.execute("SELECT count(*) FROM runs").fetchone()[0] >= 1
+    assert getattr(window, "folder_answers_dialog", None) is None

@@ -118,6 +118,36 @@ def test_cli_takes_an_iops_per_user_range(engagement, tmp_path):
 
 
 # ---- 2. one definition per figure ------------------------------------------------------------------------
+def test_plateau_means_the_storm_figure_only_in_the_window_the_command_line_and_the_pdf(engagement, tmp_path):
+    """The review found "plateau" used for the storm's figure (the capped run's 6 s burst, 104,336 IOPS) and for
+    the cap check's median of every interval (201 IOPS). Now the cap check says "median interval" everywhere, and
+    the plateau's one definition is the text of the window's column tip, the command's method and the PDF."""
+    from app.analysis.range_stats import COLUMNS
+    from app.analysis.storm import PLATEAU_DEFINITION
+    from app.analysis.text import format_cap
+
+    ws = engagement
+    res = cap_report(ws, ws.ids["capped"], iops_cap=200)
+    chk = res.checks[0]
+    # the command line: the text and the JSON
+    said = format_cap(res)
+    assert "median interval 201.0 IOPS" in said
+    assert "plateau" not in said.lower()
+    d = res.as_dict()
+    assert d["median_interval_iops"] == d["plateau_iops"] == chk.plateau
+    assert d["checks"][0]["median_interval"] == chk.plateau
+    assert "plateau" not in json.dumps(res.method["verdicts"])
+    # the window's results table: the column's tip is the definition
+    assert next(c for c in COLUMNS if c.key == "plateau").tooltip == f"Plateau: {PLATEAU_DEFINITION}"
+    # the PDF: the glossary and the method carry the same definition; the cap check never says plateau of 201
+    out = tmp_path / "p.pdf"
+    build_report(ws, ReportOptions(date="x", sections=["storm", "cap", "appendix"]), str(out))
+    text = flat(pdf_text(out, layout=False))
+    assert f"Plateau: {PLATEAU_DEFINITION}" in text
+    assert "plateau of 201" not in text
+    assert "plateau (201" not in text
+
+
 def test_plateau_is_the_storm_definition_and_the_median_is_called_so(engagement, tmp_path):
     ws = engagement
     out = tmp_path / "d.pdf"

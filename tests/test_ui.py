@@ -371,3 +371,69 @@ def test_with_questions_the_sections_ticked_in_the_report_dialog_follow_the_answ
     answers, overlay, appendix = text.index("Answers"), text.index("I/O over time"), text.rindex("Appendix")
     assert answers < overlay < appendix
     dlg.close()
+
+
+def _export_from_menu(qtbot, w, out, monkeypatch, typed=None):
+    """Report ▸ Export report…, the heading typed into its boxes, Save clicked; returns the dialog."""
+    from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
+
+    w.export_report_action.trigger()
+    dlg = w.report_dialog
+    for box, text in (typed or {}).items():
+        getattr(dlg, box).clear()
+        qtbot.keyClicks(getattr(dlg, box), text)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "PDF (*.pdf)"))
+    qtbot.mouseClick(dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save),
+                     Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: f"Wrote {out.name}" in dlg.status.text(), timeout=60000)
+    dlg.job.wait()
+    dlg.close()
+    return dlg
+
+
+def test_report_dialog_remembers_the_heading_per_workspace_and_who_writes_per_user(qtbot, tmp_path, monkeypatch):
+    """Before, every Export report… started blank: Customer, Consultant, Company and Title were typed again for
+    each PDF. Now the workspace keeps its engagement's heading; the user's settings keep who writes the report,
+    for a new workspace -- which never starts with the last customer's name."""
+    from app.importer import import_file
+    from tests.conftest import dispose_window, open_window
+
+    mine = QSettings(str(tmp_path / "mine.ini"), QSettings.Format.IniFormat)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    heading = {"title": "VDI storm review", "customer": "Acme Bank", "consultant": "Jo Smith", "company": "StorCo"}
+    w = open_window(qtbot, tmp_path / "a", settings=mine)
+    import_file(w.ws, str(SAMPLES / "fio_randrw_jsonplus.json"), ImportOptions())
+    w.browser.reload()
+    _export_from_menu(qtbot, w, tmp_path / "one.pdf", monkeypatch, heading)
+    w.export_report_action.trigger()  # the next export from the same window
+    assert {k: getattr(w.report_dialog, k).text() for k in heading} == heading
+    w.report_dialog.close()
+    dispose_window(qtbot, w)
+
+    # the same workspace opened by a colleague (settings of their own): the engagement's heading
+    w = open_window(qtbot, tmp_path / "a", settings=QSettings(str(tmp_path / "theirs.ini"),
+                                                              QSettings.Format.IniFormat))
+    w.export_report_action.trigger()
+    assert {k: getattr(w.report_dialog, k).text() for k in heading} == heading
+    w.report_dialog.close()
+    dispose_window(qtbot, w)
+
+    # a new engagement's workspace, same user: who writes it, not the last customer
+    w = open_window(qtbot, tmp_path / "b", settings=mine)
+    w.export_report_action.trigger()
+    dlg = w.report_dialog
+    assert (dlg.consultant.text(), dlg.company.text()) == ("Jo Smith", "StorCo")
+    assert (dlg.customer.text(), dlg.title.text()) == ("", "Storage performance report")
+    dlg.close()
+    dispose_window(qtbot, w)
+
+
+def test_remembered_heading_from_someone_elses_workspace_is_only_text(tmp_path):
+    """A workspace's remembered heading that StormScope did not write fills in nothing (or text only)."""
+    with Workspace(tmp_path / "ws.duckdb") as ws:
+        ws.con.execute("INSERT OR REPLACE INTO workspace_info VALUES ('report_fields', 'not json')")
+        assert ws.report_fields() == {}
+        ws.con.execute("""INSERT OR REPLACE INTO workspace_info VALUES ('report_fields',
+                          '{"customer": "x", "logo": "/etc/passwd", "title": 3, "company": "%s"}')""" % ("y" * 5000))
+        assert ws.report_fields() == {"customer": "x", "company": "y" * 1000}

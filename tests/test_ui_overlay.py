@@ -602,3 +602,36 @@ def test_a_run_without_time_stamps_is_named_not_numbered_under_the_chart(qtbot, 
     qtbot.waitUntil(lambda: not plot.loading and "has no report times" in plot.readout.text(), timeout=30000)
     assert plot.readout.text().startswith(f"{CAPPED}: has no report times (its log has no time stamps)")
     assert f"run {rid}" not in plot.readout.toolTip()
+
+
+def test_the_value_axis_starts_at_0_with_data_an_idle_device_and_no_run(qtbot, window):
+    """Before, pyqtgraph's auto range padded below 0 (-74 IOPS under the fast storm), spread an idle device's flat
+    0 line to about -680..680 IOPS, and kept the last range when the selection was emptied."""
+    from tests.test_ui_iozone import click_runs
+
+    (rid,) = imported(window, FAST)
+    click_runs(qtbot, window, [rid])  # a click in the run list
+    plot = window.plot
+    qtbot.waitUntil(lambda: not plot.loading and len(plot.curves) == 1, timeout=30000)
+    vb = plot.plot.getPlotItem().vb
+    qtbot.waitUntil(lambda: vb.viewRange()[1][1] >= 1212)  # the view box ranges on its next paint
+    assert vb.viewRange()[1][0] == 0  # the peak in view, nothing below 0
+    # an idle device (zram0: no I/O during the storm), chosen in the device box with the keyboard
+    box = plot.device
+    box.setFocus()
+    while box.currentText() != "zram0":
+        qtbot.keyClick(box, Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: not plot.loading and len(plot.curves) == 1 and plot.curves[0].device == "zram0",
+                    timeout=30000)
+    qtbot.waitUntil(lambda: vb.viewRange()[1] == [0, 1])
+    # no run selected: Ctrl+click the selected run
+    tree = window.browser.tree
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
+                     tree.visualItemRect(tree.currentItem()).center())
+    assert window.browser.selected_runs() == []
+    qtbot.waitUntil(lambda: not plot.loading and not plot.curves, timeout=30000)
+    qtbot.waitUntil(lambda: vb.viewRange() == [[0, 1], [0, 1]])
+    # Log scale has no 0: no floor there, and back in linear the floor returns
+    qtbot.mouseClick(plot.log_y, Qt.MouseButton.LeftButton, pos=QPoint(8, plot.log_y.height() // 2))
+    assert plot.log_y.isChecked()
+    assert vb.state["limits"]["yLimits"][0] < -1e300

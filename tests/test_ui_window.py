@@ -330,3 +330,97 @@ def test_the_banner_gives_each_run_its_own_reason_and_never_keeps_a_proved_since
                     .fetchall())
     assert left_out == {capped: True, fast: True, slow: True}
     assert not window.banner.undo.isVisible()
+
+
+def test_help_user_guide_opens_the_guide_and_its_contents_links_work(qtbot, window):
+    """Help ▸ User guide (F1) shows docs/user-guide.md rendered; clicking an entry of its contents scrolls to the
+    section. Before, Help had no guide at all."""
+    from PySide6.QtCore import QPoint
+
+    qtbot.keyClick(window, Qt.Key.Key_F1)  # the shortcut of Help ▸ User guide
+    qtbot.waitUntil(lambda: getattr(window, "guide_window", None) is not None and window.guide_window.isVisible())
+    guide = window.guide_window
+    assert menu_action(window, "Help", "User guide") is window.guide_action
+    browser = guide.browser
+    text = browser.toPlainText()
+    assert text.startswith("StormScope user guide")
+    assert "Report from folder" in text
+    bar = browser.verticalScrollBar()
+    assert bar.value() == 0
+    link = browser.document().find("Large files")  # the last entry of the contents
+    rect = browser.cursorRect(link)
+    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.left() - 10, rect.center().y()))
+    qtbot.waitUntil(lambda: bar.value() > 0)
+    top = browser.cursorForPosition(QPoint(5, 5)).block()
+    assert top.text() == "Large files" or browser.textCursor().block().text() == "Large files"
+    assert guide.status.text() == ""
+    guide.close()
+
+
+def test_the_guide_bundled_is_the_one_shown_and_its_window_part_names_no_command_line_flags():
+    """The desktop build carries docs/user-guide.md where the window reads it; the part about the window talks
+    about menus and buttons, not the command line's flags or StormScope's own files."""
+    import re
+
+    from app.ui.guide import GUIDE
+    from tests.conftest import ROOT
+
+    assert GUIDE == ROOT / "docs" / "user-guide.md"
+    spec = (ROOT / "packaging" / "stormscope.spec").read_text()
+    assert '(str(ROOT / "docs" / "user-guide.md"), "docs")' in spec
+    for link in re.findall(r"\]\((images/[^)]+)\)", GUIDE.read_text()):
+        assert f'"{link.split("/")[0]}" / "{link.split("/")[1]}"), "docs/images")' in spec
+    text = GUIDE.read_text()
+    window_part = text[text.index("## The window"):text.index("## Formats read")]
+    assert not re.findall(r"--[a-z]", window_part)
+    assert not re.findall(r"\b[\w/]+\.(?:py|md)\b", window_part)
+
+
+def test_about_shows_the_version(qtbot, window):
+    """Help ▸ About StormScope says which version (pyproject.toml's, as --version prints it). Before: none."""
+    import tomllib
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QMessageBox
+
+    from reports.options import version
+    from tests.conftest import ROOT
+
+    seen = []
+
+    def read_and_close():
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        seen.append(box.text())
+        box.accept()
+
+    QTimer.singleShot(200, read_and_close)
+    menu_action(window, "Help", "About StormScope").trigger()
+    assert seen
+    assert f"StormScope {version()} " in seen[0]
+    assert version() == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
+def test_run_names_are_readable_in_a_1280_by_800_window(qtbot, tmp_path):
+    """The run list opens RUN_LIST_WIDTH wide at 1280 x 800: the sample runs' names and periods show whole. Before, the
+    Overlay's first row of controls (Add to report at its end) and the results line were too wide to shrink, so
+    the run list got what was left (332 px of its 420)."""
+    from app.ui.main_window import RUN_LIST_WIDTH
+    from app.ui.run_browser import RUN_ROLE
+
+    w = open_window(qtbot, tmp_path, size=(1280, 800))
+    try:
+        import_samples(w, ["storm_fast_iostat-xt.txt", "storm_slow_iostat-xt.txt", "capped_200iops_iostat-d.txt"])
+        qtbot.waitUntil(lambda: w.runs_dock.width() >= RUN_LIST_WIDTH - 10)
+        tree = w.browser.tree
+        items = [it for it in w.browser._run_items() if it.data(0, RUN_ROLE) is not None]
+        assert len(items) == 3
+        for it in items:
+            rect = tree.visualItemRect(it)
+            needed = tree.fontMetrics().horizontalAdvance(it.text(0))
+            assert rect.left() + needed <= tree.columnWidth(0), it.text(0)  # not elided
+        # the name and the period (when the run was captured) in view without scrolling
+        assert tree.columnWidth(0) + tree.columnWidth(1) <= tree.viewport().width()
+        assert w.tabs.width() >= w.plot.minimumSizeHint().width()  # the Overlay's controls fit beside it
+    finally:
+        dispose_window(qtbot, w)

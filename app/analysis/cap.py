@@ -15,12 +15,14 @@ and a few % of tolerance absorb.
   rate must stay at or below ``burst_max x (1 + tolerance)`` (when ``burst_max`` is given).
 * Verdicts: ``held``; ``held (cap not reached)`` when even the worst window stays below
   ``cap x (1 - tolerance)`` -- the run cannot show that a cap is enforced; ``NOT held`` when some windows
-  average above the limit while the run's plateau is within it (a cap is there but was broken in those
-  windows); ``not capped`` when the plateau itself is above the limit (the run clearly exceeds the cap).
-* Median interval (``plateau`` in the results, a name kept for compatibility): the time-weighted median
-  of the judged interval rates (robust to bursts and noise), the same median as the storm and compare
-  figures. It is not the storm's plateau (``app.analysis.storm``: the median of the intervals above half
-  the peak); the report calls it the median interval.
+  average above the limit while the run's median interval is within it (a cap is there but was broken in
+  those windows); ``not capped`` when the median interval itself is above the limit (the run clearly exceeds
+  the cap).
+* Median interval (``median_interval`` / ``median_interval_iops`` in the results; ``plateau`` /
+  ``plateau_iops`` are the same value under its old name, kept for scripts): the time-weighted median of the
+  judged interval rates (robust to bursts and noise), the run's typical level. The window, the command line
+  and the report call it the median interval and never the plateau: "plateau" is only the storm's figure
+  (``app.analysis.storm``: the median of the intervals above half the peak).
 * Over-cap share: the share of judged run time in intervals above the limit (and, strictly, above
   the cap itself).
 
@@ -78,7 +80,7 @@ class CapCheck:
     burst: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        return {**self.__dict__, "median_interval": self.plateau}
 
 
 @dataclass
@@ -98,6 +100,7 @@ class CapResult:
 
     def as_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k != "checks"}
+        d["median_interval_iops"] = self.plateau_iops  # plateau_iops: its old name, kept for scripts
         d["checks"] = [c.as_dict() for c in self.checks]
         return d
 
@@ -204,7 +207,7 @@ def check_cap(s: Series, metric: str, cap: float, *, op: str = "total", toleranc
     u = unit
     if chk.plateau > limit:
         chk.held, chk.verdict = False, "not capped"
-        chk.explanation = (f"the run's plateau ({chk.plateau:,.1f} {u}, median interval) is above the cap + "
+        chk.explanation = (f"the run's median interval ({chk.plateau:,.1f} {u}) is above the cap + "
                            f"{tolerance_pct:g} % ({limit:,.1f} {u}): the run clearly exceeds the cap, so no cap "
                            "at this level was in force")
     elif chk.windows_over or not burst_ok:
@@ -218,7 +221,7 @@ def check_cap(s: Series, metric: str, cap: float, *, op: str = "total", toleranc
             parts.append(f"inside the burst allowance the rate reached {chk.burst['peak_inside']:,.1f} {u}, above "
                          f"the burst max {burst_max:,.6g} + {tolerance_pct:g} %")
         chk.explanation = ("the cap did NOT hold: " + "; ".join(parts)
-                           + f". The run otherwise sits at its plateau of {chk.plateau:,.1f} {u} (median interval), "
+                           + f". The run otherwise sits at its median interval of {chk.plateau:,.1f} {u}, "
                            "so a cap is present but was exceeded in those windows")
     elif float(avgs.max()) < cap * (1 - tol):
         chk.held, chk.verdict = True, "held (cap not reached)"
@@ -229,7 +232,7 @@ def check_cap(s: Series, metric: str, cap: float, *, op: str = "total", toleranc
         chk.held, chk.verdict = True, "held"
         chk.explanation = (f"all {chk.windows_judged} {k * interval:g} s windows average at or below "
                            f"{limit:,.1f} {u} (cap {cap:,.6g} + {tolerance_pct:g} %); worst {avgs[w]:,.1f} {u}, "
-                           f"plateau {chk.plateau:,.1f} {u}")
+                           f"median interval {chk.plateau:,.1f} {u}")
     return chk
 
 
@@ -278,12 +281,13 @@ def cap_report(ws: Workspace, run_id: int, device: str | None = None, *, iops_ca
         "burst": {"iops_max": burst_iops, "kbs_max": burst_kbs, "length_s": burst_s, "start_s": burst_start_s,
                   "rule": "one allowance of the burst length from its start (default: the first report above the "
                           "limit); windows overlapping it are not judged"} if burst_s else None,
-        "plateau": "median interval: time-weighted median of the judged interval rates",
+        "median_interval": "time-weighted median of the judged interval rates (the run's typical level); "
+                           "plateau / plateau_iops: the same value under its old name",
         "range_s": None if t_range is None else [float(x) if math.isfinite(x) else None for x in t_range],
         "over_cap_share": "share of judged run time in intervals above cap x (1 + tolerance); "
                           "the strict share: above the cap itself",
-        "verdicts": "held | held (cap not reached) | NOT held (plateau within the cap, some windows above) | "
-                    "not capped (plateau above the cap) | too short",
+        "verdicts": "held | held (cap not reached) | NOT held (median interval within the cap, some windows "
+                    "above) | not capped (median interval above the cap) | too short",
     }
     notes = list(s.notes)
     tool = kind_label((ws.run(run_id) or {}).get("kind") or "iostat")

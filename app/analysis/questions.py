@@ -806,11 +806,11 @@ def _answer_cap(ws: Workspace, q: CapQuestion, names: dict[int, str]) -> Answer:
         reason = (f"{c.windows_over} of the {c.windows_judged} windows of {win} on {run} averaged above {lim} "
                   f"({capt}), "
                   f"the worst {worst} at {fmt_span(ww.get('t_start_s'), ww.get('t_end_s'))}, "
-                  f"while the run otherwise stayed at its typical level of {fmt_value(c.plateau, u)}.")
+                  f"while the run otherwise stayed at its median interval of {fmt_value(c.plateau, u)}.")
         verdict = "not held"
     elif c.verdict == "not capped":
         verdict = "not held"
-        reason = (f"{run} ran at a typical level of {fmt_value(c.plateau, u)} (median interval), above {lim} "
+        reason = (f"{run} ran at a median interval of {fmt_value(c.plateau, u)}, above {lim} "
                   f"({capt}): no cap at this level was in force.")
     else:
         verdict = "information"

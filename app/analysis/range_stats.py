@@ -42,7 +42,15 @@ from app.analysis.histograms import (
     share_within,
 )
 from app.analysis.series import SERIES_COLUMNS, DeviceChoice, Series, load_series
-from app.analysis.storm import METRIC_TEXT, StormMetrics, StormParams, range_text, storm_metrics, window_range
+from app.analysis.storm import (
+    METRIC_TEXT,
+    PLATEAU_DEFINITION,
+    StormMetrics,
+    StormParams,
+    range_text,
+    storm_metrics,
+    window_range,
+)
 from app.analysis.text import pct_pair
 from parsers.kinds import DEVICE_RATES, IOSTAT, LATENCY_HISTOGRAMS, has
 
@@ -56,9 +64,7 @@ DEFAULT_THRESHOLD_MS = 50.0
 CAP_METRICS = {"IOPS (total)": ("iops", "total"), "IOPS (read)": ("iops", "read"), "IOPS (write)": ("iops", "write"),
                "Throughput (kB/s)": ("bw", "total")}
 
-PLATEAU_TEXT = ("Plateau: the sustained level of the storm = the time-weighted median of the interval IOPS over "
-                "the intervals above 50 % of the peak (idle and ramp intervals are left out; the same figure as "
-                "'plateau' of the storm analysis)")
+PLATEAU_TEXT = f"Plateau: {PLATEAU_DEFINITION}"
 
 
 @dataclass

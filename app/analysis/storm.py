@@ -54,6 +54,12 @@ DEFAULT_SETTLE_INTERVALS = 3
 DEFAULT_ABOVE_PCT = 50.0
 
 
+# "Plateau" means this figure and nothing else, in the window, the command line and the report (the cap check's
+# typical level is the "median interval", app.analysis.cap): the one definition every text uses.
+PLATEAU_DEFINITION = ("the sustained level of the run's busy part: the time-weighted median IOPS of the intervals "
+                      "above half the peak (for a short burst, the burst's level); idle and ramp intervals are left "
+                      "out, so idle time does not pull it down")
+
 @dataclass
 class StormParams:
     threshold_iops: float | None = None  # None: above_pct % of the peak
@@ -216,8 +222,7 @@ METRIC_TEXT = {
     "peak": "the highest interval IOPS (first on a tie)",
     "time_to_peak": "from the start of the first activity to the end of the peak interval",
     "time_above": "summed length of the intervals above the threshold",
-    "plateau": "the sustained level: time-weighted median of interval IOPS over the intervals above "
-               "50 % of the peak (idle and ramp intervals left out)",
+    "plateau": PLATEAU_DEFINITION,
     "settle_time": "from the end of the peak interval to the start of the first stretch of consecutive "
                    "intervals below the settle level (see 'settle')",
     "total_ios": "sum of interval IOPS x interval length",

@@ -315,7 +315,7 @@ def format_cap(r: CapResult) -> str:
         if c.worst_window:
             ww = c.worst_window
             out.append(f"  worst window {ww['average']:,.1f} {c.unit} at {ww['t_start_s']:g}-{ww['t_end_s']:g} s; "
-                       f"plateau {_n(c.plateau)} {c.unit} (median interval)")
+                       f"median interval {_n(c.plateau)} {c.unit}")
         if c.over_cap_share is not None:
             out.append(f"  over the limit: {c.over_cap_share:.1%} of the judged time "
                        f"(over the cap itself: {c.over_cap_share_strict:.1%})")

@@ -1,4 +1,5 @@
-"""File ▸ Report from folder…: an engagement folder to the report in one action.
+"""File ▸ Report from folder…: an engagement folder to the report in one action; a drop on the window asks the
+same questions of its new runs (app/ui/main_window.py _ask_open_questions), with its own button text.
 
 The folder is imported (files already in the workspace are recognised and kept as they are); what its captures
 cannot say is asked once, in one dialog for the whole folder (each capture without time stamps: its interval;
@@ -23,9 +24,9 @@ FIRST_REPORT_CHOICES = [
 class FolderAnswersDialog(QDialog):
     """One row per question: an interval field, or the first report's choice."""
 
-    def __init__(self, questions: list[Any], parent: Any = None):
+    def __init__(self, questions: list[Any], parent: Any = None, go_on: str = "Continue to the report"):
         super().__init__(parent)
-        self.setWindowTitle("Before the report")
+        self.setWindowTitle("What the files cannot say")
         self.questions = questions
         self.fields: list[Any] = []
         intro = QLabel("These captures cannot say the following themselves. Answer once; the runs keep the answers "
@@ -53,7 +54,7 @@ class FolderAnswersDialog(QDialog):
         self.status = QLabel("")
         self.status.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Continue to the report")
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText(go_on)
         buttons.accepted.connect(self._check)
         buttons.rejected.connect(self.reject)
         self.buttons = buttons

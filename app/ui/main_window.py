@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,7 @@ from parsers.kinds import TIME_SERIES, has
 APP = "StormScope"
 QUESTIONS_HEIGHT = 190  # the Report questions panel's height when a question is added (five rows)
 WAITING_HINT = "without time stamps: set the interval below"
-RUN_LIST_WIDTH = 420  # the run list's first width (then the user's, remembered with the window's layout)
+RUN_LIST_WIDTH = 440  # the run list's first width (then the user's, remembered with the window's layout)
 STATUS_COLOURS = {"imported": "#1b7f3b", "duplicate": "#666666", "failed": "#b00020", "skipped": "#8a6d00"}
 STATUS_COLOURS_DARK = {"imported": "#6fcf8a", "duplicate": "#a8a8a8", "failed": "#ff8080", "skipped": "#e3c35a"}
 
@@ -443,9 +444,30 @@ class MainWindow(QMainWindow):
         self.open_log_action = QAction("Open &log folder", self, triggered=lambda _checked=False: self.open_log())
         self.open_log_action.setStatusTip("The folder of StormScope's log and crash reports, to send with a problem")
         h.addAction(self.open_log_action)
-        h.addAction(QAction("About StormScope", self, triggered=lambda: QMessageBox.about(
-            self, APP, "StormScope — storage-performance trace analysis.\n"
-            "Drop iostat, vscsiStats or fio files on the window to begin.")))
+        self.guide_action = QAction("&User guide", self, shortcut=QKeySequence.StandardKey.HelpContents,
+                                    triggered=lambda _checked=False: self.show_guide())
+        h.addAction(self.guide_action)
+        self.about_action = QAction("About StormScope", self, triggered=lambda _checked=False: self.about())
+        h.addAction(self.about_action)
+
+    def show_guide(self) -> None:
+        """Help ▸ User guide (F1): the bundled user guide, rendered (app/ui/guide.py)."""
+        from app.ui.guide import GUIDE, GuideWindow
+
+        if not GUIDE.is_file():  # installed with pip: the guide comes with the desktop build and the source
+            self.statusBar().showMessage("The user guide is not part of this installation: it comes with the desktop "
+                                         "build and with StormScope's source.", 15000)
+            return
+        self.guide_window = GuideWindow(self)
+        self.guide_window.show()
+
+    def about(self) -> None:
+        """Help ▸ About StormScope: what it is and which version (the one `--version` prints)."""
+        from reports.options import version
+
+        QMessageBox.about(self, APP, f"StormScope {version()} — storage-performance trace analysis.\n"
+                          "Drop iostat, vscsiStats or fio files on the window to begin; Help ▸ User guide "
+                          "explains every view.")
 
     def open_log(self) -> None:
         """Help ▸ Open log folder: the log and crash reports in the file manager."""
@@ -497,7 +519,18 @@ class MainWindow(QMainWindow):
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if paths:
             event.acceptProposedAction()
-            self.start_import(paths)
+            thread = self.start_import(paths)
+            if thread is not None:
+                thread.done.connect(self._drop_imported)  # after _import_done (connected first)
+
+    def _drop_imported(self, result: Any) -> None:
+        """A drop imported: what its new runs cannot say (an iostat capture's first report, a capture's interval)
+        is asked once for the whole drop, by the same dialog and the same decision as File ▸ Report from folder….
+        Nothing asked when the drop's files say everything themselves."""
+        if isinstance(result, Exception):  # the import panel says why
+            return
+        run_ids = sorted({rid for r in result if r.status == "imported" for rid in r.run_ids})
+        self._ask_open_questions(run_ids, "Keep these answers", lambda: None)
 
     def import_dialog(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(self, "Import traces")
@@ -533,37 +566,43 @@ class MainWindow(QMainWindow):
     def _folder_imported(self, result: Any) -> None:
         if isinstance(result, Exception):  # the import panel says why
             return
-        from app.importer import open_questions
-
         run_ids = sorted({rid for r in result if r.status in ("imported", "duplicate") for rid in r.run_ids})
         if not run_ids:
             self.statusBar().showMessage("No traces in that folder: nothing to report on.", 10000)
             return
         self.browser.select_runs(run_ids)
-        questions = open_questions(self.ws, run_ids)
+        self._ask_open_questions(run_ids, "Continue to the report", lambda: self._report_on(run_ids))
+
+    def _ask_open_questions(self, run_ids: list[int], go_on: str, then: Callable[[], None]) -> None:
+        """What the runs cannot say themselves (app/importer.py open_questions) asked in one dialog, the answers
+        stored, then ``then``; with nothing to ask, ``then`` at once. Cancel leaves the runs as imported (the
+        since-boot banner and the run menu still offer the answers)."""
+        from app.importer import open_questions
+
+        questions = open_questions(self.ws, run_ids) if run_ids else []
         if not questions:
-            self._report_on(run_ids)
+            then()
             return
         from app.ui.folder_report import FolderAnswersDialog
 
-        dlg = FolderAnswersDialog(questions, self)
+        dlg = FolderAnswersDialog(questions, self, go_on)
         self.folder_answers_dialog = dlg
-        dlg.accepted.connect(lambda: self._folder_answered(dlg, run_ids))
+        dlg.accepted.connect(lambda: self._answered(dlg, run_ids, then))
         dlg.open()
 
-    def _folder_answered(self, dlg: Any, run_ids: list[int]) -> None:
+    def _answered(self, dlg: Any, run_ids: list[int], then: Callable[[], None]) -> None:
         from app.importer import answer
 
         for q, value in dlg.answers():
             answer(self.ws, q, value)
         self._runs_changed()
         self.browser.select_runs(run_ids)
-        self._report_on(run_ids)
+        then()
 
     def _report_on(self, run_ids: list[int]) -> None:
         from app.ui.report_dialog import ReportDialog
 
-        self.report_dialog = ReportDialog(self.ws, run_ids, self)
+        self.report_dialog = ReportDialog(self.ws, run_ids, self, self.settings)
         self.report_dialog.show()
 
     def _apply_read_only(self) -> None:
@@ -724,7 +763,7 @@ class MainWindow(QMainWindow):
     def export_report(self) -> None:
         from app.ui.report_dialog import ReportDialog
 
-        self.report_dialog = ReportDialog(self.ws, self.browser.selected_runs(), self)
+        self.report_dialog = ReportDialog(self.ws, self.browser.selected_runs(), self, self.settings)
         self.report_dialog.show()
 
     def export_chart(self, path: str | None = None) -> None:

@@ -517,14 +517,15 @@ class OverlayPlot(QWidget):
                              "along the time axis; right-click a marker or phase to rename or delete it; Ctrl+0 "
                              "shows the whole runs again")
 
+        # two rows: what is drawn, then the cap, the report and the view; each row fits beside a run list of
+        # RUN_LIST_WIDTH in a 1280-pixel window (the hint wraps)
         bar = QHBoxLayout()
         for w in (QLabel("Metric"), self.metric_box, self.device, self.align, self.activity, self.marker,
                   self.normalise):
             bar.addWidget(w)
         bar.addStretch(1)
-        bar.addWidget(self.add_button)
         bar2 = QHBoxLayout()
-        for w in (QLabel("Cap"), self.cap, self.cap_button, self.log_y, self.reset_zoom_button):
+        for w in (QLabel("Cap"), self.cap, self.cap_button, self.add_button, self.log_y, self.reset_zoom_button):
             bar2.addWidget(w)
         bar2.addSpacing(12)
         bar2.addWidget(self.hint, 1)
@@ -864,6 +865,7 @@ class OverlayPlot(QWidget):
                            units=None if norm else "s")
         self._draw_cap()
         self.plot.enableAutoRange()
+        self._fit_value_axis()
         self.show_notes(notes)
         self.curves_changed.emit()
 
@@ -1098,6 +1100,23 @@ class OverlayPlot(QWidget):
     def reset_zoom(self) -> None:
         """Show the whole runs (Reset zoom button, Ctrl+0)."""
         self.plot.getPlotItem().vb.enableAutoRange()
+        self._fit_value_axis()
+
+    def _fit_value_axis(self) -> None:
+        """Every figure drawn (IOPS, throughput, times, %util, queue) is 0 or more: in a linear scale the value axis
+        never goes below 0 (pyqtgraph's auto range pads below the lowest value), and a chart with nothing above 0
+        -- no run selected, or an idle device -- shows 0 to 1 (pyqtgraph spread a flat 0 line to about ±680 and
+        kept the last runs' range when the selection emptied). A log scale has no 0: no floor there."""
+        vb = self.plot.getPlotItem().vb
+        log = self.log_y.isChecked()
+        vb.setLimits(yMin=-1e307 if log else 0.0)  # -1e307: pyqtgraph's own "no limit"
+        if log:
+            return
+        if not any(np.nanmax(c.y, initial=0.0) > 0 for c in self.curves if c.visible and c.y.size) \
+                and not self.cap.value() > 0:
+            vb.setYRange(0, 1, padding=0)
+            if not self.curves:
+                vb.setXRange(0, 1, padding=0)
 
     def nearest_curve(self, x: float, y: float) -> int | None:
         """The shown curve whose value at time x is nearest to y (in the axis' scale)."""
@@ -1135,6 +1154,7 @@ class OverlayPlot(QWidget):
         self.plot.setLogMode(y=on)
         self._draw_cap()
         self.plot.enableAutoRange(axis="y")
+        self._fit_value_axis()
 
     def _draw_cap(self) -> None:
         """The cap line: red dashed, labelled with its value; in log scale it sits at log10(cap). And the guidance

@@ -6,6 +6,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -47,11 +48,25 @@ def has_questions(ws: Workspace) -> bool:
     return bool(list_questions(ws))
 
 
+USER_FIELDS = ("consultant", "company", "logo")  # who writes the report: remembered per user (QSettings)
+
+
 class ReportDialog(QDialog):
-    def __init__(self, ws: Workspace, run_ids: list[int], parent: Any = None):
+    """The report's options; the heading is remembered between exports.
+
+    Title, Customer, Consultant and Company are remembered in the workspace (``Workspace.report_fields``): a
+    workspace is one engagement, so its next report -- on this machine or a colleague's -- gets the same heading,
+    and a new engagement's workspace never starts with the last customer's name. Consultant, Company and Logo are
+    also remembered per user (``settings``) and fill in a workspace that has no heading yet: they say who writes the
+    report. The logo is a file on this machine, so it is never taken from a workspace (one from someone else cannot
+    point the PDF at a file here). The date is today's.
+    """
+
+    def __init__(self, ws: Workspace, run_ids: list[int], parent: Any = None, settings: QSettings | None = None):
         super().__init__(parent)
         self.setWindowTitle("Export report")
         self.ws = ws
+        self.settings = settings
         self.run_ids = run_ids
         self.job: JobThread | None = None
         self.title = QLineEdit("Storage performance report")
@@ -81,6 +96,7 @@ class ReportDialog(QDialog):
             self.sections["summary"].setToolTip("A report that answers questions opens with the Answers page "
                                                 "instead of an executive summary")
         self._tick(ReportOptions().sections_for(self.answering))
+        self._remembered()
         self.save_as = QLineEdit()
         self.save_as.setPlaceholderText("save these options as a template named…")
         if getattr(ws, "newer_note", None):  # a newer StormScope's workspace: a template cannot be saved into it
@@ -135,6 +151,28 @@ class ReportDialog(QDialog):
         lay.addWidget(self.status)
         lay.addWidget(buttons)
 
+    def _heading_fields(self) -> dict[str, QLineEdit]:
+        return {"title": self.title, "customer": self.customer, "consultant": self.consultant,
+                "company": self.company, "logo": self.logo}
+
+    def _remembered(self) -> None:
+        """Fill the heading as last exported: the user's own fields first, the workspace's heading over them."""
+        fields = self._heading_fields()
+        if self.settings is not None:
+            for k in USER_FIELDS:
+                fields[k].setText(str(self.settings.value(f"report/{k}", "") or ""))
+        for k, v in self.ws.report_fields().items():
+            if v or k in ("title", "customer"):
+                fields[k].setText(v)
+
+    def _remember(self) -> None:
+        texts = {k: w.text() for k, w in self._heading_fields().items()}
+        if self.settings is not None:
+            for k in USER_FIELDS:
+                self.settings.setValue(f"report/{k}", texts[k])
+        if not self.ws.read_only and not getattr(self.ws, "newer_note", None):
+            self.ws.set_report_fields(texts)
+
     def _pick_logo(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Logo", "", "Images (*.png *.jpg *.jpeg)")
         if path:
@@ -173,6 +211,7 @@ class ReportDialog(QDialog):
             if not path:
                 return None
         opt = self.options()
+        self._remember()
         if self.save_as.text().strip():
             save_template(self.ws.con, self.save_as.text().strip(), opt)
         from reports import build_report

@@ -118,6 +118,7 @@ class ResultsTable(QWidget):
         self._cache: dict[Any, Any] = {}  # loaded series and histograms, kept while only the range changes
 
         self.scope = QLabel(" ")
+        self.scope.setWordWrap(True)  # beside the buttons in a narrow view
         self.scope.setToolTip("The figures cover the part of each run that is visible in the chart: zoom the chart "
                               "to see the statistics of a range")
         self.threshold = QDoubleSpinBox(minimum=0.1, maximum=1e6, value=DEFAULT_THRESHOLD_MS, decimals=1,

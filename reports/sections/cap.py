@@ -42,7 +42,7 @@ def verdict_cell(c: Any) -> str:
 CAP_NOTE = ("Worst window: the highest average over any window of consecutive intervals (at least 10 s long) that "
             "the verdict judges. Time over cap + tol.: the share of the judged time spent in single intervals above "
             "the cap plus its {tol} % tolerance (a count of intervals, not of windows; the verdict itself uses the "
-            "windows). Plateau: the storm's sustained level (see the glossary); median interval: the median rate "
+            "windows). Plateau: the storm metrics' plateau (see the glossary); median interval: the median rate "
             "of all judged intervals, idle ones included.")
 CAP_HEADER = ["Run", "Cap", "Verdict", "Plateau", "Median interval", "Worst window", "Time over cap + tol."]
 

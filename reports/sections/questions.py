@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.analysis.questions import COMPARE_METRICS, fmt_pct, fmt_pct_value, fmt_span, fmt_value
+from app.analysis.storm import PLATEAU_DEFINITION
 from app.analysis.text import pct_bounds
 from parsers.kinds import DEVICE_RATES, IOMARK, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
 from reports.content import VERDICT_WORDS, Chart, Section, Table, _device_rule, _heatmap, _ratio, _vm_disk, ms
@@ -161,8 +162,7 @@ def storm(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
         sec.chart(Chart("lines", f"IOPS per interval of {ctx.name(sq.question.run_id)}",
                         {"lines": lines, "x": _axis(series), "y": "IOPS", "log": False, "refs": refs, "bands": bands}))
         sec.para("Each interval is drawn as a step over the seconds it covers. The dark band is the peak interval, the "
-                 "shaded bands are the phases; the dashed line is the plateau, the time-weighted median of the "
-                 "intervals above half the peak.")
+                 "shaded bands are the phases; the dashed line is the plateau: " + PLATEAU_DEFINITION + ".")
     rows = []
     for attr, label, unit in STORM_FIGURES:
         v = getattr(m, attr)
