@@ -835,7 +835,9 @@ def _answer_cap_averages(ws: Workspace, q: CapQuestion, names: dict[int, str]) -
     res = iometer_summary(ws, q.run_id, Cap(q.iops_cap, q.bw_cap_kbs, q.op, q.tolerance_pct, "question"),
                           name=names[q.run_id])
     figures = []
-    for r, c in res.checks():
+    checks = res.checks()
+    deciding = [(r, c) for r, c in checks if c.verdict != "held (cap not reached)"] or checks
+    for r, c in deciding:  # a test that never reached a cap decides nothing while another reached it
         limit_text = f"cap {cap_text(c)} + {fmt_pct_value(c.tolerance_pct)}"
         label = f"mean of {r.access_spec} on {r.target}"
         figures.append(Figure(label, c.plateau, c.unit, f"{label} {mean_text(c)} vs {limit_text}", c.limit,
