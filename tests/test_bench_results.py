@@ -51,8 +51,10 @@ def test_iometer_figures_are_the_files_own(ws):
     assert (row.mb_s, row.mean_ms, row.max_ms, row.queue_depth) == (7.81387, 3.995, 61.7, 8)
     assert row.length_s == pytest.approx(300.312)
     s = iometer_summary(ws, rid)
-    assert s.verdict == "no cap known" and s.held is None
-    assert "2,000.3 IOPS" in s.answer and "No cap is known" in s.answer
+    assert s.verdict == "no cap known"
+    assert s.held is None
+    assert "2,000.3 IOPS" in s.answer
+    assert "No cap is known" in s.answer
 
 
 def test_iometer_cap_on_the_test_means(ws):
@@ -69,12 +71,15 @@ def test_iometer_cap_on_the_test_means(ws):
     assert bw.plateau == pytest.approx(40 * 262144 / 2**20 * 1024) == 10240
     assert bw.limit == pytest.approx(10752)
     assert "can only show the mean at or below the cap, not each 10 s window" in bw.explanation
-    assert s.held is True and s.verdict == "held"
+    assert s.held is True
+    assert s.verdict == "held"
     assert "one average per test cannot show every 10 s window" in s.answer
     u = iometer_summary(ws, unl, cap)
-    assert u.held is False and u.verdict == "not held"
+    assert u.held is False
+    assert u.verdict == "not held"
     assert {c.verdict for _r, c in u.checks() if c.metric == "iops"} == {"not capped"}
-    assert "625.44 IOPS" in u.answer and "no cap at this level was in force" in u.answer
+    assert "625.44 IOPS" in u.answer
+    assert "no cap at this level was in force" in u.answer
 
 
 def test_iometer_cap_from_a_question_or_a_tag(ws):
@@ -91,7 +96,8 @@ def test_iometer_cap_from_a_question_or_a_tag(ws):
     assert s.verdict == "not held"  # 200 IOPS > 165 while the 256K test (40) stays within it
     ws.set_tags(unl, {"cap_iops": "2000"})
     t = iometer_summary(ws, unl)
-    assert t.cap.source == "run tag" and t.held is True
+    assert t.cap.source == "run tag"
+    assert t.held is True
 
 
 def test_iometer_limited_against_unlimited(ws):
@@ -111,15 +117,23 @@ def test_iomark_goal_lowest_row_decides(ws):
     assert "ETRI" in m.goal_source
     assert [r.share_pct for r in m.rows] == [3.0, 27.0]
     assert [r.meets for r in m.rows] == [False, False]
-    assert m.meets is False and m.users_supported is None and m.lowest.share_pct == 3.0
-    assert "does not meet the goal" in m.answer and "only 3 % within 50 ms" in m.answer
+    assert m.meets is False
+    assert m.users_supported is None
+    assert m.lowest.share_pct == 3.0
+    assert "does not meet the goal" in m.answer
+    assert "only 3 % within 50 ms" in m.answer
     low = iomark_summary(ws, rid, 50, 25)  # 27 % meets a 25 % goal, 3 % does not: the lowest row decides
-    assert [r.meets for r in low.rows] == [False, True] and low.meets is False and low.users_supported == 96
+    assert [r.meets for r in low.rows] == [False, True]
+    assert low.meets is False
+    assert low.users_supported == 96
     add_question(ws, ResponseTimeQuestion(run_ids=[rid], threshold_ms=50, goal_pct=2))
     asked = iomark_summary(ws, rid)
-    assert asked.goal_pct == 2 and asked.meets is True and asked.users_supported == 96
+    assert asked.goal_pct == 2
+    assert asked.meets is True
+    assert asked.users_supported == 96
     none = iomark_summary(ws, rid, 30, 80)
-    assert none.meets is None and "cannot be judged" in none.answer
+    assert none.meets is None
+    assert "cannot be judged" in none.answer
 
 
 # ---- command line ----------------------------------------------------------------------------------------
@@ -131,9 +145,92 @@ def test_cli_analyze_iometer_and_iomark(tmp_path, capsys):
                      "--compare-run", "1"]) == 0
     out = capsys.readouterr().out
     assert "Iometer results -> HELD" in out
-    assert "200 IOPS: held" in out and "10 MB/s: held" in out
-    assert "1,800" in out and "× 9" in out  # the unlimited run against the limited one
+    assert "200 IOPS: held" in out
+    assert "10 MB/s: held" in out
+    assert "1,800" in out
+    assert "× 9" in out
     assert cli.main(["analyze", "iomark", "-w", wsp, "--run", "3"]) == 0
     out = capsys.readouterr().out
-    assert "IOmark results -> DOES NOT MEET THE GOAL" in out and "3 %" in out and "27 %" in out
+    assert "IOmark results -> DOES NOT MEET THE GOAL" in out
+    assert "3 %" in out
+    assert "27 %" in out
     assert cli.main(["analyze", "iomark", "-w", wsp, "--run", "3", "--goal-pct", "0"]) != 0
+
+
+# ---- PDF -------------------------------------------------------------------------------------------------
+def pdf_text(path) -> str:
+    import subprocess
+
+    return " ".join(subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True,
+                                   check=True).stdout.split())
+
+
+def test_pdf_section_answers_first(ws, tmp_path):
+    """The report's section (report --sections iometer_iomark): every answer before the tables, the cap from a
+    question on the limited run, the limited against the unlimited run, the IOmark goal; no code words."""
+    from reports import ReportOptions, build_report
+
+    unl, lim, mark = load(ws, UNLIMITED, LIMITED, IOMARK)
+    ws.set_tags(lim, {"cap_iops": "200", "cap_bw_kbs": "10240"})
+    ws.set_tags(unl, {"cap_iops": "200", "cap_bw_kbs": "10240"})
+    out = tmp_path / "r.pdf"
+    build_report(ws, ReportOptions(sections=["summary", "iometer_iomark"]), str(out))
+    text = pdf_text(out)
+    sec = text[text.rindex("Iometer and IOmark results"):]
+    held = ("The 200 IOPS and 10 MB/s cap held on kvm_limited_results (mean of each test at or below the cap + 5 %: "
+            "256K 100pct read 0pct random: 10 MB/s; 512B 100pct read 0pct random: 200 IOPS); one average per test "
+            "cannot show every 10 s window.")
+    assert held in text[:text.rindex("Iometer and IOmark results")]  # in the executive summary too
+    assert held in sec
+    assert "kvm_unlimited_results ran above the 200 IOPS and 10 MB/s cap" in sec
+    assert "kvm_limited_results against kvm_unlimited_results: 256K 100pct read 0pct random: 625.4 → 40 IOPS" in sec
+    assert ("example_iomark_results does not meet the goal (at least 80 % of responses within 50 ms): VDI-IOmark, "
+            "steady, 96 users, one data server had only 3 % within 50 ms.") in sec
+    first_table = sec.index("kvm_unlimited_results (Iometer)")
+    assert sec.index(held) < first_table
+    assert sec.index("does not meet the goal") < first_table
+    assert "A = kvm_unlimited_results, B = kvm_limited_results" in sec
+    assert "× 0.064" in sec
+    # the tables' cells (pdftotext reads a wrapped table's cells out of order: checked cell by cell)
+    assert "200 IOPS: not capped (625.44 IOPS); 10 MB/s: not capped (156.36 MB/s)" in sec
+    assert "200 IOPS: not reached (40 IOPS); 10 MB/s: held (10 MB/s)" in sec
+    assert "200 IOPS: held (200 IOPS); 10 MB/s: not reached (0.1 MB/s)" in sec
+    for cell in ("625.4", "156.36", "1.60 ms", "24.3 ms", "1,800.0", "0.556 ms", "102.4 ms", "× 0.111"):
+        assert cell in sec, cell
+    assert "not that every 10 s window did" in sec
+    for code in ("iometer_iomark", "pct_within", "held (cap not reached)", "--", "cap_iops"):
+        assert code not in sec, code
+
+
+# ---- window ----------------------------------------------------------------------------------------------
+def test_window_tab_follows_the_selected_run(qtbot, window, tmp_path):
+    """Select the limited run in the run list: the Overlay (nothing to draw for it) gives way to the Iometer /
+    IOmark tab, whose first line is the answer; Ctrl+click the unlimited run: the comparison; then the IOmark
+    run alone."""
+    from tests.test_ui_iozone import click_runs
+
+    unl, lim, mark = load(window.ws, UNLIMITED, LIMITED, IOMARK)
+    add_question(window.ws, CapQuestion(run_id=lim, iops_cap=200, bw_cap_kbs=10240))
+    window.browser.reload()
+    click_runs(qtbot, window, [lim])
+    assert window.tabs.currentWidget() is window.bench
+    view = window.bench.view
+    assert view.answers[0].startswith("The 200 IOPS and 10 MB/s cap held on kvm_limited_results")
+    assert view.answer.text().startswith("• The 200 IOPS and 10 MB/s cap held")
+    t = view.iometer
+    cells = [[t.item(i, j).text() for j in range(t.columnCount())] for i in range(t.rowCount())]
+    assert cells[1][1:] == ["2", "512B 100pct read 0pct random", "vdb", "200", "0.1", "5", "31.6",
+                            "200 IOPS: held (200 IOPS); 10 MB/s: not reached (0.1 MB/s)"]
+    assert not view.compare.isVisible()
+    assert not view.iomark.isVisible()
+    click_runs(qtbot, window, [lim, unl])
+    assert view.compare.isVisible()
+    assert view.compare.rowCount() == 2
+    assert any("1,800 → 200 IOPS (× 0.111)" in a for a in view.answers)
+    window.grab().save(str(tmp_path / "bench.png"))
+    click_runs(qtbot, window, [mark])
+    assert view.iomark.rowCount() == 2
+    assert not view.iometer.isVisible()
+    assert view.answers == [iomark_summary(window.ws, mark).answer]
+    assert view.iomark.item(0, 7).text() == "3 % within 50 ms"
+    assert view.iomark.item(0, 8).text() == "no"

@@ -321,6 +321,20 @@ class IometerComparison:
         return dict(self.__dict__)
 
 
+def without_then_with_limit(a: IometerSummary, b: IometerSummary) -> tuple[IometerSummary, IometerSummary]:
+    """Two Iometer runs in the order a comparison reads them: the run without a limit in force first (its cap was
+    clearly exceeded, or no cap held on it) and the run whose cap held second; otherwise as given."""
+    def limited(s: IometerSummary) -> bool:
+        return s.held is True
+
+    def unlimited(s: IometerSummary) -> bool:
+        return any(c.verdict == "not capped" for _r, c in s.checks())
+
+    if (limited(a) and not limited(b)) or (unlimited(b) and not unlimited(a)):
+        return b, a
+    return a, b
+
+
 def _ratio(b: float | None, a: float | None) -> float | None:
     return None if a is None or b is None or a == 0 else b / a
 

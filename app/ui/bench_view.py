@@ -30,6 +30,7 @@ from app.analysis.bench_results import (
     mean_text,
     ratio_text,
     row_text,
+    without_then_with_limit,
 )
 from app.safe_text import shown, shown_html
 from app.workspace import Workspace
@@ -149,13 +150,11 @@ class BenchResultsView(QWidget):
                            for c in r.caps) or "no cap known"] for r in s.rows]
 
     def _comparison(self, summaries: list[IometerSummary]) -> list[list[str]]:
-        """Two Iometer runs selected: the one clearly above its cap (no limit in force) is A, else the first."""
+        """Two Iometer runs selected: A the one without a limit in force, B the one whose cap held (else as
+        selected)."""
         if len(summaries) != 2:
             return []
-        a, b = summaries
-        if any(c.verdict == "not capped" for _r, c in b.checks()) and \
-                not any(c.verdict == "not capped" for _r, c in a.checks()):
-            a, b = b, a
+        a, b = without_then_with_limit(*summaries)
         cmp = compare_iometer(self.ws, a.run_id, b.run_id)
         if cmp.rows:
             self.answers.append(cmp.answer)

@@ -21,6 +21,7 @@ from app.analysis.bench_results import (
     mean_text,
     ratio_text,
     row_text,
+    without_then_with_limit,
 )
 from reports.content import Section, Table, fmt, ms, num
 from reports.context import ReportContext
@@ -74,12 +75,8 @@ def _iometer(ctx: ReportContext, out: _Parts, rid: int) -> IometerSummary:
 
 
 def _comparison(ctx: ReportContext, out: _Parts, a: IometerSummary, b: IometerSummary) -> None:
-    """Two Iometer runs: the one whose cap was clearly not in force first (without the limit), else in run order."""
-    def unlimited(s: IometerSummary) -> bool:
-        return any(c.verdict == "not capped" for _r, c in s.checks())
-
-    if unlimited(b) and not unlimited(a):
-        a, b = b, a
+    """Two Iometer runs: the one without a limit in force first, the one whose cap held second."""
+    a, b = without_then_with_limit(a, b)
     cmp = compare_iometer(ctx.ws, a.run_id, b.run_id, {a.run_id: a.run_name, b.run_id: b.run_name})
     if not cmp.rows:
         return
