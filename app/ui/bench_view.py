@@ -38,22 +38,32 @@ from app.workspace import Workspace
 VERDICT_CELLS = {"held": "held", "held (cap not reached)": "not reached", "not capped": "not capped",
                  "NOT held": "did not hold"}
 EMPTY = "Select Iometer or IOmark runs in the run list to see their results."
-IOMETER_HEADER = ["Run", "Test", "Access specification", "Target", "IOPS", "MB/s", "Mean response (ms)",
-                  "Max response (ms)", "Cap (test mean)"]
+IOMETER_HEADER = ["Run", "Test", "Access specification", "Target", "Cap (test mean)", "IOPS", "MB/s",
+                  "Mean (ms)", "Max (ms)"]
 COMPARE_HEADER = ["Access specification", "Target", "IOPS A", "IOPS B", "Ratio B / A", "MB/s A", "MB/s B",
-                  "Mean response A (ms)", "Mean response B (ms)"]
-IOMARK_HEADER = ["Run", "Line", "Result", "Users", "IOPS", "MB/s", "Mean response (ms)", "Within threshold",
-                 "Goal met", "File says"]
+                  "Mean A (ms)", "Mean B (ms)"]
+IOMARK_HEADER = ["Run", "Result", "Users", "Within threshold", "Goal met", "File says", "IOPS", "MB/s",
+                 "Mean (ms)", "Line"]
 NOTE = ("Iometer gives one average per test: a cap is judged on the test's mean (at or below the cap + tolerance: "
         "held; under the cap - tolerance: not reached), which cannot show every 10 s window. MB = 2^20 bytes. "
         "A cap comes from a report question on the run or the run's cap tag; the response-time goal from a report "
         "question on the run, else at least 80 % within 50 ms.")
 
 
+HEADER_TIPS = {"Mean (ms)": "Mean response time, as the tool reports it", "Max (ms)": "Slowest single response",
+               "Mean A (ms)": "Mean response time of run A", "Mean B (ms)": "Mean response time of run B",
+               "Cap (test mean)": "Whether the cap held on the test's mean rate (hover a cell for the figures)",
+               "File says": "The pass or fail the results file states", "MB/s": "MB = 2^20 bytes"}
+
+
 def _table(header: list[str], name: str) -> QTableWidget:
     t = QTableWidget(0, len(header))
     t.setObjectName(name)
     t.setHorizontalHeaderLabels(header)
+    for j, h in enumerate(header):
+        item = t.horizontalHeaderItem(j)
+        if item is not None and h in HEADER_TIPS:
+            item.setToolTip(HEADER_TIPS[h])
     t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     t.verticalHeader().setVisible(False)
     t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -122,16 +132,16 @@ class BenchResultsView(QWidget):
         summaries = [iometer_summary(self.ws, rid) for rid in meter]
         self.answers += [s.answer for s in summaries]
         _fill(self.iometer, [row for s in summaries for row in self._iometer_rows(s)])
+        self._cap_tips(summaries)
         cmp_rows = self._comparison(summaries)
         _fill(self.compare, cmp_rows)
         marks = [iomark_summary(self.ws, rid) for rid in mark]
         self.answers += [m.answer for m in marks]
-        _fill(self.iomark, [[shown(m.run_name), str(r.line or "–"), shown(row_text(r)),
-                             "–" if r.users is None else str(r.users), fmt(r.iops), fmt(r.mb_s, 2),
-                             fmt(r.mean_ms, 3), "–" if r.share_pct is None else
-                             f"{fmt(r.share_pct)} % within {fmt(m.threshold_ms)} ms",
+        _fill(self.iomark, [[shown(m.run_name), shown(row_text(r), 80), "–" if r.users is None else str(r.users),
+                             "–" if r.share_pct is None else f"{fmt(r.share_pct)} % within {fmt(m.threshold_ms)} ms",
                              {True: "yes", False: "no", None: "–"}[r.meets],
-                             {True: "pass", False: "fail", None: "–"}[r.stated_pass]]
+                             {True: "pass", False: "fail", None: "–"}[r.stated_pass], fmt(r.iops), fmt(r.mb_s, 2),
+                             fmt(r.mean_ms, 3), str(r.line or "–")]
                             for m in marks for r in m.rows])
         self.iometer_title.setVisible(bool(summaries))
         self.compare_title.setVisible(bool(cmp_rows))
@@ -144,10 +154,18 @@ class BenchResultsView(QWidget):
 
     @staticmethod
     def _iometer_rows(s: IometerSummary) -> list[list[str]]:
-        return [[shown(s.run_name), str(r.result_set + 1), shown(r.access_spec), shown(r.target), fmt(r.iops),
-                 fmt(r.mb_s, 2), fmt(r.mean_ms, 3), fmt(r.max_ms, 3),
-                 "; ".join(f"{cap_text(c)}: {VERDICT_CELLS.get(c.verdict, c.verdict)} ({mean_text(c)})"
-                           for c in r.caps) or "no cap known"] for r in s.rows]
+        return [[shown(s.run_name), str(r.result_set + 1), shown(r.access_spec), shown(r.target),
+                 "; ".join(f"{cap_text(c)}: {VERDICT_CELLS.get(c.verdict, c.verdict)}" for c in r.caps)
+                 or "no cap known", fmt(r.iops), fmt(r.mb_s, 2), fmt(r.mean_ms, 3), fmt(r.max_ms, 3)]
+                for r in s.rows]
+
+    def _cap_tips(self, summaries: list[IometerSummary]) -> None:
+        """Each cap cell's tooltip: the check's explanation (the test's mean against the cap and tolerance)."""
+        rows = [r for s in summaries for r in s.rows]
+        for i, r in enumerate(rows):
+            item = self.iometer.item(i, 4)
+            if item is not None and r.caps:
+                item.setToolTip("\n".join(f"{cap_text(c)} ({mean_text(c)}): {c.explanation}" for c in r.caps))
 
     def _comparison(self, summaries: list[IometerSummary]) -> list[list[str]]:
         """Two Iometer runs selected: A the one without a limit in force, B the one whose cap held (else as
