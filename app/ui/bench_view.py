@@ -50,6 +50,7 @@ NOTE = ("Iometer gives one average per test: a cap is judged on the test's mean 
         "question on the run, else at least 80 % within 50 ms.")
 
 
+NUMERIC = set("0123456789,.×– ")
 HEADER_TIPS = {"Mean (ms)": "Mean response time, as the tool reports it", "Max (ms)": "Slowest single response",
                "Mean A (ms)": "Mean response time of run A", "Mean B (ms)": "Mean response time of run B",
                "Cap (test mean)": "Whether the cap held on the test's mean rate (hover a cell for the figures)",
@@ -77,7 +78,7 @@ def _fill(t: QTableWidget, rows: list[list[str]]) -> None:
     for i, row in enumerate(rows):
         for j, text in enumerate(row):
             item = QTableWidgetItem(text)
-            if j and text[:1] and (text[:1].isdigit() or text[:1] in "×–"):
+            if j and text and set(text) <= NUMERIC:  # a figure (not a verdict that starts with one)
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             t.setItem(i, j, item)
     t.setVisible(bool(rows))
