@@ -235,3 +235,21 @@ def test_window_tab_follows_the_selected_run(qtbot, window, tmp_path):
     assert view.answers == [iomark_summary(window.ws, mark).answer]
     assert view.iomark.item(0, 3).text() == "3 % within 50 ms"
     assert view.iomark.item(0, 4).text() == "no"
+
+
+def test_choosing_a_cap_question_on_an_iometer_run_shows_its_results(qtbot, window):
+    """Report questions panel: clicking a cap question on an Iometer run selects the run and shows the Iometer /
+    IOmark tab with the question's answer (the overlay has nothing over time to show for it)."""
+    from tests.test_ui_questions import _answered, _choose
+
+    unl, lim = load(window.ws, UNLIMITED, LIMITED)
+    window.browser.reload()
+    window._add_questions([CapQuestion(run_id=unl, iops_cap=200), CapQuestion(run_id=lim, iops_cap=200)])
+    _answered(qtbot, window)
+    t = window.questions.table
+    assert [t.item(r, 2).text() for r in range(2)] == ["not held", "held"]
+    _choose(qtbot, window, 0)  # (the question added last is the current one)
+    assert window.browser.selected_runs() == [unl]
+    assert window.tabs.currentWidget() is window.bench
+    assert window.bench.view.answers == [iometer_summary(window.ws, unl).answer]
+    assert "kvm_unlimited_results ran above the 200 IOPS cap" in window.bench.view.answers[0]
