@@ -253,3 +253,24 @@ def test_choosing_a_cap_question_on_an_iometer_run_shows_its_results(qtbot, wind
     assert window.tabs.currentWidget() is window.bench
     assert window.bench.view.answers == [iometer_summary(window.ws, unl).answer]
     assert "kvm_unlimited_results ran above the 200 IOPS cap" in window.bench.view.answers[0]
+
+
+def test_report_dialog_and_command_line_offer_the_section(qtbot, window, tmp_path, capsys):
+    """Report ▸ Export report…: the section is in the dialog's list, ticked; ``report --sections iometer_iomark``
+    writes it alone."""
+    load(window.ws, LIMITED)
+    window.browser.reload()
+    window.export_report_action.trigger()
+    dlg = window.report_dialog
+    box = dlg.sections["iometer_iomark"]
+    assert box.text() == "Iometer and IOmark results"
+    assert box.isChecked()
+    dlg.close()
+    wsp = str(tmp_path / "cli.duckdb")
+    assert cli.main(["import", "-w", wsp, str(LIMITED)]) == 0
+    out = tmp_path / "r.pdf"
+    assert cli.main(["report", "-w", wsp, "-o", str(out), "--sections", "iometer_iomark"]) == 0
+    text = pdf_text(out)
+    assert "Iometer and IOmark results" in text
+    assert "kvm_limited_results: 2 tests; the highest rate 200 IOPS" in text
+    assert "Runs analysed" not in text
