@@ -9,7 +9,9 @@ Kinds (typed dataclasses; ``params`` is their JSON)
                                                       every_s) -- app.analysis.compare.compare_runs
     ``cap``            :class:`CapQuestion`           did an IOPS and/or bandwidth cap hold on a run (run_id,
                                                       device: None = whole disks, iops_cap, bw_cap_kbs, op,
-                                                      tolerance_pct, window_s) -- app.analysis.cap.cap_report
+                                                      tolerance_pct, window_s) -- app.analysis.cap.cap_report;
+                                                      on an Iometer run each test's mean by the same rule
+                                                      (app.analysis.bench_results, cap.check_mean)
     ``response_time``  :class:`ResponseTimeQuestion`  is the response-time goal met on these runs / VM disks
                                                       (run_ids, disks: None = every disk, threshold_ms,
                                                       goal_pct) -- app.analysis.sizing.response_time_check,
