@@ -454,8 +454,8 @@ def _cut_paths(verdicts: list[str], sections: list[Section]) -> None:
             t.rows = [[_no_paths(c) for c in row] for row in t.rows]
 
 
-SECTION_ORDER = ("runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "sizing", "compare", "crosscheck",
-                 "appendix")
+SECTION_ORDER = ("runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "iometer_iomark", "sizing", "compare",
+                 "crosscheck", "appendix")
 
 
 # ---- the Answers page: one line per stored question, linked to the section that holds its evidence -------

@@ -8,15 +8,16 @@ from typing import Any
 
 from app.workspace import has_table
 
-SECTIONS = ["summary", "runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "sizing", "compare",
-            "crosscheck", "appendix"]
+SECTIONS = ["summary", "runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "iometer_iomark", "sizing",
+            "compare", "crosscheck", "appendix"]
 # A report that answers questions holds each question's evidence, then these; any other section ticked (or named)
 # follows them. Without questions every section is the default.
-ANSWER_SECTIONS = ["runs", "iozone", "crosscheck", "appendix"]
+ANSWER_SECTIONS = ["runs", "iozone", "iometer_iomark", "crosscheck", "appendix"]
 SECTION_TITLES = {
     "summary": "Executive summary", "runs": "Runs analysed", "overlay": "I/O over time",
     "storm": "Storm metrics", "cap": "Cap compliance", "latency": "Response times", "jobs": "Benchmark results",
-    "iozone": "IOzone throughput", "sizing": "VDI sizing", "compare": "A/B comparison",
+    "iozone": "IOzone throughput", "iometer_iomark": "Iometer and IOmark results", "sizing": "VDI sizing",
+    "compare": "A/B comparison",
     "crosscheck": "Cross-check: fio against iostat",
     "appendix": "Appendix: sources and methods",
 }

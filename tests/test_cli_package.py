@@ -39,8 +39,9 @@ def test_every_command_and_subcommand_has_a_handler():
     for c in COMMANDS:
         walk(c.name, top[c.name], None)
     assert all(callable(h) for h in leaves.values())
-    assert len(leaves) == 37
+    assert len(leaves) == 39
     assert "question add response-time" in leaves
+    assert {"analyze iometer", "analyze iomark"} <= set(leaves)
     by_name = {c.name: c.handler for c in COMMANDS}
     for group in ("analyze", "phase", "marker"):  # the command alone says "choose ..."; each subcommand runs
         assert all(h is not by_name[group] for n, h in leaves.items() if n.startswith(group + " "))

@@ -138,6 +138,57 @@ def _spans(over: np.ndarray, ts: np.ndarray, te: np.ndarray, v: np.ndarray, dt: 
     return spans
 
 
+def level_verdict(plateau: float, worst: float, cap: float, tolerance_pct: float, windows_over: int = 0,
+                  burst_ok: bool = True) -> tuple[bool, str]:
+    """The one rule for "held" (see the module doc), from the run's median interval (``plateau``, its old name), its
+    worst judged window average (``worst``) and the number of windows above ``cap x (1 + tolerance)``: (held,
+    verdict)."""
+    tol = tolerance_pct / 100.0
+    if plateau > cap * (1 + tol):
+        return False, "not capped"
+    if windows_over or not burst_ok:
+        return False, "NOT held"
+    if worst < cap * (1 - tol):
+        return True, "held (cap not reached)"
+    return True, "held"
+
+
+def check_mean(mean: float, metric: str, cap: float, *, op: str = "total",
+               tolerance_pct: float = DEFAULT_TOLERANCE_PCT, length_s: float | None = None) -> CapCheck:
+    """Check one cap against a single average over a whole test (a benchmark's own result, e.g. Iometer's), by the
+    same rule as :func:`check_cap` with the test as its one window: the mean is both the level and the worst
+    window. One average can only show that the MEAN stayed at or below the cap, not that every 10 s window did
+    (a burst above the cap inside the test would not show), so the explanation says so."""
+    _cols, unit = METRICS[metric]
+    if cap <= 0:
+        raise AnalysisError("a cap must be positive")
+    if tolerance_pct < 0:
+        raise AnalysisError("the tolerance cannot be negative")
+    limit = cap * (1 + tolerance_pct / 100.0)
+    length = float(length_s) if length_s else 0.0
+    chk = CapCheck(metric, op, unit, cap, tolerance_pct, limit, length, 1)
+    chk.plateau = float(mean)
+    chk.worst_window = {"average": float(mean), "t_start_s": 0.0, "t_end_s": length}
+    chk.windows_judged = 1
+    chk.windows_over = int(mean > limit + 1e-9)
+    chk.held, chk.verdict = level_verdict(mean, mean, cap, tolerance_pct, 0)
+    u = unit
+    basis = ("the test's mean over its whole length" + (f" ({length:,.0f} s)" if length else "")
+             + f" ({mean:,.1f} {u})")
+    only = ("; a single average over the test can only show the mean at or below the cap, not each 10 s window")
+    if chk.verdict == "not capped":
+        chk.explanation = (f"{basis} is above the cap + {tolerance_pct:g} % ({limit:,.1f} {u}): the test clearly "
+                           "exceeds the cap, so no cap at this level was in force")
+    elif chk.verdict == "held (cap not reached)":
+        chk.explanation = (f"{basis} is under {cap * (1 - tolerance_pct / 100.0):,.1f} {u} (cap - "
+                           f"{tolerance_pct:g} %): the load never reached the cap, so this test cannot show that "
+                           "the cap is enforced" + only)
+    else:
+        chk.explanation = (f"{basis} is at or below {limit:,.1f} {u} (cap {cap:,.6g} + {tolerance_pct:g} %)"
+                           + only)
+    return chk
+
+
 def check_cap(s: Series, metric: str, cap: float, *, op: str = "total", tolerance_pct: float = DEFAULT_TOLERANCE_PCT,
               window_s: float = DEFAULT_WINDOW_S, burst_max: float | None = None, burst_s: float | None = None,
               burst_start_s: float | None = None) -> CapCheck:
@@ -205,13 +256,13 @@ def check_cap(s: Series, metric: str, cap: float, *, op: str = "total", toleranc
     chk.over_spans = _spans(over, ts, te, v, dt, cap)
     burst_ok = chk.burst is None or chk.burst.get("held", True)
     u = unit
-    if chk.plateau > limit:
-        chk.held, chk.verdict = False, "not capped"
+    chk.held, chk.verdict = level_verdict(chk.plateau, float(avgs.max()), cap, tolerance_pct, chk.windows_over,
+                                          burst_ok)
+    if chk.verdict == "not capped":
         chk.explanation = (f"the run's median interval ({chk.plateau:,.1f} {u}) is above the cap + "
                            f"{tolerance_pct:g} % ({limit:,.1f} {u}): the run clearly exceeds the cap, so no cap "
                            "at this level was in force")
-    elif chk.windows_over or not burst_ok:
-        chk.held, chk.verdict = False, "NOT held"
+    elif chk.verdict == "NOT held":
         parts = []
         if chk.windows_over:
             parts.append(f"{chk.windows_over} of {chk.windows_judged} {k * interval:g} s windows average above "
@@ -223,13 +274,11 @@ def check_cap(s: Series, metric: str, cap: float, *, op: str = "total", toleranc
         chk.explanation = ("the cap did NOT hold: " + "; ".join(parts)
                            + f". The run otherwise sits at its median interval of {chk.plateau:,.1f} {u}, "
                            "so a cap is present but was exceeded in those windows")
-    elif float(avgs.max()) < cap * (1 - tol):
-        chk.held, chk.verdict = True, "held (cap not reached)"
+    elif chk.verdict == "held (cap not reached)":
         chk.explanation = (f"every window stays below the cap; the worst window ({avgs[w]:,.1f} {u}) is under "
                            f"{cap * (1 - tol):,.1f} {u} (cap - {tolerance_pct:g} %): the load never reached the "
                            "cap, so this run cannot show that the cap is enforced")
     else:
-        chk.held, chk.verdict = True, "held"
         chk.explanation = (f"all {chk.windows_judged} {k * interval:g} s windows average at or below "
                            f"{limit:,.1f} {u} (cap {cap:,.6g} + {tolerance_pct:g} %); worst {avgs[w]:,.1f} {u}, "
                            f"median interval {chk.plateau:,.1f} {u}")

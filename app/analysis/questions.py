@@ -9,7 +9,9 @@ Kinds (typed dataclasses; ``params`` is their JSON)
                                                       every_s) -- app.analysis.compare.compare_runs
     ``cap``            :class:`CapQuestion`           did an IOPS and/or bandwidth cap hold on a run (run_id,
                                                       device: None = whole disks, iops_cap, bw_cap_kbs, op,
-                                                      tolerance_pct, window_s) -- app.analysis.cap.cap_report
+                                                      tolerance_pct, window_s) -- app.analysis.cap.cap_report;
+                                                      on an Iometer run each test's mean by the same rule
+                                                      (app.analysis.bench_results, cap.check_mean)
     ``response_time``  :class:`ResponseTimeQuestion`  is the response-time goal met on these runs / VM disks
                                                       (run_ids, disks: None = every disk, threshold_ms,
                                                       goal_pct) -- app.analysis.sizing.response_time_check,
@@ -764,8 +766,11 @@ def answer_all(ws: Workspace, names: dict[int, str] | None = None) -> list[tuple
 
 # ---- one answer per kind ---------------------------------------------------------------------------------
 def _answer_cap(ws: Workspace, q: CapQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.bench_results import iometer_runs
     from app.analysis.cap import cap_report
 
+    if q.run_id in iometer_runs(ws):  # a benchmark's own averages, no intervals
+        return _answer_cap_averages(ws, q, names)
     res = cap_report(ws, q.run_id, q.device, iops_cap=q.iops_cap, bw_cap_kbs=q.bw_cap_kbs, op=q.op,
                      tolerance_pct=q.tolerance_pct, window_s=q.window_s)
     main = next(c for c in res.checks if c.verdict == res.verdict)  # the check that decides the run's verdict
@@ -822,6 +827,27 @@ def _answer_cap(ws: Workspace, q: CapQuestion, names: dict[int, str]) -> Answer:
                   {"column": col, "unit": u, "align": "start", "stepped": True, "device": q.device,
                    "log": bool(peak and peak > 20 * c.cap)}, [res])
     return Answer(None, q.KIND, "", verdict, figures, reason, ev, list(res.notes))
+
+
+def _answer_cap_averages(ws: Workspace, q: CapQuestion, names: dict[int, str]) -> Answer:
+    """A cap question on an Iometer run: each test's mean judged by the cap check's rule (one average per test:
+    the mean at or below the cap, not every window; the reason says so)."""
+    from app.analysis.bench_results import Cap, cap_text, iometer_summary, mean_text
+
+    res = iometer_summary(ws, q.run_id, Cap(q.iops_cap, q.bw_cap_kbs, q.op, q.tolerance_pct, "question"),
+                          name=names[q.run_id])
+    figures = []
+    checks = res.checks()
+    deciding = [(r, c) for r, c in checks if c.verdict != "held (cap not reached)"] or checks
+    for r, c in deciding:  # a test that never reached a cap decides nothing while another reached it
+        limit_text = f"cap {cap_text(c)} + {fmt_pct_value(c.tolerance_pct)}"
+        label = f"mean of {r.access_spec} on {r.target}"
+        figures.append(Figure(label, c.plateau, c.unit, f"{label} {mean_text(c)} vs {limit_text}", c.limit,
+                              limit_text))
+    verdict = {"held": "held", "not held": "not held"}.get(res.verdict, "information")
+    lines = [{"value": c, "unit": u, "label": f"cap {fmt_value(c, u)}"}
+             for c, u in ((q.iops_cap, "IOPS"), (q.bw_cap_kbs, "kB/s")) if c is not None]
+    return Answer(None, q.KIND, "", verdict, figures, res.answer, Evidence([q.run_id], {}, [], lines), res.notes)
 
 
 def _answer_storm(ws: Workspace, q: StormQuestion, names: dict[int, str]) -> Answer:

@@ -1,5 +1,6 @@
-"""``main.py analyze ANALYSIS``: latency shares and histogram summaries (histogram runs), and the interval
-analyses series, storm and cap (iostat-like runs)."""
+"""``main.py analyze ANALYSIS``: latency shares and histogram summaries (histogram runs), the interval
+analyses series, storm and cap (iostat-like runs), and the benchmark results iometer (per test and target, a cap
+judged on the test means, a second run compared) and iomark (share within the response-time goal)."""
 
 from __future__ import annotations
 
@@ -91,6 +92,116 @@ def arguments(p: argparse.ArgumentParser) -> None:
     _add_range(a)
     a.add_argument("--json", action="store_true")
 
+    a = asub.add_parser("iometer", help="Iometer results per test and target; did a cap hold (test means)?")
+    add_workspace_arg(a)
+    a.add_argument("--run", type=int, required=True, metavar="ID", help="run id (see 'runs')")
+    a.add_argument("--iops-cap", type=float, metavar="N", help="default: a cap question's, else the run's tags")
+    a.add_argument("--bw-cap-kbs", type=float, metavar="N", help="bandwidth cap in kB/s (1 kB = 1024 bytes)")
+    a.add_argument("--op", choices=["total", "read", "write"], default="total")
+    a.add_argument("--tolerance-pct", type=float, default=5.0, metavar="P", help="default 5")
+    a.add_argument("--compare-run", type=int, metavar="ID",
+                   help="a second Iometer run (e.g. with the limit): ratios compare-run / run")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(handler=iometer_analysis)
+    a = asub.add_parser("iomark", help="IOmark results: share of responses within the goal's threshold")
+    add_workspace_arg(a)
+    a.add_argument("--run", type=int, required=True, metavar="ID", help="run id (see 'runs')")
+    a.add_argument("--threshold-ms", type=float, metavar="MS",
+                   help="20 or 50 (default: a response-time question's, else 50)")
+    a.add_argument("--goal-pct", type=float, metavar="P", help="default: a response-time question's, else 80")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(handler=iomark_analysis)
+
+
+def iometer_analysis(args: argparse.Namespace) -> int:
+    """``analyze iometer``."""
+    from app.analysis.bench_results import Cap, compare_iometer, iometer_summary
+
+    if args.tolerance_pct < 0:
+        raise UsageError("--tolerance-pct cannot be negative")
+    for flag, v in (("--iops-cap", args.iops_cap), ("--bw-cap-kbs", args.bw_cap_kbs)):
+        if v is not None and v <= 0:
+            raise UsageError(f"{flag} must be a positive number")
+    given = Cap(args.iops_cap, args.bw_cap_kbs, args.op, args.tolerance_pct)
+    with open_workspace(args) as ws:
+        res = iometer_summary(ws, args.run, given)
+        cmp = compare_iometer(ws, args.run, args.compare_run) if args.compare_run is not None else None
+    if args.json:
+        print_json({**res.as_dict(), "comparison": cmp.as_dict() if cmp else None})
+        return 0
+    print(format_iometer(res))
+    if cmp is not None:
+        print()
+        print(format_iometer_comparison(cmp))
+    return 0
+
+
+def iomark_analysis(args: argparse.Namespace) -> int:
+    """``analyze iomark``."""
+    from app.analysis.bench_results import iomark_summary
+
+    if args.threshold_ms is not None and args.threshold_ms <= 0:
+        raise UsageError("--threshold-ms must be a positive number of milliseconds")
+    if args.goal_pct is not None and not 0 < args.goal_pct <= 100:
+        raise UsageError("--goal-pct must be above 0 and at most 100")
+    with open_workspace(args) as ws:
+        res = iomark_summary(ws, args.run, args.threshold_ms, args.goal_pct)
+    print(json.dumps(jsonable(res.as_dict()), indent=2) if args.json else format_iomark(res))
+    return 0
+
+
+def _f(v: float | None, digits: int = 2) -> str:
+    from app.analysis.bench_results import fmt
+
+    return fmt(v, digits)
+
+
+def format_iometer(r: Any) -> str:
+    from app.analysis.bench_results import cap_text, mean_text
+
+    out = [f"run {r.run_id} ({for_cli(r.run_name)}): Iometer results -> {r.verdict.upper()}", for_cli(r.answer)]
+    if r.cap is not None:
+        out.append(f"cap from: {r.cap.source}; tolerance {r.cap.tolerance_pct:g} %; op {r.cap.op}")
+    rows = [(x.result_set + 1, x.access_spec, x.target, _f(x.iops), _f(x.mb_s, 3), _f(x.mean_ms, 3),
+             _f(x.max_ms, 3), "; ".join(f"{cap_text(c)}: {c.verdict}" for c in x.caps) or "-")
+            for x in r.rows]
+    out.append(format_table(["test", "access specification", "target", "IOPS", "MB/s", "mean ms", "max ms",
+                             "cap"], rows, max_width=80))
+    out += [f"test {x.result_set + 1}, {cap_text(c)} cap ({mean_text(c)}): {for_cli(c.explanation)}"
+            for x in r.rows for c in x.caps]
+    out += [f"note: {for_cli(n)}" for n in r.notes]
+    out.append("MB/s: MB = 2^20 bytes (Iometer's binary figure)")
+    return "\n".join(out)
+
+
+def format_iometer_comparison(c: Any) -> str:
+    from app.analysis.bench_results import ratio_text
+
+    rows = [(x["access_spec"], x["target"], _f(x["iops_a"]), _f(x["iops_b"]), ratio_text(x["iops_ratio"]),
+             _f(x["mb_s_a"], 3), _f(x["mb_s_b"], 3), _f(x["mean_ms_a"], 3), _f(x["mean_ms_b"], 3))
+            for x in c.rows]
+    a, b = for_cli(c.name_a), for_cli(c.name_b)
+    return "\n".join([f"comparison: run {c.run_b} ({b}) against run {c.run_a} ({a}); ratio = {b} / {a}",
+                      for_cli(c.answer),
+                      format_table(["access specification", "target", f"IOPS {a}", f"IOPS {b}", "ratio",
+                                    f"MB/s {a}", f"MB/s {b}", f"mean ms {a}", f"mean ms {b}"], rows, max_width=60)])
+
+
+def format_iomark(r: Any) -> str:
+    from app.analysis.bench_results import row_text
+
+    verdict = {True: "MEETS THE GOAL", False: "DOES NOT MEET THE GOAL", None: "CANNOT BE JUDGED"}[r.meets]
+    out = [f"run {r.run_id} ({for_cli(r.run_name)}): IOmark results -> {verdict}", for_cli(r.answer),
+           f"goal: at least {r.goal_pct:g} % of responses within {r.threshold_ms:g} ms ({for_cli(r.goal_source)})"]
+    rows = [(x.line, row_text(x), x.users, _f(x.iops), _f(x.mb_s, 3), _f(x.mean_ms, 3),
+             "-" if x.share_pct is None else f"{_f(x.share_pct)} %",
+             {True: "yes", False: "no", None: "-"}[x.meets],
+             {True: "pass", False: "fail", None: "-"}[x.stated_pass]) for x in r.rows]
+    out.append(format_table(["line", "row", "users", "IOPS", "MB/s", "mean ms", f"within {r.threshold_ms:g} ms",
+                             "meets goal", "file says"], rows, max_width=60))
+    out.append("users supported: " + ("-" if r.users_supported is None else str(r.users_supported)))
+    out += [f"note: {for_cli(n)}" for n in r.notes]
+    return "\n".join(out)
 
 
 def _add_range(a: argparse.ArgumentParser) -> None:
@@ -112,7 +223,7 @@ def _range_arg(args: argparse.Namespace) -> tuple[float, float] | None:
 
 
 def no_analysis(args: argparse.Namespace) -> int:
-    raise UsageError("choose an analysis: latency, histo, series, storm or cap (see 'analyze --help')")
+    raise UsageError("choose an analysis: latency, histo, series, storm, cap, iometer or iomark (see 'analyze --help')")
 
 
 def histogram_analysis(args: argparse.Namespace) -> int:

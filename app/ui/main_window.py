@@ -166,6 +166,7 @@ class MainWindow(QMainWindow):
         # the tabs not shown at start are built when first shown (or asked for): a quicker start
         self.histos: Any = LazyView(self.ws, self._build_histograms)
         self.iozone: Any = LazyView(self.ws, self._build_iozone)
+        self.bench: Any = LazyView(self.ws, self._build_bench)
         self.sizing: Any = LazyView(self.ws, self._build_sizing)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("views")
@@ -181,6 +182,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.overlay_page, "Overlay")
         self.tabs.addTab(self.histos, "Histograms")
         self.tabs.addTab(self.iozone, "IOzone")
+        self.tabs.addTab(self.bench, "Iometer / IOmark")
         self.tabs.addTab(self.sizing, "Sizing")
         self.tabs.addTab(self.grid, "Grid && SQL")
         self.banner = SinceBootBanner(self.ws)
@@ -253,6 +255,12 @@ class MainWindow(QMainWindow):
 
         return IozoneView(ws)
 
+    @staticmethod
+    def _build_bench(ws: Workspace) -> QWidget:
+        from app.ui.bench_view import BenchResultsView
+
+        return BenchResultsView(ws)
+
     def _build_sizing(self, ws: Workspace) -> QWidget:
         from app.ui.sizing_panel import SizingPanel
 
@@ -281,6 +289,8 @@ class MainWindow(QMainWindow):
         recomputes its figures, which would otherwise be done for views nobody looks at)."""
         self._selection = list(run_ids)
         self.banner.set_runs(run_ids)
+        if run_ids and self.tabs.currentWidget() is self.overlay_page and self._only_bench_results(run_ids):
+            self.tabs.setCurrentWidget(self.bench)  # the overlay draws nothing for them: their results instead
         current = self._tab_view(self.tabs.currentIndex())
         for i in range(self.tabs.count()):
             view = self._tab_view(i)
@@ -291,6 +301,12 @@ class MainWindow(QMainWindow):
                 self._stale.discard(i)
             else:
                 self._stale.add(i)
+
+    def _only_bench_results(self, run_ids: list[int]) -> bool:
+        """Every selected run holds Iometer or IOmark results (one average per test, nothing over time)."""
+        from app.analysis.bench_results import iomark_runs, iometer_runs
+
+        return set(run_ids) <= iometer_runs(self.ws) | iomark_runs(self.ws)
 
     def _tab_shown(self, index: int) -> None:
         view = self._tab_view(index)
@@ -740,7 +756,7 @@ class MainWindow(QMainWindow):
         """Show ``ws`` (just opened) in every view."""
         self.ws_path = path
         self.ws = ws
-        for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.sizing):
+        for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.bench, self.sizing):
             w.ws = self.ws
         self.banner.ws = self.ws
         self.questions.reopen(self.ws)

@@ -23,8 +23,8 @@ SECTION_BUILDERS: dict[str, Callable[..., Any]] = {}
 QUESTION_BUILDERS: dict[str, Callable[..., Any]] = {}
 
 # in the order of the sections in a report; importing them registers their builders
-MODULES = ("runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "sizing", "compare", "crosscheck",
-           "appendix", "questions", "host")
+MODULES = ("runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "iometer_iomark", "sizing", "compare",
+           "crosscheck", "appendix", "questions", "host")
 
 
 def section(key: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
