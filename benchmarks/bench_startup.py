@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ["polars", "duckdb", "pyqtgraph", "numpy", "pyarrow", "reportlab", "parsers.registry", "app.importer",
-         "app.ui.histo_view", "app.ui.iozone_view", "app.ui.sizing_panel"]
+         "app.ui.histo_view", "app.ui.iozone_view", "app.ui.sizing_panel", "app.ui.bench_view"]
 
 YARDSTICK = """
 import time; t0 = time.perf_counter()
