@@ -271,8 +271,11 @@ def _fast_reports(r: _Reader, run: _HostRun, idx: int,
     for k, m in enumerate(found):
         if not run.add_fast(idx + k, buf[m.start(): m.end("open")], r.line_at(m.start())):
             run.add_rows(frame.slice(seg, off - seg), canon)
-            r.pos = m.start()  # said by the per-report path
-            return k, 0
+            if not k:
+                r.pos = m.start()
+                return 0, 0  # the per-report path reads it (and says what is wrong) next
+            r.pos = found[k - 1].end()
+            return k, 1  # (after the comma)
         off += counts[k]
         r.pos = found[k + 1].start() if k + 1 < len(found) else m.end()
         if run.pending + off - seg >= BATCH_ROWS:
@@ -540,6 +543,7 @@ class _HostRun:
         if not rows.height:
             return
         if self.rows:
+            self.part_rows += len(self.rows)
             self.parts.append(self._dict_frame())
         self.parts.append(rows)
         self.part_rows += rows.height
