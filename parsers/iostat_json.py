@@ -244,7 +244,7 @@ _REPORT = re.compile(
     r'(?P<disks>(?:[ \t]*+\{"disk_device": [^\n]*\},\n)*+[ \t]*+\{"disk_device": [^\n]*\}\n)?'
     + _JWS + r"\]" + _JWS + r"\}")
 _SEP = re.compile(_JWS + "," + _JWS + r"(?=\{)")
-_DISK_SCHEMA = {"disk_device": pl.String, **{k: pl.Float64 for k in JSON_COLUMNS}}
+_KEY = re.compile(r'"([^"\\]*)": ')
 _BIG = 1e15  # a value this large (no iostat prints one) is left to the per-report path, which refuses the huge ones
 
 
@@ -290,8 +290,8 @@ def _fast_reports(r: _Reader, run: _HostRun, idx: int,
 def _disk_frame(buf: str, found: list[re.Match[str]], counts: list[int], idx: int) -> pl.DataFrame | None:
     """The disk lines of reports ``idx``.. read by polars, canonical columns and units; None when anything is
     unusual (the per-report path then reads them, and says any error with its line as before): an escape or a
-    character past ASCII, a disk_device that is no string, a key no column has or a key twice (each ``": `` of
-    the text is a value polars read), a null, a string or a boolean for a number, two keys for one column, a key
+    character past ASCII, a disk_device that is no string, a key no column has or a key twice (each colon of
+    the text must be a value polars read), a null, a string or a boolean for a number, two keys for one column, a key
     only some disks have, a value of 1e15 or more. Polars reads each number as Python's json does, bit for bit
     (tests/test_iostat_json_fast.py)."""
     n = sum(counts)
@@ -301,12 +301,15 @@ def _disk_frame(buf: str, found: list[re.Match[str]], counts: list[int], idx: in
     blk = "".join(buf[m.start("disks"): m.end("disks")] for m in found)
     if "\\" in blk or not blk.isascii() or blk.count('{"disk_device": "') != n:
         return None
+    # the columns: the first disk's keys that have one (any other key of any disk is found by the count below)
+    schema = {"disk_device": pl.String, **{k: pl.Float64 for k in _KEY.findall(blk, 0, blk.index("\n"))
+                                           if k in JSON_COLUMNS}}
     try:
-        df = pl.read_ndjson(blk.replace("},\n", "}\n").encode(), schema=_DISK_SCHEMA)
+        df = pl.read_ndjson(blk.replace("},\n", "}\n").encode(), schema=schema)
     except pl.exceptions.PolarsError:  # not JSON polars reads as the schema: the per-report path says why
         return None
     nulls = df.null_count().row(0)
-    if df.height != n or blk.count('": ') != n * df.width - sum(nulls):
+    if df.height != n or blk.count(":") != n * df.width - sum(nulls):  # each key's colon, and no other
         return None
     keys = [k for k, z in zip(df.columns[1:], nulls[1:]) if z < n]
     if any(z for z in nulls[1:] if 0 < z < n) or nulls[0]:

@@ -162,7 +162,7 @@ TRIGGERS = {
     "device a number": ('"disk_device": "zram0"', '"disk_device": 5', None),
     "raw tab in a name": ('"disk_device": "zram0"', '"disk_device": "zr\tm0"', "Invalid control character"),
     "no disk_device": ('{"disk_device": "zram0", ', '{"device": "zram0", ', None),
-    "no space after a colon": (LAST, '"util":0.00}', None),
+    "a colon in a name": ('"disk_device": "zram0"', '"disk_device": "zr:m0"', None),
 }
 
 
