@@ -302,10 +302,10 @@ def _disk_frame(buf: str, found: list[re.Match[str]], counts: list[int], idx: in
     if "\\" in blk or not blk.isascii() or blk.count('{"disk_device": "') != n:
         return None
     # the columns: the first disk's keys that have one (any other key of any disk is found by the count below)
-    schema = {"disk_device": pl.String, **{k: pl.Float64 for k in _KEY.findall(blk, 0, blk.index("\n"))
-                                           if k in JSON_COLUMNS}}
+    cols = {"disk_device": pl.String, **{k: pl.Float64 for k in _KEY.findall(blk, 0, blk.index("\n"))
+                                         if k in JSON_COLUMNS}}
     try:
-        df = pl.read_ndjson(blk.replace("},\n", "}\n").encode(), schema=schema)
+        df = pl.read_ndjson(blk.replace("},\n", "}\n").encode(), schema=cols)
     except pl.exceptions.PolarsError:  # not JSON polars reads as the schema: the per-report path says why
         return None
     nulls = df.null_count().row(0)
