@@ -13,10 +13,11 @@ import codecs
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from parsers.base import (
@@ -102,16 +103,37 @@ class IostatJsonFormat:
                 continue
             run = _HostRun(fields, h_i, options, warn)
             yield RunStart(run.key, run.info)
-            for idx in r.items():
-                run.add(idx, *r.value_text(checked=False))
-                if len(run.rows) >= BATCH_ROWS:
-                    state.check()
-                    yield from run.flush()
+            yield from self._statistics(r, run, state)
         if run is None:
             name = fields.get("nodename") or f"host {h_i + 1}"
             raise ParseError(f"host {name!r} has no statistics[] array", 1)
         run.update_info(fields)
         yield from run.finish()
+
+    @staticmethod
+    def _statistics(r: _Reader, run: _HostRun, state: JobState) -> Iterator[Event]:
+        """A host's statistics[]: runs of reports in sysstat's own layout read together (:func:`_fast_reports`),
+        any other report (or a run :func:`_disk_frame` finds unusual) decoded on its own, as before."""
+        r._expect("[")
+        if r.peek() == "]":
+            r.pos += 1
+            return
+        idx = slow = 0
+        while True:
+            took = 0
+            if slow:
+                slow -= 1
+            else:
+                took, slow = yield from _fast_reports(r, run, idx, state)
+            idx += took
+            if not took:
+                run.add(idx, *r.value_text(checked=False))
+                idx += 1
+                if run.pending >= BATCH_ROWS:
+                    state.check()
+                    yield from run.flush()
+            if r._expect(",]") == "]":
+                return
 
     @staticmethod
     def _statistic(idx: int, st: Any, text: str, rows: list[dict[str, Any]], cpu: list[tuple],
@@ -204,11 +226,104 @@ def _report_times(stamps: list[tuple[int, Any]], stat_line: Callable[[int], int 
 
 
 MAX_INT = 10**18
+_ROW_SCHEMA = frame_schema("iostat_samples", ["sample_idx", "device", "is_group", *METRICS])
 BATCH_ROWS = 16_384  # device rows per Rows event (a few MB as dicts while gathered)
 MAX_VALUE = 64 * 1024 * 1024  # one report's JSON text past this: no iostat writes that (read so far, then said)
 _WS = re.compile(r"[ \t\n\r]*")
 _FAST = json.JSONDecoder()
 _NUMBER_GOES_ON = re.compile(r"[0-9.eE+-]*")
+
+
+_JWS = r"[ \t\n\r]*"  # JSON's whitespace (``\s`` would take more)
+_JSTR = r'"[^"\\\x00-\x1f]*"'
+# one element of statistics[] as sysstat writes it: keys and values, then "disk": [ one disk object a line, the
+# lines before the last ending in "}," ] }. What it holds is checked after (json for the head, polars for the disks).
+_REPORT = re.compile(
+    r"\{" + _JWS + r"(?:" + _JSTR + ":" + _JWS + r"(?:" + _JSTR + r'|\{[^{}\[\]"]*+(?:' + _JSTR + r'[^{}\[\]"]*+)*+\}'
+    r"|-?[0-9][0-9.eE+-]*+)" + _JWS + "," + _JWS + r')*+(?P<open>"disk":' + _JWS + r"\[\n)"
+    r'(?P<disks>(?:[ \t]*+\{"disk_device": [^\n]*\},\n)*+[ \t]*+\{"disk_device": [^\n]*\}\n)?'
+    + _JWS + r"\]" + _JWS + r"\}")
+_SEP = re.compile(_JWS + "," + _JWS + r"(?=\{)")
+_KEY = re.compile(r'"([^"\\]*)": ')
+_BIG = 1e15  # a value this large (no iostat prints one) is left to the per-report path, which refuses the huge ones
+
+
+def _fast_reports(r: _Reader, run: _HostRun, idx: int,
+                  state: JobState) -> Generator[Event, None, tuple[int, int]]:
+    """The reports from ``r.pos`` on that the text read so far holds whole in sysstat's layout, their disks read
+    by polars in one go (:func:`_disk_frame`). Returns how many were taken (``r.pos`` after the last) and how
+    many from here on go the per-report way (a run polars does not read as the per-report path would)."""
+    r.peek()
+    buf, p, found = r.buf, r.pos, []
+    while (m := _REPORT.match(buf, p)) is not None:
+        found.append(m)
+        sep = _SEP.match(buf, m.end())
+        if sep is None:
+            break
+        p = sep.end()
+    if not found:
+        return 0, 0
+    counts = [m.end("disks") - m.start("disks") and buf.count("\n", m.start("disks"), m.end("disks")) for m in found]
+    frame = _disk_frame(buf, found, counts, idx)
+    if frame is None:
+        return 0, len(found) - 1
+    canon, off, seg = set(frame.columns), 0, 0  # rows frame[seg:off] are taken and not yet handed to run
+    for k, m in enumerate(found):
+        if not run.add_fast(idx + k, buf[m.start(): m.end("open")], r.line_at(m.start())):
+            run.add_rows(frame.slice(seg, off - seg), canon)
+            if not k:
+                r.pos = m.start()
+                return 0, 0  # the per-report path reads it (and says what is wrong) next
+            r.pos = found[k - 1].end()
+            return k, 1  # (after the comma)
+        off += counts[k]
+        r.pos = found[k + 1].start() if k + 1 < len(found) else m.end()
+        if run.pending + off - seg >= BATCH_ROWS:
+            run.add_rows(frame.slice(seg, off - seg), canon)
+            seg = off
+            state.check()
+            yield from run.flush()
+    run.add_rows(frame.slice(seg, off - seg), canon)
+    return len(found), 0
+
+
+def _disk_frame(buf: str, found: list[re.Match[str]], counts: list[int], idx: int) -> pl.DataFrame | None:
+    """The disk lines of reports ``idx``.. read by polars, canonical columns and units; None when anything is
+    unusual (the per-report path then reads them, and says any error with its line as before): an escape or a
+    character past ASCII, a disk_device that is no string, a key no column has or a key twice (each colon of
+    the text must be a value polars read), a null, a string or a boolean for a number, two keys for one column, a key
+    only some disks have, a value of 1e15 or more. Polars reads each number as Python's json does, bit for bit
+    (tests/test_iostat_json_fast.py)."""
+    n = sum(counts)
+    schema = frame_schema("iostat_samples", ["sample_idx", "device", "is_group"])
+    if not n:
+        return pl.DataFrame(schema=schema)
+    blk = "".join(buf[m.start("disks"): m.end("disks")] for m in found)
+    if "\\" in blk or not blk.isascii() or blk.count('{"disk_device": "') != n:
+        return None
+    # the columns: the first disk's keys that have one (any other key of any disk is found by the count below)
+    cols = {"disk_device": pl.String, **{k: pl.Float64 for k in _KEY.findall(blk, 0, blk.index("\n"))
+                                         if k in JSON_COLUMNS}}
+    try:
+        df = pl.read_ndjson(blk.replace("},\n", "}\n").encode(), schema=cols)
+    except pl.exceptions.PolarsError:  # not JSON polars reads as the schema: the per-report path says why
+        return None
+    nulls = df.null_count().row(0)
+    if df.height != n or blk.count(":") != n * df.width - sum(nulls):  # each key's colon, and no other
+        return None
+    keys = [k for k, z in zip(df.columns[1:], nulls[1:]) if z < n]
+    if any(z for z in nulls[1:] if 0 < z < n) or nulls[0]:
+        return None
+    canon = [JSON_COLUMNS[k] for k in keys]
+    if len({c for c, _ in canon}) != len(canon):
+        return None
+    if keys and df.select(pl.max_horizontal(pl.col(keys).abs().max())).item() >= _BIG:
+        return None
+    dev = pl.col("disk_device")
+    return df.select(
+        pl.Series("sample_idx", np.repeat(np.arange(idx, idx + len(found), dtype=np.int64), counts)),
+        dev.str.strip_chars(" ").alias("device"), dev.str.starts_with(" ").alias("is_group"),
+        *[(pl.col(k) * f if f != 1.0 else pl.col(k)).alias(c) for k, (c, f) in zip(keys, canon)])
 
 
 class _Reader:
@@ -357,6 +472,8 @@ class _HostRun:
         self.update_info(fields)
         self.options, self.warn = options, warn
         self.rows: list[dict[str, Any]] = []
+        self.parts: list[pl.DataFrame] = []  # rows before ``rows``, as frames (:meth:`add_fast`)
+        self.part_rows = 0
         self.cpu: list[tuple] = []
         self.stamps: list[tuple[int, RawStamp]] = []
         self.stamp_lines: dict[int, int] = {}
@@ -397,6 +514,47 @@ class _HostRun:
             raise ParseError(e.message, line + e.line - 1) from None
         for rec in self.rows[first_row:]:
             self.devices.add(rec["device"])
+        self._time(idx, n_stamps)
+
+    @property
+    def pending(self) -> int:
+        return self.part_rows + len(self.rows)
+
+    def add_fast(self, idx: int, head: str, line: int) -> bool:
+        """One element of statistics[] whose disks polars read (:func:`_fast_reports`, which hands them over with
+        :meth:`add_rows`): ``head`` is its text up to the disk list, on ``line``. False, and nothing kept, when
+        the head is not what :meth:`add` would take: the per-report path then says what is wrong."""
+        cpu: list[tuple] = []
+        stamps: list[tuple[int, Any]] = []
+        try:
+            st = _FAST.decode(head + "]}")
+            IostatJsonFormat._statistic(idx, st, head, [], cpu, stamps, set(), set())
+        except (ValueError, ParseError):
+            return False
+        self.n = idx + 1
+        ts_at = head.find('"timestamp"')
+        if ts_at >= 0:
+            self.stamp_lines[idx] = line + head.count("\n", 0, ts_at)
+        self.cpu += cpu
+        n_stamps = len(self.stamps)
+        self.stamps += stamps
+        self._time(idx, n_stamps)
+        return True
+
+    def add_rows(self, rows: pl.DataFrame, canon: set[str]) -> None:
+        """The disks of reports taken by :meth:`add_fast` (``canon``: their columns, all in every row)."""
+        if not rows.height:
+            return
+        if self.rows:
+            self.part_rows += len(self.rows)
+            self.parts.append(self._dict_frame())
+        self.parts.append(rows)
+        self.part_rows += rows.height
+        self.canon_seen |= canon
+        self.devices.update(rows.get_column("device").unique().to_list())
+
+    def _time(self, idx: int, n_stamps: int) -> None:
+        """Report ``idx``'s time as known so far (``n_stamps``: the stamps before it)."""
         dt: datetime | None = None
         if len(self.stamps) > n_stamps:
             try:
@@ -413,19 +571,31 @@ class _HostRun:
         else:
             self.sent_t[idx] = None
 
-    def flush(self) -> Iterator[Event]:
-        if not self.rows:
-            return
-        schema = frame_schema("iostat_samples", ["sample_idx", "device", "is_group", *METRICS])
-        frame = pl.DataFrame(self.rows, schema=schema)
+    def _dict_frame(self) -> pl.DataFrame:
+        frame = pl.DataFrame(self.rows, schema=_ROW_SCHEMA)
         self.rows = []
-        frame = frame.select([c for c in schema if c in ("sample_idx", "device", "is_group") or c in self.canon_seen])
+        return frame
+
+    def flush(self) -> Iterator[Event]:
+        if not self.rows and not self.parts:
+            return
+        parts = [p.select(pl.col(c) if c in p.columns else pl.lit(None, t).alias(c) for c, t in _ROW_SCHEMA.items())
+                 for p in self.parts]
+        if self.rows:
+            parts.append(self._dict_frame())
+        self.parts, self.part_rows = [], 0
+        frame = pl.concat(parts, rechunk=True) if len(parts) > 1 else parts[0]
+        frame = frame.select([c for c in _ROW_SCHEMA
+                              if c in ("sample_idx", "device", "is_group") or c in self.canon_seen])
         idx = frame.get_column("sample_idx")
-        frame = frame.with_columns(
-            pl.Series("t_s", [self.sent_t.get(i) for i in idx], dtype=pl.Float64),
-            pl.Series("ts", [self.sent_ts.get(i) for i in idx], dtype=pl.Datetime("us")),
-            (pl.col("sample_idx") == 0).and_(pl.lit(self.since_boot)).alias("since_boot"),
-        )
+        lo, hi = int(idx[0]), int(idx[-1])  # (rows are in report order)
+        times = pl.DataFrame({  # each report's time, joined to its rows
+            "sample_idx": range(lo, hi + 1),
+            "t_s": [self.sent_t.get(i) for i in range(lo, hi + 1)],
+            "ts": [self.sent_ts.get(i) for i in range(lo, hi + 1)],
+        }, schema={"sample_idx": pl.Int64, "t_s": pl.Float64, "ts": pl.Datetime("us")})
+        frame = frame.join(times, on="sample_idx", how="left", maintain_order="left").with_columns(
+            (pl.col("sample_idx") == 0).and_(pl.lit(self.since_boot)).alias("since_boot"))
         yield Rows(self.key, "iostat_samples", frame)
 
     def finish(self) -> Iterator[Event]:
