@@ -274,6 +274,11 @@ def _figures_answer(name: str, rows: list[IometerRow]) -> str:
             f"{best.target}. No cap is known for this run.")
 
 
+# a cap verdict in a table cell (the window's tab and the PDF's section): the verdict's own words, shortened
+VERDICT_CELLS = {"held": "held", "held (cap not reached)": "not reached", "not capped": "not capped",
+                 "NOT held": "did not hold"}
+
+
 def cap_text(c: CapCheck) -> str:
     unit = "IOPS" if c.metric == "iops" else "MB/s"
     k = 1.0 if c.metric == "iops" else 1.0 / KB_PER_MB

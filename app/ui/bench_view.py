@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.bench_results import (
+    VERDICT_CELLS,
     IometerSummary,
     cap_text,
     compare_iometer,
@@ -35,8 +36,6 @@ from app.analysis.bench_results import (
 from app.safe_text import shown, shown_html
 from app.workspace import Workspace
 
-VERDICT_CELLS = {"held": "held", "held (cap not reached)": "not reached", "not capped": "not capped",
-                 "NOT held": "did not hold"}
 EMPTY = "Select Iometer or IOmark runs in the run list to see their results."
 IOMETER_HEADER = ["Run", "Test", "Access specification", "Target", "Cap (test mean)", "IOPS", "MB/s",
                   "Mean (ms)", "Max (ms)"]

@@ -9,6 +9,7 @@ from app.analysis.bench_results import (
     GOAL_PCT,
     GOAL_SOURCE,
     THRESHOLD_MS,
+    VERDICT_CELLS,
     Cap,
     IometerSummary,
     cap_text,
@@ -27,8 +28,6 @@ from reports.content import Section, Table, fmt, ms, num
 from reports.context import ReportContext
 from reports.sections import section
 
-VERDICT_CELLS = {"held": "held", "held (cap not reached)": "not reached", "not capped": "not capped",
-                 "NOT held": "did not hold"}
 IOMETER_NOTE = ("Iometer reports one average per test (its access specification run for the test's length): IOPS and "
                 "MB/s are the test's mean rates (MB = 2^20 bytes, Iometer's binary figure), the maximum response time "
                 "the slowest single I/O it saw. A cap is judged on each test's mean with the rule of the cap check "
