@@ -78,7 +78,7 @@ def test_iometer_cap_on_the_test_means(ws):
     assert u.held is False
     assert u.verdict == "not held"
     assert {c.verdict for _r, c in u.checks() if c.metric == "iops"} == {"not capped"}
-    assert "625.44 IOPS" in u.answer
+    assert "156.36 MB/s" in u.answer  # the test highest against its cap: 15.6 x the 10 MB/s cap
     assert "no cap at this level was in force" in u.answer
 
 
@@ -157,6 +157,32 @@ def test_cli_analyze_iometer_and_iomark(tmp_path, capsys):
     assert cli.main(["analyze", "iomark", "-w", wsp, "--run", "3", "--goal-pct", "0"]) != 0
 
 
+def test_the_answer_names_only_the_caps_it_is_about(tmp_path, capsys):
+    """The review's finding: with a 2,000 IOPS and a 10 MB/s cap, the unlimited run (625.44 and 1,800 IOPS, 156.36
+    MB/s) was said to run "above the 2,000 IOPS and 10 MB/s cap"; the example (2,000.35 IOPS, 7.81 MB/s) "above the
+    200 IOPS and 10 MB/s cap" though its own table said 10 MB/s: not reached. The sentence names the caps exceeded
+    and the test highest against its cap; caps no test reached are said apart."""
+    wsp = str(tmp_path / "ws.duckdb")
+    assert cli.main(["import", "-w", wsp, str(LIMITED), str(UNLIMITED), str(EXAMPLE)]) == 0
+    capsys.readouterr()
+
+    def answer_line(run: str, *caps: str) -> str:
+        assert cli.main(["analyze", "iometer", "-w", wsp, "--run", run, *caps]) == 0
+        return capsys.readouterr().out.splitlines()[1]
+
+    line = answer_line("2", "--iops-cap", "2000", "--bw-cap-kbs", "10240")
+    assert line.startswith("kvm_unlimited_results ran above the 10 MB/s cap: 256K"), line
+    assert "2,000" not in line, line
+    line = answer_line("3", "--iops-cap", "200", "--bw-cap-kbs", "10240")
+    assert line.startswith("example_iometer_results ran above the 200 IOPS cap: 4K"), line
+    assert "10 MB/s" not in line, line
+    line = answer_line("2", "--iops-cap", "200")  # two tests above: the one highest against the cap is named
+    assert "the highest, 512B 100pct read 0pct random on vdb, averaged 1,800 IOPS" in line, line
+    line = answer_line("1", "--iops-cap", "2000", "--bw-cap-kbs", "10240")
+    assert line.startswith("The 10 MB/s cap held on kvm_limited_results"), line
+    assert line.endswith("The 2,000 IOPS cap: never reached."), line
+
+
 # ---- PDF -------------------------------------------------------------------------------------------------
 def pdf_text(path) -> str:
     import subprocess
@@ -177,7 +203,7 @@ def test_pdf_section_answers_first(ws, tmp_path):
     build_report(ws, ReportOptions(sections=["summary", "iometer_iomark"]), str(out))
     text = pdf_text(out)
     sec = text[text.rindex("Iometer and IOmark results"):]
-    held = ("The 200 IOPS and 10 MB/s cap held on kvm_limited_results (mean of each test at or below the cap + 5 %: "
+    held = ("The 200 IOPS and 10 MB/s caps held on kvm_limited_results (mean of each test at or below the cap + 5 %: "
             "256K 100pct read 0pct random: 10 MB/s; 512B 100pct read 0pct random: 200 IOPS); one average per test "
             "cannot show every 10 s window.")
     assert held in text[:text.rindex("Iometer and IOmark results")]  # in the executive summary too
@@ -215,8 +241,8 @@ def test_window_tab_follows_the_selected_run(qtbot, window, tmp_path):
     click_runs(qtbot, window, [lim])
     assert window.tabs.currentWidget() is window.bench
     view = window.bench.view
-    assert view.answers[0].startswith("The 200 IOPS and 10 MB/s cap held on kvm_limited_results")
-    assert view.answer.text().startswith("• The 200 IOPS and 10 MB/s cap held")
+    assert view.answers[0].startswith("The 200 IOPS and 10 MB/s caps held on kvm_limited_results")
+    assert view.answer.text().startswith("• The 200 IOPS and 10 MB/s caps held")
     t = view.iometer
     cells = [[t.item(i, j).text() for j in range(t.columnCount())] for i in range(t.rowCount())]
     assert cells[1][1:] == ["2", "512B 100pct read 0pct random", "vdb", "200 IOPS: held; 10 MB/s: not reached", "200",

@@ -291,26 +291,41 @@ def mean_text(c: CapCheck) -> str:
     return f"{fmt((c.plateau or 0.0) * k, 2)} {unit}"
 
 
+def _the_caps(pairs: list[tuple[IometerRow, CapCheck]]) -> str:
+    """"The 200 IOPS cap" or "The 200 IOPS and 10 MB/s caps": the caps of ``pairs``, each once."""
+    caps = list(dict.fromkeys(cap_text(c) for _r, c in sorted(pairs, key=lambda rc: rc[1].metric != "iops")))
+    return f"The {' and '.join(caps)} cap{'s' if len(caps) > 1 else ''}"
+
+
+def _worst(pairs: list[tuple[IometerRow, CapCheck]]) -> tuple[IometerRow, CapCheck]:
+    """The test whose mean is highest against its cap (the first of equals)."""
+    return max(pairs, key=lambda rc: (rc[1].plateau or 0.0) / rc[1].cap)
+
+
 def _cap_answer(name: str, rows: list[IometerRow], cap: Cap, held: bool) -> str:
+    """One sentence naming only the caps it is about: those exceeded when any is, else those held and then those
+    no test reached."""
     pairs = [(r, c) for r in rows for c in r.caps]
     reached = [(r, c) for r, c in pairs if c.verdict == "held"]
     over = [(r, c) for r, c in pairs if not c.held]
-    caps = " and ".join(dict.fromkeys(cap_text(c) for _r, c in pairs))
-    not_capped = [(r, c) for r, c in over if c.verdict == "not capped"]
-    if not_capped and len(not_capped) == len(over):
-        r, c = not_capped[0]
-        return (f"{name} ran above the {caps} cap: {r.access_spec} on {r.target} averaged {mean_text(c)}, above "
-                f"the cap + {fmt(cap.tolerance_pct)} %, so no cap at this level was in force.")
-    if not held:
-        r, c = over[0]
-        return (f"The {caps} cap did not hold on {name}: {r.access_spec} on {r.target} averaged {mean_text(c)}, "
-                f"above the cap + {fmt(cap.tolerance_pct)} %.")
+    judged = {cap_text(c) for _r, c in reached + over}
+    unreached = [(r, c) for r, c in pairs if cap_text(c) not in judged]
+    tol = fmt(cap.tolerance_pct)
+    if over:
+        r, c = _worst(over)
+        worst = (f"{'the highest, ' if len(over) > 1 else ''}{r.access_spec} on {r.target}, averaged {mean_text(c)}, "
+                 f"above the {cap_text(c)} cap + {tol} %")
+        if all(c2.verdict == "not capped" for _r2, c2 in over):
+            return f"{name} ran above {_the_caps(over).lower()[:4]}{_the_caps(over)[4:]}: {worst}, so no cap at " \
+                   "this level was in force."
+        return f"{_the_caps(over)} did not hold on {name}: {worst}."
+    never = f" {_the_caps(unreached)}: never reached." if unreached and reached else ""
     if reached:
         listed = "; ".join(f"{r.access_spec}: {mean_text(c)}" for r, c in reached)
-        return (f"The {caps} cap held on {name} (mean of each test at or below the cap + {fmt(cap.tolerance_pct)} "
-                f"%: {listed}); one average per test cannot show every 10 s window.")
-    return (f"The {caps} cap was never reached on {name}: every test's mean stayed under the cap - "
-            f"{fmt(cap.tolerance_pct)} %, so these results cannot show that it is enforced.")
+        return (f"{_the_caps(reached)} held on {name} (mean of each test at or below the cap + {tol} %: {listed}); "
+                f"one average per test cannot show every 10 s window.{never}")
+    return (f"{_the_caps(pairs)}: never reached on {name}: every test's mean stayed under the cap - {tol} %, so "
+            "these results cannot show that it is enforced.")
 
 
 @dataclass
