@@ -333,8 +333,11 @@ def test_the_banner_gives_each_run_its_own_reason_and_never_keeps_a_proved_since
 
 
 def test_help_user_guide_opens_the_guide_and_its_contents_links_work(qtbot, window):
-    """Help ▸ User guide (F1) shows docs/user-guide.md rendered; clicking an entry of its contents scrolls to the
-    section. Before, Help had no guide at all."""
+    """Help ▸ User guide (F1) shows the guide's part about the window, rendered, with no command-line options in it
+    (the rest of docs/user-guide.md is the command line's reference); clicking an entry of its contents scrolls to
+    the section. Before, Help had no guide at all; then it showed the whole guide, options and all."""
+    import re
+
     from PySide6.QtCore import QPoint
 
     qtbot.keyClick(window, Qt.Key.Key_F1)  # the shortcut of Help ▸ User guide
@@ -345,14 +348,17 @@ def test_help_user_guide_opens_the_guide_and_its_contents_links_work(qtbot, wind
     text = browser.toPlainText()
     assert text.startswith("StormScope user guide")
     assert "Report from folder" in text
+    assert "Iometer / IOmark" in text
+    assert not re.findall(r"main\.py|stormscope-cli|(?<![\w-])--[a-z]|\$STORMSCOPE|\.md\b", text)
+    assert "The command line" not in text  # a link to a part not shown reads as its words, if at all
     bar = browser.verticalScrollBar()
     assert bar.value() == 0
-    link = browser.document().find("Large files")  # the last entry of the contents
+    link = browser.document().find("Other settings")  # the last entry of the contents
     rect = browser.cursorRect(link)
     qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.left() - 10, rect.center().y()))
     qtbot.waitUntil(lambda: bar.value() > 0)
     top = browser.cursorForPosition(QPoint(5, 5)).block()
-    assert top.text() == "Large files" or browser.textCursor().block().text() == "Large files"
+    assert top.text() == "Other settings" or browser.textCursor().block().text() == "Other settings"
     assert guide.status.text() == ""
     guide.close()
 
@@ -398,6 +404,7 @@ def test_about_shows_the_version(qtbot, window):
     menu_action(window, "Help", "About StormScope").trigger()
     assert seen
     assert f"StormScope {version()} " in seen[0]
+    assert "esxtop, perfmon, vscsiStats, fio, DiskSpd, IOzone, Iometer, IOmark or hdparm" in seen[0]  # every tool read
     assert version() == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 
 

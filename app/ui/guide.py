@@ -19,6 +19,27 @@ from PySide6.QtWidgets import QDialog, QLabel, QTextBrowser, QVBoxLayout
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "user-guide.md"
 
 
+def window_edition(text: str) -> str:
+    """What the window shows of the guide: its opening paragraph and its part about the window (every view, menu and
+    dialog), with contents of its own. The rest of the guide is the command line's and the formats' reference, which
+    names command-line options: it is read in the documentation, not in the window. A link to a part left out shows
+    as its words; a "(see ...)" pointing there is left out."""
+    intro = text[:text.index("\nContents:")].rstrip()
+    start = text.index("\n## The window")
+    end = text.index("\n## ", start + 1)
+    part = text[start:end]
+    heads = re.findall(r"(?m)^### (.+)$", part)
+    contents = "Contents: " + " · ".join(f"[{h}](#{slug(h)})" for h in heads)
+    kept = {slug(h) for h in ["The window", *heads]}
+    # "(see [The command line](#the-command-line))" points the reader at a part not shown: left out
+    part = re.sub(r"\s*\(see \[[^\]]+\]\(#([\w-]+)\)\)", lambda m: m.group(0) if m.group(1) in kept else "", part)
+    # a sentence of its own that only points there ("See [Questions](#questions) for what each kind answers."): left out
+    part = re.sub(r"(?:(?<=\n)|(?<=\. ))(?:See|What [^.\n]*:) \[[^\]]+\]\(#([\w-]+)\)[^.\n]*\.(?=\n)",
+                  lambda m: m.group(0) if m.group(1) in kept else "", part)
+    part = re.sub(r"\[([^\]]+)\]\(#([\w-]+)\)", lambda m: m.group(0) if m.group(2) in kept else m.group(1), part)
+    return f"{intro}\n\n{contents}\n{part}\n"
+
+
 def slug(heading: str) -> str:
     """The anchor GitHub gives a Markdown heading ("The window" -> "the-window"), as the guide's links use it."""
     text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
@@ -36,7 +57,7 @@ class GuideWindow(QDialog):
         self.browser.setOpenLinks(False)
         self.browser.anchorClicked.connect(self._follow)
         self.browser.setSearchPaths([str(path.parent)])  # the guide's pictures
-        self.browser.setMarkdown(path.read_text(encoding="utf-8"))
+        self.browser.setMarkdown(window_edition(path.read_text(encoding="utf-8")))
         self.status = QLabel("")
         lay = QVBoxLayout(self)
         lay.addWidget(self.browser)

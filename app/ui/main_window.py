@@ -482,7 +482,8 @@ class MainWindow(QMainWindow):
         from reports.options import version
 
         QMessageBox.about(self, APP, f"StormScope {version()} — storage-performance trace analysis.\n"
-                          "Drop iostat, vscsiStats or fio files on the window to begin; Help ▸ User guide "
+                          "Drop a folder of traces on the window to begin: iostat, sar, nmon, esxtop, perfmon, "
+                          "vscsiStats, fio, DiskSpd, IOzone, Iometer, IOmark or hdparm. Help ▸ User guide "
                           "explains every view.")
 
     def open_log(self) -> None:
