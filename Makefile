@@ -48,7 +48,7 @@ bench: install
 	QT_QPA_PLATFORM=offscreen $(PY) benchmarks/bench_grid.py
 	$(PY) benchmarks/bench_startup.py
 
-# The long soak: the real window offscreen through 20,000 interactions (make test runs 2,000).
+# The long soak: the real window offscreen through 20,000 interactions (make test runs 1,000).
 soak: install
 	QT_QPA_PLATFORM=offscreen $(PY) tests/soak_window.py 20000 11
 

@@ -12,10 +12,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_window_survives_2000_interactions_and_exits_normally():
+def test_window_survives_1000_interactions_and_exits_normally():
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    r = subprocess.run([sys.executable, str(ROOT / "tests" / "soak_window.py"), "2000", "7"], capture_output=True,
+    r = subprocess.run([sys.executable, str(ROOT / "tests" / "soak_window.py"), "1000", "7"], capture_output=True,
                        text=True, timeout=900, cwd=ROOT, env=env)
     out = (r.stdout + r.stderr)[-4000:]
     assert r.returncode == 0, f"the window's process ended with {r.returncode}:\n{out}"
-    assert "soak: 2000 interactions, exit 0" in r.stdout, out
+    assert "soak: 1000 interactions, exit 0" in r.stdout, out
