@@ -1,4 +1,4 @@
-"""The real window, driven offscreen through 2,000 interactions in a subprocess, must close and exit 0.
+"""The real window, driven offscreen through 1,000 interactions in a subprocess, must close and exit 0.
 
 An abort (a refcount bug in a C extension, say) kills only the subprocess and fails this test with its output;
 an exception raised in a slot fails it too. `make soak` runs a longer one.
