@@ -254,7 +254,7 @@ def iometer_summary(ws: Workspace, run_id: int, cap: Cap | None = None, name: st
     else:
         held = all(bool(c.held) for c in checks)
         verdict = "held" if held else "not held"
-        answer = _cap_answer(run_name, rows, known, held)
+        answer = _cap_answer(run_name, rows, known)
     method = {"figures": "Iometer's own averages per test (its 'Results sections) and target",
               "mb": "MB/s of 2^20 bytes (Iometer's binary figure); a bandwidth cap in kB/s = MB/s x 1,024",
               "cap_rule": "the test's mean rate at or below cap x (1 + tolerance); under cap x (1 - tolerance): "
@@ -291,10 +291,10 @@ def mean_text(c: CapCheck) -> str:
     return f"{fmt((c.plateau or 0.0) * k, 2)} {unit}"
 
 
-def _the_caps(pairs: list[tuple[IometerRow, CapCheck]]) -> str:
+def _the_caps(pairs: list[tuple[IometerRow, CapCheck]], the: str = "The") -> str:
     """"The 200 IOPS cap" or "The 200 IOPS and 10 MB/s caps": the caps of ``pairs``, each once."""
     caps = list(dict.fromkeys(cap_text(c) for _r, c in sorted(pairs, key=lambda rc: rc[1].metric != "iops")))
-    return f"The {' and '.join(caps)} cap{'s' if len(caps) > 1 else ''}"
+    return f"{the} {' and '.join(caps)} cap{'s' if len(caps) > 1 else ''}"
 
 
 def _worst(pairs: list[tuple[IometerRow, CapCheck]]) -> tuple[IometerRow, CapCheck]:
@@ -302,7 +302,7 @@ def _worst(pairs: list[tuple[IometerRow, CapCheck]]) -> tuple[IometerRow, CapChe
     return max(pairs, key=lambda rc: (rc[1].plateau or 0.0) / rc[1].cap)
 
 
-def _cap_answer(name: str, rows: list[IometerRow], cap: Cap, held: bool) -> str:
+def _cap_answer(name: str, rows: list[IometerRow], cap: Cap) -> str:
     """One sentence naming only the caps it is about: those exceeded when any is, else those held and then those
     no test reached."""
     pairs = [(r, c) for r in rows for c in r.caps]
@@ -316,8 +316,7 @@ def _cap_answer(name: str, rows: list[IometerRow], cap: Cap, held: bool) -> str:
         worst = (f"{'the highest, ' if len(over) > 1 else ''}{r.access_spec} on {r.target}, averaged {mean_text(c)}, "
                  f"above the {cap_text(c)} cap + {tol} %")
         if all(c2.verdict == "not capped" for _r2, c2 in over):
-            return f"{name} ran above {_the_caps(over).lower()[:4]}{_the_caps(over)[4:]}: {worst}, so no cap at " \
-                   "this level was in force."
+            return f"{name} ran above {_the_caps(over, 'the')}: {worst}, so no cap at this level was in force."
         return f"{_the_caps(over)} did not hold on {name}: {worst}."
     never = f" {_the_caps(unreached)}: never reached." if unreached and reached else ""
     if reached:
