@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,7 +28,7 @@ from app.crashpoints import crash_during, crash_point
 from app.migrations import WorkspaceReadOnly as WorkspaceReadOnly  # noqa: F401 (re-exported: callers catch it)
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
 from app.migrations import check_readable, migrate, read_only_note, shadow_missing_columns
-from app.safe_open import SQLRefused, check_expression, connect
+from app.safe_open import SQLRefused, check_expression, connect, read_only_transaction
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
 from app.series_sums import store_sums
 from app.staging import StagingArea
@@ -175,10 +175,12 @@ class Workspace:
     Raises :class:`WorkspaceLocked` when another process (a StormScope window or command) has the file open.
     """
 
-    def __init__(self, path: str | os.PathLike, read_only: bool = False, for_import: bool = False):
+    def __init__(self, path: str | os.PathLike, read_only: bool = False, for_import: bool = False,
+                 settings: Mapping[str, str | bool | int] | None = None):
         """``read_only``: nothing is written, not even a migration (read-type commands, a received file);
         ``for_import``: a process that only imports (``main.py import``) -- DuckDB's memory is bounded for the
-        whole open (the configuration is locked once open, see app.safe_open).
+        whole open (the configuration is locked once open, see app.safe_open); ``settings``: DuckDB settings for
+        the whole open, set before the configuration is locked (``main.py sql``'s memory limit).
 
         Raises :class:`WorkspaceLocked` (another process has it), :class:`WorkspaceTooNew` (a newer StormScope
         made it, and this one cannot read it), :class:`WorkspaceReadOnly` (a newer StormScope made it; this one
@@ -193,6 +195,7 @@ class Workspace:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.staging = StagingArea(self.path)
         self._for_import = for_import
+        self._settings = {**(IMPORT_SETTINGS if for_import else {}), **(settings or {})}
         self.before_reopen: Callable[[], None] | None = None  # see reopen()
         try:
             self.con = self._connect()
@@ -221,7 +224,7 @@ class Workspace:
     def _connect(self) -> duckdb.DuckDBPyConnection:
         """A connection under the safe-open policy (app.safe_open), the same for the first open and a reopen."""
         return connect(self.path, self.read_only, allowed_dirs=[] if self.read_only else [self.staging.root],
-                       settings=IMPORT_SETTINGS if self._for_import else None)
+                       settings=self._settings)
 
     def usable(self) -> bool:
         """False once DuckDB has invalidated the database (a fatal error such as a full disk during a checkpoint):
@@ -258,7 +261,7 @@ class Workspace:
         w = object.__new__(Workspace)
         w.path, w.read_only, w.migrated, w.staging = self.path, self.read_only, [], self.staging
         w.newer_note = self.newer_note
-        w._for_import, w.before_reopen = self._for_import, None
+        w._for_import, w._settings, w.before_reopen = self._for_import, self._settings, None
         w.con = self.con.cursor()
         return w
 
@@ -546,8 +549,9 @@ class Workspace:
         except duckdb.Error as e:
             raise ValueError(f"the expression does not work on {table}: {e}") from None
         others = "".join(f", ({e}) AS \"{n}\"" for n, e in self.computed_columns(table) if n != name)
-        try:
-            self.con.execute(f"SELECT ({expression}) AS \"{name}\"{others} FROM {table} LIMIT 0").fetchall()
+        try:  # bound, never run, and where it could not write anyway
+            with read_only_transaction(self.con) as cur:
+                cur.execute(f"DESCRIBE SELECT ({expression}) AS \"{name}\"{others} FROM {table}").fetchall()
         except duckdb.Error as e:
             raise ValueError(f"the expression does not work on {table}: {e}") from None
         self.con.execute("INSERT OR REPLACE INTO computed_columns VALUES (?, ?, ?, now())", [table, name, expression])

@@ -56,7 +56,7 @@ def workspace_path(args: argparse.Namespace) -> Path:
 
 
 def open_workspace(args: argparse.Namespace, *, read_only: bool = True, create: bool = False,
-                   for_import: bool = False) -> Workspace:
+                   for_import: bool = False, settings: dict[str, str | bool | int] | None = None) -> Workspace:
     """The workspace of ``-w`` (or the default one): the one place the command line opens it.
 
     ``create``: a missing workspace is made (writable); otherwise a missing one ends the command with
@@ -66,13 +66,14 @@ def open_workspace(args: argparse.Namespace, *, read_only: bool = True, create: 
     StormScope's workspace raises :class:`~app.migrations.WorkspaceTooNew` (exit 2) when this one cannot read it,
     :class:`~app.migrations.WorkspaceReadOnly` (exit 1) when it can but the command would write, and a read
     command prints one note line on stderr. ``for_import``:
-    the command only imports (DuckDB's memory bounded for the whole open).
+    the command only imports (DuckDB's memory bounded for the whole open); ``settings``: DuckDB settings for the
+    whole open (``sql``'s memory limit).
     """
     path = workspace_path(args)
     if not create and not path.exists():
         raise CommandFailed(f"no workspace at {path}")
     try:
-        ws = Workspace(path, read_only=read_only and not create, for_import=for_import)
+        ws = Workspace(path, read_only=read_only and not create, for_import=for_import, settings=settings)
     except duckdb.IOException as e:  # a file the user may not read or write: said, not a traceback
         if "Permission denied" not in str(e):
             raise
