@@ -28,7 +28,15 @@ from PySide6.QtWidgets import (
 
 from app.ui.workers import JobThread
 from app.workspace import Workspace
-from reports.options import SECTION_TITLES, SECTIONS, ReportOptions, list_templates, load_template, save_template
+from reports.options import (
+    SECTION_TITLES,
+    SECTIONS,
+    ReportOptions,
+    TemplateInvalid,
+    list_templates,
+    load_template,
+    save_template,
+)
 
 
 def answers_text(ws: Workspace) -> str:
@@ -181,7 +189,11 @@ class ReportDialog(QDialog):
     def _load_template(self, name: str) -> None:
         if name.startswith("("):
             return
-        t = load_template(self.ws.con, name)
+        try:
+            t = load_template(self.ws.con, name)
+        except TemplateInvalid as e:  # a received workspace's template: said, nothing filled in
+            self.status.setText(f"{str(e)[0].upper()}{str(e)[1:]}.")
+            return
         for w, v in ((self.title, t.title), (self.customer, t.customer), (self.consultant, t.consultant),
                      (self.company, t.company), (self.logo, t.logo or "")):
             w.setText(v)
@@ -232,10 +244,12 @@ class ReportDialog(QDialog):
         if isinstance(result, Exception):
             self.status.setText(f"Report failed: {result}")
             return
+        notes = " ".join(result.notes)
         answers = result.values.get("answers") or []
         if answers:  # the report answers the questions: how they came out
             said = "; ".join(f"{a['n']}. {a['verdict_words']}" for a in answers[:6])
-            self.status.setText(f"Wrote {Path(path).name}. Answers: {said}" + (" …" if len(answers) > 6 else "."))
+            self.status.setText(f"Wrote {Path(path).name}. Answers: {said}" + (" …" if len(answers) > 6 else ".")
+                                + (f" {notes}" if notes else ""))
         else:
-            self.status.setText(f"Wrote {Path(path).name}: " + " ".join(result.verdicts[:2]))
+            self.status.setText(f"Wrote {Path(path).name}: " + " ".join([*result.verdicts[:2], notes]).strip())
         self.progress.setValue(100)
