@@ -57,7 +57,9 @@ def write_atomically(path: str, write: Any) -> None:
     try:
         write(tmp)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.errno is not None and e.filename in (None, tmp):  # name the file asked for
+            raise OSError(e.errno, e.strerror, path) from e
         raise

@@ -244,3 +244,34 @@ def test_a_result_too_big_for_the_view_shows_its_first_rows_and_says_so(qtbot, w
     qtbot.wait(50)
     g.model.wait_for_rows([MAX_ROWS - 1])
     assert g.model.index(MAX_ROWS - 1, 0).data() == str(MAX_ROWS - 1)
+
+
+def test_a_received_computed_column_that_never_ends_is_cancelled_and_the_grid_goes_on(qtbot, window):
+    """Issue 36: a computed column (SELECT count(*) FROM range(...)) never ended when a run was opened, and the
+    next query raised ResourceInUseException inside a slot. It runs on the model's worker; Cancel stops it and the
+    tab answers the next query (an exception in a slot fails this test)."""
+    w = window
+    rid = import_file(w.ws, str(FAST), ImportOptions()).run_ids[0]
+    w.ws.con.execute("INSERT INTO computed_columns VALUES ('iostat_samples', 'forever', "
+                     "'(SELECT count(*) FROM range(100000000000000))', now())")
+    w.browser.reload()
+    tree = w.browser.tree
+    item = w.browser._run_items()[0]
+    tree.scrollToItem(item)
+    rect = tree.visualItemRect(item)
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    g = w.grid
+    qtbot.waitUntil(lambda: g.model is not None and g.cancel_button.isEnabled(), timeout=10000)
+    assert g.model.columns[-1] == "forever"
+    qtbot.wait(200)
+    assert g.busy()
+    qtbot.keyClick(g, Qt.Key.Key_Escape)  # Esc, as Cancel
+    qtbot.waitUntil(lambda: not g.busy(), timeout=10000)
+    assert g.error.text() == CANCELLED
+    g.sql.setPlainText("SELECT count(*) AS n FROM iostat_samples")
+    qtbot.mouseClick(g.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not g.busy(), timeout=10000)
+    g.model.wait_for_rows([0])
+    assert g.model.index(0, 0).data() == "120"
+    assert rid == 1

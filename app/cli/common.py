@@ -75,13 +75,17 @@ def open_workspace(args: argparse.Namespace, *, read_only: bool = True, create: 
     try:
         ws = Workspace(path, read_only=read_only and not create, for_import=for_import, settings=settings)
     except duckdb.IOException as e:  # a file the user may not read or write: said, not a traceback
+        if "Read-only file system" in str(e):
+            raise CommandFailed(f"cannot change the workspace {path}: it is on a read-only disk or share (Read-only "
+                                "file system); commands that only read it work; copy it to a folder you can write "
+                                "to, to change it") from None
         if "Permission denied" not in str(e):
             raise
         how = "read" if read_only and not create else "write"
         raise CommandFailed(f"cannot open the workspace {path}: Permission denied (you may not {how} this file or "
                             "its folder; copy it somewhere you may, or ask its owner)") from None
-    if ws.newer_note:  # a newer StormScope's workspace this one reads correctly: read commands work, and say so
-        print(f"note: {ws.newer_note}", file=sys.stderr)
+    if ws.read_only_note:  # a newer StormScope's workspace this one reads correctly: read commands work, and say so
+        print(f"note: {ws.read_only_note}", file=sys.stderr)
     return ws
 
 

@@ -107,11 +107,9 @@ class ReportDialog(QDialog):
         self._remembered()
         self.save_as = QLineEdit()
         self.save_as.setPlaceholderText("save these options as a template named…")
-        if getattr(ws, "newer_note", None):  # a newer StormScope's workspace: a template cannot be saved into it
-            from app.migrations import READ_ONLY_REASON
-
+        if getattr(ws, "read_only_reason", None):  # a workspace shown, not changed: no template is saved into it
             self.save_as.setEnabled(False)
-            self.save_as.setToolTip(READ_ONLY_REASON)
+            self.save_as.setToolTip(ws.read_only_reason)
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
         n = len(run_ids)
@@ -178,7 +176,7 @@ class ReportDialog(QDialog):
         if self.settings is not None:
             for k in USER_FIELDS:
                 self.settings.setValue(f"report/{k}", texts[k])
-        if not self.ws.read_only and not getattr(self.ws, "newer_note", None):
+        if not self.ws.read_only and not getattr(self.ws, "read_only_reason", None):
             self.ws.set_report_fields(texts)
 
     def _pick_logo(self) -> None:
@@ -228,10 +226,10 @@ class ReportDialog(QDialog):
             save_template(self.ws.con, self.save_as.text().strip(), opt)
         from reports import build_report
 
-        ws_path = self.ws.path
+        reader = self.ws.cursor()  # a handle of the window's workspace (read-only when the window's is)
 
         def job(state: Any) -> Any:
-            with Workspace(ws_path) as ws:
+            with reader as ws:
                 return build_report(ws, opt, path, state)
 
         self.job = JobThread(job, self)
