@@ -66,8 +66,9 @@ def _walk_dir(folder: Path) -> Iterator[str]:
 
 # a customer's bundle: .zip, .tar, .tar.gz/.tgz (and .tar.bz2, .tar.xz), and single .gz files
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
-# an archive may unpack to at most this many times its own size (plus MIN_UNPACK_ALLOWANCE): text traces compress
-# 5-30x; a zip bomb (a 2 MB file of 4 GB of zeros) is refused instead of filling the disk
+# the archives of one drop may unpack to at most this many times the size of the archives the user gave (plus
+# MIN_UNPACK_ALLOWANCE), nested archives included: text traces compress 5-30x; a zip bomb (a 2 MB file of 4 GB of
+# zeros, or a 5 KB zip of a dozen zips of 250 MB of zeros each) is refused instead of filling the disk
 MAX_UNPACK_RATIO = 200
 MIN_UNPACK_ALLOWANCE = 256 * 1024 * 1024
 CHUNK = 1024 * 1024
@@ -102,19 +103,23 @@ def is_archive(path: str | os.PathLike) -> bool:
 
 
 class _Budget:
-    """How many bytes an archive may still unpack to (see MAX_UNPACK_RATIO)."""
+    """How many bytes the archives of one drop may still unpack to (see MAX_UNPACK_RATIO): one budget for the
+    whole drop, which only the archives the user gave (or that lie in the folders given) add to; an archive inside
+    an archive spends from it and adds nothing."""
 
-    def __init__(self, archive: str | os.PathLike):
-        self.archive = Path(archive).name
-        self.left = max(MIN_UNPACK_ALLOWANCE, MAX_UNPACK_RATIO * os.path.getsize(archive))
+    def __init__(self) -> None:
+        self.left = MIN_UNPACK_ALLOWANCE
+
+    def allow(self, archive: str | os.PathLike) -> None:
+        self.left += MAX_UNPACK_RATIO * os.path.getsize(archive)
 
     def copy(self, src: Any, target: Path) -> None:
         with open(target, "wb") as dst:
             while chunk := src.read(CHUNK):
                 self.left -= len(chunk)
                 if self.left < 0:
-                    raise ArchiveError(f"it unpacks to more than {MAX_UNPACK_RATIO} times its size (a compression "
-                                       "bomb?); unpack it yourself and import the folder")
+                    raise ArchiveError(f"the archives of this drop unpack to more than {MAX_UNPACK_RATIO} times "
+                                       "their size (a compression bomb?); unpack them yourself and import the folder")
                 dst.write(chunk)
 
 
@@ -147,13 +152,16 @@ def _untar(archive: str | os.PathLike, dest: Path, root: Path, budget: _Budget) 
                 budget.copy(member, target)
 
 
-def unpack(archive: str | os.PathLike, dest: Path) -> Path:
+def unpack(archive: str | os.PathLike, dest: Path, budget: _Budget | None = None) -> Path:
     """Unpack ``archive`` (zip, tar or gz) into the new folder ``dest``, streamed member by member. Members that
-    would land outside it are left out; links and devices in a tar are left out; an archive that unpacks to far more
-    than its size raises :class:`ArchiveError` (what was written so far is removed with the staging folder)."""
+    would land outside it are left out; links and devices in a tar are left out; archives that unpack to far more
+    than their size raise :class:`ArchiveError` (what was written so far is removed with the staging folder).
+    ``budget``: the drop's (nested archives spend from it); without one, this archive's own."""
     dest.mkdir(parents=True, exist_ok=True)
     root = dest.resolve()
-    budget = _Budget(archive)
+    if budget is None:
+        budget = _Budget()
+        budget.allow(archive)
     kind = archive_kind(archive)
     if kind == "zip":
         _unzip(archive, dest, root, budget)
@@ -185,13 +193,16 @@ def find_files(paths: Iterable[str | os.PathLike], tmp: Path) -> list[FoundFile]
     below ``tmp``."""
     out: list[FoundFile] = []
     n_unpacked = 0
+    budget = _Budget()  # one for the whole drop, nested archives included
 
     def add(path: str, source: str, in_folder: bool, depth: int) -> None:
         nonlocal n_unpacked
         if depth < MAX_ZIP_DEPTH and is_archive(path):
             n_unpacked += 1
+            if depth == 0:
+                budget.allow(path)
             try:  # each archive its own folder: two a.zip from two folders keep both their traces
-                dest = unpack(path, tmp / f"{n_unpacked}-{_stem(path)}")
+                dest = unpack(path, tmp / f"{n_unpacked}-{_stem(path)}", budget)
             except (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, EOFError, gzip.BadGzipFile,
                     NotImplementedError, RuntimeError, OSError, ArchiveError) as e:
                 # damaged, encrypted (RuntimeError), an unknown compression (NotImplementedError), a bomb or a full disk

@@ -71,18 +71,40 @@ def save_mapping(ws: Workspace, name: str, spec: dict[str, Any], replace: bool =
 
 
 def get_mapping(ws: Workspace, name: str) -> dict[str, Any] | None:
+    """The saved mapping ``name``, checked as when it was saved (the workspace may come from someone else):
+    :class:`MappingError` names it when it is damaged; None when there is none."""
     if not has_table(ws, "mappings"):
         return None
     rows = ws.con.execute("SELECT spec FROM mappings WHERE name = ?", [name]).fetchall()
-    return json.loads(rows[0][0]) if rows else None
+    return _stored(name, rows[0][0]) if rows else None
 
 
 def list_mappings(ws: Workspace) -> list[dict[str, Any]]:
+    """Every saved mapping; a damaged one is listed with its problem (``error``) instead of its spec."""
     if not has_table(ws, "mappings"):
         return []
     cur = ws.con.execute("SELECT name, kind, spec, created_at, updated_at FROM mappings ORDER BY name")
-    return [{"name": n, "kind": k, "spec": json.loads(s), "created_at": c, "updated_at": u}
-            for n, k, s, c, u in cur.fetchall()]
+    out = []
+    for n, k, s, c, u in cur.fetchall():
+        try:
+            out.append({"name": n, "kind": k, "spec": _stored(n, s), "created_at": c, "updated_at": u})
+        except MappingError as e:
+            out.append({"name": n, "kind": k, "spec": None, "error": str(e), "created_at": c, "updated_at": u})
+    return out
+
+
+def _stored(name: str, text: Any) -> dict[str, Any]:
+    """A stored spec read back through the same check as a new one (validate_mapping)."""
+    try:
+        spec = json.loads(text)
+    except (TypeError, ValueError):
+        raise MappingError(f"the saved mapping {name!r} is damaged (not a mapping StormScope wrote)") from None
+    if not isinstance(spec, dict):
+        raise MappingError(f"the saved mapping {name!r} is damaged (not a mapping StormScope wrote)")
+    try:
+        return validate_mapping({**spec, "name": name})
+    except MappingError as e:
+        raise MappingError(f"the saved mapping {name!r} is damaged: {e}") from None
 
 
 def delete_mapping(ws: Workspace, name: str) -> bool:

@@ -23,14 +23,21 @@ catalog (a received file must not change) or qualifying every query StormScope a
 file StormScope wrote never has them -- it was made or altered by another program.
 
 SQL StormScope did not write (the window's SQL tab, ``main.py sql``, computed-column expressions stored in the
-workspace) goes through :func:`check_query` / :func:`check_expression`: exactly one read-only SELECT (or one
-expression), nothing else.
+workspace) goes through :func:`check_query` / :func:`check_expression`: exactly one SELECT (or one expression) whose
+parse tree only reads -- no data-modifying CTE (``WITH x AS (DELETE …) SELECT …`` is a SELECT statement), no
+``nextval``, no table function that writes (``checkpoint()`` rewrites the file) -- and it then runs inside
+:func:`read_only_transaction`, where DuckDB itself refuses any write to the workspace, binding included. The text
+check alone is not the guard: the window's connection can write, so the transaction is.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterable, Mapping
+import re
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -120,10 +127,14 @@ def unexpected_objects(con: Any) -> list[str]:
     found += [f"a view named {n}" for _s, n in _catalog(con, db, "duckdb_views", "view_name")]
     found += [f"a schema named {s}" for s, _n in _catalog(con, db, "duckdb_schemas", "schema_name")
               if s != "main"]
-    sequences = {s for t in TABLES for s in t.sequences}
-    found += [f"a sequence named {n}" for s, n in con.execute(
-        "SELECT schema_name, sequence_name FROM system.main.duckdb_sequences() WHERE database_name = ?",
-        [db]).fetchall() if s != "main" or n not in sequences]
+    # expressions the sender wrote that DuckDB runs on every insert or update (StormScope never makes one), and
+    # foreign keys that make a run impossible to delete
+    found += [f"a {'check constraint' if kind == 'CHECK' else 'foreign key'} on table {t}" for t, kind in con.execute(
+        "SELECT table_name, constraint_type FROM system.main.duckdb_constraints() WHERE database_name = ? AND "
+        "constraint_type IN ('CHECK', 'FOREIGN KEY') ORDER BY table_name", [db]).fetchall()]
+    found += [f"an index named {n} on table {t}" for n, t in con.execute(
+        "SELECT index_name, table_name FROM system.main.duckdb_indexes() WHERE database_name = ? ORDER BY 1",
+        [db]).fetchall()]
     found += [f"a data type named {n}" for _s, n in _catalog(con, db, "duckdb_types", "type_name")]
     for table, column, default, generated in con.execute(
             "SELECT table_name, column_name, column_default, is_generated FROM system.main.duckdb_columns() "
@@ -132,7 +143,9 @@ def unexpected_objects(con: Any) -> list[str]:
             found.append(f"a computed column {column} in table {table}")
         elif default is not None and default != _spec_default(table, column):
             found.append(f"a default value computed by an expression for column {column} of table {table}")
-    return found + _bad_computed_columns(con, db)
+    found += _bad_computed_columns(con, db)
+    # last: reading the numbers already used runs a query on the file's tables, safe only once nothing else is there
+    return found + _bad_sequences(con, db, read_keys=not found)
 
 
 def _bad_computed_columns(con: Any, db: str) -> list[str]:
@@ -144,9 +157,52 @@ def _bad_computed_columns(con: Any, db: str) -> list[str]:
     for name, expression in con.execute(f'SELECT name, expression FROM "{db}".main.computed_columns').fetchall():
         try:
             check_expression(str(expression))
-        except (SQLRefused, duckdb.Error):
+        except SQLRefused as e:
+            out.append(f"a computed column {name} that could change the workspace or read a file"
+                       if e.reason in ("read_only", "no_files") else
+                       f"a computed column {name} whose definition is not one expression")
+        except duckdb.Error:
             out.append(f"a computed column {name} whose definition is not one expression")
     return out
+
+
+# the run and question numbers' sequences as StormScope creates them (parsers.schema: START 1, increment 1, no
+# cycle); a number past SEQUENCE_CEILING is no workspace's own (a billion runs), and would overflow the INTEGER key
+SEQUENCE_CEILING = 2**30
+
+
+def _bad_sequences(con: Any, db: str, read_keys: bool) -> list[str]:
+    """Sequences StormScope never creates, or its own changed by another program: counting backwards or in steps,
+    cycling, bounded, near the key's overflow, or (``read_keys``) behind the numbers already used (every import
+    would fail)."""
+    ours = {s: t for t in TABLES for s in t.sequences}
+    found = []
+    for schema, name, start, low, high, step, cycle, last in con.execute(
+            "SELECT schema_name, sequence_name, start_value, min_value, max_value, increment_by, cycle, last_value "
+            "FROM system.main.duckdb_sequences() WHERE database_name = ?", [db]).fetchall():
+        if schema != "main" or name not in ours:
+            found.append(f"a sequence named {name}")
+            continue
+        used = _max_key(con, db, ours[name]) if read_keys else None
+        following = start if last is None else last + step  # DuckDB stores the next value as start on checkpoint
+        if ((low, high, step, cycle) != (1, 2**63 - 1, 1, False) or following > SEQUENCE_CEILING
+                or (used is not None and following <= used)):
+            found.append(f"a sequence {name} changed by another program")
+    return found
+
+
+def _max_key(con: Any, db: str, table: Any) -> int | None:
+    """The highest number the table's first key column holds (None: no such base table or column, or no rows).
+    Sorted, not ``max()``: no function of the file's catalog is called."""
+    key = table.key[0] if table.key else None
+    if key is None or not con.execute(
+            "SELECT count(*) FROM system.main.duckdb_columns() c JOIN system.main.duckdb_tables() t USING "
+            "(database_name, schema_name, table_name) WHERE database_name = ? AND schema_name = 'main' AND "
+            "table_name = ? AND column_name = ?", [db, table.name, key]).fetchall()[0][0]:
+        return None
+    rows = con.execute(f'SELECT "{key}" FROM "{db}".main."{table.name}" WHERE "{key}" IS NOT NULL '
+                       f'ORDER BY "{key}" DESC LIMIT 1').fetchall()
+    return int(rows[0][0]) if rows and isinstance(rows[0][0], int) else None
 
 
 def check_objects(con: Any, path: str | os.PathLike) -> None:
@@ -163,6 +219,24 @@ EMPTY = "Type a SELECT query."
 NO_FILES = ("A query reads only this workspace: other files, databases and the network cannot be reached from "
             "StormScope's SQL.")
 
+# What a query StormScope did not write may contain, by DuckDB's own parse of it (json_serialize_sql):
+# query nodes that read (a data-modifying CTE is a DELETE/UPDATE/INSERT node inside a SELECT statement) ...
+READING_NODES = frozenset({"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"})
+# ... and table functions that only read the workspace or compute values. Every other table function is refused,
+# a future DuckDB's too: checkpoint() writes the file even inside a read-only transaction, enable_logging() and
+# the like change the database's state, query() and json_execute_serialized_sql() run SQL text no check has seen.
+READING_TABLE_FUNCTIONS = frozenset({
+    "range", "generate_series", "unnest", "repeat", "repeat_row", "json_each", "json_tree", "summary",
+    "query_table", "icu_calendar_names", "pg_timezone_names",
+    "duckdb_columns", "duckdb_constraints", "duckdb_databases", "duckdb_dependencies", "duckdb_functions",
+    "duckdb_indexes", "duckdb_keywords", "duckdb_schemas", "duckdb_sequences", "duckdb_settings", "duckdb_tables",
+    "duckdb_types", "duckdb_views", "pragma_table_info", "pragma_show", "pragma_version", "pragma_platform",
+    "pragma_database_size", "pragma_storage_info", "pragma_metadata_info", "pragma_collations"})
+# table functions that read files (refused by the connection's policy anyway): said in those words
+_FILE_FUNCTION = re.compile(r"read_\w+|parquet_\w+|glob|sniff_csv|\w+_scan|seq_scan")
+# scalar functions that write the workspace (a sequence's next value)
+WRITING_FUNCTIONS = frozenset({"nextval", "setval"})
+
 
 class SQLRefused(Exception):
     """SQL StormScope did not write is not one read-only query (or one expression): the message says why, in the
@@ -174,35 +248,139 @@ class SQLRefused(Exception):
         self.reason = reason
 
 
+_PARSER: Any = None
+_PARSER_LOCK = threading.Lock()
+
+
+def _parser() -> Any:
+    """A cursor of a private in-memory DuckDB under the same policy, for parsing SQL into its tree (DuckDB's
+    ``json_serialize_sql`` parses, it never binds or runs)."""
+    global _PARSER
+    with _PARSER_LOCK:
+        if _PARSER is None:
+            _PARSER = connect(":memory:", read_only=False, check=False)
+        return _PARSER.cursor()
+
+
+def _tree_refusal(node: Any) -> SQLRefused | None:
+    """The first thing in DuckDB's parse tree of a SELECT statement that could change the workspace or reach a
+    file, as a refusal; None when there is none."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+            continue
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if isinstance(kind, str) and kind.endswith("_NODE") and kind not in READING_NODES:
+            return SQLRefused(READ_ONLY, "read_only")
+        if kind == "TABLE_FUNCTION":
+            name = str((item.get("function") or {}).get("function_name", "")).lower()
+            if name not in READING_TABLE_FUNCTIONS:
+                return (SQLRefused(NO_FILES, "no_files") if _FILE_FUNCTION.fullmatch(name)
+                        else SQLRefused(READ_ONLY, "read_only"))
+        if str(item.get("function_name", "")).lower() in WRITING_FUNCTIONS:
+            return SQLRefused(READ_ONLY, "read_only")
+        stack.extend(item.values())
+    return None
+
+
+def check_tree(sql: str) -> None:
+    """Raise :class:`SQLRefused` when the SELECT statement ``sql`` holds anything but reading: a data-modifying
+    CTE, a sequence's next value, a table function that is not a plain read (``READING_TABLE_FUNCTIONS``)."""
+    cur = _parser()
+    try:
+        tree = json.loads(cur.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()[0][0])
+    finally:
+        cur.close()
+    if tree.get("error"):  # DuckDB serialises SELECT statements only; anything else is not a plain query
+        raise SQLRefused(READ_ONLY, "read_only")
+    refusal = _tree_refusal(tree.get("statements"))
+    if refusal is not None:
+        raise refusal
+
+
 def check_query(con: Any, sql: str) -> None:
     """Raise :class:`SQLRefused` unless ``sql`` is exactly one read-only query (SELECT, WITH … SELECT, FROM …,
-    VALUES, DESCRIBE/SHOW/SUMMARIZE); ``COPY``, ``EXPORT``, ``ATTACH``, ``INSTALL``, ``LOAD``, ``SET``,
-    ``PRAGMA``, ``CALL`` and several statements are refused. Statements are counted and typed by DuckDB's own
-    parser (``extract_statements``); a statement that does not parse raises DuckDB's error."""
-    statements = con.extract_statements(sql)
-    if not statements:
+    VALUES, DESCRIBE/SHOW/SUMMARIZE) whose parse tree only reads (:func:`check_tree`); ``COPY``, ``EXPORT``,
+    ``ATTACH``, ``INSTALL``, ``LOAD``, ``SET``, ``PRAGMA``, ``CALL``, several statements, data-modifying CTEs,
+    ``nextval`` and table functions that write are refused. Statements are counted and typed by DuckDB's own
+    parser (``extract_statements``); a statement that does not parse raises DuckDB's error. The query must then
+    run inside :func:`read_only_transaction`, where DuckDB itself refuses any write."""
+    try:
+        types = [st.type for st in con.extract_statements(sql)]
+    except ValueError:  # a statement type this DuckDB's Python API has no name for ("UPDATE EXTENSIONS"): not a query
+        raise SQLRefused(READ_ONLY, "read_only") from None
+    if not types:
         raise SQLRefused(EMPTY, "empty")
-    if any(st.type != duckdb.StatementType.SELECT for st in statements):
+    if any(t != duckdb.StatementType.SELECT for t in types):
         raise SQLRefused(READ_ONLY, "read_only")
-    if len(statements) > 1:
+    if len(types) > 1:
         raise SQLRefused(ONE_STATEMENT, "one_statement")
+    check_tree(sql)
+
+
+def refusal(error: BaseException) -> SQLRefused | None:
+    """DuckDB's refusal of a query StormScope did not write, in the window's words: a file reached for (the
+    connection's policy) or a write inside a read-only transaction; None for any other error."""
+    if isinstance(error, duckdb.PermissionException):
+        return SQLRefused(NO_FILES, "no_files")
+    if isinstance(error, duckdb.TransactionException) and "read-only" in str(error):
+        return SQLRefused(READ_ONLY, "read_only")
+    return None
+
+
+@contextmanager
+def read_only_transaction(con: Any) -> Iterator[Any]:
+    """A new cursor of ``con`` inside a read-only transaction (``BEGIN TRANSACTION READ ONLY``): DuckDB refuses any
+    write to the workspace in it -- a data-modifying CTE, a sequence's next value -- at bind time, before anything
+    runs. Every query StormScope did not write runs in one; the transaction is rolled back at the end."""
+    cur = con.cursor()
+    try:
+        cur.execute("BEGIN TRANSACTION READ ONLY")
+        yield cur
+    except BaseException as e:
+        _end(cur, e)
+        raise
+    else:
+        _end(cur, None)
+    finally:
+        cur.close()
+
+
+def _end(cur: Any, error: BaseException | None) -> None:
+    """Roll the read-only transaction back; a failing rollback is added to ``error`` as a note, or raised when
+    there is none (nothing was written either way)."""
+    try:
+        cur.execute("ROLLBACK")
+    except duckdb.Error as rb:
+        if error is None:
+            raise
+        error.add_note(f"(the rollback that followed failed too: {rb})")
 
 
 def run_query(con: Any, sql: str) -> Any:
     """Execute ``sql`` after :func:`check_query`; the cursor. A query that reaches for a file (``read_csv``,
-    ``read_text``, …) is refused by the connection's policy, and said so as :class:`SQLRefused`."""
+    ``read_text``, …) is refused by the connection's policy, and said so as :class:`SQLRefused`. The caller runs
+    it inside :func:`read_only_transaction` (``con`` is its cursor)."""
     check_query(con, sql)
     try:
         return con.execute(sql)
-    except duckdb.PermissionException:
-        raise SQLRefused(NO_FILES, "no_files") from None
+    except duckdb.Error as e:
+        refused = refusal(e)
+        if refused is not None:
+            raise refused from None
+        raise
 
 
 def check_expression(expression: str) -> None:
     """Raise :class:`SQLRefused` unless ``expression`` is one SQL expression that can be placed as ``(expression)``
     inside a query without changing anything around it: its parentheses balance (outside strings, quoted names and
-    comments, as DuckDB's tokenizer sees them), no ';', no comment, and ``SELECT (expression)`` parses as one
-    SELECT statement."""
+    comments, as DuckDB's tokenizer sees them), no ';', no comment, ``SELECT (expression)`` parses as one
+    SELECT statement, and that statement only reads (:func:`check_tree`: no ``nextval``, no writing table
+    function, no data-modifying subquery)."""
     text = expression.strip()
     if not text:
         raise SQLRefused("Type an expression, for example r_s + w_s.")
@@ -221,6 +399,38 @@ def check_expression(expression: str) -> None:
                 raise SQLRefused("A computed column is one expression over the table's columns, such as r_s + w_s.")
     if depth != 0:
         raise SQLRefused("The expression's parentheses do not balance.")
-    statements = duckdb.extract_statements(f"SELECT ({text})")
-    if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
+    try:
+        types = [st.type for st in duckdb.extract_statements(f"SELECT ({text})")]
+    except ValueError:  # a statement type the Python API has no name for: not one expression
+        types = []
+    if types != [duckdb.StatementType.SELECT]:
         raise SQLRefused("A computed column is one expression over the table's columns, such as r_s + w_s.")
+    try:
+        check_tree(f"SELECT ({text})")
+    except SQLRefused as e:
+        raise SQLRefused("A computed column only reads the table's columns: it cannot change the workspace or "
+                         "read a file.", e.reason) from None
+
+
+# types Python cannot hold without an extra time-zone package (DuckDB converts TIMESTAMPTZ through pytz), or has no
+# value for (BIGNUM, BIT, UNION): such a column of a query StormScope did not write is shown as DuckDB's text
+_NOT_PYTHON = re.compile(r"TIME ZONE|TIMESTAMPTZ|TIMETZ|BIGNUM|VARINT|\bBIT\b|BITSTRING|\bUNION\b", re.I)
+
+
+def shown_query(con: Any, sql: str) -> tuple[str, list[str], list[str]]:
+    """``sql`` (checked by :func:`check_query`) wrapped so that every value it returns reaches Python, with its
+    column names (as the wrapper makes them unique) and DuckDB types: a column of a type Python cannot hold
+    (``_NOT_PYTHON``) is cast to text. The query is bound alone first (``con.sql``: a relation, not run), so that
+    DuckDB's error quotes the user's statement, not the wrapper; nothing runs. Call it inside
+    :func:`read_only_transaction`."""
+    con.sql(sql)
+    desc = con.execute(f"DESCRIBE SELECT * FROM ({sql}) AS _q").fetchall()
+    names, types = [str(r[0]) for r in desc], [str(r[1]) for r in desc]
+    cols = [f"CAST({_ident(n)} AS VARCHAR) AS {_ident(n)}" if _NOT_PYTHON.search(t) else _ident(n)
+            for n, t in zip(names, types)]
+    return (f"SELECT {', '.join(cols)} FROM ({sql}) AS _q", names,
+            ["VARCHAR" if _NOT_PYTHON.search(t) else t for t in types])
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'

@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,10 +25,10 @@ import duckdb
 import polars as pl
 
 from app.crashpoints import crash_during, crash_point
+from app.migrations import READ_ONLY_REASON, check_readable, migrate, read_only_note, shadow_missing_columns
 from app.migrations import WorkspaceReadOnly as WorkspaceReadOnly  # noqa: F401 (re-exported: callers catch it)
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
-from app.migrations import check_readable, migrate, read_only_note, shadow_missing_columns
-from app.safe_open import SQLRefused, check_expression, connect
+from app.safe_open import SQLRefused, check_expression, connect, read_only_transaction
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
 from app.series_sums import store_sums
 from app.staging import StagingArea
@@ -129,6 +129,41 @@ def storage_error(e: BaseException) -> str:
     return f"the workspace could not store it ({first})"
 
 
+# what the system says when the workspace's file, folder or disk cannot be written (DuckDB quotes it in its errors)
+_UNWRITABLE = {errno.EROFS: "Read-only file system", errno.EACCES: "Permission denied",
+               errno.EPERM: "Operation not permitted"}
+_NO_ROOM = {errno.ENOSPC: DISK_FULL, errno.EDQUOT: "Disk quota exceeded"}
+
+
+def storage_problem(e: BaseException) -> str | None:
+    """What went wrong when an error comes from the storage under a write -- a full disk, a quota, a read-only
+    disk, a file or folder the user may not write -- in the customer's words naming the file; None for any other
+    error (a bug, which must surface as one). ``e``: an OSError, or a DuckDB error quoting the system's words."""
+    text = str(e)
+    code = getattr(e, "errno", None)
+    said = next((words for c, words in {**_NO_ROOM, **_UNWRITABLE}.items() if code == c or words in text), None)
+    if said is None:
+        return None
+    where = getattr(e, "filename", None) or _quoted_file(text)
+    place = f"{where} " if where else ""
+    if said in _NO_ROOM.values():
+        return f"{place}could not be written: the disk is full ({said}); nothing was changed. Free some space and " \
+               "try again"
+    return f"{place}could not be written ({said}); nothing was changed. A file on a read-only disk or share, or " \
+           "one you may not change, is read but not written: copy it to a folder you can write to"
+
+
+def _quoted_file(text: str) -> str | None:
+    """The file a DuckDB error names; the workspace for its write-ahead log (``ws.duckdb.wal``)."""
+    m = re.search(r'file "([^"]+)"', text)
+    return m.group(1).removesuffix(".wal") if m else None
+
+
+def cannot_write(e: BaseException) -> bool:
+    """The error says the workspace's file, folder or disk cannot be written (not a full disk)."""
+    return getattr(e, "errno", None) in _UNWRITABLE or any(w in str(e) for w in _UNWRITABLE.values())
+
+
 def default_workspace_path() -> Path:
     env = os.environ.get("STORMSCOPE_WORKSPACE")
     if env:
@@ -175,10 +210,12 @@ class Workspace:
     Raises :class:`WorkspaceLocked` when another process (a StormScope window or command) has the file open.
     """
 
-    def __init__(self, path: str | os.PathLike, read_only: bool = False, for_import: bool = False):
+    def __init__(self, path: str | os.PathLike, read_only: bool = False, for_import: bool = False,
+                 settings: Mapping[str, str | bool | int] | None = None):
         """``read_only``: nothing is written, not even a migration (read-type commands, a received file);
         ``for_import``: a process that only imports (``main.py import``) -- DuckDB's memory is bounded for the
-        whole open (the configuration is locked once open, see app.safe_open).
+        whole open (the configuration is locked once open, see app.safe_open); ``settings``: DuckDB settings for
+        the whole open, set before the configuration is locked (``main.py sql``'s memory limit).
 
         Raises :class:`WorkspaceLocked` (another process has it), :class:`WorkspaceTooNew` (a newer StormScope
         made it, and this one cannot read it), :class:`WorkspaceReadOnly` (a newer StormScope made it; this one
@@ -193,6 +230,7 @@ class Workspace:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.staging = StagingArea(self.path)
         self._for_import = for_import
+        self._settings = {**(IMPORT_SETTINGS if for_import else {}), **(settings or {})}
         self.before_reopen: Callable[[], None] | None = None  # see reopen()
         try:
             self.con = self._connect()
@@ -201,16 +239,20 @@ class Workspace:
                 raise workspace_locked(self.path, str(e)) from None
             raise
         self.migrated: list[int] = []  # the schema versions this open migrated the workspace through
-        # a newer StormScope's workspace that this one reads correctly (read_compatible_from, app.migrations): open
-        # read-only only, and this says so in one line (else None)
-        self.newer_note: str | None = None
+        # a workspace this StormScope shows but does not change, and why, in one line each (else None): a newer
+        # StormScope's that this one reads correctly (read_compatible_from, app.migrations), or one whose file,
+        # folder or disk cannot be written here (:func:`open_for_change_or_reading`). The note is the command line's
+        # and the banner's; the reason is each disabled action's tooltip.
+        self.read_only_note: str | None = None
+        self.read_only_reason: str | None = None
         try:  # a newer workspace is refused before anything is written (a hostile one was, by connect)
             if read_only:
                 found = check_readable(self.con, self.path)
                 if found is not None and found < SCHEMA_VERSION:
                     shadow_missing_columns(self.con)
                 if found is not None and found > SCHEMA_VERSION:
-                    self.newer_note = read_only_note(self.path, found)
+                    self.read_only_note = read_only_note(self.path, found)
+                    self.read_only_reason = READ_ONLY_REASON
             else:
                 self.migrated = migrate(self.con, self.path)
                 self.staging.remove_stale()  # this process holds the write lock: no other import is running
@@ -221,7 +263,7 @@ class Workspace:
     def _connect(self) -> duckdb.DuckDBPyConnection:
         """A connection under the safe-open policy (app.safe_open), the same for the first open and a reopen."""
         return connect(self.path, self.read_only, allowed_dirs=[] if self.read_only else [self.staging.root],
-                       settings=IMPORT_SETTINGS if self._for_import else None)
+                       settings=self._settings)
 
     def usable(self) -> bool:
         """False once DuckDB has invalidated the database (a fatal error such as a full disk during a checkpoint):
@@ -257,8 +299,8 @@ class Workspace:
         Close it when the job is done; the workspace stays open."""
         w = object.__new__(Workspace)
         w.path, w.read_only, w.migrated, w.staging = self.path, self.read_only, [], self.staging
-        w.newer_note = self.newer_note
-        w._for_import, w.before_reopen = self._for_import, None
+        w.read_only_note, w.read_only_reason = self.read_only_note, self.read_only_reason
+        w._for_import, w._settings, w.before_reopen = self._for_import, self._settings, None
         w.con = self.con.cursor()
         return w
 
@@ -546,8 +588,9 @@ class Workspace:
         except duckdb.Error as e:
             raise ValueError(f"the expression does not work on {table}: {e}") from None
         others = "".join(f", ({e}) AS \"{n}\"" for n, e in self.computed_columns(table) if n != name)
-        try:
-            self.con.execute(f"SELECT ({expression}) AS \"{name}\"{others} FROM {table} LIMIT 0").fetchall()
+        try:  # bound, never run, and where it could not write anyway
+            with read_only_transaction(self.con) as cur:
+                cur.execute(f"DESCRIBE SELECT ({expression}) AS \"{name}\"{others} FROM {table}").fetchall()
         except duckdb.Error as e:
             raise ValueError(f"the expression does not work on {table}: {e}") from None
         self.con.execute("INSERT OR REPLACE INTO computed_columns VALUES (?, ?, ?, now())", [table, name, expression])
@@ -583,6 +626,29 @@ class Workspace:
         kept = {k: fields[k] for k in self.REPORT_FIELDS if k in fields}
         self.con.execute("INSERT OR REPLACE INTO workspace_info VALUES ('report_fields', ?)",
                          [json.dumps(kept, sort_keys=True)])
+
+
+UNWRITABLE_REASON = ("This workspace cannot be written here (its file, folder or disk is read-only): StormScope shows "
+                     "it and reports on it; copy it to a folder you can write to, to change it")
+
+
+def open_for_change_or_reading(path: str | os.PathLike) -> Workspace:
+    """The workspace opened to be changed (the window), or read-only when it cannot be changed: a newer StormScope
+    made it and this one reads it correctly, or its file, folder or disk cannot be written (a received file on a
+    read-only share, a file the user may only read). ``read_only_note`` and ``read_only_reason`` then say why."""
+    try:
+        return Workspace(path)
+    except WorkspaceReadOnly:
+        return Workspace(path, read_only=True)
+    except (duckdb.IOException, PermissionError) as e:
+        if not cannot_write(e) or not Path(path).exists():
+            raise
+    ws = Workspace(path, read_only=True)
+    ws.read_only_note = ws.read_only_note or (
+        f"{path} cannot be written here (its file, folder or disk is read-only): opened read-only -- StormScope shows "
+        "it and reports on it, but cannot change it.")
+    ws.read_only_reason = ws.read_only_reason or UNWRITABLE_REASON
+    return ws
 
 
 class _Stager:

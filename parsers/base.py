@@ -86,11 +86,18 @@ class TextLines:
                 yield n, text
 
 
+MAX_TEXT_BYTES = 256 * 1024 * 1024  # a file read whole (fio JSON, DiskSpd, IOzone, Iometer ...): tools write MBs
+
+
 def read_text(path: str, what: str) -> str:
     """A whole small text file (a byte-order mark dropped; UTF-8, else Windows-1252, see :func:`decode`). A NUL
-    byte means binary data: a ParseError naming its line and saying the file is not ``what``."""
+    byte means binary data: a ParseError naming its line and saying the file is not ``what``. A file larger than
+    MAX_TEXT_BYTES is refused before it is read (it would take several times its size in memory)."""
     with open(path, "rb") as fh:
-        raw = fh.read()
+        raw = fh.read(MAX_TEXT_BYTES + 1)
+    if len(raw) > MAX_TEXT_BYTES:
+        raise ParseError(f"larger than the {MAX_TEXT_BYTES // 1024 // 1024} MB StormScope reads of {what} (no tool "
+                         "writes one that large; the file is damaged or not what it seems)", None)
     if b"\x00" in raw:
         raise ParseError(f"binary data (NUL byte): not {what}", raw[: raw.index(b"\x00")].count(b"\n") + 1)
     return decode(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)[0]
@@ -123,6 +130,7 @@ def parse_json(text: str, start: int = 0) -> tuple[Any, int]:
             raise ParseError(f"number {s[:20]!r} is out of range", line_of(s))
         return v
 
+    _check_strings(text, start)
     dec = json.JSONDecoder(parse_constant=no_constant, parse_int=big_int, parse_float=finite)
     try:
         return dec.raw_decode(text, start)
@@ -134,6 +142,23 @@ def parse_json(text: str, start: int = 0) -> tuple[Any, int]:
 
 
 MAX_JSON_DEPTH = 200  # fio and iostat nest about 6 levels; Python's decoder gives up near its recursion limit
+MAX_JSON_STRING = 64 * 1024  # characters of one JSON string (a job name, a device); no tool writes a longer one
+
+
+def _check_strings(text: str, start: int) -> None:
+    """Refuse a JSON text holding a string longer than MAX_JSON_STRING before it is decoded: a 1 GB job name took
+    8.5 GB of memory to decode. Quote to quote, escapes not resolved (an escaped quote only shortens a piece)."""
+    find = text.find
+    pos = find('"', start)
+    while pos != -1:
+        end = find('"', pos + 1)
+        if end == -1:
+            end = len(text)
+        if end - pos - 1 > MAX_JSON_STRING:
+            raise ParseError(f"a JSON string of {end - pos - 1:,} characters: longer than the {MAX_JSON_STRING:,} "
+                             "StormScope reads (no tool writes one that long; the file is damaged or hostile)",
+                             text.count("\n", 0, pos) + 1)
+        pos = find('"', end + 1)
 
 
 def _line_too_deep(text: str, start: int, limit: int) -> int | None:

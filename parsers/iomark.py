@@ -69,8 +69,11 @@ class MappingError(ValueError):
 
 def validate_mapping(spec: dict[str, Any]) -> dict[str, Any]:
     """The mapping ``spec`` checked and normalised; raises :class:`MappingError` with the reason."""
+    for key in ("columns", "constants", "scale"):
+        if not isinstance(spec.get(key) or {}, dict):
+            raise MappingError(f"{key} must be pairs of names (COLUMN=VALUE), not {type(spec.get(key)).__name__}")
     kind = spec.get("kind") or "iomark"
-    if kind not in TARGETS:
+    if not isinstance(kind, str) or kind not in TARGETS:
         raise MappingError(f"unknown mapping kind {kind!r} (known: {', '.join(TARGETS)})")
     target_cols = TARGETS[kind]["columns"]
     columns = {str(k).strip(): str(v).strip() for k, v in (spec.get("columns") or {}).items()}

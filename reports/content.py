@@ -157,6 +157,8 @@ class ReportContent:
     sections: list[Section]
     methods: list[tuple[str, Any]]  # (analysis, method and parameters: text or a nested dict)
     values: dict[str, Any]  # every headline figure, for tests and the CLI's --json
+    logo: bytes | None = None  # the cover's image, once read and checked (reports.logo)
+    notes: list[str] = field(default_factory=list)  # what the writer of the report should know (a logo left out)
 
 
 def _runs(ws: Workspace, ids: list[int]) -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -59,9 +60,16 @@ class ReportOptions:
 
     @classmethod
     def from_json(cls, text: str) -> ReportOptions:
-        data = json.loads(text)
+        """Options saved as JSON (a template), each field checked (:func:`check_field`): a template may come in a
+        workspace from someone else. Raises :class:`TemplateInvalid` naming the field; unknown keys are ignored."""
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError):
+            raise TemplateInvalid("it is not a template StormScope wrote") from None
+        if not isinstance(data, dict):
+            raise TemplateInvalid("it is not a template StormScope wrote")
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**{k: check_field(k, v) for k, v in data.items() if k in known})
 
     def sections_for(self, answers_questions: bool) -> list[str]:
         """The sections to build: the ones chosen, else every section, or for a report that answers questions
@@ -75,6 +83,63 @@ class ReportOptions:
         data = asdict(self)
         data.update({k: v for k, v in overrides.items() if v is not None})
         return ReportOptions(**data)
+
+
+class TemplateInvalid(ValueError):
+    """A saved template's field holds what StormScope never saves there; ``str()`` names the field."""
+
+
+MAX_TEXT = 1000  # characters of a template's text field (a title, a customer's name, a confidentiality line)
+_HEX_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+def _text(v: Any) -> bool:
+    return isinstance(v, str) and len(v) <= MAX_TEXT
+
+
+def _number(low: float, high: float) -> Any:
+    return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and low <= v <= high  # NaN fails
+
+
+def _sizing(v: Any) -> bool:
+    return isinstance(v, dict) and all(
+        isinstance(k, str) and len(k) <= 100 and not isinstance(x, bool) and (
+            isinstance(x, (int, float)) or (isinstance(x, str) and len(x) <= 100)) for k, x in v.items())
+
+
+# field -> (what a saved value must be, in words; the check; None allowed)
+_FIELDS: dict[str, tuple[str, Any, bool]] = {
+    **{k: (f"text of at most {MAX_TEXT:,} characters", _text, False)
+       for k in ("title", "customer", "consultant", "company", "date", "confidential")},
+    "logo": (f"text of at most {MAX_TEXT:,} characters", _text, True),
+    "device": (f"text of at most {MAX_TEXT:,} characters", _text, True),
+    "metric_every_s": ("a number of seconds from 0.001 to 86,400", _number(0.001, 86400.0), True),
+    "iops_cap": ("a number of IOPS", _number(0.0, 1e9), True),
+    "bw_cap_kbs": ("a number of kB/s", _number(0.0, 1e12), True),
+    "tolerance_pct": ("a percentage", _number(0.0, 100.0), False),
+    "latency_threshold_ms": ("a number of milliseconds", _number(0.001, 1e6), False),
+    "latency_goal_pct": ("a percentage", _number(0.0, 100.0), False),
+    "anonymise": ("yes or no", lambda v: isinstance(v, bool), False),
+    "full_paths": ("yes or no", lambda v: isinstance(v, bool), False),
+    "page_size": ("A4 or Letter", lambda v: v in ("A4", "Letter", "a4", "letter"), False),
+    "align": ("start or activity", lambda v: v in ("start", "activity"), False),
+    # written into the PDF's markup: a colour and nothing else
+    "accent": ("a colour such as #1f4e79", lambda v: isinstance(v, str) and bool(_HEX_COLOUR.fullmatch(v)), False),
+    "runs": ("a list of run numbers", lambda v: isinstance(v, list) and all(
+        isinstance(r, int) and not isinstance(r, bool) for r in v), False),
+    "sections": ("a list of the report's sections", lambda v: isinstance(v, list) and all(
+        isinstance(x, str) and x in SECTIONS for x in v), True),
+    "sizing": ("a set of sizing figures", _sizing, False),
+}
+
+
+def check_field(name: str, value: Any) -> Any:
+    """``value`` of the template field ``name`` when it is one StormScope saves there, else
+    :class:`TemplateInvalid` naming the field and what it must be (:data:`_FIELDS`)."""
+    what, ok, optional = _FIELDS[name]
+    if (value is None and optional) or ok(value):
+        return value
+    raise TemplateInvalid(f"its {name.replace('_', ' ')} is not {what}")
 
 
 def version() -> str:
@@ -111,7 +176,10 @@ def load_template(con: Any, name: str) -> ReportOptions:
     if not rows:
         names = list_templates(con)
         raise KeyError(f"no report template {name!r}" + (f" (templates: {', '.join(names)})" if names else ""))
-    return ReportOptions.from_json(rows[0][0])
+    try:
+        return ReportOptions.from_json(rows[0][0])
+    except TemplateInvalid as e:
+        raise TemplateInvalid(f"the report template {name!r} cannot be used: {e}") from None
 
 
 def list_templates(con: Any) -> list[str]:

@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
+import io
 import math
-import os
 import re
 from importlib import resources
 from typing import Any
@@ -600,8 +600,8 @@ def render(content: ReportContent, path: str) -> None:
     width = doc.width
 
     story: list[Any] = []
-    if opt.logo and os.path.exists(opt.logo):
-        img = Image(opt.logo)
+    if content.logo:  # read and checked by build_report (reports.logo): a plain image of sensible size
+        img = Image(io.BytesIO(content.logo))
         scale = min(60 * mm / img.drawWidth, 25 * mm / img.drawHeight, 1.0)
         img.drawWidth *= scale
         img.drawHeight *= scale

@@ -142,13 +142,18 @@ def open_window(qtbot, tmp_path, settings=None, size=(1366, 768)):
     return w
 
 
+def grid_shown(qtbot, grid, timeout: int = 30000):
+    """The grid's model once the query it was given is described and counted (it runs on the model's worker)."""
+    qtbot.waitUntil(lambda: grid.model is not None and not grid.busy(), timeout=timeout)
+    return grid.model
+
+
 def dispose_window(qtbot, w) -> None:
     """Close the window and drop the DuckDB handles its views hold (pytest-qt deletes it after the test)."""
     import gc
 
     w.close()
-    w.grid.view.setModel(None)
-    w.grid.model = None
+    w.grid.close_model()
     qtbot.wait(10)
     gc.collect()
 

@@ -49,6 +49,26 @@ HOSTILE: dict[str, Callable[[Path, Path], list[str]]] = {
     "a_computed_column_writing_a_file": lambda secret, out: [
         "INSERT INTO computed_columns VALUES ('iostat_samples', 'x', "
         f"'r_s) AS x FROM iostat_samples; COPY (SELECT 1 AS pwned) TO ''{_q(out)}''; SELECT (1', now())"],
+    # issue 36: the sender's expressions that DuckDB runs on every insert or rename, and a replaced sequence
+    "a_check_constraint": lambda secret, out: ["CREATE TABLE notes (a INTEGER CHECK (a < 77))"],
+    "an_expression_index_on_runs": lambda secret, out: ["CREATE INDEX by_name ON runs ((lower(name) || host))"],
+    "a_foreign_key_to_runs": lambda secret, out: [
+        "CREATE TABLE notes (run_id INTEGER REFERENCES runs (run_id))", "INSERT INTO notes VALUES (1)"],
+    "run_id_seq_replaced_by_a_cycling_one": lambda secret, out: [
+        "ALTER TABLE runs ALTER COLUMN run_id DROP DEFAULT", "DROP SEQUENCE run_id_seq",
+        "CREATE SEQUENCE run_id_seq START 1 MAXVALUE 2 CYCLE",
+        "ALTER TABLE runs ALTER COLUMN run_id SET DEFAULT nextval('run_id_seq')"],
+    "run_id_seq_near_overflow": lambda secret, out: [
+        "ALTER TABLE runs ALTER COLUMN run_id DROP DEFAULT", "DROP SEQUENCE run_id_seq",
+        "CREATE SEQUENCE run_id_seq START 2147483640",
+        "ALTER TABLE runs ALTER COLUMN run_id SET DEFAULT nextval('run_id_seq')"],
+    "run_id_seq_behind_the_runs": lambda secret, out: [
+        "ALTER TABLE runs ALTER COLUMN run_id DROP DEFAULT", "DROP SEQUENCE run_id_seq",
+        "CREATE SEQUENCE run_id_seq START 1", "ALTER TABLE runs ALTER COLUMN run_id SET DEFAULT nextval('run_id_seq')"],
+    "a_computed_column_advancing_a_sequence": lambda secret, out: [
+        "INSERT INTO computed_columns VALUES ('iostat_samples', 'x', 'nextval(''run_id_seq'')', now())"],
+    "a_computed_column_checkpointing": lambda secret, out: [
+        "INSERT INTO computed_columns VALUES ('iostat_samples', 'x', '(SELECT count(*) FROM checkpoint())', now())"],
 }
 
 

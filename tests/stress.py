@@ -1,7 +1,7 @@
 """``make stress``: the heavy variants of issue 17's reliability suite, run once, printing their figures.
 
     python -m tests.stress [--kills 100] [--fuzz-minutes 20] [--fuzz-examples 100000] [--roundtrip-examples 300]
-                           [--only kills,fuzz,io,hostile]
+                           [--only kills,fuzz,io,hostile,audit]
 
 * kills: ``main.py import`` killed by SIGKILL -- at a named phase (app/crashpoints.py, with a random delay) or by
   this script at a random moment -- then the workspace is checked against a clean import: every run whole or
@@ -14,6 +14,8 @@
 * hostile: :func:`hostile_workspace_cases` -- the hook for the hostile workspaces of tests/hostile.py (issue 17,
   branch i17a): each one opened by the commands a user runs on a received workspace; harmless = the secret it
   reaches for never shows, the file it would write is never written, no traceback.
+* audit: issue 36's categories (:data:`AUDIT_CATEGORIES`), each counted as cases held / tried: SQL that would
+  write, what a received file controls, a full or read-only disk.
 
 Prints one line per figure at the end (and progress on the way). Temporary files go under /tmp.
 """
@@ -264,13 +266,44 @@ def hostile(work: Path) -> None:
     FIGURES.append(f"hostile workspaces harmless / tried: {sum(ok for _, ok, _ in cases)} / {len(cases)}")
 
 
+# ---- issue 36: SQL that would write, what a received file controls, a full or read-only disk ------------------
+AUDIT_CATEGORIES = [
+    ("SQL that would change the workspace, refused with its bytes unchanged (every statement kind DuckDB has, "
+     "through the SQL tab, Add column..., main.py sql and the check; cancel, time limit, 100 M rows)",
+     ["tests/test_sql_read_only.py"]),
+    ("what a received file controls, bounded (logos, template and mapping fields, nested archives, JSON fields)",
+     ["tests/test_received_limits.py", "tests/test_archives.py::test_nested_archives_share_one_budget"]),
+    ("a full or read-only disk, a workspace that cannot be written: said, nothing partial",
+     ["tests/test_reliability_io.py", "-k", "full_or_read_only or report_onto or cannot_write"]),
+]
+
+
+def _counted(args: list[str], work: Path) -> tuple[int, int]:
+    """(passed, tried) of a pytest run, from its JUnit report."""
+    import xml.etree.ElementTree as ET
+
+    report = work / f"junit-{len(list(work.glob('junit-*')))}.xml"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    _pytest([*args, f"--junitxml={report}"], env, None)
+    cases = ET.parse(report).getroot().iter("testcase") if report.exists() else iter(())
+    results = [not any(c.tag in ("failure", "error", "skipped") for c in case) for case in cases]
+    return sum(results), len(results)
+
+
+def audit(work: Path) -> None:
+    for what, args in AUDIT_CATEGORIES:
+        ok, tried = _counted(args, work)
+        say(f"  {what}: {ok} / {tried}")
+        FIGURES.append(f"{what}: {ok} / {tried} cases held")
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kills", type=int, default=100)
     ap.add_argument("--fuzz-examples", type=int, default=100_000, help="per fuzz test (two tests)")
     ap.add_argument("--fuzz-minutes", type=float, default=20, help="stop the fuzzing after this long")
     ap.add_argument("--roundtrip-examples", type=int, default=300, help="per format")
-    ap.add_argument("--only", default="kills,fuzz,io,hostile")
+    ap.add_argument("--only", default="kills,fuzz,io,hostile,audit")
     ap.add_argument("--seed", type=int, default=17)
     args = ap.parse_args(argv)
     only = set(args.only.split(","))
@@ -281,7 +314,7 @@ def main(argv: list[str]) -> int:
         work.chmod(0o755)
         for part, run in (("kills", lambda w: kills(args.kills, w, rng)),
                           ("fuzz", lambda w: fuzz(args.fuzz_examples, args.fuzz_minutes, args.roundtrip_examples, w)),
-                          ("io", io_errors), ("hostile", hostile)):
+                          ("io", io_errors), ("hostile", hostile), ("audit", audit)):
             if part in only:
                 say(f"== {part}")
                 (work / part).mkdir()

@@ -114,8 +114,35 @@ def test_a_compression_bomb_is_refused_without_filling_the_disk(ws, tmp_path, mo
     assert os.path.getsize(bomb) * MAX_UNPACK_RATIO < 8 * 1024 * 1024
     res = _results(ws, [bomb])
     assert res[0].status == "failed"
-    assert f"more than {MAX_UNPACK_RATIO} times its size" in res[0].error
+    assert f"more than {MAX_UNPACK_RATIO} times their size" in res[0].error
     assert ws.runs() == []
+
+
+def test_nested_archives_share_one_budget(tmp_path, monkeypatch):
+    """Issue 36: a 5 KB zip of 12 zips, each 250 MB of zeros, wrote 3 GB: every nested archive had its own
+    allowance. Now the drop has one, which only the archives given add to (here: scaled down 250 times)."""
+    import io
+
+    import app.importer as imp
+
+    monkeypatch.setattr(imp, "MIN_UNPACK_ALLOWANCE", 1024 * 1024)
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("zeros.txt", b"\0" * (1024 * 1024))
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_STORED) as z:
+        for i in range(12):
+            z.writestr(f"part{i:02}.zip", inner.getvalue())
+    allowance = 1024 * 1024 + MAX_UNPACK_RATIO * os.path.getsize(bomb)
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    found = find_files([bomb], stage)
+    written = sum(f.stat().st_size for f in stage.rglob("*") if f.is_file())
+    assert written <= allowance + 1024 * 1024  # at most one chunk past the budget before it stops
+    refused = [f for f in found if f.error]
+    assert refused, [f.source for f in found]
+    assert all("more than 200 times their size" in f.error for f in refused)
+    assert len(found) == 12  # every part has its line: unpacked (and then imported or not), or refused
 
 
 @pytest.mark.parametrize("bom", ["utf-16-le", "utf-16-be"])

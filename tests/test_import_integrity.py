@@ -13,7 +13,7 @@ import pytest
 
 from app.importer import import_file
 from parsers.base import ImportOptions
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, grid_shown
 
 FAST = SAMPLES / "storm_fast_iostat-xt.txt"
 STAMP = re.compile(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d$", re.M)
@@ -351,8 +351,7 @@ def test_the_window_shows_bidi_controls_and_escapes_instead_of_obeying_them(qtbo
     assert run_item.text(0) == "invoice<U+202E>fdp.exe"
     assert host_item.text(0) == "\\x1b[2J" + "h" * 193 + "…"  # 200 characters shown
     w.grid.show_run(rid)
-    m = w.grid.model
-    qtbot.waitUntil(lambda: not m.is_loading(), timeout=30000)
+    m = grid_shown(qtbot, w.grid)
     m.wait_for_rows([0])
     col = m.columns.index("device")
     shown = {m.index(r, col).data() for r in range(min(m.rowCount(), 4))}

@@ -191,3 +191,90 @@ def test_setpriv_really_drops_root_powers(tmp_path):
                        capture_output=True, text=True, check=False)
     assert r.returncode != 0
     assert "Permission denied" in r.stderr
+
+
+# ---- issue 36: changes and reports on a full or read-only disk, the window on a file it cannot write -------------
+def _on_disk(tmp_path, script: str, size: str = "4000k", fill: bool = True, read_only: bool = False) -> str:
+    """``script`` run with the sample workspace copied onto a small tmpfs ($D/ws.duckdb), filled up (``fill``) or
+    mounted read-only; its output."""
+    import shlex
+
+    from tests.reliability_util import ROOT, on_small_disk
+
+    src = tmp_path / "src.duckdb"
+    assert run_import(src, [ROOT / "sample_traces" / "storm_fast_iostat-xt.txt"]).returncode == 0
+    disk, out = tmp_path / "disk", tmp_path / "out.txt"
+    prep = f"D={shlex.quote(str(disk))}; cp {shlex.quote(str(src))} $D/ws.duckdb || exit 98\n"
+    if fill:
+        prep += "dd if=/dev/zero of=$D/fill bs=1k count=100000 2>/dev/null\n"
+    if read_only:
+        prep += "mount -o remount,ro $D || exit 96\n"
+    r = on_small_disk(size, disk, f"{prep}cd {shlex.quote(str(ROOT))}\n{{\n{script}\n}} > {shlex.quote(str(out))} "
+                                  "2>&1\nls -a $D >> " + shlex.quote(str(out)))
+    assert r.returncode == 0, r.stderr
+    return out.read_text()
+
+
+def _cli(*args: str) -> str:
+    """A command line for the script of :func:`_on_disk` (``$D``, the disk, left for the shell to expand)."""
+    import shlex
+
+    return " ".join(f'"{a}"' if a.startswith("$D") else shlex.quote(a)
+                    for a in [sys.executable, "main.py", *args]) + "; echo rc=$?"
+
+
+def test_a_report_onto_a_full_disk_is_said_and_leaves_no_file(tmp_path):
+    """Issue 36: a traceback, and a 0-byte PDF left behind."""
+    out = _on_disk(tmp_path, _cli("report", "-w", "$D/ws.duckdb", "-o", "$D/report.pdf"))
+    assert "Traceback" not in out, out
+    assert "main.py report: error: " in out, out
+    assert "report.pdf could not be written: the disk is full (No space left on device); nothing was changed" in out
+    assert "rc=1" in out
+    assert "report.pdf" not in out.split("rc=1")[1], out  # no file left, whole or partial
+    assert ".part" not in out.split("rc=1")[1], out
+
+
+@pytest.mark.parametrize("read_only", [False, True], ids=["full disk", "read-only disk"])
+def test_changes_to_a_workspace_on_a_full_or_read_only_disk_are_said(tmp_path, read_only):
+    """Issue 36: run --rename, question add and report --save-template were transaction or IO tracebacks (only
+    "Permission denied" was said); a read command still works on a read-only disk."""
+    script = "\n".join(_cli(*a) for a in (
+        ["run", "1", "--rename", "renamed", "-w", "$D/ws.duckdb"],
+        ["question", "add", "storm", "--run", "1", "-w", "$D/ws.duckdb"],
+        ["report", "-w", "$D/ws.duckdb", "-o", str(tmp_path / "r.pdf"), "--save-template", "t1"],
+        ["runs", "-w", "$D/ws.duckdb"]))
+    out = _on_disk(tmp_path, script, fill=not read_only, read_only=read_only)
+    assert "Traceback" not in out, out
+    said = ("it is on a read-only disk or share (Read-only file system)" if read_only else
+            "ws.duckdb could not be written: the disk is full (No space left on device); nothing was changed")
+    assert out.count(said) == 3, out
+    assert out.count("rc=1") == 3, out
+    assert "storm_fast_iostat-xt" in out  # the runs listed
+    assert "renamed" not in out
+
+
+def test_the_window_opens_a_workspace_it_cannot_write_read_only_and_says_so(drop, tmp_path):
+    """Issue 36: the window on a workspace file the user may only read (received files often are) failed at start
+    with a traceback and no message. Now it opens read-only: a banner says why, Import is disabled with the reason,
+    and a drop is refused with it."""
+    import json
+
+    from tests.reliability_util import ROOT
+
+    _, ws = small_workspace(drop, tmp_path)
+    ws.chmod(0o444)
+    before = fingerprint(ws)
+    r = subprocess.run([*without_root_powers(), sys.executable, str(ROOT / "tests" / "window_read_only.py"), str(ws),
+                        str(drop["files"][2])], capture_output=True, text=True, timeout=180,
+                       env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"}, check=False)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr, r.stderr
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["errors"] == []
+    assert got["banner"] == (f"Read-only: {ws} cannot be written here (its file, folder or disk is read-only): opened "
+                             "read-only -- StormScope shows it and reports on it, but cannot change it.")
+    assert not got["import_enabled"]
+    assert got["import_tip"].startswith("This workspace cannot be written here")
+    assert got["status"].startswith("Not imported: This workspace cannot be written here")
+    assert got["runs"] == 1
+    assert fingerprint(ws) == before

@@ -275,7 +275,7 @@ def test_the_grid_exports_where_the_user_chose(window, qtbot, tmp_path):
     rid = import_file(window.ws, str(SAMPLE), ImportOptions()).run_ids[0]
     window.browser.reload()
     window.browser.open_grid.emit(rid)
-    qtbot.waitUntil(lambda: window.grid.model.rowCount() == 120, timeout=30000)
+    qtbot.waitUntil(lambda: window.grid.model is not None and window.grid.model.rowCount() == 120, timeout=30000)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     window.grid.export(str(elsewhere / "t.csv"))

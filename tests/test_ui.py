@@ -12,7 +12,7 @@ from app.ui.table_model import PAGE, PENDING, LazyQueryModel, Source  # noqa: E4
 from app.ui.workers import ImportThread  # noqa: E402
 from app.workspace import Workspace  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
-from tests.conftest import GOOD, SAMPLES, drop_paths, write_report  # noqa: E402
+from tests.conftest import GOOD, SAMPLES, drop_paths, grid_shown, write_report  # noqa: E402
 
 
 @pytest.fixture
@@ -32,12 +32,13 @@ def loaded(qtbot, m, rows=(0,)):
 @pytest.mark.parametrize("source", [Source(sql="SELECT * FROM big"), Source(table="big", order="n")])
 def test_model_fetches_pages_lazily_off_the_gui_thread(qtbot, qtmodeltester, big_ws, source):
     m = LazyQueryModel(big_ws.con, source)
-    assert m.columns == ["n", "k", "d"]
-    # nothing is fetched on the GUI thread: the constructor returns before the worker has counted or paged
+    # nothing runs on the GUI thread: the constructor returns before the worker has described, counted or paged
+    assert m.columns == []
     assert m.rowCount() == 0
     assert not m._pages
     assert m.is_loading()
     loaded(qtbot, m)
+    assert m.columns == ["n", "k", "d"]
     assert m.rowCount() == 100000
     assert m.columnCount() == 3
     far = PAGE * 150 + 2
@@ -71,6 +72,7 @@ def test_model_sort_and_filter_in_sql(qtbot, big_ws, source):
 
 def test_model_shows_sql_errors(qtbot, big_ws):
     m = LazyQueryModel(big_ws.con, "SELECT nope FROM big")
+    loaded(qtbot, m)
     assert m.error
     assert "nope" in m.error
     assert m.rowCount() == 0
@@ -135,7 +137,7 @@ def test_grid_opens_a_run_and_copies_tsv(qtbot, window, tmp_path):
     window.browser.reload()
     window.browser.open_grid.emit(rid)
     assert window.tabs.currentWidget() is window.grid
-    m = window.grid.model
+    m = grid_shown(qtbot, window.grid)
     qtbot.waitUntil(lambda: m.rowCount() == 120, timeout=30000)
     window.grid.view.selectRow(0)
     text = window.grid.copy_selection()
@@ -156,13 +158,14 @@ def test_grid_opens_a_run_and_copies_tsv(qtbot, window, tmp_path):
     window.grid.set_query("SELECT sample_idx, device FROM iostat_samples WHERE r_s > 500")
     # counted and its first page fetched (the label alone is not enough: a late answer of the previous query's
     # column statistics can overwrite "loading…" first)
-    qtbot.waitUntil(lambda: not window.grid.model.is_loading(), timeout=30000)
+    grid_shown(qtbot, window.grid)
     assert window.grid.model.columns == ["sample_idx", "device"]
     assert window.grid.model.rowCount() == 24
     assert window.grid.stats.text().startswith("24 rows")
     window.grid.model.wait_for_rows(list(range(24)))
     assert {window.grid.model.index(r, 1).data() for r in range(24)} == {"vda"}
     window.grid.set_query("SELECT broken")
+    qtbot.waitUntil(lambda: not window.grid.busy(), timeout=30000)
     assert window.grid.error.isVisibleTo(window.grid)
     assert "SQL error" in window.grid.error.text()
 
@@ -229,7 +232,7 @@ def test_grid_keeps_report_order_until_the_user_sorts(qtbot, window):
 
     rid = import_file(window.ws, str(SAMPLES / "storm_slow_iostat-xt.txt"), ImportOptions()).run_ids[0]
     window.grid.show_run(rid)
-    m = window.grid.model
+    m = grid_shown(qtbot, window.grid)
     qtbot.waitUntil(lambda: m.rowCount() == 190, timeout=30000)
     m.wait_for_rows(list(range(190)))
     col = m.columns.index("sample_idx")
@@ -241,10 +244,11 @@ def test_computed_columns_persist_in_the_workspace(qtbot, window):
 
     rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
     window.grid.show_run(rid)
+    grid_shown(qtbot, window.grid)
     assert window.grid.add_computed_column("iops", "r_s + w_s") is None
     assert "does not work" in window.grid.add_computed_column("bad", "r_s +* 2")
     assert "already has" in window.grid.add_computed_column("r_s", "1")
-    m = window.grid.model
+    m = grid_shown(qtbot, window.grid)
     qtbot.waitUntil(lambda: m.rowCount() == 120, timeout=30000)
     col = m.columns.index("iops")
     m.sort(col, Qt.SortOrder.DescendingOrder)
@@ -253,7 +257,7 @@ def test_computed_columns_persist_in_the_workspace(qtbot, window):
     assert m.index(0, col).data() == "1212"
     # a new window on the same workspace still has the column
     window.grid.show_run(rid)
-    assert "iops" in window.grid.model.columns
+    assert "iops" in grid_shown(qtbot, window.grid).columns
     assert window.ws.computed_columns("iostat_samples") == [("iops", "r_s + w_s")]
 
 

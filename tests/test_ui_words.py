@@ -336,7 +336,7 @@ def run_sql(qtbot, w: MainWindow, sql: str) -> str:
     type_sql(qtbot, g.sql, sql)
     assert g.sql.toPlainText() == sql
     qtbot.mouseClick(g.run_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: g.model is None or not g.model.is_loading(), timeout=30000)
+    qtbot.waitUntil(lambda: not g.busy(), timeout=30000)
     qtbot.wait(20)
     return g.error.text() if g.error.isVisibleTo(g) else ""
 
@@ -474,7 +474,7 @@ def test_a_column_named_by_the_users_sql_is_shown_escaped(qtbot, window):
     qtbot.keyClick(g.sql, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
     assert g.sql.toPlainText() == 'SELECT 1 AS "x\u202ey"'
     qtbot.mouseClick(g.run_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: g.model is not None and not g.model.is_loading(), timeout=30000)
+    qtbot.waitUntil(lambda: g.model is not None and not g.busy(), timeout=30000)
     header = w.grid.view.horizontalHeader().model()
     assert header.headerData(0, Qt.Orientation.Horizontal) == "x<U+202E>y"
     assert g.error.isHidden()

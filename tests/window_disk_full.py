@@ -78,10 +78,11 @@ def main(ws: Path, files: list[str]) -> int:
         rect = tree.visualItemRect(item)
         QTest.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
         QTest.mouseDClick(tree.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, rect.center())
-        model = win.grid.model
-        if not wait_for(app, lambda: model is not None and (model.rowCount() > 0 or bool(model.error)), 20):
-            grid_rows = f"no rows after 20 s ({win.grid.stats.text()})"
+        grid = win.grid
+        if not wait_for(app, lambda: grid.model is not None and not grid.busy(), 20):
+            grid_rows = f"no rows after 20 s ({grid.stats.text()})"
         else:
+            model = grid.model
             grid_rows = model.rowCount() if not model.error else f"error: {model.error}"
     out = {"lines": lines, "message": panel.message.text(), "runs": runs, "grid_rows": grid_rows,
            "status": win.statusBar().currentMessage(), "errors": ERRORS}

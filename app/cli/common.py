@@ -56,7 +56,7 @@ def workspace_path(args: argparse.Namespace) -> Path:
 
 
 def open_workspace(args: argparse.Namespace, *, read_only: bool = True, create: bool = False,
-                   for_import: bool = False) -> Workspace:
+                   for_import: bool = False, settings: dict[str, str | bool | int] | None = None) -> Workspace:
     """The workspace of ``-w`` (or the default one): the one place the command line opens it.
 
     ``create``: a missing workspace is made (writable); otherwise a missing one ends the command with
@@ -66,21 +66,26 @@ def open_workspace(args: argparse.Namespace, *, read_only: bool = True, create: 
     StormScope's workspace raises :class:`~app.migrations.WorkspaceTooNew` (exit 2) when this one cannot read it,
     :class:`~app.migrations.WorkspaceReadOnly` (exit 1) when it can but the command would write, and a read
     command prints one note line on stderr. ``for_import``:
-    the command only imports (DuckDB's memory bounded for the whole open).
+    the command only imports (DuckDB's memory bounded for the whole open); ``settings``: DuckDB settings for the
+    whole open (``sql``'s memory limit).
     """
     path = workspace_path(args)
     if not create and not path.exists():
         raise CommandFailed(f"no workspace at {path}")
     try:
-        ws = Workspace(path, read_only=read_only and not create, for_import=for_import)
+        ws = Workspace(path, read_only=read_only and not create, for_import=for_import, settings=settings)
     except duckdb.IOException as e:  # a file the user may not read or write: said, not a traceback
+        if "Read-only file system" in str(e):
+            raise CommandFailed(f"cannot change the workspace {path}: it is on a read-only disk or share (Read-only "
+                                "file system); commands that only read it work; copy it to a folder you can write "
+                                "to, to change it") from None
         if "Permission denied" not in str(e):
             raise
         how = "read" if read_only and not create else "write"
         raise CommandFailed(f"cannot open the workspace {path}: Permission denied (you may not {how} this file or "
                             "its folder; copy it somewhere you may, or ask its owner)") from None
-    if ws.newer_note:  # a newer StormScope's workspace this one reads correctly: read commands work, and say so
-        print(f"note: {ws.newer_note}", file=sys.stderr)
+    if ws.read_only_note:  # a newer StormScope's workspace this one reads correctly: read commands work, and say so
+        print(f"note: {ws.read_only_note}", file=sys.stderr)
     return ws
 
 

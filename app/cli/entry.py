@@ -7,6 +7,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+import duckdb
+
 from app import command_name
 from app.analysis.text import AnalysisError, for_cli
 from app.cli.analyze import ANALYZE
@@ -23,7 +25,7 @@ from app.cli.runs import RUN, RUNS
 from app.cli.size import SIZE
 from app.cli.sql import SQL
 from app.safe_text import TerminalGuard
-from app.workspace import WorkspaceReadOnly, WorkspaceRefused, WorkspaceTooNew
+from app.workspace import WorkspaceReadOnly, WorkspaceRefused, WorkspaceTooNew, storage_problem
 from app.workspace_lock import WorkspaceLocked, cli_message
 from reports.options import version
 
@@ -75,5 +77,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except (OSError, duckdb.Error) as e:  # a full disk, a read-only disk or file: said, not a traceback
+        problem = storage_problem(e)
+        if problem is None:
+            raise  # anything else is a bug: it surfaces (and the crash log has it)
+        print(f"{prog}: error: {problem}", file=sys.stderr)
+        return 1
     finally:
         sys.stdout, sys.stderr = out, err

@@ -85,9 +85,12 @@ def print_result(r: Any) -> None:
 
 
 def _mapping_format(ws: Workspace, name: str, opts: ImportOptions) -> str:
-    from app.mappings import format_id, get_mapping
+    from app.mappings import MappingError, format_id, get_mapping
 
-    spec = get_mapping(ws, name)
+    try:
+        spec = get_mapping(ws, name)
+    except MappingError as e:
+        raise UsageError(str(e)) from None
     if spec is None:
         raise UsageError(f"no mapping named {name!r} in {ws.path} (see 'mapping list')")
     opts.mapping = spec

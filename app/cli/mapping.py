@@ -10,6 +10,7 @@ import sys
 from app.cli.common import (
     CliParser,
     Command,
+    CommandFailed,
     UsageError,
     add_workspace_arg,
     format_table,
@@ -76,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"deleted mapping {args.name!r}")
             return 0
         if args.action == "show":
-            spec = get_mapping(ws, args.name)
+            try:
+                spec = get_mapping(ws, args.name)
+            except MappingError as e:
+                raise CommandFailed(str(e)) from None
             if spec is None:
                 print(f"error: no mapping named {args.name!r}", file=sys.stderr)
                 return 1
@@ -89,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         print("no mappings (save one with 'mapping save NAME --column TARGET=SOURCE ...')")
     else:
         rows = [(m["name"], m["kind"], ", ".join(f"{k}={v}" for k, v in m["spec"]["columns"].items()),
-                 m["spec"].get("description") or "") for m in maps]
+                 m["spec"].get("description") or "") if m["spec"] is not None else
+                (m["name"], m["kind"], "(damaged)", m["error"]) for m in maps]
         print(format_table(["name", "kind", "columns", "description"], rows, 80))
     return 0
 

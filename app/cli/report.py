@@ -170,6 +170,7 @@ def _unanswered(questions: list[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from reports import ReportOptions, build_report, load_template, save_template
+    from reports.options import TemplateInvalid
 
     if (args.interval or args.first_report) and not args.paths:
         raise UsageError("--interval and --first-report answer for the files of PATHs: name the folder or files "
@@ -194,6 +195,9 @@ def run(args: argparse.Namespace) -> int:
         except KeyError as e:
             print(f"error: {e.args[0]}", file=sys.stderr)
             return 2
+        except TemplateInvalid as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         opt = base.merged(
             title=args.title, customer=args.customer, consultant=args.consultant, company=args.company,
             date=args.date, logo=args.logo, runs=args.runs, sections=args.sections, page_size=args.page_size,
@@ -204,12 +208,22 @@ def run(args: argparse.Namespace) -> int:
             confidential=args.confidential)
         if not opt.date:
             opt = opt.merged(date=date.today().strftime("%d %B %Y"))
-        if args.logo and not Path(args.logo).exists():
-            print(f"error: logo {args.logo} not found", file=sys.stderr)
-            return 2
+        if args.logo:  # given here: a logo that cannot be used stops the command (one from a template is a note)
+            from reports.logo import LogoUnusable, read_logo
+
+            if not Path(args.logo).exists():
+                print(f"error: logo {args.logo} not found", file=sys.stderr)
+                return 2
+            try:
+                read_logo(args.logo)
+            except LogoUnusable as e:
+                print(f"error: {e}", file=sys.stderr)
+                return 2
         if args.save_template:
             save_template(ws.con, args.save_template, opt)
         content = build_report(ws, opt, args.output)
+    for note in content.notes:
+        print(f"note: {note}", file=sys.stderr)
     if args.json:
         print_json({"output": args.output, "verdicts": content.verdicts, "values": content.values})
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QFontDatabase, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -15,16 +15,19 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QSpinBox,
     QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from app.ui.table_model import LazyQueryModel, Source, format_value, quote_ident
+from app.safe_open import read_only_transaction
+from app.ui.table_model import MAX_ROWS, TIME_LIMIT_S, LazyQueryModel, Source, format_value, quote_ident
 from app.workspace import Workspace
 
 ADD_COLUMN_TIP = "A computed column (an expression over this table's columns), saved in the workspace"
+TIME_LIMIT_KEY = "sql/time_limit_s"
 
 
 class Grid(QWidget):
@@ -40,6 +43,20 @@ class Grid(QWidget):
         run.setToolTip("Run the SELECT query above (Ctrl+Enter); the SQL tab only reads the workspace")
         run.clicked.connect(self.run_sql)
         QShortcut(QKeySequence("Ctrl+Return"), self.sql, activated=self.run_sql)
+        cancel = self.cancel_button = QPushButton("Cancel")
+        cancel.setToolTip("Stop the query that is running (Esc)")
+        cancel.setEnabled(False)
+        cancel.clicked.connect(self.cancel)
+        QShortcut(QKeySequence("Esc"), self, activated=self.cancel)
+        limit = self.time_limit = QSpinBox()
+        limit.setRange(0, 24 * 3600)
+        limit.setSingleStep(30)
+        limit.setSuffix(" s")
+        limit.setSpecialValueText("no limit")
+        limit.setPrefix("Stop after ")
+        limit.setToolTip("A query that runs longer is stopped (0: no limit)")
+        limit.setValue(int(QSettings().value(TIME_LIMIT_KEY, TIME_LIMIT_S)))
+        limit.valueChanged.connect(lambda v: QSettings().setValue(TIME_LIMIT_KEY, v))
         self.error = QLabel()
         self.error.setStyleSheet("color: #b00020;")
         self.error.setWordWrap(True)
@@ -86,6 +103,8 @@ class Grid(QWidget):
         row.addWidget(self.sql, 1)
         col = QVBoxLayout()
         col.addWidget(run)
+        col.addWidget(cancel)
+        col.addWidget(limit)
         col.addWidget(export)
         col.addWidget(add_col)
         col.addStretch(1)
@@ -106,6 +125,7 @@ class Grid(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(split)
         self.model: LazyQueryModel | None = None
+        self._pending: LazyQueryModel | None = None  # a query being described: shown once its columns are known
 
     def set_read_only(self, reason: str | None) -> None:
         """A workspace this version must not change: no computed column can be saved (``reason`` in the tooltip)."""
@@ -121,22 +141,22 @@ class Grid(QWidget):
         order = "sample_idx, _rid" if table in ("iostat_samples", "histograms") else "_rid"
         self.sql.setPlainText(f"SELECT * FROM {table} WHERE run_id = {int(run_id)}")
         self.current_table = table
-        self._set_model(LazyQueryModel(self.ws.con, Source(table=table, where=f"run_id = {int(run_id)}",
-                                                           order=order,
-                                                           computed=self.ws.computed_columns(table))))
+        self._set_model(self._new_model(Source(table=table, where=f"run_id = {int(run_id)}", order=order,
+                                                computed=self.ws.computed_columns(table))))
 
     def add_computed_column(self, name: str, expression: str) -> str | None:
         """Define a computed column on the shown run's table (saved in the workspace); returns an error."""
         table = getattr(self, "current_table", None)
-        if table is None or self.model is None or not self.model.source.table:
+        shown = self._pending or self.model  # the run asked for last, shown or still being described
+        if table is None or shown is None or not shown.source.table:
             return "open a run first (double-click it in the run list): computed columns belong to a table"
         try:
             self.ws.add_computed_column(table, name, expression)
         except ValueError as e:
             return str(e)
-        src = self.model.source
-        self._set_model(LazyQueryModel(self.ws.con, Source(table=src.table, where=src.where, order=src.order,
-                                                           computed=self.ws.computed_columns(table))))
+        src = shown.source
+        self._set_model(self._new_model(Source(table=src.table, where=src.where, order=src.order,
+                                                computed=self.ws.computed_columns(table))))
         return None
 
     def add_column_dialog(self) -> None:
@@ -158,13 +178,29 @@ class Grid(QWidget):
         self.run_sql()
 
     def run_sql(self) -> None:
-        self._set_model(LazyQueryModel(self.ws.con, self.sql.toPlainText() or "SELECT 1 AS empty"))
+        self._set_model(self._new_model(self.sql.toPlainText() or "SELECT 1 AS empty"))
+
+    def _new_model(self, query: str | Source) -> LazyQueryModel:
+        return LazyQueryModel(self.ws.con, query, time_limit_s=self.time_limit.value())
+
+    def cancel(self) -> None:
+        """Stop the query that runs (Cancel, Esc): the one being described, or the shown one's counting/paging."""
+        for model in (self._pending, self.model):
+            if model is not None and model.is_loading():
+                model.cancel()
+
+    def busy(self) -> bool:
+        """A query of the tab is running (being described, counted or paged)."""
+        return any(m is not None and m.is_loading() for m in (self._pending, self.model))
+
+    def _update_busy(self) -> None:
+        self.cancel_button.setEnabled(self.busy())
 
     def _show_error(self, model: LazyQueryModel) -> None:
         """The user's statement refused (not one SELECT), or DuckDB's message about it -- never the model's
         wrapper query. DuckDB's excerpt of the statement, with its ^ under the culprit, needs a fixed font."""
         text = model.error or ""
-        if model.refused:
+        if model.refused or model.stopped:
             self.error.setFont(self.font())
             self.error.setText(text)
         else:
@@ -173,9 +209,31 @@ class Grid(QWidget):
         self.error.show()
 
     def _set_model(self, model: LazyQueryModel) -> None:
-        if model.error and not model.columns:
+        """Show ``model`` once its columns are known (described on its worker); until then the previous result
+        stays, with "running query…" and Cancel. A statement refused or that fails to bind keeps the previous
+        result too, with the error above it."""
+        if self._pending is not None:
+            self._drop(self._pending)
+        if model.error and model.is_described():
             self._show_error(model)
             model.close()
+            self._update_busy()
+            return
+        self._pending = model
+        model.described.connect(lambda m=model: self._described(m))
+        model.loading_changed.connect(self._update_busy)
+        self.stats.setText("running the query…")
+        self._update_busy()
+
+    def _described(self, model: LazyQueryModel) -> None:
+        if model is not self._pending:
+            return
+        self._pending = None
+        if model.error and not model.columns:
+            self._show_error(model)
+            self._drop(model)
+            self.stats.setText(f"{self.model.rowCount():,} rows" if self.model is not None else " ")
+            self._update_busy()
             return
         self.error.hide()
         old = self.model
@@ -183,31 +241,44 @@ class Grid(QWidget):
         self.view.setModel(model)
         self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         if old is not None:
-            old.close()
-            old.deleteLater()
+            self._drop(old)
         model.ready.connect(self._ready)
         model.stats_ready.connect(self._stats_ready)
         self.view.selectionModel().currentColumnChanged.connect(lambda cur, _prev: self._show_stats(cur.column()))
         self._rebuild_filters()
         self.stats.setText("loading…")
+        self._update_busy()
+
+    def _drop(self, model: LazyQueryModel) -> None:
+        model.close()
+        model.deleteLater()
 
     def close_model(self) -> None:
         job = getattr(self, "_export_job", None)
         if job is not None and job.isRunning():
             job.wait(60000)
+        if self._pending is not None:
+            self._drop(self._pending)
+            self._pending = None
         if self.model is not None:
             self.view.setModel(None)
             self.model.close()
             self.model = None
 
     def _ready(self) -> None:
+        self._update_busy()
         if self.model is None:
             return
         if self.model.error:
             self._show_error(self.model)
+        elif self.model.dropped:
+            self.error.setFont(self.font())
+            self.error.setText("Shown without the computed column" + ("s " if len(self.model.dropped) > 1 else " ")
+                               + "; ".join(self.model.dropped) + ": it cannot be computed on this table.")
+            self.error.show()
         else:
             self.error.hide()
-        self.stats.setText(f"{self.model.rowCount():,} rows")
+        self.stats.setText(self._row_count_text())
         if not getattr(self.model, "_sized", False) and self.model.rowCount():
             self.model._sized = True  # type: ignore[attr-defined]
             model = self.model
@@ -218,6 +289,16 @@ class Grid(QWidget):
                     self.view.resizeColumnsToContents()
 
             model.dataChanged.connect(size_once)
+
+    def _row_count_text(self) -> str:
+        m = self.model
+        if m is None:
+            return " "
+        if not m.more_rows:
+            return f"{m.rowCount():,} rows"
+        total = f"{m.total_rows:,}" if m.total_rows is not None else f"more than {MAX_ROWS:,}"
+        return (f"the first {m.rowCount():,} of {total} rows are shown: filter or narrow the query to see others; "
+                "Export… writes every row")
 
     def _rebuild_filters(self) -> None:
         for f in self.filters:
@@ -259,10 +340,10 @@ class Grid(QWidget):
             return
         name = self.model.columns[column]
         if not st or st.get("n") in (None, 0):
-            self.stats.setText(f"{self.model.rowCount():,} rows · {name}")
+            self.stats.setText(f"{self._row_count_text()} · {name}")
             return
         self.stats.setText(
-            f"{self.model.rowCount():,} rows · {name}: min {format_value(st['min'])}  mean {format_value(st['mean'])}"
+            f"{self._row_count_text()} · {name}: min {format_value(st['min'])}  mean {format_value(st['mean'])}"
             f"  max {format_value(st['max'])}  p95 {format_value(st['p95'])}  (n = {st['n']:,})")
 
     def copy_selection(self) -> str:
@@ -284,7 +365,11 @@ class Grid(QWidget):
         there and it is then moved to ``path``."""
         if self.model is None:
             return
-        con = con or self.ws.con
+        with read_only_transaction(con or self.ws.con) as cur:  # the user's statement: it cannot write here either
+            self._export(path, cur)
+
+    def _export(self, path: str, con: Any) -> None:
+        assert self.model is not None
         q, params = self.model.filtered_query()
         p = path.lower()
         if p.endswith(".xlsx"):

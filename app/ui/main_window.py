@@ -48,9 +48,9 @@ from app.workspace import (
     ImportResult,
     Workspace,
     WorkspaceLocked,
-    WorkspaceReadOnly,
     WorkspaceRefused,
     WorkspaceTooNew,
+    open_for_change_or_reading,
 )
 from parsers.base import Cancelled, ImportOptions
 from parsers.kinds import TIME_SERIES, has
@@ -123,11 +123,9 @@ class ImportPanel(QWidget):
 
 def open_for_window(path: Path) -> Workspace:
     """The workspace for the window: writable, or read-only when a newer StormScope made it and this one reads it
-    correctly (its compatibility number, app/migrations.py); the window then says so and changes nothing."""
-    try:
-        return Workspace(path)
-    except WorkspaceReadOnly:
-        return Workspace(path, read_only=True)
+    correctly (its compatibility number, app/migrations.py) or when its file, folder or disk cannot be written; the
+    window then says so and changes nothing (app.workspace.open_for_change_or_reading)."""
+    return open_for_change_or_reading(path)
 
 
 def disk_full_note(results: list[ImportResult], reopened: bool) -> str:
@@ -384,8 +382,8 @@ class MainWindow(QMainWindow):
             msg.setText(msg.text().split(" — ")[0])
 
     def _set_interval(self, run_id: int, seconds: float) -> str | None:
-        if self.ws.newer_note:  # the waiting runs' fields: a newer StormScope's workspace is not changed
-            return f"{READ_ONLY_REASON}."
+        if self.ws.read_only_reason:  # the waiting runs' fields: a workspace shown, not changed
+            return f"{self.ws.read_only_reason}."
         errors = self.browser.set_interval([run_id], seconds)
         return errors[0] if errors else None
 
@@ -626,9 +624,10 @@ class MainWindow(QMainWindow):
         """A newer StormScope's workspace this version reads (opened read-only): a banner says so, and what would
         change it -- importing, report questions, run settings, computed columns, templates -- is disabled, its
         tooltip saying why. A workspace of this version: all enabled, no banner."""
-        reason = READ_ONLY_REASON if self.ws.newer_note else None
-        self.read_only_banner.setText(f"Read-only: {shown(self.ws.newer_note, 2000)} Update StormScope to change it."
-                                      if self.ws.newer_note else "")
+        reason = self.ws.read_only_reason
+        fix = " Update StormScope to change it." if reason == READ_ONLY_REASON else ""
+        self.read_only_banner.setText(f"Read-only: {shown(self.ws.read_only_note or '', 2000)}{fix}"
+                                      if reason else "")
         self.read_only_banner.setVisible(reason is not None)
         for a in (self.import_action, self.import_folder_action, self.import_options_action,
                   self.report_folder_action, self.add_to_report_action, self.add_cap_action):
@@ -640,8 +639,8 @@ class MainWindow(QMainWindow):
         self.questions.set_read_only(reason)
 
     def start_import(self, paths: list[str], options: ImportOptions | None = None) -> ImportThread | None:
-        if self.ws.newer_note:  # a drop on a read-only workspace
-            self.statusBar().showMessage(f"Not imported: {READ_ONLY_REASON}.", 10000)
+        if self.ws.read_only_reason:  # a drop on a read-only workspace
+            self.statusBar().showMessage(f"Not imported: {self.ws.read_only_reason}.", 10000)
             return None
         if self.thread is not None and self.thread.isRunning():
             self.statusBar().showMessage("An import is running; wait for it or cancel it first.", 5000)

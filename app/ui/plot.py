@@ -956,10 +956,8 @@ class OverlayPlot(QWidget):
         ``writes``: (function, args...) of app.analysis.phases, done in order."""
         from app.analysis.histograms import AnalysisError
 
-        if self.ws.newer_note:  # a newer StormScope's workspace: shown, never changed
-            from app.migrations import READ_ONLY_REASON
-
-            QMessageBox.information(self, f"The {what} was not saved", f"{READ_ONLY_REASON}.")
+        if self.ws.read_only_reason:  # a workspace shown, never changed (a newer StormScope's, a read-only file)
+            QMessageBox.information(self, f"The {what} was not saved", f"{self.ws.read_only_reason}.")
             return False
         try:
             for fn, *args in writes:

@@ -28,7 +28,15 @@ from PySide6.QtWidgets import (
 
 from app.ui.workers import JobThread
 from app.workspace import Workspace
-from reports.options import SECTION_TITLES, SECTIONS, ReportOptions, list_templates, load_template, save_template
+from reports.options import (
+    SECTION_TITLES,
+    SECTIONS,
+    ReportOptions,
+    TemplateInvalid,
+    list_templates,
+    load_template,
+    save_template,
+)
 
 
 def answers_text(ws: Workspace) -> str:
@@ -99,11 +107,9 @@ class ReportDialog(QDialog):
         self._remembered()
         self.save_as = QLineEdit()
         self.save_as.setPlaceholderText("save these options as a template named…")
-        if getattr(ws, "newer_note", None):  # a newer StormScope's workspace: a template cannot be saved into it
-            from app.migrations import READ_ONLY_REASON
-
+        if getattr(ws, "read_only_reason", None):  # a workspace shown, not changed: no template is saved into it
             self.save_as.setEnabled(False)
-            self.save_as.setToolTip(READ_ONLY_REASON)
+            self.save_as.setToolTip(ws.read_only_reason)
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
         n = len(run_ids)
@@ -170,7 +176,7 @@ class ReportDialog(QDialog):
         if self.settings is not None:
             for k in USER_FIELDS:
                 self.settings.setValue(f"report/{k}", texts[k])
-        if not self.ws.read_only and not getattr(self.ws, "newer_note", None):
+        if not self.ws.read_only and not getattr(self.ws, "read_only_reason", None):
             self.ws.set_report_fields(texts)
 
     def _pick_logo(self) -> None:
@@ -181,7 +187,11 @@ class ReportDialog(QDialog):
     def _load_template(self, name: str) -> None:
         if name.startswith("("):
             return
-        t = load_template(self.ws.con, name)
+        try:
+            t = load_template(self.ws.con, name)
+        except TemplateInvalid as e:  # a received workspace's template: said, nothing filled in
+            self.status.setText(f"{str(e)[0].upper()}{str(e)[1:]}.")
+            return
         for w, v in ((self.title, t.title), (self.customer, t.customer), (self.consultant, t.consultant),
                      (self.company, t.company), (self.logo, t.logo or "")):
             w.setText(v)
@@ -216,10 +226,10 @@ class ReportDialog(QDialog):
             save_template(self.ws.con, self.save_as.text().strip(), opt)
         from reports import build_report
 
-        ws_path = self.ws.path
+        reader = self.ws.cursor()  # a handle of the window's workspace (read-only when the window's is)
 
         def job(state: Any) -> Any:
-            with Workspace(ws_path) as ws:
+            with reader as ws:
                 return build_report(ws, opt, path, state)
 
         self.job = JobThread(job, self)
@@ -232,10 +242,12 @@ class ReportDialog(QDialog):
         if isinstance(result, Exception):
             self.status.setText(f"Report failed: {result}")
             return
+        notes = " ".join(result.notes)
         answers = result.values.get("answers") or []
         if answers:  # the report answers the questions: how they came out
             said = "; ".join(f"{a['n']}. {a['verdict_words']}" for a in answers[:6])
-            self.status.setText(f"Wrote {Path(path).name}. Answers: {said}" + (" …" if len(answers) > 6 else "."))
+            self.status.setText(f"Wrote {Path(path).name}. Answers: {said}" + (" …" if len(answers) > 6 else ".")
+                                + (f" {notes}" if notes else ""))
         else:
-            self.status.setText(f"Wrote {Path(path).name}: " + " ".join(result.verdicts[:2]))
+            self.status.setText(f"Wrote {Path(path).name}: " + " ".join([*result.verdicts[:2], notes]).strip())
         self.progress.setValue(100)

@@ -289,15 +289,13 @@ def hand_off_or_open(ws_path: Path, paths: list[str]) -> int | Workspace:
     A window that has it open gets ``paths`` (and comes to the front): say so and exit 0. A window still starting
     listens a moment later. Anyone else holding it: a message box says who and what to do, exit 2.
     """
-    from app.workspace import Workspace, WorkspaceLocked, WorkspaceReadOnly, WorkspaceRefused, WorkspaceTooNew
+    from app.workspace import WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew, open_for_change_or_reading
 
     try:
         said = hand_off(ws_path, paths)
         if said is None:
-            try:
-                return Workspace(ws_path)
-            except WorkspaceReadOnly:  # a newer StormScope's that this one reads: the window opens it read-only
-                return Workspace(ws_path, read_only=True)
+            try:  # read-only when a newer StormScope made it, or it cannot be written here: the window says so
+                return open_for_change_or_reading(ws_path)
             except WorkspaceTooNew as e:
                 return too_new_at_start(ws_path, e)
             except WorkspaceRefused as e:

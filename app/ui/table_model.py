@@ -8,6 +8,11 @@ Two sources:
 * any **SQL query** (the SQL box): pages are ``LIMIT/OFFSET`` of the wrapped query.
 
 Rows that are not fetched yet show "…" and fill in when their page arrives.
+
+Every query the model runs -- describing the user's statement, counting, paging, statistics -- runs on the worker,
+inside a read-only transaction (app.safe_open.read_only_transaction): the window's connection can write, so the
+transaction, not a text check, is what keeps a query from changing the workspace. A query is bounded: Cancel
+(:meth:`LazyQueryModel.cancel`) and the time limit interrupt DuckDB, and closing the model interrupts what runs.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import math
 import queue
 import re
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -24,17 +30,23 @@ import duckdb
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QThread, Signal
 
-from app.safe_open import NO_FILES, SQLRefused, check_query
+from app.safe_open import NO_FILES, SQLRefused, check_query, read_only_transaction, refusal, shown_query
 from app.safe_text import for_display, shown
 
 PAGE = 500
 MAX_PAGES = 60  # pages kept in memory (LRU)
+# rows a view shows at most: Qt's header and scroll bar count pixels in a 32-bit int (100 M rows x 22 px overflow
+# it and the view never finishes laying out); past it the view says how many rows the query has, and Export writes
+# them all
+MAX_ROWS = 20_000_000
+TIME_LIMIT_S = 300  # a query the SQL tab runs is stopped after this long, unless the user sets another limit
 PENDING = "…"
 FAILED = "(error)"  # a row whose page could not be fetched: the error line above the table says why
 READ_ONLY = "The SQL tab is read-only: only SELECT queries (and WITH … SELECT) can be run here."
 ONE_STATEMENT = "The SQL tab runs one query at a time: remove the other statements (or the ';' between them)."
 EMPTY = "Type a SELECT query."
-_WORDS = {"read_only": READ_ONLY, "one_statement": ONE_STATEMENT, "empty": EMPTY}
+_WORDS = {"read_only": READ_ONLY, "one_statement": ONE_STATEMENT, "empty": EMPTY, "no_files": NO_FILES}
+CANCELLED = "The query was cancelled."
 # first words of statements that change the workspace (or reach outside it): refused even when misspelt further on
 _WRITES = ("DELETE", "UPDATE", "INSERT", "CREATE", "COPY", "ATTACH", "DETACH", "DROP", "ALTER", "TRUNCATE",
            "MERGE", "INSTALL", "LOAD", "EXPORT", "IMPORT", "CHECKPOINT", "VACUUM")
@@ -42,9 +54,9 @@ _WRITES = ("DELETE", "UPDATE", "INSERT", "CREATE", "COPY", "ATTACH", "DETACH", "
 
 def check_select(con: Any, sql: str) -> None:
     """Raise :class:`SQLRefused` unless ``sql`` is one read-only query (SELECT, WITH … SELECT, FROM …, VALUES,
-    DESCRIBE/SHOW/SUMMARIZE) -- app.safe_open.check_query, the one gate for SQL StormScope did not write, in the
-    SQL tab's words -- and DuckDB's own error -- about the user's statement, not the model's wrapper -- when it
-    does not bind. Nothing is executed: a relation is bound, never fetched."""
+    DESCRIBE/SHOW/SUMMARIZE) whose parse tree only reads -- app.safe_open.check_query, the one gate for SQL
+    StormScope did not write, in the SQL tab's words -- and DuckDB's own error when it does not parse. It parses
+    only: binding (DESCRIBE) runs on the model's worker, inside a read-only transaction."""
     try:
         check_query(con, sql)
     except SQLRefused as e:
@@ -53,10 +65,12 @@ def check_select(con: Any, sql: str) -> None:
         if _first_word(sql) in _WRITES:
             raise SQLRefused(READ_ONLY, "read_only") from None
         raise
-    try:
-        con.sql(sql)  # binds the statement alone: its errors quote the user's SQL
-    except duckdb.PermissionException:  # read_csv, read_text, ATTACH-like reads: the workspace's policy
-        raise SQLRefused(NO_FILES, "no_files") from None
+
+
+def _refused(e: BaseException) -> SQLRefused | None:
+    """DuckDB refusing a query inside the read-only transaction (a write, a file), in the SQL tab's words."""
+    r = refusal(e)
+    return None if r is None else SQLRefused(_WORDS.get(r.reason, str(r)), r.reason)
 
 
 def _first_word(sql: str) -> str:
@@ -117,22 +131,51 @@ class Source:
         return (self.sql or "SELECT 1").strip().rstrip(";")
 
 
+class QueryStopped(Exception):
+    """A query the user cancelled, or that ran past its time limit: ``str()`` says which, in the window's words."""
+
+
 class _Worker(QThread):
-    """Runs the model's queries in order on its own DuckDB connection (a cursor of the workspace)."""
+    """Runs the model's queries in order on its own DuckDB connection (a cursor of the workspace), each inside a
+    read-only transaction; :meth:`interrupt` stops the one running (DuckDB's ``interrupt``), the time limit too."""
 
     answered = Signal(int, str, object)  # generation, what, result (or Exception)
 
-    def __init__(self, con: Any):
+    def __init__(self, con: Any, time_limit_s: float = 0):
         super().__init__()
         self.con = con.cursor()
+        self.time_limit_s = time_limit_s
         self.jobs: queue.Queue[tuple[int, str, Any] | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._running: Any = None  # the cursor of the job running now
+        self._stopped: str | None = None  # why the running job was interrupted
 
     def submit(self, generation: int, what: str, job: Any) -> None:
         self.jobs.put((generation, what, job))
 
+    def interrupt(self, why: str) -> None:
+        """Stop the query running now and drop the queued ones: each is answered with a :class:`QueryStopped`."""
+        dropped = []
+        with self._lock:
+            while True:
+                try:
+                    item = self.jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if item is not None:
+                    dropped.append(item)
+            if self._running is not None and self._stopped is None:
+                self._stopped = why
+                self._running.interrupt()
+        for generation, what, _job in dropped:
+            self.answered.emit(generation, what, QueryStopped(why))
+
     def stop(self) -> None:
+        """End the thread promptly, whatever runs (a query is interrupted), then close the connection."""
+        self.answered.disconnect()  # the model is going away: nothing more is answered
+        self.interrupt(CANCELLED)
         self.jobs.put(None)
-        self.wait(5000)
+        self.wait()
         self.con.close()
 
     def run(self) -> None:
@@ -141,20 +184,49 @@ class _Worker(QThread):
             if item is None:
                 return
             generation, what, job = item
-            try:
-                result = job(self.con)
-            except Exception as e:  # shown inline by the view
-                result = e
-            self.answered.emit(generation, what, result)
+            self.answered.emit(generation, what, self._run(job))
+
+    def _run(self, job: Any) -> Any:
+        timer = None
+        try:
+            with read_only_transaction(self.con) as cur:
+                with self._lock:
+                    self._running, self._stopped = cur, None
+                if self.time_limit_s > 0:
+                    timer = threading.Timer(self.time_limit_s, self.interrupt, [_too_long(self.time_limit_s)])
+                    timer.daemon = True
+                    timer.start()
+                return job(cur)
+        except Exception as e:  # shown inline by the view, in the window's words where it is a refusal or a stop
+            with self._lock:
+                stopped = self._stopped
+            return QueryStopped(stopped) if stopped else (_refused(e) or e)
+        finally:
+            if timer is not None:
+                timer.cancel()
+            with self._lock:
+                self._running = None
+
+
+class _UserStatementError(Exception):
+    """DuckDB's error binding the user's own statement: shown as DuckDB wrote it (its LINE excerpt is the user's)."""
+
+
+def _too_long(limit_s: float) -> str:
+    limit = f"{limit_s / 60:g} minutes" if limit_s >= 120 and limit_s % 60 == 0 else f"{limit_s:g} s"
+    return (f"The query was stopped after {limit}, the SQL tab's time limit (set another beside the Run query "
+            "button).")
 
 
 class LazyQueryModel(QAbstractTableModel):
     """Pages of a DuckDB source, sortable and filterable in SQL, fetched off the GUI thread."""
 
+    described = Signal()  # the columns are known (or the statement failed: ``error``)
+    loading_changed = Signal()  # a query was submitted or answered: is_loading() may have changed
     ready = Signal()  # row count known (or an error)
     stats_ready = Signal(int, object)  # column, {min, mean, max, p95, n}
 
-    def __init__(self, con: Any, query: str | Source, parent: Any = None):
+    def __init__(self, con: Any, query: str | Source, parent: Any = None, time_limit_s: float = 0):
         super().__init__(parent)
         self.con = con
         self.source = query if isinstance(query, Source) else Source(sql=query)
@@ -165,39 +237,66 @@ class LazyQueryModel(QAbstractTableModel):
         self.filters: dict[int, str] = {}
         self.error: str | None = None
         self.refused = False  # the error is the SQL tab refusing the statement (not one SELECT), not DuckDB's
+        self.stopped = False  # the error is the query cancelled or past its time limit, not DuckDB's
+        self.dropped: list[str] = []  # computed columns left out: they could not be computed on this table
+        self.more_rows = False  # the source has more rows than the view shows (MAX_ROWS) ...
+        self.total_rows: int | None = None  # ... this many, when they were counted
+        self._described = False
+        self._shown_sql = ""  # the user's statement wrapped so that every value reaches Python
         self._rows = 0
         self._rowids: np.ndarray | None = None
         self._pages: OrderedDict[int, list[tuple]] = OrderedDict()
         self._requested: set[int] = set()
         self._failed: set[int] = set()  # pages whose query failed (the error is shown)
         self._generation = 0
-        self._worker = _Worker(con)
+        self._worker = _Worker(con, time_limit_s)
         self._worker.answered.connect(self._answered)
         self._worker.start()
-        self._describe()
-        self.refresh()
-
-    def close(self) -> None:
-        """Stop the worker (the view calls this before dropping the model)."""
-        self._worker.stop()
-
-    # ---- SQL -------------------------------------------------------------------------------
-    def _describe(self) -> None:
         if not self.source.table:
-            try:
-                check_select(self.con, self.source.select())
+            try:  # parsing only, on the GUI thread: a refusal is said at once
+                check_select(con, self.source.select())
             except SQLRefused as e:
                 self.error, self.refused = str(e), True
-                return
             except duckdb.Error as e:  # about the user's own statement: DuckDB's words, its LINE excerpt kept
                 self.error = str(e).strip()
-                return
-        try:
-            desc = self.con.execute(f"DESCRIBE SELECT * FROM ({self.source.select()}) AS _q LIMIT 0").fetchall()
-            self.columns = [r[0] for r in desc]
-            self.types = [str(r[1]) for r in desc]
-        except duckdb.Error as e:
-            self.error = user_error(str(e))
+        if self.error:
+            self._described = True
+            return
+        self._worker.submit(self._generation, "describe", self._describe)
+
+    def close(self) -> None:
+        """Stop the worker (the view calls this before dropping the model): a running query is interrupted."""
+        self._worker.stop()
+
+    def cancel(self) -> None:
+        """Stop what the worker runs for this model (the SQL tab's Cancel): the error line says it was cancelled."""
+        self._worker.interrupt(CANCELLED)
+
+    def is_described(self) -> bool:
+        return self._described
+
+    # ---- SQL -------------------------------------------------------------------------------
+    def _describe(self, con: Any) -> tuple[list[str], list[str], str, list[str]]:
+        """On the worker: (columns, types, the statement as run, computed columns left out). Binding only."""
+        if not self.source.table:
+            try:
+                sql, names, types = shown_query(con, self.source.select())
+            except duckdb.Error as e:  # about the user's own statement: DuckDB's words, its LINE excerpt kept
+                raise _UserStatementError(str(e).strip()) from None
+            return names, types, sql, []
+        dropped = []
+        for name, expr in list(self.source.computed):  # a received or outdated definition: the run shown without it
+            try:
+                con.execute(f"DESCRIBE SELECT ({expr}) AS {quote_ident(name)} FROM {self.source.table} LIMIT 0")
+            except duckdb.Error as e:
+                if _refused(e) is not None or isinstance(e, duckdb.InterruptException):
+                    raise
+                dropped.append(f"{name} ({user_error(str(e)).splitlines()[0]})")
+        if dropped:
+            keep = {d.split(" (", 1)[0] for d in dropped}
+            self.source.computed = [(n, e) for n, e in self.source.computed if n not in keep]
+        desc = con.execute(f"DESCRIBE SELECT * FROM ({self.source.select()}) AS _q LIMIT 0").fetchall()
+        return [r[0] for r in desc], [str(r[1]) for r in desc], self.source.select(), dropped
 
     def _where(self) -> tuple[str, list[Any]]:
         parts, params = [], []
@@ -234,7 +333,7 @@ class LazyQueryModel(QAbstractTableModel):
         if self.source.table:
             q = f"SELECT * EXCLUDE (_rid) FROM ({self.source.inner()}) AS _q WHERE {where}"
         else:
-            q = f"SELECT * FROM ({self.source.select()}) AS _q WHERE {where}"
+            q = f"SELECT * FROM ({self._shown_sql or self.source.select()}) AS _q WHERE {where}"
         order = self._order()
         if order:
             q += f" ORDER BY {order}"
@@ -242,6 +341,8 @@ class LazyQueryModel(QAbstractTableModel):
 
     def refresh(self) -> None:
         """Start over (after a sort or filter change): count / index on the worker."""
+        if not self._described:
+            return  # the columns are not known yet: refreshed once they are
         self.beginResetModel()
         self._generation += 1
         self._pages.clear()
@@ -249,6 +350,7 @@ class LazyQueryModel(QAbstractTableModel):
         self._failed.clear()
         self._rowids = None
         self._rows = 0
+        self.more_rows, self.total_rows = False, None
         self.endResetModel()
         if self.error and not self.columns:
             self.ready.emit()
@@ -258,13 +360,14 @@ class LazyQueryModel(QAbstractTableModel):
         gen = self._generation
         if self.source.table:
             order = self._order() or "_rid"
-            q = f"SELECT _rid FROM ({self.source.inner()}) AS _q WHERE {where} ORDER BY {order}"
+            q = f"SELECT _rid FROM ({self.source.inner()}) AS _q WHERE {where} ORDER BY {order} LIMIT {MAX_ROWS + 1}"
             self._worker.submit(gen, "index", lambda con: con.execute(q, params).fetchnumpy()["_rid"])
         else:
             fq, fp = self.filtered_query()
             self._worker.submit(gen, "count",
                                 lambda con: int(con.execute(f"SELECT count(*) FROM ({fq}) AS _c", fp).fetchall()[0][0]))
             self._request(0)  # a table source asks for its pages once the row ids are known
+        self.loading_changed.emit()
 
     def _fetch_page(self, n: int, con: Any) -> list[tuple]:
         if self.source.table and self._rowids is not None:
@@ -287,23 +390,35 @@ class LazyQueryModel(QAbstractTableModel):
             return  # asked again when the index arrives
         self._requested.add(n)
         self._worker.submit(self._generation, f"page:{n}", lambda con, n=n: self._fetch_page(n, con))
+        self.loading_changed.emit()
 
     def _answered(self, generation: int, what: str, result: Any) -> None:
         if generation != self._generation:
             return  # an answer to a query the user has since changed
+        self._answer(what, result)
+        self.loading_changed.emit()
+
+    def _answer(self, what: str, result: Any) -> None:
+        if what == "describe":
+            self._on_described(result)
+            return
         if isinstance(result, Exception):
             if what.startswith("page:"):  # not asked again on every repaint; a refresh (sort, filter) retries
                 self._requested.discard(int(what.split(":")[1]))
                 self._failed.add(int(what.split(":")[1]))
             self.error = user_error(str(result))
+            self.stopped = isinstance(result, QueryStopped)
             self.ready.emit()
             return
         if what in ("index", "count"):
             if what == "index":
-                self._rowids = np.asarray(result)
-                n = len(self._rowids)
+                self._rowids = np.asarray(result)[:MAX_ROWS]
+                n = len(result)
             else:
                 n = int(result)
+            if n > MAX_ROWS:  # what the view can lay out; the rest is said, and exported
+                self.more_rows, self.total_rows = True, (None if what == "index" else n)
+                n = MAX_ROWS
             self._pages.clear()
             self._requested.clear()
             if n:
@@ -324,6 +439,23 @@ class LazyQueryModel(QAbstractTableModel):
         first, last = page * PAGE, min(self._rows, (page + 1) * PAGE) - 1
         if last >= first:
             self.dataChanged.emit(self.index(first, 0), self.index(last, len(self.columns) - 1))
+
+    def _on_described(self, result: Any) -> None:
+        self._described = True
+        if isinstance(result, Exception):
+            self.error = str(result) if isinstance(result, (_UserStatementError, QueryStopped, SQLRefused)) \
+                else user_error(str(result))
+            self.refused = isinstance(result, SQLRefused)
+            self.stopped = isinstance(result, QueryStopped)
+            self.described.emit()
+            self.ready.emit()
+            return
+        columns, types, shown_sql, self.dropped = result
+        self.beginResetModel()
+        self.columns, self.types, self._shown_sql = columns, types, shown_sql if not self.source.table else ""
+        self.endResetModel()
+        self.refresh()
+        self.described.emit()
 
     def row(self, r: int) -> tuple | None:
         """The values of row ``r``, or None while its page is being fetched."""
@@ -351,6 +483,8 @@ class LazyQueryModel(QAbstractTableModel):
             time.sleep(0.002)
 
     def is_loading(self) -> bool:
+        if not self._described:
+            return True
         return bool(self._requested) or (self.source.table is not None and self._rowids is None
                                          and self.error is None)
 
