@@ -35,7 +35,7 @@ from app.staging import StagingArea
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
 from app.workspace_lock import is_lock_error, workspace_locked
 from parsers.base import Event, ImportOptions, ParseError, Rows, RunEnd, RunInfo, RunStart, SampleTimes, SinceBoot
-from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label, kinds_with, timed_tables
+from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label, kinds_with
 from parsers.schema import SCHEMA_VERSION, TABLE, TABLES, stored_schema
 
 IMPORT_MEMORY_LIMIT = "128MB"
@@ -462,6 +462,8 @@ class Workspace:
             labels = [kind_label(k) for k in kinds_with(TIME_SERIES)]
             raise ValueError(f"run {run_id} is a {run['kind']} run: only {', '.join(labels[:-1])} and {labels[-1]} "
                              "runs take an interval this way")
+        from parsers.registry import timed_tables  # the format registry is loaded when first needed (start-up)
+
         tables = timed_tables(run["kind"])
         if run["interval_source"] == "timestamps":
             raise ValueError(f"run {run_id} has timestamps: its interval ({run['interval_s']:g} s) comes from them")

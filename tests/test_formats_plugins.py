@@ -196,7 +196,7 @@ def demo_format(tmp_path, monkeypatch):
     folder.mkdir()
     (folder / "demo_rates.py").write_text(textwrap.dedent(DEMO_MODULE))
     monkeypatch.setattr(parsers, "__path__", [*parsers.__path__, str(folder)])
-    monkeypatch.setattr(registry, "_discovered", False)
+    registry.FORMATS.reload()  # the next question imports the package again, the new module with it
     yield folder
     registry.unregister("demo-rates")
     kinds.unregister_kind("demo")
