@@ -959,7 +959,7 @@ class DiskSpdXmlFormat:
     id = "diskspd-xml"
     kind = KIND.id
     label = "DiskSpd XML result (-Rxml)"
-    priority = 37
+    priority = 370
     tables = ("fio_jobs",)
 
     def sniff(self, head: bytes) -> float:
@@ -982,7 +982,7 @@ class DiskSpdTextFormat:
     id = "diskspd-text"
     kind = KIND.id
     label = "DiskSpd text report"
-    priority = 36
+    priority = 360
     tables = ("fio_jobs",)
 
     def sniff(self, head: bytes) -> float:

@@ -213,7 +213,7 @@ class EsxtopCsvFormat:
     id = "esxtop-csv"
     kind = KIND.id
     label = "VMware esxtop batch mode (PDH-CSV)"
-    priority = 32
+    priority = 320
     tables = ("iostat_samples",)
 
     def sniff(self, head: bytes) -> float:

@@ -98,7 +98,7 @@ class FioJsonFormat:
     id = "fio-json"
     kind = KIND.id
     label = "fio JSON (json / json+)"
-    priority = 45
+    priority = 450
     tables = ("fio_jobs", "histograms", "histogram_stats")
 
     def sniff(self, head: bytes) -> float:

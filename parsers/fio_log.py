@@ -124,7 +124,7 @@ class FioLogFormat:
     id = "fio-log"
     kind = KIND.id
     label = "fio log (bandwidth, IOPS, latency)"
-    priority = 22
+    priority = 220
     tables = ("iostat_samples",)
 
     def sniff(self, head: bytes) -> float:
@@ -158,7 +158,7 @@ class FioHistLogFormat:
     id = "fio-hist-log"
     kind = HIST_KIND.id
     label = "fio latency histogram log"
-    priority = 23
+    priority = 230
     tables = ("histograms", "histogram_stats")
 
     def sniff(self, head: bytes) -> float:

@@ -53,7 +53,7 @@ class HdparmFormat:
     id = "hdparm-text"
     kind = KIND.id
     label = "hdparm -t / -T timings"
-    priority = 30
+    priority = 300
     tables = ("hdparm_results",)
 
     def sniff(self, head: bytes) -> float:

@@ -145,7 +145,7 @@ class IomarkCsvFormat:
     id = "iomark-csv"
     kind = KIND.id
     label = "IOmark results (StormScope CSV layout v1)"
-    priority = 31
+    priority = 310
     tables = ("iomark_results",)
 
     def sniff(self, head: bytes) -> float:

@@ -100,7 +100,7 @@ class IometerFormat:
     id = "iometer-csv"
     kind = KIND.id
     label = "Iometer results.csv"
-    priority = 32
+    priority = 319
     tables = ("iometer_results",)
 
     def sniff(self, head: bytes) -> float:

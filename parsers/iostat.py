@@ -160,7 +160,7 @@ class IostatTextFormat:
     id = "iostat-text"
     kind = KIND.id
     label = "sysstat iostat (text)"
-    priority = 50
+    priority = 500
     tables = ("iostat_samples", "cpu_samples")
 
     def sniff(self, head: bytes) -> float:

@@ -51,7 +51,7 @@ class IostatJsonFormat:
     id = "iostat-json"
     kind = KIND.id  # the kind parsers.iostat declares
     label = "sysstat iostat (JSON)"
-    priority = 60
+    priority = 600
     tables = ("iostat_samples", "cpu_samples")
 
     def sniff(self, head: bytes) -> float:

@@ -269,7 +269,7 @@ class IostatMacosFormat:
     id = "iostat-macos"
     kind = KIND.id  # the kind parsers.iostat declares
     label = "macOS / FreeBSD iostat (text)"
-    priority = 48
+    priority = 480
     tables = ("iostat_samples", "cpu_samples")
 
     def sniff(self, head: bytes) -> float:
@@ -372,7 +372,7 @@ class IostatIllumosFormat:
     id = "iostat-illumos"
     kind = KIND.id
     label = "illumos / Solaris iostat -x (text)"
-    priority = 47
+    priority = 470
     tables = ("iostat_samples",)
 
     def sniff(self, head: bytes) -> float:
@@ -528,7 +528,7 @@ class ZpoolIostatFormat:
     id = "zpool-iostat"
     kind = KIND.id
     label = "ZFS zpool iostat (text)"
-    priority = 46
+    priority = 460
     tables = ("iostat_samples",)
 
     def sniff(self, head: bytes) -> float:
@@ -691,7 +691,7 @@ class IostatAixFormat:
     id = "iostat-aix"
     kind = KIND.id
     label = "AIX iostat (not supported)"
-    priority = 45
+    priority = 449
     tables = ()
     # not read: -D prints several header rows per section, and no public capture shows it under load
     unsupported = "AIX iostat is not read: record the AIX disks with nmon and import the .nmon file instead"

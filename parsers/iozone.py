@@ -273,7 +273,7 @@ class IozoneFormat:
     id = "iozone-text"
     kind = KIND.id
     label = "IOzone output (auto mode, -R report, throughput mode)"
-    priority = 35
+    priority = 350
     tables = ("iozone_results",)
 
     def sniff(self, head: bytes) -> float:

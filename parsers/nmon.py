@@ -88,7 +88,7 @@ class NmonFormat:
     id = "nmon-csv"
     kind = KIND.id
     label = "nmon (CSV)"
-    priority = 33
+    priority = 330
     tables = ("iostat_samples", "cpu_samples")
 
     def sniff(self, head: bytes) -> float:

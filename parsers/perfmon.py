@@ -252,7 +252,7 @@ class PerfmonCsvFormat:
     id = "perfmon-csv"
     kind = KIND.id
     label = "Windows perfmon / typeperf (PDH-CSV)"
-    priority = 31
+    priority = 309
     tables = ("iostat_samples", "cpu_samples")
 
     def sniff(self, head: bytes) -> float:
@@ -280,7 +280,7 @@ class PerfmonBlgFormat:
     id = "perfmon-blg"
     kind = KIND.id
     label = "Windows perfmon binary log (.blg, not read)"
-    priority = 30
+    priority = 299
     tables = ()
     unsupported = BLG_HINT
     sniffs_binary = True  # the registry asks it before refusing a file for its NUL bytes

@@ -1,7 +1,8 @@
 """One idiom for what a capability contributes: a named registry, filled where each contribution is defined.
 
 Every open set of contributions is a :class:`Registry` -- the formats (:mod:`parsers.registry`), the run kinds
-(:mod:`parsers.kinds`), the report's section builders and question evidence builders (:mod:`reports.builders`). A
+(:mod:`parsers.kinds`), the question kinds (:mod:`app.analysis.question_kinds`), the report's section builders
+and question evidence builders (:mod:`reports.builders`), the window's view tabs (:mod:`app.ui.views`). A
 contribution is added where it is defined, by a call or a decorator at import, under a key unique in its
 registry; nothing else lists it. The order a registry gives is declared (``order``, then the key), never the
 order in which modules happened to be imported.
@@ -150,15 +151,19 @@ class Registry(Generic[T]):
 
 
 def _same(a: object, b: object) -> bool:
-    """Two declarations are the same one: equal, or made by the same definition (a module imported a second
-    time makes a new function, class or instance of the same name)."""
-    return a == b or _ident(a) == _ident(b)
+    """Two declarations are the same one: equal, or made by the same definition when a module is imported a second
+    time -- a function or class of the same module and name, or an instance of such a class when its class compares
+    by identity (a format object). Values that compare by content (a kind, a view tab) must be equal."""
+    if a == b:
+        return True
+    if isinstance(a, type) or (callable(a) and isinstance(getattr(a, "__qualname__", None), str)):
+        return _ident(a) == _ident(b)
+    return type(a).__eq__ is object.__eq__ and _ident(type(a)) == _ident(type(b))
 
 
-def _ident(x: object) -> tuple[str | None, str]:
-    """Where ``x`` is defined: a function's or class's module and qualified name, else its class's."""
-    qual = getattr(x, "__qualname__", None)
-    return getattr(x, "__module__", None), qual if isinstance(qual, str) else type(x).__qualname__
+def _ident(x: object) -> tuple[str | None, str | None]:
+    """Where a function or class is defined: its module and qualified name."""
+    return getattr(x, "__module__", None), getattr(x, "__qualname__", None)
 
 
 def package_loader(package: str) -> Callable[[], None]:

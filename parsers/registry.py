@@ -22,8 +22,9 @@ MIN_SCORE = 0.5
 
 
 def _check(fmt_id: str, fmt: Format) -> None:
-    """A format joins the registry only when its kind is declared (:func:`parsers.kinds.register_kind`) and the
-    tables it writes are in :mod:`parsers.schema`."""
+    """A format joins the registry only when its kind is declared (:func:`parsers.kinds.register_kind`), the
+    tables it writes are in :mod:`parsers.schema`, and its priority is its own: a tie between two sniff scores
+    is then always broken the same way."""
     if fmt_id != fmt.id:
         raise ValueError(f"format {fmt.id} registered under another id, {fmt_id!r}")
     if not is_declared(fmt.kind):
@@ -31,6 +32,12 @@ def _check(fmt_id: str, fmt: Format) -> None:
     unknown = [t for t in fmt.tables if t not in TABLE]
     if unknown:
         raise ValueError(f"format {fmt.id}: tables {unknown} are not in parsers.schema")
+    if type(fmt.priority) is not int:
+        raise ValueError(f"format {fmt.id}: its priority must be a whole number, not {fmt.priority!r}")
+    taken = [f.id for f in FORMATS.peek_all() if f.priority == fmt.priority and f.id != fmt.id]
+    if taken:
+        raise ValueError(f"format {fmt.id}: priority {fmt.priority} is already {taken[0]}'s; each format has its own, "
+                         "so that a tie between equal sniff scores is always broken the same way")
 
 
 # every registered format, by id; filled by the format modules when the parsers package is imported
@@ -88,6 +95,8 @@ def read_head(path: str, n: int = HEAD_BYTES) -> bytes:
 
 
 def scores(head: bytes) -> list[tuple[float, Format]]:
+    """Every format's score for ``head``, best first; equal scores go to the higher priority (each format has its
+    own: the order never depends on the order the modules were imported)."""
     out = [(f.sniff(head), f) for f in formats()]
     out.sort(key=lambda sf: (sf[0], sf[1].priority), reverse=True)
     return out

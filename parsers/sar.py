@@ -581,7 +581,7 @@ class SarTextFormat:
     id = "sar-text"
     kind = KIND.id
     label = "sar (text)"
-    priority = 44
+    priority = 440
     tables = ("iostat_samples",)
 
     def sniff(self, head: bytes) -> float:
@@ -842,7 +842,7 @@ class SadfFormat:
     id = "sadf-d"
     kind = KIND.id
     label = "sar data (sadf -d)"
-    priority = 43
+    priority = 430
     tables = ("iostat_samples",)
 
     def sniff(self, head: bytes) -> float:
@@ -981,7 +981,7 @@ class SadfOtherFormat:
     id = "sadf-other"
     kind = KIND.id
     label = "sar data (sadf -j, -x, -p: not supported)"
-    priority = 41
+    priority = 410
     tables = ()
     unsupported = SADF_OTHER_HINT
 
@@ -1007,7 +1007,7 @@ class SarBinaryFormat:
     id = "sar-binary"
     kind = KIND.id
     label = "sar binary data file (not supported)"
-    priority = 42
+    priority = 420
     tables = ()
     unsupported = BINARY_HINT
     sniffs_binary = True  # the registry asks it before refusing a file for its NUL bytes

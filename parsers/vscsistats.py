@@ -143,7 +143,7 @@ class VscsiStatsCsvFormat:
     id = "vscsistats-csv"
     kind = KIND.id
     label = "VMware vscsiStats (CSV, -c)"
-    priority = 40
+    priority = 400
     tables = ("histograms", "histogram_stats")
 
     def sniff(self, head: bytes) -> float:
@@ -467,7 +467,7 @@ class VscsiStatsTextFormat:
     id = "vscsistats-text"
     kind = KIND.id
     label = "VMware vscsiStats (text layout, not supported)"
-    priority = 39
+    priority = 390
     tables = ()
     unsupported = ("vscsiStats text layout (printed without -c) is not supported: re-run 'vscsiStats -p all -c' "
                    "(or '-p <type> -c') and import the CSV output")

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from app.analysis.numbers import fmt_pct_value, fmt_value
 from app.workspace import Workspace, has_table
+from parsers.plugins import Registry
+
+Q = TypeVar("Q", bound="Question")
 
 PHASE_CHOICES = ("auto", "stored", "detect", "none")
 OPS = ("total", "read", "write")
@@ -131,11 +135,27 @@ def _align(v: Any) -> str:
 
 
 # ---- the questions ---------------------------------------------------------------------------------------
+# every question kind, by its KIND: a new kind is one class here with @question_kind (and its answer in
+# app.analysis.questions, its evidence section in reports/sections/): nothing else lists it
+KINDS: Registry[type[Question]] = Registry("question kind")
+
+
+def question_kind(order: float) -> Callable[[type[Q]], type[Q]]:
+    """Register the decorated question class under its ``KIND`` (``order``: where it is listed, e.g. in the
+    messages that name every kind)."""
+    def deco(cls: type[Q]) -> type[Q]:
+        KINDS.add(cls.KIND, cls, order=order)
+        return cls
+    return deco
+
+
 @dataclass
 class Question:
-    """Base of the question kinds: ``KIND``, validation, JSON parameters."""
+    """Base of the question kinds: ``KIND`` (stored in ``questions.kind``), ``LABEL`` (the kind in the window's and
+    the PDF's words), validation, JSON parameters."""
 
     KIND: ClassVar[str] = ""
+    LABEL: ClassVar[str] = ""
 
     def validate(self) -> None:  # pragma: no cover - every kind overrides it
         raise NotImplementedError
@@ -165,11 +185,13 @@ class Question:
         return [rid] if rid is not None else []
 
 
+@question_kind(order=10)
 @dataclass
 class CompareQuestion(Question):
     """How do these runs compare (the first is the baseline)?"""
 
     KIND: ClassVar[str] = "compare"
+    LABEL: ClassVar[str] = "compare runs"
     run_ids: list[int] = field(default_factory=list)
     metric: str = "peak_iops"
     align: str = "start"
@@ -186,11 +208,13 @@ class CompareQuestion(Question):
         self.every_s = _opt_num("every_s", self.every_s, unit="s")
 
 
+@question_kind(order=20)
 @dataclass
 class CapQuestion(Question):
     """Did an IOPS and/or bandwidth cap hold on this run (device None: its whole disks)?"""
 
     KIND: ClassVar[str] = "cap"
+    LABEL: ClassVar[str] = "cap check"
     run_id: int = 0
     iops_cap: float | None = None
     bw_cap_kbs: float | None = None
@@ -214,11 +238,13 @@ class CapQuestion(Question):
         self.window_s = _num("window_s", self.window_s, above=None, at_least=MIN_WINDOW_S, unit="s")
 
 
+@question_kind(order=30)
 @dataclass
 class ResponseTimeQuestion(Question):
     """Is at least ``goal_pct`` % of I/O answered within ``threshold_ms`` on these runs' (VM) disks?"""
 
     KIND: ClassVar[str] = "response_time"
+    LABEL: ClassVar[str] = "response time"
     run_ids: list[int] = field(default_factory=list)
     disks: list[str] | None = None
     threshold_ms: float = 50.0
@@ -237,6 +263,7 @@ class ResponseTimeQuestion(Question):
         self.goal_pct = _num("goal_pct", self.goal_pct, at_most=100, unit="%")
 
 
+@question_kind(order=40)
 @dataclass
 class SizingQuestion(Question):
     """How many disks for ``users`` desktops? IOPS per user: one value, a steady..storm range
@@ -244,6 +271,7 @@ class SizingQuestion(Question):
     user ``profile``."""
 
     KIND: ClassVar[str] = "sizing"
+    LABEL: ClassVar[str] = "sizing"
     users: int = 0
     iops_per_user: float | None = None
     iops_per_user_storm: float | None = None
@@ -305,11 +333,13 @@ class SizingQuestion(Question):
         return [] if self.measured_run is None else [self.measured_run]
 
 
+@question_kind(order=50)
 @dataclass
 class StormQuestion(Question):
     """The storm profile of a run: peak, time to peak, plateau, settle time, per phase."""
 
     KIND: ClassVar[str] = "storm_profile"
+    LABEL: ClassVar[str] = "storm profile"
     run_id: int = 0
     device: str | None = None
     phases: str = "auto"
@@ -322,12 +352,14 @@ class StormQuestion(Question):
         self.every_s = _opt_num("every_s", self.every_s, unit="s")
 
 
+@question_kind(order=60)
 @dataclass
 class LatencySourceQuestion(Question):
     """Is the latency within the usual guidance on this host run, and where does it come from: the array (DAVG)
     or the host (KAVG)? (esxtop: app.analysis.host_latency.latency_split)"""
 
     KIND: ClassVar[str] = "latency_source"
+    LABEL: ClassVar[str] = "latency source"
     run_id: int = 0
     device: str | None = None
     davg_ms: float = 20.0
@@ -340,27 +372,22 @@ class LatencySourceQuestion(Question):
         self.kavg_ms = _num("kavg_ms", self.kavg_ms, unit="ms")
 
 
+@question_kind(order=70)
 @dataclass
 class VmLoadQuestion(Question):
     """Which VM drives the datastore's load, and does one suffer while another is busy? (esxtop virtual disks:
     app.analysis.host_latency.vm_load)"""
 
     KIND: ClassVar[str] = "vm_load"
+    LABEL: ClassVar[str] = "load per VM"
     run_id: int = 0
 
     def validate(self) -> None:
         self.run_id = _int("run_id", self.run_id)
 
 
-KINDS: dict[str, type[Question]] = {c.KIND: c for c in (CompareQuestion, CapQuestion, ResponseTimeQuestion,
-                                                       SizingQuestion, StormQuestion, LatencySourceQuestion,
-                                                       VmLoadQuestion)}
-
-
-# kind -> its name in the window and the PDF
-KIND_LABELS = {"compare": "compare runs", "cap": "cap check", "response_time": "response time",
-               "sizing": "sizing", "storm_profile": "storm profile", "latency_source": "latency source",
-               "vm_load": "load per VM"}
+# kind -> its name in the window and the PDF (each kind's LABEL), in the registry's order
+KIND_LABELS = {k: c.LABEL for k, c in KINDS.items()}
 
 
 def question_from_params(kind: str, params: dict[str, Any]) -> Question:

@@ -114,6 +114,7 @@ from app.analysis.question_kinds import question_from_params as question_from_pa
 from app.errors import AnalysisError, Note
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, LATENCY_HISTOGRAMS, has
+from parsers.plugins import Registry
 
 VERDICTS = ("met", "not met", "held", "not held", "information")
 # ---- answers ---------------------------------------------------------------------------------------------
@@ -173,6 +174,15 @@ class Answer:
                 "evidence": self.evidence.as_dict(), "notes": self.notes, "error": self.error}
 
 
+# question kind -> the function that answers it (registered beside it with @answers)
+ANSWERS: Registry[Callable[..., Answer]] = Registry("question answer")
+
+
+def answers(kind: type[Question]) -> Callable[[Callable[..., Answer]], Callable[..., Answer]]:
+    """Register the decorated function as the answer of question kind ``kind``."""
+    return ANSWERS.register(kind.KIND)
+
+
 def run_names(ws: Workspace) -> dict[int, str]:
     return {int(r["run_id"]): r["name"] for r in ws.runs()}
 
@@ -188,11 +198,7 @@ def answer(ws: Workspace, question: Question | StoredQuestion, names: dict[int, 
     for rid in q.run_ids_used():
         if ws.run(rid) is None:
             raise AnalysisError(f"there is no run {rid} in this workspace (was it deleted?)")
-    answerers: dict[type[Question], Callable[..., Answer]] = {
-        CompareQuestion: _answer_compare, CapQuestion: _answer_cap, ResponseTimeQuestion: _answer_response,
-        SizingQuestion: _answer_sizing, StormQuestion: _answer_storm, LatencySourceQuestion: _answer_latency_source,
-        VmLoadQuestion: _answer_vm_load}
-    fn = answerers[type(q)]
+    fn = ANSWERS[q.KIND]
     a: Answer = fn(ws, q, names)
     a.question_id = stored.question_id if stored else None
     a.title = stored.heading(names) if stored else describe(q, names)
@@ -235,6 +241,7 @@ def answer_all(ws: Workspace, names: dict[int, str] | None = None) -> list[tuple
 
 
 # ---- one answer per kind ---------------------------------------------------------------------------------
+@answers(CapQuestion)
 def _answer_cap(ws: Workspace, q: CapQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.bench_results import iometer_runs
     from app.analysis.cap import cap_report
@@ -320,6 +327,7 @@ def _answer_cap_averages(ws: Workspace, q: CapQuestion, names: dict[int, str]) -
     return Answer(None, q.KIND, "", verdict, figures, res.answer, Evidence([q.run_id], {}, [], lines), res.notes)
 
 
+@answers(StormQuestion)
 def _answer_storm(ws: Workspace, q: StormQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.storm import storm_report
 
@@ -351,6 +359,7 @@ def _answer_storm(ws: Workspace, q: StormQuestion, names: dict[int, str]) -> Ans
     return Answer(None, q.KIND, "", "information", figures, reason, ev, list(rep.notes))
 
 
+@answers(LatencySourceQuestion)
 def _answer_latency_source(ws: Workspace, q: LatencySourceQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.host_latency import GUIDANCE_WORDS, latency_split
 
@@ -390,6 +399,7 @@ def _answer_latency_source(ws: Workspace, q: LatencySourceQuestion, names: dict[
                   [f"Guidance: {GUIDANCE_WORDS}.", *sp.notes])
 
 
+@answers(VmLoadQuestion)
 def _answer_vm_load(ws: Workspace, q: VmLoadQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.host_latency import vm_load
 
@@ -404,6 +414,7 @@ def _answer_vm_load(ws: Workspace, q: VmLoadQuestion, names: dict[int, str]) -> 
     return Answer(None, q.KIND, "", "information", figures, reason, ev, list(vl.notes))
 
 
+@answers(CompareQuestion)
 def _answer_compare(ws: Workspace, q: CompareQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.compare import compare_runs
 
@@ -479,6 +490,7 @@ def _response_rows(ws: Workspace, q: ResponseTimeQuestion,
     return rows
 
 
+@answers(ResponseTimeQuestion)
 def _answer_response(ws: Workspace, q: ResponseTimeQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.vm_timeline import vm_disk_words
 
@@ -546,6 +558,7 @@ def _answer_response(ws: Workspace, q: ResponseTimeQuestion, names: dict[int, st
     return Answer(None, q.KIND, "", verdict, figures, reason, ev, notes)
 
 
+@answers(SizingQuestion)
 def _answer_sizing(ws: Workspace, q: SizingQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.sizing import measured_inputs, size_vdi
 
