@@ -13,9 +13,10 @@ answer. docs/adding-a-format.md is the recipe.
 from __future__ import annotations
 
 from parsers.base import Format
-from parsers.kinds import is_declared
+from parsers.kinds import KINDS
 from parsers.plugins import Registry, package_loader
 from parsers.schema import TABLE
+from parsers.semantics import Semantics
 
 HEAD_BYTES = 4096
 MIN_SCORE = 0.5
@@ -23,11 +24,13 @@ MIN_SCORE = 0.5
 
 def _check(fmt_id: str, fmt: Format) -> None:
     """A format joins the registry only when its kind is declared (:func:`parsers.kinds.register_kind`), the
-    tables it writes are in :mod:`parsers.schema`, and its priority is its own: a tie between two sniff scores
-    is then always broken the same way."""
+    tables it writes are in :mod:`parsers.schema`, its priority is its own (a tie between two sniff scores is then
+    always broken the same way), and it declares what its data means (:class:`parsers.semantics.Semantics`),
+    consistently with its tables, its kind's capabilities and the other formats of its kind."""
     if fmt_id != fmt.id:
         raise ValueError(f"format {fmt.id} registered under another id, {fmt_id!r}")
-    if not is_declared(fmt.kind):
+    kind = KINDS.peek(fmt.kind)
+    if kind is None:
         raise ValueError(f"format {fmt.id}: its kind {fmt.kind!r} is not declared (parsers.kinds.register_kind)")
     unknown = [t for t in fmt.tables if t not in TABLE]
     if unknown:
@@ -38,6 +41,16 @@ def _check(fmt_id: str, fmt: Format) -> None:
     if taken:
         raise ValueError(f"format {fmt.id}: priority {fmt.priority} is already {taken[0]}'s; each format has its own, "
                          "so that a tie between equal sniff scores is always broken the same way")
+    sem = getattr(fmt, "semantics", None)
+    if not isinstance(sem, Semantics):
+        raise ValueError(f"format {fmt.id} does not declare what its data means: give its class "
+                         "`semantics = Semantics(...)` (parsers.semantics; REFUSED for a format it only recognises)")
+    sem.check_against(fmt.id, tuple(fmt.tables), kind.capabilities)
+    others = {f.semantics.main_table for f in FORMATS.peek_all()
+              if f.kind == fmt.kind and f.id != fmt.id and f.semantics.main_table is not None}
+    if sem.main_table is not None and others - {sem.main_table}:
+        raise ValueError(f"format {fmt.id}: its main table {sem.main_table} differs from the one the other formats "
+                         f"of kind {fmt.kind} declare ({', '.join(sorted(others))}): runs.n_rows counts one per kind")
 
 
 # every registered format, by id; filled by the format modules when the parsers package is imported
@@ -66,6 +79,13 @@ def formats() -> list[Format]:
     """Every registered format (the refused ones too: recognised to be refused with a clear message; the
     mapped CSV is chosen by ``import --mapping NAME``, its sniffer never claims a file), by id."""
     return FORMATS.values()
+
+
+def main_table(kind_id: str | None) -> str | None:
+    """The table whose rows ``runs.n_rows`` counts for runs of ``kind_id``, as its formats declare (None: a kind no
+    registered format stores)."""
+    found = [f.semantics.main_table for f in formats() if f.kind == kind_id and f.semantics.main_table]
+    return found[0] if found else None
 
 
 def timed_tables(kind_id: str) -> tuple[str, ...]:

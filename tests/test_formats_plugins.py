@@ -152,9 +152,14 @@ from parsers.base import read_text
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import Counts, Semantics, Span
 
 BANNER = "# demo-rates v1"
 KIND = register_kind("demo", "Demo Rates", {TIME_SERIES, DEVICE_RATES})
+# what its data means: one row per physical disk and second, rates
+SEMANTICS = Semantics(main_table="iostat_samples", span=Span.INTERVAL, counts=Counts.RATES,
+                      layers={"disk": "every row: the tool reports physical disks only"},
+                      wording={"r_s": "r", "w_s": "w"})
 
 
 class DemoRatesFormat:
@@ -163,6 +168,7 @@ class DemoRatesFormat:
     label = "Demo Rates CSV"
     priority = 10
     tables = ("iostat_samples",)
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         return 1.0 if head.startswith(BANNER.encode()) else 0.0
@@ -174,12 +180,12 @@ class DemoRatesFormat:
             t, device, r, w = line.split(",")
             try:
                 rows.append({"sample_idx": n - 3, "t_s": float(t), "device": device, "r_s": float(r),
-                             "w_s": float(w), "since_boot": False, "is_group": False})
+                             "w_s": float(w), "since_boot": False, "is_group": False, "layer": "disk"})
             except ValueError:
                 raise ParseError(f"not a number in {line!r}", n) from None
         yield RunStart("demo", RunInfo(kind=self.kind, host="demo-host", interval_s=1.0,
                                        interval_source="timestamps"))
-        cols = ["sample_idx", "t_s", "device", "r_s", "w_s", "since_boot", "is_group"]
+        cols = ["sample_idx", "t_s", "device", "r_s", "w_s", "since_boot", "is_group", "layer"]
         yield Rows("demo", "iostat_samples", pl.DataFrame(rows, schema=frame_schema("iostat_samples", cols)))
         yield RunEnd("demo", {"n_samples": len(rows), "n_devices": 1})
 
@@ -233,7 +239,7 @@ def test_a_new_format_is_one_module_that_registers_itself(ws, write, demo_format
 
 def test_a_format_with_an_undeclared_kind_or_table_is_refused():
     class Bad:
-        id, kind, label, priority, tables = "bad", "no-such-kind", "Bad", 0, ()
+        id, kind, label, priority, tables = "bad", "no-such-kind", "Bad", 9990, ()
 
     with pytest.raises(ValueError, match="is not declared"):
         registry.register(Bad())

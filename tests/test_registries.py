@@ -9,11 +9,12 @@ import pytest
 from app.analysis import questions
 from parsers import registry
 from parsers.plugins import Registry
+from parsers.semantics import REFUSED
 from reports import builders
 
 
 class _Fmt:
-    kind, label, tables = "iostat", "Tie", ()
+    kind, label, tables, semantics = "iostat", "Tie", (), REFUSED
 
     def __init__(self, fmt_id: str, priority: int, score: float = 0.9):
         self.id, self.priority, self._score = fmt_id, priority, score

@@ -41,7 +41,6 @@ from app.series_sums import (  # noqa: F401 (re-exported: the device rules and f
     FIGURES,
     LAYER_NAMES,
     LAYERS,
-    STACKED,
     DeviceChoice,
     current,
     default_choice,
