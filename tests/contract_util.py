@@ -110,7 +110,7 @@ def _double_counts(ws: Workspace, rid: int, summed: list[str]) -> list[str]:
             others = [e for e in cols if e != d]
             family = [e for e in others if "(" in d and e.split("(")[0] == d.split("(")[0]]
             for what, group in (("every other summed device", others), ("the other devices of its object", family)):
-                if len(group) > 1 and _same_series(values, sum(cols[e] for e in group)):
+                if group and _same_series(values, sum(cols[e] for e in group)):
                     unit = "requests" if measure == "n" else "kB/s"
                     out.append(f"whole-disk figures count {d!r} beside {what} ({', '.join(group[:3])}"
                                f"{' …' if len(group) > 3 else ''}): its {unit} equal their sum in every report -- "

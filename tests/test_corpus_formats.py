@@ -45,6 +45,8 @@ EXPECTED = {
     "fio/vm_fio-3.33_randrw-avg500_slat.1.log": 'fio-log',  # read as a fio log, refused: submission latency
     "fio/vm_fio-3.33_randwrite-epoch_clat_hist.1.log": 'fio-hist-log',
     "fio/vm_fio-3.33_randwrite-epoch_iops.1.log": 'fio-log',
+    "getcounter/derived_ps5.1-en-US_countersamples_from_typeperf-si10_GORANS2.csv": 'getcounter-csv',
+    "getcounter/derived_ps7-de-DE_select-usculture_from_typeperf-si10_GORANS2.csv": 'getcounter-csv',
     "hdparm/snippet_hdparm-Tt_xvda_modern.txt": 'hdparm-text',
     "hdparm/snippet_hdparm-tT_io-error.txt": 'hdparm-text',
     "hdparm/snippet_hdparm-t_lvm-path.txt": 'hdparm-text',

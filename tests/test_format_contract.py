@@ -44,6 +44,7 @@ MAPPED = "iomark-mapped"  # never sniffed: read through a saved mapping (below)
 # layers a format declares that no test file has yet, and why the declaration stands
 UNSEEN = {
     ("perfmon-csv", "volume"): "LogicalDisk(<volume>): no public capture with LogicalDisk counters in the corpus",
+    ("getcounter-csv", "volume"): "logicaldisk(<volume>): its files derive from a PhysicalDisk-only capture",
     ("sadf-d", "disk"): "sadf -d of devM-N numbers or Unix names: the corpus has Linux names only",
     ("sadf-d", "volume"): "sadf -d of devM-N numbers or Unix names: the corpus has Linux names only",
     ("sadf-d", "adapter"): "sadf -d of Solaris: not in the corpus",

@@ -57,6 +57,7 @@ FORMATS = {  # id: (kind, tables written)
     "sadf-d": ("sar", ("iostat_samples",)),
     "sar-binary": ("sar", ()),  # recognised to be refused (binary saDD)
     "sadf-other": ("sar", ()),  # recognised to be refused (sadf -j, -x, -p)
+    "getcounter-csv": ("getcounter", ("iostat_samples", "cpu_samples")),
 }
 
 
@@ -70,8 +71,8 @@ def test_each_kind_has_the_name_customers_read_and_its_capabilities():
         "iostat": "iostat", "vscsistats": "vscsiStats", "fio": "fio", "iozone": "IOzone", "hdparm": "hdparm",
         "iometer": "Iometer", "iomark": "IOmark"}
     assert {c: set(kinds_with(c)) for c in CAPABILITIES} == {
-        TIME_SERIES: {"iostat", "vscsistats", "perfmon", "esxtop", "nmon", "fio-log", "fio-hist", "sar"},
-        DEVICE_RATES: {"iostat", "perfmon", "esxtop", "nmon", "fio-log", "sar"},
+        TIME_SERIES: {"iostat", "vscsistats", "perfmon", "esxtop", "nmon", "fio-log", "fio-hist", "sar", "getcounter"},
+        DEVICE_RATES: {"iostat", "perfmon", "esxtop", "nmon", "fio-log", "sar", "getcounter"},
         LATENCY_HISTOGRAMS: {"vscsistats", "fio", "fio-hist"},
         JOB_SUMMARY: {"fio", "diskspd"},
         THROUGHPUT_GRID: {"iozone"},

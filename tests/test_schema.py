@@ -79,7 +79,7 @@ def test_run_tables_come_from_the_spec_and_main_tables_from_the_formats():
                         "diskspd": "fio_jobs", "iozone": "iozone_results", "iomark": "iomark_results",
                         "iometer": "iometer_results", "hdparm": "hdparm_results", "perfmon": "iostat_samples",
                         "esxtop": "iostat_samples", "nmon": "iostat_samples", "fio-log": "iostat_samples",
-                        "fio-hist": "histograms", "sar": "iostat_samples"}
+                        "fio-hist": "histograms", "sar": "iostat_samples", "getcounter": "iostat_samples"}
 
 
 @pytest.mark.parametrize(("schema", "table"), [
