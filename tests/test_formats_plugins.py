@@ -252,6 +252,7 @@ def test_a_format_with_an_undeclared_kind_or_table_is_refused():
 
 def test_the_recipe_is_written_down():
     text = (Path(ROOT) / "docs" / "adding-a-format.md").read_text()
-    for needed in ("register_kind", "register(", "tests/corpus/", "SHA256SUMS", "MANIFEST.md", "golden"):
+    for needed in ("register_kind", "register(", "Semantics(", "tests/corpus/", "SHA256SUMS", "MANIFEST.md", "golden",
+                   "test_format_contract.py", "**1 code file**"):
         assert needed in text
     assert set(CAPABILITIES) <= set(re.findall(r"`(\w+)`", text))
