@@ -1,7 +1,7 @@
 """Write docs/schema.md, the workspace's schema reference, from the spec in parsers/schema.py.
 
 ``python -m app.schema_doc`` rewrites the file; ``python -m app.schema_doc --check``
-exits 1 when it is stale. tests/test_schema.py fails when it is stale, so a change of the spec comes with its
+exits 1 when it is stale. tests/parsers/test_schema.py fails when it is stale, so a change of the spec comes with its
 documentation.
 """
 

@@ -303,7 +303,7 @@ def _disk_frame(buf: str, found: list[re.Match[str]], counts: list[int], idx: in
     character past ASCII, a disk_device that is no string, a key no column has or a key twice (each colon of
     the text must be a value polars read), a null, a string or a boolean for a number, two keys for one column, a key
     only some disks have, a value of 1e15 or more. Polars reads each number as Python's json does, bit for bit
-    (tests/test_iostat_json_fast.py)."""
+    (tests/parsers/test_iostat_json_fast.py)."""
     n = sum(counts)
     schema = frame_schema("iostat_samples", ["sample_idx", "device", "is_group"])
     if not n:

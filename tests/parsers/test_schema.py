@@ -15,7 +15,7 @@ from parsers import fio, hdparm, iomark, iometer, iozone, kinds
 from parsers.registry import main_table
 from parsers.schema import POLARS_TYPES, SCHEMA_VERSION, TABLE, TABLES, frame_schema, stored_schema
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_docs_schema_md_is_generated_from_the_spec():

@@ -80,7 +80,7 @@ def test_cli_answers_need_paths_and_valid_values(tmp_path, folder):
 def test_window_report_from_folder_asks_once_then_writes_the_pdf(qtbot, window, folder, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
 
-    from tests.test_ui_window import menu_action
+    from tests.ui.test_ui_window import menu_action
 
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(folder)))
     menu_action(window, "File", "Report from folder…").trigger()

@@ -18,7 +18,7 @@ from app.cli import main as cli_main  # noqa: E402
 from app.importer import import_file  # noqa: E402
 from app.ui.results_table import ResultsTable  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
-from tests.test_range_stats import DEV_A, DEV_B, import_samples, make_ws, two_vm_text  # noqa: E402
+from tests.analysis.test_range_stats import DEV_A, DEV_B, import_samples, make_ws, two_vm_text  # noqa: E402
 
 
 @pytest.fixture(scope="module")

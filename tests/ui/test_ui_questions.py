@@ -212,7 +212,7 @@ def _choose(qtbot, w, row: int) -> None:
 
 
 def test_the_panel_lists_answers_reorders_renames_deletes_and_shows_the_evidence(qtbot, runs, monkeypatch, tmp_path):
-    from tests.test_ui_words import data_words, findings, window_texts
+    from tests.ui.test_ui_words import data_words, findings, window_texts
 
     w, fast, slow = runs
     (vs,) = _import(w, CORPUS / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv")
@@ -355,7 +355,7 @@ def test_the_panel_is_in_the_view_menu_and_starts_empty(qtbot, window):
 
 
 def test_a_question_the_data_cannot_answer_says_why_in_customer_words(qtbot, window):
-    from tests.test_ui_words import data_words, findings, window_texts
+    from tests.ui.test_ui_words import data_words, findings, window_texts
 
     w = window
     (capped,) = _import(w, SAMPLES / "capped_200iops_iostat-d.txt")  # no time stamps: no interval

@@ -15,7 +15,7 @@ from reports import ReportOptions, build_report, list_templates, load_template, 
 from reports.content import fmt, pct
 from tests.conftest import SAMPLES
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 
 

@@ -22,9 +22,9 @@ from parsers.layers import LINUX_NAMES
 from parsers.semantics import Semantics
 from tests.conftest import CORPUS, ROOT, SAMPLES
 from tests.contract_util import contract_problems, layers_of
-from tests.test_corpus_formats import EXPECTED
-from tests.test_corpus_outcomes import EMPTY
-from tests.test_hdparm_iometer_iomark import EXPORT, MAPPING
+from tests.parsers.test_corpus_formats import EXPECTED
+from tests.parsers.test_corpus_outcomes import EMPTY
+from tests.parsers.test_hdparm_iometer_iomark import EXPORT, MAPPING
 
 EMPTY_FILES = {Path(rel).name for rel in EMPTY}  # a header and no rows: nothing to check
 

@@ -24,7 +24,7 @@ from app.importer import import_file
 from parsers.base import ImportOptions
 from tests.conftest import SAMPLES
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "iometer"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "iometer"
 EXAMPLE = SAMPLES / "example_iometer_results.csv"
 UNLIMITED = FIXTURES / "kvm_unlimited_results.csv"
 LIMITED = FIXTURES / "kvm_limited_results.csv"
@@ -233,7 +233,7 @@ def test_window_tab_follows_the_selected_run(qtbot, window, tmp_path):
     """Select the limited run in the run list: the Overlay (nothing to draw for it) gives way to the Iometer /
     IOmark tab, whose first line is the answer; Ctrl+click the unlimited run: the comparison; then the IOmark
     run alone."""
-    from tests.test_ui_iozone import click_runs
+    from tests.ui.test_ui_iozone import click_runs
 
     unl, lim, mark = load(window.ws, UNLIMITED, LIMITED, IOMARK)
     add_question(window.ws, CapQuestion(run_id=lim, iops_cap=200, bw_cap_kbs=10240))
@@ -266,7 +266,7 @@ def test_window_tab_follows_the_selected_run(qtbot, window, tmp_path):
 def test_choosing_a_cap_question_on_an_iometer_run_shows_its_results(qtbot, window):
     """Report questions panel: clicking a cap question on an Iometer run selects the run and shows the Iometer /
     IOmark tab with the question's answer (the overlay has nothing over time to show for it)."""
-    from tests.test_ui_questions import _answered, _choose
+    from tests.ui.test_ui_questions import _answered, _choose
 
     unl, lim = load(window.ws, UNLIMITED, LIMITED)
     window.browser.reload()

@@ -27,8 +27,8 @@ from app.analysis.storm import storm_report
 from app.importer import import_file
 from parsers.base import ImportOptions
 from reports import ReportOptions, build_report
+from tests.analysis.test_vm_timeline import naive_read, two_vm_file
 from tests.conftest import CORPUS, CUSTOMER_FORBIDDEN, SAMPLES
-from tests.test_vm_timeline import naive_read, two_vm_file
 
 
 def pdf_pages(path):

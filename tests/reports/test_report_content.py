@@ -20,8 +20,8 @@ from reports import ReportOptions, build_report
 from reports.content import fmt
 from tests.conftest import CUSTOMER_FORBIDDEN, SAMPLES
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 SIZING_RANGE = {"users": 100, "iops_per_user": "8..25", "read_pct": 40, "raid": "10", "disk_iops": 75}
 SIZING_MULT = {"users": 100, "iops_per_user": 8, "storm_multiplier": 3.125, "read_pct": 40, "raid": "10",
                "disk_iops": 75}

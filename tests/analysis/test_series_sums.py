@@ -22,7 +22,7 @@ from parsers.base import ImportOptions  # noqa: E402
 from parsers.kinds import DEVICE_RATES, has  # noqa: E402
 from tests.conftest import CORPUS, SAMPLES, run_menu  # noqa: E402
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 FIGURE_SETS = (None, {"iops"}, {"iops", "await"}, {"read_write", "throughput"})
 
 

@@ -66,7 +66,7 @@ def test_a_compare_question_draws_its_runs_on_the_clock(ws):
 
 
 def test_the_overlay_aligns_on_clock_time_when_the_user_chooses_it(qtbot, window):
-    from tests.test_ui_overlay import settle, shown
+    from tests.ui.test_ui_overlay import settle, shown
 
     ids = [import_file(window.ws, str(p), Y).run_ids[0] for p in (UTC, NY)]
     window.browser.reload()

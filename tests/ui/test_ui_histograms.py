@@ -19,7 +19,7 @@ from app.ui.histo_view import MAX_SERIES  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
 from tests.conftest import SAMPLES, click_tab  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 REAL_VSCSI = FIXTURES / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"  # see fixtures/PROVENANCE.md
 
 LIMITS = [1, 10, 100, 500, 1000, 5000, 15000, 30000, 50000, 100000]  # vscsiStats latency buckets (µs)

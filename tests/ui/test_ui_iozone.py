@@ -23,7 +23,7 @@ from app.ui.run_browser import RUN_ROLE  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
 from tests.conftest import click_tab  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "iozone"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "iozone"
 EXT2 = FIXTURES / "iozone-results-comparator_ext2_1.iozone.txt"  # local disk, one stream, 21 x 13 matrix
 BIG = FIXTURES / "iozone2csv_iozone.out.txt"  # 1 and 2 GB files, records 512k-4M
 T12 = FIXTURES / "snippet_lkml-iommu_iozone-t12-plus-u.txt"  # 12 streams (NFS/RDMA client), throughput mode

@@ -607,7 +607,7 @@ def test_a_run_without_time_stamps_is_named_not_numbered_under_the_chart(qtbot, 
 def test_the_value_axis_starts_at_0_with_data_an_idle_device_and_no_run(qtbot, window):
     """Before, pyqtgraph's auto range padded below 0 (-74 IOPS under the fast storm), spread an idle device's flat
     0 line to about -680..680 IOPS, and kept the last range when the selection was emptied."""
-    from tests.test_ui_iozone import click_runs
+    from tests.ui.test_ui_iozone import click_runs
 
     (rid,) = imported(window, FAST)
     click_runs(qtbot, window, [rid])  # a click in the run list

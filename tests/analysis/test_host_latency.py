@@ -139,7 +139,7 @@ def test_vm_load_sums_each_vms_virtual_disks_as_the_file_prints_them(ws):
 
 def test_the_overlay_shows_davg_with_its_guidance_and_adds_the_question_to_the_report(qtbot, window):
     from app.ui.plot import GUIDANCE
-    from tests.test_ui_overlay import settle, shown
+    from tests.ui.test_ui_overlay import settle, shown
 
     rid = _import(window.ws, QUEUE)
     window.browser.reload()
@@ -166,7 +166,7 @@ def test_the_overlay_shows_davg_with_its_guidance_and_adds_the_question_to_the_r
 
 
 def test_the_overlay_draws_one_curve_per_vm_and_asks_which_vm_drives_the_load(qtbot, window):
-    from tests.test_ui_overlay import settle, shown
+    from tests.ui.test_ui_overlay import settle, shown
 
     rid = _import(window.ws, QUEUE)
     window.browser.reload()

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from tests.conftest import ROOT, SAMPLES
-from tests.test_report import poppler
+from tests.reports.test_report import poppler
 
 NAMES = ("ООО «Ромашка» Санкт-Петербург", "Αθηναϊκή Τράπεζα Ελλάδος")
 

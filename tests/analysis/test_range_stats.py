@@ -29,7 +29,7 @@ from app.workspace import Workspace
 from parsers.base import ImportOptions
 from tests.conftest import SAMPLES
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 VSCSI = FIXTURES / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
 DEV_A = "2099979:8194 (scsi0:0)"
 DEV_B = "2099979:8195 (scsi0:0)"

@@ -58,7 +58,7 @@ def test_a_read_write_metric_on_a_run_without_the_split_says_why_it_draws_nothin
     """sar -d gives transfers per second, no reads and writes apart: IOPS (read) draws no curve and says why."""
     from app.importer import import_file
     from parsers.base import ImportOptions
-    from tests.test_ui_overlay import settle, shown
+    from tests.ui.test_ui_overlay import settle, shown
 
     rid = import_file(window.ws, str(CORPUS / "sar" / "vm_sysstat-12.6.1_sar-d-p_restart.txt"),
                       ImportOptions()).run_ids[0]
