@@ -162,8 +162,8 @@ def _exact_sum(expr: str) -> str:
 
     The rounding is ``round(x, 12)`` written out as DuckDB computes it for a DOUBLE (``std::round(x * 10^12) /
     10^12``, RoundOperatorPrecision): the same value, without a ``pow`` per value -- the sums of a 5 M-row run
-    take 40 % less time. tests/analysis/test_series_sums.py checks that both give the same decimal for every value of the
-    corpus and a million random ones."""
+    take 40 % less time. tests/analysis/test_series_sums.py checks that both give the same decimal for every value
+    of the corpus and a million random ones."""
     return f"sum((round(({expr}) * 1e12) / 1e12)::DECIMAL(38, 12))::DOUBLE"
 
 

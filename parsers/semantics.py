@@ -26,9 +26,9 @@ StormScope may rely on about the runs it stores, instead of leaving it to code a
     keys (:data:`STORED_BY_STORMSCOPE`) are declared here once.
 
 :func:`parsers.registry.register` refuses a format whose declaration is missing or contradicts what it registers
-(its tables, its kind's capabilities, the other formats of its kind); ``tests/parsers/test_format_contract.py`` checks every
-registered format against its corpus files (layers declared and used, meta keys declared and typed, the main table,
-whole-disk figures that never count a device twice).
+(its tables, its kind's capabilities, the other formats of its kind); ``tests/parsers/test_format_contract.py``
+checks every registered format against its corpus files (layers declared and used, meta keys declared and typed,
+the main table, whole-disk figures that never count a device twice).
 
 No Qt, no DuckDB: a parser-side module (it imports the schema and the layer vocabulary only).
 """

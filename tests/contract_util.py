@@ -1,5 +1,5 @@
-"""The format contract, checked on imported runs (tests/parsers/test_format_contract.py and the broken formats it is shown
-to catch): what a format declares (parsers.semantics) against what its files store.
+"""The format contract, checked on imported runs (tests/parsers/test_format_contract.py and the broken formats it is
+shown to catch): what a format declares (parsers.semantics) against what its files store.
 
 :func:`contract_problems` returns what is wrong with the runs one file gave, as sentences naming the run:
 
