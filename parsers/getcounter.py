@@ -380,7 +380,8 @@ class _Reader:
                     pl.Series("device", [d.device for d in devs], dtype=pl.String).gather(which),
                     pl.Series("layer", [d.layer for d in devs], dtype=pl.String).gather(which),
                     pl.lit(False).alias("since_boot"), pl.lit(False).alias("is_group"))
-            yield Rows(run.key, table, frame.cast(frame_schema(table, frame.columns)))  # type: ignore[arg-type]
+            schema = frame_schema(table, frame.columns)
+            yield Rows(run.key, table, frame.cast(schema))  # type: ignore[arg-type]  # polars takes a dtype dict
 
     # -- the whole file -----------------------------------------------------------------------------------------
     def events(self) -> Iterator[Event]:
