@@ -37,7 +37,7 @@ test: lint
 
 # Regenerate the golden files of the corpus tests (review the diff by eye before committing).
 golden: install
-	STORMSCOPE_REGEN_GOLDEN=1 $(PY) -m pytest -q tests/test_golden_*.py
+	STORMSCOPE_REGEN_GOLDEN=1 $(PY) -m pytest -q tests/parsers/test_golden_*.py
 
 # Regenerate docs/schema.md from the table specs in parsers/schema.py (a test fails while it is stale).
 schema-doc: install

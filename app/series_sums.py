@@ -31,11 +31,13 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from parsers.layers import LAYERS as LAYER_VOCABULARY
+from parsers.layers import LINUX_NAMES
+
 # bump whenever per_report_sql, the row rules or the device classification change what the stored sums hold
 SUMS_VERSION = 1
 DEFAULT_OPS = ("r", "w", "d", "f")  # the series' default: every request the device saw
 
-STACKED = re.compile(r"^(dm-\d+|md\d+|md_d\d+|md-\d+|loop\d+)$")
 
 # the series' figures, each with the frame columns it fills and the per-report sums it needs
 # (:func:`per_report_sql`); ``iops`` is always loaded (alignment on first activity and the I/O counts use it)
@@ -92,17 +94,11 @@ def partition_parent(name: str, names: set[str] | list[str]) -> str | None:
 
 
 # what a device of each ``iostat_samples.layer`` is, and why it is left out of the whole-disk total; in the order the
-# default falls back to when a run has no row of the layers before (perfmon LogicalDisk only: its volumes)
-LAYERS: dict[str, str] = {
-    "disk": "",
-    "volume": "volume (its I/O is counted in the physical disks)",
-    "adapter": "host adapter (the sum of the devices behind it)",
-    "vm_disk": "VM virtual disk (its I/O reaches the datastore's devices)",
-    "world": "one world's share of a device (counted in the device)",
-    "total": "total printed by the tool (the sum of the disks)",
-}
-LAYER_NAMES = {"disk": "physical disks", "volume": "volumes", "adapter": "host adapters",
-               "vm_disk": "VM virtual disks", "world": "per-world rows", "total": "the tool's total"}
+# default falls back to when a run has no row of the layers before (perfmon LogicalDisk only: its volumes). The
+# vocabulary is the parsers' (parsers.layers), where each format declares which layers its rows have.
+LAYERS: dict[str, str] = {v: la.left_out for v, la in LAYER_VOCABULARY.items()}
+LAYER_NAMES = {v: la.noun for v, la in LAYER_VOCABULARY.items()}
+STACKED_WORDS = "device-mapper/md/loop"  # the stacked devices every run's rule names (more where a run has others)
 
 
 def _classify_layers(layers: dict[str, str]) -> DeviceChoice:
@@ -120,8 +116,9 @@ def _classify_layers(layers: dict[str, str]) -> DeviceChoice:
 def default_choice(devices: list[tuple[str, bool]] | list[tuple[str, bool, str | None]],
                    requested: str | None = None) -> DeviceChoice:
     """The whole-disk choice from ``(name, is_group)`` or ``(name, is_group, layer)`` tuples: where the rows carry a
-    ``layer`` (the format says what each device is), the physical disks; otherwise the name rules of iostat
-    (partitions, stacked dm/md/loop devices, ``-g`` groups). ``requested``: None or ``"disks"``, as asked."""
+    ``layer`` (the format says what each device is), the physical disks; otherwise the name rules of
+    :data:`parsers.layers.LINUX_NAMES` (partitions, stacked dm/md/loop/bcache/DRBD/zvol devices, ``-g`` groups).
+    ``requested``: None or ``"disks"``, as asked."""
     names = sorted({d[0] for d in devices})
     groups = sorted({d[0] for d in devices if d[1]})
     group_set = set(groups)
@@ -131,19 +128,21 @@ def default_choice(devices: list[tuple[str, bool]] | list[tuple[str, bool, str |
     plain = [n for n in names if n not in group_set]
     plain_set = set(plain)
     parts = {n: p for n in plain if (p := partition_parent(n, plain_set)) is not None}
-    stacked = [n for n in plain if n not in parts and STACKED.match(n)]
-    stacked_set = set(stacked)
-    disks = [n for n in plain if n not in parts and n not in stacked_set]
+    rules = {n: r for n in plain if n not in parts and (r := LINUX_NAMES.stacked_rule(n)) is not None}
+    stacked = [n for n in plain if n in rules]
+    disks = [n for n in plain if n not in parts and n not in rules]
     excluded = {n: f"partition of {p} (counted in {p})" for n, p in parts.items()}
     excluded.update({g: "-g group summary row (the sum of its members)" for g in groups})
+    extra = [r.family for r in rules.values() if r.family != "dm/md/loop"]  # bcache, DRBD, zvol: named where present
+    families = "/".join(dict.fromkeys(["dm/md/loop", *extra]))
     if disks:
-        excluded.update({s: "device-mapper/md/loop device stacked on the disks (its I/O reaches them too)"
-                         for s in stacked})
+        excluded.update({s: rules[s].left_out for s in stacked})
         return DeviceChoice(requested, disks, dict(sorted(excluded.items())),
-                            "whole disks: partitions, stacked dm/md/loop devices and -g group rows left out")
+                            f"whole disks: partitions, stacked {families} devices and -g group rows left out")
     if stacked:
+        words = "/".join(dict.fromkeys([STACKED_WORDS, *extra]))
         return DeviceChoice(requested, stacked, dict(sorted(excluded.items())),
-                            "no whole disk in the run: the device-mapper/md/loop devices it has")
+                            f"no whole disk in the run: the {words} devices it has")
     if groups:
         excluded = {n: f"partition of {p} (counted in {p})" for n, p in parts.items()}
         return DeviceChoice(requested, groups, excluded, "only -g group rows in the run: the groups")
@@ -163,8 +162,8 @@ def _exact_sum(expr: str) -> str:
 
     The rounding is ``round(x, 12)`` written out as DuckDB computes it for a DOUBLE (``std::round(x * 10^12) /
     10^12``, RoundOperatorPrecision): the same value, without a ``pow`` per value -- the sums of a 5 M-row run
-    take 40 % less time. tests/test_series_sums.py checks that both give the same decimal for every value of the
-    corpus and a million random ones."""
+    take 40 % less time. tests/analysis/test_series_sums.py checks that both give the same decimal for every value
+    of the corpus and a million random ones."""
     return f"sum((round(({expr}) * 1e12) / 1e12)::DECIMAL(38, 12))::DOUBLE"
 
 

@@ -35,7 +35,7 @@ from app.staging import StagingArea
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
 from app.workspace_lock import is_lock_error, workspace_locked
 from parsers.base import Event, ImportOptions, ParseError, Rows, RunEnd, RunInfo, RunStart, SampleTimes, SinceBoot
-from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label, kinds_with, timed_tables
+from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label, kinds_with
 from parsers.schema import SCHEMA_VERSION, TABLE, TABLES, stored_schema
 
 IMPORT_MEMORY_LIMIT = "128MB"
@@ -48,9 +48,6 @@ INSERT_BATCH_ROWS = 122_880  # a row group: past it, a table's rows are streamed
 
 # tables that hold per-run rows; deleting a run deletes from each
 RUN_TABLES = [t.name for t in TABLES if t.per_run]
-
-# the table whose row count is runs.n_rows, per run kind
-MAIN_TABLE = {kind: t.name for t in TABLES for kind in t.main_of}
 
 # IOzone, IOmark, Iometer and hdparm results: (column, SQL type) per table
 RESULT_COLUMNS: dict[str, list[tuple[str, str]]] = {
@@ -76,6 +73,32 @@ def _check_table(name: str) -> None:
     """A parser's event names a per-run table of the schema that has per-sample times (never a pseudo-table)."""
     if name not in RUN_TABLES or not {"sample_idx", "ts", "t_s", "since_boot"} <= set(TABLE[name].column_names):
         raise ValueError(f"{name!r}: not a table of samples over time")
+
+
+def _check_layers(con: Any, run_id: int, fmt_id: str) -> None:
+    """A run's ``iostat_samples`` rows carry only the layers its format declares (parsers.semantics), and no row goes
+    without one unless the format declares name rules for such rows. Whole-disk figures sum by layer: a value the
+    format never declared would be summed on a guess (a pool beside its disks: the same I/O twice), so the file
+    is refused instead, nothing of it stored."""
+    from parsers.registry import FORMATS
+
+    fmt = FORMATS.get(fmt_id)
+    if fmt is None or "iostat_samples" not in fmt.tables:
+        return
+    found = [la for (la,) in con.execute("SELECT DISTINCT layer FROM iostat_samples WHERE run_id = ?",
+                                         [run_id]).fetchall()]
+    bad = fmt.semantics.undeclared_layers(found)
+    if not bad:
+        return
+    declared = ", ".join(fmt.semantics.layers) or "none"
+    dev = con.execute("SELECT device FROM iostat_samples WHERE run_id = ? AND layer IS NOT DISTINCT FROM ? LIMIT 1",
+                      [run_id, bad[0]]).fetchall()[0][0]
+    what = f"the layer {bad[0]!r}" if bad[0] is not None else "no layer"
+    raise ParseError(f"device {_quoted(dev)} has {what}, which the {fmt.label} reader does not declare (its "
+                     f"layers: {declared}{'; rows without one: by name' if fmt.semantics.names else ''}): whole-disk "
+                     "figures cannot tell whether its I/O is counted in another device, so nothing of the file was "
+                     "stored. This is a fault of StormScope's reader for this format, not of the file: please report "
+                     "it with the file")
 
 
 def has_table(ws_or_con: Any, name: str) -> bool:
@@ -391,6 +414,7 @@ class Workspace:
                     con.execute("UPDATE runs SET name = name || ' — ' || ? WHERE run_id = ?", [key, rid])
                 con.execute("UPDATE runs SET warnings = ? WHERE run_id = ?", [warnings, rid])
             for rid in run_ids.values():
+                _check_layers(con, rid, fmt_id)
                 self._check_samples(rid)
                 if has(con.execute("SELECT kind FROM runs WHERE run_id = ?", [rid]).fetchall()[0][0], DEVICE_RATES):
                     store_sums(con, rid)  # the default series' per-report sums (app.series_sums)
@@ -468,7 +492,10 @@ class Workspace:
             })
         sets.update({k: v for k, v in updates.items() if k in allowed})
         _check_name("host name", sets.get("host"))
-        tables = [MAIN_TABLE[kind]] if kind in MAIN_TABLE else RUN_TABLES
+        from parsers.registry import main_table  # the format registry, loaded when first needed (start-up)
+
+        main = main_table(kind)  # as the kind's formats declare it (parsers.semantics)
+        tables = [main] if main is not None else RUN_TABLES
         sets["n_rows"] = sum(self.con.execute(f"SELECT count(*) FROM {t} WHERE run_id = ?", [run_id]).fetchall()[0][0]
                              for t in tables)
         cols = ", ".join(f"{k} = ?" for k in sets)
@@ -504,6 +531,8 @@ class Workspace:
             labels = [kind_label(k) for k in kinds_with(TIME_SERIES)]
             raise ValueError(f"run {run_id} is a {run['kind']} run: only {', '.join(labels[:-1])} and {labels[-1]} "
                              "runs take an interval this way")
+        from parsers.registry import timed_tables  # the format registry is loaded when first needed (start-up)
+
         tables = timed_tables(run["kind"])
         if run["interval_source"] == "timestamps":
             raise ValueError(f"run {run_id} has timestamps: its interval ({run['interval_s']:g} s) comes from them")

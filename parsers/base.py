@@ -23,9 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from parsers.semantics import Semantics
 
 
 class ParseError(Exception):
@@ -292,7 +295,8 @@ class Format(Protocol):
     id: str  # stable identifier, e.g. "iostat-text"
     kind: str  # run kind stored in runs.kind, e.g. "iostat" (declared by parsers.kinds.register_kind)
     label: str
-    priority: int  # breaks ties between equal sniff scores (higher wins)
+    priority: int  # breaks ties between equal sniff scores (higher wins); each format has its own
+    semantics: Semantics  # what its data means (parsers.semantics): checked when it registers
 
     @property
     def tables(self) -> tuple[str, ...]:

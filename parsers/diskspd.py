@@ -52,6 +52,7 @@ from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEn
 from parsers.kinds import JOB_SUMMARY, register_kind
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import BOOL, INT, LIST, NUM, OBJ, TEXT, Counts, MetaKey, Semantics, Span, common
 
 KIND = register_kind("diskspd", "DiskSpd", {JOB_SUMMARY}, series=("DiskSpd target", "DiskSpd targets"))
 
@@ -955,12 +956,37 @@ def _xml_percentiles(lat: _Node) -> dict[str, dict[str, float | None]]:
 
 
 # ---- the formats -------------------------------------------------------------------------------------------
+# what DiskSpd's results mean (parsers.semantics): the XML and the text report share it
+SEMANTICS = Semantics(
+    main_table="fio_jobs", span=Span.NONE, counts=Counts.TOTALS,
+    wording={"device": "the target's path", "ios": "I/Os", "io_kb": "bytes / 1024", "iops": "I/O per s",
+             "bw_kbs": "MiB/s × 1024", "runtime_s": "actual test time", "iodepth": "outstanding I/Os per thread (-o)",
+             "numjobs": "threads on the target (-t)", "lat_mean_us": "AvgLat", "lat_stddev_us": "LatStdDev"},
+    meta=(*common("layout", "command_line", "utc_offset"),
+          MetaKey("timespan", INT, "the timespan of a profile with several"),
+          MetaKey("test_time_s", NUM, "the actual test time"), MetaKey("thread_count", INT, "threads"),
+          MetaKey("duration_s", INT, "duration (-d)"), MetaKey("warmup_s", INT, "warm-up (-W)"),
+          MetaKey("cooldown_s", INT, "cool-down (-C)"), MetaKey("random_seed", INT, "random seed (-z)"),
+          MetaKey("io_bucket_ms", INT, "the per-interval IOPS bucket (-D)"),
+          MetaKey("measure_latency", BOOL, "latency measured (-L)"),
+          MetaKey("thread_pool", INT, "the thread pool of -F"),
+          MetaKey("outstanding_per_thread", INT, "outstanding I/Os per thread of the pool", nullable=True),
+          MetaKey("cpu_avg_pct", OBJ, "DiskSpd's CPU averages"), MetaKey("system", OBJ, "the system DiskSpd states"),
+          MetaKey("start_time", TEXT, "what DiskSpd's start time is"),
+          MetaKey("targets", LIST, "each target's settings (write share, pattern, block size …)"),
+          MetaKey("threads", LIST, "each thread's own figures"),
+          MetaKey("latency_percentiles_ms", OBJ, "DiskSpd's run-wide latency percentiles (ms)"),
+          MetaKey("figures", TEXT, "how IOPS, KB/s and the latencies were made"),
+          MetaKey("io_buckets", OBJ, "the per-interval IOPS DiskSpd printed, not stored, and why")))
+
+
 class DiskSpdXmlFormat:
     id = "diskspd-xml"
     kind = KIND.id
     label = "DiskSpd XML result (-Rxml)"
-    priority = 37
+    priority = 370
     tables = ("fio_jobs",)
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         text = head.lstrip()
@@ -982,8 +1008,9 @@ class DiskSpdTextFormat:
     id = "diskspd-text"
     kind = KIND.id
     label = "DiskSpd text report"
-    priority = 36
+    priority = 360
     tables = ("fio_jobs",)
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         text = head.decode("utf-8", errors="replace")

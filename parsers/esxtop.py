@@ -72,8 +72,19 @@ import numpy as np
 
 from parsers.base import Event, ImportOptions, JobState, WarnFn
 from parsers.kinds import DEVICE_RATES, HOST_LATENCY, TIME_SERIES, register_kind
-from parsers.pdh import Classify, CounterPath, DeviceSpec, FormatSpec, PdhReader, Source, head_paths, sniff_head
+from parsers.pdh import (
+    PDH_META,
+    Classify,
+    CounterPath,
+    DeviceSpec,
+    FormatSpec,
+    PdhReader,
+    Source,
+    head_paths,
+    sniff_head,
+)
 from parsers.registry import register
+from parsers.semantics import LIST, OBJ, Counts, MetaKey, Semantics, Span
 
 KIND = register_kind("esxtop", "esxtop", {TIME_SERIES, DEVICE_RATES, HOST_LATENCY})
 
@@ -209,12 +220,33 @@ def is_esxtop(paths: list[CounterPath]) -> bool:
                for p in paths)
 
 
+# what esxtop's data means (parsers.semantics)
+SEMANTICS = Semantics(
+    main_table="iostat_samples", span=Span.SINCE_PREVIOUS, counts=Counts.RATES,
+    layers={"disk": "Physical Disk SCSI Device(naa.…), Physical Disk NFS Volume(<datastore>)",
+            "adapter": "Physical Disk Adapter(vmhba…)",
+            "vm_disk": "Virtual Disk(<vm>:scsi0:0)",
+            "world": "Physical Disk Per-Device-Per-World(<device>-<world>)",
+            "total": "Virtual Disk(<vm>): the VM's own sum over its virtual disks"},
+    wording={"r_s": "Reads/sec", "w_s": "Writes/sec", "tps": "Commands/sec", "rkb_s": "MBytes Read/sec",
+             "wkb_s": "MBytes Written/sec", "await_ms": "Average Guest MilliSec/Command (GAVG/cmd)",
+             "r_await_ms": "Average Guest MilliSec/Read", "w_await_ms": "Average Guest MilliSec/Write",
+             "davg_ms": "Average Driver MilliSec/Command (DAVG/cmd)",
+             "kavg_ms": "Average Kernel MilliSec/Command (KAVG/cmd)",
+             "qavg_ms": "Average Queue MilliSec/Command (QAVG/cmd)", "aqu_sz": "Active Commands + Queued Commands",
+             "failed_s": "Failed Commands/sec", "vm": "the VM of a Virtual Disk or world"},
+    meta=(*PDH_META,
+          MetaKey("counters_not_stored", LIST, "storage counters recognised and not stored"),
+          MetaKey("objects_not_read", OBJ, "other objects, with their column counts")))
+
+
 class EsxtopCsvFormat:
     id = "esxtop-csv"
     kind = KIND.id
     label = "VMware esxtop batch mode (PDH-CSV)"
-    priority = 32
+    priority = 320
     tables = ("iostat_samples",)
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         text = sniff_head(head)

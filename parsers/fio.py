@@ -45,6 +45,7 @@ from parsers.base import (
 from parsers.kinds import JOB_SUMMARY, LATENCY_HISTOGRAMS, register_kind
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import BOOL, INT, LIST, OBJ, TEXT, Counts, MetaKey, Semantics, Span
 
 PLAT_BITS = 6  # fio's FIO_IO_U_PLAT_BITS (unchanged from 2.x to 3.x)
 DIRECTIONS = ("read", "write", "trim", "sync")
@@ -94,12 +95,31 @@ KIND = register_kind("fio", "fio", {LATENCY_HISTOGRAMS, JOB_SUMMARY}, series=("f
 
 
 
+# what fio's JSON report means (parsers.semantics)
+SEMANTICS = Semantics(
+    main_table="fio_jobs", span=Span.NONE, counts=Counts.TOTALS,
+    wording={"device": "jobname (`name #k` for clones)", "iops": "iops", "bw_kbs": "bw (KiB/s)",
+             "io_kb": "io_kbytes", "runtime_s": "runtime (ms)", "lat_mean_us": "lat_ns / lat mean",
+             "clat_mean_us": "clat_ns / clat mean", "slat_mean_us": "slat_ns / slat mean",
+             "usr_cpu": "usr_cpu", "sys_cpu": "sys_cpu", "error": "error", "count": "json+ bins (clat_ns.bins)"},
+    meta=(MetaKey("latency_unit_in_file", TEXT, "the unit of the file's latencies (µs in fio 2.x, ns in 3.x)",
+                  nullable=True),
+          MetaKey("json_plus", BOOL, "the report has json+ latency bins (stored in histograms)"),
+          MetaKey("jobs", INT, "jobs in the report"),
+          MetaKey("group_reporting", BOOL, "group_reporting was set: one entry per group"),
+          MetaKey("global_options", OBJ, "the report's global options", nullable=True),
+          MetaKey("disk_util", LIST, "fio's disk_util section (the devices fio saw)", nullable=True),
+          MetaKey("job_times", OBJ, "what places each job in time (start, runtime, ramp): the cross-check's window"),
+          MetaKey("client_aggregate", TEXT, "the 'All clients' entry of a client/server run, not stored")))
+
+
 class FioJsonFormat:
     id = "fio-json"
     kind = KIND.id
     label = "fio JSON (json / json+)"
-    priority = 45
+    priority = 450
     tables = ("fio_jobs", "histograms", "histogram_stats")
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         if b"{" not in head:

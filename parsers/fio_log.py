@@ -74,8 +74,10 @@ import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, register_kind
+from parsers.layers import LINUX_NAMES
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import INT, LIST, TEXT, Counts, MetaKey, Semantics, Span, common
 
 KIND = register_kind("fio-log", "fio log", {TIME_SERIES, DEVICE_RATES})
 HIST_KIND = register_kind("fio-hist", "fio histogram log", {TIME_SERIES, LATENCY_HISTOGRAMS},
@@ -118,14 +120,45 @@ def _is_ddir(v: bytes) -> bool:
     return v.strip() in (b"0", b"1", b"2")
 
 
+# the runs.meta keys both kinds of fio log write (parsers.semantics)
+_LOG_META = (
+    *common("utc_offset"),
+    MetaKey("log", TEXT, "which log the file is (bandwidth, IOPS, latency, histogram)"),
+    MetaKey("job_log_number", INT, "the job's number in the file name (`…_bw.N.log`)"),
+    MetaKey("rows", INT, "rows in the file"),
+    MetaKey("directions", LIST, "the directions the rows have (read, write, trim)"),
+    MetaKey("latency_unit_in_file", TEXT, "the unit of the file's latencies (ns or µs)"),
+    MetaKey("clock", TEXT, "what the times count from (the job's start, or 1970 with log_unix_epoch)"),
+    MetaKey("first_sample_ms", INT, "the first row's time since the job started"),
+    MetaKey("block_sizes", LIST, "the block sizes of the rows"),
+)
+
+
+LOG_SEMANTICS = Semantics(
+    main_table="iostat_samples", span=Span.INTERVAL, counts=Counts.RATES, names=LINUX_NAMES,
+    wording={"r_s": "IOPS log, read rows", "w_s": "IOPS log, write rows", "d_s": "IOPS log, trim rows",
+             "rkb_s": "bandwidth log, read rows (KiB/s)", "wkb_s": "bandwidth log, write rows (KiB/s)",
+             "dkb_s": "bandwidth log, trim rows (KiB/s)", "r_await_ms": "lat / clat log, read rows",
+             "w_await_ms": "lat / clat log, write rows", "d_await_ms": "lat / clat log, trim rows",
+             "device": "the log's prefix (the job's name)"},
+    meta=(*_LOG_META,
+          MetaKey("fields", INT, "fields per row (tells fio's log layout)"),
+          MetaKey("latency_unit_from", TEXT, "what told the latency unit (the layout, a histogram log or JSON "
+                  "report of the same job, else the values' size)"),
+          MetaKey("latency", TEXT, "what the latency log measures (lat: submission + completion; clat: completion)"),
+          MetaKey("window", TEXT, "how rows become samples (fio's window means, or I/Os counted into samples)"),
+          MetaKey("last_window", TEXT, "a short last window added to the one before")))
+
+
 class FioLogFormat:
     """Bandwidth, IOPS and latency logs: per-direction rates and latencies per window, or one row per I/O."""
 
     id = "fio-log"
     kind = KIND.id
     label = "fio log (bandwidth, IOPS, latency)"
-    priority = 22
+    priority = 220
     tables = ("iostat_samples",)
+    semantics = LOG_SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         lines, _cut = _head_lines(head)
@@ -152,14 +185,26 @@ class FioLogFormat:
         yield from _Log(path, options, state, warn).events()
 
 
+HIST_SEMANTICS = Semantics(
+    main_table="histograms", span=Span.INTERVAL, counts=Counts.PER_SAMPLE,
+    wording={"device": "the log's prefix (the job's name)", "op": "ddir (0 read, 1 write)",
+             "count": "the I/Os of a bin (FIO_IO_U_PLAT) since that direction's row before"},
+    meta=(*_LOG_META,
+          MetaKey("bins", INT, "bins per row (1216: fio 2.x µs, 1856: fio 2.99+ ns, divided by 2^coarseness)"),
+          MetaKey("log_hist_coarseness", INT, "log_hist_coarseness: 2^c neighbouring bins summed"),
+          MetaKey("counts_per_interval", TEXT, "why each row's counts are per interval (fio 2.14 and later)"),
+          MetaKey("histogram_source", TEXT, "what the histograms are (fio's clat histogram log)")))
+
+
 class FioHistLogFormat:
     """Histogram logs (``--write_hist_log``): completion-latency bins per direction and ``log_hist_msec``."""
 
     id = "fio-hist-log"
     kind = HIST_KIND.id
     label = "fio latency histogram log"
-    priority = 23
+    priority = 230
     tables = ("histograms", "histogram_stats")
+    semantics = HIST_SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         lines, cut = _head_lines(head)

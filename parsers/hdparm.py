@@ -32,6 +32,7 @@ from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEn
 from parsers.kinds import register_kind
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import INT, LIST, OBJ, TEXT, Counts, MetaKey, Semantics, Span
 
 _LABEL = re.compile(r"^\s*Timing\s+(O_DIRECT\s+)?(cached|buffer-cache|buffered disk|disk)\s+reads:\s*(.*)$")
 _MEASURE = re.compile(r"^(\d+(?:\.\d+)?)\s*MB\s+in\s+(\d+(?:\.\d+)?)\s+seconds\s*=\s*"
@@ -49,12 +50,27 @@ KIND = register_kind("hdparm", "hdparm")
 
 
 
+# what hdparm's timings mean (parsers.semantics)
+SEMANTICS = Semantics(
+    main_table="hdparm_results", span=Span.NONE, counts=Counts.TOTALS,
+    wording={"test": "Timing cached reads (-T) / Timing buffered disk reads (-t)", "mb": "MB in", "seconds": "seconds",
+             "mb_s": "MB/sec (kB/sec)"},
+    meta=(MetaKey("devices", LIST, "the devices timed, in the file's order"),
+          MetaKey("device_notes", OBJ, "what hdparm printed after a device's name"),
+          MetaKey("commands", LIST, "the hdparm command lines in the file"),
+          MetaKey("labels", LIST, "the timing labels as printed"),
+          MetaKey("measurements", INT, "measurements read"), MetaKey("failed", INT, "failed measurements"),
+          MetaKey("mb", TEXT, "what hdparm's MB is"),
+          MetaKey("unlabelled_failure", TEXT, "how a read() failure on a line of its own was read")))
+
+
 class HdparmFormat:
     id = "hdparm-text"
     kind = KIND.id
     label = "hdparm -t / -T timings"
-    priority = 30
+    priority = 300
     tables = ("hdparm_results",)
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         text = head.decode("utf-8", errors="replace")

@@ -41,6 +41,7 @@ from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEn
 from parsers.kinds import IOMARK, register_kind
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import LIST, OBJ, TEXT, Counts, MetaKey, Semantics, Span, common
 
 LAYOUT = "StormScope IOmark results v1"
 
@@ -142,14 +143,26 @@ KIND = register_kind(IOMARK, "IOmark")  # also the kind a saved column mapping r
 
 
 
+# what IOmark results mean (parsers.semantics): the StormScope layout and a saved mapping share it
+SEMANTICS = Semantics(
+    main_table="iomark_results", span=Span.NONE, counts=Counts.TOTALS,
+    wording={"pct_within_20ms": "% within 20 ms", "pct_within_50ms": "% within 50 ms", "passed": "passed"},
+    meta=(*common("layout"),
+          MetaKey("columns", LIST, "the file's header"), MetaKey("delimiter", TEXT, "its delimiter"),
+          MetaKey("notes", OBJ, "what the comment lines of the file say (key: value)"),
+          MetaKey("workloads", LIST, "the workloads it has"),
+          MetaKey("mapping", OBJ, "the saved mapping the file was read with (columns, scale, constants …)")))
+
+
 class IomarkCsvFormat:
     """StormScope's IOmark results layout (v1), recognised by its column names."""
 
     id = "iomark-csv"
     kind = KIND.id
     label = "IOmark results (StormScope CSV layout v1)"
-    priority = 31
+    priority = 310
     tables = ("iomark_results",)
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         text = head.decode("utf-8-sig", errors="replace")
@@ -179,6 +192,7 @@ class MappedCsvFormat:
     label = "CSV/TSV through a saved column mapping (IOmark results)"
     priority = 0
     tables = ("iomark_results",)
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         return 0.0

@@ -51,6 +51,7 @@ from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEn
 from parsers.kinds import register_kind
 from parsers.registry import register
 from parsers.schema import TABLE, frame_schema
+from parsers.semantics import LIST, TEXT, Counts, MetaKey, Semantics, Span
 
 ROW_TYPES = {"ALL": "all", "MANAGER": "manager", "PROCESSOR": "processor", "WORKER": "worker", "DISK": "disk",
              "NETWORK": "network", "UNKNOWN": "unknown"}
@@ -96,12 +97,28 @@ KIND = register_kind("iometer", "Iometer")
 
 
 
+# what Iometer's results mean (parsers.semantics)
+SEMANTICS = Semantics(
+    main_table="iometer_results", span=Span.NONE, counts=Counts.TOTALS,
+    wording={"iops": "IOps", "read_iops": "Read IOps", "write_iops": "Write IOps",
+             "mb_s": "MBps (Binary), MiBps (Binary), MBps", "mb_s_decimal": "MBps (Decimal)",
+             "avg_resp_ms": "Average Response Time", "max_resp_ms": "Maximum Response Time",
+             "transactions_s": "Transactions per Second", "cpu_pct": "% CPU Utilization",
+             "queue_depth": "# of Outstanding IOs"},
+    meta=(MetaKey("versions", LIST, "the Iometer versions the file names"),
+          MetaKey("mbps_header", LIST, "the MBps headers as printed"),
+          MetaKey("result_sets", LIST, "each result set: its test type, description, times and line"),
+          MetaKey("mb", TEXT, "what mb_s and mb_s_decimal count"),
+          MetaKey("response_time_unit", TEXT, "the unit of the response times")))
+
+
 class IometerFormat:
     id = "iometer-csv"
     kind = KIND.id
     label = "Iometer results.csv"
-    priority = 32
+    priority = 319
     tables = ("iometer_results",)
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         if b"'Target Type,Target Name" in head or b"'Test Type,Test Description" in head:

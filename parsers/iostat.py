@@ -61,8 +61,10 @@ from parsers.iostat_columns import (
     layout_family,
 )
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
+from parsers.layers import LINUX_NAMES
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import Counts, Semantics, Span, common
 from parsers.textutil import (
     RawStamp,
     StampResolver,
@@ -156,12 +158,28 @@ def _plain_fields(text: bytes, ncol: int, nrows: int, device_last: bool) -> byte
 KIND = register_kind("iostat", "iostat", {TIME_SERIES, DEVICE_RATES})
 
 
+def _wording(columns: dict[str, tuple[str, float]]) -> dict[str, str]:
+    """Stored column -> the header names iostat prints for it (several across sysstat releases and units)."""
+    out: dict[str, list[str]] = {}
+    for name, (column, _factor) in columns.items():
+        out.setdefault(column, []).append(name)
+    return {c: ", ".join(names) for c, names in out.items()}
+
+
+# what iostat's data means (parsers.semantics); the JSON format (parsers.iostat_json) shares the wording
+WORDING = {**_wording(COLUMNS), **{c: h for h, c in CPU_COLUMNS.items()}}
+SEMANTICS = Semantics(
+    main_table="iostat_samples", span=Span.INTERVAL, counts=Counts.RATES, names=LINUX_NAMES, wording=WORDING,
+    meta=(*common("arch", "cpus", "banner_date", "segments", "decimal_comma", "human_units", "utc_offset"),))
+
+
 class IostatTextFormat:
     id = "iostat-text"
     kind = KIND.id
     label = "sysstat iostat (text)"
-    priority = 50
+    priority = 500
     tables = ("iostat_samples", "cpu_samples")
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         text = _sniff_text(head)

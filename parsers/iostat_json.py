@@ -34,10 +34,12 @@ from parsers.base import (
     decode,
     parse_json,
 )
-from parsers.iostat import KIND
+from parsers.iostat import KIND, WORDING
 from parsers.iostat_columns import JSON_COLUMNS, METRICS, layout_family
+from parsers.layers import LINUX_NAMES
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import Counts, Semantics, Span, common
 from parsers.textutil import RawStamp, StampResolver, resolve_stamps, split_stamp, stamp_datetime
 
 CPU_KEYS = ["user", "nice", "system", "iowait", "steal", "idle"]
@@ -47,12 +49,20 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
+# what iostat's JSON means (parsers.semantics): the text format's wording, its JSON keys beside
+SEMANTICS = Semantics(
+    main_table="iostat_samples", span=Span.INTERVAL, counts=Counts.RATES, names=LINUX_NAMES,
+    wording={**WORDING, "rrqm_pct": "rrqm", "wrqm_pct": "wrqm", "drqm_pct": "drqm", "util_pct": "util"},
+    meta=common("arch", "cpus", "banner_date"))
+
+
 class IostatJsonFormat:
     id = "iostat-json"
     kind = KIND.id  # the kind parsers.iostat declares
     label = "sysstat iostat (JSON)"
-    priority = 60
+    priority = 600
     tables = ("iostat_samples", "cpu_samples")
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         t = head.lstrip()[:2048]
@@ -293,7 +303,7 @@ def _disk_frame(buf: str, found: list[re.Match[str]], counts: list[int], idx: in
     character past ASCII, a disk_device that is no string, a key no column has or a key twice (each colon of
     the text must be a value polars read), a null, a string or a boolean for a number, two keys for one column, a key
     only some disks have, a value of 1e15 or more. Polars reads each number as Python's json does, bit for bit
-    (tests/test_iostat_json_fast.py)."""
+    (tests/parsers/test_iostat_json_fast.py)."""
     n = sum(counts)
     schema = frame_schema("iostat_samples", ["sample_idx", "device", "is_group"])
     if not n:

@@ -49,8 +49,10 @@ from parsers.base import (
     WarnFn,
 )
 from parsers.iostat import KIND
+from parsers.layers import LINUX_NAMES
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import LIST, OBJ, REFUSED, TEXT, Counts, MetaKey, Semantics, Span, common
 
 KB = 1024.0
 CHUNK_ROWS = 50_000
@@ -265,12 +267,20 @@ def _is_bsd_header(line: str) -> bool:
     return "KB/t" in toks and ("tps" in toks or "xfrs" in toks)
 
 
+MACOS_SEMANTICS = Semantics(
+    main_table="iostat_samples", span=Span.INTERVAL, counts=Counts.RATES, names=LINUX_NAMES,
+    wording={"tps": "tps (xfrs)", "kb_s": "MB/s (KB/s)", "areq_kb": "KB/t", "user": "us", "nice": "ni",
+             "system": "sy", "idle": "id"},
+    meta=(*common("utc_offset"), MetaKey("disks", LIST, "the disks the header names, in its order")))
+
+
 class IostatMacosFormat:
     id = "iostat-macos"
     kind = KIND.id  # the kind parsers.iostat declares
     label = "macOS / FreeBSD iostat (text)"
-    priority = 48
+    priority = 480
     tables = ("iostat_samples", "cpu_samples")
+    semantics = MACOS_SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         lines = [ln for ln in _head_text(head).split("\n") if ln.strip()]
@@ -368,12 +378,24 @@ def solaris_layer(device: str) -> str:
     return "disk" if _SOLARIS_DISK.match(device) else "volume"
 
 
+ILLUMOS_SEMANTICS = Semantics(
+    main_table="iostat_samples", span=Span.INTERVAL, counts=Counts.RATES,
+    layers={"disk": "whole disks (c0t0d0, sd1, cmdk0 ...)",
+            "volume": "what is not a whole disk: slices and partitions (c0t0d0s0, sd1,a), RAM disks, lofi devices, "
+                      "NFS mounts, ZFS pools"},
+    wording={"r_s": "r/s", "w_s": "w/s", "rkb_s": "kr/s (Mr/s)", "wkb_s": "kw/s (Mw/s)", "aqu_sz": "wait + actv",
+             "await_ms": "wsvc_t + asvc_t", "util_pct": "%b"},
+    meta=(*common("utc_offset"), MetaKey("mapping", LIST, "how the file's columns were read (e.g. await = wsvc_t + "
+                                         "asvc_t)")))
+
+
 class IostatIllumosFormat:
     id = "iostat-illumos"
     kind = KIND.id
     label = "illumos / Solaris iostat -x (text)"
-    priority = 47
+    priority = 470
     tables = ("iostat_samples",)
+    semantics = ILLUMOS_SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         lines = _head_text(head).split("\n")
@@ -524,12 +546,25 @@ class _ZRow:
     values: list[str]
 
 
+ZPOOL_SEMANTICS = Semantics(
+    main_table="iostat_samples", span=Span.INTERVAL, counts=Counts.RATES,
+    layers={"total": "the pool's row (the sum of its top-level vdevs)",
+            "volume": "a vdev with devices under it (mirror-0, raidz1-0, logs)",
+            "disk": "a device with none under it (the leaves of -v)"},
+    wording={"r_s": "operations read", "w_s": "operations write", "rkb_s": "bandwidth read",
+             "wkb_s": "bandwidth write", "r_await_ms": "total_wait read", "w_await_ms": "total_wait write"},
+    meta=(*common("utc_offset"),
+          MetaKey("capacity_last_report", OBJ, "alloc and free of each row in the last report, as printed"),
+          MetaKey("layers", TEXT, "which rows got which layer (pool, vdev, device; without -v pool rows only)")))
+
+
 class ZpoolIostatFormat:
     id = "zpool-iostat"
     kind = KIND.id
     label = "ZFS zpool iostat (text)"
-    priority = 46
+    priority = 460
     tables = ("iostat_samples",)
+    semantics = ZPOOL_SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         lines = _head_text(head).split("\n")
@@ -691,8 +726,9 @@ class IostatAixFormat:
     id = "iostat-aix"
     kind = KIND.id
     label = "AIX iostat (not supported)"
-    priority = 45
+    priority = 449
     tables = ()
+    semantics = REFUSED
     # not read: -D prints several header rows per section, and no public capture shows it under load
     unsupported = "AIX iostat is not read: record the AIX disks with nmon and import the .nmon file instead"
 

@@ -40,6 +40,7 @@ from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEn
 from parsers.kinds import THROUGHPUT_GRID, register_kind
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import BOOL, INT, LIST, NUM, OBJ, TEXT, Counts, MetaKey, Semantics, Span, common
 
 BANNER = "Iozone: Performance Test of File I/O"
 CROSSOVER_KB = 16 * 1024  # auto mode skips records below LARGE_REC for files over this (unless -z)
@@ -269,12 +270,49 @@ KIND = register_kind("iozone", "IOzone", {THROUGHPUT_GRID})
 
 
 
+# what IOzone's results mean (parsers.semantics)
+SEMANTICS = Semantics(
+    main_table="iozone_results", span=Span.NONE, counts=Counts.TOTALS,
+    wording={"kb_s": "kB/s (Kbytes/sec)", "ops_s": "ops/sec (-O)", "us_per_op": "microseconds/op (-N)",
+             "file_kb": "kB (file size)", "record_kb": "reclen", "parent": "Parent sees throughput",
+             "min_proc": "Min throughput per process", "max_proc": "Max throughput per process",
+             "avg_proc": "Avg throughput per process", "min_xfer": "Min xfer", "cpu_pct": "CPU utilization (-+u)"},
+    meta=(*common("command_line"),
+          MetaKey("version", TEXT, "IOzone's version"), MetaKey("build", TEXT, "its build line"),
+          MetaKey("compiled_for", TEXT, "what it was compiled for (32/64 bit)"),
+          MetaKey("options", OBJ, "the command line's options, parsed"),
+          MetaKey("unit_line", TEXT, "the 'Output is in …' line"), MetaKey("unit", TEXT, "the results' unit"),
+          MetaKey("unit_note", TEXT, "the unit assumed when the file does not say it"),
+          MetaKey("settings", LIST, "the banner's settings lines"),
+          MetaKey("complete", BOOL, "the file ends with 'iozone test complete.'"),
+          MetaKey("mode", TEXT, "auto, single or throughput"), MetaKey("mode_note", TEXT, "how the mode was inferred"),
+          MetaKey("min_file_kb", INT, "smallest file size (-n)"), MetaKey("max_file_kb", INT, "largest (-g)"),
+          MetaKey("min_record_kb", INT, "smallest record size (-y)"), MetaKey("max_record_kb", INT, "largest (-q)"),
+          MetaKey("file_kb", INT, "the file size (-s)"), MetaKey("record_kb", INT, "the record size (-r)"),
+          MetaKey("min_processes", INT, "fewest processes (-l)"), MetaKey("max_processes", INT, "most (-u)"),
+          MetaKey("threads", LIST, "the process counts of the results"),
+          MetaKey("time_resolution_s", NUM, "the timer's resolution"),
+          MetaKey("processor_cache_kb", INT, "processor cache size"),
+          MetaKey("cache_line_bytes", INT, "processor cache line size"),
+          MetaKey("stride_records", INT, "file stride in records"),
+          MetaKey("o_direct", BOOL, "O_DIRECT (-I)"), MetaKey("include_fsync", BOOL, "fsync in write timing (-e)"),
+          MetaKey("include_close", BOOL, "close in write timing (-c)"), MetaKey("sync_mode", BOOL, "SYNC mode (-o)"),
+          MetaKey("excel_report", BOOL, "Excel reports (-R)"),
+          MetaKey("crossover_disabled", BOOL, "the record size crossover disabled"),
+          MetaKey("reports", LIST, "the -R report blocks' titles"),
+          MetaKey("report_values_checked_against_table", INT, "-R values checked against the table"),
+          MetaKey("throughput_report_values_checked", INT, "-R values checked against the throughput blocks"),
+          MetaKey("tests", LIST, "the tests the results hold"),
+          MetaKey("page_cache", OBJ, "whether the data set likely fit the page cache (likely, ram_gb, why)")))
+
+
 class IozoneFormat:
     id = "iozone-text"
     kind = KIND.id
     label = "IOzone output (auto mode, -R report, throughput mode)"
-    priority = 35
+    priority = 350
     tables = ("iozone_results",)
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         if BANNER.encode() in head:

@@ -33,13 +33,17 @@ The capabilities are the distinctions the code actually branches on:
     "where does the latency come from" and "which VM drives the load" questions (esxtop).
 
 No Qt, no DuckDB: parsers, app and reports all import this module. The formats register themselves when
-their modules are imported; :func:`_load` makes sure the registry has discovered them before any answer.
+their modules are imported; :data:`KINDS` (a :class:`parsers.plugins.Registry`) imports the parsers package
+before its first answer. What a kind's formats declare (their main table, the tables with per-sample times) is
+asked of :mod:`parsers.registry`, which imports this module (never the other way round).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from parsers.plugins import Registry, package_loader
 
 TIME_SERIES = "time_series"
 DEVICE_RATES = "device_rates"
@@ -74,46 +78,34 @@ class Kind:
                              f"(known: {', '.join(CAPABILITIES)})")
 
 
-_KINDS: dict[str, Kind] = {}
+# every declared kind, by id; filled by the format modules when the parsers package is imported
+KINDS: Registry[Kind] = Registry("run kind", load=package_loader("parsers"))
 
 
 def register_kind(kind_id: str, label: str, capabilities: Iterable[str] = (),
                   series: tuple[str, str] = ("series", "series")) -> Kind:
     """Declare a run kind (once, in the format module that stores runs of it). Declaring the same kind again
     with the same label and capabilities is harmless; a different declaration is a programming error."""
-    kind = Kind(kind_id, label, frozenset(capabilities), series)
-    old = _KINDS.get(kind_id)
-    if old is not None and old != kind:
-        raise ValueError(f"kind {kind_id!r} is declared twice, differently: {old} and {kind}")
-    _KINDS[kind_id] = kind
-    return kind
+    return KINDS.add(kind_id, Kind(kind_id, label, frozenset(capabilities), series))
 
 
 def unregister_kind(kind_id: str) -> None:
     """Forget a kind (tests that declare a throwaway format)."""
-    _KINDS.pop(kind_id, None)
+    KINDS.remove(kind_id)
 
 
 def is_declared(kind_id: str) -> bool:
     """Whether the kind is declared (without discovering the formats: the registry asks while they register)."""
-    return kind_id in _KINDS
-
-
-def _load() -> None:
-    from parsers.registry import discover
-
-    discover()
+    return KINDS.peek(kind_id) is not None
 
 
 def kinds() -> list[Kind]:
-    """Every declared kind, in the order they were declared."""
-    _load()
-    return list(_KINDS.values())
+    """Every declared kind, by id."""
+    return KINDS.values()
 
 
 def get(kind_id: str | None) -> Kind | None:
-    _load()
-    return _KINDS.get(kind_id or "")
+    return KINDS.get(kind_id)
 
 
 def kind_label(kind_id: str | None) -> str:
@@ -131,23 +123,10 @@ def has(kind_id: str | None, capability: str) -> bool:
 
 
 def kinds_with(capability: str) -> tuple[str, ...]:
-    """The ids of the kinds offering ``capability``, in declaration order."""
+    """The ids of the kinds offering ``capability``, by id."""
     if capability not in CAPABILITIES:
         raise ValueError(f"unknown capability {capability!r} (known: {', '.join(CAPABILITIES)})")
     return tuple(k.id for k in kinds() if capability in k.capabilities)
-
-
-def timed_tables(kind_id: str) -> tuple[str, ...]:
-    """The tables the kind's formats write whose rows carry per-sample times (``t_s``): what an interval given
-    after the import rewrites."""
-    from parsers.registry import formats
-    from parsers.schema import TABLE
-
-    out: list[str] = []
-    for f in formats():
-        if f.kind == kind_id:
-            out += [t for t in f.tables if t not in out and "t_s" in TABLE[t].column_names]
-    return tuple(out)
 
 
 def series_noun(kind_id: str | None, plural: bool = False) -> str:

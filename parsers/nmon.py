@@ -56,8 +56,10 @@ import polars as pl
 
 from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEnd, RunInfo, RunStart, WarnFn
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
+from parsers.layers import LINUX_NAMES
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import INT, LIST, NUM, OBJ, TEXT, Counts, MetaKey, Semantics, Span, common
 
 KIND = register_kind("nmon", "nmon", {TIME_SERIES, DEVICE_RATES})
 
@@ -84,12 +86,33 @@ CHUNK_ROWS = 100_000  # iostat_samples rows per Rows event
 MAX_LINE = 16 * 1024 * 1024
 
 
+# what nmon's data means (parsers.semantics)
+SEMANTICS = Semantics(
+    main_table="iostat_samples", span=Span.SINCE_PREVIOUS, counts=Counts.RATES, names=LINUX_NAMES,
+    wording={"rkb_s": "DISKREAD (KB/s)", "wkb_s": "DISKWRITE (KB/s)", "r_s": "DISKRIO, DISKREADS",
+             "w_s": "DISKWIO, DISKWRITES", "tps": "DISKXFER", "util_pct": "DISKBUSY", "areq_kb": "DISKBSIZE",
+             "user": "CPU_ALL User%", "system": "CPU_ALL Sys%", "iowait": "CPU_ALL Wait%", "idle": "CPU_ALL Idle%",
+             "steal": "CPU_ALL Steal%"},
+    meta=(*common("sample_span", "cpus"),
+          MetaKey("command", TEXT, "the nmon command line (AAA,command)"),
+          MetaKey("runname", TEXT, "the run name nmon states (AAA,runname)"),
+          MetaKey("build", TEXT, "nmon's build (AAA,build)"),
+          MetaKey("interval_stated_s", INT, "the interval nmon states (AAA,interval)"),
+          MetaKey("snapshots_stated", INT, "the snapshots nmon was asked for (AAA,snapshots)"),
+          MetaKey("disks_per_line", INT, "disks per section line before it is split (AAA,disks_per_line)"),
+          MetaKey("disk_sections", OBJ, "the disk sections read and what each holds"),
+          MetaKey("disk_section_parts", INT, "parts of a disk section too wide for one line"),
+          MetaKey("sections_not_imported", LIST, "the disk sections not read"),
+          MetaKey("first_snapshot_covers_s", NUM, "the time since nmon started that the first snapshot covers")))
+
+
 class NmonFormat:
     id = "nmon-csv"
     kind = KIND.id
     label = "nmon (CSV)"
-    priority = 33
+    priority = 330
     tables = ("iostat_samples", "cpu_samples")
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         if b"\x00" in head:

@@ -63,6 +63,7 @@ from parsers.base import (
     WarnFn,
 )
 from parsers.schema import frame_schema
+from parsers.semantics import INT, OBJ, TEXT, MetaKey, common
 
 _FIRST_CELL = re.compile(r"^\(PDH-(?P<fmt>CSV|TSV) (?P<ver>\d+\.\d+)\)\s*"
                          r"(?:\((?P<zone>.*)\)\((?P<bias>[-+]?\d+)\))?\s*$")
@@ -213,6 +214,16 @@ def read_header(path: str, what: str) -> Header:
         return Header(m.group("fmt"), m.group("ver"), (m.group("zone") or "").strip() or None, bias, delim,
                       encoding, i + 1, cells, junk, text.rstrip().endswith('"'))
     raise ParseError(f"no PDH header (\"(PDH-CSV 4.0)\" …) in the first lines: not {what}", 1)
+
+
+# the runs.meta keys every PDH format writes (parsers.semantics)
+PDH_META: tuple[MetaKey, ...] = (
+    *common("sample_span", "utc_offset", "decimal_comma", "date_order"),
+    MetaKey("pdh", TEXT, "the layout and its version (`PDH-CSV 4.0`)"),
+    MetaKey("time_zone", TEXT, "the time zone the header names"),
+    MetaKey("pdh_bias_min", INT, "the header's bias: UTC = local time + bias minutes"),
+    MetaKey("devices_by_layer", OBJ, "devices per layer (`device`: rows without one)"),
+)
 
 
 # ---- what a format makes of a column ------------------------------------------------------------------------

@@ -80,8 +80,9 @@ import numpy as np
 from parsers.base import Event, ImportOptions, JobState, ParseError, WarnFn
 from parsers.esxtop import is_esxtop
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
-from parsers.pdh import CounterPath, DeviceSpec, FormatSpec, PdhReader, Source, head_paths, norm, sniff_head
+from parsers.pdh import PDH_META, CounterPath, DeviceSpec, FormatSpec, PdhReader, Source, head_paths, norm, sniff_head
 from parsers.registry import register
+from parsers.semantics import LIST, OBJ, REFUSED, Counts, MetaKey, Semantics, Span
 
 KIND = register_kind("perfmon", "perfmon", {TIME_SERIES, DEVICE_RATES})
 
@@ -248,12 +249,32 @@ SPEC = FormatSpec(kind=KIND.id, what="a perfmon CSV log", os="Windows", tool="pe
                   describe_unread=describe_unread, check=check)
 
 
+# what perfmon's data means (parsers.semantics)
+SEMANTICS = Semantics(
+    main_table="iostat_samples", span=Span.SINCE_PREVIOUS, counts=Counts.RATES,
+    layers={"disk": "PhysicalDisk(<n> <letters>)", "volume": "LogicalDisk(<volume>)",
+            "total": "PhysicalDisk(_Total), LogicalDisk(_Total)"},
+    wording={"r_s": "Disk Reads/sec", "w_s": "Disk Writes/sec", "tps": "Disk Transfers/sec",
+             "rkb_s": "Disk Read Bytes/sec", "wkb_s": "Disk Write Bytes/sec", "kb_s": "Disk Bytes/sec",
+             "r_await_ms": "Avg. Disk sec/Read", "w_await_ms": "Avg. Disk sec/Write",
+             "await_ms": "Avg. Disk sec/Transfer", "aqu_sz": "Avg. Disk Queue Length (% Disk Time)",
+             "util_pct": "100 - % Idle Time", "areq_kb": "Avg. Disk Bytes/Transfer",
+             "rareq_kb": "Avg. Disk Bytes/Read", "wareq_kb": "Avg. Disk Bytes/Write",
+             "user": "Processor(_Total) % User Time", "system": "Processor(_Total) % Privileged Time",
+             "idle": "Processor(_Total) % Idle Time"},
+    meta=(*PDH_META,
+          MetaKey("counters_not_stored", LIST, "disk counters recognised and not stored"),
+          MetaKey("disk_counters_unknown", LIST, "counters of a disk object that match no known name"),
+          MetaKey("objects_not_read", OBJ, "other objects, with their column counts")))
+
+
 class PerfmonCsvFormat:
     id = "perfmon-csv"
     kind = KIND.id
     label = "Windows perfmon / typeperf (PDH-CSV)"
-    priority = 31
+    priority = 309
     tables = ("iostat_samples", "cpu_samples")
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         text = sniff_head(head)
@@ -280,8 +301,9 @@ class PerfmonBlgFormat:
     id = "perfmon-blg"
     kind = KIND.id
     label = "Windows perfmon binary log (.blg, not read)"
-    priority = 30
+    priority = 299
     tables = ()
+    semantics = REFUSED
     unsupported = BLG_HINT
     sniffs_binary = True  # the registry asks it before refusing a file for its NUL bytes
 

@@ -6,66 +6,96 @@ format".
 
 The formats are not listed here: each module of the ``parsers`` package that reads a format declares its run
 kind (:func:`parsers.kinds.register_kind`) and calls :func:`register` for each of its formats when it is
-imported; :func:`discover` imports the package's modules. docs/adding-a-format.md is the recipe.
+imported; :data:`FORMATS` (a :class:`parsers.plugins.Registry`) imports the package's modules before its first
+answer. docs/adding-a-format.md is the recipe.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import threading
-
-import parsers
 from parsers.base import Format
+from parsers.kinds import KINDS
+from parsers.plugins import Registry, package_loader
 from parsers.schema import TABLE
+from parsers.semantics import Semantics
 
 HEAD_BYTES = 4096
 MIN_SCORE = 0.5
 
-_FORMATS: dict[str, Format] = {}
-_discovered = False
-_discovering = threading.RLock()  # an import job's thread and the window may ask at the same time
 
-
-def register(fmt: Format) -> Format:
-    """Add a format to the registry (each format module calls this at import for each of its formats). Its
-    kind must be declared (:func:`parsers.kinds.register_kind`) and the tables it writes must be in
-    :mod:`parsers.schema`; registering the same id again replaces the format (a module imported twice)."""
-    from parsers.kinds import is_declared
-
-    if not is_declared(fmt.kind):
+def _check(fmt_id: str, fmt: Format) -> None:
+    """A format joins the registry only when its kind is declared (:func:`parsers.kinds.register_kind`), the
+    tables it writes are in :mod:`parsers.schema`, its priority is its own (a tie between two sniff scores is then
+    always broken the same way), and it declares what its data means (:class:`parsers.semantics.Semantics`),
+    consistently with its tables, its kind's capabilities and the other formats of its kind."""
+    if fmt_id != fmt.id:
+        raise ValueError(f"format {fmt.id} registered under another id, {fmt_id!r}")
+    kind = KINDS.peek(fmt.kind)
+    if kind is None:
         raise ValueError(f"format {fmt.id}: its kind {fmt.kind!r} is not declared (parsers.kinds.register_kind)")
     unknown = [t for t in fmt.tables if t not in TABLE]
     if unknown:
         raise ValueError(f"format {fmt.id}: tables {unknown} are not in parsers.schema")
-    _FORMATS[fmt.id] = fmt
-    return fmt
+    if type(fmt.priority) is not int:
+        raise ValueError(f"format {fmt.id}: its priority must be a whole number, not {fmt.priority!r}")
+    taken = [f.id for f in FORMATS.peek_all() if f.priority == fmt.priority and f.id != fmt.id]
+    if taken:
+        raise ValueError(f"format {fmt.id}: priority {fmt.priority} is already {taken[0]}'s; each format has its own, "
+                         "so that a tie between equal sniff scores is always broken the same way")
+    sem = getattr(fmt, "semantics", None)
+    if not isinstance(sem, Semantics):
+        raise ValueError(f"format {fmt.id} does not declare what its data means: give its class "
+                         "`semantics = Semantics(...)` (parsers.semantics; REFUSED for a format it only recognises)")
+    sem.check_against(fmt.id, tuple(fmt.tables), kind.capabilities)
+    others = {f.semantics.main_table for f in FORMATS.peek_all()
+              if f.kind == fmt.kind and f.id != fmt.id and f.semantics.main_table is not None}
+    if sem.main_table is not None and others - {sem.main_table}:
+        raise ValueError(f"format {fmt.id}: its main table {sem.main_table} differs from the one the other formats "
+                         f"of kind {fmt.kind} declare ({', '.join(sorted(others))}): runs.n_rows counts one per kind")
+
+
+# every registered format, by id; filled by the format modules when the parsers package is imported
+FORMATS: Registry[Format] = Registry("format", load=package_loader("parsers"), check=_check)
+
+
+def register(fmt: Format) -> Format:
+    """Add a format to the registry (each format module calls this at import for each of its formats); see
+    :func:`_check` for what it must declare. Registering the same id again replaces the format (a module
+    imported twice)."""
+    return FORMATS.add(fmt.id, fmt, replace=True)
 
 
 def unregister(fmt_id: str) -> None:
     """Forget a format (tests that declare a throwaway format)."""
-    _FORMATS.pop(fmt_id, None)
+    FORMATS.remove(fmt_id)
 
 
 def discover() -> None:
     """Import every module of the ``parsers`` package once: the format modules register themselves. A new
     format is one new module there; nothing else lists it."""
-    global _discovered
-    if _discovered:
-        return
-    with _discovering:
-        if _discovered:
-            return  # type: ignore[unreachable]  # another thread discovered them while this one waited
-        for mod in pkgutil.iter_modules(parsers.__path__):
-            importlib.import_module(f"parsers.{mod.name}")
-        _discovered = True
+    FORMATS.ensure_loaded()
 
 
 def formats() -> list[Format]:
     """Every registered format (the refused ones too: recognised to be refused with a clear message; the
-    mapped CSV is chosen by ``import --mapping NAME``, its sniffer never claims a file)."""
-    discover()
-    return list(_FORMATS.values())
+    mapped CSV is chosen by ``import --mapping NAME``, its sniffer never claims a file), by id."""
+    return FORMATS.values()
+
+
+def main_table(kind_id: str | None) -> str | None:
+    """The table whose rows ``runs.n_rows`` counts for runs of ``kind_id``, as its formats declare (None: a kind no
+    registered format stores)."""
+    found = [f.semantics.main_table for f in formats() if f.kind == kind_id and f.semantics.main_table]
+    return found[0] if found else None
+
+
+def timed_tables(kind_id: str) -> tuple[str, ...]:
+    """The tables the kind's formats write whose rows carry per-sample times (``t_s``): what an interval given
+    after the import rewrites."""
+    out: list[str] = []
+    for f in formats():
+        if f.kind == kind_id:
+            out += [t for t in f.tables if t not in out and "t_s" in TABLE[t].column_names]
+    return tuple(out)
 
 
 class UnknownFormat(Exception):
@@ -85,6 +115,8 @@ def read_head(path: str, n: int = HEAD_BYTES) -> bytes:
 
 
 def scores(head: bytes) -> list[tuple[float, Format]]:
+    """Every format's score for ``head``, best first; equal scores go to the higher priority (each format has its
+    own: the order never depends on the order the modules were imported)."""
     out = [(f.sniff(head), f) for f in formats()]
     out.sort(key=lambda sf: (sf[0], sf[1].priority), reverse=True)
     return out
@@ -118,5 +150,4 @@ def detect(path: str) -> Format:
 
 
 def by_id(fmt_id: str) -> Format:
-    discover()
-    return _FORMATS[fmt_id]
+    return FORMATS[fmt_id]

@@ -93,8 +93,10 @@ from parsers.base import (
     WarnFn,
 )
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
+from parsers.layers import LINUX_NAMES
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import LIST, REFUSED, Counts, MetaKey, MetaType, Semantics, Span, common
 
 KIND = register_kind("sar", "sar", {TIME_SERIES, DEVICE_RATES})
 
@@ -577,12 +579,48 @@ def _fixed_disks_in(path: str) -> bool:
 
 
 # ---- sysstat / Solaris / HP-UX / AIX text ----------------------------------------------------------------------------
+def _sar_wording() -> dict[str, str]:
+    """Stored column -> sar's header names for it (Linux sar -d and -b, Solaris / HP-UX / AIX sar -d)."""
+    out: dict[str, list[str]] = {}
+    for table in (LINUX_DISK, LINUX_IO, UNIX_DISK):
+        for name, spec in table.items():
+            if spec[0] is not None:
+                out.setdefault(spec[0], []).append(name)
+    out.setdefault("await_ms", []).append("avwait + avserv")
+    return {c: ", ".join(dict.fromkeys(names)) for c, names in out.items()}
+
+
+# what sar's data means (parsers.semantics): the text report and sadf -d share it
+SEMANTICS = Semantics(
+    main_table="iostat_samples", span=Span.INTERVAL, counts=Counts.RATES, names=LINUX_NAMES,
+    layers={"disk": "a Linux devM-N of a fixed disk major number (whole disk); Solaris whole disks (sd4, ssd1, "
+                    "cmdk0); HP-UX disks; AIX hdisk and cd devices",
+            "volume": "a Linux devM-N partition, loop, md or DRBD device (or one of a boot-assigned major number "
+                      "beside fixed disks); Solaris slices, metadevices, NFS mounts and per-path statistics; AIX "
+                      "multipath pseudo devices and ASM/ADVM volumes",
+            "adapter": "Solaris controllers and USB pipes (mpt_sas1, iscsi0, scsi_vhci)",
+            "total": "sar -b's totals over the disks (device `all I/O`)"},
+    wording=_sar_wording(),
+    meta=(*common("arch", "cpus", "banner_date", "segments", "decimal_comma", "human_units", "utc_offset",
+                  "date_order", "layout"),
+          MetaKey("report", MetaType.TEXT, "which report was read: sar -d (per device) or sar -b (I/O totals)"),
+          MetaKey("columns", LIST, "the report's columns as printed"),
+          MetaKey("mapping", LIST, "how the columns were converted (e.g. rd_sec/s × 0.5 = rkB/s)"),
+          MetaKey("columns_not_stored", LIST, "columns StormScope has no place for"),
+          MetaKey("other_sections", LIST, "the file's other reports, not read"),
+          MetaKey("comments", LIST, "sar's comment lines (the first 20)"),
+          MetaKey("restarts", LIST, "host restarts (LINUX RESTART lines) with their times"),
+          MetaKey("interval_stated_s", LIST, "the interval column's values where they disagree with the stamps"),
+          MetaKey("device_names", MetaType.TEXT, "how devices are named when not by name (major-minor numbers)")))
+
+
 class SarTextFormat:
     id = "sar-text"
     kind = KIND.id
     label = "sar (text)"
-    priority = 44
+    priority = 440
     tables = ("iostat_samples",)
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         lines = [ln for ln in _head_text(head).split("\n") if ln.strip()]
@@ -842,8 +880,9 @@ class SadfFormat:
     id = "sadf-d"
     kind = KIND.id
     label = "sar data (sadf -d)"
-    priority = 43
+    priority = 430
     tables = ("iostat_samples",)
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         lines = [ln for ln in _head_text(head).split("\n") if ln.strip()]
@@ -981,8 +1020,9 @@ class SadfOtherFormat:
     id = "sadf-other"
     kind = KIND.id
     label = "sar data (sadf -j, -x, -p: not supported)"
-    priority = 41
+    priority = 410
     tables = ()
+    semantics = REFUSED
     unsupported = SADF_OTHER_HINT
 
     def sniff(self, head: bytes) -> float:
@@ -1007,8 +1047,9 @@ class SarBinaryFormat:
     id = "sar-binary"
     kind = KIND.id
     label = "sar binary data file (not supported)"
-    priority = 42
+    priority = 420
     tables = ()
+    semantics = REFUSED
     unsupported = BINARY_HINT
     sniffs_binary = True  # the registry asks it before refusing a file for its NUL bytes
 

@@ -84,15 +84,15 @@ class Column:
 
 @dataclass(frozen=True)
 class Table:
-    """A table: ``per_run`` tables hold rows of one run each (deleting a run deletes them); ``main_of`` lists the
-    run kinds whose ``runs.n_rows`` counts this table's rows; ``sequences`` are created before the table (its
-    defaults use them); ``notes`` is Markdown printed under the column table in docs/schema.md."""
+    """A table: ``per_run`` tables hold rows of one run each (deleting a run deletes them); ``sequences`` are created
+    before the table (its defaults use them); ``notes`` is Markdown printed under the column table in
+    docs/schema.md. Which table's rows ``runs.n_rows`` counts is each format's to declare
+    (:class:`parsers.semantics.Semantics`), not the schema's."""
 
     name: str
     purpose: str
     columns: tuple[Column, ...]
     per_run: bool = False
-    main_of: tuple[str, ...] = ()
     sequences: tuple[str, ...] = ()
     derived: bool = False  # computed from other tables by StormScope (not the data of a file): left out of exports
     written_by: str = ""
@@ -231,7 +231,7 @@ TABLES: tuple[Table, ...] = (
         *[_c(m, _D, _IOSTAT_METRICS[m][1], _IOSTAT_METRICS[m][0]) for m in METRICS],
         _c("is_group", _B, "a `-g` group summary row", not_null=True, default="false"),
         *_SAMPLE_EXTRAS,
-    ), per_run=True, main_of=("iostat", "perfmon", "esxtop", "nmon", "fio-log", "sar"),
+    ), per_run=True,
         written_by="import",
         notes="A metric the file does not have is NULL."),
 
@@ -266,7 +266,7 @@ TABLES: tuple[Table, ...] = (
         _c("bucket_hi", _D, "inclusive upper edge; NULL = overflow (values above the last limit, the limit "
            "vscsiStats prints twice)", "metric's unit"),
         _c("count", "BIGINT", "values in (`bucket_lo`, `bucket_hi`]", "I/Os", not_null=True),
-    ), per_run=True, main_of=("vscsistats", "fio-hist"),
+    ), per_run=True,
         written_by="import",
         notes="fio's json+ bins are keyed by a representative latency; each bin holds the whole-nanosecond "
               "latencies of a range (1/64 of a power of two, exact below 128 ns), stored as (lo − 1, hi − 1] in "
@@ -304,7 +304,7 @@ TABLES: tuple[Table, ...] = (
         _c("error", _I, "fio's job error code"),
         _c("usr_cpu", _D, "fio's user CPU", "%"),
         _c("sys_cpu", _D, "fio's system CPU", "%"),
-    ), per_run=True, main_of=("fio", "diskspd"), written_by="import",
+    ), per_run=True, written_by="import",
         notes="fio 2.x prints latencies in µs, 3.x in ns (`clat_ns` …): the unit follows the key names; "
               "everything is stored in µs. `runs.meta.job_times` keeps what places a job in time."),
 
@@ -344,7 +344,7 @@ TABLES: tuple[Table, ...] = (
         _c("page_cache_likely", _B, "data set (file size × threads) < RAM given with `--ram-gb`; `false` with "
            "O_DIRECT (`-I`); NULL when unknown"),
         _c("line", _I, "where the value is in the file"),
-    ), per_run=True, main_of=("iozone",), written_by="import",
+    ), per_run=True, written_by="import",
         notes="`runs.meta` holds what IOzone echoes: `version`, `build`, `command_line` and its parsed `options`, "
               "`settings` (the banner lines), `mode`, `unit`, file and record size limits, `o_direct`, "
               "`include_fsync`, `include_close`, `tests`, `threads`, `page_cache` (`likely`, `ram_gb`, `why`), and "
@@ -368,7 +368,7 @@ TABLES: tuple[Table, ...] = (
         _c("notes", _V, "as given"),
         _c("extra", "JSON", "the file's other columns, as text"),
         _c("line", _I, "the row's line in the file"),
-    ), per_run=True, main_of=("iomark",), written_by="import"),
+    ), per_run=True, written_by="import"),
 
     Table("iometer_results", "one row per row of an Iometer `results.csv`", (
         _RUN_ID,
@@ -393,7 +393,7 @@ TABLES: tuple[Table, ...] = (
         _c("queue_depth", _I, "outstanding I/Os per target"),
         *_many(_IOMETER_CPU, _D, "CPU columns (manager and processor rows)", "%, 1/s"),
         _c("line", _I, "the row's line in the file"),
-    ), per_run=True, main_of=("iometer",), written_by="import"),
+    ), per_run=True, written_by="import"),
 
     Table("hdparm_results", "one row per `hdparm -t` / `-T` measurement", (
         _RUN_ID,
@@ -410,7 +410,7 @@ TABLES: tuple[Table, ...] = (
         _c("ok", _B, "`false` for a failed measurement", not_null=True),
         _c("error", _V, "hdparm's message for a failed measurement (`read() failed: Input/output error`)"),
         _c("line", _I, "the measurement's line in the file"),
-    ), per_run=True, main_of=("hdparm",), written_by="import"),
+    ), per_run=True, written_by="import"),
 
     Table("mappings", "saved column mappings for CSV/TSV results (not per run)", (
         _c("name", _V, "key", key=True),

@@ -39,6 +39,7 @@ from parsers.base import Event, ImportOptions, JobState, ParseError, Rows, RunEn
 from parsers.kinds import LATENCY_HISTOGRAMS, TIME_SERIES, register_kind
 from parsers.registry import register
 from parsers.schema import frame_schema
+from parsers.semantics import BOOL, LIST, REFUSED, TEXT, Counts, MetaKey, Semantics, Span
 
 METRICS = ("io_length_bytes", "seek_distance_lbn", "seek_closest16_lbn", "latency_us", "outstanding_ios",
            "interarrival_us")
@@ -139,12 +140,25 @@ KIND = register_kind("vscsistats", "vscsiStats", {TIME_SERIES, LATENCY_HISTOGRAM
 
 
 
+# what vscsiStats' data means (parsers.semantics)
+SEMANTICS = Semantics(
+    main_table="histograms", span=Span.INTERVAL, counts=Counts.CUMULATIVE,
+    wording={"device": "worldGroupID:handleID (scsiN:N)", "bucket_hi": "Histogram Bucket Limit",
+             "count": "Frequency", "min": "min", "max": "max", "mean": "mean"},
+    meta=(MetaKey("devices", LIST, "the VM disks (worldGroupID:handleID) in the file"),
+          MetaKey("histograms", LIST, "the histogram types read (metric/op)"),
+          MetaKey("timestamps", TEXT, "timestamp lines matched one to one with the collections"),
+          MetaKey("counts_look_cumulative", BOOL, "no bucket count ever falls from one collection to the next (never "
+                  "reset with -r): each collection holds everything since the start")))
+
+
 class VscsiStatsCsvFormat:
     id = "vscsistats-csv"
     kind = KIND.id
     label = "VMware vscsiStats (CSV, -c)"
-    priority = 40
+    priority = 400
     tables = ("histograms", "histogram_stats")
+    semantics = SEMANTICS
 
     def sniff(self, head: bytes) -> float:
         if not _CSV_HEADER.search(head):
@@ -467,8 +481,9 @@ class VscsiStatsTextFormat:
     id = "vscsistats-text"
     kind = KIND.id
     label = "VMware vscsiStats (text layout, not supported)"
-    priority = 39
+    priority = 390
     tables = ()
+    semantics = REFUSED
     unsupported = ("vscsiStats text layout (printed without -c) is not supported: re-run 'vscsiStats -p all -c' "
                    "(or '-p <type> -c') and import the CSV output")
 

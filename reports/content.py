@@ -17,6 +17,7 @@ import numpy as np
 from app.analysis.histograms import LATENCY, AnalysisError, PercentileMs, collection_counts
 from app.analysis.storm import PLATEAU_DEFINITION
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has
+from reports.anonymise import Anonymiser as Anonymiser
 from reports.options import ReportOptions
 from reports.shown import ShownWorkspace
 
@@ -61,48 +62,6 @@ def ms(v: float | None) -> str:
         return "–"
     digits = 3 if abs(v) < 1 else 2 if abs(v) < 10 else 1
     return f"{v:,.{digits}f} ms"
-
-
-class Anonymiser:
-    """Replaces host and device names (and any text containing them) with neutral labels."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
-        self.hosts: dict[str, str] = {}
-        self.devices: dict[str, str] = {}
-        self.vms: dict[str, str] = {}  # vscsiStats worldGroupID -> "1", "2": printed as "VM 1"
-
-    def host(self, name: str | None) -> str:
-        if not name:
-            return "–"
-        if not self.enabled:
-            return name
-        return self.hosts.setdefault(name, f"host {len(self.hosts) + 1}")
-
-    def device(self, name: str | None) -> str:
-        if not name:
-            return "–"
-        if not self.enabled:
-            return name
-        return self.devices.setdefault(name, f"device {len(self.devices) + 1}")
-
-    def vm(self, world: str) -> str:
-        """A VM's worldGroupID (vscsiStats) as a neutral number: 'VM 2099979' prints as 'VM 1'."""
-        if not self.enabled:
-            return world
-        return self.vms.setdefault(world, str(len(self.vms) + 1))
-
-    def text(self, s: str | None) -> str:
-        """``s`` with every known host and device name replaced, also inside file names ("host1_sdb_iostat":
-        a name counts where it is not part of a longer word or number; underscores, dots and dashes separate)."""
-        if not s or not self.enabled:
-            return s or ""
-        import re
-
-        for real, alias in sorted({**self.vms, **self.hosts, **self.devices}.items(), key=lambda kv: -len(kv[0])):
-            if len(real) >= 2:
-                s = re.sub(rf"(?<![A-Za-z0-9]){re.escape(real)}(?![A-Za-z0-9])", alias, s)
-        return s
 
 
 @dataclass
@@ -383,7 +342,7 @@ def collect(ws: Workspace, opt: ReportOptions) -> ReportContent:
     name, and the appendix. Without questions it tours the runs: executive summary and the sections the options
     list."""
     from app.analysis.questions import list_questions
-    from reports import sections as builders
+    from reports import builders
     from reports.context import ReportContext
 
     builders.load()
@@ -514,14 +473,6 @@ def _no_paths(s: str) -> str:
     """A text with every absolute path replaced by its file name ('/work/x/y.txt' -> 'y.txt'); 'I/O', 'kB/s'
     and '18 / 54' are no paths."""
     return PATH.sub(r"\1", s)
-
-
-def _reason(message: str) -> str:
-    """The reason of an analysis error without the run number, so runs with the same reason group together."""
-    import re
-
-    text = re.sub(r"^run \d+ ", "", message).split(":")[0].strip() or message
-    return re.sub(r"^(has|is) ", "", text)
 
 
 def _float(v: Any) -> float | None:

@@ -7,12 +7,13 @@ Series and storm reports are loaded once, on first use, so a section that needs 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.analysis.histograms import AnalysisError
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, has
-from reports.content import Anonymiser, _reason
+from reports.anonymise import Anonymiser
 from reports.options import ReportOptions
 
 if TYPE_CHECKING:
@@ -97,3 +98,9 @@ class ReportContext:
 
             self._storms[key] = storm_report(self.ws, run_id, self.opt.device, phases=phases)
         return self._storms[key]
+
+
+def _reason(message: str) -> str:
+    """The reason of an analysis error without the run number, so runs with the same reason group together."""
+    text = re.sub(r"^run \d+ ", "", message).split(":")[0].strip() or message
+    return re.sub(r"^(has|is) ", "", text)

@@ -31,7 +31,7 @@ sda             11.00   21.00     44.00     84.00   6.00
 
 # the longest tests first: with -n 2 they then run beside the others instead of after them (the soak alone takes
 # about two minutes of one worker; started two thirds through the run, as its name sorted, it set the run's end)
-LONG_FIRST = ("tests/test_soak.py", "tests/test_series_sums.py")
+LONG_FIRST = ("tests/ui/test_soak.py", "tests/analysis/test_series_sums.py")
 
 
 def pytest_collection_modifyitems(items):

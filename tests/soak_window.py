@@ -5,7 +5,7 @@
 Interactions, chosen at random: click runs in the run list (plain, Ctrl, Shift), switch views by clicking the tab bar,
 change the overlay's metric, alignment, device and cap, change the histogram view's op, drop files to import them,
 the run settings of the run menu (first report, interval, histogram counts, rename), View ▸ Theme, and Reset zoom.
-Run by tests/test_soak.py in a subprocess, so that an abort fails the test instead of killing pytest; `make soak`
+Run by tests/ui/test_soak.py in a subprocess, so that an abort fails the test instead of killing pytest; `make soak`
 runs a longer one. Prints one line per 500 interactions and "soak: N interactions, exit 0" at the end.
 """
 

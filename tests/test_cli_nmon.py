@@ -6,8 +6,8 @@ import json
 import pytest
 
 from tests.conftest import CORPUS
+from tests.reports.test_report import pdf_text
 from tests.test_cli import run
-from tests.test_report import pdf_text
 
 SPLIT = CORPUS / "nmon" / "vm_nmon-16n_loop-partitions_l3-split_D.nmon"
 AIX = CORPUS / "nmon" / "nmon2influxdb_aixlpar.nmon"

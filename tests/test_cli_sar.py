@@ -8,8 +8,8 @@ import json
 import pytest
 
 from tests.conftest import CORPUS
+from tests.reports.test_report import pdf_text
 from tests.test_cli import run
-from tests.test_report import pdf_text
 
 SAR = CORPUS / "sar"
 RESTART = SAR / "vm_sysstat-12.6.1_sar-d-p_restart.txt"  # run 1

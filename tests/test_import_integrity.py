@@ -319,7 +319,7 @@ def test_the_report_cuts_a_hostile_host_name_and_shows_bidi_controls(ws, tmp_pat
     here a workspace someone else made holds both (a 200 k-character host keeps the test quick)."""
     from reports import build_report
     from reports.options import ReportOptions
-    from tests.test_report import flat, pdf_text
+    from tests.reports.test_report import flat, pdf_text
 
     imported(ws, FAST)
     ws.con.execute("UPDATE runs SET host = repeat('h', 200000), name = 'invoice\u202efdp.exe'")

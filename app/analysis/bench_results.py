@@ -31,8 +31,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from app.analysis.cap import DEFAULT_TOLERANCE_PCT, CapCheck, check_mean
+from app.analysis.question_kinds import CapQuestion, ResponseTimeQuestion, list_questions
 from app.analysis.sizing_presets import DEFAULTS as SIZING_DEFAULTS
-from app.analysis.text import AnalysisError
+from app.errors import AnalysisError
 from app.workspace import has_table
 
 if TYPE_CHECKING:
@@ -178,8 +179,6 @@ def cap_for_run(ws: Workspace, run_id: int, given: Cap | None = None) -> Cap | N
     """The cap to judge: the one given, else a cap question's on this run, else the run's tags (module doc)."""
     if given is not None and (given.iops is not None or given.bw_kbs is not None):
         return given
-    from app.analysis.questions import CapQuestion, list_questions
-
     for sq in list_questions(ws):
         q = sq.question
         if isinstance(q, CapQuestion) and q.run_id == run_id:
@@ -438,8 +437,6 @@ def iomark_runs(ws: Workspace) -> set[int]:
 
 def goal_for_run(ws: Workspace, run_id: int) -> tuple[float, float, str] | None:
     """A response-time question's threshold and goal for this run, if one names it."""
-    from app.analysis.questions import ResponseTimeQuestion, list_questions
-
     for sq in list_questions(ws):
         q = sq.question
         if isinstance(q, ResponseTimeQuestion) and run_id in q.run_ids:

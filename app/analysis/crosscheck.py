@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from app.analysis.text import AnalysisError
+from app.errors import AnalysisError
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, has, kind_label, kinds_with
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from app.analysis.text import AnalysisError, Note  # defined with the fix table; imported from here by the others
+from app.errors import AnalysisError, Note  # re-exported: reports.context and others import them from here
 from parsers.kinds import FIO, JOB_SUMMARY, TIME_SERIES, has, kind_label
 
 if TYPE_CHECKING:

@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from app.analysis.numbers import fmt_pct, fmt_value
 from app.analysis.series import load_series
-from app.analysis.text import AnalysisError
+from app.errors import AnalysisError
 
 if TYPE_CHECKING:
     from app.workspace import Workspace
@@ -216,8 +217,6 @@ def vm_load(ws: Workspace, run_id: int, active_share: float = 0.05) -> VmLoad:
 
 def _vm_story(vms: list[VmFigures]) -> list[str]:
     """The load and the neighbours in words, with the numbers formatted as everywhere (the Answers page's)."""
-    from app.analysis.questions import fmt_pct, fmt_value
-
     if not vms:
         return []
     top = vms[0]

@@ -76,576 +76,47 @@ in ``Figure.value`` and in the results.
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
-from datetime import UTC, datetime
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from typing import Any
 
-from app.analysis.text import AnalysisError, Note, pct_bounds
-from app.workspace import Workspace, has_table
+from app.analysis.numbers import fmt_pct as fmt_pct
+from app.analysis.numbers import fmt_pct_value as fmt_pct_value
+from app.analysis.numbers import fmt_span as fmt_span
+from app.analysis.numbers import fmt_value as fmt_value
+from app.analysis.numbers import pct_bounds
+from app.analysis.question_kinds import COMPARE_METRICS as COMPARE_METRICS
+from app.analysis.question_kinds import FIELD_LABELS as FIELD_LABELS
+from app.analysis.question_kinds import KIND_LABELS as KIND_LABELS
+from app.analysis.question_kinds import KINDS as KINDS
+from app.analysis.question_kinds import OPS as OPS
+from app.analysis.question_kinds import PHASE_CHOICES as PHASE_CHOICES
+from app.analysis.question_kinds import UNIT_WORDS as UNIT_WORDS
+from app.analysis.question_kinds import CapQuestion as CapQuestion
+from app.analysis.question_kinds import CompareQuestion as CompareQuestion
+from app.analysis.question_kinds import LatencySourceQuestion as LatencySourceQuestion
+from app.analysis.question_kinds import Question as Question
+from app.analysis.question_kinds import QuestionError as QuestionError
+from app.analysis.question_kinds import ResponseTimeQuestion as ResponseTimeQuestion
+from app.analysis.question_kinds import SizingQuestion as SizingQuestion
+from app.analysis.question_kinds import StoredQuestion as StoredQuestion
+from app.analysis.question_kinds import StormQuestion as StormQuestion
+from app.analysis.question_kinds import VmLoadQuestion as VmLoadQuestion
+from app.analysis.question_kinds import add_question as add_question
+from app.analysis.question_kinds import delete_question as delete_question
+from app.analysis.question_kinds import describe as describe
+from app.analysis.question_kinds import edit_question as edit_question
+from app.analysis.question_kinds import get_question as get_question
+from app.analysis.question_kinds import list_questions as list_questions
+from app.analysis.question_kinds import move_question as move_question
+from app.analysis.question_kinds import question_from_params as question_from_params
+from app.errors import AnalysisError, Note
+from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, LATENCY_HISTOGRAMS, has
+from parsers.plugins import Registry
 
 VERDICTS = ("met", "not met", "held", "not held", "information")
-PHASE_CHOICES = ("auto", "stored", "detect", "none")
-OPS = ("total", "read", "write")
-
-# parameter key -> its name in the window and the PDF (the command line names its flags instead)
-FIELD_LABELS: dict[str, str] = {
-    "kind": "Question type", "title": "Title", "position": "Position", "question": "Question",
-    "run_id": "Run", "run_ids": "Runs", "device": "Disk", "metric": "Figure", "align": "Alignment",
-    "phases": "Phases", "every_s": "Resampling", "iops_cap": "IOPS cap", "bw_cap_kbs": "Bandwidth cap",
-    "op": "Reads or writes", "tolerance_pct": "Tolerance", "window_s": "Window", "disks": "VM disks",
-    "threshold_ms": "Response-time threshold", "goal_pct": "Goal", "users": "Users",
-    "iops_per_user": "IOPS per user", "iops_per_user_storm": "IOPS per user in a storm",
-    "measured_run": "Measured run", "vms": "VMs in the measured run", "read_pct": "Reads", "raid": "RAID level",
-    "disk_type": "Disk type", "disk_iops": "IOPS per disk", "gb_per_user": "Capacity per user",
-    "disk_gb": "Disk size", "storm_multiplier": "Storm multiplier", "profile": "User profile",
-    "davg_ms": "DAVG guidance", "kavg_ms": "KAVG guidance",
-}
-
-# compare figures: key of app.analysis.compare's rows -> customer words, and the series column a chart shows
-COMPARE_METRICS: dict[str, tuple[str, str]] = {
-    "peak_iops": ("peak IOPS", "iops"), "mean_iops": ("mean IOPS", "iops"),
-    "iops_p50": ("median interval IOPS", "iops"), "iops_p95": ("95th percentile of interval IOPS", "iops"),
-    "iops_p99": ("99th percentile of interval IOPS", "iops"), "total_ios": ("total I/Os", "iops"),
-    "time_to_peak_s": ("time to peak", "iops"), "time_above_s": ("time above the threshold", "iops"),
-    "settle_time_s": ("settle time", "iops"), "duration_s": ("duration", "iops"),
-    "read_share": ("share of reads", "iops"), "peak_kbs": ("peak throughput", "kbs"),
-    "mean_kbs": ("mean throughput", "kbs"), "mean_await_ms": ("mean response time (await)", "await_ms"),
-    "await_p95_ms": ("95th percentile of interval await", "await_ms"),
-    "await_p99_ms": ("99th percentile of interval await", "await_ms"),
-    "mean_latency_ms": ("mean latency", "iops"), "latency_p99_ms": ("99th percentile latency (estimate)", "iops"),
-}
-UNIT_WORDS = {"IOPS": "IOPS", "kB/s": "kB/s", "s": "s", "I/Os": "I/Os", "ms": "ms", "fraction": "%",
-              "ms (estimate)": "ms"}
-
-
-class QuestionError(ValueError):
-    """A question's parameter is wrong (``field`` = its key), or the question or a run it names does not exist
-    (``missing``)."""
-
-    def __init__(self, message: str, field: str | None = None, missing: bool = False):
-        super().__init__(message)
-        self.message, self.field, self.missing = message, field, missing or field is None
-
-    def __str__(self) -> str:
-        return f"{FIELD_LABELS.get(self.field, self.field)}: {self.message}" if self.field else self.message
-
-
-# ---- number formats (one per quantity) ---------------------------------------------------------------
-def fmt_value(v: float | int | None, unit: str = "") -> str:
-    """``v`` with its unit, one way per value: whole numbers without decimals (1,212 IOPS), other values
-    under 1,000 with one decimal (203.4 IOPS), larger ones rounded to whole (65,716 IOPS); ms with two
-    decimals, seconds as they are (16 s), disks and users as counts. Values within 1e-9 of a whole number
-    are whole."""
-    if v is None:
-        return "-"
-    u = f" {unit}" if unit else ""
-    v = round(float(v), 9)  # a floating-point crumb (220.00000000000003) is no decimal
-    if unit == "ms" and float(v) != int(v):
-        return f"{v:,.2f}{u}"
-    if unit == "s":
-        return f"{v:,g}{u}"
-    if float(v) == int(v):
-        return f"{int(v):,}{u}"
-    if abs(v) < 1000:
-        return f"{v:,.1f}{u}"
-    return f"{v:,.0f}{u}"
-
-
-def fmt_span(t0: float | None, t1: float | None) -> str:
-    """A time range of a run: 26–36 s."""
-    return f"{fmt_value(t0)}–{fmt_value(t1, 's')}"
-
-
-def fmt_pct(share: float | None) -> str:
-    """A share (0-1) as a percentage with two decimals: 98.90 %."""
-    return "-" if share is None else f"{share * 100:.2f} %"
-
-
-def fmt_pct_value(pct: float) -> str:
-    """A percentage given in percent (a goal, a tolerance): 95 %, 2.5 %."""
-    return f"{pct:g} %"
-
-
-# ---- parameter checks ------------------------------------------------------------------------------------
-def _int(name: str, v: Any, minimum: int = 1) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not float(v).is_integer():
-        raise QuestionError(f"a whole number expected, not {v!r}", name)
-    if v < minimum:
-        raise QuestionError(f"must be {minimum} or more, not {int(v)}", name)
-    return int(v)
-
-
-def _num(name: str, v: Any, *, above: float | None = 0.0, at_least: float | None = None,
-         at_most: float | None = None, unit: str = "") -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)):
-        raise QuestionError(f"a number expected, not {v!r}", name)
-    v = float(v)
-    u = f" {unit}" if unit else ""
-    if above is not None and not v > above:
-        raise QuestionError(f"must be more than {above:g}{u}, not {v:g}", name)
-    if at_least is not None and v < at_least:
-        raise QuestionError(f"must be {at_least:g}{u} or more, not {v:g}", name)
-    if at_most is not None and v > at_most:
-        raise QuestionError(f"must be {at_most:g}{u} or less, not {v:g}", name)
-    return v
-
-
-def _opt_num(name: str, v: Any, **kw: Any) -> float | None:
-    return None if v is None else _num(name, v, **kw)
-
-
-def _choice(name: str, v: Any, choices: tuple[str, ...] | list[str]) -> str:
-    if v not in choices:
-        raise QuestionError(f"one of {', '.join(choices)}, not {v!r}", name)
-    return str(v)
-
-
-def _ids(name: str, v: Any, minimum: int) -> list[int]:
-    if not isinstance(v, (list, tuple)):
-        raise QuestionError(f"a list of run numbers expected, not {v!r}", name)
-    ids = [_int(name, x) for x in v]
-    if len(ids) < minimum:
-        raise QuestionError(f"give at least {minimum} run{'s' if minimum > 1 else ''}", name)
-    if len(set(ids)) != len(ids):
-        raise QuestionError("a run is named twice", name)
-    return ids
-
-
-def _opt_text(name: str, v: Any) -> str | None:
-    if v is None:
-        return None
-    if not isinstance(v, str) or not v.strip():
-        raise QuestionError(f"a name expected, not {v!r}", name)
-    return v.strip()
-
-
-def _align(v: Any) -> str:
-    if v in ("start", "activity", "clock"):
-        return str(v)
-    if isinstance(v, str) and v.startswith("marker:") and v[7:].strip():
-        return v
-    if isinstance(v, str) and v.startswith("offset:"):
-        try:
-            float(v[7:])
-        except ValueError:
-            raise QuestionError(f"an offset in seconds expected after 'offset:', not {v[7:]!r}", "align") from None
-        return v
-    raise QuestionError(f"start, activity, clock, marker:NAME or offset:SECONDS, not {v!r}", "align")
-
-
-# ---- the questions ---------------------------------------------------------------------------------------
-@dataclass
-class Question:
-    """Base of the question kinds: ``KIND``, validation, JSON parameters."""
-
-    KIND: ClassVar[str] = ""
-
-    def validate(self) -> None:  # pragma: no cover - every kind overrides it
-        raise NotImplementedError
-
-    def to_params(self) -> dict[str, Any]:
-        """The parameters as JSON can hold them (None values left out)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
-
-    @classmethod
-    def from_params(cls, params: dict[str, Any]) -> Question:
-        if not isinstance(params, dict):
-            raise QuestionError(f"parameters must be an object, not {params!r}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(params) - known)
-        if unknown:
-            raise QuestionError(f"a {cls.KIND.replace('_', ' ')} question has no parameter {unknown[0]!r} "
-                                f"(it has {', '.join(sorted(known))})", unknown[0])
-        q = cls(**{k: v for k, v in params.items() if v is not None})
-        q.validate()
-        return q
-
-    def run_ids_used(self) -> list[int]:
-        ids = getattr(self, "run_ids", None)
-        if ids is not None:
-            return list(ids)
-        rid = getattr(self, "run_id", None) or getattr(self, "measured_run", None)
-        return [rid] if rid is not None else []
-
-
-@dataclass
-class CompareQuestion(Question):
-    """How do these runs compare (the first is the baseline)?"""
-
-    KIND: ClassVar[str] = "compare"
-    run_ids: list[int] = field(default_factory=list)
-    metric: str = "peak_iops"
-    align: str = "start"
-    phases: str = "auto"
-    device: str | None = None
-    every_s: float | None = None
-
-    def validate(self) -> None:
-        self.run_ids = _ids("run_ids", self.run_ids, 2)
-        self.metric = _choice("metric", self.metric, list(COMPARE_METRICS))
-        self.align = _align(self.align)
-        self.phases = _choice("phases", self.phases, PHASE_CHOICES)
-        self.device = _opt_text("device", self.device)
-        self.every_s = _opt_num("every_s", self.every_s, unit="s")
-
-
-@dataclass
-class CapQuestion(Question):
-    """Did an IOPS and/or bandwidth cap hold on this run (device None: its whole disks)?"""
-
-    KIND: ClassVar[str] = "cap"
-    run_id: int = 0
-    iops_cap: float | None = None
-    bw_cap_kbs: float | None = None
-    device: str | None = None
-    op: str = "total"
-    tolerance_pct: float = 5.0
-    window_s: float = 10.0
-
-    def validate(self) -> None:
-        from app.analysis.cap import MIN_WINDOW_S
-
-        self.run_id = _int("run_id", self.run_id)
-        if self.iops_cap is None and self.bw_cap_kbs is None:
-            raise QuestionError("give an IOPS cap, a bandwidth cap or both", "iops_cap")
-        self.iops_cap = _opt_num("iops_cap", self.iops_cap, unit="IOPS")
-        self.bw_cap_kbs = _opt_num("bw_cap_kbs", self.bw_cap_kbs, unit="kB/s")
-        self.device = _opt_text("device", self.device)
-        self.op = _choice("op", self.op, OPS)
-        self.tolerance_pct = _num("tolerance_pct", self.tolerance_pct, above=None, at_least=0, at_most=100,
-                                  unit="%")
-        self.window_s = _num("window_s", self.window_s, above=None, at_least=MIN_WINDOW_S, unit="s")
-
-
-@dataclass
-class ResponseTimeQuestion(Question):
-    """Is at least ``goal_pct`` % of I/O answered within ``threshold_ms`` on these runs' (VM) disks?"""
-
-    KIND: ClassVar[str] = "response_time"
-    run_ids: list[int] = field(default_factory=list)
-    disks: list[str] | None = None
-    threshold_ms: float = 50.0
-    goal_pct: float = 80.0
-    op: str = "total"  # total (reads and writes) | read | write
-
-    def validate(self) -> None:
-        self.run_ids = _ids("run_ids", self.run_ids, 1)
-        self.op = _choice("op", self.op, OPS)
-        disks: Any = self.disks  # as the question's JSON gave it
-        if disks is not None:
-            if not isinstance(disks, (list, tuple)) or not disks:
-                raise QuestionError(f"a list of disk names expected, not {disks!r}", "disks")
-            self.disks = [str(_opt_text("disks", d)) for d in disks]
-        self.threshold_ms = _num("threshold_ms", self.threshold_ms, unit="ms")
-        self.goal_pct = _num("goal_pct", self.goal_pct, at_most=100, unit="%")
-
-
-@dataclass
-class SizingQuestion(Question):
-    """How many disks for ``users`` desktops? IOPS per user: one value, a steady..storm range
-    (``iops_per_user`` .. ``iops_per_user_storm``), measured from a run (``measured_run`` with ``vms``) or a
-    user ``profile``."""
-
-    KIND: ClassVar[str] = "sizing"
-    users: int = 0
-    iops_per_user: float | None = None
-    iops_per_user_storm: float | None = None
-    measured_run: int | None = None
-    vms: int | None = None
-    read_pct: float | None = None
-    raid: str | None = None
-    disk_type: str | None = None
-    disk_iops: float | None = None
-    gb_per_user: float | None = None
-    disk_gb: float | None = None
-    storm_multiplier: float | None = None
-    profile: str | None = None
-
-    def validate(self) -> None:
-        from app.analysis.sizing_presets import load_presets
-
-        pre = load_presets()
-        self.users = _int("users", self.users)
-        self.iops_per_user = _opt_num("iops_per_user", self.iops_per_user, unit="IOPS")
-        self.iops_per_user_storm = _opt_num("iops_per_user_storm", self.iops_per_user_storm, unit="IOPS")
-        sources = [x for x in (self.iops_per_user, self.measured_run, self.profile) if x is not None]
-        if len(sources) != 1:
-            raise QuestionError("give the IOPS per user (one value or a steady..storm range), a measured run or "
-                                "a user profile -- one of them", "iops_per_user")
-        if self.iops_per_user_storm is not None:
-            if self.iops_per_user is None:
-                raise QuestionError("a storm end needs the steady IOPS per user too", "iops_per_user_storm")
-            if not self.iops_per_user_storm > self.iops_per_user:
-                raise QuestionError(f"the storm end ({self.iops_per_user_storm:g}) must be above the steady "
-                                    f"{self.iops_per_user:g} IOPS per user", "iops_per_user_storm")
-            if self.storm_multiplier is not None:
-                raise QuestionError("a steady..storm range already gives the storm: no multiplier with it",
-                                    "storm_multiplier")
-        if (self.measured_run is None) != (self.vms is None):
-            raise QuestionError("a measured run needs the number of VMs in it, and the other way round",
-                                "measured_run" if self.measured_run is None else "vms")
-        if self.measured_run is not None:
-            self.measured_run = _int("measured_run", self.measured_run)
-            self.vms = _int("vms", self.vms)
-        self.read_pct = _opt_num("read_pct", self.read_pct, above=None, at_least=0, at_most=100, unit="%")
-        if self.raid is not None:
-            self.raid = _choice("raid", str(self.raid).lower(), list(pre["raid"]))
-        if self.disk_type is not None and self.disk_iops is not None:
-            raise QuestionError("give a disk type or the IOPS per disk, not both", "disk_iops")
-        if self.disk_type is not None:
-            self.disk_type = _choice("disk_type", self.disk_type, list(pre["disk_types"]))
-        self.disk_iops = _opt_num("disk_iops", self.disk_iops, unit="IOPS")
-        self.gb_per_user = _opt_num("gb_per_user", self.gb_per_user, unit="GB")
-        self.disk_gb = _opt_num("disk_gb", self.disk_gb, unit="GB")
-        if (self.gb_per_user is None) != (self.disk_gb is None):
-            raise QuestionError("capacity sizing needs both the capacity per user and the disk size",
-                                "gb_per_user" if self.gb_per_user is None else "disk_gb")
-        self.storm_multiplier = _opt_num("storm_multiplier", self.storm_multiplier)
-        if self.profile is not None:
-            self.profile = _choice("profile", self.profile, list(pre["user_profiles"]))
-
-    def run_ids_used(self) -> list[int]:
-        return [] if self.measured_run is None else [self.measured_run]
-
-
-@dataclass
-class StormQuestion(Question):
-    """The storm profile of a run: peak, time to peak, plateau, settle time, per phase."""
-
-    KIND: ClassVar[str] = "storm_profile"
-    run_id: int = 0
-    device: str | None = None
-    phases: str = "auto"
-    every_s: float | None = None
-
-    def validate(self) -> None:
-        self.run_id = _int("run_id", self.run_id)
-        self.device = _opt_text("device", self.device)
-        self.phases = _choice("phases", self.phases, PHASE_CHOICES)
-        self.every_s = _opt_num("every_s", self.every_s, unit="s")
-
-
-@dataclass
-class LatencySourceQuestion(Question):
-    """Is the latency within the usual guidance on this host run, and where does it come from: the array (DAVG)
-    or the host (KAVG)? (esxtop: app.analysis.host_latency.latency_split)"""
-
-    KIND: ClassVar[str] = "latency_source"
-    run_id: int = 0
-    device: str | None = None
-    davg_ms: float = 20.0
-    kavg_ms: float = 2.0
-
-    def validate(self) -> None:
-        self.run_id = _int("run_id", self.run_id)
-        self.device = _opt_text("device", self.device)
-        self.davg_ms = _num("davg_ms", self.davg_ms, unit="ms")
-        self.kavg_ms = _num("kavg_ms", self.kavg_ms, unit="ms")
-
-
-@dataclass
-class VmLoadQuestion(Question):
-    """Which VM drives the datastore's load, and does one suffer while another is busy? (esxtop virtual disks:
-    app.analysis.host_latency.vm_load)"""
-
-    KIND: ClassVar[str] = "vm_load"
-    run_id: int = 0
-
-    def validate(self) -> None:
-        self.run_id = _int("run_id", self.run_id)
-
-
-KINDS: dict[str, type[Question]] = {c.KIND: c for c in (CompareQuestion, CapQuestion, ResponseTimeQuestion,
-                                                       SizingQuestion, StormQuestion, LatencySourceQuestion,
-                                                       VmLoadQuestion)}
-
-
-# kind -> its name in the window and the PDF
-KIND_LABELS = {"compare": "compare runs", "cap": "cap check", "response_time": "response time",
-               "sizing": "sizing", "storm_profile": "storm profile", "latency_source": "latency source",
-               "vm_load": "load per VM"}
-
-
-def question_from_params(kind: str, params: dict[str, Any]) -> Question:
-    """A validated question of ``kind`` from its JSON parameters."""
-    if kind not in KINDS:
-        raise QuestionError(f"one of {', '.join(KIND_LABELS.values())}, not {kind!r}", "kind")
-    return KINDS[kind].from_params(params)
-
-
-def describe(q: Question, names: dict[int, str] | None = None) -> str:
-    """The generated title of a question, in a customer's words."""
-    def name(rid: int) -> str:
-        return (names or {}).get(rid) or f"run {rid}"
-
-    def listed(ids: list[int]) -> str:
-        parts = [name(r) for r in ids]
-        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-
-    if isinstance(q, CompareQuestion):
-        return f"How do {listed(q.run_ids)} compare ({COMPARE_METRICS[q.metric][0]})?"
-    if isinstance(q, CapQuestion):
-        caps = [fmt_value(c, u) for c, u in ((q.iops_cap, "IOPS"), (q.bw_cap_kbs, "kB/s")) if c is not None]
-        where = f" ({q.device})" if q.device else ""
-        return f"Did the {' and '.join(caps)} cap hold on {name(q.run_id)}{where}?"
-    if isinstance(q, ResponseTimeQuestion):
-        what = {"total": "I/O", "read": "reads", "write": "writes"}[q.op]
-        return (f"Is {fmt_pct_value(q.goal_pct)} of {what} answered within {fmt_value(q.threshold_ms, 'ms')} on "
-                f"{listed(q.run_ids)}?")
-    if isinstance(q, SizingQuestion):
-        if q.iops_per_user is not None:
-            ipu = fmt_value(q.iops_per_user) + (f"–{fmt_value(q.iops_per_user_storm)}"
-                                                if q.iops_per_user_storm is not None else "")
-            load = f"at {ipu} IOPS per user"
-        elif q.measured_run is not None:
-            load = f"at the load measured on {name(q.measured_run)}"
-        else:
-            load = f"with the {q.profile} profile"
-        return f"How many disks for {q.users:,} users {load}?"
-    if isinstance(q, StormQuestion):
-        return f"Storm profile of {name(q.run_id)}"
-    if isinstance(q, LatencySourceQuestion):
-        where = f" ({q.device})" if q.device else ""
-        return (f"Is the latency on {name(q.run_id)}{where} within the guidance (DAVG {fmt_value(q.davg_ms, 'ms')}, "
-                f"KAVG {fmt_value(q.kavg_ms, 'ms')}), and does it come from the array or the host?")
-    if isinstance(q, VmLoadQuestion):
-        return f"Which VM drives the load on {name(q.run_id)}?"
-    raise TypeError(type(q))  # pragma: no cover
-
-
-# ---- storage ---------------------------------------------------------------------------------------------
-@dataclass
-class StoredQuestion:
-    """A question as the workspace keeps it."""
-
-    question_id: int
-    position: int
-    kind: str
-    title: str | None  # the user's title; None = the generated one (see heading)
-    question: Question
-    created_at: datetime
-
-    def heading(self, names: dict[int, str] | None = None) -> str:
-        return self.title or describe(self.question, names)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"question_id": self.question_id, "position": self.position, "kind": self.kind,
-                "title": self.title, "heading": self.heading(), "params": self.question.to_params(),
-                "created_at": self.created_at}
-
-
-def _row(r: tuple[Any, ...]) -> StoredQuestion:
-    qid, pos, kind, title, params, created = r
-    return StoredQuestion(int(qid), int(pos), kind, title, question_from_params(kind, json.loads(params)), created)
-
-
-_COLS = "question_id, position, kind, title, params, created_at"
-
-
-def list_questions(ws: Workspace) -> list[StoredQuestion]:
-    """The stored questions in their order (none in a workspace that predates the table)."""
-    if not has_table(ws, "questions"):
-        return []
-    return [_row(r) for r in ws.con.execute(f"SELECT {_COLS} FROM questions ORDER BY position").fetchall()]
-
-
-def get_question(ws: Workspace, question_id: int) -> StoredQuestion:
-    rows = ws.con.execute(f"SELECT {_COLS} FROM questions WHERE question_id = ?",
-                          [question_id]).fetchall() if has_table(ws, "questions") else []
-    if not rows:
-        raise QuestionError(f"there is no question {question_id}")
-    return _row(rows[0])
-
-
-def _count(ws: Workspace) -> int:
-    return int(ws.con.execute("SELECT count(*) FROM questions").fetchall()[0][0])
-
-
-def _title(title: str | None) -> str | None:
-    if title is None:
-        return None
-    if not isinstance(title, str):
-        raise QuestionError(f"a text expected, not {title!r}", "title")
-    return title.strip() or None
-
-
-def _check_runs(ws: Workspace, q: Question) -> None:
-    key = "run_ids" if hasattr(q, "run_ids") else "measured_run" if isinstance(q, SizingQuestion) else "run_id"
-    for rid in q.run_ids_used():
-        if ws.run(rid) is None:
-            raise QuestionError(f"there is no run {rid} in this workspace", key, missing=True)
-
-
-def add_question(ws: Workspace, question: Question, title: str | None = None,
-                 position: int | None = None) -> StoredQuestion:
-    """Store a question (validated; its runs must exist) at ``position`` (1-based; default: last)."""
-    question.validate()
-    _check_runs(ws, question)
-    title = _title(title)
-    with ws.transaction():
-        n = _count(ws)
-        pos = n + 1 if position is None else _int("position", position)
-        if pos > n + 1:
-            raise QuestionError(f"between 1 and {n + 1}, not {pos}", "position")
-        ws.con.execute("UPDATE questions SET position = position + 1 WHERE position >= ?", [pos])
-        qid = ws.con.execute(
-            "INSERT INTO questions (position, kind, title, params, created_at) VALUES (?, ?, ?, ?, ?) "
-            "RETURNING question_id",
-            [pos, question.KIND, title, json.dumps(question.to_params()),
-             datetime.now(UTC).replace(tzinfo=None)]).fetchall()[0][0]
-    return get_question(ws, int(qid))
-
-
-def edit_question(ws: Workspace, question_id: int, params: dict[str, Any] | None = None,
-                  title: str | None = None) -> StoredQuestion:
-    """Change a question's parameters (merged over the stored ones; a None value drops one, back to its
-    default) and/or its title ("" = back to the generated title)."""
-    old = get_question(ws, question_id)
-    merged = old.question.to_params()
-    for k, v in (params or {}).items():
-        if v is None:
-            merged.pop(k, None)
-        else:
-            merged[k] = v
-    q = question_from_params(old.kind, merged)
-    _check_runs(ws, q)
-    new_title = old.title if title is None else _title(title)
-    with ws.transaction():
-        ws.con.execute("UPDATE questions SET params = ?, title = ? WHERE question_id = ?",
-                       [json.dumps(q.to_params()), new_title, question_id])
-    return get_question(ws, question_id)
-
-
-def move_question(ws: Workspace, question_id: int, to: int) -> list[StoredQuestion]:
-    """Move a question to position ``to`` (1-based); the others shift. Returns the new order."""
-    old = get_question(ws, question_id)
-    with ws.transaction():
-        n = _count(ws)
-        to = _int("position", to)
-        if to > n:
-            raise QuestionError(f"between 1 and {n}, not {to}", "position")
-        if to < old.position:
-            ws.con.execute("UPDATE questions SET position = position + 1 WHERE position >= ? AND position < ?",
-                           [to, old.position])
-        elif to > old.position:
-            ws.con.execute("UPDATE questions SET position = position - 1 WHERE position > ? AND position <= ?",
-                           [old.position, to])
-        ws.con.execute("UPDATE questions SET position = ? WHERE question_id = ?", [to, question_id])
-    return list_questions(ws)
-
-
-def delete_question(ws: Workspace, question_id: int) -> None:
-    old = get_question(ws, question_id)
-    with ws.transaction():
-        ws.con.execute("DELETE FROM questions WHERE question_id = ?", [question_id])
-        ws.con.execute("UPDATE questions SET position = position - 1 WHERE position > ?", [old.position])
-
-
 # ---- answers ---------------------------------------------------------------------------------------------
 @dataclass
 class Figure:
@@ -703,6 +174,15 @@ class Answer:
                 "evidence": self.evidence.as_dict(), "notes": self.notes, "error": self.error}
 
 
+# question kind -> the function that answers it (registered beside it with @answers)
+ANSWERS: Registry[Callable[..., Answer]] = Registry("question answer")
+
+
+def answers(kind: type[Question]) -> Callable[[Callable[..., Answer]], Callable[..., Answer]]:
+    """Register the decorated function as the answer of question kind ``kind``."""
+    return ANSWERS.register(kind.KIND)
+
+
 def run_names(ws: Workspace) -> dict[int, str]:
     return {int(r["run_id"]): r["name"] for r in ws.runs()}
 
@@ -718,11 +198,7 @@ def answer(ws: Workspace, question: Question | StoredQuestion, names: dict[int, 
     for rid in q.run_ids_used():
         if ws.run(rid) is None:
             raise AnalysisError(f"there is no run {rid} in this workspace (was it deleted?)")
-    answerers: dict[type[Question], Callable[..., Answer]] = {
-        CompareQuestion: _answer_compare, CapQuestion: _answer_cap, ResponseTimeQuestion: _answer_response,
-        SizingQuestion: _answer_sizing, StormQuestion: _answer_storm, LatencySourceQuestion: _answer_latency_source,
-        VmLoadQuestion: _answer_vm_load}
-    fn = answerers[type(q)]
+    fn = ANSWERS[q.KIND]
     a: Answer = fn(ws, q, names)
     a.question_id = stored.question_id if stored else None
     a.title = stored.heading(names) if stored else describe(q, names)
@@ -765,6 +241,7 @@ def answer_all(ws: Workspace, names: dict[int, str] | None = None) -> list[tuple
 
 
 # ---- one answer per kind ---------------------------------------------------------------------------------
+@answers(CapQuestion)
 def _answer_cap(ws: Workspace, q: CapQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.bench_results import iometer_runs
     from app.analysis.cap import cap_report
@@ -850,6 +327,7 @@ def _answer_cap_averages(ws: Workspace, q: CapQuestion, names: dict[int, str]) -
     return Answer(None, q.KIND, "", verdict, figures, res.answer, Evidence([q.run_id], {}, [], lines), res.notes)
 
 
+@answers(StormQuestion)
 def _answer_storm(ws: Workspace, q: StormQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.storm import storm_report
 
@@ -881,6 +359,7 @@ def _answer_storm(ws: Workspace, q: StormQuestion, names: dict[int, str]) -> Ans
     return Answer(None, q.KIND, "", "information", figures, reason, ev, list(rep.notes))
 
 
+@answers(LatencySourceQuestion)
 def _answer_latency_source(ws: Workspace, q: LatencySourceQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.host_latency import GUIDANCE_WORDS, latency_split
 
@@ -920,6 +399,7 @@ def _answer_latency_source(ws: Workspace, q: LatencySourceQuestion, names: dict[
                   [f"Guidance: {GUIDANCE_WORDS}.", *sp.notes])
 
 
+@answers(VmLoadQuestion)
 def _answer_vm_load(ws: Workspace, q: VmLoadQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.host_latency import vm_load
 
@@ -934,6 +414,7 @@ def _answer_vm_load(ws: Workspace, q: VmLoadQuestion, names: dict[int, str]) -> 
     return Answer(None, q.KIND, "", "information", figures, reason, ev, list(vl.notes))
 
 
+@answers(CompareQuestion)
 def _answer_compare(ws: Workspace, q: CompareQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.compare import compare_runs
 
@@ -1009,6 +490,7 @@ def _response_rows(ws: Workspace, q: ResponseTimeQuestion,
     return rows
 
 
+@answers(ResponseTimeQuestion)
 def _answer_response(ws: Workspace, q: ResponseTimeQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.vm_timeline import vm_disk_words
 
@@ -1076,6 +558,7 @@ def _answer_response(ws: Workspace, q: ResponseTimeQuestion, names: dict[int, st
     return Answer(None, q.KIND, "", verdict, figures, reason, ev, notes)
 
 
+@answers(SizingQuestion)
 def _answer_sizing(ws: Workspace, q: SizingQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.sizing import measured_inputs, size_vdi
 

@@ -41,6 +41,7 @@ from app.analysis.histograms import (
     merge_buckets,
     share_within,
 )
+from app.analysis.numbers import pct_pair
 from app.analysis.series import SERIES_COLUMNS, DeviceChoice, Series, load_series
 from app.analysis.storm import (
     METRIC_TEXT,
@@ -51,7 +52,6 @@ from app.analysis.storm import (
     storm_metrics,
     window_range,
 )
-from app.analysis.text import pct_pair
 from parsers.kinds import DEVICE_RATES, IOSTAT, LATENCY_HISTOGRAMS, has
 
 if TYPE_CHECKING:

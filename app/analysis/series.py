@@ -34,14 +34,13 @@ import numpy as np
 import polars as pl
 
 from app.analysis.histograms import AnalysisError
-from app.analysis.text import Note
+from app.errors import Note
 from app.series_sums import (  # noqa: F401 (re-exported: the device rules and figures are the series')
     ALL_FIGURES,
     DEFAULT_OPS,
     FIGURES,
     LAYER_NAMES,
     LAYERS,
-    STACKED,
     DeviceChoice,
     current,
     default_choice,

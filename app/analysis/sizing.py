@@ -36,7 +36,7 @@ import polars as pl
 from app.analysis.histograms import AnalysisError, latency_share
 from app.analysis.series import activity_start, load_series, resample
 from app.analysis.sizing_presets import load_presets
-from app.analysis.text import Note
+from app.errors import Note
 from app.store.phases import list_phases
 from app.workspace import Workspace, has_table
 from parsers.kinds import DEVICE_RATES, IOMARK, has

@@ -42,7 +42,7 @@ from app.analysis.series import (
     weighted_percentile,
     weighted_percentiles,
 )
-from app.analysis.text import Note
+from app.errors import Note
 from app.store.phases import Phase, list_phases
 
 if TYPE_CHECKING:

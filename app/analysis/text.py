@@ -1,25 +1,29 @@
-"""Words of the analyses: how a fix is named on each front end, and the command line's plain-text
-renderings. No Qt.
+"""The command line's plain-text renderings of the analyses, and the customer words of the sizing inputs and
+steps. No Qt.
 
-The renderings say how the figures were made, and mark what is an estimate or interval-level.
-
-Fixes
-    An analysis that cannot answer, or answers with a caveat the user can remove, names the fix by a key
-    (``AnalysisError("...: set the interval with {fix}", fix="set_interval", run_id=3)``, or a
-    :class:`Note` in a list of notes). :data:`FIXES` is the one table that says how each front end names
-    it: the command line as its command or flag (its users type commands), the window and the PDF as
-    the menu item, button or field (customers never see flags, code names or internal files).
-    ``str()`` of an error or a note is the window and PDF wording; the command line asks for its own with
-    :func:`for_cli`.
-
-This module imports no other analysis module at run time, so that every one of them can use it.
+The renderings say how the figures were made, and mark what is an estimate or interval-level. The errors and
+notes of the analyses and the table of how each front end names a fix live in the leaf :mod:`app.errors`, the
+number formats in :mod:`app.analysis.numbers`; both are re-exported here for the front ends that import them
+from this module.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
+from app.analysis.numbers import pct_bounds as pct_bounds
+from app.analysis.numbers import pct_pair as pct_pair
+from app.errors import FIXES as FIXES
+from app.errors import FRONTS as FRONTS
+from app.errors import STORED_FIX as STORED_FIX
+from app.errors import AnalysisError as AnalysisError
+from app.errors import Note as Note
+from app.errors import fix_phrase as fix_phrase
+from app.errors import for_cli as for_cli
+from app.errors import for_cli_json as for_cli_json
+from app.errors import render as render
+from app.errors import render_stored as render_stored
+from app.errors import with_fix as with_fix
 from parsers.kinds import IOMARK
 
 if TYPE_CHECKING:
@@ -29,142 +33,6 @@ if TYPE_CHECKING:
     from app.analysis.sizing import SizingResult
     from app.analysis.storm import StormMetrics, StormReport
     from app.store.phases import Phase
-
-FRONTS = ("cli", "window")
-
-# fix key -> how each front end names it; "{run_id}" and other fields come from the error or note
-FIXES: dict[str, dict[str, str]] = {
-    "set_interval": {
-        "cli": "'main.py run {run_id} --interval SECONDS'",
-        "window": "the run's right-click menu ▸ Set interval…",
-    },
-    "fio_json_plus": {
-        "cli": "re-run fio with --output-format=json+",
-        "window": "re-run fio with its json+ output format, which writes the latency bins",
-    },
-    "iops_per_user": {
-        "cli": "the IOPS per user (--iops-per-user), a --profile or a measured run",
-        "window": "the IOPS per user, a user profile or a measured run",
-    },
-    "capacity_inputs": {
-        "cli": "--gb-per-user and --disk-gb",
-        "window": "the capacity per user and the disk size",
-    },
-    "align_offset": {
-        "cli": "--align offset:S",
-        "window": "an alignment by offset",
-    },
-    "device_choice": {
-        "cli": "--device",
-        "window": "picked by name",
-    },
-    "first_report_interval": {
-        "cli": "'main.py run {run_id} --first-report interval'",
-        "window": "the 'Keep the first report' button above the views (or the run's right-click menu ▸ First "
-                  "report is an interval)",
-    },
-    "counts_per_collection": {
-        "cli": "'main.py run {run_id} --histogram-counts per-collection'",
-        "window": "the run's right-click menu ▸ vscsiStats counts are per collection",
-    },
-    "store_phases": {
-        "cli": "phase add / phase detect --save",
-        "window": "added by hand or saved from a detection",
-    },
-}
-
-
-def fix_phrase(fix: str, front: str = "window", **params: Any) -> str:
-    """How ``front`` ("cli" or "window"; the PDF uses the window's words) names the fix ``fix``."""
-    if front not in FRONTS:
-        raise ValueError(f"unknown front end {front!r}: {', '.join(FRONTS)}")
-    return FIXES[fix][front].format(**params)
-
-
-def with_fix(message: str, fix: str | None, front: str = "window", **params: Any) -> str:
-    """``message`` with its ``{fix}`` placeholder replaced by ``front``'s phrase (replace, not format: the
-    message may hold run names with braces)."""
-    if fix is None:
-        return message
-    return message.replace("{fix}", fix_phrase(fix, front, **params))
-
-
-STORED_FIX = re.compile(r"\{fix:([a-z_]+)\}")
-
-
-def render_stored(text: str, front: str = "window", run_id: Any = "ID") -> str:
-    """A stored import warning in ``front``'s words. The parsers know no front end: where a warning says what
-    the user can do, they write a ``{fix:KEY}`` token (a :data:`FIXES` key), replaced here."""
-    def phrase(m: re.Match[str]) -> str:
-        key = m.group(1)
-        return fix_phrase(key, front, run_id=run_id) if key in FIXES else m.group(0)
-
-    return STORED_FIX.sub(phrase, text)
-
-
-class AnalysisError(Exception):
-    """The data cannot answer the question (no such run, no histogram, ...).
-
-    ``fix`` (a :data:`FIXES` key) and ``params`` name what the user can do about it; the message holds
-    ``{fix}`` where the phrase goes. ``str()`` is the window and PDF wording, :meth:`render` any front end's.
-    """
-
-    def __init__(self, message: str, fix: str | None = None, **params: Any):
-        if fix is not None and fix not in FIXES:
-            raise KeyError(f"unknown fix {fix!r}")
-        super().__init__(message)
-        self.message, self.fix, self.params = message, fix, params
-
-    def render(self, front: str = "window") -> str:
-        return with_fix(self.message, self.fix, front, **self.params)
-
-    def __str__(self) -> str:
-        return self.render("window")
-
-
-class Note(str):
-    """A note (or a method text) that names a fix: the string itself is the window and PDF wording;
-    :meth:`render` gives any front end's (the command line's JSON and text use ``render("cli")``)."""
-
-    message: str
-    fix: str | None
-    params: dict[str, Any]
-
-    def __new__(cls, message: str, fix: str | None = None, **params: Any) -> Note:
-        if fix is not None and fix not in FIXES:
-            raise KeyError(f"unknown fix {fix!r}")
-        self = super().__new__(cls, with_fix(message, fix, "window", **params))
-        self.message, self.fix, self.params = message, fix, params
-        return self
-
-    def render(self, front: str = "window") -> str:
-        return with_fix(self.message, self.fix, front, **self.params)
-
-
-def render(x: Any, front: str = "window") -> Any:
-    """An error or note in ``front``'s words; anything else as it is."""
-    if isinstance(x, (AnalysisError, Note)):
-        return x.render(front)
-    return x
-
-
-def for_cli(x: Any) -> str:
-    """The command line's wording of an error, a note or a plain string."""
-    return str(render(x, "cli"))
-
-
-def for_cli_json(v: Any) -> Any:
-    """Notes inside nested dicts and lists in the command line's words (for its JSON)."""
-    if isinstance(v, Note):
-        return v.render("cli")
-    if isinstance(v, dict):
-        return {k: for_cli_json(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [for_cli_json(x) for x in v]
-    if isinstance(v, tuple):
-        return tuple(for_cli_json(x) for x in v)
-    return v
-
 
 # customer words for the sizing inputs and steps (window and PDF; the command line's JSON keeps the keys)
 SIZING_INPUT_LABELS: dict[str, str] = {
@@ -438,31 +306,6 @@ def format_sizing(r: SizingResult) -> str:
         out.append(format_response_time(r.response_time))
     out += [f"note: {for_cli(n)}" for n in r.notes]
     return "\n".join(out)
-
-
-def pct_pair(lo: float | None, hi: float | None, digits: int = 2, missing: str = "?") -> tuple[str, str]:
-    """Two bounds as percentages with as many decimals as it takes to tell them apart (up to 6): never
-    'between 99.8 % and 99.8 %'."""
-    def one(v: float | None, d: int) -> str:
-        return missing if v is None else f"{v * 100:.{d}f} %"
-
-    a, b = one(lo, digits), one(hi, digits)
-    if lo is None or hi is None or lo == hi:
-        return a, b
-    for d in range(digits + 1, 7):
-        if a != b:
-            break
-        a, b = one(lo, d), one(hi, d)
-    return a, b
-
-
-def pct_bounds(lo: float | None, hi: float | None, est: float | None, digits: int = 2,
-               missing: str = "?") -> tuple[str, str, str]:
-    """Bounds and an estimate between them as percentages, all three with the decimals it takes to tell the
-    bounds apart: never 'between 98.98 % and 98.99 %, estimate 99.0 %' (an estimate that reads as outside)."""
-    a, b = pct_pair(lo, hi, digits, missing)
-    d = len(a.split(".")[1].split()[0]) if "." in a else (len(b.split(".")[1].split()[0]) if "." in b else digits)
-    return a, b, missing if est is None else f"{est * 100:.{d}f} %"
 
 
 def format_response_time(rt: dict[str, Any]) -> str:

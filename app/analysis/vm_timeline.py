@@ -68,7 +68,8 @@ from app.analysis.histograms import (
     merge_buckets,
     share_within,
 )
-from app.analysis.text import Note
+from app.analysis.numbers import fmt_value
+from app.errors import Note
 from parsers.kinds import LATENCY_HISTOGRAMS, TIME_SERIES, has
 
 if TYPE_CHECKING:
@@ -511,8 +512,6 @@ def _phases(dev: str, cols: list[CollectionFigures], lat: pl.DataFrame, stats: p
 def _rate(v: float | None) -> str:
     """A rate in the one format of every figure (fmt_value: 600, 116.7, 1,212), so the story and the tables
     print a value the same way."""
-    from app.analysis.questions import fmt_value
-
     return "?" if v is None else fmt_value(v)
 
 

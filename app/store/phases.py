@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from app.analysis.text import AnalysisError
+from app.errors import AnalysisError
 from app.workspace import Workspace, has_table
 
 

@@ -134,10 +134,10 @@ class Grid(QWidget):
 
     def show_run(self, run_id: int) -> None:
         """A run's rows, in report order; pages are fetched by row id so any scroll position is instant."""
-        from app.workspace import MAIN_TABLE
+        from parsers.registry import main_table
 
         run = self.ws.run(run_id) or {}
-        table = MAIN_TABLE.get(run.get("kind", ""), "iostat_samples")
+        table = main_table(run.get("kind")) or "iostat_samples"
         order = "sample_idx, _rid" if table in ("iostat_samples", "histograms") else "_rid"
         self.sql.setPlainText(f"SELECT * FROM {table} WHERE run_id = {int(run_id)}")
         self.current_table = table

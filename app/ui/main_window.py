@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from app.ui.questions_dock import QuestionsPanel, evidence_tab
 from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser
 from app.ui.theme import THEMES, apply_theme
+from app.ui.views import VIEW_TABS, ViewTab
 from app.ui.workers import ImportThread, WorkspaceLost, wait_for_jobs
 from app.workspace import (
     DISK_FULL,
@@ -162,10 +164,12 @@ class MainWindow(QMainWindow):
         self.results.attach(self.plot)  # follows the curves, the visible range and the cap
         self.grid = Grid(self.ws)
         # the tabs not shown at start are built when first shown (or asked for): a quicker start
-        self.histos: Any = LazyView(self.ws, self._build_histograms)
-        self.iozone: Any = LazyView(self.ws, self._build_iozone)
-        self.bench: Any = LazyView(self.ws, self._build_bench)
-        self.sizing: Any = LazyView(self.ws, self._build_sizing)
+        self.histos: Any
+        self.iozone: Any
+        self.bench: Any
+        self.sizing: Any
+        for tab in VIEW_TABS.values():  # app.ui.views: the views a capability contributes
+            setattr(self, tab.attr, LazyView(self.ws, partial(self._build_tab, tab)))
         self.tabs = QTabWidget()
         self.tabs.setObjectName("views")
         # the results table sits under the overlay chart, in the same tab: its figures are the chart's
@@ -178,10 +182,8 @@ class MainWindow(QMainWindow):
         self.overlay_page.setSizes([640, 260])
         self.overlay_page.setCollapsible(0, False)
         self.tabs.addTab(self.overlay_page, "Overlay")
-        self.tabs.addTab(self.histos, "Histograms")
-        self.tabs.addTab(self.iozone, "IOzone")
-        self.tabs.addTab(self.bench, "Iometer / IOmark")
-        self.tabs.addTab(self.sizing, "Sizing")
+        for tab in VIEW_TABS.values():
+            self.tabs.addTab(getattr(self, tab.attr), tab.title)
         self.tabs.addTab(self.grid, "Grid && SQL")
         self.banner = SinceBootBanner(self.ws)
         central = QWidget()
@@ -240,30 +242,11 @@ class MainWindow(QMainWindow):
         if not self.questions.questions:  # shown when the first question is added (Report ▸ Report questions)
             self.questions_dock.hide()
 
-    def _build_histograms(self, ws: Workspace) -> QWidget:
-        from app.ui.histo_view import HistogramView
-
-        view = HistogramView(ws)
-        view.questions_asked.connect(self._add_questions)
-        return view
-
-    @staticmethod
-    def _build_iozone(ws: Workspace) -> QWidget:
-        from app.ui.iozone_view import IozoneView
-
-        return IozoneView(ws)
-
-    @staticmethod
-    def _build_bench(ws: Workspace) -> QWidget:
-        from app.ui.bench_view import BenchResultsView
-
-        return BenchResultsView(ws)
-
-    def _build_sizing(self, ws: Workspace) -> QWidget:
-        from app.ui.sizing_panel import SizingPanel
-
-        view = SizingPanel(ws)
-        view.questions_asked.connect(self._add_questions)
+    def _build_tab(self, tab: ViewTab, ws: Workspace) -> QWidget:
+        """A view tab's view, built when first shown; the questions it asks go to the Report questions panel."""
+        view = tab.build(ws)
+        if hasattr(view, "questions_asked"):
+            view.questions_asked.connect(self._add_questions)
         return view
 
     def _fit_to_screen(self) -> None:

@@ -9,38 +9,13 @@ has nothing to show). Builders register themselves next to their code:
     @question_section("cap")            # the evidence section of one question kind
     def build(ctx, n, stored, answer) -> Section: ...
 
-A new question kind adds one module here with one ``@question_section`` builder (and its entry in
-``MODULES``); ``reports.content.collect`` runs them in the stored order of the questions.
+The registries are :mod:`reports.builders`': they import every module of this package before their first
+answer, so a new question kind adds one module here with one ``@question_section`` builder and nothing else;
+``reports.content.collect`` runs them in the stored order of the questions.
 """
 
-from __future__ import annotations
-
-import importlib
-from collections.abc import Callable
-from typing import Any
-
-SECTION_BUILDERS: dict[str, Callable[..., Any]] = {}
-QUESTION_BUILDERS: dict[str, Callable[..., Any]] = {}
-
-# in the order of the sections in a report; importing them registers their builders
-MODULES = ("runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "iometer_iomark", "sizing", "compare",
-           "crosscheck", "appendix", "questions", "host")
-
-
-def section(key: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        SECTION_BUILDERS[key] = fn
-        return fn
-    return register
-
-
-def question_section(kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        QUESTION_BUILDERS[kind] = fn
-        return fn
-    return register
-
-
-def load() -> None:
-    for m in MODULES:
-        importlib.import_module(f"reports.sections.{m}")
+from reports.builders import QUESTION_BUILDERS as QUESTION_BUILDERS
+from reports.builders import SECTION_BUILDERS as SECTION_BUILDERS
+from reports.builders import load as load
+from reports.builders import question_section as question_section
+from reports.builders import section as section
