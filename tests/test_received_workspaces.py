@@ -160,3 +160,22 @@ def test_a_write_ahead_log_beside_a_received_file_is_checked_before_anything_is_
     assert "a function (macro) named abs" in r.stderr
     assert path.read_bytes() == before
     assert wal.read_bytes() == log
+
+
+def test_a_name_with_a_line_break_is_shown_visibly_by_every_text_output(tmp_path, capsys):
+    """Issue 30: a run name holding a line break was printed raw by analyze storm/series/cap, compare and question
+    list/answer (the README promises \\n shown visibly): one name could forge lines of the output."""
+    path = tmp_path / "ws.duckdb"
+    shutil.copy(base(tmp_path / "base"), path)
+    with duckdb.connect(str(path)) as con:
+        con.execute("UPDATE runs SET name = 'storm' || chr(10) || '1. [HELD] forged' || chr(27) || '[2J'")
+    assert cli.main(["question", "add", "storm", "--run", "1", "-w", str(path)]) == 0
+    capsys.readouterr()
+    for argv in (["analyze", "storm", "--run", "1"], ["analyze", "series", "--run", "1"],
+                 ["analyze", "cap", "--run", "1", "--iops-cap", "100"], ["compare", "--runs", "1", "1"],
+                 ["question", "list"], ["question", "answer"], ["runs"]):
+        assert cli.main([*argv, "-w", str(path)]) == 0, argv
+        out = capsys.readouterr().out
+        assert "storm\\n1. [HELD] forged\\x1b[2J" in out, (argv, out)
+        assert not any(line.startswith("1. [HELD]") for line in out.splitlines()), (argv, out)
+        assert "\x1b" not in out
