@@ -725,7 +725,7 @@ class MainWindow(QMainWindow):
     def _let_go_of_workspace(self) -> None:
         """Stop every view's use of the workspace's connection, before it is closed."""
         self.questions.shutdown()
-        wait_for_jobs(cancel=False, but=self.thread)  # the views' jobs read through it: let them finish first
+        wait_for_jobs(but=self.thread)  # the views' jobs read through it: stopped before it is closed
         self.grid.close_model()
 
     def _use_workspace(self, ws: Workspace, path: Path) -> None:
@@ -819,7 +819,7 @@ class MainWindow(QMainWindow):
         self.questions.shutdown()
         dlg = getattr(self, "report_dialog", None)
         if dlg is not None and dlg.job is not None and dlg.job.isRunning():
-            dlg.job.wait(60000)
+            dlg.job.stop()  # the PDF is written whole or not at all: a report stopped leaves none
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.settings.setValue("tab", self.tabs.currentIndex())
