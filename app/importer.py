@@ -41,7 +41,8 @@ class FoundFile:
     path: str
     source: str
     in_folder: bool
-    error: str | None = None  # an archive that could not be unpacked
+    error: str | None = None  # an archive that could not be unpacked, a folder that could not be read
+    skipped: str | None = None  # why an entry of the drop is left out (a link, a member outside its archive)
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,14 @@ class ImportStep:
     cancelled: bool = False
 
 
-def _walk_dir(folder: Path) -> Iterator[str]:
-    """Every file below ``folder``: recursive, sorted, hidden files and folders and OS clutter skipped."""
-    for root, dirs, files in os.walk(folder):
+def _walk_dir(folder: Path, unreadable: list[str] | None = None) -> Iterator[str]:
+    """Every file below ``folder``: recursive, sorted, hidden files and folders and OS clutter skipped. A folder
+    that cannot be read is added to ``unreadable`` (as ``path: why``), never passed over in silence."""
+    def said(e: OSError) -> None:
+        if unreadable is not None:
+            unreadable.append(f"{e.filename}: cannot read this folder ({e.strerror}): its files were not imported")
+
+    for root, dirs, files in os.walk(folder, onerror=said):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for f in sorted(files):
             if not f.startswith(".") and f not in SKIP_NAMES:
@@ -123,60 +129,103 @@ class _Budget:
                 dst.write(chunk)
 
 
-def _target(dest: Path, root: Path, name: str) -> Path | None:
-    """Where a member lands, or None when it would land outside ``dest`` (``../x``, an absolute path)."""
-    target = (dest / name).resolve()
-    return target if target.is_relative_to(root) and target != root else None
+OUTSIDE = "its name points outside the archive (../ or an absolute path): left out"
 
 
-def _unzip(archive: str | os.PathLike, dest: Path, root: Path, budget: _Budget) -> None:
+class _Members:
+    """Where an archive's members land, and what happened to those that did not: each member is written under
+    the archive's own folder, at its name; a second member of the same name, or one whose folder is a file of the
+    archive, gets a name of its own (``x (2)``); names that point outside, links and devices are left out. Every
+    member ends in :attr:`lines` or on disk, never in silence."""
+
+    def __init__(self, dest: Path) -> None:
+        self.dest, self.root = dest, dest.resolve()
+        self.lines: list[tuple[str, str]] = []  # (member name, why it was left out)
+        self.names: dict[Path, str] = {}  # where a member was written -> its name in the archive
+
+    def target(self, name: str) -> Path | None:
+        target = (self.dest / name).resolve()
+        if not target.is_relative_to(self.root) or target == self.root:
+            self.lines.append((name, OUTSIDE))
+            return None
+        n = 1
+        free = target
+        while free.exists() or any(p.is_file() for p in free.parents if p.is_relative_to(self.root)
+                                   and p != self.root):
+            n += 1
+            free = self._renamed(target, n)
+        free.parent.mkdir(parents=True, exist_ok=True)
+        self.names[free] = name if n == 1 else \
+            f"{name} (unpacked as {free.relative_to(self.root)}: the archive holds another entry of that name)"
+        return free
+
+    def _renamed(self, target: Path, n: int) -> Path:
+        """``a/b/x.txt`` -> ``a (n)/b/x.txt`` when a parent is a file, else ``x (n).txt``: a free place."""
+        rel = target.relative_to(self.root)
+        for i, part in enumerate(rel.parts[:-1]):
+            if (self.root.joinpath(*rel.parts[: i + 1])).is_file():
+                return self.root.joinpath(*rel.parts[:i], f"{part} ({n})", *rel.parts[i + 1:])
+        return target.with_name(f"{target.stem} ({n}){target.suffix}")
+
+    def leave_out(self, name: str, why: str) -> None:
+        self.lines.append((name, why))
+
+
+def _unzip(archive: str | os.PathLike, members: _Members, budget: _Budget) -> None:
     with zipfile.ZipFile(archive) as z:
         for zm in z.infolist():
-            target = None if zm.is_dir() else _target(dest, root, zm.filename)
-            if target is None:
-                continue  # a folder entry, or a member that would escape the folder
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with z.open(zm) as member:
-                budget.copy(member, target)
+            if zm.is_dir():
+                continue
+            target = members.target(zm.filename)
+            if target is not None:
+                with z.open(zm) as member:
+                    budget.copy(member, target)
 
 
-def _untar(archive: str | os.PathLike, dest: Path, root: Path, budget: _Budget) -> None:
+def _untar(archive: str | os.PathLike, members: _Members, budget: _Budget) -> None:
     with tarfile.open(archive, mode="r:*") as t:
         for tm in t:
-            target = _target(dest, root, tm.name) if tm.isfile() else None
+            if tm.isdir():
+                continue
+            if not tm.isfile():
+                what = "a link" if tm.issym() or tm.islnk() else "a device or special file"
+                members.leave_out(tm.name, f"{what}, not a file: left out")
+                continue
+            target = members.target(tm.name)
             member = t.extractfile(tm) if target is not None else None
-            if target is None or member is None:
-                continue  # folders, links, devices, and members that would escape the folder
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with member:
-                budget.copy(member, target)
+            if target is not None and member is not None:
+                with member:
+                    budget.copy(member, target)
 
 
-def unpack(archive: str | os.PathLike, dest: Path, budget: _Budget | None = None) -> Path:
-    """Unpack ``archive`` (zip, tar or gz) into the new folder ``dest``, streamed member by member. Members that
-    would land outside it are left out; links and devices in a tar are left out; archives that unpack to far more
-    than their size raise :class:`ArchiveError` (what was written so far is removed with the staging folder).
+def unpack(archive: str | os.PathLike, dest: Path, budget: _Budget | None = None) -> _Members:
+    """Unpack ``archive`` (zip, tar or gz) into the new folder ``dest``, streamed member by member (see
+    :class:`_Members`: where each lands, and the lines of those left out); archives that unpack to far more than
+    their size raise :class:`ArchiveError` (what was written so far is removed with the staging folder).
     ``budget``: the drop's (nested archives spend from it); without one, this archive's own."""
     dest.mkdir(parents=True, exist_ok=True)
-    root = dest.resolve()
+    members = _Members(dest)
     if budget is None:
         budget = _Budget()
         budget.allow(archive)
     kind = archive_kind(archive)
     if kind == "zip":
-        _unzip(archive, dest, root, budget)
+        _unzip(archive, members, budget)
     elif kind == "tar":
-        _untar(archive, dest, root, budget)
+        _untar(archive, members, budget)
     elif kind == "gz":
         name = Path(archive).name
+        target = members.target(name[:-3] if name.lower().endswith(".gz") else name)
+        assert target is not None  # a plain file name, in its own folder
         with gzip.open(archive, "rb") as gz:
-            budget.copy(gz, dest / (name[:-3] if name.lower().endswith(".gz") else name))
-    return dest
+            budget.copy(gz, target)
+    return members
 
 
 def unpack_zip(archive: str | os.PathLike, dest: Path) -> Path:
     """Kept for callers of the zip-only name: see :func:`unpack`."""
-    return unpack(archive, dest)
+    unpack(archive, dest)
+    return dest
 
 
 def _stem(path: str) -> str:
@@ -197,27 +246,38 @@ def find_files(paths: Iterable[str | os.PathLike], tmp: Path) -> list[FoundFile]
 
     def add(path: str, source: str, in_folder: bool, depth: int) -> None:
         nonlocal n_unpacked
-        if depth < MAX_ZIP_DEPTH and is_archive(path):
-            n_unpacked += 1
-            if depth == 0:
-                budget.allow(path)
-            try:  # each archive its own folder: two a.zip from two folders keep both their traces
-                dest = unpack(path, tmp / f"{n_unpacked}-{_stem(path)}", budget)
-            except (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, EOFError, gzip.BadGzipFile,
-                    NotImplementedError, RuntimeError, OSError, ArchiveError) as e:
-                # damaged, encrypted (RuntimeError), an unknown compression (NotImplementedError), a bomb or a full disk
-                out.append(FoundFile(path, source, in_folder, error=f"{source}: cannot unpack the archive ({e})"))
-                return
-            for f in _walk_dir(dest):
-                add(f, str(Path(source) / Path(f).relative_to(dest)), True, depth + 1)
-        else:
+        if not is_archive(path):
             out.append(FoundFile(path, source, in_folder))
+            return
+        if depth >= MAX_ZIP_DEPTH:
+            out.append(FoundFile(path, source, in_folder, error=f"{source}: an archive nested more than "
+                                 f"{MAX_ZIP_DEPTH} archives deep: not unpacked (unpack it yourself and import "
+                                 "the folder)"))
+            return
+        n_unpacked += 1
+        if depth == 0:
+            budget.allow(path)
+        dest = tmp / f"{n_unpacked}-{_stem(path)}"
+        try:  # each archive its own folder: two a.zip from two folders keep both their traces
+            members = unpack(path, dest, budget)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, EOFError, gzip.BadGzipFile,
+                NotImplementedError, RuntimeError, OSError, ArchiveError) as e:
+            # damaged, encrypted (RuntimeError), an unknown compression (NotImplementedError), a bomb or a full disk
+            out.append(FoundFile(path, source, in_folder, error=f"{source}: cannot unpack the archive ({e})"))
+            return
+        for f in _walk_dir(dest):
+            name = members.names.get(Path(f).resolve(), str(Path(f).relative_to(dest)))
+            add(f, str(Path(source) / name), True, depth + 1)
+        for name, why in members.lines:  # as the archive names it, even when absolute or outside
+            out.append(FoundFile(path, f"{source}/{name}", True, skipped=why))
 
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            for f in _walk_dir(p):
+            unreadable: list[str] = []
+            for f in _walk_dir(p, unreadable):
                 add(f, f, True, 0)
+            out += [FoundFile(str(p), line.split(": ", 1)[0], True, error=line) for line in unreadable]
         else:
             add(str(p), str(p), False, 0)
     return out
@@ -540,6 +600,8 @@ def iter_import(ws: Workspace, paths: Iterable[str | os.PathLike], options: Impo
                 state.progress(i / n, f"{i + 1}/{n}  {Path(f.source).name}")
                 if f.error is not None:
                     r = ImportResult(path=f.source, status="failed", error=f.error)
+                elif f.skipped is not None:
+                    r = ImportResult(path=f.source, status="skipped", error=f"{f.source}: {f.skipped}")
                 else:
                     r = import_file(ws, f.path, options, sub, fmt_id=fmt_id, in_folder=f.in_folder, source=f.source)
             except Cancelled:

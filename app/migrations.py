@@ -51,6 +51,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from app.safe_open import WorkspaceDamaged
 from parsers.schema import READ_COMPATIBLE_FROM, SCHEMA_VERSION, TABLE
 
 
@@ -154,21 +155,33 @@ def _tables(con: Any) -> set[str]:
     return {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
 
 
-def stored_version(con: Any) -> int | None:
-    """The workspace's ``schema_version``; None for a file without one (empty, or not a workspace yet)."""
+def _version(con: Any, key: str) -> int | None:
+    """A version number of ``workspace_info`` (None when the row is not there); a value that is not one -- 'four',
+    '4.0', NULL -- is :class:`~app.safe_open.WorkspaceDamaged`, naming the row."""
     if "workspace_info" not in _tables(con):
         return None
-    rows = con.execute("SELECT value FROM workspace_info WHERE key = 'schema_version'").fetchall()
-    return int(rows[0][0]) if rows else None
+    rows = con.execute("SELECT value FROM workspace_info WHERE key = ?", [key]).fetchall()
+    if not rows:
+        return None
+    value = rows[0][0]
+    if not isinstance(value, str) or not value.isascii() or not value.isdigit() or len(value) > 6:
+        db = con.execute("SELECT current_database()").fetchall()[0][0]
+        path = con.execute("SELECT path FROM system.main.duckdb_databases() WHERE database_name = ?",
+                           [db]).fetchall()[0][0]
+        raise WorkspaceDamaged(path or db, "workspace_info", f"the row {key}", "value", value,
+                               "not a version number")
+    return int(value)
+
+
+def stored_version(con: Any) -> int | None:
+    """The workspace's ``schema_version``; None for a file without one (empty, or not a workspace yet)."""
+    return _version(con, "schema_version")
 
 
 def stored_compatible_from(con: Any) -> int | None:
     """The workspace's ``read_compatible_from`` (the oldest schema version that reads it correctly); None when it
     has none (written by a StormScope before this number existed: only its own schema version reads it)."""
-    if "workspace_info" not in _tables(con):
-        return None
-    rows = con.execute("SELECT value FROM workspace_info WHERE key = 'read_compatible_from'").fetchall()
-    return int(rows[0][0]) if rows else None
+    return _version(con, "read_compatible_from")
 
 
 def check_readable(con: Any, path: str | Path) -> int | None:

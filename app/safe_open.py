@@ -64,6 +64,72 @@ class WorkspaceRefused(Exception):
             "file was left untouched. Ask whoever sent it for the original trace files and import those.")
 
 
+class WorkspaceUnreadable(WorkspaceRefused):
+    """The file is not a workspace StormScope can read -- empty, text, an SQLite database, a DuckDB file cut short
+    or damaged -- and ``str()`` says which, in one sentence; the file is left untouched. A
+    :class:`WorkspaceRefused`, so every front end says it the same way."""
+
+    def __init__(self, path: str | os.PathLike, what: str):
+        Exception.__init__(self, f"This is not a workspace StormScope can open: {what}. The file was left "
+                                 "untouched.")
+        self.path = Path(path)
+        self.found = [what]
+
+
+class WorkspaceDamaged(WorkspaceRefused):
+    """A value in the workspace that StormScope never stores there (a version 'four', a run without a kind, a NaN
+    interval, a column of another type): ``str()`` names the table, the row and the column, in one sentence; the
+    file is left untouched. A :class:`WorkspaceRefused`, so every front end says it the same way."""
+
+    def __init__(self, path: str | os.PathLike, table: str, row: str, column: str, value: Any, why: str,
+                 opened: bool = False):
+        shown = repr(value) if not isinstance(value, str) or len(value) <= 40 else repr(value[:40] + "…")
+        what = f"table {table}, {row}, column {column} holds {shown}: {why}"
+        Exception.__init__(self, f"This workspace {'cannot be used' if opened else 'was not opened'}: {what}, which "
+                                 "StormScope never stores. The file was left untouched; ask whoever sent it for the "
+                                 "original trace files and import those.")
+        self.path = Path(path)
+        self.found = [what]
+
+
+# the first bytes of files people give for a workspace by mistake
+_NOT_DUCKDB = [(b"SQLite format 3\x00", "it is an SQLite database"), (b"PK\x03\x04", "it is a zip archive"),
+               (b"%PDF", "it is a PDF document"), (b"\x1f\x8b", "it is a gzip archive"),
+               (b"PAR1", "it is a Parquet file")]
+DUCKDB_HEADER = 3 * 4096  # a DuckDB file starts with three 4 KB header blocks
+
+
+def identify(path: str | os.PathLike) -> None:
+    """Raise :class:`WorkspaceUnreadable` when the existing file ``path`` is not a DuckDB database, by its first
+    bytes (DuckDB's magic ``DUCK`` at offset 8), before DuckDB opens it: DuckDB's own words name no cause, and
+    for an SQLite file it goes looking for an extension to read it."""
+    with open(path, "rb") as fh:
+        head = fh.read(DUCKDB_HEADER)
+    if not head:
+        raise WorkspaceUnreadable(path, "it is empty (0 bytes)")
+    if head[8:12] == b"DUCK":
+        if len(head) < DUCKDB_HEADER:
+            raise WorkspaceUnreadable(path, f"it is a DuckDB file cut short ({len(head):,} bytes)")
+        return
+    what = next((w for magic, w in _NOT_DUCKDB if head.startswith(magic)), None)
+    if what is None:
+        text = head.replace(b"\r", b"").replace(b"\n", b"").replace(b"\t", b"")
+        printable = sum(32 <= b < 127 for b in text) / max(len(text), 1)
+        what = "it is a text file" if printable > 0.9 else "it is not a DuckDB database (its bytes are not one)"
+    raise WorkspaceUnreadable(path, what)
+
+
+def _damaged(path: str | os.PathLike, e: BaseException) -> WorkspaceUnreadable | None:
+    """DuckDB failing to read a file that starts like a DuckDB database: cut short or damaged. None for the
+    errors that are about access (a lock, a permission, a read-only disk), said elsewhere."""
+    text = str(e)
+    if isinstance(e, (duckdb.SerializationException, duckdb.InternalException)) or any(w in text for w in (
+            "Could not read enough bytes", "not a valid DuckDB database", "checksum", "Corrupt", "corrupt")):
+        first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
+        return WorkspaceUnreadable(path, f"it is a DuckDB file that is damaged or cut short (DuckDB: {first})")
+    return None
+
+
 def connect(path: str | os.PathLike, read_only: bool, allowed_dirs: Iterable[str | os.PathLike] = (),
             settings: Mapping[str, str | bool | int] | None = None, check: bool = True) -> Any:
     """A DuckDB connection to the workspace ``path`` under the policy (module doc). ``allowed_dirs``: the only
@@ -74,15 +140,68 @@ def connect(path: str | os.PathLike, read_only: bool, allowed_dirs: Iterable[str
     and its catalog, checked by the first connection and changed since only by this process): it is checked to be
     locked down, nothing more is set or checked. Checking costs ~0.1-0.2 s (DuckDB lists every built-in function
     to find the workspace's own), which the window's workers opening the workspace again need not pay."""
-    con = duckdb.connect(str(path), read_only=read_only, config=CONNECT_CONFIG)
+    on_disk = str(path) != ":memory:" and os.path.exists(path)
+    if on_disk and check:
+        identify(path)
+        if not read_only and os.path.exists(f"{path}.wal"):
+            _check_before_writing(path)
+    try:
+        con = duckdb.connect(str(path), read_only=read_only, config=CONNECT_CONFIG)
+    except duckdb.Error as e:
+        damaged = _damaged(path, e) if on_disk else None
+        if damaged is not None:
+            raise damaged from None
+        raise
     try:
         fresh = _lock_down(con, [str(d) for d in allowed_dirs], dict(settings or {}))
         if fresh and check:
             check_objects(con, path)
+            if on_disk:
+                _check_whole(con, path)
+    except duckdb.Error as e:
+        con.close()
+        damaged = _damaged(path, e) if on_disk else None
+        if damaged is not None:
+            raise damaged from None
+        raise
     except BaseException:
         con.close()
         raise
     return con
+
+
+def _check_whole(con: Any, path: str | os.PathLike) -> None:
+    """A file shorter than the blocks its own header counts was cut short (a copy or a download that stopped):
+    the first query reaching a missing block fails, wherever that is. Said once, at open."""
+    row = con.execute("SELECT block_size, total_blocks FROM system.main.pragma_database_size() "
+                      "WHERE database_name = current_database()").fetchall()
+    if not row:
+        return
+    block, blocks = row[0]
+    need, have = DUCKDB_HEADER + int(block) * int(blocks), os.path.getsize(path)
+    if have < need:
+        raise WorkspaceUnreadable(path, f"it is a DuckDB file cut short ({have:,} of its {need:,} bytes)")
+
+
+def _check_before_writing(path: str | os.PathLike) -> None:
+    """A workspace with a write-ahead log beside it (``ws.duckdb.wal``: a received pair, or a crash) is checked
+    read-only first: a writable open replays the log and checkpoints it into the file, and a log holding a macro
+    was written into the received file before the check refused it. A read-only open replays it in memory only.
+    Skipped when this process has the file open already (DuckDB refuses a second configuration: checked then) or
+    another process holds it (the writable open says who)."""
+    try:
+        con = duckdb.connect(str(path), read_only=True, config=CONNECT_CONFIG)
+    except duckdb.ConnectionException:  # open in this process, writable: checked when it was opened
+        return
+    except duckdb.IOException as e:
+        if _damaged(path, e) is not None:
+            raise _damaged(path, e) from None
+        return  # locked by another process, or not readable: the writable open says so
+    try:
+        _lock_down(con, [], {})
+        check_objects(con, path)
+    finally:
+        con.close()
 
 
 def _setting(con: Any, name: str) -> Any:

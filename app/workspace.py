@@ -32,6 +32,7 @@ from app.safe_open import SQLRefused, check_expression, connect, read_only_trans
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
 from app.series_sums import store_sums
 from app.staging import StagingArea
+from app.stored_values import check as check_values
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
 from app.workspace_lock import is_lock_error, workspace_locked
 from parsers.base import Event, ImportOptions, ParseError, Rows, RunEnd, RunInfo, RunStart, SampleTimes, SinceBoot
@@ -279,6 +280,7 @@ class Workspace:
             else:
                 self.migrated = migrate(self.con, self.path)
                 self.staging.remove_stale()  # this process holds the write lock: no other import is running
+            check_values(self.con, self.path)  # a value StormScope never stores: refused, naming table, row, column
         except BaseException:
             self.con.close()
             raise

@@ -99,7 +99,12 @@ def test_links_and_escaping_members_are_left_out(tmp_path):
     stage = tmp_path / "stage"
     stage.mkdir()
     found = find_files([bad], stage)
-    assert [f.source.replace("\\", "/").split("bad.tar/")[-1] for f in found] == ["ok/sar.txt"]
+    assert [f.source.replace("\\", "/").split("bad.tar/")[-1] for f in found if not f.skipped] == ["ok/sar.txt"]
+    # left out, each with its line (issue 30: they were dropped without one)
+    assert {f.source.split("bad.tar/")[-1]: f.skipped.split(":")[0] for f in found if f.skipped} == {
+        "../evil_sibling/x.txt": "its name points outside the archive (../ or an absolute path)",
+        "/abs/evil.txt": "its name points outside the archive (../ or an absolute path)",
+        "link_to_passwd": "a link, not a file", "hard": "a link, not a file"}
     assert not (tmp_path / "evil_sibling").exists()
     assert not list(stage.rglob("link_to_passwd"))
 
@@ -193,3 +198,94 @@ def test_windows_1252_names_decode_and_the_encoding_is_recorded(ws, tmp_path):
     assert [_meta(ws, r.run_ids[0]).get("encoding") for r in res] == ["cp1252", "cp1252"]
     utf8 = _results(ws, [SAMPLES / "storm_slow_iostat-xt.txt"])[0]
     assert "encoding" not in _meta(ws, utf8.run_ids[0])
+
+
+def _drop_of_every_case(d):
+    """A drop holding every kind of entry (issue 30): (folder, the entries a user can count in it)."""
+    fast = (SAMPLES / "storm_fast_iostat-xt.txt").read_bytes()
+    slow = (SAMPLES / "storm_slow_iostat-xt.txt").read_bytes()
+    d.mkdir()
+    entries = []
+    locked = d / "locked"
+    locked.mkdir()
+    (locked / "hidden.txt").write_bytes(fast)
+    entries.append("locked")  # a folder that cannot be read: one line for it
+    import warnings
+
+    with warnings.catch_warnings():  # zipfile warns about the duplicate name it is asked to write
+        warnings.simplefilter("ignore", UserWarning)
+        with zipfile.ZipFile(d / "dupes.zip", "w") as z:
+            z.writestr("storm.txt", fast)
+            z.writestr("storm.txt", slow)
+    entries += ["dupes.zip/storm.txt", "dupes.zip/storm.txt (2nd)"]
+    with zipfile.ZipFile(d / "file_and_folder.zip", "w") as z:
+        z.writestr("x", fast)
+        z.writestr("x/storm.txt", slow)
+    entries += ["file_and_folder.zip/x", "file_and_folder.zip/x/storm.txt"]
+    with zipfile.ZipFile(d / "escape.zip", "w") as z:
+        z.writestr("../evil.txt", fast)
+        z.writestr("/abs.txt", fast)
+        z.writestr("ok.txt", slow)
+    entries += ["escape.zip/../evil.txt", "escape.zip//abs.txt", "escape.zip/ok.txt"]
+    with tarfile.open(d / "links.tar", "w") as t:
+        info = tarfile.TarInfo("ok/storm.txt")
+        info.size = len(fast)
+        t.addfile(info, io.BytesIO(fast))
+        link = tarfile.TarInfo("link")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        t.addfile(link)
+        dev = tarfile.TarInfo("dev")
+        dev.type = tarfile.CHRTYPE
+        t.addfile(dev)
+    entries += ["links.tar/ok/storm.txt", "links.tar/link", "links.tar/dev"]
+    data = fast
+    for k in range(6):  # six archives deep: the fifth is not unpacked
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as z:
+            z.writestr(f"level{k}.zip" if k else "deep.txt", data)
+        data = buf.getvalue()
+    (d / "deep.zip").write_bytes(data)
+    entries.append("deep.zip/level5.zip/level4.zip/level3.zip/level2.zip")
+    locked.chmod(0)
+    return entries
+
+
+def test_every_entry_of_a_drop_ends_in_a_line(tmp_path):
+    """Issue 30: an unreadable folder was skipped silently (exit 0); a second zip member of the same name overwrote
+    the first; members ``x`` and ``x/storm.txt`` failed the whole archive ("File exists"); ``../`` and absolute
+    names, tar links and devices were left out without a line; an archive nested too deep was called a binary
+    file. Every entry now ends as imported, duplicate, skipped or failed, each with why."""
+    from tests.reliability_util import without_root_powers
+
+    drop = tmp_path / "drop"
+    entries = _drop_of_every_case(drop)
+    try:
+        r = subprocess.run([*without_root_powers(), sys.executable, str(ROOT / "main.py"), "import", str(drop),
+                            "-w", str(tmp_path / "ws.duckdb"), "--first-report", "interval", "--json"],
+                           capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+    finally:
+        (drop / "locked").chmod(0o755)
+    assert "Traceback" not in r.stderr, r.stderr
+    results = json.loads(r.stdout)
+    assert len(results) == len(entries), [x["path"] for x in results]
+    by = {x["path"].split("drop/", 1)[1]: x for x in results}
+    assert by["locked"]["status"] == "failed"
+    assert "cannot read this folder (Permission denied)" in by["locked"]["error"]
+    twins = [k for k in by if k.startswith("dupes.zip/storm.txt")]
+    assert len(twins) == 2
+    assert sorted(by[k]["status"] for k in twins) == ["imported", "imported"]  # both traces kept
+    assert {by[k]["rows"] for k in twins} == {180, 285}
+    assert by["file_and_folder.zip/x"]["status"] in ("imported", "duplicate")
+    folder_member = next(k for k in by if k.startswith("file_and_folder.zip/x/storm.txt"))
+    assert "the archive holds another entry of that name" in folder_member
+    assert by[folder_member]["status"] in ("imported", "duplicate")
+    for k in ("escape.zip/../evil.txt", "escape.zip//abs.txt"):
+        assert by[k]["status"] == "skipped"
+        assert "points outside the archive" in by[k]["error"]
+    assert by["links.tar/link"]["status"] == "skipped"
+    assert "a link, not a file" in by["links.tar/link"]["error"]
+    assert "a device or special file" in by["links.tar/dev"]["error"]
+    deep = by["deep.zip/level5.zip/level4.zip/level3.zip/level2.zip"]
+    assert deep["status"] == "failed"
+    assert "nested more than 4 archives deep" in deep["error"]
+    assert not (tmp_path / "evil.txt").exists()

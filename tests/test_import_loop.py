@@ -165,7 +165,7 @@ def test_the_command_line_imports_an_archive(tmp_path, archive):
     assert p.returncode == 0, p.stderr
     assert f"imported   {archive}/vm1/day1/a.txt  [iostat-text] run" in p.stdout
     assert f"skipped    {archive}/vm2/README.md: " in p.stdout
-    assert p.stderr.strip().endswith("4 imported, 0 duplicate, 0 failed, 1 skipped (not traces)")
+    assert p.stderr.strip().endswith("4 imported, 0 duplicate, 0 failed, 1 skipped")
 
 
 def test_dropping_an_archive_on_the_window_lists_its_members(qtbot, window, tmp_path):

@@ -498,6 +498,42 @@ def _check_runs(ws: Workspace, q: Question) -> None:
     for rid in q.run_ids_used():
         if ws.run(rid) is None:
             raise QuestionError(f"there is no run {rid} in this workspace", key, missing=True)
+    _check_step(ws, q)
+
+
+def _check_step(ws: Workspace, q: Question) -> None:
+    """A resampling step no finer than the runs' interval: a step of 1e-6 s over a minute of data made the report
+    resample 60 million points (2.9 GB after 8 minutes)."""
+    step = getattr(q, "every_s", None)
+    if step is None:
+        return
+    intervals = [r[0] for r in ws.con.execute(
+        "SELECT interval_s FROM runs WHERE list_contains(?::INTEGER[], run_id) AND interval_s IS NOT NULL",
+        [q.run_ids_used()]).fetchall()]
+    finest = min(intervals, default=None)
+    if finest is not None and step < finest:
+        raise QuestionError(f"a resampling step of {fmt_value(step, 's')} is finer than the run's interval "
+                            f"({fmt_value(finest, 's')}): resampling cannot add detail the run does not have",
+                            "every_s")
+
+
+def check_stored(ws: Workspace) -> None:
+    """Every stored question as it is read back (its kind, its parameters, the runs it names and their
+    interval), checked on open by the window and the command line: a workspace from someone else may hold a
+    question StormScope never stores, which is refused naming the row and the field
+    (:class:`~app.safe_open.WorkspaceDamaged`) instead of a traceback when the questions are read."""
+    from app.safe_open import WorkspaceDamaged
+
+    if not has_table(ws, "questions"):
+        return
+    for r in ws.con.execute(f"SELECT {_COLS} FROM questions ORDER BY position").fetchall():
+        try:
+            sq = _row(r)
+            _check_step(ws, sq.question)
+        except (QuestionError, ValueError, TypeError) as e:
+            field = getattr(e, "field", None) or "params"
+            raise WorkspaceDamaged(ws.path, "questions", f"question {r[0]}", "kind" if field == "kind" else "params",
+                                   r[2] if field == "kind" else r[4], str(e), opened=True) from None
 
 
 def add_question(ws: Workspace, question: Question, title: str | None = None,

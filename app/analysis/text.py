@@ -24,6 +24,7 @@ from app.errors import for_cli_json as for_cli_json
 from app.errors import render as render
 from app.errors import render_stored as render_stored
 from app.errors import with_fix as with_fix
+from app.safe_text import for_terminal
 from parsers.kinds import IOMARK
 
 if TYPE_CHECKING:
@@ -72,8 +73,8 @@ def format_devices(d: DeviceChoice) -> str:
 
 
 def _series_head(s: Series) -> list[str]:
-    lines = [f"run {s.run_id} ({s.run_name}), reports every {s.interval_s:g} s", format_devices(s.devices),
-             f"IOPS = {s.iops_formula}"]
+    lines = [f"run {s.run_id} ({for_terminal(s.run_name)}), reports every {s.interval_s:g} s",
+             format_devices(s.devices), f"IOPS = {s.iops_formula}"]
     if s.since_boot_excluded:
         lines.append(f"since-boot report left out (sample {', '.join(map(str, s.since_boot_excluded))})")
     a = s.align
@@ -150,7 +151,7 @@ def _metrics_lines(m: StormMetrics, indent: str = "") -> list[str]:
 def format_storm(r: StormReport) -> str:
     s = r.method["series"]
     p = r.method["parameters"]
-    out = [f"run {r.run_id} ({r.run_name}): storm metrics",
+    out = [f"run {r.run_id} ({for_terminal(r.run_name)}): storm metrics",
            f"devices: {', '.join(s['devices']['used'])} ({for_cli(s['devices']['rule'])}); IOPS = {s['iops']}",
            f"activity = {p['activity']}; settle = {p['settle']}; threshold = {p['threshold_iops']}"]
     if s["since_boot_excluded"]:
@@ -164,14 +165,14 @@ def format_storm(r: StormReport) -> str:
             "detected automatically (change points of the IOPS level; an estimate of where phases begin)"
         out.append(f"phases ({how}):")
         for ph, m in r.phases:
-            out.append(f"  {ph.name} [{ph.t_start_s:g}-{ph.t_end_s:g} s, {ph.source}]")
+            out.append(f"  {for_terminal(ph.name)} [{ph.t_start_s:g}-{ph.t_end_s:g} s, {ph.source}]")
             out += _metrics_lines(m, "    ")
     out += [f"note: {for_cli(n)}" for n in r.notes]
     return "\n".join(out)
 
 
 def format_cap(r: CapResult) -> str:
-    out = [f"run {r.run_id} ({r.run_name}): cap check -> {r.verdict.upper()}",
+    out = [f"run {r.run_id} ({for_terminal(r.run_name)}): cap check -> {r.verdict.upper()}",
            format_devices(_devices(r.method["series"]["devices"])),
            f"rule: {for_cli(r.method['rule'])}"]
     for c in r.checks:
@@ -245,7 +246,7 @@ def format_compare(c: Comparison) -> str:
     cols = ["metric"] + [f"run {r['run_id']}" for r in c.runs]
     for r in c.runs[1:]:
         cols += [f"delta {r['run_id']}", f"ratio {r['run_id']}"]
-    out = ["compare " + ", ".join(f"run {r['run_id']} ({r['name']}, {r['kind']})" for r in c.runs),
+    out = ["compare " + ", ".join(f"run {r['run_id']} ({for_terminal(r['name'])}, {r['kind']})" for r in c.runs),
            f"baseline run {base['run_id']}: delta = run - baseline, ratio = run / baseline"]
     if c.method.get("time_above_threshold_iops") is not None:
         out.append(f"time above: {c.method['time_above_threshold_iops']:,.1f} IOPS for every run "
@@ -329,7 +330,7 @@ def format_phases(run_id: int, phases: list[Phase], markers: dict[str, float]) -
     out = [f"run {run_id}: {len(phases)} phase(s), {len(markers)} marker(s) "
            "(seconds since the start of the first analysed interval)"]
     for p in phases:
-        out.append(f"  phase  {p.name:<20} {p.t_start_s:>10g} - {p.t_end_s:<10g} {p.source}")
+        out.append(f"  phase  {for_terminal(p.name):<20} {p.t_start_s:>10g} - {p.t_end_s:<10g} {p.source}")
     for name, t in markers.items():
-        out.append(f"  marker {name:<20} {t:>10g}")
+        out.append(f"  marker {for_terminal(name):<20} {t:>10g}")
     return "\n".join(out)

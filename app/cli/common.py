@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 import duckdb
 
+from app.analysis.question_kinds import check_stored
 from app.analysis.text import for_cli_json
 from app.safe_text import for_terminal
 from app.workspace import Workspace, default_workspace_path
@@ -84,6 +85,11 @@ def open_workspace(args: argparse.Namespace, *, read_only: bool = True, create: 
         how = "read" if read_only and not create else "write"
         raise CommandFailed(f"cannot open the workspace {path}: Permission denied (you may not {how} this file or "
                             "its folder; copy it somewhere you may, or ask its owner)") from None
+    try:  # the stored questions read back as the commands will read them (a received file may hold others)
+        check_stored(ws)
+    except BaseException:
+        ws.close()
+        raise
     if ws.read_only_note:  # a newer StormScope's workspace this one reads correctly: read commands work, and say so
         print(f"note: {ws.read_only_note}", file=sys.stderr)
     return ws

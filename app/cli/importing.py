@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         n_bad = sum(r.status == "failed" for r in results)
         n_skip = sum(r.status == "skipped" for r in results)
         print(f"{n_ok} imported, {n_dup} duplicate, {n_bad} failed"
-              + (f", {n_skip} skipped (not traces)" if n_skip else ""), file=sys.stderr)
+              + (f", {n_skip} skipped" if n_skip else ""), file=sys.stderr)
     return 1 if any(r.status == "failed" for r in results) else 0
 
 

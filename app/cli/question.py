@@ -35,6 +35,7 @@ from app.cli.common import (
     open_workspace,
     workspace_path,
 )
+from app.safe_text import for_terminal
 
 if TYPE_CHECKING:
     from app.workspace import Workspace
@@ -211,7 +212,7 @@ def _add(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, str])
     if args.json:
         print(json.dumps(jsonable(sq), indent=2))
     else:
-        print(f"added question {sq.question_id} at position {sq.position}: {sq.heading(names)}")
+        print(f"added question {sq.question_id} at position {sq.position}: {for_terminal(sq.heading(names))}")
     return 0
 
 
@@ -225,20 +226,20 @@ def _edit(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, str]
     if args.json:
         print(json.dumps(jsonable(sq), indent=2))
     else:
-        print(f"question {sq.question_id}: {sq.heading(names)}  {json.dumps(sq.question.to_params())}")
+        print(f"question {sq.question_id}: {for_terminal(sq.heading(names))}  {json.dumps(sq.question.to_params())}")
     return 0
 
 
 def _move(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, str]) -> int:
     for sq in Q.move_question(ws, args.question_id, args.to):
-        print(f"{sq.position:>3}. [{sq.question_id}] {sq.heading(names)}")
+        print(f"{sq.position:>3}. [{sq.question_id}] {for_terminal(sq.heading(names))}")
     return 0
 
 
 def _delete(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, str]) -> int:
     sq = Q.get_question(ws, args.question_id)
     Q.delete_question(ws, args.question_id)
-    print(f"deleted question {sq.question_id}: {sq.heading(names)}")
+    print(f"deleted question {sq.question_id}: {for_terminal(sq.heading(names))}")
     return 0
 
 
@@ -250,7 +251,7 @@ def _list(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, str]
     if not qs:
         print("no questions (add one with 'question add KIND ...')")
     for sq in qs:
-        print(f"{sq.position:>3}. [{sq.question_id}] {CLI_KIND[sq.kind]:<13} {sq.heading(names)}  "
+        print(f"{sq.position:>3}. [{sq.question_id}] {CLI_KIND[sq.kind]:<13} {for_terminal(sq.heading(names))}  "
               f"{json.dumps(sq.question.to_params())}")
     return 0
 
@@ -277,12 +278,12 @@ def _answer(args: argparse.Namespace, ws: Workspace, Q: Any, names: dict[int, st
             rc = 1
         answers.append(a)
         if not args.json:
-            print(f"{sq.position}. [{a.verdict.upper()}] {a.title}  (question {sq.question_id})")
+            print(f"{sq.position}. [{a.verdict.upper()}] {for_terminal(a.title)}  (question {sq.question_id})")
             if a.number:
-                print(f"   {a.number}")
-            print(f"   {for_cli(a.reason)}")
+                print(f"   {for_terminal(a.number)}")
+            print(f"   {for_terminal(for_cli(a.reason))}")
             for n in a.notes:
-                print(f"   note: {for_cli(n)}")
+                print(f"   note: {for_terminal(for_cli(n))}")
     if args.json:
         print(json.dumps(jsonable(answers), indent=2))
     elif not pairs and rc == 0:

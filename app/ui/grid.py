@@ -256,7 +256,7 @@ class Grid(QWidget):
     def close_model(self) -> None:
         job = getattr(self, "_export_job", None)
         if job is not None and job.isRunning():
-            job.wait(60000)
+            job.stop()  # closed with the window: an export interrupted leaves no file (written aside, then moved)
         if self._pending is not None:
             self._drop(self._pending)
             self._pending = None
@@ -402,7 +402,7 @@ class Grid(QWidget):
 
         self.stats.setText(f"exporting to {path}…")
         cursor = self.ws.con.cursor()
-        self._export_job = JobThread(lambda _state: self.export(path, cursor), self)
+        self._export_job = JobThread(lambda _state: self.export(path, cursor), self, connections=[cursor])
         self._export_job.done.connect(lambda res: self.stats.setText(
             f"export failed: {res}" if isinstance(res, Exception) else f"exported to {path}"))
         self._export_job.start()

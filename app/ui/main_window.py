@@ -42,6 +42,7 @@ from app.ui.plot import OverlayPlot
 from app.ui.questions_dock import QuestionsPanel, evidence_tab
 from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser
+from app.ui.single_instance import open_for_window
 from app.ui.theme import THEMES, apply_theme
 from app.ui.views import VIEW_TABS, ViewTab
 from app.ui.workers import ImportThread, WorkspaceLost, wait_for_jobs
@@ -52,7 +53,6 @@ from app.workspace import (
     WorkspaceLocked,
     WorkspaceRefused,
     WorkspaceTooNew,
-    open_for_change_or_reading,
 )
 from parsers.base import Cancelled, ImportOptions
 from parsers.kinds import TIME_SERIES, has
@@ -121,13 +121,6 @@ class ImportPanel(QWidget):
         item.setToolTip("\n".join(shown(t, 2000) for t in [r.error or r.path, *map(render_stored, r.warnings)]))
         self.list.addItem(item)
         self.list.scrollToBottom()
-
-
-def open_for_window(path: Path) -> Workspace:
-    """The workspace for the window: writable, or read-only when a newer StormScope made it and this one reads it
-    correctly (its compatibility number, app/migrations.py) or when its file, folder or disk cannot be written; the
-    window then says so and changes nothing (app.workspace.open_for_change_or_reading)."""
-    return open_for_change_or_reading(path)
 
 
 def disk_full_note(results: list[ImportResult], reopened: bool) -> str:
@@ -691,7 +684,7 @@ class MainWindow(QMainWindow):
             self.import_panel.message.setText(
                 disk_full_note(result, self._reopened_during_import)
                 + f"{n['imported']} imported, {n['duplicate']} duplicate, {n['failed']} failed, "
-                  f"{n['skipped']} skipped (not traces){hint}")
+                  f"{n['skipped']} skipped{hint}")
             new = [rid for r in result if r.status == "imported" for rid in r.run_ids]
             if new:
                 self.browser.reload()
@@ -732,7 +725,7 @@ class MainWindow(QMainWindow):
     def _let_go_of_workspace(self) -> None:
         """Stop every view's use of the workspace's connection, before it is closed."""
         self.questions.shutdown()
-        wait_for_jobs(cancel=False, but=self.thread)  # the views' jobs read through it: let them finish first
+        wait_for_jobs(but=self.thread)  # the views' jobs read through it: stopped before it is closed
         self.grid.close_model()
 
     def _use_workspace(self, ws: Workspace, path: Path) -> None:
@@ -826,7 +819,7 @@ class MainWindow(QMainWindow):
         self.questions.shutdown()
         dlg = getattr(self, "report_dialog", None)
         if dlg is not None and dlg.job is not None and dlg.job.isRunning():
-            dlg.job.wait(60000)
+            dlg.job.stop()  # the PDF is written whole or not at all: a report stopped leaves none
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("state", self.saveState())
         self.settings.setValue("tab", self.tabs.currentIndex())

@@ -799,7 +799,7 @@ class OverlayPlot(QWidget):
         self.loading = True
         self.readout.setText("loading…" if runs else " ")
         self._jobs = [j for j in getattr(self, "_jobs", []) if j.isRunning()]  # older loads still finishing
-        job_thread = JobThread(job, self)
+        job_thread = JobThread(job, self, connections=[reader.con])
         job_thread.done.connect(lambda res, gen=gen: self._draw(res, gen))
         self._jobs.append(job_thread)
         job_thread.start()
@@ -892,7 +892,7 @@ class OverlayPlot(QWidget):
         self._range_timer.stop()
         for job in getattr(self, "_jobs", []):
             if job.isRunning():
-                job.wait(30000)
+                job.stop()  # its query interrupted: prompt, and the connection is never closed under it
 
     # ---- markers and phases -----------------------------------------------------------------------
     def _draw_marks(self) -> None:

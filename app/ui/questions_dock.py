@@ -239,7 +239,7 @@ class QuestionsPanel(QWidget):
         self._jobs = [j for j in self._jobs if j.isRunning()]
         for old in self._jobs:  # their answers are of an older list: not waited for
             old.cancel()
-        thread = JobThread(job, self)
+        thread = JobThread(job, self, connections=[reader.con])
         thread.done.connect(lambda res, gen=gen: self._answered(res, gen))
         self._jobs.append(thread)
         thread.start()
@@ -282,8 +282,7 @@ class QuestionsPanel(QWidget):
         self._shut = True
         for j in self._jobs:
             if j.isRunning():
-                j.cancel()
-                j.wait(60000)
+                j.stop()
 
     def reopen(self, ws: Workspace) -> None:
         """Another workspace is open: its questions."""

@@ -232,7 +232,7 @@ class ReportDialog(QDialog):
             with reader as ws:
                 return build_report(ws, opt, path, state)
 
-        self.job = JobThread(job, self)
+        self.job = JobThread(job, self, connections=[reader.con])
         self.job.progress.connect(lambda f, m: (self.progress.setValue(int(f * 100)), self.status.setText(m)))
         self.job.done.connect(lambda res: self._done(res, path))
         self.job.start()

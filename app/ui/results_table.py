@@ -254,7 +254,7 @@ class ResultsTable(QWidget):
                 return compute_rows(ws, specs, cap, threshold, cache)
 
         self._jobs = [j for j in self._jobs if j.isRunning()]
-        jt = JobThread(job, self)
+        jt = JobThread(job, self, connections=[reader.con] if reader is not None else [])
         jt.done.connect(lambda res, gen=gen, t_range=t_range: self._done(res, gen, t_range))
         self._jobs.append(jt)
         jt.start()
@@ -285,7 +285,7 @@ class ResultsTable(QWidget):
         self._debounce.stop()
         for j in self._jobs:
             if j.isRunning():
-                j.wait(30000)
+                j.stop()
 
     # ---- showing -----------------------------------------------------------------------------------
     def _vscsi_controls(self, on: bool) -> None:

@@ -282,6 +282,23 @@ def wait_for_window(ws_path: Path, paths: list[str], seconds: float = 5.0) -> st
     return None
 
 
+def open_for_window(path: Path) -> Workspace:
+    """The workspace for the window: writable, or read-only when a newer StormScope made it and this one reads it
+    correctly (its compatibility number, app/migrations.py) or when its file, folder or disk cannot be written; the
+    window then says so and changes nothing (app.workspace.open_for_change_or_reading). Its stored questions are
+    read back first (app.analysis.question_kinds.check_stored): one StormScope never stores refuses the file."""
+    from app.analysis.question_kinds import check_stored
+    from app.workspace import open_for_change_or_reading
+
+    ws = open_for_change_or_reading(path)
+    try:
+        check_stored(ws)
+    except BaseException:
+        ws.close()
+        raise
+    return ws
+
+
 def hand_off_or_open(ws_path: Path, paths: list[str]) -> int | Workspace:
     """Before a window opens ``ws_path``: the exit code when another process has it, else the workspace, opened
     (for the window: opening it once is ~0.1 s of the start).
@@ -289,13 +306,13 @@ def hand_off_or_open(ws_path: Path, paths: list[str]) -> int | Workspace:
     A window that has it open gets ``paths`` (and comes to the front): say so and exit 0. A window still starting
     listens a moment later. Anyone else holding it: a message box says who and what to do, exit 2.
     """
-    from app.workspace import WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew, open_for_change_or_reading
+    from app.workspace import WorkspaceLocked, WorkspaceRefused, WorkspaceTooNew
 
     try:
         said = hand_off(ws_path, paths)
         if said is None:
             try:  # read-only when a newer StormScope made it, or it cannot be written here: the window says so
-                return open_for_change_or_reading(ws_path)
+                return open_for_window(ws_path)
             except WorkspaceTooNew as e:
                 return too_new_at_start(ws_path, e)
             except WorkspaceRefused as e:

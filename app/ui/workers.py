@@ -6,9 +6,11 @@ from __future__ import annotations
 import atexit
 import threading
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+import duckdb
 from PySide6.QtCore import QObject, QThread, Signal
 from shiboken6 import isValid
 
@@ -31,10 +33,13 @@ class JobThread(QThread):
     progress = Signal(float, str)
     done = Signal(object)
 
-    def __init__(self, job: Callable[[JobState], Any], owner: QObject | None = None):
+    def __init__(self, job: Callable[[JobState], Any], owner: QObject | None = None, connections: Any = ()):
+        """``connections``: the DuckDB connections (cursors) ``job`` queries through: cancelling interrupts the
+        query running on them, so that a job ends within one query, not when its work is done."""
         super().__init__(None)
         self.job = job
         self.owner = owner
+        self.connections = list(connections)
         self.result: Any = None
         self.state = JobState(lambda f, m: self.progress.emit(f, m))
         self.finished.connect(self._deliver)  # queued to the GUI thread, where this object lives
@@ -45,6 +50,21 @@ class JobThread(QThread):
 
     def cancel(self) -> None:
         self.state.cancel()
+        self._interrupt()
+
+    def _interrupt(self) -> None:
+        for con in self.connections:
+            with suppress(duckdb.ConnectionException):  # closed: the job's own end closed it, nothing runs on it
+                con.interrupt()
+
+    def stop(self) -> None:
+        """Cancel the job and wait until its thread has ended: the only way a view ends a job before the
+        connection it reads through is closed (closing it under a running query crashed the interpreter in
+        DuckDB). DuckDB's interrupt reaches only the query running at that moment, so it is sent again every
+        100 ms until the job has seen the cancel (between two queries, at its next progress)."""
+        self.cancel()
+        while not self.wait(100):
+            self._interrupt()
 
     def run(self) -> None:
         try:
@@ -58,15 +78,13 @@ class JobThread(QThread):
             self.done.emit(self.result)
 
 
-def wait_for_jobs(timeout_ms: int = 60000, cancel: bool = True, but: QThread | None = None) -> None:
-    """Let every running job finish (the application is quitting, or the workspace they read is switched), ``but``
-    one (the import that waits for the window to open its workspace again)."""
+def wait_for_jobs(but: QThread | None = None) -> None:
+    """Stop every running job (:meth:`JobThread.stop`: cancelled, its queries interrupted, waited for) -- the
+    application is quitting, or the workspace they read is switched -- ``but`` one (the import that waits for the
+    window to open its workspace again)."""
     for job in list(_RUNNING):
-        if job is but:
-            continue
-        if cancel:
-            job.cancel()
-        job.wait(timeout_ms)
+        if job is not but:
+            job.stop()
 
 
 atexit.register(wait_for_jobs)  # a job still running at exit would be destroyed mid-run

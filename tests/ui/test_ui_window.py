@@ -171,7 +171,7 @@ def test_runs_waiting_for_an_interval_get_a_field_after_the_import(qtbot, window
     assert not waiting.isVisible()
     assert window.ws.con.execute("SELECT max(t_s) FROM iostat_samples WHERE run_id = ?", [rid]).fetchall() == [(58.0,)]
     # the import message no longer points at a list that is gone
-    assert window.import_panel.message.text() == "1 imported, 0 duplicate, 0 failed, 0 skipped (not traces)"
+    assert window.import_panel.message.text() == "1 imported, 0 duplicate, 0 failed, 0 skipped"
 
 
 def test_window_stays_within_a_laptop_screen_with_every_run_selected(qtbot, window):
