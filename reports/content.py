@@ -17,7 +17,7 @@ import numpy as np
 from app.analysis.histograms import LATENCY, AnalysisError, PercentileMs, collection_counts
 from app.analysis.storm import PLATEAU_DEFINITION
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has
-from reports.options import ReportOptions
+from reports.options import SECTION_TITLES, ReportOptions
 from reports.shown import ShownWorkspace
 
 if TYPE_CHECKING:
@@ -113,6 +113,7 @@ class Table:
     note: str = ""
     widths: list[float] | None = None  # fractions of the text width
     max_cell: int = 90  # characters of a cell shown in full (untrusted text is cut, with "…")
+    key_cols: int = 1  # the columns that say what a row is: repeated in each part when the table is too wide
 
 
 @dataclass
@@ -373,13 +374,16 @@ def _tags(run: dict[str, Any]) -> dict[str, str]:
     return dict(run.get("tags") or {})
 
 
-def collect(ws: Workspace, opt: ReportOptions) -> ReportContent:
+def collect(ws: Workspace, opt: ReportOptions, not_imported: list[tuple[str, str]] | None = None) -> ReportContent:
     """Run the builders the options and the stored questions ask for and turn them into report content.
 
     With questions stored in the workspace the report answers them: the Answers page, one evidence section per
     question (``reports.sections.questions``), then the runs they use, IOzone results, any other section the options
     name, and the appendix. Without questions it tours the runs: executive summary and the sections the options
-    list."""
+    list.
+
+    ``not_imported``: the files of the drop the report was made from that could not be imported (file, why),
+    listed in the "Not included" box with the runs no answer or section uses."""
     from app.analysis.questions import list_questions
     from reports import sections as builders
     from reports.context import ReportContext
@@ -398,14 +402,7 @@ def collect(ws: Workspace, opt: ReportOptions) -> ReportContent:
     an = _anonymiser(ws, opt)
     answered = _answers(ws, an) if stored else []
     ctx = ReportContext(ws, opt, an, runs, answered=answered, values={"runs": [r["run_id"] for r in runs]})
-    sections: list[Section] = [builders.QUESTION_BUILDERS[a.kind](ctx, n, sq, a)
-                               for n, (sq, a) in enumerate(answered, 1)]
-    # after the questions' evidence: the cross-check, the runs, and any other section chosen, the appendix last
-    order = ("crosscheck", *(k for k in SECTION_ORDER if k != "crosscheck")) if answered else SECTION_ORDER
-    for k in order:
-        sec = builders.SECTION_BUILDERS[k](ctx) if k in ctx.want else None
-        if sec is not None:
-            sections.append(sec)
+    sections = _sections(ctx, builders, not_imported or [])
     ctx.verdicts += _skipped_verdicts(ctx.skipped)
     if not opt.full_paths:  # file names only: a path in a warning or an error message is cut to its file name
         _cut_paths(ctx.verdicts, sections)
@@ -418,6 +415,96 @@ def collect(ws: Workspace, opt: ReportOptions) -> ReportContent:
             summary.para(v)
         sections.insert(0, summary)
     return ReportContent(opt, ctx.verdicts, sections, ctx.methods, ctx.values)
+
+
+def _sections(ctx: Any, builders: Any, not_imported: list[tuple[str, str]]) -> list[Section]:
+    """Each question's evidence, then the sections the report wants (the cross-check first after questions), the
+    "Not included" box before the appendix. A builder whose figures cannot be made (an analysis error: the data
+    cannot give them) becomes its title and why, in words; the other sections stay."""
+    sections: list[Section] = []
+    for n, (sq, a) in enumerate(ctx.answered, 1):
+        ctx.covered.update(sq.question.run_ids_used())  # answered, or its answer says why it cannot be
+        try:
+            sections.append(builders.QUESTION_BUILDERS[a.kind](ctx, n, sq, a))
+        except AnalysisError as e:
+            sections.append(_not_made(f"q{n}", f"{n}. {clean(a.title, ctx.an, ctx.opt)}", e))
+    order = ("crosscheck", *(k for k in SECTION_ORDER if k != "crosscheck")) if ctx.answered else SECTION_ORDER
+    for k in order:
+        if k not in ctx.want:
+            continue
+        if k == "appendix" and (box := _not_included(ctx, not_imported)) is not None:
+            sections.append(box)  # before the appendix: its runs are sources too
+        try:
+            sec = builders.SECTION_BUILDERS[k](ctx)
+        except AnalysisError as e:
+            sec = _not_made(k, SECTION_TITLES[k], e)
+        if sec is not None:
+            sections.append(sec)
+    if "appendix" not in ctx.want and (box := _not_included(ctx, not_imported)) is not None:
+        sections.append(box)
+    return sections
+
+
+def _not_made(key: str, title: str, e: AnalysisError) -> Section:
+    """A section whose figures cannot be made from its runs: its title and why, in words."""
+    sec = Section(key, title)
+    sec.para(f"This section could not be made: {_customer_error(str(e))}.")
+    return sec
+
+
+MAX_LISTED = 12  # runs or files named in the "Not included" box; more are counted
+
+
+def _not_included(ctx: Any, not_imported: list[tuple[str, str]]) -> Section | None:
+    """What the report leaves out, said once in a box: the files of the drop that could not be imported, and the
+    runs of the report's scope (the runs it was made for, else the whole workspace) that no answer or section
+    gives a figure of -- an IOzone, Iometer, esxtop or fio run never drops out without a word."""
+    from parsers.kinds import kind_label
+
+    scope = ctx.opt.runs or [int(r["run_id"]) for r in ctx.ws.runs()]
+    left = [rid for rid in scope if rid not in ctx.covered]
+    if not left and not not_imported:
+        return None
+    sec = Section("not_included", "Not included")
+    if not_imported:
+        shown = "; ".join(ctx.an.text(f"{name} ({_import_why(name, why)})") for name, why in not_imported[:MAX_LISTED])
+        more = f"; and {len(not_imported) - MAX_LISTED:,} more" if len(not_imported) > MAX_LISTED else ""
+        many = len(not_imported) != 1
+        sec.para(f"{len(not_imported):,} file{'s' if many else ''} of the folder could not be read and "
+                 f"{'are' if many else 'is'} not in this report: {shown}{more}.")
+    if left:
+        by_kind: dict[str, list[str]] = {}
+        for rid in left:
+            run = ctx.ws.run(rid)
+            if run is not None:
+                by_kind.setdefault(kind_label(run["kind"]), []).append(ctx.name(run))
+        parts = []
+        n = 0
+        for kind, names in by_kind.items():
+            listed = names[: max(0, MAX_LISTED - n)]
+            n += len(listed)
+            parts.append(f"{kind}: " + (", ".join(listed) if listed else "")
+                         + (f"{' and ' if listed else ''}{len(names) - len(listed):,} more" if len(names) > len(listed)
+                            else ""))
+        many = len(left) != 1
+        them = "them" if many else "it"
+        why = (f"no question of this report is about {them}" if ctx.answered else
+               f"no section of this report gives a figure of {them}")
+        sec.para(f"{len(left):,} imported run{'s' if many else ''} {'are' if many else 'is'} not analysed here "
+                 f"({why}): {'; '.join(parts)}.")
+    return sec
+
+
+def _import_why(name: str, error: str) -> str:
+    """An import error as the box prints it: the reason without the file's path (the name is printed before it;
+    'file:12:' becomes 'line 12:'), an internal error in words."""
+    if "internal error" in error:
+        return "StormScope could not read it: an internal error, recorded in its log"
+    i = error.find(name)
+    rest = error[i + len(name):] if i >= 0 else error
+    m = re.match(r":(\d+):\s*", rest)
+    why = f"line {m.group(1)}: {rest[m.end():]}" if m else rest.lstrip(": ")
+    return why.strip().rstrip(".")
 
 
 def _anonymiser(ws: Workspace, opt: ReportOptions) -> Anonymiser:

@@ -32,6 +32,7 @@ class ReportContext:
     skipped: dict[str, list[str]] = field(default_factory=dict)  # reason -> runs the series analyses could not use
     plateaus: dict[int, float | None] = field(default_factory=dict)
     cap_runs: set[int] = field(default_factory=set)  # runs the Cap compliance section checked
+    covered: set[int] = field(default_factory=set)  # runs some answer or section gives a figure of
     sizing_from: tuple[Any, Any] | None = None  # the sizing question the VDI sizing section shows
     _series: dict[int, Any] | None = None
     _names: dict[int, str] | None = None

@@ -210,29 +210,72 @@ def _break_long(s: str, room: float, font: str, size: float) -> str:
     return " ".join(out)
 
 
+def _min_widths(cols: list[list[str]], size: float, split: bool, fonts: tuple[str, str]
+                ) -> tuple[list[float], list[float]]:
+    """Each column's narrowest width (its widest token, names broken at _ / . - when ``split``) and natural
+    width (its longest cell on one line), padding included."""
+    reg, bold = fonts
+    mins: list[float] = []
+    nats: list[float] = []
+    for cells in cols:
+        m = nat = 0.0
+        for k, v in enumerate(cells):
+            f = bold if k == 0 else reg
+            toks = [x for tok in _tokens(v) for x in (_segments(tok) if split else [tok])]
+            m = max([m] + [pdfmetrics.stringWidth(x, f, size) for x in toks])
+            nat = max(nat, pdfmetrics.stringWidth(v, f, size))
+        mins.append(m + 2 * CELL_PAD + 0.5)
+        nats.append(max(nat + 2 * CELL_PAD + 0.5, mins[-1]))
+    return mins, nats
+
+
+MIN_COLUMN = 2 * CELL_PAD + 12.0  # the narrowest a column may get: a few characters beside its padding
+
+
+def column_groups(header: list[str], rows: list[list[str]], width: float, fonts: tuple[str, str],
+                  keep: int) -> list[list[int]]:
+    """The columns of a table in groups that each fit the width at the smallest font: one group when the table
+    fits; else the first ``keep`` columns (what a row is: a figure and its unit) repeated in every group and the
+    others shared out in order (a comparison of 40 runs becomes several tables side by side, never columns too
+    narrow to hold a character)."""
+    n = len(header)
+    cols = [[header[c]] + [r[c] for r in rows] for c in range(n)]
+    mins, _nats = _min_widths(cols, CELL_SIZES[-1], True, fonts)
+    mins = [max(min(m, 0.45 * width), MIN_COLUMN) for m in mins]
+    keep = max(0, min(keep, n - 1))
+    if sum(mins) <= width or n <= keep + 1:
+        return [list(range(n))]
+    base = sum(mins[:keep])
+    if base > 0.6 * width:  # the repeated columns themselves take most of the width: repeat only the first
+        keep, base = 1, mins[0]
+    groups: list[list[int]] = []
+    cur: list[int] = []
+    used = base
+    for c in range(keep, n):
+        if cur and used + mins[c] > width:
+            groups.append(list(range(keep)) + cur)
+            cur, used = [], base
+        cur.append(c)
+        used += mins[c]
+    groups.append(list(range(keep)) + cur)
+    return groups
+
+
 def fit_columns(header: list[str], rows: list[list[str]], width: float, fonts: tuple[str, str],
                 given: list[float] | None = None) -> tuple[list[float], float, bool | None]:
     """Column widths (points), font size and whether names must break at _ / . - so that no cell splits a
     number or a word: every column is at least as wide as its widest token; the rest of the width goes to
     the columns with the most text. The font shrinks (down to 6 pt) before names are broken. The flag is
-    None when even that does not fit: then over-long tokens are split where they must be."""
-    reg, bold = fonts
+    None when even that does not fit: then over-long tokens are split where they must be. No column is ever
+    narrower than ``MIN_COLUMN`` (a table with more columns than that allows is split by ``column_groups``
+    first)."""
     n = len(header)
     cols = [[header[c]] + [r[c] for r in rows] for c in range(n)]
     mins: list[float] = []
     nats: list[float] = []
     for size in CELL_SIZES:
         for split in (False, True):
-            mins, nats = [], []
-            for cells in cols:
-                m = nat = 0.0
-                for k, v in enumerate(cells):
-                    f = bold if k == 0 else reg
-                    toks = [x for tok in _tokens(v) for x in (_segments(tok) if split else [tok])]
-                    m = max([m] + [pdfmetrics.stringWidth(x, f, size) for x in toks])
-                    nat = max(nat, pdfmetrics.stringWidth(v, f, size))
-                mins.append(m + 2 * CELL_PAD + 0.5)
-                nats.append(max(nat + 2 * CELL_PAD + 0.5, mins[-1]))
+            mins, nats = _min_widths(cols, size, split, fonts)
             if sum(mins) <= width:
                 if given and len(given) == n and all(g * width >= m for g, m in zip(given, mins)):
                     return [g * width for g in given], size, split
@@ -243,10 +286,30 @@ def fit_columns(header: list[str], rows: list[list[str]], width: float, fonts: t
     # a token with nowhere to break wider than the page allows (a 90-character host name): its column gets
     # at most 45 % of the width and such tokens are cut where they must be (the only case); the others keep
     # their whole tokens when they can
-    capped = [min(m, 0.45 * width) for m in mins]
+    capped = [max(min(m, 0.45 * width), MIN_COLUMN) for m in mins]
     if sum(capped) <= width:
         return _share(capped, nats, width), CELL_SIZES[-1], None
-    return [m * width / sum(capped) for m in capped], CELL_SIZES[-1], None
+    return _floor([m * width / sum(capped) for m in capped], width), CELL_SIZES[-1], None
+
+
+def _floor(widths: list[float], width: float) -> list[float]:
+    """Widths raised to ``MIN_COLUMN`` where they fall below it, taken from the widest columns; a table whose
+    every column cannot get that much (more columns than the width holds) keeps equal shares."""
+    if len(widths) * MIN_COLUMN > width:
+        return [width / len(widths)] * len(widths)
+    out = list(widths)
+    for i, w in enumerate(out):
+        if w < MIN_COLUMN:
+            need = MIN_COLUMN - w
+            out[i] = MIN_COLUMN
+            while need > 1e-9:
+                j = max(range(len(out)), key=lambda k: out[k] if k != i else -1.0)
+                take = min(need, out[j] - MIN_COLUMN)
+                if take <= 0:
+                    break
+                out[j] -= take
+                need -= take
+    return out
 
 
 def _share(mins: list[float], nats: list[float], width: float) -> list[float]:
@@ -275,8 +338,21 @@ def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent:
     if not t.rows:
         return out
     n = len(t.header)
-    header = [_cut(h, 40) for h in t.header]
+    header = [_cut(h, 100) for h in t.header]  # wrapped at _ / . - : long run names stay told apart
     rows = [[_cut(v, t.max_cell) for v in (row + [""] * n)[:n]] for row in t.rows]
+    fonts = (st["cell"].fontName, st["head"].fontName)
+    groups = column_groups(header, rows, width, fonts, t.key_cols)
+    if len(groups) > 1:  # too many columns for the page: parts side by side, each repeating the row's key
+        for cols in groups:
+            part = ContentTable("", [header[c] for c in cols], [[r[c] for c in cols] for r in rows],
+                                max_cell=t.max_cell, key_cols=0)
+            out += _table(part, st, width, accent)
+        keys = ", ".join(header[c] for c in groups[0] if c in groups[1])
+        out.append(Paragraph(text(f"The table is printed in {len(groups)} parts, one under the other, each "
+                                  f"repeating {keys or 'its first column'}." + (f" {t.note}" if t.note else "")),
+                             st["small"]))
+        out.append(Spacer(1, 4 * mm))
+        return out
     fonts = (st["cell"].fontName, st["head"].fontName)
     widths, size, split = fit_columns(header, rows, width, fonts, t.widths)
     hard = split is None
@@ -354,12 +430,21 @@ def _nice(vmax: float) -> tuple[float, float]:
 
 
 def _legend_rows(labels: list[str], width: float, font: str) -> list[list[tuple[int, str, float]]]:
-    """Legend entries (index, label, x) wrapped into rows that fit the chart's width."""
+    """Legend entries (index, label, x) wrapped into rows that fit the chart's width; past MAX_LEGEND_ROWS the
+    remaining runs are counted in one last entry (index -1: no colour sample), so that any number of runs fits
+    on a page."""
     rows: list[list[tuple[int, str, float]]] = [[]]
     x = 4.0
     for i, lab in enumerate(labels):
         w = 14 + pdfmetrics.stringWidth(lab, font, 6.5)
         if rows[-1] and x + w > width - 4:
+            if len(rows) == MAX_LEGEND_ROWS:  # no room: the row's last entry makes way for the count of the rest
+                left = len(labels) - i
+                if len(rows[-1]) > 1:
+                    x = rows[-1].pop()[2]
+                    left += 1
+                rows[-1].append((-1, f"+ {left} more (colours repeat)", x))
+                return rows
             rows.append([])
             x = 4.0
         rows[-1].append((i, lab, x))
@@ -375,10 +460,10 @@ class _Axes:
         self.left, self.bottom, self.pw, self.ph = box
         self.log = bool(chart.data.get("log"))
         self.ymin = float(chart.data.get("ymin") or 0.0) if not self.log else 0.0
-        self.tmin = min([(ln.get("t0") or ln["t"])[0] for ln in lines] + [b["t0"] for b in bands])
-        self.tmax = max([ln["t"][-1] for ln in lines] + [b["t1"] for b in bands])
+        self.tmin = min([min(ln["t0"] or ln["t"]) for ln in lines] + [float(b["t0"]) for b in bands])
+        self.tmax = max([max(ln["t"]) for ln in lines] + [float(b["t1"]) for b in bands])
         self.tspan = (self.tmax - self.tmin) or 1.0
-        vals = [v for ln in lines for v in ln["y"] if v is not None and v == v]  # v == v: not NaN
+        vals = [v for ln in lines for v in ln["y"] if v is not None]  # plot_lines: numbers or None
         top = max(vals + levels + [0]) or 1.0  # an empty chart still gets a scale
         if self.log:
             pos = [v for v in vals + levels if v > 0] or [1.0]
@@ -404,20 +489,56 @@ class _Axes:
         return self.bottom + (max(v, self.ymin) - self.ymin) / (self.ymax - self.ymin) * self.ph
 
 
-def line_chart(chart: Chart, width: float, font: str) -> Drawing:
+PLOT_LIMIT = 1e15  # a value beyond this is no measurement a chart can scale to (a received workspace may hold 1e308)
+MAX_LEGEND_ROWS = 4  # more runs than fit in four rows: the rest are counted, not listed (colours repeat anyway)
+
+
+def plot_value(v: Any) -> float | None:
+    """A number a chart can draw, or None: missing, not a number, infinite or beyond any scale -- drawn as a gap,
+    never as 0 (missing is not zero)."""
+    if v is None or isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    f = float(v)
+    return f if math.isfinite(f) and abs(f) <= PLOT_LIMIT else None
+
+
+def plot_lines(chart: Chart) -> list[dict[str, Any]]:
+    """The chart's lines as drawn: the points with a usable time (end, and start where the line has one), each
+    value a number or None (a gap). Lines without any such point are left out."""
+    out = []
+    for ln in chart.data.get("lines") or []:
+        t = [plot_value(x) for x in ln.get("t") or []]
+        y = [plot_value(x) for x in ln.get("y") or []]
+        t0 = [plot_value(x) for x in ln["t0"]] if ln.get("t0") else None
+        n = min(len(t), len(y), len(t0) if t0 is not None else len(t))
+        keep = [i for i in range(n) if t[i] is not None and (t0 is None or t0[i] is not None)]
+        if not keep:
+            continue
+        out.append({"label": str(ln.get("label", "")), "t": [t[i] for i in keep], "y": [y[i] for i in keep],
+                    "t0": [t0[i] for i in keep] if t0 is not None else None})
+    return out
+
+
+def line_chart(chart: Chart, width: float, font: str) -> tuple[Drawing | None, bool]:
     """Runs on one time axis: each interval a step over the seconds it covers (min/max per point column for
     long series), an optional logarithmic value axis, reference lines (``refs``: value, label, style cap | limit |
-    level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase)."""
-    lines = [ln for ln in chart.data["lines"] if ln["t"]]
+    level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase).
+
+    Whatever the lines hold, the drawing is made of finite numbers: a value that is missing, not a number or
+    infinite is a gap in its line. Returns (None, _) when no line has a value to draw, and whether a line has
+    gaps."""
+    lines = plot_lines(chart)
+    if not any(v is not None for ln in lines for v in ln["y"]):
+        return None, False
+    gaps = any(v is None for ln in lines for v in ln["y"])
     legend = _legend_rows([ln["label"][:60] for ln in lines], width, font)
     top = 9 * mm + 3.2 * mm * len(legend)
     h = 75 * mm + 3.2 * mm * (len(legend) - 1)
     d = Drawing(width, h)
     left, bottom, right = 18 * mm, 12 * mm, 4 * mm
-    if not lines:
-        return d
-    refs = [r for r in chart.data.get("refs") or [] if r.get("value") and r["value"] > 0]
-    bands = [b for b in chart.data.get("bands") or [] if b.get("t0") is not None and b.get("t1") is not None]
+    refs = [r for r in chart.data.get("refs") or [] if (plot_value(r.get("value")) or 0) > 0]
+    bands = [b for b in chart.data.get("bands") or []
+             if plot_value(b.get("t0")) is not None and plot_value(b.get("t1")) is not None]
     ax = _Axes(chart, lines, bands, [r["value"] for r in refs], (left, bottom, width - left - right, h - bottom - top))
     _bands(d, ax, bands, font)  # under the grid and the lines
     _grid(d, ax, chart, font)
@@ -426,10 +547,11 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     for r, row in enumerate(legend):
         yy = h - 4 * mm - r * 3.2 * mm
         for i, lab, x in row:
-            col = colors.HexColor(PALETTE[i % len(PALETTE)])
-            d.add(Line(x, yy, x + 8, yy, strokeColor=col, strokeWidth=1.5))
+            if i >= 0:
+                col = colors.HexColor(PALETTE[i % len(PALETTE)])
+                d.add(Line(x, yy, x + 8, yy, strokeColor=col, strokeWidth=1.5))
             d.add(String(x + 10, yy - 2.5, lab, fontName=font, fontSize=6.5))
-    return d
+    return d, gaps
 
 
 def _bands(d: Drawing, ax: _Axes, bands: list[dict[str, Any]], font: str) -> None:
@@ -469,19 +591,41 @@ def _grid(d: Drawing, ax: _Axes, chart: Chart, font: str) -> None:
 
 
 def _curves(d: Drawing, ax: _Axes, lines: list[dict[str, Any]]) -> None:
-    columns = int(ax.pw)  # one point column per PDF point of width
+    """Each line as polylines over its runs of consecutive values (a missing value breaks the line)."""
     for i, ln in enumerate(lines):
         col = colors.HexColor(PALETTE[i % len(PALETTE)])
-        y = [v if v is not None else 0.0 for v in ln["y"]]
-        pts: list[float] = []
-        if ln.get("t0") and len(ln["t"]) <= columns:  # steps: each interval over the seconds it covers
-            for a, b, v in zip(ln["t0"], ln["t"], y):
-                pts += [ax.x(a), ax.y(v), ax.x(b), ax.y(v)]
+        for seg in _runs_of_values(ln["y"]):
+            t1 = [ln["t"][k] for k in seg]
+            y = [ln["y"][k] for k in seg]
+            # one point column per PDF point of the segment's width
+            columns = max(1, int(ax.pw * max(t1[-1] - t1[0], 0.0) / ax.tspan))
+            pts: list[float] = []
+            if ln["t0"] and len(seg) <= max(columns, int(ax.pw)):  # steps: each interval over the seconds it covers
+                for k, v in zip(seg, y):
+                    pts += [ax.x(ln["t0"][k]), ax.y(v), ax.x(ln["t"][k]), ax.y(v)]
+            else:
+                t, yy = decimate(t1, y, columns)
+                for a, b in zip(t, yy):
+                    pts += [ax.x(a), ax.y(b)]
+            if len(pts) == 2:  # one point alone: a short tick, so that it shows
+                pts += [pts[0] + 0.8, pts[1]]
+            d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9))
+
+
+def _runs_of_values(y: list[float | None]) -> list[list[int]]:
+    """The index runs of consecutive values that are not None."""
+    out: list[list[int]] = []
+    cur: list[int] = []
+    for k, v in enumerate(y):
+        if v is None:
+            if cur:
+                out.append(cur)
+            cur = []
         else:
-            t, yy = decimate(ln["t"], y, columns)
-            for a, b in zip(t, yy):
-                pts += [ax.x(a), ax.y(b)]
-        d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9))
+            cur.append(k)
+    if cur:
+        out.append(cur)
+    return out
 
 
 def _refs(d: Drawing, ax: _Axes, refs: list[dict[str, Any]], font: str) -> None:
@@ -500,6 +644,9 @@ def _refs(d: Drawing, ax: _Axes, refs: list[dict[str, Any]], font: str) -> None:
 REF_STYLES = {"cap": ("#c00000", [4, 2]), "limit": ("#e07000", [1, 2]), "level": ("#555555", [3, 2])}
 BAND_FILLS = {"worst": colors.Color(0.75, 0.1, 0.1, alpha=0.28), "over": colors.Color(0.9, 0.3, 0.3, alpha=0.12),
               "phase": colors.Color(0.2, 0.4, 0.7, alpha=0.07), "phase2": colors.Color(0.2, 0.4, 0.7, alpha=0.14)}
+
+
+MISSING_CELL = colors.HexColor("#bbbbbb")
 
 
 def _viridis(f: float) -> colors.Color:
@@ -524,13 +671,15 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
         pw = pw_all - 32 * mm
         y0, ph = 14 * mm, h - 22 * mm
         ns, nb = len(grid), len(labels)
-        vmax = max((max(r) for r in grid), default=0) or 1
+        counts = [[c if (c := plot_value(v)) is not None and c >= 0 else None for v in r] for r in grid]
+        vmax = max((v for r in counts for v in r if v is not None), default=0) or 1
         cw, ch = pw / max(1, ns), ph / max(1, nb)
-        for i, row in enumerate(grid):
+        for i, row in enumerate(counts):
             for j, v in enumerate(row):
-                # colour on a log scale: a few hundred slow I/Os beside 30,000 fast ones stay visible
-                d.add(Rect(x0 + i * cw, y0 + j * ch, cw, ch, fillColor=_viridis(math.log1p(v) / math.log1p(vmax)),
-                           strokeColor=None))
+                # colour on a log scale: a few hundred slow I/Os beside 30,000 fast ones stay visible; a count
+                # that is no count (missing, negative, not a number) is grey
+                fill = MISSING_CELL if v is None else _viridis(math.log1p(v) / math.log1p(vmax))
+                d.add(Rect(x0 + i * cw, y0 + j * ch, cw, ch, fillColor=fill, strokeColor=None))
         for j, lab in enumerate(labels):
             d.add(String(x0 - 2, y0 + j * ch + ch / 2 - 2, lab, fontName=font, fontSize=5.5, textAnchor="end"))
         step = chart.data.get("interval_s")
@@ -563,6 +712,35 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
         d.add(String(bx + 2.5 * mm, y0 + ph / 2 - 2, f"{mid:,}", fontName=font, fontSize=5.5))
         d.add(String(bx + 2.5 * mm, y0 + ph * 0.75 - 2, "I/Os (log)", fontName=font, fontSize=5.5))
     return d
+
+
+def _chart(ch: Chart, width: float, font: str, st: dict[str, ParagraphStyle]) -> list[Any]:
+    """A chart with its caption; a chart with nothing to draw says so in its place (the rest of the section and
+    of the report stay)."""
+    if ch.kind == "lines":
+        drawing, gaps = line_chart(ch, width, font)
+    else:
+        drawing, gaps = heatmap(ch, width, font), False
+    if drawing is None:
+        return [Paragraph(text(f"Chart not drawn — {ch.title}: the runs have no value to plot (every interval is "
+                               "empty or holds no number)."), st["small"]), Spacer(1, 3 * mm)]
+    caption = ch.title + (f"{'' if ch.title.endswith('.') else '.'} Gaps in a line: intervals without a value "
+                          "(missing is not zero)." if gaps else "")
+    return [KeepTogether([drawing, Paragraph(text(caption), st["caption"]), Spacer(1, 4 * mm)])]
+
+
+def _box(sec: Any, n_sec: int, st: dict[str, ParagraphStyle], width: float) -> list[Any]:
+    """A section drawn as a framed box (its heading, then its paragraphs), kept on one page."""
+    cells = [[_heading(sec.title, st["h2"], 0, f"{n_sec}")]] + [[Paragraph(text(p), st["body"])]
+                                                                  for p in sec.paragraphs]
+    box = Table(cells, colWidths=[width])
+    box.setStyle(TableStyle([
+        ("BOX", (0, 0), (-1, -1), 0.8, colors.HexColor("#a06000")),
+        ("BACKGROUND", (0, 0), (-1, -1), colors.HexColor("#fff8ec")),
+        ("LEFTPADDING", (0, 0), (-1, -1), 8), ("RIGHTPADDING", (0, 0), (-1, -1), 8),
+        ("TOPPADDING", (0, 0), (-1, -1), 3), ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+    ]))
+    return [box, Spacer(1, 5 * mm)]
 
 
 VERDICT_COLOURS = {"met": "#1a7f37", "held": "#1a7f37", "not met": "#c00000", "not held": "#c00000"}
@@ -623,6 +801,9 @@ def render(content: ReportContent, path: str) -> None:
 
     index = {sec.key: n for n, sec in enumerate(content.sections)}  # a section's bookmark: s<n>
     for n_sec, sec in enumerate(content.sections):
+        if sec.key == "not_included":  # a box: what the report leaves out, never a silent gap
+            story += _box(sec, n_sec, st, width)
+            continue
         story.append(_heading(sec.title, st["h1"], 0, f"{n_sec}"))
         for kind, i in sec.order:
             if kind == "a":
@@ -637,8 +818,7 @@ def render(content: ReportContent, path: str) -> None:
                 story += _table(sec.tables[i], st, width, opt.accent)
             else:
                 ch = sec.charts[i]
-                drawing = line_chart(ch, width, reg) if ch.kind == "lines" else heatmap(ch, width, reg)
-                story.append(KeepTogether([drawing, Paragraph(text(ch.title), st["caption"]), Spacer(1, 4 * mm)]))
+                story += _chart(ch, width, reg, st)
         story.append(PageBreak() if sec.key == "answers" else Spacer(1, 4 * mm))  # the answers: a page of their own
 
     while story and isinstance(story[-1], Spacer):  # space after the last line: on a full page, a blank page

@@ -49,7 +49,8 @@ def _answer_block(page, n, nxt):
 def test_answers_page_carries_each_verdict_with_the_analyses_numbers(qws, tmp_path):
     out = tmp_path / "q.pdf"
     content = build_report(qws, ReportOptions(date="x"), str(out))
-    assert [s.key for s in content.sections] == ["answers", "q1", "q2", "q3", "runs", "appendix"]
+    # the slow storm is in the workspace but no question is about it: the "Not included" box says so
+    assert [s.key for s in content.sections] == ["answers", "q1", "q2", "q3", "runs", "not_included", "appendix"]
     pages = pdf_pages(out)
     page = pages[1]  # the first page after the cover
     assert page.startswith("Answers ")
@@ -139,7 +140,10 @@ def test_each_answer_links_to_the_page_of_its_evidence_and_contents_links_work(q
 
 def test_with_questions_the_report_answers_them_and_without_it_tours_the_runs(qws, tmp_path):
     with_q = build_report(qws, ReportOptions(date="x"), str(tmp_path / "a.pdf"))
-    assert [s.key for s in with_q.sections] == ["answers", "q1", "q2", "q3", "runs", "appendix"]
+    assert [s.key for s in with_q.sections] == ["answers", "q1", "q2", "q3", "runs", "not_included", "appendix"]
+    box = next(s for s in with_q.sections if s.key == "not_included")
+    assert box.paragraphs == ["1 imported run is not analysed here (no question of this report is about it): "
+                              "iostat: storm_slow_iostat-xt."]
     assert with_q.values["runs"] == sorted([qws.ids["capped"], qws.ids["fast"]])  # the runs the questions use
     for sq in Q.list_questions(qws):
         Q.delete_question(qws, sq.question_id)
@@ -193,6 +197,7 @@ def test_sections_named_with_questions_follow_the_answers(qws, tmp_path):
     from reports.options import ANSWER_SECTIONS
 
     rep = build_report(qws, ReportOptions(date="x", sections=[*ANSWER_SECTIONS, "storm"]), str(tmp_path / "a.pdf"))
-    assert [s.key for s in rep.sections] == ["answers", "q1", "q2", "q3", "runs", "storm", "appendix"]
+    assert [s.key for s in rep.sections] == ["answers", "q1", "q2", "q3", "runs", "storm", "not_included",
+                                             "appendix"]
     only = build_report(qws, ReportOptions(date="x", sections=["overlay"]), str(tmp_path / "b.pdf"))
-    assert [s.key for s in only.sections] == ["answers", "q1", "q2", "q3", "overlay"]
+    assert [s.key for s in only.sections] == ["answers", "q1", "q2", "q3", "overlay", "not_included"]

@@ -117,9 +117,10 @@ def _chosen(specs: list[tuple[str | None, Any]], file: str, source: str) -> Any:
     return None
 
 
-def _import_folder(args: argparse.Namespace, ws: Any) -> tuple[list[int], bool]:
+def _import_folder(args: argparse.Namespace, ws: Any) -> tuple[list[int], list[tuple[str, str]]]:
     """PATHs imported (files already in the workspace are found again), the folder's answers given to the runs
-    that need them; the runs and whether some file failed. A run still without interval stops the command."""
+    that need them; the runs and the files that failed (name, why). A run still without interval stops the
+    command."""
     from app.importer import answer, iter_import, open_questions
     from parsers.base import ImportOptions
 
@@ -129,14 +130,14 @@ def _import_folder(args: argparse.Namespace, ws: Any) -> tuple[list[int], bool]:
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
     run_ids: list[int] = []
-    failed = False
+    failed: list[tuple[str, str]] = []
     for step in iter_import(ws, args.paths, ImportOptions()):
         r = step.result
         if r.status == "failed":
             print(f"FAILED     {r.error}", file=sys.stderr)
+            failed.append((Path(r.path).name, r.error or "not imported"))
         elif r.status == "imported":
             print(f"imported   {r.path}  run {', '.join(map(str, r.run_ids))}")
-        failed |= r.status == "failed"
         run_ids += r.run_ids
     unanswered = []
     for q in open_questions(ws, run_ids):
@@ -178,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     sizing = {k: getattr(args, k) for k in ("users", "iops_per_user", "read_pct", "raid", "disk_iops", "disk_type",
                                             "storm_multiplier", "gb_per_user", "disk_gb")
               if getattr(args, k) is not None}
-    failed = False
+    failed: list[tuple[str, str]] = []
     # read-only unless captures are imported or a template saved: a received workspace is never changed (not even
     # migrated), and a read-only file (chmod 444, a read-only share) makes its report too
     writes = bool(args.paths) or bool(args.save_template)
@@ -187,6 +188,9 @@ def run(args: argparse.Namespace) -> int:
             folder_runs, failed = _import_folder(args, ws)
             if not args.runs:
                 if not folder_runs:
+                    if failed:  # traces were there, and each one failed (said above, file by file)
+                        raise UsageError(f"nothing to report on: {'the file' if len(failed) == 1 else 'every file'} "
+                                         f"of {', '.join(args.paths)} failed to import")
                     raise UsageError(f"no traces in {', '.join(args.paths)}: nothing to report on")
                 args.runs = folder_runs
         try:
@@ -209,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         if args.save_template:
             save_template(ws.con, args.save_template, opt)
-        content = build_report(ws, opt, args.output)
+        content = build_report(ws, opt, args.output, not_imported=failed)
     if args.json:
         print_json({"output": args.output, "verdicts": content.verdicts, "values": content.values})
     else:

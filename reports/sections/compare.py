@@ -32,6 +32,7 @@ def build(ctx: ReportContext) -> Section | None:
         return None
     cmp = compare_runs(ctx.ws, [r["run_id"] for r in comparable], ctx.opt.device)
     ctx.values["compare"] = cmp.as_dict()
+    ctx.covered.update(r["run_id"] for r in cmp.runs)
     sec = Section("compare", "A/B comparison")
     names = [ctx.an.text(r["name"]) for r in cmp.runs]
     ids = [r["run_id"] for r in cmp.runs]
@@ -45,6 +46,6 @@ def build(ctx: ReportContext) -> Section | None:
                 "to compare for ratios against the first.")
              + (f" Time above half the peak counts, for every run, the seconds above {fmt(above)} IOPS (half "
                 "the baseline's peak), so the runs are measured against one level." if above is not None else ""))
-    sec.table(Table("", ["Figure", "Unit", *names], compare_rows(cmp, with_ratio)))
+    sec.table(Table("", ["Figure", "Unit", *names], compare_rows(cmp, with_ratio), key_cols=2))
     ctx.methods.append(("compare", cmp.method))
     return sec

@@ -127,6 +127,7 @@ def build(ctx: ReportContext) -> Section | None:
     if not meter and not mark:
         return None
     out = _Parts()
+    ctx.covered.update(meter + mark)
     summaries = [_iometer(ctx, out, rid) for rid in meter]
     if summaries:
         out.notes.insert(0, IOMETER_NOTE)

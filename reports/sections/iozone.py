@@ -47,4 +47,5 @@ def build(ctx: ReportContext) -> Section | None:
              + f".{more}")
     sec.table(Table("", header, rows, note=ioz.get("note", "")))
     ctx.values["iozone"] = ioz
+    ctx.covered.update(ioz_runs[i]["run_id"] for i in cols)
     return sec

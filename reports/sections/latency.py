@@ -38,6 +38,7 @@ def build(ctx: ReportContext) -> Section | None:
             sec.para(ctx.an.text(f"{name} {why}." if why.startswith(("has ", "is ")) else f"{name}: {why}."))
             continue
         ctx.values.setdefault("latency", {})[r["run_id"]] = ls.as_dict()
+        ctx.covered.add(r["run_id"])
         share_txt, est = share_cells(ls)
         if ls.exact:
             ctx.verdicts.append(f"{share_txt} of I/O completed within {num(thr)} ms on {name} "

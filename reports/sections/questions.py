@@ -212,7 +212,7 @@ def compare(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     sec.table(Table(f"Figures side by side (baseline {names[0]})", ["Figure", "Unit", *names],
                     compare_rows(cmp, True),
                     note="In brackets: each run's figure divided by the baseline's. Time above half the peak uses one "
-                         "level for every run (half the baseline's peak)."))
+                         "level for every run (half the baseline's peak).", key_cols=2))
     label = COMPARE_METRICS[q.metric][0]
     prow = []
     for ph in cmp.phases:

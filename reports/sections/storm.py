@@ -49,6 +49,7 @@ def build(ctx: ReportContext) -> Section | None:
         ctx.values.setdefault("storm", {})[r["run_id"]] = m.as_dict()
         ctx.plateaus[r["run_id"]] = m.plateau_iops
         rows.append(storm_row(ctx.name(r), m))
+        ctx.covered.add(r["run_id"])
         if m.peak_iops is not None:
             plateau = f", held a plateau of {fmt(m.plateau_iops)} IOPS" if m.plateau_iops is not None else ""
             ctx.verdicts.append(f"Run {ctx.name(r)} peaked at {fmt(m.peak_iops)} IOPS, "
