@@ -133,6 +133,8 @@ class Section:
     charts: list[Chart] = field(default_factory=list)
     order: list[tuple[str, int]] = field(default_factory=list)  # (kind, index) in display order
     answers: list[dict[str, Any]] = field(default_factory=list)  # the Answers page: one line per question
+    findings: list[tuple[str, str]] = field(default_factory=list)  # page 1: results no question asked for
+    conclusions: list[str] = field(default_factory=list)  # page 1: conclusions and recommendations
 
     def para(self, text: str) -> None:
         self.paragraphs.append(text)
@@ -407,13 +409,22 @@ def collect(ws: Workspace, opt: ReportOptions, not_imported: list[tuple[str, str
     if not opt.full_paths:  # file names only: a path in a warning or an error message is cut to its file name
         _cut_paths(ctx.verdicts, sections)
     ctx.values["verdicts"] = ctx.verdicts
+    from reports.conclusions import conclusions
+
     if answered:
-        sections.insert(0, _answers_section(answered, sections, opt, an, ctx.values))
+        first = _answers_section(ws, answered, sections, opt, an, ctx.values)
     elif "summary" in ctx.want:
-        summary = Section("summary", "Executive summary")
+        first = Section("summary", "Executive summary")
         for v in ctx.verdicts or ["No analysis in this report produced a verdict."]:
-            summary.para(v)
-        sections.insert(0, summary)
+            first.para(v)
+    else:
+        first = None
+    if first is not None:  # page 1: the answers, the other results, the conclusions
+        first.findings = [(w, clean(t, an, opt)) for w, t in ctx.findings]
+        first.conclusions = [clean(c, an, opt) for c in conclusions(ctx)]
+        ctx.values["findings"] = first.findings
+        ctx.values["conclusions"] = first.conclusions
+        sections.insert(0, first)
     return ReportContent(opt, ctx.verdicts, sections, ctx.methods, ctx.values)
 
 
@@ -563,21 +574,56 @@ TIMES = re.compile(r"(?<=\d) x (?=the baseline)|(?<=IOPS) x (?=storm multiplier)
 
 
 
-def _answers_section(answered: list[tuple[Any, Any]], sections: list[Section], opt: ReportOptions,
+def _workload_rate(ws: Workspace, q: Any, a: Any, an: Anonymiser) -> str:
+    """For a cap checked on a disk's total (iostat) while fio ran on it: fio's own rate beside it -- the workload's
+    figure, where the disk's total counts every process (fio held 300.0 IOPS, the disk averaged 300.5)."""
+    from app.analysis.crosscheck import crosscheck, find_pairs
+    from parsers.kinds import JOB_SUMMARY
+
+    run = ws.run(q.run_id)
+    if a.error is not None or not a.evidence.results or run is None or not has(run["kind"], DEVICE_RATES):
+        return ""
+    fios = [int(r["run_id"]) for r in ws.runs() if has(r["kind"], JOB_SUMMARY)]
+    out = []
+    for fio_id, io_id in find_pairs(ws, [*fios, q.run_id]):
+        cc = crosscheck(ws, fio_id, io_id)
+        if cc is None:
+            continue
+        metric = "iops" if q.iops_cap is not None else "kbs"
+        m = cc.measure(f"{q.op}_{metric}")
+        if m.fio is None:
+            continue
+        unit = "IOPS" if metric == "iops" else "kB/s"
+        out.append(f" The workload's own rate: fio ({an.text((ws.run(fio_id) or {}).get('name'))}) reported "
+                   f"{fmt_value_q(m.fio, unit)} over its job; the disk's total above counts every process on it "
+                   f"({fmt_value_q(m.iostat, unit)} over the same intervals).")
+    return "".join(out)
+
+
+def fmt_value_q(v: float | None, unit: str) -> str:
+    from app.analysis.questions import fmt_value
+
+    return fmt_value(v, unit)
+
+
+def _answers_section(ws: Workspace, answered: list[tuple[Any, Any]], sections: list[Section], opt: ReportOptions,
                      an: Anonymiser, values: dict[str, Any]) -> Section:
     """One line per question, in the stored order: verdict, the deciding number, the reason and a link to the
     question's own section with the chart and the numbers."""
+    from reports.conclusions import verdict_words
+
     present = {s.key: s.title for s in sections}
     sec = Section("answers", "Answers")
-    sec.para("The questions this report answers, in the order they were asked. Each line gives the verdict, the "
-             "figure that decides it and why; the link leads to the section with the chart and the numbers.")
     items = []
     for n, (sq, a) in enumerate(answered, 1):
         target = f"q{n}" if a.error is None and f"q{n}" in present else None
 
+        reason = str(a.reason) + (_workload_rate(ws, sq.question, a, an) if a.kind == "cap" else "")
+        # the deciding figure: a response-time answer's lowest share (every disk's is in its section)
+        number = a.figures[0].text if a.kind == "response_time" and a.figures else a.number
         item = {"n": n, "question_id": sq.question_id, "title": clean(a.title, an, opt), "verdict": a.verdict,
-                "verdict_words": VERDICT_WORDS[a.verdict], "number": clean(a.number, an, opt),
-                "reason": clean(a.reason, an, opt),
+                "verdict_words": verdict_words(a), "number": clean(number, an, opt),
+                "reason": clean(reason, an, opt),
                 "section": target, "section_title": f"section {n}" if target else None}
         sec.answer(item)
         items.append(item)

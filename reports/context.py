@@ -33,6 +33,7 @@ class ReportContext:
     plateaus: dict[int, float | None] = field(default_factory=dict)
     cap_runs: set[int] = field(default_factory=set)  # runs the Cap compliance section checked
     covered: set[int] = field(default_factory=set)  # runs some answer or section gives a figure of
+    findings: list[tuple[str, str]] = field(default_factory=list)  # (what, answer) of sections no question asked
     sizing_from: tuple[Any, Any] | None = None  # the sizing question the VDI sizing section shows
     _series: dict[int, Any] | None = None
     _names: dict[int, str] | None = None
@@ -86,8 +87,9 @@ class ReportContext:
                         except AnalysisError:
                             s = align(s, "start")
                     self._series[r["run_id"]] = s
-                except AnalysisError as e:
+                except AnalysisError as e:  # said in the summary, with why: not left out without a word
                     self.skipped.setdefault(_reason(str(e)), []).append(self.name(r))
+                    self.covered.add(int(r["run_id"]))
         return self._series
 
     def storm(self, run_id: int, phases: str = "auto") -> Any:

@@ -37,7 +37,6 @@ from reportlab.platypus import (
     Table,
     TableStyle,
 )
-from reportlab.platypus.tableofcontents import TableOfContents
 
 from app.safe_text import for_terminal
 from reports.content import Chart, ReportContent
@@ -110,7 +109,7 @@ class _NumberedCanvas(rl_canvas.Canvas):
             self.__dict__.update(state)
             for key, kw in state["_marks"]:
                 rl_canvas.Canvas.bookmarkPage(self, key, **kw)
-            if self._pageNumber > 1:
+            if True:  # every page: page 1 holds the answers, no cover
                 self.setFont(self.font, 8)
                 self.setFillColor(colors.HexColor("#666666"))
                 w, _h = self._pagesize
@@ -156,16 +155,18 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
                              textColor=acc, keepWithNext=1),
         "verdict": ParagraphStyle("verdict", parent=base["BodyText"], fontName=reg, fontSize=10.5, leading=15,
                                   leftIndent=10, bulletIndent=0, splitLongWords=True),
-        "title": ParagraphStyle("title", fontName=bold, fontSize=26, leading=32, textColor=acc, spaceAfter=14),
-        "subtitle": ParagraphStyle("subtitle", fontName=reg, fontSize=13, leading=18, spaceAfter=6,
+        "title": ParagraphStyle("title", fontName=bold, fontSize=20, leading=24, textColor=acc, spaceAfter=3,
+                                splitLongWords=True),
+        "subtitle": ParagraphStyle("subtitle", fontName=reg, fontSize=10, leading=13, spaceAfter=3,
                                    splitLongWords=True),
         "caption": ParagraphStyle("caption", fontName=reg, fontSize=7.5, leading=9, alignment=TA_CENTER,
                                   textColor=colors.HexColor("#555555")),
         "answer_q": ParagraphStyle("answer_q", fontName=bold, fontSize=10.5, leading=14, keepWithNext=1,
                                    splitLongWords=True),
-        "answer": ParagraphStyle("answer", parent=base["BodyText"], fontName=reg, fontSize=9.5, leading=13,
+        "answer": ParagraphStyle("answer", parent=base["BodyText"], fontName=reg, fontSize=9, leading=12,
                                  leftIndent=12, splitLongWords=True),
-        "toc1": ParagraphStyle("toc1", fontName=reg, fontSize=10, leading=15, leftIndent=6),
+        "conclusion": ParagraphStyle("conclusion", parent=base["BodyText"], fontName=reg, fontSize=9, leading=12,
+                                     leftIndent=12, bulletIndent=2, splitLongWords=True, spaceAfter=2),
     }
 
 
@@ -731,8 +732,7 @@ def _chart(ch: Chart, width: float, font: str, st: dict[str, ParagraphStyle]) ->
 
 def _box(sec: Any, n_sec: int, st: dict[str, ParagraphStyle], width: float) -> list[Any]:
     """A section drawn as a framed box (its heading, then its paragraphs), kept on one page."""
-    cells = [[_heading(sec.title, st["h2"], 0, f"{n_sec}")]] + [[Paragraph(text(p), st["body"])]
-                                                                  for p in sec.paragraphs]
+    cells = [[Paragraph(text(p), st["body"])] for p in sec.paragraphs]
     box = Table(cells, colWidths=[width])
     box.setStyle(TableStyle([
         ("BOX", (0, 0), (-1, -1), 0.8, colors.HexColor("#a06000")),
@@ -740,25 +740,65 @@ def _box(sec: Any, n_sec: int, st: dict[str, ParagraphStyle], width: float) -> l
         ("LEFTPADDING", (0, 0), (-1, -1), 8), ("RIGHTPADDING", (0, 0), (-1, -1), 8),
         ("TOPPADDING", (0, 0), (-1, -1), 3), ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
     ]))
-    return [box, Spacer(1, 5 * mm)]
+    return [KeepTogether([_heading(sec.title, st["h2"], 0, f"{n_sec}"), box]), Spacer(1, 5 * mm)]
 
 
-VERDICT_COLOURS = {"met": "#1a7f37", "held": "#1a7f37", "not met": "#c00000", "not held": "#c00000"}
+VERDICT_COLOURS = {"Met": "#1a7f37", "Held": "#1a7f37", "Not met": "#c00000", "Not held": "#c00000",
+                   "Not capped": "#a05a00", "Not reached": "#a05a00"}
 
 
 def _answer(item: dict[str, Any], st: dict[str, ParagraphStyle], index: dict[str, int], accent: str) -> Any:
-    """One question on the Answers page: its title, then the verdict (coloured), the deciding figure, the reason
+    """One question on page 1: its title, then the verdict (coloured), the deciding figure, the answer in words
     and a link to the section with the evidence."""
-    colour = VERDICT_COLOURS.get(item["verdict"], "#555555")
+    colour = VERDICT_COLOURS.get(item["verdict_words"], "#555555")
     body = f'<font color="{colour}"><b>{text(item["verdict_words"])}</b></font>'
     if item["number"]:
         body += f" · <b>{text(item['number'])}</b>."
     body += f" {text(item['reason'])}"
     if item.get("section") in index:
-        body += (f' <a href="#s{index[item["section"]]}" color="{accent}"><u>Evidence: '
-                 f'{text(item["section_title"])}</u></a>')
+        link = f"Evidence: {item['section_title']}".replace(" ", "\u00a0")  # one link: never split over two lines
+        body += f' <a href="#s{index[item["section"]]}" color="{accent}"><u>{text(link)}</u></a>'
     return KeepTogether([Paragraph(f"<b>{item['n']}. {text(item['title'])}</b>", st["answer_q"]),
-                         Paragraph(body, st["answer"]), Spacer(1, 2.5 * mm)])
+                         Paragraph(body, st["answer"]), Spacer(1, 1.5 * mm)])
+
+
+def _header(opt: Any, st: dict[str, ParagraphStyle], width: float) -> list[Any]:
+    """Page 1's head instead of a cover page: the title, who it is for and by whom, the date, the logo at the
+    right; a rule under it."""
+    lines = [Paragraph(text(opt.title), st["title"])]
+    by = " · ".join(x for x in (opt.consultant, opt.company) if x)
+    said = [x for x in (("Prepared for " + opt.customer) if opt.customer else "", ("By " + by) if by else "",
+                        opt.date) if x]
+    if said:
+        lines.append(Paragraph(text(" · ".join(said)), st["subtitle"]))
+    head: Any = lines
+    if opt.logo and os.path.exists(opt.logo):
+        img = Image(opt.logo)
+        scale = min(45 * mm / img.drawWidth, 18 * mm / img.drawHeight, 1.0)
+        img.drawWidth *= scale
+        img.drawHeight *= scale
+        t = Table([[lines, img]], colWidths=[width - 50 * mm, 50 * mm])
+        t.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("ALIGN", (1, 0), (1, 0), "RIGHT"),
+                               ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)]))
+        head = [t]
+    rule = Table([[""]], colWidths=[width], rowHeights=[2])
+    rule.setStyle(TableStyle([("LINEBELOW", (0, 0), (-1, -1), 1.2, colors.HexColor(opt.accent))]))
+    return [*head, rule, Spacer(1, 4 * mm)]
+
+
+def _page_one_end(sec: Any, st: dict[str, ParagraphStyle]) -> list[Any]:
+    """After the answers (or the summary): the results no question asked for, then the conclusions."""
+    out: list[Any] = []
+    if sec.findings:
+        out.append(Paragraph("Other results", st["h2"]))
+        for what, t in sec.findings:
+            out.append(Paragraph(f"<b>{text(what)}:</b> {text(t)}", st["answer"]))
+            out.append(Spacer(1, 1 * mm))
+    if sec.conclusions:
+        out.append(Paragraph("Conclusions and recommendations", st["h2"]))
+        for c in sec.conclusions:
+            out.append(Paragraph(text(c), st["conclusion"], bulletText="•"))
+    return out
 
 
 def render(content: ReportContent, path: str) -> None:
@@ -777,28 +817,7 @@ def render(content: ReportContent, path: str) -> None:
     doc.addPageTemplates([PageTemplate(id="page", frames=[frame])])
     width = doc.width
 
-    story: list[Any] = []
-    if opt.logo and os.path.exists(opt.logo):
-        img = Image(opt.logo)
-        scale = min(60 * mm / img.drawWidth, 25 * mm / img.drawHeight, 1.0)
-        img.drawWidth *= scale
-        img.drawHeight *= scale
-        img.hAlign = "LEFT"
-        story += [img, Spacer(1, 10 * mm)]
-    else:
-        story.append(Spacer(1, 30 * mm))
-    story.append(Paragraph(text(opt.title), st["title"]))
-    if opt.customer:
-        story.append(Paragraph("Prepared for " + text(opt.customer), st["subtitle"]))
-    by = " · ".join(x for x in (opt.consultant, opt.company) if x)
-    if by:
-        story.append(Paragraph("By " + text(by), st["subtitle"]))
-    story.append(Paragraph(text(opt.date), st["subtitle"]))
-    story.append(Spacer(1, 12 * mm))
-    toc = TableOfContents()
-    toc.levelStyles = [st["toc1"]]
-    story += [Paragraph("Contents", st["h2"]), toc, PageBreak()]
-
+    story: list[Any] = _header(opt, st, width)
     index = {sec.key: n for n, sec in enumerate(content.sections)}  # a section's bookmark: s<n>
     for n_sec, sec in enumerate(content.sections):
         if sec.key == "not_included":  # a box: what the report leaves out, never a silent gap
@@ -809,8 +828,8 @@ def render(content: ReportContent, path: str) -> None:
             if kind == "a":
                 story.append(_answer(sec.answers[i], st, index, opt.accent))
             elif kind == "p":
-                style = st["verdict"] if sec.key == "summary" else (st["small"] if sec.key == "appendix"
-                                                                       else st["body"])
+                style = st["answer"] if sec.key == "summary" else (st["small"] if sec.key == "appendix"
+                                                                      else st["body"])
                 bullet = "•" if sec.key == "summary" else None
                 story.append(Paragraph(text(sec.paragraphs[i]), style, bulletText=bullet))
                 story.append(Spacer(1, 1.5 * mm))
@@ -819,7 +838,10 @@ def render(content: ReportContent, path: str) -> None:
             else:
                 ch = sec.charts[i]
                 story += _chart(ch, width, reg, st)
-        story.append(PageBreak() if sec.key == "answers" else Spacer(1, 4 * mm))  # the answers: a page of their own
+        if sec.key in ("answers", "summary"):  # page 1: the answers, then what they lead to; the evidence after
+            story += [*_page_one_end(sec, st), PageBreak()]
+        else:
+            story.append(Spacer(1, 4 * mm))
 
     while story and isinstance(story[-1], Spacer):  # space after the last line: on a full page, a blank page
         story.pop()

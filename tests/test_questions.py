@@ -136,8 +136,13 @@ def test_compare_matches_compare_runs(sws):
     cmp = compare_runs(sws, [SLOW, FAST], phases="none")
     peak = next(r for r in cmp.metrics if r["metric"] == "peak_iops")
     assert [f.value for f in a.figures] == peak["values"] == [809, 1212]
-    assert a.reason == ("Peak IOPS of storm_fast_iostat-xt: 1,212 IOPS, 1.50 times the 809 IOPS of "
-                        "storm_slow_iostat-xt (the baseline).")
+    # storm A against B, the whole question: which higher and by how much, which sooner and by how much
+    # (time to peak: 16 s and 61 s, the storm reports' own figures)
+    ttp = next(r for r in cmp.metrics if r["metric"] == "time_to_peak_s")["values"]
+    assert ttp == [61, 16]
+    assert a.reason == ("storm_fast_iostat-xt peaks higher than storm_slow_iostat-xt: 1,212 IOPS against 809 IOPS, "
+                        "1.50 times as high (403 IOPS more), and sooner: 16 s after its first activity against 61 s "
+                        "(45 s sooner).")
     a = Q.answer(sws, Q.CompareQuestion(run_ids=[SLOW, FAST, CAPPED], metric="mean_iops", align="activity"))
     mean = next(r for r in compare_runs(sws, [SLOW, FAST, CAPPED]).metrics if r["metric"] == "mean_iops")
     assert [f.value for f in a.figures] == mean["values"]

@@ -1,4 +1,4 @@
-"""The report answers the workspace's questions (issue 12): the first page after the cover is "Answers", one
+"""The report answers the workspace's questions (issue 12): page 1 (no cover: the heading on top) holds "Answers", one
 line per question in the stored order with its verdict, the deciding number and the reason, each linking to
 the section with its evidence. Checked on the PDF's extracted text (pdftotext) and its link annotations."""
 
@@ -52,8 +52,8 @@ def test_answers_page_carries_each_verdict_with_the_analyses_numbers(qws, tmp_pa
     # the slow storm is in the workspace but no question is about it: the "Not included" box says so
     assert [s.key for s in content.sections] == ["answers", "q1", "q2", "q3", "runs", "not_included", "appendix"]
     pages = pdf_pages(out)
-    page = pages[1]  # the first page after the cover
-    assert page.startswith("Answers ")
+    page = pages[0]  # page 1: the heading, then the answers (no cover page)
+    assert page.startswith("Storage performance report x Answers ")
     assert "Executive summary" not in page  # the answers stand on their own page
     ids = qws.ids
     # the numbers the analyses compute, independently of the questions module
@@ -126,16 +126,15 @@ def test_each_answer_links_to_the_page_of_its_evidence_and_contents_links_work(q
     _kids, links = _pages_and_links(out)
     want = [a["section_title"] for a in content.values["answers"]]
     assert want == ["section 1", "section 2", "section 3"]
-    assert len(links[1]) == len(want)  # one link per answer on the answers page
-    for a, target in zip(content.values["answers"], links[1]):
+    assert len(links[0]) == len(want)  # one link per answer on page 1
+    for a, target in zip(content.values["answers"], links[0]):
         assert pages[target].find(f"{a['n']}. {a['title']}") != -1, (a, target)
-    # the contents on the cover link to the pages their sections start on (not all to the first page)
+    # no contents page: each section is a bookmark of the PDF's outline
     titles = [s.title for s in content.sections]
-    toc = [d for d in links[0]]
-    assert len(set(toc)) > 1
-    for title in titles:
-        first = next(i for i, p in enumerate(pages) if i > 0 and title in p)
-        assert first in toc
+    data = out.read_bytes()
+    assert data.count(b"/Title") >= len(titles) + 1  # one outline entry per section, and the document's title
+    for title in titles[1:]:  # each section's heading is on a page after page 1
+        assert any(title in p for p in pages[1:]), title
 
 
 def test_with_questions_the_report_answers_them_and_without_it_tours_the_runs(qws, tmp_path):
@@ -170,7 +169,7 @@ def test_anonymised_answers_hide_device_and_host_names(qws, tmp_path):
     Q.add_question(qws, Q.CapQuestion(run_id=qws.ids["capped"], iops_cap=200, device="vda"), position=1)
     out = tmp_path / "anon.pdf"
     content = build_report(qws, ReportOptions(date="x", anonymise=True), str(out))
-    page = pdf_pages(out)[1]
+    page = pdf_pages(out)[0]
     first = content.values["answers"][0]
     assert re.search(r"\(device \d+\)\?", first["title"]), first["title"]
     assert "vda" not in page
@@ -187,7 +186,7 @@ def test_a_question_the_data_cannot_answer_says_why_and_has_no_link(qws, tmp_pat
     assert last["verdict"] == "information"
     assert "cannot be answered from the data" in last["reason"]
     assert last["section"] is None  # nothing to chart: no link
-    page = pdf_pages(out)[1]
+    page = pdf_pages(out)[0]
     assert f"{last['n']}. " in page
     assert last["verdict_words"] in page
 

@@ -42,7 +42,8 @@ def build(ctx: ReportContext) -> Section | None:
     from reports.content import _runs
 
     added = sorted(({cc.fio_run_id for cc in checks} | {cc.iostat_run_id for cc in checks}) - mine)
-    ctx.runs += _runs(ctx.ws, added)  # listed among the runs analysed, with their sources, in the appendix
+    if added:  # listed among the runs analysed, with their sources, in the appendix (_runs of [] is every run)
+        ctx.runs += _runs(ctx.ws, added)
     sec = Section("crosscheck", "Cross-check: fio against iostat")
     sec.para("fio reports the I/O it issued; iostat, running at the same time, counts what reached the disk. Where "
              "both describe one disk over the same minutes, their figures should agree within 10 %. When they do "

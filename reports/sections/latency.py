@@ -36,6 +36,7 @@ def build(ctx: ReportContext) -> Section | None:
         except AnalysisError as e:
             why = _customer_error(str(e))
             sec.para(ctx.an.text(f"{name} {why}." if why.startswith(("has ", "is ")) else f"{name}: {why}."))
+            ctx.covered.add(r["run_id"])  # said why here: not a run left out without a word
             continue
         ctx.values.setdefault("latency", {})[r["run_id"]] = ls.as_dict()
         ctx.covered.add(r["run_id"])

@@ -15,7 +15,8 @@ from app.analysis.questions import COMPARE_METRICS, fmt_pct, fmt_pct_value, fmt_
 from app.analysis.storm import PLATEAU_DEFINITION
 from app.analysis.text import pct_bounds
 from parsers.kinds import DEVICE_RATES, IOMARK, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
-from reports.content import VERDICT_WORDS, Chart, Section, Table, _device_rule, _heatmap, _ratio, _vm_disk, ms
+from reports.conclusions import verdict_words
+from reports.content import Chart, Section, Table, _device_rule, _heatmap, _ratio, _vm_disk, ms
 from reports.context import ReportContext
 from reports.sections import question_section
 from reports.sections.overlay import log_scale
@@ -36,7 +37,7 @@ def _open(ctx: ReportContext, n: int, a: Any) -> Section:
     from reports.content import clean
 
     number = f" · {clean(a.number, ctx.an, ctx.opt)}." if a.number else ""
-    sec.para(f"Answer: {VERDICT_WORDS[a.verdict]}{number} {clean(a.reason, ctx.an, ctx.opt)}")
+    sec.para(f"Answer: {verdict_words(a)}{number} {clean(a.reason, ctx.an, ctx.opt)}")
     return sec
 
 
