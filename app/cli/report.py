@@ -189,8 +189,9 @@ def run(args: argparse.Namespace) -> int:
             if not args.runs:
                 if not folder_runs:
                     if failed:  # traces were there, and each one failed (said above, file by file)
-                        raise UsageError(f"nothing to report on: {'the file' if len(failed) == 1 else 'every file'} "
-                                         f"of {', '.join(args.paths)} failed to import")
+                        what = (failed[0][0] if len(failed) == 1 else
+                                f"every file of {', '.join(Path(p).name for p in args.paths)}")
+                        raise UsageError(f"nothing to report on: {what} failed to import")
                     raise UsageError(f"no traces in {', '.join(args.paths)}: nothing to report on")
                 args.runs = folder_runs
         try:
