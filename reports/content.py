@@ -114,6 +114,7 @@ class Table:
     widths: list[float] | None = None  # fractions of the text width
     max_cell: int = 90  # characters of a cell shown in full (untrusted text is cut, with "…")
     key_cols: int = 1  # the columns that say what a row is: repeated in each part when the table is too wide
+    small: bool = False  # reference text (the appendix): printed at the smallest readable size
 
 
 @dataclass
@@ -208,7 +209,7 @@ METHOD_PROSE = {
                "Where a tool averages each sample over the time since the previous one (nmon, perfmon, esxtop), "
                "the interval is that gap. Time 0 is the start of the first activity (three consecutive intervals "
                "above 100 IOPS) unless the run has none.",
-    "storm": f"Peak: the highest interval. Plateau: {PLATEAU_DEFINITION}. Time to peak is measured from the "
+    "storm": "Peak: the highest interval. Plateau: see the glossary. Time to peak is measured from the "
              "start of the first activity to the end of the peak interval; settle time from the peak to the first "
              "three consecutive intervals below 10 % of the peak. Phases are the stored ones, else detected from "
              "changes in the I/O level. Totals are rate times interval length.",
@@ -254,7 +255,10 @@ GLOSSARY = (
     ("Await", "The mean time a request took from being issued to being completed, queueing included: per "
               "interval, the mean of iostat's read, write, discard and flush waits weighted by their requests. "
               "A mean of an interval, not the time of single I/Os."),
-    ("Plateau", PLATEAU_DEFINITION[0].upper() + PLATEAU_DEFINITION[1:] + "."),
+    ("Peak", "The highest single interval of a run (the rate of one report or collection, not of one instant): a "
+             "burst shorter than an interval is averaged with the rest of it."),
+    ("Plateau", PLATEAU_DEFINITION[0].upper() + PLATEAU_DEFINITION[1:] + ". A run whose busy part is one "
+                "interval has no plateau beside its peak: the report gives none."),
     ("Median interval", "The median rate of all judged intervals of a run, idle ones included; the cap check "
                         "uses it to tell a run that clearly exceeds a cap from one that breaks it briefly."),
     ("Percentile", "p95 is the value that 95 % of the measurements are at or below (by time for IOPS, by I/O "
@@ -619,8 +623,10 @@ def _answers_section(ws: Workspace, answered: list[tuple[Any, Any]], sections: l
         target = f"q{n}" if a.error is None and f"q{n}" in present else None
 
         reason = str(a.reason) + (_workload_rate(ws, sq.question, a, an) if a.kind == "cap" else "")
-        # the deciding figure: a response-time answer's lowest share (every disk's is in its section)
-        number = a.figures[0].text if a.kind == "response_time" and a.figures else a.number
+        # the deciding figure: a response-time answer's lowest share (every disk's is in its section); a storm's
+        # and a comparison's figures are the answer's own words ("peaks higher: 1,212 IOPS against 809 IOPS")
+        number = (a.figures[0].text if a.kind == "response_time" and a.figures else
+                  "" if a.kind in ("compare", "storm_profile") and a.error is None else a.number)
         item = {"n": n, "question_id": sq.question_id, "title": clean(a.title, an, opt), "verdict": a.verdict,
                 "verdict_words": verdict_words(a), "number": clean(number, an, opt),
                 "reason": clean(reason, an, opt),

@@ -27,6 +27,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import (
     BaseDocTemplate,
+    CondPageBreak,
     Frame,
     Image,
     KeepTogether,
@@ -161,7 +162,7 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
                                    splitLongWords=True),
         "caption": ParagraphStyle("caption", fontName=reg, fontSize=7.5, leading=9, alignment=TA_CENTER,
                                   textColor=colors.HexColor("#555555")),
-        "answer_q": ParagraphStyle("answer_q", fontName=bold, fontSize=10.5, leading=14, keepWithNext=1,
+        "answer_q": ParagraphStyle("answer_q", fontName=bold, fontSize=10, leading=13, keepWithNext=1,
                                    splitLongWords=True),
         "answer": ParagraphStyle("answer", parent=base["BodyText"], fontName=reg, fontSize=9, leading=12,
                                  leftIndent=12, splitLongWords=True),
@@ -263,7 +264,8 @@ def column_groups(header: list[str], rows: list[list[str]], width: float, fonts:
 
 
 def fit_columns(header: list[str], rows: list[list[str]], width: float, fonts: tuple[str, str],
-                given: list[float] | None = None) -> tuple[list[float], float, bool | None]:
+                given: list[float] | None = None, sizes: tuple[float, ...] = CELL_SIZES
+                ) -> tuple[list[float], float, bool | None]:
     """Column widths (points), font size and whether names must break at _ / . - so that no cell splits a
     number or a word: every column is at least as wide as its widest token; the rest of the width goes to
     the columns with the most text. The font shrinks (down to 6 pt) before names are broken. The flag is
@@ -274,7 +276,7 @@ def fit_columns(header: list[str], rows: list[list[str]], width: float, fonts: t
     cols = [[header[c]] + [r[c] for r in rows] for c in range(n)]
     mins: list[float] = []
     nats: list[float] = []
-    for size in CELL_SIZES:
+    for size in sizes:
         for split in (False, True):
             mins, nats = _min_widths(cols, size, split, fonts)
             if sum(mins) <= width:
@@ -355,7 +357,7 @@ def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent:
         out.append(Spacer(1, 4 * mm))
         return out
     fonts = (st["cell"].fontName, st["head"].fontName)
-    widths, size, split = fit_columns(header, rows, width, fonts, t.widths)
+    widths, size, split = fit_columns(header, rows, width, fonts, t.widths, CELL_SIZES[2:] if t.small else CELL_SIZES)
     hard = split is None
     cs = ParagraphStyle("cellfit", parent=st["cell"], fontSize=size, leading=size + 1.5, splitLongWords=hard)
     hs = ParagraphStyle("headfit", parent=st["head"], fontSize=size, leading=size + 1.5, splitLongWords=hard)
@@ -375,8 +377,12 @@ def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent:
     out.append(tbl)
     if t.note:
         out.append(Paragraph(text(t.note), st["small"]))
-    out.append(Spacer(1, 4 * mm))
-    return out
+    if len(rows) <= KEEP_ROWS:  # title, table and note on one page: no heading or note left alone at a page end
+        out = [KeepTogether(out)]
+    return [*out, Spacer(1, 4 * mm)]
+
+
+KEEP_ROWS = 30  # a table this short moves whole to the next page rather than split from its title or note
 
 
 def _cut(s: Any, limit: int) -> str:
@@ -534,7 +540,7 @@ def line_chart(chart: Chart, width: float, font: str) -> tuple[Drawing | None, b
     gaps = any(v is None for ln in lines for v in ln["y"])
     legend = _legend_rows([ln["label"][:60] for ln in lines], width, font)
     top = 9 * mm + 3.2 * mm * len(legend)
-    h = 75 * mm + 3.2 * mm * (len(legend) - 1)
+    h = 58 * mm + 3.2 * mm * (len(legend) - 1)
     d = Drawing(width, h)
     left, bottom, right = 18 * mm, 12 * mm, 4 * mm
     refs = [r for r in chart.data.get("refs") or [] if (plot_value(r.get("value")) or 0) > 0]
@@ -662,7 +668,7 @@ def _viridis(f: float) -> colors.Color:
 
 def heatmap(chart: Chart, width: float, font: str) -> Drawing:
     panels = chart.data["panels"]
-    h = 70 * mm
+    h = 58 * mm
     d = Drawing(width, h)
     pw_all = width / max(1, len(panels))
     for k, p in enumerate(panels):
@@ -752,14 +758,13 @@ def _answer(item: dict[str, Any], st: dict[str, ParagraphStyle], index: dict[str
     and a link to the section with the evidence."""
     colour = VERDICT_COLOURS.get(item["verdict_words"], "#555555")
     body = f'<font color="{colour}"><b>{text(item["verdict_words"])}</b></font>'
-    if item["number"]:
-        body += f" · <b>{text(item['number'])}</b>."
-    body += f" {text(item['reason'])}"
+    body += f" · <b>{text(item['number'])}</b>. {text(item['reason'])}" if item["number"] else \
+        f" · {text(item['reason'])}"
     if item.get("section") in index:
         link = f"Evidence: {item['section_title']}".replace(" ", "\u00a0")  # one link: never split over two lines
         body += f' <a href="#s{index[item["section"]]}" color="{accent}"><u>{text(link)}</u></a>'
     return KeepTogether([Paragraph(f"<b>{item['n']}. {text(item['title'])}</b>", st["answer_q"]),
-                         Paragraph(body, st["answer"]), Spacer(1, 1.5 * mm)])
+                         Paragraph(body, st["answer"]), Spacer(1, 1 * mm)])
 
 
 def _header(opt: Any, st: dict[str, ParagraphStyle], width: float) -> list[Any]:
@@ -784,6 +789,15 @@ def _header(opt: Any, st: dict[str, ParagraphStyle], width: float) -> list[Any]:
     rule = Table([[""]], colWidths=[width], rowHeights=[2])
     rule.setStyle(TableStyle([("LINEBELOW", (0, 0), (-1, -1), 1.2, colors.HexColor(opt.accent))]))
     return [*head, rule, Spacer(1, 4 * mm)]
+
+
+def _glue_heading(story: list[Any], start: int) -> None:
+    """A section's heading and its first block on one page: never a heading alone at the foot of a page (a
+    KeepTogether after a heading can move to the next page without it)."""
+    if len(story) > start + 1 and not isinstance(story[start + 1], (PageBreak, Spacer)):
+        first = story[start + 1]
+        inner = list(first._content) if isinstance(first, KeepTogether) else [first]
+        story[start: start + 2] = [KeepTogether([story[start], *inner])]
 
 
 def _page_one_end(sec: Any, st: dict[str, ParagraphStyle]) -> list[Any]:
@@ -823,6 +837,7 @@ def render(content: ReportContent, path: str) -> None:
         if sec.key == "not_included":  # a box: what the report leaves out, never a silent gap
             story += _box(sec, n_sec, st, width)
             continue
+        start = len(story)
         story.append(_heading(sec.title, st["h1"], 0, f"{n_sec}"))
         for kind, i in sec.order:
             if kind == "a":
@@ -838,8 +853,10 @@ def render(content: ReportContent, path: str) -> None:
             else:
                 ch = sec.charts[i]
                 story += _chart(ch, width, reg, st)
+        _glue_heading(story, start)
         if sec.key in ("answers", "summary"):  # page 1: the answers, then what they lead to; the evidence after
-            story += [*_page_one_end(sec, st), PageBreak()]
+            # the evidence on a page of its own, unless page 1 ran over onto a page it leaves mostly empty
+            story += [*_page_one_end(sec, st), CondPageBreak(0.6 * doc.height)]
         else:
             story.append(Spacer(1, 4 * mm))
 

@@ -108,7 +108,8 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     peak = next(m for m in cmp.metrics if m["metric"] == "peak_iops")
     slow_peak, fast_peak = (f"{round(v):,} IOPS" for v in peak["values"])
     assert (slow_peak, fast_peak) == ("809 IOPS", "1,212 IOPS")
-    assert f"{fast_peak} ({peak['ratio'][1]:.2f} × the baseline)" in page1
+    sec2_head = _section(pages, 2, answers[1]["title"])
+    assert f"{fast_peak} ({peak['ratio'][1]:.2f} × the baseline)" in sec2_head  # the figures, restated in the section
     # the whole question: which storm is higher and sooner, and by how much
     assert (f"host1_vda_iostat peaks higher than storm_slow_iostat-xt: {fast_peak} against {slow_peak}, "
             f"{peak['ratio'][1]:.2f} times as high (403 IOPS more), and sooner: 16 s after its first activity against "
@@ -117,7 +118,8 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     assert f"{round(peak['values'][1]):,} ({peak['ratio'][1]:.2f}×)" in sec2  # the side-by-side table
     # 3. storm profile: peak and plateau, from storm_report
     m = storm_report(ws, ids["fast"]).run
-    assert f"peak {m.peak_iops:,.0f} IOPS at {m.peak_t_start_s:g}–{m.peak_t_end_s:g} s; plateau " \
+    assert f"Information · host1_vda_iostat peaked at {m.peak_iops:,.0f} IOPS in the interval {m.peak_t_start_s:g}–" \
+           f"{m.peak_t_end_s:g} s, 16 s after the first activity; its sustained level (plateau) was " \
            f"{m.plateau_iops:,.0f} IOPS" in page1
     sec3 = _section(pages, 3, answers[2]["title"])
     assert f"Plateau (sustained level) {m.plateau_iops:,.0f} IOPS" in sec3
@@ -134,7 +136,7 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     lat = ("2099979", "latency of IOs in Microseconds (us)")
     alone, together = (sum(c for c, _lim in reads[i][lat]["counts"]) for i in (0, 6))
     assert (alone / 60, round(together / 60, 1)) == (600, 116.7)
-    assert "VM 2099979, disk scsi0:0 ran at 600 IOPS alone (minutes 0–6)" in sec4
+    assert "VM 2099979, disk scsi0:0 alone 0–6 600 IOPS" in sec4  # the table's row: alone, minutes 0–6
     assert "VM 2099979, disk scsi0:0 with VM 2099980, disk scsi0:1 6–11 116.7 IOPS" in sec4
     # 5. sizing: 8 IOPS per user -> 18 disks, 25 -> 54, in one report
     steady, storm = size_vdi(100, 8).disks_layout, size_vdi(100, 25).disks_layout
@@ -154,14 +156,17 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     concl = page1[page1.index("Conclusions and recommendations"):]
     assert "Size the disks for the heavy load: 54 disks (RAID 10); 18 carry only the light one." in concl
     assert "The 200 IOPS cap on capped_200iops_iostat-d is not enforced" in concl
-    assert len(pages) <= 11
+    assert len(pages) <= 9  # six questions: page 1, six sections of evidence, the appendix (was 12)
     cc = crosscheck(ws, ids["limited_fio"], ids["limited"])
     assert cc.verdict == "agree"
     text = " ".join(pages)
     assert "Cross-check: fio against iostat" in text
-    assert "on loop0: the two agree" in text
+    assert "within 10 %. The two agree." in text
     read = cc.measure("read_iops")
-    assert f"Reads IOPS {Q.fmt_value(read.fio)} {Q.fmt_value(read.iostat)} {read.ratio:.2f}× agree" in text
+    # one table, one row per pair: each judged figure fio's first, then iostat's, then the ratio
+    assert (f"loop0_randread-direct_fio loop0_randread-direct_iostat loop0 30 s, 28 intervals reads "
+            f"{Q.fmt_value(read.fio)} against {Q.fmt_value(read.iostat)} IOPS ({read.ratio:.2f}×)") in text
+    assert "Cross-check: fio's own figures and iostat's agree within 10 % on 1 of 1 disk." in page1
 
 
 NUMBER_RULES = [  # (what, pattern of a number with its unit, rule it must follow)

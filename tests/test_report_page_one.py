@@ -86,4 +86,26 @@ def test_results_no_question_asked_for_are_on_page_one_and_no_run_is_compared_wi
     text = " ".join(p)
     assert "example_iometer_results against example_iometer_results" not in text
     assert content.values["runs"] == sorted(bench.ids.values())
-    assert [f[0] for f in content.values["findings"]] == ["Iometer", "IOmark"]
+    assert [f[0] for f in content.values["findings"]] == ["Iometer", "IOmark", "Cross-check"]
+    assert "Cross-check: fio's own figures and iostat's agree within 10 % on 1 of 1 disk." in other
+
+
+def test_the_cross_check_of_many_pairs_is_one_table_and_each_reason_is_said_once(ws, tmp_path):
+    """Every fio/iostat pair of the corpus (four disks): one table with one row per pair, each reason why two
+    figures may differ said once with the pairs it applies to -- the cross-check filled 3.5 pages with a table per
+    pair before."""
+    from tests.conftest import corpus_files
+
+    for p in corpus_files("crosscheck"):
+        imp(ws, p)
+    out = tmp_path / "r.pdf"
+    content = build_report(ws, ReportOptions(date="x", sections=["crosscheck"]), str(out))
+    sec = next(s for s in content.sections if s.key == "crosscheck")
+    assert len(sec.tables) == 1
+    n = len(sec.tables[0].rows)
+    assert n == 4
+    whys = [p for p in sec.paragraphs if p.startswith("Why they may differ")]
+    assert len(whys) == len(set(whys))
+    text = " ".join(pages(out))
+    assert text.count("fio reports the I/O it issued") == 1
+    assert len(pages(out)) <= 2

@@ -8,11 +8,18 @@ from reports.content import Section, Table, _compare_metric, _ratio, fmt
 from reports.context import ReportContext
 from reports.sections import section
 
+# the figures a comparison of storms turns on (a question's table shows these and its own figure)
+KEY_FIGURES = ("duration_s", "peak_iops", "time_to_peak_s", "time_above_s", "settle_time_s", "total_ios", "mean_iops",
+               "iops_p95", "read_share", "mean_await_ms", "await_p95_ms", "mean_kbs", "mean_latency_ms")
 
-def compare_rows(cmp: Any, with_ratio: bool) -> list[list[str]]:
-    """One row per compared figure: its name, unit and each run's value (with the ratio to the baseline)."""
+
+def compare_rows(cmp: Any, with_ratio: bool, only: set[str] | None = None) -> list[list[str]]:
+    """One row per compared figure (those in ``only``, when given): its name, unit and each run's value (with the
+    ratio to the baseline)."""
     rows = []
     for m in cmp.metrics:
+        if only is not None and m["metric"] not in only:
+            continue
         label, unit, show = _compare_metric(m["metric"], m.get("unit", ""))
         cells = [show(v) for v in m["values"]]
         if with_ratio:

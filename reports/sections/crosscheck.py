@@ -4,7 +4,7 @@ disk), do they agree, and if not, why may that be."""
 from __future__ import annotations
 
 from app.analysis.questions import fmt_value
-from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, has, kind_label
+from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, has
 from reports.content import Section, Table
 from reports.context import ReportContext
 from reports.sections import section
@@ -45,32 +45,36 @@ def build(ctx: ReportContext) -> Section | None:
     if added:  # listed among the runs analysed, with their sources, in the appendix (_runs of [] is every run)
         ctx.runs += _runs(ctx.ws, added)
     sec = Section("crosscheck", "Cross-check: fio against iostat")
+    agree = sum(cc.verdict == "agree" for cc in checks)
+    n = len(checks)
     sec.para("fio reports the I/O it issued; iostat, running at the same time, counts what reached the disk. Where "
-             "both describe one disk over the same minutes, their figures should agree within 10 %. When they do "
-             "not, the figures of the two tools answer different questions, and the reasons below say which.")
+             "both describe one disk over the same minutes, each figure of a direction fio used should agree within "
+             + (f"10 %. The two {'agree' if agree else 'disagree'}" if n == 1 else
+                f"10 %. {agree} of the {n} pairs agree")
+             + ("." if agree == n else "; where they do not, the two tools answer different questions (why, below)."))
+    rows = []
     for cc in checks:
-        fio, io = ctx.name(cc.fio_run_id), ctx.name(cc.iostat_run_id)
-        disk = ctx.an.device(cc.disk)
-        verdict = "agree" if cc.verdict == "agree" else "disagree"
-        sec.para(f"{fio} and {io} on {disk}: the two {verdict}. fio's job ran {fmt_value(cc.window_s, 's')}; "
-                 f"{cc.intervals_used:,} whole iostat intervals of {fmt_value(cc.interval_s, 's')} lie inside it"
-                 + (f" ({cc.intervals_left_out:,} cut by its edges are left out)" if cc.intervals_left_out else "")
-                 + ".")
-        rows = []
-        for m in cc.measures:
-            if m.fio is None and m.iostat is None:
-                continue
-            what, unit = WORDS.get(m.name, (m.name, ""))
-            rows.append([what, unit, _v(m.fio), _v(m.iostat),
-                         "–" if m.ratio is None else f"{m.ratio:.2f}×",
-                         {True: "agree", False: "disagree", None: "–"}[m.agree] if m.judged else "not judged"])
-        fk, ik = (kind_label(ctx.run(rid)["kind"]) for rid in (cc.fio_run_id, cc.iostat_run_id))
-        sec.table(Table(f"{fio} against {io}", ["Figure", "Unit", fk, ik, f"{ik} ÷ {fk}", "Within 10 %"],
-                        rows, note="Total: reads and writes together, shown for information; the verdict judges each "
-                                   "direction fio did I/O in. Not judged: a direction fio did no I/O in, where iostat "
-                                   "may still see other processes' I/O."))
-        if cc.reasons:
-            sec.para("Why they may differ: " + " ".join(ctx.an.text(r) for r in cc.reasons))
+        judged = [m for m in cc.measures if m.judged and (m.fio is not None or m.iostat is not None)]
+        cell = "; ".join(f"{WORDS.get(m.name, (m.name, ''))[0].lower()} {_v(m.fio)} against {_v(m.iostat)} "
+                         f"{WORDS.get(m.name, ('', ''))[1]}" + ("" if m.ratio is None else f" ({m.ratio:.2f}×)")
+                         for m in judged)
+        rows.append([ctx.name(cc.fio_run_id), ctx.name(cc.iostat_run_id), ctx.an.device(cc.disk),
+                     f"{fmt_value(cc.window_s, 's')}, {cc.intervals_used:,} intervals", cell or "–",
+                     "agree" if cc.verdict == "agree" else "disagree"])
+    sec.table(Table("", ["fio run", "iostat run", "Disk", "Job (whole intervals)", "fio against iostat",
+                         "Within 10 %"], rows,
+                    note="fio against iostat: each direction fio did I/O in, fio's own figure first, then iostat's "
+                         "mean over the iostat intervals wholly inside the job, and iostat ÷ fio. A direction fio did "
+                         "no I/O in is not judged (iostat may see other processes' I/O there)."))
+    why: dict[str, list[str]] = {}
+    for cc in checks:
+        for r in cc.reasons:
+            why.setdefault(ctx.an.text(r), []).append(f"{ctx.name(cc.fio_run_id)} on {ctx.an.device(cc.disk)}")
+    for reason, pairs in why.items():  # each reason once, with the pairs it applies to
+        sec.para(f"Why they may differ ({', '.join(pairs) if len(pairs) < n else 'every pair'}): {reason}")
+    ctx.findings.append(("Cross-check", f"fio's own figures and iostat's agree within 10 % on {agree} of {n} "
+                                        f"disk{'s' if n != 1 else ''}."
+                         + ("" if agree == n else f" {n - agree} disagree.")))
     ctx.methods.append(("crosscheck", "fio against iostat"))
     return sec
 

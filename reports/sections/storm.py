@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.analysis.storm import PLATEAU_DEFINITION
 from reports.content import Section, Table, _reads, count, fmt, ms
 from reports.context import ReportContext
 from reports.sections import section
 
-STORM_NOTE = (f"Plateau: {PLATEAU_DEFINITION}. To peak: from the start of the first activity to the "
+STORM_NOTE = ("Plateau and peak: see the glossary. To peak: from the start of the first activity to the "
               "end of the peak interval. Above half peak: the summed length of the intervals above 50 % of the "
               "peak. Settle: from the peak to the first 3 consecutive intervals below 10 % of the peak. Await is "
               "interval-level: iostat reports a mean per interval, so its figures are means of interval means, not "
