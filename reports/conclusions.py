@@ -79,9 +79,10 @@ def _sizing(a: Any, n: int) -> str | None:
         return None
     if len(ends) >= 2:
         lo, hi = ends[0], ends[-1]
-        return (f"Size the disks for the heavy load: {hi.disks_layout} disks ({hi.raid['label']}); {lo.disks_layout} "
-                f"carry only the light one. Or add cache (an SSD tier or host cache) to absorb the storms with fewer "
-                f"disks ({n}).")
+        heavy = "heavy users" if a.evidence.chart.get("ends", [""])[0].startswith("light") else "storm"
+        light = "light users" if heavy == "heavy users" else "steady load"
+        return (f"Size for {hi.disks_layout} disks ({hi.raid['label']}, the {heavy}); {lo.disks_layout} carry only the "
+                f"{light}. Or add cache (an SSD tier or host cache) to absorb the peaks with fewer disks ({n}).")
     return f"The design needs {ends[0].disks_layout} disks ({ends[0].raid['label']}) ({n})."
 
 
@@ -103,6 +104,11 @@ def _storm(a: Any, run: str, n: int) -> str | None:
     m = getattr(rep, "run", None)
     if m is None or m.plateau_iops is None or m.peak_iops is None:
         return None
+    from app.analysis.questions import one_interval_burst
+
+    if one_interval_burst(m):
+        return (f"{run}'s storm is a burst of one interval ({fmt_value(m.peak_iops, 'IOPS')}): a cache or a short "
+                f"burst allowance absorbs it; no sustained level to size for ({n}).")
     return (f"Plan for {run}'s sustained {fmt_value(m.plateau_iops, 'IOPS')} (its plateau, "
             f"{fmt_value(m.time_above_s, 's')} above half its peak), not only its single highest interval of "
             f"{fmt_value(m.peak_iops, 'IOPS')} ({n}).")

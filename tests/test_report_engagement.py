@@ -141,7 +141,7 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     # 5. sizing: 8 IOPS per user -> 18 disks, 25 -> 54, in one report
     steady, storm = size_vdi(100, 8).disks_layout, size_vdi(100, 25).disks_layout
     assert (steady, storm) == (18, 54)
-    assert f"steady 8 IOPS per user: {steady} disks; storm 25 IOPS per user: {storm} disks" in page1
+    assert f"light users (8 IOPS each): {steady} disks; heavy users (25 IOPS each): {storm} disks" in page1
     sec5 = _section(pages, 5, answers[4]["title"])
     assert "What if: other RAID levels and disk types" in sec5
     # 6. the 300 IOPS limit of the fio job held, and fio's own figures agree with iostat's on the same disk
@@ -154,7 +154,7 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
             "total above counts every process on it (300.1 IOPS over the same intervals).") in page1
     # page 1 ends with conclusions drawn from the answers, each naming the answer it comes from
     concl = page1[page1.index("Conclusions and recommendations"):]
-    assert "Size the disks for the heavy load: 54 disks (RAID 10); 18 carry only the light one." in concl
+    assert "Size for 54 disks (RAID 10, the heavy users); 18 carry only the light users." in concl
     assert "The 200 IOPS cap on capped_200iops_iostat-d is not enforced" in concl
     assert len(pages) <= 9  # six questions: page 1, six sections of evidence, the appendix (was 12)
     cc = crosscheck(ws, ids["limited_fio"], ids["limited"])

@@ -109,3 +109,38 @@ def test_the_cross_check_of_many_pairs_is_one_table_and_each_reason_is_said_once
     text = " ".join(pages(out))
     assert text.count("fio reports the I/O it issued") == 1
     assert len(pages(out)) <= 2
+
+
+# ---- words, defined once ------------------------------------------------------------------------------------------
+def test_a_one_interval_spike_has_no_plateau(ws, write, tmp_path):
+    """A storm whose busy part is one interval is a burst: the report never says it "held a plateau" of the spike's
+    own rate (issue 26: "held a plateau of 854 IOPS" of a 1-second spike)."""
+    from tests.analysis_util import iops_log
+
+    rid = imp(ws, write("spike.txt", iops_log([10, 12, 11, 854, 10, 12, 11, 10], interval=1)))
+    Q.add_question(ws, Q.StormQuestion(run_id=rid))
+    out = tmp_path / "r.pdf"
+    content = build_report(ws, ReportOptions(date="x", sections=["storm"]), str(out))
+    text = " ".join(pages(out))
+    assert "plateau of 854" not in text
+    assert "(plateau) was 854" not in text
+    assert "its busy part was that one interval: a burst, with no sustained level beside it" in text
+    assert "Plateau (sustained level) – (a burst of one interval)" in text
+    assert any("in a single interval (a burst, no sustained level)" in v for v in content.verdicts)
+
+
+def test_an_iops_per_user_range_is_light_and_heavy_users(ws, tmp_path):
+    """8..25 IOPS per user is the sizing method's light and heavy office user (ETRI), not a steady load and its
+    storm; a storm multiplier still gives steady and storm."""
+    Q.add_question(ws, Q.SizingQuestion(users=100, iops_per_user=8, iops_per_user_storm=25))
+    Q.add_question(ws, Q.SizingQuestion(users=100, iops_per_user=8, storm_multiplier=3.125))
+    out = tmp_path / "r.pdf"
+    build_report(ws, ReportOptions(date="x"), str(out))
+    p = pages(out)
+    assert "light users (8 IOPS each): 18 disks; heavy users (25 IOPS each): 54 disks" in p[0]
+    text = " ".join(p)
+    assert "Light users: 8 IOPS per user" in text
+    assert "Heavy users: 25 IOPS per user" in text
+    assert "8 (light users) to 25 (heavy users)" in text
+    assert "storm 25 IOPS per user: 54 disks" not in p[0]
+    assert "25 IOPS per user (8 IOPS × storm multiplier 3.12): 54 disks" in p[0]  # a multiplier: a storm

@@ -75,7 +75,7 @@ def test_answers_page_carries_each_verdict_with_the_analyses_numbers(qws, tmp_pa
     assert cap_b.split(" · ")[0].endswith("Not held")
     assert f"worst 10 s window {worst:,} IOPS vs cap 200 IOPS + 5 % = 210 IOPS" in cap_b
     assert "Evidence: section 1" in cap_b
-    assert f"steady 8 IOPS per user: {steady} disks; storm 25 IOPS per user: {storm} disks" in sizing_b
+    assert f"light users (8 IOPS each): {steady} disks; heavy users (25 IOPS each): {storm} disks" in sizing_b
     assert "Evidence: section 2" in sizing_b
     assert f"peaked at {Q.fmt_value(m.peak_iops, 'IOPS')}" in storm_b
     assert f"(plateau) was {Q.fmt_value(m.plateau_iops, 'IOPS')}" in storm_b

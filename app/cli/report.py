@@ -57,8 +57,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--latency-threshold-ms", type=float)
     p.add_argument("--latency-goal-pct", type=float)
     p.add_argument("--users", type=int, help="VDI sizing: number of users")
-    p.add_argument("--iops-per-user", type=_iops_per_user, metavar="N|STEADY..STORM",
-                   help="IOPS per user, or a range such as 8..25 (steady..storm: both cases are sized)")
+    p.add_argument("--iops-per-user", type=_iops_per_user, metavar="N|LIGHT..HEAVY",
+                   help="IOPS per user, or a range such as 8..25 (light..heavy users: both are sized)")
     p.add_argument("--read-pct", type=float)
     p.add_argument("--raid")
     p.add_argument("--disk-iops", type=float)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.analysis.questions import COMPARE_METRICS, fmt_pct, fmt_pct_value, fmt_span, fmt_value
+from app.analysis.questions import COMPARE_METRICS, fmt_pct, fmt_pct_value, fmt_span, fmt_value, one_interval_burst
 from app.analysis.text import pct_bounds
 from parsers.kinds import IOMARK, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
 from reports.conclusions import verdict_words
@@ -164,6 +164,9 @@ def storm(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
         v = getattr(m, attr)
         if attr == "total_ios" and v is not None:
             v = round(v)
+        if attr == "plateau_iops" and one_interval_burst(m):  # a burst of one interval: no sustained level
+            rows.append([label, "– (a burst of one interval)"])
+            continue
         rows.append([label, ms(v) if unit == "ms" else fmt_value(v, unit)])
     rows.insert(1, ["Peak at", fmt_span(m.peak_t_start_s, m.peak_t_end_s)])
     if m.read_share is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.analysis.questions import one_interval_burst
 from reports.content import Section, Table, _reads, count, fmt, ms
 from reports.context import ReportContext
 from reports.sections import section
@@ -18,7 +19,8 @@ STORM_HEADER = ["Run", "Peak IOPS", "Plateau IOPS", "To peak", "Above half peak"
 
 
 def storm_row(name: str, m: Any) -> list[str]:
-    return [name, fmt(m.peak_iops), fmt(m.plateau_iops), fmt(m.time_to_peak_s, 0, "s"), fmt(m.time_above_s, 0, "s"),
+    plateau = "– (a burst)" if one_interval_burst(m) else fmt(m.plateau_iops)
+    return [name, fmt(m.peak_iops), plateau, fmt(m.time_to_peak_s, 0, "s"), fmt(m.time_above_s, 0, "s"),
             fmt(m.settle_time_s, 0, "s"), count(m.total_ios), _reads(m.read_share, m.read_share_basis),
             fmt(m.iops_percentiles.get("p95")), ms(m.mean_await_ms)]
 
@@ -50,7 +52,8 @@ def build(ctx: ReportContext) -> Section | None:
         rows.append(storm_row(ctx.name(r), m))
         ctx.covered.add(r["run_id"])
         if m.peak_iops is not None:
-            plateau = f", held a plateau of {fmt(m.plateau_iops)} IOPS" if m.plateau_iops is not None else ""
+            plateau = ("" if m.plateau_iops is None else ", in a single interval (a burst, no sustained level)"
+                       if one_interval_burst(m) else f", held a plateau of {fmt(m.plateau_iops)} IOPS")
             ctx.verdicts.append(f"Run {ctx.name(r)} peaked at {fmt(m.peak_iops)} IOPS, "
                                 f"{fmt(m.time_to_peak_s, 0)} s after its I/O began{plateau}"
                                 + (f", and settled {fmt(m.settle_time_s, 0)} s after the peak."
