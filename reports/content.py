@@ -64,13 +64,62 @@ def ms(v: float | None) -> str:
 
 
 class Anonymiser:
-    """Replaces host and device names (and any text containing them) with neutral labels."""
+    """Replaces host, device, VM and run names, the customer's name and file names (and any text containing them)
+    with neutral labels: with anonymising on, no name from the customer's files or typed about the customer reaches
+    a page, a bookmark or the PDF's metadata (``sweep`` passes every text of the report through ``text``)."""
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
         self.hosts: dict[str, str] = {}
         self.devices: dict[str, str] = {}
         self.vms: dict[str, str] = {}  # vscsiStats worldGroupID -> "1", "2": printed as "VM 1"
+        self.vm_names: dict[str, str] = {}  # esxtop VM name -> "VM 1"
+        self.runs: dict[str, str] = {}  # run name -> "run 7" (a name is often the file's: host and device inside)
+        self.words: dict[str, str] = {}  # the customer's name and its words -> "the customer"
+
+    def run(self, run_id: int, name: str | None) -> str:
+        """A run's name as printed: its own, or with anonymising "run <id>" (its number in this workspace)."""
+        if not self.enabled:
+            return name or f"run {run_id}"
+        label = f"run {run_id}"
+        if name and len(name) >= 2:
+            self.runs.setdefault(name, label)
+        return label
+
+    def vm_name(self, name: str | None) -> str:
+        """An esxtop VM's name as printed: its own, or "VM 1", "VM 2" (never "device 13")."""
+        if not name:
+            return "–"
+        if not self.enabled:
+            return name
+        return self.vm_names.setdefault(name, f"VM {len(self.vm_names) + 1}")
+
+    def customer(self, name: str | None) -> None:
+        """The customer's name as typed on the report (and each of its distinctive words) becomes "the customer"."""
+        if not self.enabled or not name:
+            return
+        self.words.setdefault(name.strip(), "the customer")
+        for w in re.split(r"[\s,.;:/()&+-]+", name):
+            if len(w) >= 3 and w.lower() not in COMMON_WORDS:
+                self.words.setdefault(w, "the customer")
+
+    def parts(self, name: str | None, digits_only: bool = False) -> None:
+        """The parts of a host or file name (split at - _ . and spaces) become names too: "Contoso" of the host
+        "CONTOSO-SQL7" typed into a question title, "db01" of a file name. A file name's parts count only when
+        they hold a digit (its words are the tool's and the consultant's: "iostat", "storm"); common and
+        technical words never count."""
+        if not self.enabled or not name:
+            return
+        for w in re.split(r"[-_.\s]+", name):
+            if len(w) < 3 or w.isdigit() or w.lower() in COMMON_WORDS or w.lower() in TOOL_WORDS:
+                continue
+            if digits_only and not any(c.isdigit() for c in w):
+                continue
+            self.words.setdefault(w, "a name")
+
+    def file(self, path: str | None, run_id: int) -> str:
+        """A source file as printed with anonymising: "the file of run 7" (its name holds the customer's hosts)."""
+        return f"the file of run {run_id}" if self.enabled else (path or "")
 
     def host(self, name: str | None) -> str:
         if not name:
@@ -99,10 +148,24 @@ class Anonymiser:
             return s or ""
         import re
 
-        for real, alias in sorted({**self.vms, **self.hosts, **self.devices}.items(), key=lambda kv: -len(kv[0])):
+        known = {**self.words, **self.vms, **self.hosts, **self.devices, **self.vm_names, **self.runs}
+        for real, alias in sorted(known.items(), key=lambda kv: -len(kv[0])):
             if len(real) >= 2:
-                s = re.sub(rf"(?<![A-Za-z0-9]){re.escape(real)}(?![A-Za-z0-9])", alias, s)
+                s = re.sub(rf"(?<![A-Za-z0-9]){re.escape(real)}(?![A-Za-z0-9])", alias, s,
+                           flags=re.IGNORECASE if real in self.words or real in self.hosts else 0)
         return s
+
+
+TOOL_WORDS = {"iostat", "perfmon", "typeperf", "nmon", "sar", "sadf", "fio", "esxtop", "vscsistats", "iozone",
+              "iometer", "iomark", "diskspd", "hdparm", "csv", "txt", "json", "log", "out", "xml", "results", "result",
+              "storm",
+              "boot", "test", "run", "fast", "slow", "capped", "disk", "disks", "host", "server", "local",
+              "localdomain", "domain", "com", "net", "org", "node", "linux", "windows", "data", "sample", "example",
+              "total", "read", "write", "randread", "randwrite", "randrw", "direct", "buffered", "iops", "latency",
+              "cap", "limit", "limited", "before", "after", "day", "night", "week", "with", "without", "new", "old",
+              "prod", "production", "lab", "vdi", "vm", "vms", "esx", "esxi", "kvm", "sda", "vda", "xvda", "dev"}
+COMMON_WORDS = {"the", "and", "inc", "ltd", "llc", "gmbh", "corp", "corporation", "company", "group", "plc", "ag",
+                "sa", "bv", "co", "for", "of", "de", "und", "limited"}
 
 
 @dataclass
@@ -406,11 +469,16 @@ def collect(ws: Workspace, opt: ReportOptions, not_imported: list[tuple[str, str
         if missing:
             raise AnalysisError(f"no run {', '.join(map(str, sorted(missing)))} in this workspace")
     an = _anonymiser(ws, opt)
+    for k, (name, _why) in enumerate(not_imported or [], 1):  # a failed file's name holds the customer's hosts too
+        if an.enabled and len(name) >= 2:
+            an.runs.setdefault(name, f"file {k} of the folder")
+            an.runs.setdefault(name.rsplit(".", 1)[0], f"file {k} of the folder")
+            an.parts(name, digits_only=True)
     answered = _answers(ws, an) if stored else []
     ctx = ReportContext(ws, opt, an, runs, answered=answered, values={"runs": [r["run_id"] for r in runs]})
     sections = _sections(ctx, builders, not_imported or [])
     ctx.verdicts += _skipped_verdicts(ctx.skipped)
-    if not opt.full_paths:  # file names only: a path in a warning or an error message is cut to its file name
+    if not opt.full_paths or opt.anonymise:  # file names only (anonymised: never the consultant's folders)
         _cut_paths(ctx.verdicts, sections)
     ctx.values["verdicts"] = ctx.verdicts
     from reports.conclusions import conclusions
@@ -429,7 +497,9 @@ def collect(ws: Workspace, opt: ReportOptions, not_imported: list[tuple[str, str
         ctx.values["findings"] = first.findings
         ctx.values["conclusions"] = first.conclusions
         sections.insert(0, first)
-    return ReportContent(opt, ctx.verdicts, sections, ctx.methods, ctx.values)
+    content = ReportContent(opt, ctx.verdicts, sections, ctx.methods, ctx.values)
+    sweep(content, an)
+    return content
 
 
 def _sections(ctx: Any, builders: Any, not_imported: list[tuple[str, str]]) -> list[Section]:
@@ -526,13 +596,73 @@ def _anonymiser(ws: Workspace, opt: ReportOptions) -> Anonymiser:
     """The report's anonymiser, with every host, device and VM of the workspace known before any text is
     printed: a name inside a file name is replaced too."""
     an = Anonymiser(opt.anonymise)
+    if not opt.anonymise:
+        return an
+    an.customer(opt.customer)
     for r in ws.runs():
         an.host(r.get("host"))
-    for dev in _devices(ws, [r["run_id"] for r in ws.runs()]):
+        an.parts(r.get("host"))
+        an.parts(r.get("name"), digits_only=True)
+        an.run(int(r["run_id"]), r.get("name"))
+        src = str((ws.run(r["run_id"]) or {}).get("source_path") or "").replace("\\", "/").rsplit("/", 1)[-1]
+        if len(src) >= 2:  # the file's name (and its stem) hold the customer's host and device names
+            an.runs.setdefault(src, an.file(src, int(r["run_id"])))
+            an.runs.setdefault(src.rsplit(".", 1)[0], an.file(src, int(r["run_id"])))
+    ids = [r["run_id"] for r in ws.runs()]
+    if ids and "vm" in ws.table_columns("iostat_samples"):  # esxtop's VMs: "VM 1", never "device 13"
+        for (vm,) in ws.con.execute(f"SELECT DISTINCT vm FROM iostat_samples WHERE vm IS NOT NULL AND run_id IN "
+                                    f"({', '.join('?' for _ in ids)}) ORDER BY 1", ids).fetchall():
+            an.vm_name(str(vm))
+    for dev in _devices(ws, ids):
+        if dev in an.vm_names:
+            continue
         an.device(dev)
         if (m := VSCSI_DEVICE.match(dev)) is not None:
             an.vm(m.group(1))
     return an
+
+
+def sweep(content: ReportContent, an: Anonymiser) -> None:
+    """With anonymising on, every text the PDF prints -- section and table titles, paragraphs, cells, notes, chart
+    titles, axis and line labels, answers, results, conclusions, verdicts, and the report's own title and
+    confidentiality line -- passes through the anonymiser once more, whatever built it (a reason quoting a device,
+    a typed question title, a warning): nothing a section forgot reaches a page, a bookmark or the metadata. The
+    customer's name is not printed."""
+    if not an.enabled:
+        return
+
+    def t(s: str) -> str:
+        out = an.text(s)
+        return out[:1].upper() + out[1:] if out.startswith(("the customer", "a name")) else out
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, str):
+            return t(v)
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, tuple):
+            return tuple(walk(x) for x in v)
+        if isinstance(v, dict):
+            return {k: walk(x) if k not in ("t", "t0", "y", "grid", "value") else x for k, x in v.items()}
+        return v
+
+    content.verdicts = [t(v) for v in content.verdicts]
+    for sec in content.sections:
+        sec.title = t(sec.title)
+        sec.paragraphs = [t(p) for p in sec.paragraphs]
+        sec.answers = walk(sec.answers)
+        sec.findings = walk(sec.findings)
+        sec.conclusions = walk(sec.conclusions)
+        for tb in sec.tables:
+            tb.title, tb.note = t(tb.title), t(tb.note)
+            tb.header = [t(h) for h in tb.header]
+            tb.rows = [[t(c) for c in row] for row in tb.rows]
+        for ch in sec.charts:
+            ch.title, ch.note = t(ch.title), t(ch.note)
+            ch.data = walk(ch.data)
+    o = content.options
+    content.options = o.merged(title=t(o.title) or "Storage performance report", confidential=t(o.confidential))
+    content.options.customer = ""
 
 
 def _skipped_verdicts(skipped: dict[str, list[str]]) -> list[str]:
@@ -571,7 +701,8 @@ def _answers(ws: Workspace, an: Anonymiser) -> list[tuple[Any, Any]]:
 
     if not list_questions(ws):
         return []
-    return answer_all(ws, {int(r["run_id"]): an.text(r["name"]) for r in ws.runs()})
+    return answer_all(ws, {int(r["run_id"]): an.run(int(r["run_id"]), r["name"]) if an.enabled else an.text(r["name"])
+                           for r in ws.runs()})
 
 
 TIMES = re.compile(r"(?<=\d) x (?=the baseline)|(?<=IOPS) x (?=storm multiplier)")  # '0.67 x' -> '0.67 ×'
@@ -641,7 +772,7 @@ def clean(t: Any, an: Anonymiser, opt: ReportOptions) -> str:
     """An answer's text as the report prints it: names anonymised when asked, '1.50 x the baseline' as '1.50 ×',
     paths cut to file names unless asked for."""
     t = TIMES.sub(" × ", an.text(str(t)))
-    return t if opt.full_paths else _no_paths(t)
+    return t if opt.full_paths and not opt.anonymise else _no_paths(t)
 
 
 PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?[\\/](?:[^\s\\/]+[\\/])+([^\s\\/]+)")

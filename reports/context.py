@@ -61,14 +61,15 @@ class ReportContext:
     def name(self, r: dict[str, Any] | int) -> str:
         """A run's name as the report prints it (anonymised when asked)."""
         if isinstance(r, int):
-            r = next((x for x in self.runs if x["run_id"] == r), None) or self.ws.run(r) or {"name": f"run {r}"}
-        return self.an.text(r["name"])
+            r = next((x for x in self.runs if x["run_id"] == r), None) or self.ws.run(r) or {"run_id": r,
+                                                                                             "name": f"run {r}"}
+        return self.an.run(int(r["run_id"]), r.get("name")) if self.an.enabled else self.an.text(r["name"])
 
     def names(self) -> dict[int, str]:
         """Run id -> printed name, for every run of the workspace (questions may name runs outside the report);
         read once per report."""
         if self._names is None:
-            self._names = {int(r["run_id"]): self.an.text(r["name"]) for r in self.ws.runs()}
+            self._names = {int(r["run_id"]): self.name(r) for r in self.ws.runs()}
         return self._names
 
     def series(self) -> dict[int, Any]:

@@ -34,8 +34,12 @@ def build(ctx: ReportContext) -> Section | None:
     for r in ctx.runs:
         warn = [report_warning(w) for w in r.get("warnings") or []]
         src = str(r.get("source_path") or "")
-        shown = src if opt.full_paths else src.replace("\\", "/").rsplit("/", 1)[-1]
-        tags = ", ".join(f"{k} = {v}" for k, v in sorted(_tags(r).items()))
+        # anonymised: no file name (it holds the customer's hosts) and never the consultant's folders
+        shown = (an.file(src, int(r["run_id"])) if an.enabled else src if opt.full_paths
+                 else src.replace("\\", "/").rsplit("/", 1)[-1])
+        # anonymised: a tag's words are the consultant's notes about the customer (a site, a team): only numbers
+        tags = ", ".join(f"{k} = {v if not an.enabled or _number(v) else 'withheld'}"
+                         for k, v in sorted(_tags(r).items()))
         sec.para(an.text(
             f"Run {r['run_id']} · {shown} · {kind_label(r['kind'])}, "
             f"{r.get('tool_version') or 'version not stated'} · "
@@ -59,6 +63,14 @@ GLOSSARY_FOR = {"Await": {"storm", "overlay", "compare", "cap"}, "Peak": {"storm
 def _used(term: str, used: list[str]) -> bool:
     """A glossary term is printed when an analysis of the report uses it."""
     return term not in GLOSSARY_FOR or bool(GLOSSARY_FOR[term] & set(used))
+
+
+def _number(v: object) -> bool:
+    try:
+        float(str(v))
+    except ValueError:
+        return False
+    return True
 
 
 def _parameters(ctx: ReportContext) -> tuple[str, str]:

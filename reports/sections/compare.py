@@ -41,7 +41,7 @@ def build(ctx: ReportContext) -> Section | None:
     ctx.values["compare"] = cmp.as_dict()
     ctx.covered.update(r["run_id"] for r in cmp.runs)
     sec = Section("compare", "A/B comparison")
-    names = [ctx.an.text(r["name"]) for r in cmp.runs]
+    names = [ctx.name(r["run_id"]) for r in cmp.runs]
     ids = [r["run_id"] for r in cmp.runs]
     # a ratio compares like with like: only when the report holds exactly the runs being compared (two, or the
     # runs the report was made for), each run against the first

@@ -54,7 +54,9 @@ def build(ctx: ReportContext) -> Section | None:
         if m.peak_iops is not None:
             plateau = ("" if m.plateau_iops is None else ", in a single interval (a burst, no sustained level)"
                        if one_interval_burst(m) else f", held a plateau of {fmt(m.plateau_iops)} IOPS")
-            ctx.verdicts.append(f"Run {ctx.name(r)} peaked at {fmt(m.peak_iops)} IOPS, "
+            name = ctx.name(r)
+            who = "R" + name[1:] if name.startswith("run ") else f"Run {name}"  # anonymised: "Run 1", not "Run run 1"
+            ctx.verdicts.append(f"{who} peaked at {fmt(m.peak_iops)} IOPS, "
                                 f"{fmt(m.time_to_peak_s, 0)} s after its I/O began{plateau}"
                                 + (f", and settled {fmt(m.settle_time_s, 0)} s after the peak."
                                    if m.settle_time_s is not None else "."))
