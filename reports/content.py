@@ -178,6 +178,7 @@ class Table:
     max_cell: int = 90  # characters of a cell shown in full (untrusted text is cut, with "…")
     key_cols: int = 1  # the columns that say what a row is: repeated in each part when the table is too wide
     small: bool = False  # reference text (the appendix): printed at the smallest readable size
+    visual: bool = False  # its texts are in drawing order already (a part of a table too wide for the page)
 
 
 @dataclass

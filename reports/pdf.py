@@ -43,11 +43,14 @@ from app.safe_text import for_terminal
 from reports.content import Chart, ReportContent
 from reports.content import Table as ContentTable
 from reports.options import version
+from reports.scripts import cjk_runs, visual
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 MAX_TEXT = 20_000  # characters of one paragraph (the longest the report writes is about 2,000)
 MAX_CELL = 90  # characters of untrusted text in a table cell (the appendix prints it in full)
 FONT_FILES = {"SS-Regular": "DejaVuSans.ttf", "SS-Bold": "DejaVuSans-Bold.ttf"}  # shipped in reports/fonts/
+CJK_FONT = "SS-CJK"  # Chinese, Japanese, Korean: DroidSansFallbackFull.ttf (TrueType outlines: embeddable)
+CJK_FILE = "DroidSansFallbackFull.ttf"
 
 
 def _fonts() -> tuple[str, str]:
@@ -63,18 +66,66 @@ def _fonts() -> tuple[str, str]:
     return "SS-Regular", "SS-Bold"
 
 
+def _cjk() -> str:
+    """The CJK font, registered the first time a report prints a CJK character (reading its 4 MB takes 0.2 s)."""
+    if CJK_FONT not in pdfmetrics.getRegisteredFontNames():
+        with (resources.files("reports") / "fonts" / CJK_FILE).open("rb") as f:
+            pdfmetrics.registerFont(TTFont(CJK_FONT, f))
+    return CJK_FONT
+
+
 UNIT_SPACE = re.compile(r"(?<=\d) (?=(?:%|IOPS|ms|s|kB/s|MB/s|I/Os|disks?|GB|min|users?)(?![\w/]))")
 
 
-def text(s: Any) -> str:
+def text(s: Any, bidi: bool = True) -> str:
     """Untrusted text for a Paragraph: escaped, so '<b>' prints as '<b>'; control and bidi characters written
     visibly (``<U+202E>``: a right-to-left override would reverse the text after it); at most MAX_TEXT characters
     (a name from a hostile file cannot stall the layout); a number and its unit are joined by a no-break space, so
-    a line never ends between them ('95 %', '210 IOPS')."""
+    a line never ends between them ('95 %', '210 IOPS'); Hebrew and Arabic in visual order, Arabic joined
+    (``bidi``: not for a piece of a text already reordered), Chinese, Japanese and Korean in the CJK font
+    (reports.scripts)."""
     s = str(s)
     if len(s) > MAX_TEXT:
         s = s[:MAX_TEXT] + f"… (cut: {len(s):,} characters)"
-    return escape(UNIT_SPACE.sub("\u00a0", for_terminal(s, keep_lines=True)))
+    s = for_terminal(s, keep_lines=True)
+    if bidi:
+        s = visual(s)
+    return "".join(f'<font name="{_cjk()}">{escape(run)}</font>' if cjk else escape(UNIT_SPACE.sub("\u00a0", run))
+                   for run, cjk in cjk_runs(s))
+
+
+def text_width(s: str, font: str, size: float) -> float:
+    """The drawn width of ``s``: its CJK runs measured in the CJK font."""
+    return sum(pdfmetrics.stringWidth(run, _cjk() if cjk else font, size) for run, cjk in cjk_runs(s))
+
+
+def label_runs(s: str, font: str, size: float) -> list[tuple[str, str, float]]:
+    """A label as drawn outside a Paragraph (charts, footer): in visual order, cut into (text, font, width) runs --
+    CJK characters in the CJK font, the rest in ``font`` (the CJK font has no Latin letters)."""
+    return [(run, _cjk() if cjk else font, pdfmetrics.stringWidth(run, _cjk() if cjk else font, size))
+            for run, cjk in cjk_runs(visual(s))]
+
+
+def add_label(d: Drawing, x: float, y: float, s: str, font: str, size: float, anchor: str = "start",
+              **kw: Any) -> None:
+    """A chart label at (x, y), anchored at its start, middle or end, one String per font run."""
+    runs = label_runs(s, font, size)
+    total = sum(w for _t, _f, w in runs)
+    x0 = x - (total if anchor == "end" else total / 2 if anchor == "middle" else 0)
+    for t, f, w in runs:
+        d.add(String(x0, y, t, fontName=f, fontSize=size, **kw))
+        x0 += w
+
+
+def draw_label(c: Any, x: float, y: float, s: str, font: str, size: float, anchor: str = "start") -> None:
+    """``add_label`` on a canvas (the footer and the confidentiality line)."""
+    runs = label_runs(s, font, size)
+    total = sum(w for _t, _f, w in runs)
+    x0 = x - (total if anchor == "end" else total / 2 if anchor == "middle" else 0)
+    for t, f, w in runs:
+        c.setFont(f, size)
+        c.drawString(x0, y, t)
+        x0 += w
 
 
 def cell(s: Any, limit: int = MAX_CELL) -> str:
@@ -115,12 +166,12 @@ class _NumberedCanvas(rl_canvas.Canvas):
                 self.setFillColor(colors.HexColor("#666666"))
                 w, _h = self._pagesize
                 self.drawRightString(w - 18 * mm, 10 * mm, f"{self._pageNumber} / {n}")
-                self.drawString(18 * mm, 10 * mm, self.footer_left[:110])
+                draw_label(self, 18 * mm, 10 * mm, self.footer_left[:110], self.font, 8)
             if self.confidential:
                 self.setFont(self.font, 8)
                 self.setFillColor(colors.HexColor("#a00000"))
                 w, _h = self._pagesize
-                self.drawCentredString(w / 2, 5 * mm, self.confidential[:140])
+                draw_label(self, w / 2, 5 * mm, self.confidential[:140], self.font, 8, "middle")
             super().showPage()
         self.showOutline()
         super().save()
@@ -132,7 +183,7 @@ class _Doc(BaseDocTemplate):
     def afterFlowable(self, flowable: Any) -> None:  # noqa: N802 (reportlab name)
         level = getattr(flowable, "_toc_level", None)
         if isinstance(flowable, Paragraph) and level is not None:
-            title = flowable.getPlainText()
+            title = getattr(flowable, "_toc_title", None) or flowable.getPlainText()  # logical order
             key = f"s{getattr(flowable, '_toc_key', title)}"
             self.canv.bookmarkPage(key)
             self.canv.addOutlineEntry(title, key, level=level, closed=level > 0)
@@ -173,6 +224,7 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
 
 def _heading(txt: str, style: ParagraphStyle, level: int, key: str = "") -> Paragraph:
     p = Paragraph(text(txt), style)
+    p._toc_title = for_terminal(str(txt))  # the outline gets the text as written: a PDF reader orders it
     p._toc_level = level  # read by the report's table of contents (reportlab is untyped: no ignore needed)
     p._toc_key = key or txt
     return p
@@ -197,18 +249,18 @@ def _break_long(s: str, room: float, font: str, size: float) -> str:
     """Escaped cell text; a token wider than ``room`` is broken (line breaks) at _ / . - only."""
     out = []
     for tok in UNIT_SPACE.sub("\u00a0", s).split(" "):
-        if not tok or pdfmetrics.stringWidth(tok, font, size) <= room:
-            out.append(text(tok))
+        if not tok or text_width(tok, font, size) <= room:
+            out.append(text(tok, bidi=False))
             continue
         lines, cur = [], ""
         for seg in _segments(tok):
-            if cur and pdfmetrics.stringWidth(cur + seg, font, size) > room:
+            if cur and text_width(cur + seg, font, size) > room:
                 lines.append(cur)
                 cur = seg
             else:
                 cur += seg
         lines.append(cur)
-        out.append("<br/>".join(text(x) for x in lines))
+        out.append("<br/>".join(text(x, bidi=False) for x in lines))
     return " ".join(out)
 
 
@@ -224,8 +276,8 @@ def _min_widths(cols: list[list[str]], size: float, split: bool, fonts: tuple[st
         for k, v in enumerate(cells):
             f = bold if k == 0 else reg
             toks = [x for tok in _tokens(v) for x in (_segments(tok) if split else [tok])]
-            m = max([m] + [pdfmetrics.stringWidth(x, f, size) for x in toks])
-            nat = max(nat, pdfmetrics.stringWidth(v, f, size))
+            m = max([m] + [text_width(x, f, size) for x in toks])
+            nat = max(nat, text_width(v, f, size))
         mins.append(m + 2 * CELL_PAD + 0.5)
         nats.append(max(nat + 2 * CELL_PAD + 0.5, mins[-1]))
     return mins, nats
@@ -341,14 +393,15 @@ def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent:
     if not t.rows:
         return out
     n = len(t.header)
-    header = [_cut(h, 100) for h in t.header]  # wrapped at _ / . - : long run names stay told apart
-    rows = [[_cut(v, t.max_cell) for v in (row + [""] * n)[:n]] for row in t.rows]
+    vis = (lambda x: x) if t.visual else visual  # right to left in visual order, once (a part is already)
+    header = [vis(_cut(h, 100)) for h in t.header]  # wrapped at _ / . - : long run names stay told apart
+    rows = [[vis(_cut(v, t.max_cell)) for v in (row + [""] * n)[:n]] for row in t.rows]
     fonts = (st["cell"].fontName, st["head"].fontName)
     groups = column_groups(header, rows, width, fonts, t.key_cols)
     if len(groups) > 1:  # too many columns for the page: parts side by side, each repeating the row's key
         for cols in groups:
             part = ContentTable("", [header[c] for c in cols], [[r[c] for c in cols] for r in rows],
-                                max_cell=t.max_cell, key_cols=0)
+                                max_cell=t.max_cell, key_cols=0, small=t.small, visual=True)
             out += _table(part, st, width, accent)
         keys = ", ".join(header[c] for c in groups[0] if c in groups[1])
         out.append(Paragraph(text(f"The table is printed in {len(groups)} parts, one under the other, each "
@@ -443,7 +496,7 @@ def _legend_rows(labels: list[str], width: float, font: str) -> list[list[tuple[
     rows: list[list[tuple[int, str, float]]] = [[]]
     x = 4.0
     for i, lab in enumerate(labels):
-        w = 14 + pdfmetrics.stringWidth(lab, font, 6.5)
+        w = 14 + text_width(lab, font, 6.5)
         if rows[-1] and x + w > width - 4:
             if len(rows) == MAX_LEGEND_ROWS:  # no room: the row's last entry makes way for the count of the rest
                 left = len(labels) - i
@@ -549,15 +602,16 @@ def line_chart(chart: Chart, width: float, font: str) -> tuple[Drawing | None, b
     ax = _Axes(chart, lines, bands, [r["value"] for r in refs], (left, bottom, width - left - right, h - bottom - top))
     _bands(d, ax, bands, font)  # under the grid and the lines
     _grid(d, ax, chart, font)
+    _ref_lines(d, ax, refs)  # under the curves: a workload running at the cap shows on top of the cap's line
     _curves(d, ax, lines)
-    _refs(d, ax, refs, font)
+    _ref_labels(d, ax, refs, font)  # over everything, on a light box: no line strikes a label through
     for r, row in enumerate(legend):
         yy = h - 4 * mm - r * 3.2 * mm
         for i, lab, x in row:
             if i >= 0:
                 col = colors.HexColor(PALETTE[i % len(PALETTE)])
                 d.add(Line(x, yy, x + 8, yy, strokeColor=col, strokeWidth=1.5))
-            d.add(String(x + 10, yy - 2.5, lab, fontName=font, fontSize=6.5))
+            add_label(d, x + 10, yy - 2.5, lab, font, 6.5)
     return d, gaps
 
 
@@ -572,8 +626,8 @@ def _bands(d: Drawing, ax: _Axes, bands: list[dict[str, Any]], font: str) -> Non
             phase_n += 1
         d.add(Rect(x0, ax.bottom, x1 - x0, ax.ph, fillColor=fill, strokeColor=None))
         if style in ("worst", "phase") and b.get("label"):
-            d.add(String(x0 + 1, ax.bottom + ax.ph - 7 - (8 if style == "worst" else 0), _cut(b["label"], 28),
-                         fontName=font, fontSize=6, fillColor=colors.HexColor("#333333")))
+            add_label(d, x0 + 1, ax.bottom + ax.ph - 7 - (8 if style == "worst" else 0), _cut(b["label"], 28), font,
+                      6, fillColor=colors.HexColor("#333333"))
 
 
 def _grid(d: Drawing, ax: _Axes, chart: Chart, font: str) -> None:
@@ -635,17 +689,43 @@ def _runs_of_values(y: list[float | None]) -> list[list[int]]:
     return out
 
 
-def _refs(d: Drawing, ax: _Axes, refs: list[dict[str, Any]], font: str) -> None:
-    last_y = None
-    for r in sorted(refs, key=lambda r: r["value"]):
+def _ref_lines(d: Drawing, ax: _Axes, refs: list[dict[str, Any]]) -> None:
+    for r in refs:
         colour, dash = REF_STYLES.get(r.get("style", "cap"), REF_STYLES["cap"])
         y = ax.y(r["value"])
         d.add(Line(ax.left, y, ax.left + ax.pw, y, strokeColor=colors.HexColor(colour), strokeWidth=1,
                    strokeDashArray=dash))
-        ty = y + 2 if last_y is None or y + 2 - last_y > 8 else last_y + 8  # labels of close lines do not overlap
-        d.add(String(ax.left + ax.pw - 2, ty, r.get("label", ""), fontName=font, fontSize=6.5, textAnchor="end",
-                     fillColor=colors.HexColor(colour)))
-        last_y = ty
+
+
+LABEL_H = 6.5  # a reference label's height (its font size)
+
+
+def ref_label_ys(line_ys: list[float], top: float, bottom: float) -> list[float]:
+    """The baseline of each reference line's label (lines in ascending order): just above its line, or just below
+    it when another line would cross the label there, and never on a label placed before -- no line strikes a
+    label through and close lines' labels do not overlap."""
+    out: list[float] = []
+    for y in line_ys:
+        def clear(ty: float) -> bool:
+            crossed = any(ty - 1 < other < ty + LABEL_H + 1 for other in line_ys)
+            overlaps = any(abs(ty - prev) < LABEL_H + 1.5 for prev in out)
+            return not crossed and not overlaps and bottom <= ty <= top - LABEL_H
+        candidates = [y + 2, y - LABEL_H - 2] + [y + 2 + k * (LABEL_H + 2) for k in range(1, 6)]
+        out.append(next((ty for ty in candidates if clear(ty)), candidates[0]))
+    return out
+
+
+def _ref_labels(d: Drawing, ax: _Axes, refs: list[dict[str, Any]], font: str) -> None:
+    order = sorted(refs, key=lambda r: r["value"])
+    ys = ref_label_ys([ax.y(r["value"]) for r in order], ax.bottom + ax.ph, ax.bottom)
+    for r, ty in zip(order, ys):
+        colour, _dash = REF_STYLES.get(r.get("style", "cap"), REF_STYLES["cap"])
+        s = r.get("label", "")
+        w = sum(wd for _t, _f, wd in label_runs(s, font, 6.5))
+        x = ax.left + ax.pw - 2
+        d.add(Rect(x - w - 1, ty - 1.5, w + 2, LABEL_H + 1.5, fillColor=colors.Color(1, 1, 1, alpha=0.85),
+                   strokeColor=None))
+        add_label(d, x, ty, s, font, 6.5, "end", fillColor=colors.HexColor(colour))
 
 
 REF_STYLES = {"cap": ("#c00000", [4, 2]), "limit": ("#e07000", [1, 2]), "level": ("#555555", [3, 2])}
@@ -708,7 +788,7 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
         else:
             d.add(String(x0 + pw / 2, y0 - 9, f"collections 1–{ns} (interval unknown)", fontName=font, fontSize=6,
                          textAnchor="middle"))
-        d.add(String(x0, h - 5 * mm, p["label"][:50], fontName=font, fontSize=7))
+        add_label(d, x0, h - 5 * mm, p["label"][:50], font, 7)
         # colour scale: 0 to the largest count of one cell
         bx = x0 + pw + 1.5 * mm
         for q in range(20):
