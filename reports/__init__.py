@@ -17,8 +17,12 @@ if TYPE_CHECKING:
 __all__ = ["SECTIONS", "ReportOptions", "build_report", "list_templates", "load_template", "save_template"]
 
 
-def build_report(ws: Workspace, options: ReportOptions, path: str, state: Any = None) -> Any:
+def build_report(ws: Workspace, options: ReportOptions, path: str, state: Any = None,
+                 not_imported: list[tuple[str, str]] | None = None) -> Any:
     """Collect the analyses the options ask for and write the PDF. Returns the ReportContent.
+
+    ``not_imported``: the files of the folder the report is made from that could not be imported, as (file name,
+    why): the report lists them in its "Not included" box.
 
     The PDF is written beside ``path`` under a temporary name and renamed over it once complete: a full disk or
     a failure half-way leaves no partial PDF (and an existing one at ``path`` as it was). A logo that cannot be
@@ -31,7 +35,7 @@ def build_report(ws: Workspace, options: ReportOptions, path: str, state: Any = 
     if state is not None:
         state.progress(0.1, "analysing")
     with series_memo():  # each run's series loaded once for every section and analysis
-        content = collect(ws, options)
+        content = collect(ws, options, not_imported)
     if options.logo:
         try:
             content.logo = read_logo(options.logo)

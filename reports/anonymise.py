@@ -10,13 +10,62 @@ import re
 
 
 class Anonymiser:
-    """Replaces host and device names (and any text containing them) with neutral labels."""
+    """Replaces host, device, VM and run names, the customer's name and file names (and any text containing them)
+    with neutral labels: with anonymising on, no name from the customer's files or typed about the customer reaches
+    a page, a bookmark or the PDF's metadata (``sweep`` passes every text of the report through ``text``)."""
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
         self.hosts: dict[str, str] = {}
         self.devices: dict[str, str] = {}
         self.vms: dict[str, str] = {}  # vscsiStats worldGroupID -> "1", "2": printed as "VM 1"
+        self.vm_names: dict[str, str] = {}  # esxtop VM name -> "VM 1"
+        self.runs: dict[str, str] = {}  # run name -> "run 7" (a name is often the file's: host and device inside)
+        self.words: dict[str, str] = {}  # the customer's name and its words -> "the customer"
+
+    def run(self, run_id: int, name: str | None) -> str:
+        """A run's name as printed: its own, or with anonymising "run <id>" (its number in this workspace)."""
+        if not self.enabled:
+            return name or f"run {run_id}"
+        label = f"run {run_id}"
+        if name and len(name) >= 2:
+            self.runs.setdefault(name, label)
+        return label
+
+    def vm_name(self, name: str | None) -> str:
+        """An esxtop VM's name as printed: its own, or "VM 1", "VM 2" (never "device 13")."""
+        if not name:
+            return "–"
+        if not self.enabled:
+            return name
+        return self.vm_names.setdefault(name, f"VM {len(self.vm_names) + 1}")
+
+    def customer(self, name: str | None) -> None:
+        """The customer's name as typed on the report (and each of its distinctive words) becomes "the customer"."""
+        if not self.enabled or not name:
+            return
+        self.words.setdefault(name.strip(), "the customer")
+        for w in re.split(r"[\s,.;:/()&+-]+", name):
+            if len(w) >= 3 and w.lower() not in COMMON_WORDS:
+                self.words.setdefault(w, "the customer")
+
+    def parts(self, name: str | None, digits_only: bool = False) -> None:
+        """The parts of a host or file name (split at - _ . and spaces) become names too: "Contoso" of the host
+        "CONTOSO-SQL7" typed into a question title, "db01" of a file name. A file name's parts count only when
+        they hold a digit (its words are the tool's and the consultant's: "iostat", "storm"); common and
+        technical words never count."""
+        if not self.enabled or not name:
+            return
+        for w in re.split(r"[-_.\s]+", name):
+            if len(w) < 3 or w.isdigit() or w.lower() in COMMON_WORDS or w.lower() in TOOL_WORDS:
+                continue
+            if digits_only and not any(c.isdigit() for c in w):
+                continue
+            self.words.setdefault(w, "a name")
+
+    def file(self, path: str | None, run_id: int) -> str:
+        """A source file as printed with anonymising: "the file of run 7" (its name holds the customer's hosts)."""
+        return f"the file of run {run_id}" if self.enabled else (path or "")
 
     def host(self, name: str | None) -> str:
         if not name:
@@ -43,7 +92,23 @@ class Anonymiser:
         a name counts where it is not part of a longer word or number; underscores, dots and dashes separate)."""
         if not s or not self.enabled:
             return s or ""
-        for real, alias in sorted({**self.vms, **self.hosts, **self.devices}.items(), key=lambda kv: -len(kv[0])):
+        import re
+
+        known = {**self.words, **self.vms, **self.hosts, **self.devices, **self.vm_names, **self.runs}
+        for real, alias in sorted(known.items(), key=lambda kv: -len(kv[0])):
             if len(real) >= 2:
-                s = re.sub(rf"(?<![A-Za-z0-9]){re.escape(real)}(?![A-Za-z0-9])", alias, s)
+                s = re.sub(rf"(?<![A-Za-z0-9]){re.escape(real)}(?![A-Za-z0-9])", alias, s,
+                           flags=re.IGNORECASE if real in self.words or real in self.hosts else 0)
         return s
+
+
+TOOL_WORDS = {"iostat", "perfmon", "typeperf", "nmon", "sar", "sadf", "fio", "esxtop", "vscsistats", "iozone",
+              "iometer", "iomark", "diskspd", "hdparm", "csv", "txt", "json", "log", "out", "xml", "results", "result",
+              "storm",
+              "boot", "test", "run", "fast", "slow", "capped", "disk", "disks", "host", "server", "local",
+              "localdomain", "domain", "com", "net", "org", "node", "linux", "windows", "data", "sample", "example",
+              "total", "read", "write", "randread", "randwrite", "randrw", "direct", "buffered", "iops", "latency",
+              "cap", "limit", "limited", "before", "after", "day", "night", "week", "with", "without", "new", "old",
+              "prod", "production", "lab", "vdi", "vm", "vms", "esx", "esxi", "kvm", "sda", "vda", "xvda", "dev"}
+COMMON_WORDS = {"the", "and", "inc", "ltd", "llc", "gmbh", "corp", "corporation", "company", "group", "plc", "ag",
+                "sa", "bv", "co", "for", "of", "de", "und", "limited"}

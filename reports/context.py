@@ -33,6 +33,8 @@ class ReportContext:
     skipped: dict[str, list[str]] = field(default_factory=dict)  # reason -> runs the series analyses could not use
     plateaus: dict[int, float | None] = field(default_factory=dict)
     cap_runs: set[int] = field(default_factory=set)  # runs the Cap compliance section checked
+    covered: set[int] = field(default_factory=set)  # runs some answer or section gives a figure of
+    findings: list[tuple[str, str]] = field(default_factory=list)  # (what, answer) of sections no question asked
     sizing_from: tuple[Any, Any] | None = None  # the sizing question the VDI sizing section shows
     _series: dict[int, Any] | None = None
     _names: dict[int, str] | None = None
@@ -60,14 +62,15 @@ class ReportContext:
     def name(self, r: dict[str, Any] | int) -> str:
         """A run's name as the report prints it (anonymised when asked)."""
         if isinstance(r, int):
-            r = next((x for x in self.runs if x["run_id"] == r), None) or self.ws.run(r) or {"name": f"run {r}"}
-        return self.an.text(r["name"])
+            r = next((x for x in self.runs if x["run_id"] == r), None) or self.ws.run(r) or {"run_id": r,
+                                                                                             "name": f"run {r}"}
+        return self.an.run(int(r["run_id"]), r.get("name")) if self.an.enabled else self.an.text(r["name"])
 
     def names(self) -> dict[int, str]:
         """Run id -> printed name, for every run of the workspace (questions may name runs outside the report);
         read once per report."""
         if self._names is None:
-            self._names = {int(r["run_id"]): self.an.text(r["name"]) for r in self.ws.runs()}
+            self._names = {int(r["run_id"]): self.name(r) for r in self.ws.runs()}
         return self._names
 
     def series(self) -> dict[int, Any]:
@@ -86,8 +89,9 @@ class ReportContext:
                         except AnalysisError:
                             s = align(s, "start")
                     self._series[r["run_id"]] = s
-                except AnalysisError as e:
+                except AnalysisError as e:  # said in the summary, with why: not left out without a word
                     self.skipped.setdefault(_reason(str(e)), []).append(self.name(r))
+                    self.covered.add(int(r["run_id"]))
         return self._series
 
     def storm(self, run_id: int, phases: str = "auto") -> Any:

@@ -27,6 +27,7 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import (
     BaseDocTemplate,
+    CondPageBreak,
     Frame,
     Image,
     KeepTogether,
@@ -37,17 +38,19 @@ from reportlab.platypus import (
     Table,
     TableStyle,
 )
-from reportlab.platypus.tableofcontents import TableOfContents
 
 from app.safe_text import for_terminal
 from reports.content import Chart, ReportContent
 from reports.content import Table as ContentTable
 from reports.options import version
+from reports.scripts import cjk_runs, visual
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
 MAX_TEXT = 20_000  # characters of one paragraph (the longest the report writes is about 2,000)
 MAX_CELL = 90  # characters of untrusted text in a table cell (the appendix prints it in full)
 FONT_FILES = {"SS-Regular": "DejaVuSans.ttf", "SS-Bold": "DejaVuSans-Bold.ttf"}  # shipped in reports/fonts/
+CJK_FONT = "SS-CJK"  # Chinese, Japanese, Korean: DroidSansFallbackFull.ttf (TrueType outlines: embeddable)
+CJK_FILE = "DroidSansFallbackFull.ttf"
 
 
 def _fonts() -> tuple[str, str]:
@@ -63,18 +66,66 @@ def _fonts() -> tuple[str, str]:
     return "SS-Regular", "SS-Bold"
 
 
+def _cjk() -> str:
+    """The CJK font, registered the first time a report prints a CJK character (reading its 4 MB takes 0.2 s)."""
+    if CJK_FONT not in pdfmetrics.getRegisteredFontNames():
+        with (resources.files("reports") / "fonts" / CJK_FILE).open("rb") as f:
+            pdfmetrics.registerFont(TTFont(CJK_FONT, f))
+    return CJK_FONT
+
+
 UNIT_SPACE = re.compile(r"(?<=\d) (?=(?:%|IOPS|ms|s|kB/s|MB/s|I/Os|disks?|GB|min|users?)(?![\w/]))")
 
 
-def text(s: Any) -> str:
+def text(s: Any, bidi: bool = True) -> str:
     """Untrusted text for a Paragraph: escaped, so '<b>' prints as '<b>'; control and bidi characters written
     visibly (``<U+202E>``: a right-to-left override would reverse the text after it); at most MAX_TEXT characters
     (a name from a hostile file cannot stall the layout); a number and its unit are joined by a no-break space, so
-    a line never ends between them ('95 %', '210 IOPS')."""
+    a line never ends between them ('95 %', '210 IOPS'); Hebrew and Arabic in visual order, Arabic joined
+    (``bidi``: not for a piece of a text already reordered), Chinese, Japanese and Korean in the CJK font
+    (reports.scripts)."""
     s = str(s)
     if len(s) > MAX_TEXT:
         s = s[:MAX_TEXT] + f"… (cut: {len(s):,} characters)"
-    return escape(UNIT_SPACE.sub("\u00a0", for_terminal(s, keep_lines=True)))
+    s = for_terminal(s, keep_lines=True)
+    if bidi:
+        s = visual(s)
+    return "".join(f'<font name="{_cjk()}">{escape(run)}</font>' if cjk else escape(UNIT_SPACE.sub("\u00a0", run))
+                   for run, cjk in cjk_runs(s))
+
+
+def text_width(s: str, font: str, size: float) -> float:
+    """The drawn width of ``s``: its CJK runs measured in the CJK font."""
+    return sum(pdfmetrics.stringWidth(run, _cjk() if cjk else font, size) for run, cjk in cjk_runs(s))
+
+
+def label_runs(s: str, font: str, size: float) -> list[tuple[str, str, float]]:
+    """A label as drawn outside a Paragraph (charts, footer): in visual order, cut into (text, font, width) runs --
+    CJK characters in the CJK font, the rest in ``font`` (the CJK font has no Latin letters)."""
+    return [(run, _cjk() if cjk else font, pdfmetrics.stringWidth(run, _cjk() if cjk else font, size))
+            for run, cjk in cjk_runs(visual(s))]
+
+
+def add_label(d: Drawing, x: float, y: float, s: str, font: str, size: float, anchor: str = "start",
+              **kw: Any) -> None:
+    """A chart label at (x, y), anchored at its start, middle or end, one String per font run."""
+    runs = label_runs(s, font, size)
+    total = sum(w for _t, _f, w in runs)
+    x0 = x - (total if anchor == "end" else total / 2 if anchor == "middle" else 0)
+    for t, f, w in runs:
+        d.add(String(x0, y, t, fontName=f, fontSize=size, **kw))
+        x0 += w
+
+
+def draw_label(c: Any, x: float, y: float, s: str, font: str, size: float, anchor: str = "start") -> None:
+    """``add_label`` on a canvas (the footer and the confidentiality line)."""
+    runs = label_runs(s, font, size)
+    total = sum(w for _t, _f, w in runs)
+    x0 = x - (total if anchor == "end" else total / 2 if anchor == "middle" else 0)
+    for t, f, w in runs:
+        c.setFont(f, size)
+        c.drawString(x0, y, t)
+        x0 += w
 
 
 def cell(s: Any, limit: int = MAX_CELL) -> str:
@@ -110,17 +161,17 @@ class _NumberedCanvas(rl_canvas.Canvas):
             self.__dict__.update(state)
             for key, kw in state["_marks"]:
                 rl_canvas.Canvas.bookmarkPage(self, key, **kw)
-            if self._pageNumber > 1:
+            if True:  # every page: page 1 holds the answers, no cover
                 self.setFont(self.font, 8)
                 self.setFillColor(colors.HexColor("#666666"))
                 w, _h = self._pagesize
                 self.drawRightString(w - 18 * mm, 10 * mm, f"{self._pageNumber} / {n}")
-                self.drawString(18 * mm, 10 * mm, self.footer_left[:110])
+                draw_label(self, 18 * mm, 10 * mm, self.footer_left[:110], self.font, 8)
             if self.confidential:
                 self.setFont(self.font, 8)
                 self.setFillColor(colors.HexColor("#a00000"))
                 w, _h = self._pagesize
-                self.drawCentredString(w / 2, 5 * mm, self.confidential[:140])
+                draw_label(self, w / 2, 5 * mm, self.confidential[:140], self.font, 8, "middle")
             super().showPage()
         self.showOutline()
         super().save()
@@ -132,7 +183,7 @@ class _Doc(BaseDocTemplate):
     def afterFlowable(self, flowable: Any) -> None:  # noqa: N802 (reportlab name)
         level = getattr(flowable, "_toc_level", None)
         if isinstance(flowable, Paragraph) and level is not None:
-            title = flowable.getPlainText()
+            title = getattr(flowable, "_toc_title", None) or flowable.getPlainText()  # logical order
             key = f"s{getattr(flowable, '_toc_key', title)}"
             self.canv.bookmarkPage(key)
             self.canv.addOutlineEntry(title, key, level=level, closed=level > 0)
@@ -156,21 +207,24 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
                              textColor=acc, keepWithNext=1),
         "verdict": ParagraphStyle("verdict", parent=base["BodyText"], fontName=reg, fontSize=10.5, leading=15,
                                   leftIndent=10, bulletIndent=0, splitLongWords=True),
-        "title": ParagraphStyle("title", fontName=bold, fontSize=26, leading=32, textColor=acc, spaceAfter=14),
-        "subtitle": ParagraphStyle("subtitle", fontName=reg, fontSize=13, leading=18, spaceAfter=6,
+        "title": ParagraphStyle("title", fontName=bold, fontSize=20, leading=24, textColor=acc, spaceAfter=3,
+                                splitLongWords=True),
+        "subtitle": ParagraphStyle("subtitle", fontName=reg, fontSize=10, leading=13, spaceAfter=3,
                                    splitLongWords=True),
         "caption": ParagraphStyle("caption", fontName=reg, fontSize=7.5, leading=9, alignment=TA_CENTER,
                                   textColor=colors.HexColor("#555555")),
-        "answer_q": ParagraphStyle("answer_q", fontName=bold, fontSize=10.5, leading=14, keepWithNext=1,
+        "answer_q": ParagraphStyle("answer_q", fontName=bold, fontSize=10, leading=13, keepWithNext=1,
                                    splitLongWords=True),
-        "answer": ParagraphStyle("answer", parent=base["BodyText"], fontName=reg, fontSize=9.5, leading=13,
+        "answer": ParagraphStyle("answer", parent=base["BodyText"], fontName=reg, fontSize=9, leading=12,
                                  leftIndent=12, splitLongWords=True),
-        "toc1": ParagraphStyle("toc1", fontName=reg, fontSize=10, leading=15, leftIndent=6),
+        "conclusion": ParagraphStyle("conclusion", parent=base["BodyText"], fontName=reg, fontSize=9, leading=12,
+                                     leftIndent=12, bulletIndent=2, splitLongWords=True, spaceAfter=2),
     }
 
 
 def _heading(txt: str, style: ParagraphStyle, level: int, key: str = "") -> Paragraph:
     p = Paragraph(text(txt), style)
+    p._toc_title = for_terminal(str(txt))  # the outline gets the text as written: a PDF reader orders it
     p._toc_level = level  # read by the report's table of contents (reportlab is untyped: no ignore needed)
     p._toc_key = key or txt
     return p
@@ -195,44 +249,88 @@ def _break_long(s: str, room: float, font: str, size: float) -> str:
     """Escaped cell text; a token wider than ``room`` is broken (line breaks) at _ / . - only."""
     out = []
     for tok in UNIT_SPACE.sub("\u00a0", s).split(" "):
-        if not tok or pdfmetrics.stringWidth(tok, font, size) <= room:
-            out.append(text(tok))
+        if not tok or text_width(tok, font, size) <= room:
+            out.append(text(tok, bidi=False))
             continue
         lines, cur = [], ""
         for seg in _segments(tok):
-            if cur and pdfmetrics.stringWidth(cur + seg, font, size) > room:
+            if cur and text_width(cur + seg, font, size) > room:
                 lines.append(cur)
                 cur = seg
             else:
                 cur += seg
         lines.append(cur)
-        out.append("<br/>".join(text(x) for x in lines))
+        out.append("<br/>".join(text(x, bidi=False) for x in lines))
     return " ".join(out)
 
 
+def _min_widths(cols: list[list[str]], size: float, split: bool, fonts: tuple[str, str]
+                ) -> tuple[list[float], list[float]]:
+    """Each column's narrowest width (its widest token, names broken at _ / . - when ``split``) and natural
+    width (its longest cell on one line), padding included."""
+    reg, bold = fonts
+    mins: list[float] = []
+    nats: list[float] = []
+    for cells in cols:
+        m = nat = 0.0
+        for k, v in enumerate(cells):
+            f = bold if k == 0 else reg
+            toks = [x for tok in _tokens(v) for x in (_segments(tok) if split else [tok])]
+            m = max([m] + [text_width(x, f, size) for x in toks])
+            nat = max(nat, text_width(v, f, size))
+        mins.append(m + 2 * CELL_PAD + 0.5)
+        nats.append(max(nat + 2 * CELL_PAD + 0.5, mins[-1]))
+    return mins, nats
+
+
+MIN_COLUMN = 2 * CELL_PAD + 12.0  # the narrowest a column may get: a few characters beside its padding
+
+
+def column_groups(header: list[str], rows: list[list[str]], width: float, fonts: tuple[str, str],
+                  keep: int) -> list[list[int]]:
+    """The columns of a table in groups that each fit the width at the smallest font: one group when the table
+    fits; else the first ``keep`` columns (what a row is: a figure and its unit) repeated in every group and the
+    others shared out in order (a comparison of 40 runs becomes several tables side by side, never columns too
+    narrow to hold a character)."""
+    n = len(header)
+    cols = [[header[c]] + [r[c] for r in rows] for c in range(n)]
+    mins, _nats = _min_widths(cols, CELL_SIZES[-1], True, fonts)
+    mins = [max(min(m, 0.45 * width), MIN_COLUMN) for m in mins]
+    keep = max(0, min(keep, n - 1))
+    if sum(mins) <= width or n <= keep + 1:
+        return [list(range(n))]
+    base = sum(mins[:keep])
+    if base > 0.6 * width:  # the repeated columns themselves take most of the width: repeat only the first
+        keep, base = 1, mins[0]
+    groups: list[list[int]] = []
+    cur: list[int] = []
+    used = base
+    for c in range(keep, n):
+        if cur and used + mins[c] > width:
+            groups.append(list(range(keep)) + cur)
+            cur, used = [], base
+        cur.append(c)
+        used += mins[c]
+    groups.append(list(range(keep)) + cur)
+    return groups
+
+
 def fit_columns(header: list[str], rows: list[list[str]], width: float, fonts: tuple[str, str],
-                given: list[float] | None = None) -> tuple[list[float], float, bool | None]:
+                given: list[float] | None = None, sizes: tuple[float, ...] = CELL_SIZES
+                ) -> tuple[list[float], float, bool | None]:
     """Column widths (points), font size and whether names must break at _ / . - so that no cell splits a
     number or a word: every column is at least as wide as its widest token; the rest of the width goes to
     the columns with the most text. The font shrinks (down to 6 pt) before names are broken. The flag is
-    None when even that does not fit: then over-long tokens are split where they must be."""
-    reg, bold = fonts
+    None when even that does not fit: then over-long tokens are split where they must be. No column is ever
+    narrower than ``MIN_COLUMN`` (a table with more columns than that allows is split by ``column_groups``
+    first)."""
     n = len(header)
     cols = [[header[c]] + [r[c] for r in rows] for c in range(n)]
     mins: list[float] = []
     nats: list[float] = []
-    for size in CELL_SIZES:
+    for size in sizes:
         for split in (False, True):
-            mins, nats = [], []
-            for cells in cols:
-                m = nat = 0.0
-                for k, v in enumerate(cells):
-                    f = bold if k == 0 else reg
-                    toks = [x for tok in _tokens(v) for x in (_segments(tok) if split else [tok])]
-                    m = max([m] + [pdfmetrics.stringWidth(x, f, size) for x in toks])
-                    nat = max(nat, pdfmetrics.stringWidth(v, f, size))
-                mins.append(m + 2 * CELL_PAD + 0.5)
-                nats.append(max(nat + 2 * CELL_PAD + 0.5, mins[-1]))
+            mins, nats = _min_widths(cols, size, split, fonts)
             if sum(mins) <= width:
                 if given and len(given) == n and all(g * width >= m for g, m in zip(given, mins)):
                     return [g * width for g in given], size, split
@@ -243,10 +341,30 @@ def fit_columns(header: list[str], rows: list[list[str]], width: float, fonts: t
     # a token with nowhere to break wider than the page allows (a 90-character host name): its column gets
     # at most 45 % of the width and such tokens are cut where they must be (the only case); the others keep
     # their whole tokens when they can
-    capped = [min(m, 0.45 * width) for m in mins]
+    capped = [max(min(m, 0.45 * width), MIN_COLUMN) for m in mins]
     if sum(capped) <= width:
         return _share(capped, nats, width), CELL_SIZES[-1], None
-    return [m * width / sum(capped) for m in capped], CELL_SIZES[-1], None
+    return _floor([m * width / sum(capped) for m in capped], width), CELL_SIZES[-1], None
+
+
+def _floor(widths: list[float], width: float) -> list[float]:
+    """Widths raised to ``MIN_COLUMN`` where they fall below it, taken from the widest columns; a table whose
+    every column cannot get that much (more columns than the width holds) keeps equal shares."""
+    if len(widths) * MIN_COLUMN > width:
+        return [width / len(widths)] * len(widths)
+    out = list(widths)
+    for i, w in enumerate(out):
+        if w < MIN_COLUMN:
+            need = MIN_COLUMN - w
+            out[i] = MIN_COLUMN
+            while need > 1e-9:
+                j = max(range(len(out)), key=lambda k: out[k] if k != i else -1.0)
+                take = min(need, out[j] - MIN_COLUMN)
+                if take <= 0:
+                    break
+                out[j] -= take
+                need -= take
+    return out
 
 
 def _share(mins: list[float], nats: list[float], width: float) -> list[float]:
@@ -275,10 +393,24 @@ def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent:
     if not t.rows:
         return out
     n = len(t.header)
-    header = [_cut(h, 40) for h in t.header]
-    rows = [[_cut(v, t.max_cell) for v in (row + [""] * n)[:n]] for row in t.rows]
+    vis = (lambda x: x) if t.visual else visual  # right to left in visual order, once (a part is already)
+    header = [vis(_cut(h, 100)) for h in t.header]  # wrapped at _ / . - : long run names stay told apart
+    rows = [[vis(_cut(v, t.max_cell)) for v in (row + [""] * n)[:n]] for row in t.rows]
     fonts = (st["cell"].fontName, st["head"].fontName)
-    widths, size, split = fit_columns(header, rows, width, fonts, t.widths)
+    groups = column_groups(header, rows, width, fonts, t.key_cols)
+    if len(groups) > 1:  # too many columns for the page: parts side by side, each repeating the row's key
+        for cols in groups:
+            part = ContentTable("", [header[c] for c in cols], [[r[c] for c in cols] for r in rows],
+                                max_cell=t.max_cell, key_cols=0, small=t.small, visual=True)
+            out += _table(part, st, width, accent)
+        keys = ", ".join(header[c] for c in groups[0] if c in groups[1])
+        out.append(Paragraph(text(f"The table is printed in {len(groups)} parts, one under the other, each "
+                                  f"repeating {keys or 'its first column'}." + (f" {t.note}" if t.note else "")),
+                             st["small"]))
+        out.append(Spacer(1, 4 * mm))
+        return out
+    fonts = (st["cell"].fontName, st["head"].fontName)
+    widths, size, split = fit_columns(header, rows, width, fonts, t.widths, CELL_SIZES[2:] if t.small else CELL_SIZES)
     hard = split is None
     cs = ParagraphStyle("cellfit", parent=st["cell"], fontSize=size, leading=size + 1.5, splitLongWords=hard)
     hs = ParagraphStyle("headfit", parent=st["head"], fontSize=size, leading=size + 1.5, splitLongWords=hard)
@@ -298,8 +430,12 @@ def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent:
     out.append(tbl)
     if t.note:
         out.append(Paragraph(text(t.note), st["small"]))
-    out.append(Spacer(1, 4 * mm))
-    return out
+    if len(rows) <= KEEP_ROWS:  # title, table and note on one page: no heading or note left alone at a page end
+        out = [KeepTogether(out)]
+    return [*out, Spacer(1, 4 * mm)]
+
+
+KEEP_ROWS = 30  # a table this short moves whole to the next page rather than split from its title or note
 
 
 def _cut(s: Any, limit: int) -> str:
@@ -354,12 +490,21 @@ def _nice(vmax: float) -> tuple[float, float]:
 
 
 def _legend_rows(labels: list[str], width: float, font: str) -> list[list[tuple[int, str, float]]]:
-    """Legend entries (index, label, x) wrapped into rows that fit the chart's width."""
+    """Legend entries (index, label, x) wrapped into rows that fit the chart's width; past MAX_LEGEND_ROWS the
+    remaining runs are counted in one last entry (index -1: no colour sample), so that any number of runs fits
+    on a page."""
     rows: list[list[tuple[int, str, float]]] = [[]]
     x = 4.0
     for i, lab in enumerate(labels):
-        w = 14 + pdfmetrics.stringWidth(lab, font, 6.5)
+        w = 14 + text_width(lab, font, 6.5)
         if rows[-1] and x + w > width - 4:
+            if len(rows) == MAX_LEGEND_ROWS:  # no room: the row's last entry makes way for the count of the rest
+                left = len(labels) - i
+                if len(rows[-1]) > 1:
+                    x = rows[-1].pop()[2]
+                    left += 1
+                rows[-1].append((-1, f"+ {left} more (colours repeat)", x))
+                return rows
             rows.append([])
             x = 4.0
         rows[-1].append((i, lab, x))
@@ -375,10 +520,10 @@ class _Axes:
         self.left, self.bottom, self.pw, self.ph = box
         self.log = bool(chart.data.get("log"))
         self.ymin = float(chart.data.get("ymin") or 0.0) if not self.log else 0.0
-        self.tmin = min([(ln.get("t0") or ln["t"])[0] for ln in lines] + [b["t0"] for b in bands])
-        self.tmax = max([ln["t"][-1] for ln in lines] + [b["t1"] for b in bands])
+        self.tmin = min([min(ln["t0"] or ln["t"]) for ln in lines] + [float(b["t0"]) for b in bands])
+        self.tmax = max([max(ln["t"]) for ln in lines] + [float(b["t1"]) for b in bands])
         self.tspan = (self.tmax - self.tmin) or 1.0
-        vals = [v for ln in lines for v in ln["y"] if v is not None and v == v]  # v == v: not NaN
+        vals = [v for ln in lines for v in ln["y"] if v is not None]  # plot_lines: numbers or None
         top = max(vals + levels + [0]) or 1.0  # an empty chart still gets a scale
         if self.log:
             pos = [v for v in vals + levels if v > 0] or [1.0]
@@ -404,32 +549,70 @@ class _Axes:
         return self.bottom + (max(v, self.ymin) - self.ymin) / (self.ymax - self.ymin) * self.ph
 
 
-def line_chart(chart: Chart, width: float, font: str) -> Drawing:
+PLOT_LIMIT = 1e15  # a value beyond this is no measurement a chart can scale to (a received workspace may hold 1e308)
+MAX_LEGEND_ROWS = 4  # more runs than fit in four rows: the rest are counted, not listed (colours repeat anyway)
+
+
+def plot_value(v: Any) -> float | None:
+    """A number a chart can draw, or None: missing, not a number, infinite or beyond any scale -- drawn as a gap,
+    never as 0 (missing is not zero)."""
+    if v is None or isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    f = float(v)
+    return f if math.isfinite(f) and abs(f) <= PLOT_LIMIT else None
+
+
+def plot_lines(chart: Chart) -> list[dict[str, Any]]:
+    """The chart's lines as drawn: the points with a usable time (end, and start where the line has one), each
+    value a number or None (a gap). Lines without any such point are left out."""
+    out = []
+    for ln in chart.data.get("lines") or []:
+        t = [plot_value(x) for x in ln.get("t") or []]
+        y = [plot_value(x) for x in ln.get("y") or []]
+        t0 = [plot_value(x) for x in ln["t0"]] if ln.get("t0") else None
+        n = min(len(t), len(y), len(t0) if t0 is not None else len(t))
+        keep = [i for i in range(n) if t[i] is not None and (t0 is None or t0[i] is not None)]
+        if not keep:
+            continue
+        out.append({"label": str(ln.get("label", "")), "t": [t[i] for i in keep], "y": [y[i] for i in keep],
+                    "t0": [t0[i] for i in keep] if t0 is not None else None})
+    return out
+
+
+def line_chart(chart: Chart, width: float, font: str) -> tuple[Drawing | None, bool]:
     """Runs on one time axis: each interval a step over the seconds it covers (min/max per point column for
     long series), an optional logarithmic value axis, reference lines (``refs``: value, label, style cap | limit |
-    level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase)."""
-    lines = [ln for ln in chart.data["lines"] if ln["t"]]
+    level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase).
+
+    Whatever the lines hold, the drawing is made of finite numbers: a value that is missing, not a number or
+    infinite is a gap in its line. Returns (None, _) when no line has a value to draw, and whether a line has
+    gaps."""
+    lines = plot_lines(chart)
+    if not any(v is not None for ln in lines for v in ln["y"]):
+        return None, False
+    gaps = any(v is None for ln in lines for v in ln["y"])
     legend = _legend_rows([ln["label"][:60] for ln in lines], width, font)
     top = 9 * mm + 3.2 * mm * len(legend)
-    h = 75 * mm + 3.2 * mm * (len(legend) - 1)
+    h = 58 * mm + 3.2 * mm * (len(legend) - 1)
     d = Drawing(width, h)
     left, bottom, right = 18 * mm, 12 * mm, 4 * mm
-    if not lines:
-        return d
-    refs = [r for r in chart.data.get("refs") or [] if r.get("value") and r["value"] > 0]
-    bands = [b for b in chart.data.get("bands") or [] if b.get("t0") is not None and b.get("t1") is not None]
+    refs = [r for r in chart.data.get("refs") or [] if (plot_value(r.get("value")) or 0) > 0]
+    bands = [b for b in chart.data.get("bands") or []
+             if plot_value(b.get("t0")) is not None and plot_value(b.get("t1")) is not None]
     ax = _Axes(chart, lines, bands, [r["value"] for r in refs], (left, bottom, width - left - right, h - bottom - top))
     _bands(d, ax, bands, font)  # under the grid and the lines
     _grid(d, ax, chart, font)
+    _ref_lines(d, ax, refs)  # under the curves: a workload running at the cap shows on top of the cap's line
     _curves(d, ax, lines)
-    _refs(d, ax, refs, font)
+    _ref_labels(d, ax, refs, font)  # over everything, on a light box: no line strikes a label through
     for r, row in enumerate(legend):
         yy = h - 4 * mm - r * 3.2 * mm
         for i, lab, x in row:
-            col = colors.HexColor(PALETTE[i % len(PALETTE)])
-            d.add(Line(x, yy, x + 8, yy, strokeColor=col, strokeWidth=1.5))
-            d.add(String(x + 10, yy - 2.5, lab, fontName=font, fontSize=6.5))
-    return d
+            if i >= 0:
+                col = colors.HexColor(PALETTE[i % len(PALETTE)])
+                d.add(Line(x, yy, x + 8, yy, strokeColor=col, strokeWidth=1.5))
+            add_label(d, x + 10, yy - 2.5, lab, font, 6.5)
+    return d, gaps
 
 
 def _bands(d: Drawing, ax: _Axes, bands: list[dict[str, Any]], font: str) -> None:
@@ -443,8 +626,8 @@ def _bands(d: Drawing, ax: _Axes, bands: list[dict[str, Any]], font: str) -> Non
             phase_n += 1
         d.add(Rect(x0, ax.bottom, x1 - x0, ax.ph, fillColor=fill, strokeColor=None))
         if style in ("worst", "phase") and b.get("label"):
-            d.add(String(x0 + 1, ax.bottom + ax.ph - 7 - (8 if style == "worst" else 0), _cut(b["label"], 28),
-                         fontName=font, fontSize=6, fillColor=colors.HexColor("#333333")))
+            add_label(d, x0 + 1, ax.bottom + ax.ph - 7 - (8 if style == "worst" else 0), _cut(b["label"], 28), font,
+                      6, fillColor=colors.HexColor("#333333"))
 
 
 def _grid(d: Drawing, ax: _Axes, chart: Chart, font: str) -> None:
@@ -469,37 +652,88 @@ def _grid(d: Drawing, ax: _Axes, chart: Chart, font: str) -> None:
 
 
 def _curves(d: Drawing, ax: _Axes, lines: list[dict[str, Any]]) -> None:
-    columns = int(ax.pw)  # one point column per PDF point of width
+    """Each line as polylines over its runs of consecutive values (a missing value breaks the line)."""
     for i, ln in enumerate(lines):
         col = colors.HexColor(PALETTE[i % len(PALETTE)])
-        y = [v if v is not None else 0.0 for v in ln["y"]]
-        pts: list[float] = []
-        if ln.get("t0") and len(ln["t"]) <= columns:  # steps: each interval over the seconds it covers
-            for a, b, v in zip(ln["t0"], ln["t"], y):
-                pts += [ax.x(a), ax.y(v), ax.x(b), ax.y(v)]
+        for seg in _runs_of_values(ln["y"]):
+            t1 = [ln["t"][k] for k in seg]
+            y = [ln["y"][k] for k in seg]
+            # one point column per PDF point of the segment's width
+            columns = max(1, int(ax.pw * max(t1[-1] - t1[0], 0.0) / ax.tspan))
+            pts: list[float] = []
+            if ln["t0"] and len(seg) <= max(columns, int(ax.pw)):  # steps: each interval over the seconds it covers
+                for k, v in zip(seg, y):
+                    pts += [ax.x(ln["t0"][k]), ax.y(v), ax.x(ln["t"][k]), ax.y(v)]
+            else:
+                t, yy = decimate(t1, y, columns)
+                for a, b in zip(t, yy):
+                    pts += [ax.x(a), ax.y(b)]
+            if len(pts) == 2:  # one point alone: a short tick, so that it shows
+                pts += [pts[0] + 0.8, pts[1]]
+            d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9))
+
+
+def _runs_of_values(y: list[float | None]) -> list[list[int]]:
+    """The index runs of consecutive values that are not None."""
+    out: list[list[int]] = []
+    cur: list[int] = []
+    for k, v in enumerate(y):
+        if v is None:
+            if cur:
+                out.append(cur)
+            cur = []
         else:
-            t, yy = decimate(ln["t"], y, columns)
-            for a, b in zip(t, yy):
-                pts += [ax.x(a), ax.y(b)]
-        d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9))
+            cur.append(k)
+    if cur:
+        out.append(cur)
+    return out
 
 
-def _refs(d: Drawing, ax: _Axes, refs: list[dict[str, Any]], font: str) -> None:
-    last_y = None
-    for r in sorted(refs, key=lambda r: r["value"]):
+def _ref_lines(d: Drawing, ax: _Axes, refs: list[dict[str, Any]]) -> None:
+    for r in refs:
         colour, dash = REF_STYLES.get(r.get("style", "cap"), REF_STYLES["cap"])
         y = ax.y(r["value"])
         d.add(Line(ax.left, y, ax.left + ax.pw, y, strokeColor=colors.HexColor(colour), strokeWidth=1,
                    strokeDashArray=dash))
-        ty = y + 2 if last_y is None or y + 2 - last_y > 8 else last_y + 8  # labels of close lines do not overlap
-        d.add(String(ax.left + ax.pw - 2, ty, r.get("label", ""), fontName=font, fontSize=6.5, textAnchor="end",
-                     fillColor=colors.HexColor(colour)))
-        last_y = ty
+
+
+LABEL_H = 6.5  # a reference label's height (its font size)
+
+
+def ref_label_ys(line_ys: list[float], top: float, bottom: float) -> list[float]:
+    """The baseline of each reference line's label (lines in ascending order): just above its line, or just below
+    it when another line would cross the label there, and never on a label placed before -- no line strikes a
+    label through and close lines' labels do not overlap."""
+    out: list[float] = []
+    for y in line_ys:
+        def clear(ty: float) -> bool:
+            crossed = any(ty - 1 < other < ty + LABEL_H + 1 for other in line_ys)
+            overlaps = any(abs(ty - prev) < LABEL_H + 1.5 for prev in out)
+            return not crossed and not overlaps and bottom <= ty <= top - LABEL_H
+        candidates = [y + 2, y - LABEL_H - 2] + [y + 2 + k * (LABEL_H + 2) for k in range(1, 6)]
+        out.append(next((ty for ty in candidates if clear(ty)), candidates[0]))
+    return out
+
+
+def _ref_labels(d: Drawing, ax: _Axes, refs: list[dict[str, Any]], font: str) -> None:
+    order = sorted(refs, key=lambda r: r["value"])
+    ys = ref_label_ys([ax.y(r["value"]) for r in order], ax.bottom + ax.ph, ax.bottom)
+    for r, ty in zip(order, ys):
+        colour, _dash = REF_STYLES.get(r.get("style", "cap"), REF_STYLES["cap"])
+        s = r.get("label", "")
+        w = sum(wd for _t, _f, wd in label_runs(s, font, 6.5))
+        x = ax.left + ax.pw - 2
+        d.add(Rect(x - w - 1, ty - 1.5, w + 2, LABEL_H + 1.5, fillColor=colors.Color(1, 1, 1, alpha=0.85),
+                   strokeColor=None))
+        add_label(d, x, ty, s, font, 6.5, "end", fillColor=colors.HexColor(colour))
 
 
 REF_STYLES = {"cap": ("#c00000", [4, 2]), "limit": ("#e07000", [1, 2]), "level": ("#555555", [3, 2])}
 BAND_FILLS = {"worst": colors.Color(0.75, 0.1, 0.1, alpha=0.28), "over": colors.Color(0.9, 0.3, 0.3, alpha=0.12),
               "phase": colors.Color(0.2, 0.4, 0.7, alpha=0.07), "phase2": colors.Color(0.2, 0.4, 0.7, alpha=0.14)}
+
+
+MISSING_CELL = colors.HexColor("#bbbbbb")
 
 
 def _viridis(f: float) -> colors.Color:
@@ -514,7 +748,7 @@ def _viridis(f: float) -> colors.Color:
 
 def heatmap(chart: Chart, width: float, font: str) -> Drawing:
     panels = chart.data["panels"]
-    h = 70 * mm
+    h = 58 * mm
     d = Drawing(width, h)
     pw_all = width / max(1, len(panels))
     for k, p in enumerate(panels):
@@ -524,13 +758,15 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
         pw = pw_all - 32 * mm
         y0, ph = 14 * mm, h - 22 * mm
         ns, nb = len(grid), len(labels)
-        vmax = max((max(r) for r in grid), default=0) or 1
+        counts = [[c if (c := plot_value(v)) is not None and c >= 0 else None for v in r] for r in grid]
+        vmax = max((v for r in counts for v in r if v is not None), default=0) or 1
         cw, ch = pw / max(1, ns), ph / max(1, nb)
-        for i, row in enumerate(grid):
+        for i, row in enumerate(counts):
             for j, v in enumerate(row):
-                # colour on a log scale: a few hundred slow I/Os beside 30,000 fast ones stay visible
-                d.add(Rect(x0 + i * cw, y0 + j * ch, cw, ch, fillColor=_viridis(math.log1p(v) / math.log1p(vmax)),
-                           strokeColor=None))
+                # colour on a log scale: a few hundred slow I/Os beside 30,000 fast ones stay visible; a count
+                # that is no count (missing, negative, not a number) is grey
+                fill = MISSING_CELL if v is None else _viridis(math.log1p(v) / math.log1p(vmax))
+                d.add(Rect(x0 + i * cw, y0 + j * ch, cw, ch, fillColor=fill, strokeColor=None))
         for j, lab in enumerate(labels):
             d.add(String(x0 - 2, y0 + j * ch + ch / 2 - 2, lab, fontName=font, fontSize=5.5, textAnchor="end"))
         step = chart.data.get("interval_s")
@@ -552,7 +788,7 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
         else:
             d.add(String(x0 + pw / 2, y0 - 9, f"collections 1–{ns} (interval unknown)", fontName=font, fontSize=6,
                          textAnchor="middle"))
-        d.add(String(x0, h - 5 * mm, p["label"][:50], fontName=font, fontSize=7))
+        add_label(d, x0, h - 5 * mm, p["label"][:50], font, 7)
         # colour scale: 0 to the largest count of one cell
         bx = x0 + pw + 1.5 * mm
         for q in range(20):
@@ -565,22 +801,99 @@ def heatmap(chart: Chart, width: float, font: str) -> Drawing:
     return d
 
 
-VERDICT_COLOURS = {"met": "#1a7f37", "held": "#1a7f37", "not met": "#c00000", "not held": "#c00000"}
+def _chart(ch: Chart, width: float, font: str, st: dict[str, ParagraphStyle]) -> list[Any]:
+    """A chart with its caption; a chart with nothing to draw says so in its place (the rest of the section and
+    of the report stay)."""
+    if ch.kind == "lines":
+        drawing, gaps = line_chart(ch, width, font)
+    else:
+        drawing, gaps = heatmap(ch, width, font), False
+    if drawing is None:
+        return [Paragraph(text(f"Chart not drawn — {ch.title}: the runs have no value to plot (every interval is "
+                               "empty or holds no number)."), st["small"]), Spacer(1, 3 * mm)]
+    caption = ch.title + (f"{'' if ch.title.endswith('.') else '.'} Gaps in a line: intervals without a value "
+                          "(missing is not zero)." if gaps else "")
+    return [KeepTogether([drawing, Paragraph(text(caption), st["caption"]), Spacer(1, 4 * mm)])]
+
+
+def _box(sec: Any, n_sec: int, st: dict[str, ParagraphStyle], width: float) -> list[Any]:
+    """A section drawn as a framed box (its heading, then its paragraphs), kept on one page."""
+    cells = [[Paragraph(text(p), st["body"])] for p in sec.paragraphs]
+    box = Table(cells, colWidths=[width])
+    box.setStyle(TableStyle([
+        ("BOX", (0, 0), (-1, -1), 0.8, colors.HexColor("#a06000")),
+        ("BACKGROUND", (0, 0), (-1, -1), colors.HexColor("#fff8ec")),
+        ("LEFTPADDING", (0, 0), (-1, -1), 8), ("RIGHTPADDING", (0, 0), (-1, -1), 8),
+        ("TOPPADDING", (0, 0), (-1, -1), 3), ("BOTTOMPADDING", (0, 0), (-1, -1), 3),
+    ]))
+    return [KeepTogether([_heading(sec.title, st["h2"], 0, f"{n_sec}"), box]), Spacer(1, 5 * mm)]
+
+
+VERDICT_COLOURS = {"Met": "#1a7f37", "Held": "#1a7f37", "Not met": "#c00000", "Not held": "#c00000",
+                   "Not capped": "#a05a00", "Not reached": "#a05a00"}
 
 
 def _answer(item: dict[str, Any], st: dict[str, ParagraphStyle], index: dict[str, int], accent: str) -> Any:
-    """One question on the Answers page: its title, then the verdict (coloured), the deciding figure, the reason
+    """One question on page 1: its title, then the verdict (coloured), the deciding figure, the answer in words
     and a link to the section with the evidence."""
-    colour = VERDICT_COLOURS.get(item["verdict"], "#555555")
+    colour = VERDICT_COLOURS.get(item["verdict_words"], "#555555")
     body = f'<font color="{colour}"><b>{text(item["verdict_words"])}</b></font>'
-    if item["number"]:
-        body += f" · <b>{text(item['number'])}</b>."
-    body += f" {text(item['reason'])}"
+    body += f" · <b>{text(item['number'])}</b>. {text(item['reason'])}" if item["number"] else \
+        f" · {text(item['reason'])}"
     if item.get("section") in index:
-        body += (f' <a href="#s{index[item["section"]]}" color="{accent}"><u>Evidence: '
-                 f'{text(item["section_title"])}</u></a>')
+        link = f"Evidence: {item['section_title']}".replace(" ", "\u00a0")  # one link: never split over two lines
+        body += f' <a href="#s{index[item["section"]]}" color="{accent}"><u>{text(link)}</u></a>'
     return KeepTogether([Paragraph(f"<b>{item['n']}. {text(item['title'])}</b>", st["answer_q"]),
-                         Paragraph(body, st["answer"]), Spacer(1, 2.5 * mm)])
+                         Paragraph(body, st["answer"]), Spacer(1, 1 * mm)])
+
+
+def _header(opt: Any, logo: bytes | None, st: dict[str, ParagraphStyle], width: float) -> list[Any]:
+    """Page 1's head instead of a cover page: the title, who it is for and by whom, the date, the logo at the
+    right (``logo``: read and checked by build_report, reports.logo: a plain image of sensible size); a rule under
+    it."""
+    lines = [Paragraph(text(opt.title), st["title"])]
+    by = " · ".join(x for x in (opt.consultant, opt.company) if x)
+    said = [x for x in (("Prepared for " + opt.customer) if opt.customer else "", ("By " + by) if by else "",
+                        opt.date) if x]
+    if said:
+        lines.append(Paragraph(text(" · ".join(said)), st["subtitle"]))
+    head: Any = lines
+    if logo:
+        img = Image(io.BytesIO(logo))
+        scale = min(45 * mm / img.drawWidth, 18 * mm / img.drawHeight, 1.0)
+        img.drawWidth *= scale
+        img.drawHeight *= scale
+        t = Table([[lines, img]], colWidths=[width - 50 * mm, 50 * mm])
+        t.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("ALIGN", (1, 0), (1, 0), "RIGHT"),
+                               ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)]))
+        head = [t]
+    rule = Table([[""]], colWidths=[width], rowHeights=[2])
+    rule.setStyle(TableStyle([("LINEBELOW", (0, 0), (-1, -1), 1.2, colors.HexColor(opt.accent))]))
+    return [*head, rule, Spacer(1, 4 * mm)]
+
+
+def _glue_heading(story: list[Any], start: int) -> None:
+    """A section's heading and its first block on one page: never a heading alone at the foot of a page (a
+    KeepTogether after a heading can move to the next page without it)."""
+    if len(story) > start + 1 and not isinstance(story[start + 1], (PageBreak, Spacer)):
+        first = story[start + 1]
+        inner = list(first._content) if isinstance(first, KeepTogether) else [first]
+        story[start: start + 2] = [KeepTogether([story[start], *inner])]
+
+
+def _page_one_end(sec: Any, st: dict[str, ParagraphStyle]) -> list[Any]:
+    """After the answers (or the summary): the results no question asked for, then the conclusions."""
+    out: list[Any] = []
+    if sec.findings:
+        out.append(Paragraph("Other results", st["h2"]))
+        for what, t in sec.findings:
+            out.append(Paragraph(f"<b>{text(what)}:</b> {text(t)}", st["answer"]))
+            out.append(Spacer(1, 1 * mm))
+    if sec.conclusions:
+        out.append(Paragraph("Conclusions and recommendations", st["h2"]))
+        for c in sec.conclusions:
+            out.append(Paragraph(text(c), st["conclusion"], bulletText="•"))
+    return out
 
 
 def render(content: ReportContent, path: str) -> None:
@@ -599,37 +912,20 @@ def render(content: ReportContent, path: str) -> None:
     doc.addPageTemplates([PageTemplate(id="page", frames=[frame])])
     width = doc.width
 
-    story: list[Any] = []
-    if content.logo:  # read and checked by build_report (reports.logo): a plain image of sensible size
-        img = Image(io.BytesIO(content.logo))
-        scale = min(60 * mm / img.drawWidth, 25 * mm / img.drawHeight, 1.0)
-        img.drawWidth *= scale
-        img.drawHeight *= scale
-        img.hAlign = "LEFT"
-        story += [img, Spacer(1, 10 * mm)]
-    else:
-        story.append(Spacer(1, 30 * mm))
-    story.append(Paragraph(text(opt.title), st["title"]))
-    if opt.customer:
-        story.append(Paragraph("Prepared for " + text(opt.customer), st["subtitle"]))
-    by = " · ".join(x for x in (opt.consultant, opt.company) if x)
-    if by:
-        story.append(Paragraph("By " + text(by), st["subtitle"]))
-    story.append(Paragraph(text(opt.date), st["subtitle"]))
-    story.append(Spacer(1, 12 * mm))
-    toc = TableOfContents()
-    toc.levelStyles = [st["toc1"]]
-    story += [Paragraph("Contents", st["h2"]), toc, PageBreak()]
-
+    story: list[Any] = _header(opt, content.logo, st, width)
     index = {sec.key: n for n, sec in enumerate(content.sections)}  # a section's bookmark: s<n>
     for n_sec, sec in enumerate(content.sections):
+        if sec.key == "not_included":  # a box: what the report leaves out, never a silent gap
+            story += _box(sec, n_sec, st, width)
+            continue
+        start = len(story)
         story.append(_heading(sec.title, st["h1"], 0, f"{n_sec}"))
         for kind, i in sec.order:
             if kind == "a":
                 story.append(_answer(sec.answers[i], st, index, opt.accent))
             elif kind == "p":
-                style = st["verdict"] if sec.key == "summary" else (st["small"] if sec.key == "appendix"
-                                                                       else st["body"])
+                style = st["answer"] if sec.key == "summary" else (st["small"] if sec.key == "appendix"
+                                                                      else st["body"])
                 bullet = "•" if sec.key == "summary" else None
                 story.append(Paragraph(text(sec.paragraphs[i]), style, bulletText=bullet))
                 story.append(Spacer(1, 1.5 * mm))
@@ -637,9 +933,13 @@ def render(content: ReportContent, path: str) -> None:
                 story += _table(sec.tables[i], st, width, opt.accent)
             else:
                 ch = sec.charts[i]
-                drawing = line_chart(ch, width, reg) if ch.kind == "lines" else heatmap(ch, width, reg)
-                story.append(KeepTogether([drawing, Paragraph(text(ch.title), st["caption"]), Spacer(1, 4 * mm)]))
-        story.append(PageBreak() if sec.key == "answers" else Spacer(1, 4 * mm))  # the answers: a page of their own
+                story += _chart(ch, width, reg, st)
+        _glue_heading(story, start)
+        if sec.key in ("answers", "summary"):  # page 1: the answers, then what they lead to; the evidence after
+            # the evidence on a page of its own, unless page 1 ran over onto a page it leaves mostly empty
+            story += [*_page_one_end(sec, st), CondPageBreak(0.6 * doc.height)]
+        else:
+            story.append(Spacer(1, 4 * mm))
 
     while story and isinstance(story[-1], Spacer):  # space after the last line: on a full page, a blank page
         story.pop()

@@ -1,7 +1,7 @@
 """``make stress``: the heavy variants of issue 17's reliability suite, run once, printing their figures.
 
     python -m tests.stress [--kills 100] [--fuzz-minutes 20] [--fuzz-examples 100000] [--roundtrip-examples 300]
-                           [--only kills,fuzz,io,hostile,audit]
+                           [--only kills,fuzz,io,hostile,audit,reports]
 
 * kills: ``main.py import`` killed by SIGKILL -- at a named phase (app/crashpoints.py, with a random delay) or by
   this script at a random moment -- then the workspace is checked against a clean import: every run whole or
@@ -16,6 +16,11 @@
   reaches for never shows, the file it would write is never written, no traceback.
 * audit: issue 36's categories (:data:`AUDIT_CATEGORIES`), each counted as cases held / tried: SQL that would
   write, what a received file controls, a full or read-only disk.
+
+* reports: every corpus file alone in a workspace of its own, reported by the command a consultant runs
+  (``main.py report FILE -o OUT.pdf --interval 1``, issue 26: the interval answers for the captures without time
+  stamps): a PDF, or the command's one-line reason, never a traceback; then every corpus file together in one
+  report.
 
 Prints one line per figure at the end (and progress on the way). Temporary files go under /tmp.
 """
@@ -297,13 +302,45 @@ def audit(work: Path) -> None:
         FIGURES.append(f"{what}: {ok} / {tried} cases held")
 
 
+# ---- reports ----------------------------------------------------------------------------------------------------
+def reports(work: Path) -> None:
+    from tests.reports.test_report_never_fails import FILES
+
+    corpus = ROOT / "tests" / "corpus"
+    pdfs, refused, broken = 0, 0, []
+    t0 = time.perf_counter()
+    for k, rel in enumerate(FILES):
+        d = work / f"f{k}"
+        d.mkdir()
+        pdf = d / "r.pdf"
+        r = subprocess.run([sys.executable, str(ROOT / "main.py"), "report", str(corpus / rel), "-w",
+                            str(d / "ws.duckdb"), "-o", str(pdf), "--date", "x", "--interval", "1"],
+                           capture_output=True, text=True, timeout=600, check=False)
+        if "Traceback" in r.stderr or (not pdf.exists() and r.returncode != 2):
+            broken.append(rel)
+            say(f"  BROKEN {rel}: exit {r.returncode}: {r.stderr.strip().splitlines()[-1:]}")
+        elif pdf.exists():
+            pdfs += 1
+        else:
+            refused += 1
+            say(f"  refused {rel}: {r.stderr.strip().splitlines()[-1:]}")
+    alone = time.perf_counter() - t0
+    pdf = work / "all.pdf"
+    r = subprocess.run([sys.executable, str(ROOT / "main.py"), "report", str(corpus), "-w", str(work / "all.duckdb"),
+                        "-o", str(pdf), "--date", "x", "--interval", "1"], capture_output=True, text=True,
+                       timeout=1800, check=False)
+    together = "a PDF" if pdf.exists() and "Traceback" not in r.stderr else f"FAILED (exit {r.returncode})"
+    FIGURES.append(f"reports of every corpus file alone: {pdfs} PDFs, {refused} refused with a reason, "
+                   f"{len(broken)} broken, of {len(FILES)} files ({alone / 60:.1f} min); all together: {together}")
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kills", type=int, default=100)
     ap.add_argument("--fuzz-examples", type=int, default=100_000, help="per fuzz test (two tests)")
     ap.add_argument("--fuzz-minutes", type=float, default=20, help="stop the fuzzing after this long")
     ap.add_argument("--roundtrip-examples", type=int, default=300, help="per format")
-    ap.add_argument("--only", default="kills,fuzz,io,hostile,audit")
+    ap.add_argument("--only", default="kills,fuzz,io,hostile,audit,reports")
     ap.add_argument("--seed", type=int, default=17)
     args = ap.parse_args(argv)
     only = set(args.only.split(","))
@@ -314,7 +351,8 @@ def main(argv: list[str]) -> int:
         work.chmod(0o755)
         for part, run in (("kills", lambda w: kills(args.kills, w, rng)),
                           ("fuzz", lambda w: fuzz(args.fuzz_examples, args.fuzz_minutes, args.roundtrip_examples, w)),
-                          ("io", io_errors), ("hostile", hostile), ("audit", audit)):
+                          ("io", io_errors), ("hostile", hostile), ("audit", audit),
+                          ("reports", reports)):
             if part in only:
                 say(f"== {part}")
                 (work / part).mkdir()

@@ -113,7 +113,7 @@ from app.analysis.question_kinds import move_question as move_question
 from app.analysis.question_kinds import question_from_params as question_from_params
 from app.errors import AnalysisError, Note
 from app.workspace import Workspace
-from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, LATENCY_HISTOGRAMS, has
+from parsers.kinds import DEVICE_RATES, IOMARK, JOB_SUMMARY, LATENCY_HISTOGRAMS, has
 from parsers.plugins import Registry
 
 VERDICTS = ("met", "not met", "held", "not held", "information")
@@ -338,12 +338,14 @@ def _answer_storm(ws: Workspace, q: StormQuestion, names: dict[int, str]) -> Ans
         raise AnalysisError(f"{run} has no reports to describe")
     figures = [Figure("peak", m.peak_iops, "IOPS", f"peak {fmt_value(m.peak_iops, 'IOPS')} at "
                       f"{fmt_span(m.peak_t_start_s, m.peak_t_end_s)}")]
-    if m.plateau_iops is not None:
+    if m.plateau_iops is not None and not one_interval_burst(m):
         figures.append(Figure("plateau", m.plateau_iops, "IOPS", f"plateau {fmt_value(m.plateau_iops, 'IOPS')}"))
     parts = [f"{run} peaked at {fmt_value(m.peak_iops, 'IOPS')} in the interval "
              f"{fmt_span(m.peak_t_start_s, m.peak_t_end_s)}, {fmt_value(m.time_to_peak_s, 's')} after "
              + ("the first activity" if m.activity_start_s is not None else "the start")]
-    if m.plateau_iops is not None:
+    if one_interval_burst(m):
+        parts.append("its busy part was that one interval: a burst, with no sustained level beside it")
+    elif m.plateau_iops is not None:
         parts.append(f"its sustained level (plateau) was {fmt_value(m.plateau_iops, 'IOPS')}")
     parts.append(f"it settled {fmt_value(m.settle_time_s, 's')} after the peak" if m.settle_time_s is not None
                  else "it did not settle before the end of the data")
@@ -357,6 +359,15 @@ def _answer_storm(ws: Workspace, q: StormQuestion, names: dict[int, str]) -> Ans
                    "device": q.device, "every_s": q.every_s},
                   [rep])
     return Answer(None, q.KIND, "", "information", figures, reason, ev, list(rep.notes))
+
+
+def one_interval_burst(m: Any) -> bool:
+    """A storm whose busy part (the intervals above half its peak) is its peak interval alone: a burst. Its
+    "plateau" is that interval's rate; the word is kept for a sustained level (issue 26: "held a plateau of
+    854 IOPS" was said of a 1-second spike)."""
+    if m.peak_t_start_s is None or m.peak_t_end_s is None or m.time_above_s is None:
+        return False
+    return bool(m.time_above_s <= (m.peak_t_end_s - m.peak_t_start_s) + 1e-9)
 
 
 @answers(LatencySourceQuestion)
@@ -439,7 +450,11 @@ def _answer_compare(ws: Workspace, q: CompareQuestion, names: dict[int, str]) ->
     if len(q.run_ids) == 2:
         other, ov, ratio = names[q.run_ids[1]], row["values"][1], row["ratio"][1]
         how = "" if ratio is None else f", {ratio:.2f} times the {val(bv)} of {base} (the baseline)"
-        reason = f"{label[0].upper() + label[1:]} of {other}: {val(ov)}{how}."
+        ab = _storm_ab(cmp, base, other)
+        if q.metric == "peak_iops" and ab:
+            reason = ab
+        else:
+            reason = f"{label[0].upper() + label[1:]} of {other}: {val(ov)}{how}." + (f" {ab}" if ab else "")
     else:
         known = [(v, names[r]) for v, r in zip(row["values"], q.run_ids) if v is not None]
         hi, lo = max(known), min(known)
@@ -448,6 +463,36 @@ def _answer_compare(ws: Workspace, q: CompareQuestion, names: dict[int, str]) ->
     ev = Evidence(list(q.run_ids), {}, [], [], {"column": column, "align": q.align, "stepped": True, "device": q.device,
                                                  "metric": q.metric, "every_s": q.every_s}, [cmp])
     return Answer(None, q.KIND, "", "information", figures, reason, ev, list(cmp.notes))
+
+
+def _storm_ab(cmp: Any, base: str, other: str) -> str:
+    """Storm A against storm B, the whole question: which peaks higher and by how much, and which sooner and by
+    how much; '' when the two runs have no peak or no time to peak (runs without device rates)."""
+    by = {r["metric"]: (r["values"], r["ratio"]) for r in cmp.metrics}
+    if "peak_iops" not in by or "time_to_peak_s" not in by:
+        return ""
+    (b, o), ratio = by["peak_iops"][0], by["peak_iops"][1][1]
+    tb, to = by["time_to_peak_s"][0]
+    if None in (b, o, tb, to) or len(by["peak_iops"][0]) != 2:
+        return ""
+    if o == b:
+        out = f"{other} and {base} peak at the same {fmt_value(o, 'IOPS')}"
+        hi_other = None
+    else:
+        hi_other = o > b
+        hi, lo = (other, base) if hi_other else (base, other)
+        times = f"{ratio:.2f} times" if hi_other and ratio else f"{(b / o):.2f} times" if o else ""
+        out = (f"{hi} peaks higher than {lo}: {fmt_value(max(b, o), 'IOPS')} against {fmt_value(min(b, o), 'IOPS')}"
+               + (f", {times} as high ({fmt_value(abs(o - b), 'IOPS')} more)" if times else ""))
+    if to == tb:
+        return out + f"; both {fmt_value(to, 's')} after their first activity."
+    soon_other = to < tb
+    first, then = (to, tb) if soon_other else (tb, to)
+    when = (f"{fmt_value(first, 's')} after its first activity against {fmt_value(then, 's')} "
+            f"({fmt_value(then - first, 's')} sooner)")
+    if hi_other is not None and hi_other == soon_other:
+        return out + f", and sooner: {when}."
+    return out + f"; {other if soon_other else base} peaks sooner: {when}."
 
 
 def _run(ws: Workspace, run_id: int) -> dict[str, Any]:
@@ -501,8 +546,8 @@ def _answer_response(ws: Workspace, q: ResponseTimeQuestion, names: dict[int, st
         return -1.0 if s is None else s
 
     def share_text(r: dict[str, Any]) -> str:
-        if r["share"] is not None:
-            return fmt_pct(r["share"]) + (" (exact)" if r.get("exact") else "")
+        if r["share"] is not None:  # IOmark's own share is the figure it printed: no "(exact)" of a histogram
+            return fmt_pct(r["share"]) + (" (exact)" if r.get("exact") and r.get("basis") != IOMARK else "")
         lo_b, hi_b = r["bounds"]
         lo, hi, est_t = pct_bounds(lo_b, hi_b, r.get("estimate"))
         est = f", estimate {est_t}" if r.get("estimate") is not None else ""
@@ -528,22 +573,24 @@ def _answer_response(ws: Workspace, q: ResponseTimeQuestion, names: dict[int, st
     n = len(rows)
     thr, goal = fmt_value(q.threshold_ms, "ms"), fmt_pct_value(q.goal_pct)
     what = "disk" if any(x[1] is not None for x in rows) else "run"
+    of = "of responses" if all(x[2].get("basis") == IOMARK for x in rows) else "of I/O"  # IOmark's own words
     if all(p is True for p in passed):
         verdict = "met"
         if n > 1:
-            reason = (f"Every one of the {n} {what}s answered at least {goal} of I/O within {thr}; the lowest, "
+            reason = (f"Every one of the {n} {what}s answered at least {goal} {of} within {thr}; the lowest, "
                       f"{where(rid, d)}, {share_text(r)}.")
         else:
-            reason = f"{where(rid, d)} answered {share_text(r)} of I/O within {thr}, meeting the goal of {goal}."
+            reason = f"{where(rid, d)} answered {share_text(r)} {of} within {thr}, meeting the goal of {goal}."
     elif any(p is False for p in passed):
         verdict = "not met"
         bad = [x for x in rows if x[2]["passed"] is False]
-        reason = (f"{where(rid, d)} answered only {share_text(r)} of I/O within {thr}, below the goal of {goal}"
+        reason = (f"{where(rid, d)} answered only {share_text(r)} {of} within {thr}, below the goal of {goal}"
                   + (f" ({len(bad)} of {n} {what}s miss it)." if n > 1 else "."))
     else:
         verdict = "information"
         reason = (f"The latency histogram of {where(rid, d)} only bounds the share within {thr} "
                   f"({share_text(r)}): it cannot tell whether the goal of {goal} is met.")
+    reason += _iomark_rows(rows, thr, goal) + _worst_stretch(ws, rows, q, where)
     notes: list[str] = []
     if any(x[2].get("basis") == "iostat await" for x in rows):
         notes.append("from iostat's await: interval-level, each report's mean per request, not single I/Os")
@@ -558,6 +605,55 @@ def _answer_response(ws: Workspace, q: ResponseTimeQuestion, names: dict[int, st
     return Answer(None, q.KIND, "", verdict, figures, reason, ev, notes)
 
 
+def _iomark_rows(rows: list[tuple[int, str | None, dict[str, Any]]], thr: str, goal: str) -> str:
+    """An IOmark run's result rows, each its own measurement (one data server, then two): every row's share in
+    the answer, what tells the rows apart first ('one data server 3.00 %, two data servers 27.00 %')."""
+    out = []
+    for _rid, _d, r in rows:
+        got = r.get("rows") or []
+        if r.get("basis") != IOMARK or len(got) < 2:
+            continue
+        parts = [(m.group(1) if (m := re.match(r"^(?:line|row) \d+ \((.*)\)$", x["row"])) else x["row"]).split(", ")
+                 for x in got]
+        common = set(parts[0]).intersection(*parts[1:])
+        labels = [", ".join(p for p in ps if p not in common) or x["row"] for ps, x in zip(parts, got)]
+        listed = "; ".join(f"{lab}: {fmt_pct(x['share'])}" for lab, x in zip(labels, got))
+        below = sum(x["share"] * 100 < float(goal.rstrip(" %")) for x in got)
+        out.append(f" IOmark's {len(got)} result rows are separate measurements ({listed} of responses within "
+                   f"{thr}); {below} of {len(got)} below the goal of {goal}.")
+    return "".join(out)
+
+
+def _worst_stretch(ws: Workspace, rows: list[tuple[int, str | None, dict[str, Any]]], q: ResponseTimeQuestion,
+                   where: Callable[[int, str | None], str]) -> str:
+    """Which VM disk suffered and when: the stretch of a vscsiStats run (a disk alone, or with others active)
+    whose share within the threshold is lowest, when it is below the goal -- also when the whole run meets it."""
+    from app.analysis.vm_timeline import vm_disk_words, vm_timeline
+    from parsers.kinds import TIME_SERIES
+
+    worst: tuple[float, str] | None = None
+    for rid in dict.fromkeys(r[0] for r in rows):
+        if not (has(_run(ws, rid)["kind"], TIME_SERIES) and has(_run(ws, rid)["kind"], LATENCY_HISTOGRAMS)):
+            continue
+        disks = {d for r, d, _x in rows if r == rid and d is not None}
+        for disk in vm_timeline(ws, rid, q.threshold_ms).disks:
+            if disks and disk.device not in disks:
+                continue
+            for p in disk.phases:
+                best = p.share.best if p.share is not None else None
+                if best is None or best * 100 >= q.goal_pct or (worst is not None and best >= worst[0]):
+                    continue
+                with_ = ("alone" if p.alone else "while " + ", ".join(vm_disk_words(o) for o in p.others)
+                         + (" was" if len(p.others) == 1 else " were") + " active")
+                when = (f"minutes {fmt_value(p.t_start_min)}–{fmt_value(p.t_end_min)}" if p.t_start_min is not None
+                        else f"collections {p.first + 1}–{p.last + 1}")
+                est = "" if p.share is not None and p.share.exact else " (estimate)"
+                worst = (best, f" {where(rid, disk.device)} suffered most {with_} ({when}): {fmt_pct(best)}{est} "
+                               f"of its I/O within {fmt_value(q.threshold_ms, 'ms')}, below the goal of "
+                               f"{fmt_pct_value(q.goal_pct)}.")
+    return "" if worst is None else worst[1]
+
+
 @answers(SizingQuestion)
 def _answer_sizing(ws: Workspace, q: SizingQuestion, names: dict[int, str]) -> Answer:
     from app.analysis.sizing import measured_inputs, size_vdi
@@ -567,9 +663,9 @@ def _answer_sizing(ws: Workspace, q: SizingQuestion, names: dict[int, str]) -> A
                               "profile": q.profile}
     ends: list[tuple[str, Any]] = []
     measured = None
-    if q.iops_per_user_storm is not None:
-        ends.append(("steady", size_vdi(q.users, q.iops_per_user, **common)))
-        ends.append(("storm", size_vdi(q.users, q.iops_per_user_storm, **common)))
+    if q.iops_per_user_storm is not None:  # a range of users' loads (8..25): light and heavy users
+        ends.append(("light users", size_vdi(q.users, q.iops_per_user, **common)))
+        ends.append(("heavy users", size_vdi(q.users, q.iops_per_user_storm, **common)))
     elif q.measured_run is not None:
         assert q.vms is not None
         measured = measured_inputs(ws, q.measured_run, q.vms)
@@ -591,7 +687,9 @@ def _answer_sizing(ws: Workspace, q: SizingQuestion, names: dict[int, str]) -> A
         n = res.disks_layout
         disks = f"{n:,} disk{'s' if n != 1 else ''}"
         label = f"{end} " if end else ""
-        figures.append(Figure(f"disks, {label}{load}", n, "disks", f"{label}{load}: {disks}"))
+        said = (f"{end} ({fmt_value(ipu * mult, 'IOPS')} each): {disks}" if end.endswith("users") else
+                f"{label}{load}: {disks}")
+        figures.append(Figure(f"disks, {label}{load}", n, "disks", said))
         why = [end] if end else []
         if res.disks_for_capacity is not None and res.disks_for_capacity > res.disks_for_iops:
             why.append(f"capacity decides; {res.disks_for_iops:,} for the IOPS")

@@ -273,7 +273,15 @@ def _live_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, .
     boot = [r[0] for r in ws.con.execute("SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ? AND "
                                          "since_boot ORDER BY 1", [run_id]).fetchall()]
     every_device = set(choice.used) == {d for d, _g, _la in devices}
-    g = ws.query(per_report_sql(ops, wanted, every_device), [run_id] if every_device else [run_id, choice.used])
+    import duckdb
+
+    try:
+        g = ws.query(per_report_sql(ops, wanted, every_device), [run_id] if every_device else [run_id, choice.used])
+    except duckdb.ConversionException as e:  # the exact sums cast to DECIMAL: an infinite value cannot be summed
+        named = _not_finite(ws, run_id)
+        if named is None:
+            raise
+        raise named from e
 
     def clock(sample_idx: int) -> datetime | None:  # read on its own: the sums need not read every row's stamp
         sql = "SELECT min(ts) FROM iostat_samples WHERE run_id = ? AND sample_idx = ? AND NOT since_boot"
@@ -285,6 +293,22 @@ def _live_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, .
         return found
 
     return _Sums(choice, boot, g, clock)
+
+
+def _not_finite(ws: Workspace, run_id: int) -> AnalysisError | None:
+    """The error naming the first report and device of a run that holds an infinite or not-a-number figure (a
+    workspace edited by another program: the import stores none); None when the run holds none."""
+    cols = [c for (c,) in ws.con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = "
+                                         "'iostat_samples' AND data_type IN ('DOUBLE', 'FLOAT')").fetchall()]
+    if not cols:
+        return None
+    bad = " OR ".join(f'NOT isfinite("{c}")' for c in cols)
+    row = ws.con.execute(f"SELECT sample_idx, device FROM iostat_samples WHERE run_id = ? AND ({bad}) "
+                         "ORDER BY sample_idx, device LIMIT 1", [run_id]).fetchone()
+    if row is None:
+        return None
+    return AnalysisError(f"run {run_id} holds a figure that is not a finite number (report {int(row[0]) + 1}, "
+                         f"device {row[1]}): its rates cannot be summed")
 
 
 def _stored_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, ...], wanted: frozenset[str]

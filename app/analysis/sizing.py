@@ -251,7 +251,7 @@ def parse_iops_range(value: Any) -> tuple[float, float | None]:
 
 @dataclass
 class SizingCase:
-    label: str  # "steady" | "storm"
+    label: str  # "light" | "heavy" (a range of users' loads) or "steady" | "storm" (a storm multiplier)
     iops_per_user: float  # the per-user load this case sizes for (storm: steady x multiplier)
     result: SizingResult
 
@@ -263,16 +263,18 @@ def sizing_cases(users: int, iops_per_user: Any, *, storm_multiplier: float | No
                  **kwargs: Any) -> list[SizingCase]:
     """The steady case and, when a storm is given, the storm case, sized alike.
 
-    ``iops_per_user`` is a number or a range "8..25" (steady..storm). With a number and a
+    ``iops_per_user`` is a number or a range "8..25": the light and the heavy user of the sizing method (ETRI:
+    "workload of an office user ranges in 8~25 IOPS"), labelled light and heavy. With a number and a
     ``storm_multiplier`` other than 1, the storm load is steady x multiplier (8 x 3.125 = 25). The storm
     case's arithmetic is exact: steady and multiplier enter ``size_vdi`` as given (no rounded product).
     """
     steady, storm_ipu = parse_iops_range(iops_per_user)
     if storm_ipu is not None and storm_multiplier not in (None, 1, 1.0):
         raise AnalysisError("give either an IOPS-per-user range or a storm multiplier, not both")
-    cases = [SizingCase("steady", steady, size_vdi(users, steady, storm_multiplier=1.0, **kwargs))]
-    if storm_ipu is not None:
-        cases.append(SizingCase("storm", storm_ipu, size_vdi(users, storm_ipu, storm_multiplier=1.0, **kwargs)))
+    cases = [SizingCase("steady" if storm_ipu is None else "light", steady,
+                        size_vdi(users, steady, storm_multiplier=1.0, **kwargs))]
+    if storm_ipu is not None:  # a range: light and heavy users, not a steady load and its storm
+        cases.append(SizingCase("heavy", storm_ipu, size_vdi(users, storm_ipu, storm_multiplier=1.0, **kwargs)))
     elif storm_multiplier not in (None, 1, 1.0):
         res = size_vdi(users, steady, storm_multiplier=storm_multiplier, **kwargs)
         cases.append(SizingCase("storm", float(_frac(steady) * _frac(storm_multiplier)), res))

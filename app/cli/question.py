@@ -54,7 +54,7 @@ def _ids(text: str) -> list[int]:
 
 
 def _range(text: str) -> tuple[float, float | None]:
-    """``8`` or ``8..25`` (steady..storm)."""
+    """``8`` or ``8..25`` (light..heavy users)."""
     lo, sep, hi = text.partition("..")
     try:
         return float(lo), (float(hi) if sep else None)
@@ -91,7 +91,7 @@ FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
     ("--goal-pct", "goal_pct", {"type": float, "metavar": "P", "help": "default 80"}, {"response_time"}),
     ("--users", "users", {"type": int, "metavar": "N"}, {"sizing"}),
     ("--iops-per-user", "iops_per_user", {"type": _range, "metavar": "X[..Y]",
-                                          "help": "one value, or steady..storm (8..25): both are answered"},
+                                          "help": "one value, or light..heavy users (8..25): both are answered"},
      {"sizing"}),
     ("--measured-run", "measured_run", {"type": int, "metavar": "ID", "help": "IOPS per user measured on this run"},
      {"sizing"}),

@@ -57,8 +57,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--latency-threshold-ms", type=float)
     p.add_argument("--latency-goal-pct", type=float)
     p.add_argument("--users", type=int, help="VDI sizing: number of users")
-    p.add_argument("--iops-per-user", type=_iops_per_user, metavar="N|STEADY..STORM",
-                   help="IOPS per user, or a range such as 8..25 (steady..storm: both cases are sized)")
+    p.add_argument("--iops-per-user", type=_iops_per_user, metavar="N|LIGHT..HEAVY",
+                   help="IOPS per user, or a range such as 8..25 (light..heavy users: both are sized)")
     p.add_argument("--read-pct", type=float)
     p.add_argument("--raid")
     p.add_argument("--disk-iops", type=float)
@@ -117,9 +117,10 @@ def _chosen(specs: list[tuple[str | None, Any]], file: str, source: str) -> Any:
     return None
 
 
-def _import_folder(args: argparse.Namespace, ws: Any) -> tuple[list[int], bool]:
+def _import_folder(args: argparse.Namespace, ws: Any) -> tuple[list[int], list[tuple[str, str]]]:
     """PATHs imported (files already in the workspace are found again), the folder's answers given to the runs
-    that need them; the runs and whether some file failed. A run still without interval stops the command."""
+    that need them; the runs and the files that failed (name, why). A run still without interval stops the
+    command."""
     from app.importer import answer, iter_import, open_questions
     from parsers.base import ImportOptions
 
@@ -129,14 +130,14 @@ def _import_folder(args: argparse.Namespace, ws: Any) -> tuple[list[int], bool]:
     if missing:
         raise UsageError(f"no such file or folder: {', '.join(missing)}")
     run_ids: list[int] = []
-    failed = False
+    failed: list[tuple[str, str]] = []
     for step in iter_import(ws, args.paths, ImportOptions()):
         r = step.result
         if r.status == "failed":
             print(f"FAILED     {r.error}", file=sys.stderr)
+            failed.append((Path(r.path).name, r.error or "not imported"))
         elif r.status == "imported":
             print(f"imported   {r.path}  run {', '.join(map(str, r.run_ids))}")
-        failed |= r.status == "failed"
         run_ids += r.run_ids
     unanswered = []
     for q in open_questions(ws, run_ids):
@@ -168,6 +169,22 @@ def _unanswered(questions: list[Any]) -> None:
                          "SECONDS (all of them) or --interval FILE=SECONDS")
 
 
+def _logo_problem(logo: str | None) -> str | None:
+    """Why the logo given on the command line cannot be used (it stops the command; one from a template is a note
+    in the report's output instead), or None."""
+    if not logo:
+        return None
+    from reports.logo import LogoUnusable, read_logo
+
+    if not Path(logo).exists():
+        return f"logo {logo} not found"
+    try:
+        read_logo(logo)
+    except LogoUnusable as e:
+        return str(e)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from reports import ReportOptions, build_report, load_template, save_template
     from reports.options import TemplateInvalid
@@ -179,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
     sizing = {k: getattr(args, k) for k in ("users", "iops_per_user", "read_pct", "raid", "disk_iops", "disk_type",
                                             "storm_multiplier", "gb_per_user", "disk_gb")
               if getattr(args, k) is not None}
-    failed = False
+    failed: list[tuple[str, str]] = []
     # read-only unless captures are imported or a template saved: a received workspace is never changed (not even
     # migrated), and a read-only file (chmod 444, a read-only share) makes its report too
     writes = bool(args.paths) or bool(args.save_template)
@@ -188,6 +205,10 @@ def run(args: argparse.Namespace) -> int:
             folder_runs, failed = _import_folder(args, ws)
             if not args.runs:
                 if not folder_runs:
+                    if failed:  # traces were there, and each one failed (said above, file by file)
+                        what = (failed[0][0] if len(failed) == 1 else
+                                f"every file of {', '.join(Path(p).name for p in args.paths)}")
+                        raise UsageError(f"nothing to report on: {what} failed to import")
                     raise UsageError(f"no traces in {', '.join(args.paths)}: nothing to report on")
                 args.runs = folder_runs
         try:
@@ -208,20 +229,13 @@ def run(args: argparse.Namespace) -> int:
             confidential=args.confidential)
         if not opt.date:
             opt = opt.merged(date=date.today().strftime("%d %B %Y"))
-        if args.logo:  # given here: a logo that cannot be used stops the command (one from a template is a note)
-            from reports.logo import LogoUnusable, read_logo
-
-            if not Path(args.logo).exists():
-                print(f"error: logo {args.logo} not found", file=sys.stderr)
-                return 2
-            try:
-                read_logo(args.logo)
-            except LogoUnusable as e:
-                print(f"error: {e}", file=sys.stderr)
-                return 2
+        problem = _logo_problem(args.logo)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
         if args.save_template:
             save_template(ws.con, args.save_template, opt)
-        content = build_report(ws, opt, args.output)
+        content = build_report(ws, opt, args.output, not_imported=failed)
     for note in content.notes:
         print(f"note: {note}", file=sys.stderr)
     if args.json:

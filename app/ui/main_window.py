@@ -562,7 +562,10 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("No traces in that folder: nothing to report on.", 10000)
             return
         self.browser.select_runs(run_ids)
-        self._ask_open_questions(run_ids, "Continue to the report", lambda: self._report_on(run_ids))
+        from pathlib import Path
+
+        failed = [(Path(r.path).name, r.error or "not imported") for r in result if r.status == "failed"]
+        self._ask_open_questions(run_ids, "Continue to the report", lambda: self._report_on(run_ids, failed))
 
     def _ask_open_questions(self, run_ids: list[int], go_on: str, then: Callable[[], None]) -> None:
         """What the runs cannot say themselves (app/importer.py open_questions) asked in one dialog, the answers
@@ -590,10 +593,11 @@ class MainWindow(QMainWindow):
         self.browser.select_runs(run_ids)
         then()
 
-    def _report_on(self, run_ids: list[int]) -> None:
+    def _report_on(self, run_ids: list[int], failed: list[tuple[str, str]] | None = None) -> None:
+        """The report dialog on the folder's runs; the folder's files that failed are listed in the report."""
         from app.ui.report_dialog import ReportDialog
 
-        self.report_dialog = ReportDialog(self.ws, run_ids, self, self.settings)
+        self.report_dialog = ReportDialog(self.ws, run_ids, self, self.settings, not_imported=failed)
         self.report_dialog.show()
 
     def _apply_read_only(self) -> None:

@@ -70,8 +70,10 @@ class ReportDialog(QDialog):
     point the PDF at a file here). The date is today's.
     """
 
-    def __init__(self, ws: Workspace, run_ids: list[int], parent: Any = None, settings: QSettings | None = None):
+    def __init__(self, ws: Workspace, run_ids: list[int], parent: Any = None, settings: QSettings | None = None,
+                 not_imported: list[tuple[str, str]] | None = None):
         super().__init__(parent)
+        self.not_imported = list(not_imported or [])  # the folder's files that failed: listed in the report
         self.setWindowTitle("Export report")
         self.ws = ws
         self.settings = settings
@@ -227,10 +229,11 @@ class ReportDialog(QDialog):
         from reports import build_report
 
         reader = self.ws.cursor()  # a handle of the window's workspace (read-only when the window's is)
+        not_imported = self.not_imported
 
         def job(state: Any) -> Any:
             with reader as ws:
-                return build_report(ws, opt, path, state)
+                return build_report(ws, opt, path, state, not_imported=not_imported)
 
         self.job = JobThread(job, self, connections=[reader.con])
         self.job.progress.connect(lambda f, m: (self.progress.setValue(int(f * 100)), self.status.setText(m)))

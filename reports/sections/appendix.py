@@ -22,10 +22,11 @@ def build(ctx: ReportContext) -> Section | None:
         tol, thr = _parameters(ctx)
         sec.table(Table("How the figures were computed", ["Analysis", "Method"],
                         [[METHOD_TITLES[k], METHOD_PROSE[k].format(tol=tol, thr=thr)]
-                         for k in used if k in METHOD_PROSE], widths=[0.2, 0.8], max_cell=2000))
-    sec.table(Table("Glossary", ["Term", "Meaning"], [list(g) for g in GLOSSARY], widths=[0.2, 0.8], max_cell=2000))
+                         for k in used if k in METHOD_PROSE], widths=[0.2, 0.8], max_cell=2000, small=True))
+    sec.table(Table("Glossary", ["Term", "Meaning"], [list(g) for g in GLOSSARY if _used(g[0], used)],
+                    widths=[0.2, 0.8], max_cell=2000, small=True))
     sec.table(Table("Assumptions and limitations", ["", ""], [list(x) for x in LIMITATIONS], widths=[0.2, 0.8],
-                    max_cell=2000))
+                    max_cell=2000, small=True))
     sec.para(f"Sources. Each run's file, tool, host, tags and import warnings, and the SHA-256 checksum of the "
              f"file as imported. StormScope {version()} wrote this report: the same files (the same checksums), "
              "imported with the same settings, and the same report options give the same figures and a "
@@ -33,8 +34,12 @@ def build(ctx: ReportContext) -> Section | None:
     for r in ctx.runs:
         warn = [report_warning(w) for w in r.get("warnings") or []]
         src = str(r.get("source_path") or "")
-        shown = src if opt.full_paths else src.replace("\\", "/").rsplit("/", 1)[-1]
-        tags = ", ".join(f"{k} = {v}" for k, v in sorted(_tags(r).items()))
+        # anonymised: no file name (it holds the customer's hosts) and never the consultant's folders
+        shown = (an.file(src, int(r["run_id"])) if an.enabled else src if opt.full_paths
+                 else src.replace("\\", "/").rsplit("/", 1)[-1])
+        # anonymised: a tag's words are the consultant's notes about the customer (a site, a team): only numbers
+        tags = ", ".join(f"{k} = {v if not an.enabled or _number(v) else 'withheld'}"
+                         for k, v in sorted(_tags(r).items()))
         sec.para(an.text(
             f"Run {r['run_id']} · {shown} · {kind_label(r['kind'])}, "
             f"{r.get('tool_version') or 'version not stated'} · "
@@ -46,6 +51,26 @@ def build(ctx: ReportContext) -> Section | None:
     if cut:
         sec.para("Names cut short. Some names the files give are too long to print: " + "; ".join(cut) + ".")
     return sec
+
+
+# the analyses (appendix method keys) a glossary term belongs to; a term not listed is always defined
+GLOSSARY_FOR = {"Await": {"storm", "overlay", "compare", "cap"}, "Peak": {"storm", "compare", "overlay", "cap"},
+                "Plateau": {"storm", "compare", "cap"}, "Median interval": {"cap", "compare", "storm"},
+                "Write penalty": {"sizing"}, "Storm multiplier": {"sizing"},
+                "GAVG, KAVG, DAVG": {"latency_source", "vm_load"}, "Percentile": {"storm", "latency", "compare"}}
+
+
+def _used(term: str, used: list[str]) -> bool:
+    """A glossary term is printed when an analysis of the report uses it."""
+    return term not in GLOSSARY_FOR or bool(GLOSSARY_FOR[term] & set(used))
+
+
+def _number(v: object) -> bool:
+    try:
+        float(str(v))
+    except ValueError:
+        return False
+    return True
 
 
 def _parameters(ctx: ReportContext) -> tuple[str, str]:
@@ -76,15 +101,11 @@ def report_warning(stored: str) -> str:
 
 
 LIMITATIONS = (
+    ("Charts", "Each interval is drawn as a step over the seconds it covers; a long series is drawn with the minimum "
+               "and maximum of every point column, so no peak is lost; an interval without a value is a gap."),
     ("What the tools see", "iostat, sar, nmon and perfmon count every I/O of a device, from every process and "
                            "the filesystem's own journal and metadata; esxtop counts every command of a host's "
                            "VMs on a device. No tool here tells one application's I/O from another's."),
-    ("Interval figures", "The tools report per interval or collection: a burst shorter than one "
-                         "interval is averaged with the rest of that interval, so a peak is the highest interval, "
-                         "not the highest instant."),
-    ("Histograms", "A share within a threshold is exact only when the threshold is an edge of the tool's "
-                   "histogram buckets; otherwise the report gives the bounds and marks the interpolated figure "
-                   "as an estimate."),
     ("Sizing", "Sizing multiplies the IOPS per user and the RAID write penalty exactly; the IOPS a disk "
                "delivers are typical figures for its type, not a measurement of the customer's disks."),
     ("Clocks", "Times are those the tools printed (the host's clock and time zone). Runs are aligned on their "

@@ -81,6 +81,7 @@ def build(ctx: ReportContext) -> Section | None:
         if not results:
             continue
         ctx.values.setdefault("cap", {})[r["run_id"]] = results[0].as_dict()
+        ctx.covered.add(r["run_id"])
         ctx.cap_runs.add(r["run_id"])
         if r["run_id"] not in ctx.plateaus:
             ctx.plateaus[r["run_id"]] = ctx.storm(r["run_id"]).run.plateau_iops

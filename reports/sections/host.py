@@ -83,7 +83,7 @@ def vm_load(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                          "refs": [], "bands": []}))
         sec.para("Each interval is drawn as a step over the seconds it covers; a VM's rate is the sum over its "
                  "virtual disks. The busiest VMs are drawn; the table gives every VM.")
-    rows = [[ctx.an.text(v.vm), fmt_pct(v.share), fmt_value(round(v.commands)), fmt_value(v.peak_commands_s),
+    rows = [[ctx.an.vm_name(v.vm), fmt_pct(v.share), fmt_value(round(v.commands)), fmt_value(v.peak_commands_s),
              fmt_value(v.gavg_ms, "ms"), f"{v.alone_intervals:,} of {v.active_intervals:,}",
              fmt_value(v.gavg_alone_ms, "ms"), fmt_value(v.gavg_together_ms, "ms")] for v in vl.vms]
     sec.table(Table("Load and latency per VM",
@@ -110,5 +110,5 @@ def _vm_lines(ctx: ReportContext, vl: Any) -> list[dict[str, Any]]:
     idx = s.frame.get_column("sample_idx").to_list()
     t0, t1 = s.col("t_start_s").tolist(), s.col("t_end_s").tolist()
     rates = vm_rates(ctx.ws, vl.run_id)
-    return [{"label": ctx.an.text(v.vm), "t0": t0, "t": t1, "y": [rates.get(v.vm, {}).get(int(i)) for i in idx]}
+    return [{"label": ctx.an.vm_name(v.vm), "t0": t0, "t": t1, "y": [rates.get(v.vm, {}).get(int(i)) for i in idx]}
             for v in vl.vms[:MAX_VM_LINES]]

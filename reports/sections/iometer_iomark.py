@@ -22,6 +22,7 @@ from app.analysis.bench_results import (
     mean_text,
     ratio_text,
     row_text,
+    share_text,
     without_then_with_limit,
 )
 from reports.content import Section, Table, fmt, ms, num
@@ -60,9 +61,11 @@ def _iometer(ctx: ReportContext, out: _Parts, rid: int) -> IometerSummary:
     res = iometer_summary(ctx.ws, rid, given, name=ctx.name(rid))
     for r in res.rows:
         ctx.an.device(r.target)
-    out.answers.append(ctx.an.text(res.answer))
-    if res.cap is not None:
-        ctx.verdicts.append(ctx.an.text(res.answer))
+    if rid not in _asked(ctx):  # a question's answer is on page 1 and in its section: not said a third time
+        out.answers.append(ctx.an.text(res.answer))
+        ctx.findings.append(("Iometer", ctx.an.text(res.answer)))
+        if res.cap is not None:
+            ctx.verdicts.append(ctx.an.text(res.answer))
     header = ["Test", "Access specification", "Target", "IOPS", "MB/s", "Mean response", "Max response"]
     rows = [[str(r.result_set + 1), r.access_spec, ctx.an.device(r.target), fmt(r.iops, 1), fmt(r.mb_s, 2),
              ms(r.mean_ms), ms(r.max_ms)] + ([_cap_cell(r)] if res.cap is not None else []) for r in res.rows]
@@ -73,6 +76,11 @@ def _iometer(ctx: ReportContext, out: _Parts, rid: int) -> IometerSummary:
     return res
 
 
+def _asked(ctx: ReportContext) -> set[int]:
+    """The runs a question of the report is about."""
+    return {rid for sq, _a in ctx.answered for rid in sq.question.run_ids_used()}
+
+
 def _comparison(ctx: ReportContext, out: _Parts, a: IometerSummary, b: IometerSummary) -> None:
     """Two Iometer runs: the one without a limit in force first, the one whose cap held second."""
     a, b = without_then_with_limit(a, b)
@@ -80,6 +88,7 @@ def _comparison(ctx: ReportContext, out: _Parts, a: IometerSummary, b: IometerSu
     if not cmp.rows:
         return
     out.answers.append(ctx.an.text(cmp.answer))
+    ctx.findings.append(("Iometer", ctx.an.text(cmp.answer)))
     rows = [[x["access_spec"], ctx.an.device(x["target"]), fmt(x["iops_a"], 1), fmt(x["iops_b"], 1),
              ratio_text(x["iops_ratio"]), fmt(x["mb_s_a"], 2), fmt(x["mb_s_b"], 2), ms(x["mean_ms_a"]),
              ms(x["mean_ms_b"])] for x in cmp.rows]
@@ -100,11 +109,13 @@ def _iomark(ctx: ReportContext, out: _Parts, rid: int) -> None:
         res.goal_source = GOAL_SOURCE
     else:
         res.goal_source = "the report's response-time goal"
-    out.answers.append(ctx.an.text(res.answer))
-    ctx.verdicts.append(ctx.an.text(res.answer))
+    if rid not in _asked(ctx):
+        out.answers.append(ctx.an.text(res.answer))
+        ctx.verdicts.append(ctx.an.text(res.answer))
+        ctx.findings.append(("IOmark", ctx.an.text(res.answer)))
     t = num(res.threshold_ms)
     rows = [[str(r.line or "–"), ctx.an.text(row_text(r)), "–" if r.users is None else str(r.users), fmt(r.iops, 1),
-             fmt(r.mb_s, 2), ms(r.mean_ms), "–" if r.share_pct is None else f"{num(r.share_pct)} %",
+             fmt(r.mb_s, 2), ms(r.mean_ms), share_text(r.share_pct),
              {True: "yes", False: "no", None: "–"}[r.meets], {True: "pass", False: "fail", None: "–"}[r.stated_pass]]
             for r in res.rows]
     users = "–" if res.users_supported is None else str(res.users_supported)
@@ -127,6 +138,7 @@ def build(ctx: ReportContext) -> Section | None:
     if not meter and not mark:
         return None
     out = _Parts()
+    ctx.covered.update(meter + mark)
     summaries = [_iometer(ctx, out, rid) for rid in meter]
     if summaries:
         out.notes.insert(0, IOMETER_NOTE)

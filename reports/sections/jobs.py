@@ -40,6 +40,7 @@ def build(ctx: ReportContext) -> Section | None:
         if not rows:
             continue
         label = kind_label(r["kind"])
+        ctx.covered.add(r["run_id"])
         more = f"The first {MAX_ROWS} of {len(rows)} rows are shown." if len(rows) > MAX_ROWS else ""
         # say which latency each column measures where the tool measures several: fio's mean is of the total
         # latency (submission + completion, as every section of the report takes it), its percentiles usually of

@@ -36,8 +36,10 @@ def build(ctx: ReportContext) -> Section | None:
         except AnalysisError as e:
             why = _customer_error(str(e))
             sec.para(ctx.an.text(f"{name} {why}." if why.startswith(("has ", "is ")) else f"{name}: {why}."))
+            ctx.covered.add(r["run_id"])  # said why here: not a run left out without a word
             continue
         ctx.values.setdefault("latency", {})[r["run_id"]] = ls.as_dict()
+        ctx.covered.add(r["run_id"])
         share_txt, est = share_cells(ls)
         if ls.exact:
             ctx.verdicts.append(f"{share_txt} of I/O completed within {num(thr)} ms on {name} "

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.analysis.questions import COMPARE_METRICS, fmt_pct, fmt_pct_value, fmt_span, fmt_value
-from app.analysis.storm import PLATEAU_DEFINITION
+from app.analysis.questions import COMPARE_METRICS, fmt_pct, fmt_pct_value, fmt_span, fmt_value, one_interval_burst
 from app.analysis.text import pct_bounds
-from parsers.kinds import DEVICE_RATES, IOMARK, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
-from reports.content import VERDICT_WORDS, Chart, Section, Table, _device_rule, _heatmap, _ratio, _vm_disk, ms
+from parsers.kinds import IOMARK, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
+from reports.conclusions import verdict_words
+from reports.content import Chart, Section, Table, _device_rule, _heatmap, _ratio, _vm_disk, ms
 from reports.context import ReportContext
 from reports.sections import question_section
 from reports.sections.overlay import log_scale
@@ -36,7 +36,7 @@ def _open(ctx: ReportContext, n: int, a: Any) -> Section:
     from reports.content import clean
 
     number = f" · {clean(a.number, ctx.an, ctx.opt)}." if a.number else ""
-    sec.para(f"Answer: {VERDICT_WORDS[a.verdict]}{number} {clean(a.reason, ctx.an, ctx.opt)}")
+    sec.para(f"Answer: {verdict_words(a)}{number} {clean(a.reason, ctx.an, ctx.opt)}")
     return sec
 
 
@@ -109,8 +109,7 @@ def cap(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                         + (" (logarithmic scale)" if log else ""),
                         {"lines": lines, "x": _axis(series), "y": unit, "log": log, "refs": refs, "bands": bands}))
         over = any(b["style"] == "over" for b in bands)
-        sec.para(f"Each interval is drawn as a step over the seconds it covers (the I/O of {devices} summed). The red "
-                 "dashed line is the "
+        sec.para(f"The I/O of {devices} summed. The red dashed line is the "
                  "cap, the orange dotted line the cap plus its tolerance; the dark band is the worst window"
                  + (", the light bands the intervals above the cap plus tolerance." if over else
                     "; no interval went above the cap plus tolerance.")
@@ -131,10 +130,7 @@ def cap(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                          "at a time; the verdict judges their averages against the limit. Time above the limit: the "
                          "share of the judged time spent in single intervals above it. Median interval: the median "
                          "rate of all judged intervals, idle ones included."))
-    rep = ctx.storm(sq.question.run_id) if has(ctx.run(sq.question.run_id)["kind"], DEVICE_RATES) else None
-    if rep is not None and (t := _phase_rows(ctx, rep)) is not None:
-        sec.table(t)
-    _notes(sec, a, ctx)
+    _notes(sec, a, ctx)  # no phase table: the windows answer the cap question (the phases are a storm's)
     ctx.methods.append(("cap", res.method))
     return sec
 
@@ -161,13 +157,16 @@ def storm(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                   "style": "worst" if r["label"] == "peak" else "phase"} for r in a.evidence.ranges]
         sec.chart(Chart("lines", f"IOPS per interval of {ctx.name(sq.question.run_id)}",
                         {"lines": lines, "x": _axis(series), "y": "IOPS", "log": False, "refs": refs, "bands": bands}))
-        sec.para("Each interval is drawn as a step over the seconds it covers. The dark band is the peak interval, the "
-                 "shaded bands are the phases; the dashed line is the plateau: " + PLATEAU_DEFINITION + ".")
+        sec.para("The dark band is the peak interval, the shaded bands are the phases; the dashed line is the plateau "
+                 "(the glossary defines it).")
     rows = []
     for attr, label, unit in STORM_FIGURES:
         v = getattr(m, attr)
         if attr == "total_ios" and v is not None:
             v = round(v)
+        if attr == "plateau_iops" and one_interval_burst(m):  # a burst of one interval: no sustained level
+            rows.append([label, "– (a burst of one interval)"])
+            continue
         rows.append([label, ms(v) if unit == "ms" else fmt_value(v, unit)])
     rows.insert(1, ["Peak at", fmt_span(m.peak_t_start_s, m.peak_t_end_s)])
     if m.read_share is not None:
@@ -186,7 +185,7 @@ def storm(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
 # ---- compare runs ----------------------------------------------------------------------------------------------
 @question_section("compare")
 def compare(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
-    from reports.sections.compare import compare_rows
+    from reports.sections.compare import KEY_FIGURES, compare_rows
 
     sec = _open(ctx, n, a)
     if a.error is not None or not a.evidence.results:
@@ -205,17 +204,17 @@ def compare(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                         {"lines": lines, "x": _axis(series), "y": unit, "log": log, "refs": [], "bands": []}))
         before = (" The quiet reports before each run's first activity are not drawn." if q.align == "activity"
                   else "")
-        sec.para(f"The runs are aligned on {align}, so time 0 is the same moment of each run's storm; each interval "
-                 f"is drawn as a step over the seconds it covers.{before}"
+        sec.para(f"The runs are aligned on {align}, so time 0 is the same moment of each run's storm.{before}"
                  + (" The value axis is logarithmic: the runs' levels differ by more than five times." if log else ""))
     names = [ctx.name(r["run_id"]) for r in cmp.runs]
     sec.table(Table(f"Figures side by side (baseline {names[0]})", ["Figure", "Unit", *names],
-                    compare_rows(cmp, True),
+                    compare_rows(cmp, True, {*KEY_FIGURES, q.metric}),
                     note="In brackets: each run's figure divided by the baseline's. Time above half the peak uses one "
-                         "level for every run (half the baseline's peak)."))
+                         "level for every run (half the baseline's peak).", key_cols=2))
     label = COMPARE_METRICS[q.metric][0]
     prow = []
-    for ph in cmp.phases:
+    by_name = (cmp.method.get("phases") or {}).get("matched_by") == "name"
+    for ph in (cmp.phases if by_name else []):  # phases matched by position compare unrelated stretches: left out
         row = next((r for r in ph["metrics"] if r["metric"] == q.metric), None)
         if row is not None and any(v is not None for v in row["values"]):
             prow.append([ctx.an.text(ph["phase"]), *[_cell(v, row.get("unit", "")) for v in row["values"]],
@@ -223,8 +222,7 @@ def compare(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     if prow:
         sec.table(Table(f"{label[:1].upper() + label[1:]} per phase", ["Phase", *names,
                                                                         *(["Ratio"] if len(names) == 2 else [])],
-                        prow, note="Phases matched by name where they are stored, else by position (phase 1 with "
-                                   "phase 1)."))
+                        prow, note="Phases matched by their stored names."))
     _notes(sec, a, ctx)
     ctx.methods.append(("compare", cmp.method))
     return sec
@@ -262,8 +260,8 @@ def response(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     for rid in a.evidence.run_ids:
         run = ctx.ws.run(rid)
         if run and has(run["kind"], TIME_SERIES) and has(run["kind"], LATENCY_HISTOGRAMS):
-            _per_vm(ctx, sec, rid, q.threshold_ms, q.goal_pct, a.evidence.devices.get(rid))
-            heat = _heatmap(ctx.ws, rid, ctx.an)
+            drawn = _per_vm(ctx, sec, rid, q.threshold_ms, q.goal_pct, a.evidence.devices.get(rid))
+            heat = None if drawn else _heatmap(ctx.ws, rid, ctx.an)  # the VM charts say it per collection already
             if heat:
                 sec.chart(heat)
     _notes(sec, a, ctx)
@@ -272,7 +270,7 @@ def response(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
 
 
 def _per_vm(ctx: ReportContext, sec: Section, run_id: int, threshold_ms: float, goal_pct: float,
-            devices: list[str] | None) -> None:
+            devices: list[str] | None) -> bool:
     """The VMs of a vscsiStats run over time: who ran alone and who together, IOPS and the share within the
     threshold per collection, plotted over minutes, and a row per phase (alone / with another VM)."""
     from app.analysis.vm_timeline import vm_timeline
@@ -280,9 +278,9 @@ def _per_vm(ctx: ReportContext, sec: Section, run_id: int, threshold_ms: float, 
     tl = vm_timeline(ctx.ws, run_id, threshold_ms)
     disks = [d for d in tl.disks if not devices or d.device in devices]
     if not disks:
-        return
+        return False
     name = ctx.name(run_id)
-    sec.para(f"{name}, VM by VM: " + " ".join(ctx.an.text(_sentence(st)) for st in tl.story))
+    # the VM-by-VM story is told by the answer (who suffered most, when) and the table below (alone, together)
     thr = fmt_value(threshold_ms, "ms")
     unit = "minutes" if tl.times_known else "collection"
     if tl.times_known:
@@ -326,6 +324,7 @@ def _per_vm(ctx: ReportContext, sec: Section, run_id: int, threshold_ms: float, 
                                                                        "IOPS", f"Within {thr}"], rows,
                         note="IOPS: the I/Os of the phase's collections divided by their length (exact). A VM disk is "
                              "running when its rate is at least 5 % of the busiest collection of the run."))
+    return tl.times_known
 
 
 def _share_floor(lines: list[dict[str, Any]], goal_pct: float) -> float:

@@ -47,11 +47,10 @@ def build(ctx: ReportContext) -> Section | None:
         rows.append([str(r["run_id"]), ctx.name(r), kind_label(r["kind"]), ctx.an.host(r.get("host")),
                      _period(ctx.ws, r), interval,
                      _reports(ctx, r) if r.get("n_samples") and series_kind else "–"])
-    sec.para("The runs below were imported from the customer's trace files; their sources, checksums and "
-             "import warnings are listed in the appendix.")
     given = any(GIVEN in c for row in rows for c in row)
     sec.table(Table("", ["Run", "Name", "Kind", "Host", "Period", "Interval", "Reports"], rows,
-                    note="Reports: the samples of a run over time that the analyses use (iostat reports, vscsiStats "
-                         "collections; a since-boot report left out is not counted); benchmark results such as fio "
-                         "and IOzone have none." + (GIVEN_NOTE if given else "")))
+                    note="The runs imported from the customer's trace files (their sources, checksums and import "
+                         "warnings: the appendix). Reports: the samples of a run over time that the analyses use "
+                         "(iostat reports, vscsiStats collections; a since-boot report left out is not counted); "
+                         "benchmark results such as fio and IOzone have none." + (GIVEN_NOTE if given else "")))
     return sec

@@ -42,10 +42,15 @@ def sizing_section(opt: ReportOptions, verdicts: list[str], values: dict[str, An
                         + (f" (capacity needs {sz.disks_for_capacity})" if sz.disks_for_capacity else "")
                         + (f"; built in whole {sz.layout}, that is {sz.disks_layout} disks." if
                            sz.disks_layout != sz.disks else "."))
+    elif steady.label == "light":  # a range: light and heavy users
+        a, b = steady.result, cases[1].result
+        verdicts.append(f"For {users:,} users the design needs {a.disks_layout} disks if they are light users "
+                        f"({num(steady.iops_per_user)} IOPS each; {fmt(a.disks_exact, 2)} rounded up) and "
+                        f"{b.disks_layout} disks if they are heavy users ({num(cases[1].iops_per_user)} IOPS each; "
+                        f"{fmt(b.disks_exact, 2)} rounded up); {b.disks_layout} disks carry either.")
     else:
         storm = cases[1]
-        how = (f"{num(steady.iops_per_user)} × storm multiplier {num(mult)}" if mult not in (None, 1, 1.0)
-               else "the top of the range given")
+        how = f"{num(steady.iops_per_user)} × storm multiplier {num(mult)}"
         a, b = steady.result, storm.result
         verdicts.append(f"For {users:,} users the design needs {a.disks_layout} disks at the steady "
                         f"{num(steady.iops_per_user)} IOPS per user ({fmt(a.disks_exact, 2)} rounded up) and "
@@ -54,9 +59,14 @@ def sizing_section(opt: ReportOptions, verdicts: list[str], values: dict[str, An
     first = steady.result
     disk = f"{first.disk['label']} disks" if first.disk.get("label") else "disks"
     sec.para(f"{users:,} users, {num(first.inputs['read_pct']['value'])} % reads, {first.raid['label']} (write "
-             f"penalty {first.raid['write_penalty']}), {disk} at {num(first.disk['iops'])} IOPS each. The storm "
-             "case decides the number of disks; the steady case shows what the everyday load needs.")
-    header = ["Step", "How"] + [f"{c.label.capitalize()}: {num(c.iops_per_user)} IOPS per user" for c in cases]
+             f"penalty {first.raid['write_penalty']}), {disk} at {num(first.disk['iops'])} IOPS each. "
+             + ("The heavy users decide the number of disks; the light users show the least the design needs."
+                if steady.label == "light" else
+                "The storm case decides the number of disks; the steady case shows what the everyday load needs."
+                if len(cases) > 1 else ""))
+    words = {"light": "Light users", "heavy": "Heavy users"}
+    header = ["Step", "How"] + [f"{words.get(c.label, c.label.capitalize())}: {num(c.iops_per_user)} IOPS per user"
+                                for c in cases]
     rows = []
     for k, label in SIZING_STEPS.items():
         cells = []
@@ -79,7 +89,7 @@ def sizing_section(opt: ReportOptions, verdicts: list[str], values: dict[str, An
         inputs.append([SIZING_INPUT_NAMES.get(k, k.replace("_", " ")),
                        _sizing_value(k, given_input.get("value"), first), str(given_input.get("source", ""))])
     rng, top = parse_iops_range(ipu)
-    given = f"{num(rng)} steady to {num(top)} in the storm" if top is not None else num(rng)
+    given = f"{num(rng)} (light users) to {num(top)} (heavy users)" if top is not None else num(rng)
     inputs.insert(1, ["IOPS per user", given + (f", storm × {num(mult)}" if mult not in (None, 1, 1.0) else ""),
                       "given"])
     sec.table(Table("Inputs", ["Input", "Value", "Source"], inputs, widths=[0.2, 0.25, 0.55], max_cell=400))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.analysis.storm import PLATEAU_DEFINITION
+from app.analysis.questions import one_interval_burst
 from reports.content import Section, Table, _reads, count, fmt, ms
 from reports.context import ReportContext
 from reports.sections import section
 
-STORM_NOTE = (f"Plateau: {PLATEAU_DEFINITION}. To peak: from the start of the first activity to the "
+STORM_NOTE = ("Plateau and peak: see the glossary. To peak: from the start of the first activity to the "
               "end of the peak interval. Above half peak: the summed length of the intervals above 50 % of the "
               "peak. Settle: from the peak to the first 3 consecutive intervals below 10 % of the peak. Await is "
               "interval-level: iostat reports a mean per interval, so its figures are means of interval means, not "
@@ -19,7 +19,8 @@ STORM_HEADER = ["Run", "Peak IOPS", "Plateau IOPS", "To peak", "Above half peak"
 
 
 def storm_row(name: str, m: Any) -> list[str]:
-    return [name, fmt(m.peak_iops), fmt(m.plateau_iops), fmt(m.time_to_peak_s, 0, "s"), fmt(m.time_above_s, 0, "s"),
+    plateau = "– (a burst)" if one_interval_burst(m) else fmt(m.plateau_iops)
+    return [name, fmt(m.peak_iops), plateau, fmt(m.time_to_peak_s, 0, "s"), fmt(m.time_above_s, 0, "s"),
             fmt(m.settle_time_s, 0, "s"), count(m.total_ios), _reads(m.read_share, m.read_share_basis),
             fmt(m.iops_percentiles.get("p95")), ms(m.mean_await_ms)]
 
@@ -49,9 +50,13 @@ def build(ctx: ReportContext) -> Section | None:
         ctx.values.setdefault("storm", {})[r["run_id"]] = m.as_dict()
         ctx.plateaus[r["run_id"]] = m.plateau_iops
         rows.append(storm_row(ctx.name(r), m))
+        ctx.covered.add(r["run_id"])
         if m.peak_iops is not None:
-            plateau = f", held a plateau of {fmt(m.plateau_iops)} IOPS" if m.plateau_iops is not None else ""
-            ctx.verdicts.append(f"Run {ctx.name(r)} peaked at {fmt(m.peak_iops)} IOPS, "
+            plateau = ("" if m.plateau_iops is None else ", in a single interval (a burst, no sustained level)"
+                       if one_interval_burst(m) else f", held a plateau of {fmt(m.plateau_iops)} IOPS")
+            name = ctx.name(r)
+            who = "R" + name[1:] if name.startswith("run ") else f"Run {name}"  # anonymised: "Run 1", not "Run run 1"
+            ctx.verdicts.append(f"{who} peaked at {fmt(m.peak_iops)} IOPS, "
                                 f"{fmt(m.time_to_peak_s, 0)} s after its I/O began{plateau}"
                                 + (f", and settled {fmt(m.settle_time_s, 0)} s after the peak."
                                    if m.settle_time_s is not None else "."))

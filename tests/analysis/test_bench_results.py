@@ -121,7 +121,7 @@ def test_iomark_goal_lowest_row_decides(ws):
     assert m.users_supported is None
     assert m.lowest.share_pct == 3.0
     assert "does not meet the goal" in m.answer
-    assert "only 3 % within 50 ms" in m.answer
+    assert "only 3.00 % within 50 ms" in m.answer
     low = iomark_summary(ws, rid, 50, 25)  # 27 % meets a 25 % goal, 3 % does not: the lowest row decides
     assert [r.meets for r in low.rows] == [False, True]
     assert low.meets is False
@@ -211,7 +211,8 @@ def test_pdf_section_answers_first(ws, tmp_path):
     assert "kvm_unlimited_results ran above the 200 IOPS and 10 MB/s cap" in sec
     assert "kvm_limited_results against kvm_unlimited_results: 256K 100pct read 0pct random: 625.4 → 40 IOPS" in sec
     assert ("example_iomark_results does not meet the goal (at least 80 % of responses within 50 ms): VDI-IOmark, "
-            "steady, 96 users, one data server had only 3 % within 50 ms.") in sec
+            "steady, 96 users, one data server had only 3.00 % within 50 ms. Row by row (each its own measurement): "
+            "one data server 3.00 %; two data servers (the paper: \"about 27 %\") 27.00 % within 50 ms.") in sec
     first_table = sec.index("kvm_unlimited_results (Iometer)")
     assert sec.index(held) < first_table
     assert sec.index("does not meet the goal") < first_table

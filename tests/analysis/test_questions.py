@@ -136,8 +136,13 @@ def test_compare_matches_compare_runs(sws):
     cmp = compare_runs(sws, [SLOW, FAST], phases="none")
     peak = next(r for r in cmp.metrics if r["metric"] == "peak_iops")
     assert [f.value for f in a.figures] == peak["values"] == [809, 1212]
-    assert a.reason == ("Peak IOPS of storm_fast_iostat-xt: 1,212 IOPS, 1.50 times the 809 IOPS of "
-                        "storm_slow_iostat-xt (the baseline).")
+    # storm A against B, the whole question: which higher and by how much, which sooner and by how much
+    # (time to peak: 16 s and 61 s, the storm reports' own figures)
+    ttp = next(r for r in cmp.metrics if r["metric"] == "time_to_peak_s")["values"]
+    assert ttp == [61, 16]
+    assert a.reason == ("storm_fast_iostat-xt peaks higher than storm_slow_iostat-xt: 1,212 IOPS against 809 IOPS, "
+                        "1.50 times as high (403 IOPS more), and sooner: 16 s after its first activity against 61 s "
+                        "(45 s sooner).")
     a = Q.answer(sws, Q.CompareQuestion(run_ids=[SLOW, FAST, CAPPED], metric="mean_iops", align="activity"))
     mean = next(r for r in compare_runs(sws, [SLOW, FAST, CAPPED]).metrics if r["metric"] == "mean_iops")
     assert [f.value for f in a.figures] == mean["values"]
@@ -196,15 +201,17 @@ def test_sizing_range_answers_both_ends_18_and_54(sws):
     direct = [size_vdi(100, x, read_pct=40, raid="10", disk_type="sata7k") for x in (8, 25)]
     assert [f.value for f in a.figures] == [d.disks_layout for d in direct] == [18, 54]
     assert [r.disks_exact for r in a.evidence.results] == [d.disks_exact for d in direct]
-    assert a.number == "steady 8 IOPS per user: 18 disks; storm 25 IOPS per user: 54 disks"
-    assert a.reason == ("100 users need 18 disks at 8 IOPS per user (steady) and 54 disks at 25 IOPS per user "
-                        "(storm), on RAID 10 with 7,200 rpm SATA / NL-SAS disks of 75 IOPS and 40 % reads.")
+    # 8..25 is the sizing method's light and heavy user (ETRI), not a steady load and its storm (issue 26)
+    assert a.number == "light users (8 IOPS each): 18 disks; heavy users (25 IOPS each): 54 disks"
+    assert a.reason == ("100 users need 18 disks at 8 IOPS per user (light users) and 54 disks at 25 IOPS per user "
+                        "(heavy users), on RAID 10 with 7,200 rpm SATA / NL-SAS disks of 75 IOPS and 40 % reads.")
     assert a.verdict == "information"
     assert Q.describe(q) == "How many disks for 100 users at 8–25 IOPS per user?"
     wi = {(r["end"], r["raid"], r["disk_type"]): r["disks"] for r in a.evidence.tables["what_if"]}
-    assert wi[("steady", "10", "sata7k")] == 18
-    assert wi[("storm", "10", "sata7k")] == 54
-    assert wi[("storm", "5", "sas15k")] == size_vdi(100, 25, read_pct=40, raid="5", disk_type="sas15k").disks_layout
+    assert wi[("light users", "10", "sata7k")] == 18
+    assert wi[("heavy users", "10", "sata7k")] == 54
+    heavy = size_vdi(100, 25, read_pct=40, raid="5", disk_type="sas15k").disks_layout
+    assert wi[("heavy users", "5", "sas15k")] == heavy
     pre = load_presets()
     assert len(wi) == 2 * len(pre["raid"]) * len(pre["disk_types"])
     one = Q.answer(sws, Q.SizingQuestion(users=100, iops_per_user=8))
@@ -430,7 +437,7 @@ def test_cli_round_trip(rw, capsys):
     assert rc == 0
     assert out.splitlines()[0] == "5. [INFORMATION] How many disks for 100 users at 8–25 IOPS per user?  " \
                                               "(question 4)"
-    assert "steady 8 IOPS per user: 18 disks; storm 25 IOPS per user: 54 disks" in out
+    assert "light users (8 IOPS each): 18 disks; heavy users (25 IOPS each): 54 disks" in out
     assert "[NOT HELD]" in out
     assert "note: capacity not sized (give --gb-per-user and --disk-gb)" in out
 

@@ -139,6 +139,7 @@ EXPECTED = {
     "perfmon/derived_fr-FR_from_typeperf-si10_GORANS2.csv": 'perfmon-csv',
     "perfmon/snippet_preparePerfLog-pod_perfmon-csv_PhysicalDisk.csv": 'perfmon-csv',
     "perfmon/snippet_typeperf-si10_PhysicalDisk-star_GORANS2.csv": 'perfmon-csv',
+    "perfmon/time-series-sensors_perfmon_LogicalDisk-Total_EXCERPT.csv": 'perfmon-csv',
     "sar/ksar_hpux-sar.txt": 'sar-text',
     "sar/ksar_sar-10.1.5.txt": 'sar-text',
     "sar/ksar_sar-11.6.1-full-output.txt": 'sar-text',

@@ -40,6 +40,7 @@ def test_cyrillic_and_greek_customer_names_print_with_the_shipped_font(tmp_path)
     assert p.returncode == 0, p.stderr[-3000:]
     opened = json.loads(p.stdout.strip().splitlines()[-1])
     shipped = ROOT / "reports" / "fonts"
+    # the CJK font is read only by a report that prints CJK characters (these names are Cyrillic and Greek)
     assert sorted({str(f) for f in opened}) == [str(shipped / "DejaVuSans-Bold.ttf"), str(shipped / "DejaVuSans.ttf")]
     for i, name in enumerate(NAMES):
         pdf = f"{out}{i}.pdf"
@@ -53,5 +54,9 @@ def test_cyrillic_and_greek_customer_names_print_with_the_shipped_font(tmp_path)
 def test_the_font_licence_ships_beside_the_fonts():
     fonts = ROOT / "reports" / "fonts"
     assert "Bitstream Vera" in (fonts / "LICENSE-DejaVu.txt").read_text()
+    droid = (fonts / "LICENSE-DroidSansFallback.txt").read_text()
+    assert "Apache License" in droid
+    assert "Version 2.0" in droid
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert '"reports" = ["fonts/*.ttf", "fonts/LICENSE-DejaVu.txt"]' in pyproject
+    assert ('"reports" = ["fonts/*.ttf", "fonts/LICENSE-DejaVu.txt", "fonts/LICENSE-DroidSansFallback.txt"]'
+            in pyproject)

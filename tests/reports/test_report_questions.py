@@ -1,4 +1,4 @@
-"""The report answers the workspace's questions (issue 12): the first page after the cover is "Answers", one
+"""The report answers the workspace's questions (issue 12): page 1 (no cover: the heading on top) holds "Answers", one
 line per question in the stored order with its verdict, the deciding number and the reason, each linking to
 the section with its evidence. Checked on the PDF's extracted text (pdftotext) and its link annotations."""
 
@@ -49,10 +49,11 @@ def _answer_block(page, n, nxt):
 def test_answers_page_carries_each_verdict_with_the_analyses_numbers(qws, tmp_path):
     out = tmp_path / "q.pdf"
     content = build_report(qws, ReportOptions(date="x"), str(out))
-    assert [s.key for s in content.sections] == ["answers", "q1", "q2", "q3", "runs", "appendix"]
+    # the slow storm is in the workspace but no question is about it: the "Not included" box says so
+    assert [s.key for s in content.sections] == ["answers", "q1", "q2", "q3", "runs", "not_included", "appendix"]
     pages = pdf_pages(out)
-    page = pages[1]  # the first page after the cover
-    assert page.startswith("Answers ")
+    page = pages[0]  # page 1: the heading, then the answers (no cover page)
+    assert page.startswith("Storage performance report x Answers ")
     assert "Executive summary" not in page  # the answers stand on their own page
     ids = qws.ids
     # the numbers the analyses compute, independently of the questions module
@@ -66,17 +67,18 @@ def test_answers_page_carries_each_verdict_with_the_analyses_numbers(qws, tmp_pa
     blocks = [_answer_block(page, n, n + 1 if n < len(answers) else None) for n in range(1, len(answers) + 1)]
     for block, a in zip(blocks, answers):
         assert block.startswith(f"{answers.index(a) + 1}. {a.title}")
-        assert f"{Q.VERDICTS[Q.VERDICTS.index(a.verdict)].capitalize()} · {a.number}." in block
+        word = Q.VERDICTS[Q.VERDICTS.index(a.verdict)].capitalize()
+        # the deciding figure, except where the answer's words give the figures (a storm's profile)
+        assert (f"{word} · {a.number}." if a.kind != "storm_profile" else f"{word} · {a.reason}") in block
         assert str(a.reason) in block
     cap_b, sizing_b, storm_b = blocks
     assert cap_b.split(" · ")[0].endswith("Not held")
     assert f"worst 10 s window {worst:,} IOPS vs cap 200 IOPS + 5 % = 210 IOPS" in cap_b
     assert "Evidence: section 1" in cap_b
-    assert f"steady 8 IOPS per user: {steady} disks; storm 25 IOPS per user: {storm} disks" in sizing_b
+    assert f"light users (8 IOPS each): {steady} disks; heavy users (25 IOPS each): {storm} disks" in sizing_b
     assert "Evidence: section 2" in sizing_b
-    assert f"peak {Q.fmt_value(m.peak_iops, 'IOPS')}" in storm_b
-    assert f"plateau {Q.fmt_value(m.plateau_iops, 'IOPS')}" \
-        in storm_b
+    assert f"peaked at {Q.fmt_value(m.peak_iops, 'IOPS')}" in storm_b
+    assert f"(plateau) was {Q.fmt_value(m.plateau_iops, 'IOPS')}" in storm_b
     assert "Evidence: section 3" in storm_b
     # one evidence section per question: the cap checked on the capped run only, sizing 18 and 54
     text = " ".join(pages)
@@ -125,21 +127,23 @@ def test_each_answer_links_to_the_page_of_its_evidence_and_contents_links_work(q
     _kids, links = _pages_and_links(out)
     want = [a["section_title"] for a in content.values["answers"]]
     assert want == ["section 1", "section 2", "section 3"]
-    assert len(links[1]) == len(want)  # one link per answer on the answers page
-    for a, target in zip(content.values["answers"], links[1]):
+    assert len(links[0]) == len(want)  # one link per answer on page 1
+    for a, target in zip(content.values["answers"], links[0]):
         assert pages[target].find(f"{a['n']}. {a['title']}") != -1, (a, target)
-    # the contents on the cover link to the pages their sections start on (not all to the first page)
+    # no contents page: each section is a bookmark of the PDF's outline
     titles = [s.title for s in content.sections]
-    toc = [d for d in links[0]]
-    assert len(set(toc)) > 1
-    for title in titles:
-        first = next(i for i, p in enumerate(pages) if i > 0 and title in p)
-        assert first in toc
+    data = out.read_bytes()
+    assert data.count(b"/Title") >= len(titles) + 1  # one outline entry per section, and the document's title
+    for title in titles[1:]:  # each section's heading is on a page after page 1
+        assert any(title in p for p in pages[1:]), title
 
 
 def test_with_questions_the_report_answers_them_and_without_it_tours_the_runs(qws, tmp_path):
     with_q = build_report(qws, ReportOptions(date="x"), str(tmp_path / "a.pdf"))
-    assert [s.key for s in with_q.sections] == ["answers", "q1", "q2", "q3", "runs", "appendix"]
+    assert [s.key for s in with_q.sections] == ["answers", "q1", "q2", "q3", "runs", "not_included", "appendix"]
+    box = next(s for s in with_q.sections if s.key == "not_included")
+    assert box.paragraphs == ["1 imported run is not analysed here (no question of this report is about it): "
+                              "iostat: storm_slow_iostat-xt."]
     assert with_q.values["runs"] == sorted([qws.ids["capped"], qws.ids["fast"]])  # the runs the questions use
     for sq in Q.list_questions(qws):
         Q.delete_question(qws, sq.question_id)
@@ -166,7 +170,7 @@ def test_anonymised_answers_hide_device_and_host_names(qws, tmp_path):
     Q.add_question(qws, Q.CapQuestion(run_id=qws.ids["capped"], iops_cap=200, device="vda"), position=1)
     out = tmp_path / "anon.pdf"
     content = build_report(qws, ReportOptions(date="x", anonymise=True), str(out))
-    page = pdf_pages(out)[1]
+    page = pdf_pages(out)[0]
     first = content.values["answers"][0]
     assert re.search(r"\(device \d+\)\?", first["title"]), first["title"]
     assert "vda" not in page
@@ -183,7 +187,7 @@ def test_a_question_the_data_cannot_answer_says_why_and_has_no_link(qws, tmp_pat
     assert last["verdict"] == "information"
     assert "cannot be answered from the data" in last["reason"]
     assert last["section"] is None  # nothing to chart: no link
-    page = pdf_pages(out)[1]
+    page = pdf_pages(out)[0]
     assert f"{last['n']}. " in page
     assert last["verdict_words"] in page
 
@@ -193,6 +197,7 @@ def test_sections_named_with_questions_follow_the_answers(qws, tmp_path):
     from reports.options import ANSWER_SECTIONS
 
     rep = build_report(qws, ReportOptions(date="x", sections=[*ANSWER_SECTIONS, "storm"]), str(tmp_path / "a.pdf"))
-    assert [s.key for s in rep.sections] == ["answers", "q1", "q2", "q3", "runs", "storm", "appendix"]
+    assert [s.key for s in rep.sections] == ["answers", "q1", "q2", "q3", "runs", "storm", "not_included",
+                                             "appendix"]
     only = build_report(qws, ReportOptions(date="x", sections=["overlay"]), str(tmp_path / "b.pdf"))
-    assert [s.key for s in only.sections] == ["answers", "q1", "q2", "q3", "overlay"]
+    assert [s.key for s in only.sections] == ["answers", "q1", "q2", "q3", "overlay", "not_included"]

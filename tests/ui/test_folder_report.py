@@ -154,3 +154,68 @@ def test_window_drop_of_files_that_say_everything_asks_nothing(qtbot, window):
     qtbot.wait(100)
     assert window.ws.con.execute("SELECT count(*) FROM runs").fetchone()[0] >= 1
     assert getattr(window, "folder_answers_dialog", None) is None
+
+
+@pytest.fixture
+def folder_with_a_bad_trace(folder):
+    """The folder, plus a capture the import refuses (a perfmon log whose value is cut: '7.0625001143654654e')."""
+    from tests.conftest import CORPUS
+
+    shutil.copy(CORPUS / "perfmon" / "snippet_preparePerfLog-pod_perfmon-csv_PhysicalDisk.csv",
+                folder / "sql01_perfmon.csv")
+    return folder
+
+
+def _pdf_words(path):
+    import subprocess
+
+    out = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    return " ".join(out.split())
+
+
+def test_cli_report_of_a_folder_names_the_file_it_could_not_read(tmp_path, folder_with_a_bad_trace):
+    """Issue 26: a file of the folder that fails to import is not silently missing from the report: the "Not
+    included" box names it and says why (exit 1: a file failed). Failed before: the PDF said nothing of it."""
+    ws, pdf = tmp_path / "ws.duckdb", tmp_path / "r.pdf"
+    p = run("report", str(folder_with_a_bad_trace), "-w", str(ws), "-o", str(pdf), "--interval", "2",
+            "--first-report", "*-xt.txt=interval")
+    assert p.returncode == 1, p.stderr
+    text = _pdf_words(pdf)
+    assert "Not included 1 file of the folder could not be read and is not in this report: sql01_perfmon.csv " \
+           "(line 2:" in text
+    assert str(tmp_path) not in text  # the file's name, never the consultant's folders
+
+
+def test_window_report_from_folder_names_the_file_it_could_not_read(qtbot, window, folder_with_a_bad_trace, tmp_path,
+                                                                    monkeypatch):
+    from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
+
+    from tests.test_ui_window import menu_action
+
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory",
+                        staticmethod(lambda *a, **k: str(folder_with_a_bad_trace)))
+    menu_action(window, "File", "Report from folder…").trigger()
+    qtbot.waitUntil(lambda: getattr(window, "folder_answers_dialog", None) is not None, timeout=60000)
+    dlg = window.folder_answers_dialog
+    for q, f in zip(dlg.questions, dlg.fields):
+        if q.what == "interval":
+            f.setValue(2)
+    dlg.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: getattr(window, "report_dialog", None) is not None, timeout=10000)
+    report = window.report_dialog
+    write_report(qtbot, report, tmp_path / "r.pdf")
+    report.close()
+    text = _pdf_words(tmp_path / "r.pdf")
+    assert "1 file of the folder could not be read and is not in this report: sql01_perfmon.csv (line 2:" in text
+
+
+def test_cli_report_of_files_that_all_fail_says_they_failed(tmp_path):
+    """Every file of the drop failed: no PDF, and the command says the files failed rather than that there were no
+    traces (it said "no traces in ...", of a folder of traces)."""
+    from tests.conftest import CORPUS
+
+    bad = CORPUS / "perfmon" / "snippet_preparePerfLog-pod_perfmon-csv_PhysicalDisk.csv"
+    p = run("report", str(bad), "-w", str(tmp_path / "ws.duckdb"), "-o", str(tmp_path / "r.pdf"))
+    assert p.returncode == 2
+    assert "nothing to report on: snippet_preparePerfLog-pod_perfmon-csv_PhysicalDisk.csv failed to import" in p.stderr
+    assert not (tmp_path / "r.pdf").exists()

@@ -27,7 +27,7 @@ from app.analysis.questions import (  # noqa: E402
     list_questions,
     run_names,
 )
-from reports.content import VERDICT_WORDS  # noqa: E402
+from reports.conclusions import verdict_words  # noqa: E402
 from tests.conftest import CORPUS, SAMPLES, click_tab  # noqa: E402
 
 
@@ -325,7 +325,7 @@ def test_the_panel_lists_answers_reorders_renames_deletes_and_shows_the_evidence
     save = next(b for b in dlg.findChildren(QPushButton) if b.text().replace("&", "") == "Save")
     _click(qtbot, save)
     qtbot.waitUntil(lambda: dlg.status.text().startswith("Wrote r.pdf"), timeout=60000)
-    words = [VERDICT_WORDS[a.verdict] for _sq, a in answer_all(w.ws)]
+    words = [verdict_words(a) for _sq, a in answer_all(w.ws)]  # the report's words ("Not capped": no cap in force)
     assert dlg.status.text() == "Wrote r.pdf. Answers: " + "; ".join(f"{n}. {v}" for n, v in enumerate(words, 1)) + "."
     dlg.job.wait()
     dlg.close()
