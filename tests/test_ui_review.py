@@ -168,3 +168,176 @@ def test_the_table_prints_times_as_the_chart_draws_them_and_says_which_run_is_a(
     assert "Peak at (clock)" in h
     peak = t.item(0, h.index("Peak at (clock)")).text()
     assert len(peak.split(":")) == 3, peak
+
+
+# ---- 5. the screen after a big drop -----------------------------------------------------------------------------
+def storm_folder(folder: Path, n: int, hosts: tuple[str, ...] = ("vdi-a", "vdi-b", "vdi-c")) -> Path:
+    """``n`` boot-storm captures of a few hosts, each a file of its own (the sample storm, its host and a blank
+    varied so that none is a duplicate), under varied names."""
+    folder.mkdir()
+    text = (SAMPLES / f"{FAST}.txt").read_text()
+    for k in range(n):
+        host = hosts[k % len(hosts)]
+        one = text.replace("(vm)", f"({host})", 1).replace("Linux", "Linux" + " " * (k + 1), 1)
+        (folder / f"{host}_boot{k:03d}_iostat-xt.txt").write_text(one)
+    return folder
+
+
+def test_a_big_drop_lands_on_a_readable_screen(qtbot, tmp_path):
+    import pyqtgraph as pg
+
+    from app.ui.plot import MAX_CURVES
+    from tests.conftest import dispose_window, drop_paths, open_window
+
+    window = open_window(qtbot, tmp_path, size=(1280, 800))
+    try:
+        tabs_y = window.tabs.tabBar().mapTo(window, window.tabs.tabBar().rect().topLeft()).y()
+        folder = storm_folder(tmp_path / "engagement", 30)
+        drop_paths(window, [folder])
+        qtbot.waitUntil(lambda: window.thread is None, timeout=180000)
+        # what the captures cannot say is asked in a dialog that fits the screen, with one answer for all
+        dlg = window.folder_answers_dialog
+        assert dlg.isVisible()
+        assert dlg.height() <= window.screen().availableGeometry().height()
+        assert dlg.all_first is not None
+        dlg.reject()  # as imported: the first reports left out (iostat's default)
+        settled(qtbot, window)
+        new = [r["run_id"] for r in window.ws.runs()]
+        assert len(new) == 30
+        # a sensible selection: the first host's first 8 runs, not all 30; the import line says so
+        picked = window.browser.selected_runs()
+        assert len(picked) == 8
+        assert len({window.ws.run(r)["host"] for r in picked}) == 1
+        assert "8 of the 30 new runs are selected" in window.import_panel.message.text()
+        # the banner: one line, the tab bar did not move; the reasons on demand
+        banner = window.banner
+        assert banner.isVisible()
+        assert banner.height() <= 2 * banner.fontMetrics().lineSpacing() + 16
+        assert "\n" not in banner.summary.text()
+        assert "8 runs" in banner.summary.text()
+        assert not banner.more.isVisible()
+        assert window.tabs.tabBar().mapTo(window, window.tabs.tabBar().rect().topLeft()).y() == tabs_y
+        qtbot.mouseClick(banner.details, Qt.MouseButton.LeftButton)
+        assert banner.more.isVisible()
+        assert "vdi-a_boot000_iostat-xt" in banner.text.text()
+        qtbot.mouseClick(banner.details, Qt.MouseButton.LeftButton)
+        # the chart: no legend over the curves, each curve a colour of its own
+        plot = window.plot
+        assert not [it for it in plot.plot.scene().items() if isinstance(it, pg.LegendItem)]
+        colours = [c.colour for c in plot.curves if c.visible]
+        assert len(colours) == 8
+        assert len(set(colours)) == 8
+        assert plot.plot.height() >= 200  # the chart keeps a readable height at 1280 x 800
+        # every run selected (Ctrl+A in the run list): at most 12 curves drawn, in 12 colours, and the chart says so
+        window.browser.tree.setFocus()
+        qtbot.keyClick(window.browser.tree, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        settled(qtbot, window)
+        drawn = [c for c in plot.curves if c.visible]
+        assert len(plot.curves) == 30
+        assert len(drawn) == MAX_CURVES
+        assert len({c.colour for c in drawn}) == MAX_CURVES
+        assert f"{MAX_CURVES} of the 30 curves are drawn" in plot.readout.text()
+        assert sum(1 for it in plot.items if it.isVisible()) == MAX_CURVES
+        assert len(window.results.rows) == MAX_CURVES
+        assert "30 runs" in banner.summary.text()
+    finally:
+        dispose_window(qtbot, window)
+
+
+# ---- 6. counts that agree ------------------------------------------------------------------------------------------
+def test_the_import_summary_counts_the_runs_the_waiting_list_shows(qtbot, window, tmp_path):
+    from tests.conftest import drop_paths
+
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    for name in ("capped_200iops_iostat-d.txt",):  # no time stamps, and its warning says so
+        (drop / name).write_text((SAMPLES / name).read_text())
+    # a vscsiStats capture that does not say how long a collection lasted (its warning words it otherwise)
+    vscsi = ROOT / "tests" / "fixtures" / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
+    (drop / vscsi.name).write_bytes(vscsi.read_bytes())
+    drop_paths(window, [drop])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    waiting = window.import_panel.waiting
+    assert len(waiting.fields) == 2
+    assert "2 runs without time stamps: set the interval below" in window.import_panel.message.text()
+
+
+def test_cancel_says_cancelled_and_counts_the_files_never_started(qtbot, window, tmp_path):
+    from tests.conftest import GOOD, drop_paths
+
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    for i in range(12):
+        (drop / f"f{i:02}.txt").write_text(GOOD.replace("vdi-host", f"host{i}"))
+    clicked = []
+
+    def click_cancel(_result):
+        if not clicked:
+            clicked.append(1)
+            qtbot.mouseClick(window.import_panel.cancel, Qt.MouseButton.LeftButton)
+
+    drop_paths(window, [drop])
+    window.thread.file_done.connect(click_cancel)
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    panel = window.import_panel
+    statuses = [panel.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(panel.list.count())]
+    assert statuses.count("cancelled") == 1
+    assert "failed" not in statuses
+    done = statuses.count("imported")
+    left = 12 - done - 1
+    text = panel.message.text()
+    assert "0 failed" in text
+    assert "1 cancelled" in text
+    assert (f", {left} not started" in text) if left else ("not started" not in text)
+    assert panel.bar.format() == f"Cancelled: {done} of 12 files done"
+    assert panel.bar.value() == int(1000 * done / 12)
+    assert len(window.ws.runs()) == done
+
+
+# ---- 3. selection and filter in step -----------------------------------------------------------------------------
+def test_what_is_highlighted_in_the_run_list_is_what_is_drawn(qtbot, window):
+    fast, slow = imported(window, SAMPLES / f"{FAST}.txt", SAMPLES / f"{SLOW}.txt", first_report="interval")
+    capped = imported(window, SAMPLES / "capped_200iops_iostat-d.txt", interval_s=2)[0]
+    fio = imported(window, SAMPLES / "fio_randrw_jsonplus.json")[0]
+    browser, plot = window.browser, window.plot
+    tree = browser.tree
+
+    def items():
+        return {int(it.data(0, Qt.ItemDataRole.UserRole + 1)): it for it in browser._run_items()}
+
+    def highlighted():
+        return sorted(r for r, it in items().items() if it.isSelected() and not it.isHidden())
+
+    def click(rid, mods=Qt.KeyboardModifier.NoModifier):
+        it = items()[rid]
+        tree.scrollToItem(it)
+        qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, mods, tree.visualItemRect(it).center())
+
+    click(fast)
+    click(slow, Qt.KeyboardModifier.ControlModifier)
+    click(capped, Qt.KeyboardModifier.ControlModifier)
+    settled(qtbot, window)
+    assert sorted(c.run_id for c in plot.curves) == sorted([fast, slow, capped])
+    # the search hides the capped run: it leaves the selection, the chart and the table
+    qtbot.keyClicks(browser.search, "storm")
+    settled(qtbot, window)
+    assert highlighted() == sorted([fast, slow])
+    assert browser.selected_runs() == highlighted()
+    assert sorted(c.run_id for c in plot.curves) == highlighted()
+    assert len(window.results.rows) == 2
+    # Ctrl+A over the filtered list selects the runs shown, not the hidden ones
+    tree.setFocus()
+    qtbot.keyClick(tree, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    settled(qtbot, window)
+    assert browser.selected_runs() == highlighted() == sorted([fast, slow])
+    assert sorted(c.run_id for c in plot.curves) == highlighted()
+    browser.search.clear()
+    # a selected run the overlay cannot draw is named under the chart, with the tab that shows it
+    click(fast)
+    click(fio, Qt.KeyboardModifier.ControlModifier)
+    settled(qtbot, window)
+    assert highlighted() == sorted([fast, fio])
+    assert [c.run_id for c in plot.curves] == [fast]
+    note = plot.readout.text() + plot.readout.toolTip()
+    assert "fio_randrw_jsonplus: no data over time to draw" in note
+    assert "Histograms tab" in note

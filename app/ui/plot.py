@@ -39,7 +39,17 @@ from app.ui.plot_axes import TimeAxis, ValueAxis
 from app.ui.plot_marks import CurveList, MarkerLine, PhaseBand, background_is_dark, label_fill
 from app.ui.plot_steps import METRIC_UNITS, fmt_time, fmt_value, interval_index, step_xy
 from app.workspace import Workspace
-from parsers.kinds import DEVICE_RATES, HOST_LATENCY, IOSTAT, LATENCY_HISTOGRAMS, TIME_SERIES, VSCSISTATS, has
+from parsers.kinds import (
+    DEVICE_RATES,
+    HOST_LATENCY,
+    IOSTAT,
+    LATENCY_HISTOGRAMS,
+    THROUGHPUT_GRID,
+    TIME_SERIES,
+    VSCSISTATS,
+    has,
+    kind_label,
+)
 
 # metric label -> column of the analysis series (app.analysis.series), or (iostat column, aggregate)
 METRICS: dict[str, str | tuple[str, str]] = {
@@ -304,6 +314,19 @@ def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[dic
                            np.array([p[1] for p in pts]), np.array([p[2] for p in pts]), note, w=w))
         note = ""
     return out
+
+
+def elsewhere(kind: str | None, bench: bool) -> str:
+    """Why a selected run is not on the overlay, and the tab that shows it (``bench``: Iometer or IOmark results)."""
+    if has(kind, LATENCY_HISTOGRAMS):
+        tab = "the Histograms tab"
+    elif has(kind, THROUGHPUT_GRID):
+        tab = "the IOzone tab"
+    elif bench:
+        tab = "the Iometer / IOmark tab"
+    else:
+        tab = "the Grid & SQL tab"
+    return f"no data over time to draw (a {kind_label(kind or '')} result): its figures are on {tab}"
 
 
 def _refill(combo: QComboBox, items: list[str], current: str) -> None:
@@ -617,7 +640,18 @@ class OverlayPlot(QWidget):
 
     # ---- loading --------------------------------------------------------------------------------
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), TIME_SERIES)]
+        """Draw the selected runs that hold data over time; the others are named under the chart with the tab that
+        shows them (the run list highlights them: what is selected and not drawn is said, never silently left)."""
+        runs = {r: self.ws.run(r) or {} for r in run_ids}
+        self.run_ids = [r for r in run_ids if has(runs[r].get("kind"), TIME_SERIES)]
+        others = [r for r in run_ids if r not in self.run_ids]
+        bench: set[int] = set()
+        if others:
+            from app.analysis.bench_results import iomark_runs, iometer_runs
+
+            bench = iometer_runs(self.ws) | iomark_runs(self.ws)
+        self.not_drawn = [f"{shown(runs[r].get('name', str(r)))}: {elsewhere(runs[r].get('kind'), r in bench)}"
+                          for r in others]
         self._report_actions()
         self.reload()
 
@@ -910,7 +944,7 @@ class OverlayPlot(QWidget):
         self.plot.addItem(self.line_anchor)
         self.curves, self.items, self.mark_items = [], [], []
         self._phase_preview = None
-        notes = []
+        notes = list(getattr(self, "not_drawn", []))
         if isinstance(result, Exception):
             notes.append(str(result))
             result = {"devices": [], "curves": [], "marks": {}}
