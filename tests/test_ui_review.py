@@ -341,3 +341,141 @@ def test_what_is_highlighted_in_the_run_list_is_what_is_drawn(qtbot, window):
     note = plot.readout.text() + plot.readout.toolTip()
     assert "fio_randrw_jsonplus: no data over time to draw" in note
     assert "Histograms tab" in note
+
+
+# ---- 1. the SVG draws what the PNG draws ----------------------------------------------------------------------
+def _pixels(img):
+    """An image as an H x W x 3 array on white (transparency composited)."""
+    from PySide6.QtGui import QImage
+
+    img = img.convertToFormat(QImage.Format.Format_ARGB32)
+    raw = np.frombuffer(img.constBits(), np.uint8).reshape(img.height(), img.bytesPerLine())
+    bgra = raw[:, :img.width() * 4].reshape(img.height(), img.width(), 4).astype(np.float32)
+    alpha = bgra[..., 3:4] / 255.0
+    return bgra[..., 2::-1] * alpha + 255.0 * (1 - alpha)
+
+
+def rasters(svg: Path, width: int, height: int, tmp_path: Path) -> dict[str, np.ndarray]:
+    """The SVG drawn by two independent renderers at the PNG's size: Qt SVG and librsvg (rsvg-convert)."""
+    import subprocess
+
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter
+    from PySide6.QtSvg import QSvgRenderer
+
+    box = QSvgRenderer(str(svg)).viewBoxF()  # the page the PNG shows, at half its size
+    assert (round(box.width() * 2), round(box.height() * 2)) == (width, height), (box, width, height)
+    qt = QImage(width, height, QImage.Format.Format_ARGB32)
+    qt.fill(0xFFFFFFFF)
+    p = QPainter(qt)
+    QSvgRenderer(str(svg)).render(p, QRectF(0, 0, width, height))
+    p.end()
+    out = tmp_path / f"{svg.stem}-rsvg.png"
+    subprocess.run(["rsvg-convert", "-w", str(width), "-h", str(height), "-o", str(out), str(svg)], check=True,
+                   timeout=120)
+    return {"Qt SVG": _pixels(qt), "librsvg": _pixels(QImage(str(out)))}
+
+
+def colour_box(px: np.ndarray, colour: str, tol: float = 40.0) -> tuple[int, int, int, int] | None:
+    """(left, top, right, bottom) of the pixels of about ``colour``, None when there are none."""
+    rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], np.float32)
+    ys, xs = np.nonzero(np.abs(px - rgb).max(axis=2) <= tol)
+    return None if not len(xs) else (int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max()))
+
+
+def colour_mask(px: np.ndarray, colour: str, tol: float = 40.0) -> np.ndarray:
+    rgb = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)], np.float32)
+    return np.abs(px - rgb).max(axis=2) <= tol
+
+
+def assert_same_drawing(png: np.ndarray, svg: np.ndarray, colours: list[str], chart: tuple[int, int, int, int],
+                        inside: tuple[int, int, int, int], who: str, px: int = 4) -> None:
+    """The SVG's drawing matches the PNG's: each colour where the PNG has it (its extent within ``px`` pixels: a
+    plateau drawn 50 IOPS lower, or a curve shifted, fails), none of it in the ``chart`` beside or above its plot
+    area ``inside`` (a curve past the axes, bars across the next chart), and the whole picture alike (4 x 4
+    blocks, mean difference)."""
+    assert svg.shape == png.shape
+    crop = (slice(chart[1], chart[3]), slice(chart[0], chart[2]))  # (text elsewhere in a colour: a title's width
+    for colour in colours:  # differs by the renderer's font metrics)
+        a, b = colour_box(png[crop], colour), colour_box(svg[crop], colour)
+        assert (a is None) == (b is None), (who, colour, a, b)
+        if a is None:
+            continue
+        assert all(abs(x - y) <= px for x, y in zip(a, b)), (who, colour, "PNG", a, "SVG", b)
+        # beside the plot area (left and right, in its rows: the axis, a neighbouring chart) and above it
+        outside = np.zeros(svg.shape[:2], bool)
+        rows = slice(inside[1] + px, inside[3] - px)
+        outside[rows, chart[0]:max(0, inside[0] - px)] = True
+        outside[rows, inside[2] + px:chart[2]] = True
+        outside[chart[1]:max(0, inside[1] - px), inside[0]:inside[2]] = True
+        bad = colour_mask(svg, colour) & outside
+        assert not bad.any(), (who, colour, "drawn past the plot area", np.argwhere(bad)[:5].tolist(), inside, chart)
+    h, w = (png.shape[0] // 4) * 4, (png.shape[1] // 4) * 4
+
+    def blocks(a):
+        return a[:h, :w].mean(axis=2).reshape(h // 4, 4, w // 4, 4).mean(axis=(1, 3))
+
+    diff = np.abs(blocks(png) - blocks(svg))
+    assert diff.mean() < 6.0, (who, diff.mean())
+    assert (diff > 80).mean() < 0.01, (who, (diff > 80).mean())
+
+
+def test_the_svg_export_draws_what_the_png_draws_in_two_renderers(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtGui import QImage
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.ui.plot import CAP_COLOUR
+    from tests.test_range_stats import two_vm_text
+
+    fast, slow = imported(window, SAMPLES / f"{FAST}.txt", SAMPLES / f"{SLOW}.txt", first_report="interval")
+    window.browser.select_runs([fast, slow])
+    plot = window.plot
+    settled(qtbot, window)
+    type_into(qtbot, plot.cap, "1100")
+    vb = plot.plot.getPlotItem().vb
+    vb.setXRange(8.0, 40.0, padding=0)  # zoomed in, as the mouse wheel does: the curves run on past the axes
+    vb.setYRange(0.0, 1300.0, padding=0)
+    settled(qtbot, window)
+    saved = iter([str(tmp_path / "chart.png"), str(tmp_path / "chart.svg")])
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (next(saved), "")))
+    for _ in range(2):  # File ▸ Export chart… as PNG, then as SVG
+        qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    png = QImage(str(tmp_path / "chart.png"))
+    area = vb.mapRectToScene(vb.boundingRect())  # the plot area, at twice the size in the PNG
+    inside = (int(area.left() * 2), int(area.top() * 2), int(area.right() * 2), int(area.bottom() * 2))
+    chart = (0, 0, plot.plot.width() * 2, plot.plot.height() * 2)  # (the results table is under it)
+    colours = [c.colour for c in plot.curves] + [CAP_COLOUR]
+    for who, px in rasters(tmp_path / "chart.svg", png.width(), png.height(), tmp_path).items():
+        assert_same_drawing(_pixels(png), px, colours, chart, inside, who)
+
+    # the Histograms tab: the bars of one collection beside the heatmaps, zoomed so that the bars run past the axis
+    f = tmp_path / "two_vms.csv"
+    f.write_text(two_vm_text())
+    rid = imported(window, f, interval_s=60)[0]
+    window.browser.select_runs([rid])
+    from tests.conftest import click_tab
+
+    view = click_tab(qtbot, window, "Histograms")
+    qtbot.waitUntil(lambda: bool(view.heat_plots), timeout=30000)
+    view.bars.getPlotItem().vb.setXRange(0, 150, padding=0)
+    qtbot.wait(200)
+    saved = iter([str(tmp_path / "histograms.png"), str(tmp_path / "histograms.svg")])
+    for _ in range(2):
+        qtbot.keyClick(window, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    png = QImage(str(tmp_path / "histograms.png"))
+    bars = view.bars.getPlotItem().vb
+    area = bars.mapRectToScene(bars.boundingRect())
+    at = view.bars.mapTo(view, view.bars.viewport().pos())
+    inside = (int((at.x() + area.left()) * 2), int((at.y() + area.top()) * 2), int((at.x() + area.right()) * 2),
+              int((at.y() + area.bottom()) * 2))
+    from app.ui.histo_view import SERIES_COLOURS
+
+    chart = (int(at.x() * 2), int(at.y() * 2), int((at.x() + view.bars.width()) * 2),
+             int((at.y() + view.bars.height()) * 2))
+    for who, px in rasters(tmp_path / "histograms.svg", png.width(), png.height(), tmp_path).items():
+        assert_same_drawing(_pixels(png), px, SERIES_COLOURS[:2], chart, inside, who)
+        # the heatmaps' cells where the PNG has them (VM disk B's slow collection, in yellow)
+        a, b = colour_box(_pixels(png), "#fde725", 30), colour_box(px, "#fde725", 30)
+        assert a is not None
+        assert b is not None
+        assert all(abs(x - y) <= 4 for x, y in zip(a, b)), (who, a, b)

@@ -881,23 +881,13 @@ class MainWindow(QMainWindow):
 
 
 def export_widget(widget: QWidget, path: str) -> None:
-    """A view as it is on screen: SVG through QSvgGenerator (vector), else a PNG at twice the resolution."""
+    """A view as it is on screen: SVG (vector, app/ui/svg_export.py), else a PNG at twice the resolution."""
     from PySide6.QtCore import QPoint
 
     if path.lower().endswith(".svg"):
-        from PySide6.QtCore import QRect, QSize
-        from PySide6.QtGui import QPainter
-        from PySide6.QtSvg import QSvgGenerator
+        from app.ui.svg_export import export_svg
 
-        gen = QSvgGenerator()
-        gen.setFileName(path)
-        gen.setSize(QSize(widget.width(), widget.height()))
-        gen.setViewBox(QRect(0, 0, widget.width(), widget.height()))
-        painter = QPainter(gen)
-        try:
-            widget.render(painter, QPoint(0, 0))
-        finally:
-            painter.end()
+        export_svg(widget, path, "StormScope", background=QColor(0xFFFFFFFF))
         return
     from PySide6.QtGui import QImage, QPainter
 

@@ -1349,21 +1349,9 @@ class OverlayPlot(QWidget):
 
         item = self.plot.getPlotItem()
         if path.lower().endswith(".svg"):
-            from PySide6.QtCore import QRect, QSize
-            from PySide6.QtGui import QPainter
-            from PySide6.QtSvg import QSvgGenerator
+            from app.ui.svg_export import export_svg
 
-            gen = QSvgGenerator()
-            gen.setFileName(path)
-            size = self.plot.size()
-            gen.setSize(QSize(size.width(), size.height()))
-            gen.setViewBox(QRect(0, 0, size.width(), size.height()))
-            gen.setTitle("StormScope overlay")
-            painter = QPainter(gen)
-            try:
-                self.plot.render(painter)
-            finally:
-                painter.end()
+            export_svg(self.plot, path, "StormScope overlay")
         else:
             ex = ImageExporter(item)
             ex.parameters()["width"] = max(1600, int(self.plot.width() * 2))

@@ -458,25 +458,15 @@ class ResultsTable(QWidget):
 def export_chart_with_table(chart: QWidget, table: ResultsTable, path: str) -> None:
     """The chart as on screen with the results table beneath it: SVG (vector, by the file's extension) or PNG at
     twice the resolution."""
-    from PySide6.QtCore import QRect, QSize
 
     w, h = chart.width(), chart.height()
     th = int(table.table_height(w)) + 8 if table.lines else 0
     if path.lower().endswith(".svg"):
-        from PySide6.QtSvg import QSvgGenerator
+        from app.ui.svg_export import export_svg
 
-        gen = QSvgGenerator()
-        gen.setFileName(path)
-        gen.setSize(QSize(w, h + th))
-        gen.setViewBox(QRect(0, 0, w, h + th))
-        gen.setTitle("StormScope overlay and results")
-        painter = QPainter(gen)
-        try:
-            _render(chart, painter)
-            if th:
-                table.render_table(painter, QRectF(4, h + 4, w - 8, th - 8))
-        finally:
-            painter.end()
+        export_svg(chart, path, "StormScope overlay and results", h + th,
+                   (lambda p: table.render_table(p, QRectF(4, h + 4, w - 8, th - 8))) if th else None,
+                   QApplication.palette().base().color())
         return
     from PySide6.QtGui import QImage
 
