@@ -149,7 +149,7 @@ def test_histograms_and_sizing_add_their_questions(qtbot, window):
     # Sizing: typed inputs
     s = click_tab(qtbot, w, "Sizing")
     s.users.setValue(250)
-    s.ipu.setValue(12.5)
+    s.ipu.setText("12.5")
     s.read_pct.setValue(30)
     s.storm.setValue(2)
     s.raid.setCurrentIndex(s.raid.findData("5"))
@@ -162,8 +162,7 @@ def test_histograms_and_sizing_add_their_questions(qtbot, window):
         storm_multiplier=2.0)
     assert w.statusBar().currentMessage() == "Added to the report: How many disks for 250 users at 12.5 IOPS per user?"
     # a steady..storm range: each end at its own IOPS per user, no multiplier
-    s.ipu.setValue(8)
-    s.ipu_storm.setValue(25)
+    s.ipu.setText("8..25")  # typed as the user guide says
     assert not s.storm.isEnabled()
     _click(qtbot, s.add_button)
     sq = list_questions(w.ws)[-1]
@@ -172,10 +171,10 @@ def test_histograms_and_sizing_add_their_questions(qtbot, window):
     a = answer_stored(w.ws, sq)
     steady, storm = (f.value for f in a.figures)
     assert s.headline.text().startswith(f"{steady} disks at 8 IOPS per user (steady), {storm} in a storm at 25, ")
-    s.ipu_storm.setValue(1)  # below the steady end: no sizing, nothing to add
+    s.ipu.setText("8..1")  # the storm end below the steady end: no sizing, nothing to add
     assert not s.add_button.isEnabled()
-    assert "must be above the steady 8 IOPS per user" in s.notes.text()
-    s.ipu_storm.setValue(0)
+    assert "must go from a positive steady figure up to the storm figure" in s.notes.text()
+    s.ipu.setText("8")
     assert s.storm.isEnabled()
     # a user profile
     s.profile.setCurrentIndex(1)

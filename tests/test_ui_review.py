@@ -479,3 +479,69 @@ def test_the_svg_export_draws_what_the_png_draws_in_two_renderers(qtbot, window,
         assert a is not None
         assert b is not None
         assert all(abs(x - y) <= 4 for x, y in zip(a, b)), (who, a, b)
+
+
+# ---- 2. the sizing field and the guide agree ---------------------------------------------------------------------
+def test_the_sizing_field_takes_what_the_guide_says_to_type_or_refuses_it_visibly(qtbot, window, tmp_path):
+    from app.analysis.questions import SizingQuestion, list_questions
+    from tests.conftest import click_tab
+
+    guide = (ROOT / "docs" / "user-guide.md").read_text()
+    sizing_part = guide[guide.index("### Sizing"):guide.index("### Grid & SQL")]
+    assert "`8..25`" in sizing_part  # what the guide tells users to type in IOPS per user
+    s = click_tab(qtbot, window, "Sizing")
+    type_into(qtbot, s.users, "100")
+    s.raid.setCurrentIndex(s.raid.findData("10"))
+    s.disk.setCurrentIndex(s.disk.findData("sata7k"))
+    s.ipu.setFocus()
+    s.ipu.selectAll()
+    qtbot.keyClicks(s.ipu, "8..25")
+    # the ETRI figures: 100 users x 8 IOPS -> 18 disks, x 25 -> 54 disks (RAID 10, 40 % reads, 75 IOPS disks)
+    assert s.headline.text().startswith("18 disks at 8 IOPS per user (steady), 54 in a storm at 25, for 100 users")
+    qtbot.mouseClick(s.add_button, Qt.MouseButton.LeftButton)
+    q = list_questions(window.ws)[-1].question
+    assert q == SizingQuestion(100, iops_per_user=8.0, iops_per_user_storm=25.0, read_pct=40.0, raid="10",
+                               disk_type="sata7k")
+    # what it cannot read is refused visibly: red, the reason said, nothing sized (never a silent 8.2)
+    s.ipu.selectAll()
+    qtbot.keyClicks(s.ipu, "8..2x")
+    assert "border" in s.ipu.styleSheet()
+    assert not s.add_button.isEnabled()
+    assert s.headline.text() == ""
+    assert "give a number or a range like 8..25" in s.notes.text()
+    s.ipu.selectAll()
+    qtbot.keyClicks(s.ipu, "12.5")  # a figure with decimals is taken as typed
+    assert s.ipu.styleSheet() == ""
+    assert "at 12.5 IOPS" in s.headline.text()
+    # the Export report dialog's sizing field reads the same way
+    from app.ui.report_dialog import ReportDialog
+
+    dlg = ReportDialog(window.ws, [], window, window.settings)
+    qtbot.addWidget(dlg)
+    type_into(qtbot, dlg.users, "100")
+    dlg.ipu.selectAll()
+    qtbot.keyClicks(dlg.ipu, "8..25")
+    assert dlg.options().sizing == {"users": 100, "iops_per_user": "8..25"}
+    dlg.ipu.selectAll()
+    qtbot.keyClicks(dlg.ipu, "eight")
+    assert dlg._export(str(tmp_path / "r.pdf")) is None
+    assert dlg.status.text().startswith("Not written: IOPS per user 'eight'")
+    assert not (tmp_path / "r.pdf").exists()
+
+
+# ---- 10. the smaller items ----------------------------------------------------------------------------------------
+def test_the_export_report_dialog_offers_close_once_the_report_is_written(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from tests.conftest import write_report
+
+    fast = imported(window, SAMPLES / f"{FAST}.txt", first_report="interval")[0]
+    window.browser.select_runs([fast])
+    qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)  # File ▸ Export report…
+    dlg = window.report_dialog
+    cancel = dlg.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+    assert cancel.text() == "Cancel"
+    write_report(qtbot, dlg, tmp_path / "report.pdf")
+    assert cancel.text() == "Close"  # written: nothing is left to cancel
+    qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
+    assert not dlg.isVisible()
