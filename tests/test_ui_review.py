@@ -539,9 +539,78 @@ def test_the_export_report_dialog_offers_close_once_the_report_is_written(qtbot,
     window.browser.select_runs([fast])
     qtbot.keyClick(window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)  # File ▸ Export report…
     dlg = window.report_dialog
-    cancel = dlg.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+    cancel = dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Cancel)
     assert cancel.text() == "Cancel"
     write_report(qtbot, dlg, tmp_path / "report.pdf")
     assert cancel.text() == "Close"  # written: nothing is left to cancel
     qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
     assert not dlg.isVisible()
+
+
+# ---- 8. heatmaps like the report -----------------------------------------------------------------------------------
+def test_heatmaps_read_like_the_reports_log_colour_ms_buckets_and_a_title_clear_of_the_numbers(qtbot, window,
+                                                                                                 tmp_path):
+    import math
+
+    import pyqtgraph as pg
+    from PySide6.QtGui import QImage, QPainter
+
+    from tests.conftest import click_tab
+    from tests.test_ui_histograms import B_READ, _half, two_vm_file
+
+    rid = imported(window, two_vm_file(tmp_path / "raid_set.csv"))[0]
+    window.browser.select_runs([rid])
+    h = click_tab(qtbot, window, "Histograms")
+    qtbot.waitUntil(lambda: len(h.heat_plots) == 2, timeout=30000)
+    qtbot.wait(100)
+    # buckets in ms, as the PDF prints them (the file counts µs)
+    assert h.metric_box.currentText() == "Latency (ms)"
+    labels = h.heat_plots[1].getAxis("left").labels
+    assert labels[:5] == ["≤ 0.001", "≤ 0.01", "≤ 0.1", "≤ 0.5", "≤ 1"]  # 1, 10, 100, 500, 1,000 µs
+    assert "≤ 50" in labels
+    assert "Latency (ms)" in h.heat_plots[1].getAxis("left").labelText
+    assert "≤ 50" in h.bars.getAxis("left").labels
+    # the colour on a log scale, as the PDF's: VM B's 5 slow I/Os beside 950 fast ones are not the colour of none
+    img = next(i for i in h.heat_plots[1].items if isinstance(i, pg.ImageItem))
+    counts = h.heat_cells[1][3]
+    top = max(r + w for c in B_READ for r, w in zip(c, _half(c)))
+    assert counts.max() == top
+    assert img.image.max() == pytest.approx(math.log1p(top))
+    bar = h.colour_bars[1]
+    assert bar.values[1] == pytest.approx(math.log1p(top))
+    k, j = 1, 6  # collection 2, the (15, 30] ms bucket: 1 read
+    assert counts[k, j] == B_READ[1][6] + _half(B_READ[1])[6] == 1
+    assert img.image[k, j] / img.image.max() > 0.1  # linear: 1 / 243 of the scale, the colour of an empty cell
+    assert [lab for _v, lab in bar.axis._tickLevels[0]] == ["0", "1", "10", "100"]
+    assert bar.axis.labelText == "I/Os per collection (log scale)"
+    # the colour bar's title is clear of its numbers
+    for b in h.colour_bars:
+        axis = b.axis
+        canvas = QImage(10, 10, QImage.Format.Format_ARGB32)
+        painter = QPainter(canvas)
+        _axis, _ticks, texts = axis.generateDrawSpecs(painter)
+        painter.end()
+        title = axis.label.mapRectToItem(axis, axis.label.boundingRect())
+        for rect, _flags, text in texts:
+            assert not rect.intersects(title), (text, rect, title)
+
+
+# ---- 10. the smaller items (more) ---------------------------------------------------------------------------------
+def test_the_histograms_tab_keeps_nothing_of_the_last_runs_when_nothing_applies(qtbot, window, tmp_path):
+    from tests.conftest import click_tab
+    from tests.test_ui_histograms import two_vm_file
+
+    vm = imported(window, two_vm_file(tmp_path / "raid_set.csv"))[0]
+    fast = imported(window, SAMPLES / f"{FAST}.txt", first_report="interval")[0]
+    window.browser.select_runs([vm])
+    h = click_tab(qtbot, window, "Histograms")
+    qtbot.waitUntil(lambda: len(h.heat_plots) == 2, timeout=30000)
+    assert h.bars.getPlotItem().titleLabel.text
+    assert len(h.legend.items) == 2
+    window.browser.select_runs([fast])  # an iostat run: no histogram applies
+    qtbot.wait(100)
+    assert h.message.text() == "Select vscsiStats or fio runs in the run list."
+    assert h.bars.getPlotItem().titleLabel.text == ""
+    assert h.legend.items == []
+    assert h.bars.getAxis("left").labels == []
+    assert not h.heat_plots
