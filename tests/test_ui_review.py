@@ -614,3 +614,35 @@ def test_the_histograms_tab_keeps_nothing_of_the_last_runs_when_nothing_applies(
     assert h.legend.items == []
     assert h.bars.getAxis("left").labels == []
     assert not h.heat_plots
+
+
+# ---- 9. the story in words -----------------------------------------------------------------------------------------
+def test_the_window_says_in_words_who_suffered_as_the_report_does(qtbot, window, tmp_path):
+    from app.analysis.host_latency import vm_load
+    from app.analysis.vm_timeline import vm_timeline
+    from tests.conftest import click_tab
+    from tests.test_ui_histograms import two_vm_file
+
+    rid = imported(window, two_vm_file(tmp_path / "raid_set.csv"))[0]
+    window.browser.select_runs([rid])
+    h = click_tab(qtbot, window, "Histograms")
+    qtbot.waitUntil(lambda: len(h.heat_plots) == 2, timeout=30000)
+    story = vm_timeline(window.ws, rid, 50.0).story
+    assert story
+    assert h.story.isVisible()
+    assert h.story.text() == "raid_set, VM by VM: " + " ".join(story)  # the PDF's paragraph, word for word
+    h.threshold.setCurrentIndex(h.threshold.findData(20.0))  # the story follows the threshold chosen
+    assert h.story.text() == "raid_set, VM by VM: " + " ".join(vm_timeline(window.ws, rid, 20.0).story)
+    # esxtop: which VM drove the datastore's load, under the chart of commands per VM
+    esx = imported(window, ESXTOP)[0]
+    window.browser.select_runs([esx])
+    click_tab(qtbot, window, "Overlay")
+    pick(qtbot, window.plot.metric_box, "Commands/s per VM")
+    settled(qtbot, window)
+    words = vm_load(window.ws, esx).story
+    assert window.plot.story.isVisible()
+    assert window.plot.story.text() == "esxtop_gen_3vms: " + " ".join(words)
+    assert " drove " in window.plot.story.text()
+    pick(qtbot, window.plot.metric_box, "IOPS (total)")
+    settled(qtbot, window)
+    assert not window.plot.story.isVisible()

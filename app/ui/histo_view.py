@@ -305,6 +305,18 @@ class HistogramView(QWidget):
         self.share_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.share_area.setWidget(self.share)
         self.share_area.setMaximumHeight(self.fontMetrics().lineSpacing() * 5 + 6)
+        # who suffered, in words: each vscsiStats run's VM disks, alone and together (the report's story)
+        self.story = QLabel("")
+        self.story.setObjectName("vm-story")
+        self.story.setWordWrap(True)
+        self.story.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.story.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.story_area = QScrollArea()
+        self.story_area.setWidgetResizable(True)
+        self.story_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.story_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.story_area.setWidget(self.story)
+        self.story_area.setVisible(False)
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter VM disks / jobs…")
         self.filter.setClearButtonEnabled(True)
@@ -350,6 +362,7 @@ class HistogramView(QWidget):
         second.addWidget(self.add_button)
         lay.addLayout(second)
         lay.addWidget(self.share_area)
+        lay.addWidget(self.story_area)
         lay.addWidget(self.split, 1)
         self._restyle_due = False
         self.series: list[Series] = []
@@ -516,6 +529,8 @@ class HistogramView(QWidget):
         if not self.run_ids or metric is None:
             self.message.setText("Select vscsiStats or fio runs in the run list.")
             self.share.setText("")
+            self.story.setText("")
+            self.story_area.setVisible(False)
             self.sample_label.setText("collection –")
             return
         ops = self._ops(metric)
@@ -833,13 +848,36 @@ class HistogramView(QWidget):
                 if worst:
                     lines[-1] += f" · {worst}"
         self.share.setText("\n".join(lines))
+        self.story.setText("\n".join(self._stories(ms)))
+        self.story_area.setVisible(bool(self.story.text()))
         self._fit_share()
 
+    def _stories(self, ms: float) -> list[str]:
+        """Per vscsiStats run, its VM disks' story in words, as the report tells it (app.analysis.vm_timeline: each
+        disk's rate alone and while the others were active, and its share within the threshold then)."""
+        from app.analysis.histograms import AnalysisError
+        from app.analysis.vm_timeline import vm_timeline
+
+        out = []
+        for rid in self.run_ids:
+            run = self.ws.run(rid) or {}
+            if not (has(run.get("kind"), TIME_SERIES) and has(run.get("kind"), LATENCY_HISTOGRAMS)):
+                continue
+            try:
+                story = vm_timeline(self.ws, rid, float(ms)).story
+            except AnalysisError:
+                continue  # (the share line above says why the run has no figures)
+            if story:
+                out.append(f"{self._run_name(rid)}, VM by VM: " + " ".join(shown(x) for x in story))
+        return out
+
     def _fit_share(self) -> None:
-        """The share lines take the height they need, up to five lines; more scroll."""
+        """The share lines take the height they need, up to five lines; more scroll; the story up to four."""
         width = max(100, self.share_area.viewport().width())
         need = self.share.heightForWidth(width) if self.share.text() else 0
         self.share_area.setFixedHeight(min(max(need, 0), self.fontMetrics().lineSpacing() * 5 + 6))
+        need = self.story.heightForWidth(max(100, self.story_area.viewport().width())) if self.story.text() else 0
+        self.story_area.setFixedHeight(min(max(need, 0), self.fontMetrics().lineSpacing() * 4 + 6))
 
     def resizeEvent(self, ev: Any) -> None:  # noqa: N802 (Qt name)
         super().resizeEvent(ev)

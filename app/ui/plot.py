@@ -316,6 +316,28 @@ def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[dic
     return out
 
 
+def vm_stories(ws: Workspace, run_ids: list[int], metric: str) -> list[str]:
+    """With Commands/s per VM on screen: which VM drove each esxtop run's load and what its neighbours cost it, in
+    the report's words (app.analysis.host_latency.vm_load)."""
+    from app.analysis.histograms import AnalysisError
+    from app.analysis.host_latency import vm_load
+
+    if metric != PER_VM:
+        return []
+    out = []
+    for rid in run_ids:
+        run = ws.run(rid) or {}
+        if not has(run.get("kind"), HOST_LATENCY):
+            continue
+        try:
+            story = vm_load(ws, rid).story
+        except AnalysisError:
+            continue  # (its curve's note says why)
+        if story:
+            out.append(f"{shown(run.get('name', str(rid)))}: " + " ".join(shown(x) for x in story))
+    return out
+
+
 def elsewhere(kind: str | None, bench: bool) -> str:
     """Why a selected run is not on the overlay, and the tab that shows it (``bench``: Iometer or IOmark results)."""
     if has(kind, LATENCY_HISTOGRAMS):
@@ -542,6 +564,11 @@ class OverlayPlot(QWidget):
         self.readout = QLabel(" ")
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.readout.setWordWrap(True)
+        self.story = QLabel("")  # which VM drove the load, in words (Commands/s per VM)
+        self.story.setObjectName("vm-story")
+        self.story.setWordWrap(True)
+        self.story.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.story.setVisible(False)
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
         vb = self.plot.getPlotItem().vb
         self._range_timer = QTimer(self, singleShot=True, interval=150)
@@ -583,6 +610,7 @@ class OverlayPlot(QWidget):
         lay.addLayout(bar)
         lay.addLayout(bar2)
         lay.addWidget(split, 1)
+        lay.addWidget(self.story)
         lay.addWidget(self.readout)
         self._report_actions()
 
@@ -872,7 +900,8 @@ class OverlayPlot(QWidget):
                         continue
                     curves.append(_record(rid, name, name, run.get("kind", IOSTAT), device, ts, te, y, note, off,
                                           w))
-            return {"devices": names, "curves": curves, "marks": marks, "clock": clock}
+                story = vm_stories(ws, runs, metric)
+            return {"devices": names, "curves": curves, "marks": marks, "clock": clock, "story": story}
 
         self.loading = True
         self.readout.setText("loading…" if runs else " ")
@@ -975,6 +1004,8 @@ class OverlayPlot(QWidget):
         self._give_colours(self.curves)
         self.items = [self._curve_item(c) for c in self.curves]
         self.curve_list.fill([(c.label, c.colour, c.visible) for c in self.curves])
+        self.story.setText("\n".join(result.get("story") or []))
+        self.story.setVisible(bool(self.story.text()))
         self._draw_marks()
         self.plot.setLabel("left", metric)
         self._time_base(result)
