@@ -646,3 +646,115 @@ def test_the_window_says_in_words_who_suffered_as_the_report_does(qtbot, window,
     pick(qtbot, window.plot.metric_box, "IOPS (total)")
     settled(qtbot, window)
     assert not window.plot.story.isVisible()
+
+
+def _contrast(a, b) -> float:
+    def lum(c):
+        def lin(v):
+            v /= 255
+            return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+        return 0.2126 * lin(c.red()) + 0.7152 * lin(c.green()) + 0.0722 * lin(c.blue())
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_no_picture_of_the_window_shows_the_workspace_folder(qtbot, window):
+    # the status line names the workspace, not its folder (a developer's path was in the guide's picture)
+    assert str(window.ws_path.parent) not in window.statusBar().currentMessage()
+    assert window.ws_path.name in window.statusBar().currentMessage()
+
+
+def test_the_guide_fits_its_window_and_closes_on_escape(qtbot, window):
+    from PySide6.QtGui import QImageReader
+    from PySide6.QtWidgets import QApplication
+
+    qtbot.keyClick(window, Qt.Key.Key_F1)  # Help ▸ User guide
+    qtbot.waitUntil(lambda: getattr(window, "guide_window", None) is not None and window.guide_window.isVisible())
+    guide = window.guide_window
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is guide, timeout=3000)  # in front, with the keyboard
+    room = guide.browser.viewport().width()
+    images = []
+    block = guide.browser.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.isImageFormat():
+                images.append(fmt.toImageFormat())
+            it += 1
+        block = block.next()
+    assert [i.name() for i in images] == ["images/window-overlay.png"]  # shown once (it was three times)
+    natural = QImageReader(str(ROOT / "docs" / images[0].name())).size()
+    assert natural.width() > room  # the picture is wider than the guide's window ...
+    assert 0 < images[0].width() <= room  # ... and drawn to fit it, its proportions kept
+    assert images[0].height() == pytest.approx(natural.height() * images[0].width() / natural.width(), rel=0.01)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Escape)  # where the keyboard is: Escape closes it
+    assert not guide.isVisible()
+
+
+def test_not_held_reads_in_the_dark_theme_too(qtbot, window):
+    from PySide6.QtGui import QColor
+
+    from tests.test_ui_window import menu_action
+
+    capped = imported(window, SAMPLES / "capped_200iops_iostat-d.txt", interval_s=2)[0]
+    window.browser.select_runs([capped])
+    settled(qtbot, window)
+    type_into(qtbot, window.plot.cap, "200")
+    menu_action(window, "Report", "Add cap check to report").trigger()
+    table = window.questions.table
+    qtbot.waitUntil(lambda: table.rowCount() == 1 and table.item(0, 2).text() == "not held", timeout=30000)
+    menu_action(window, "View", "Dark").trigger()  # View ▸ Theme ▸ Dark
+    qtbot.wait(50)
+    colour = table.item(0, 2).foreground().color()
+    base = table.palette().base().color()
+    assert base.lightness() < 80  # the dark theme's table
+    assert _contrast(colour, base) >= 4.5, (colour.name(), base.name())
+    menu_action(window, "View", "Light").trigger()
+    assert _contrast(table.item(0, 2).foreground().color(), QColor("#ffffff")) >= 4.5
+
+
+def test_period_vscsistats_ticks_and_no_nan_in_words(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QInputDialog
+
+    from tests.conftest import click_tab, run_menu
+
+    capped = imported(window, SAMPLES / "capped_200iops_iostat-d.txt")[0]  # no time stamps, no interval yet
+    item = next(it for it in window.browser._run_items() if int(it.data(0, Qt.ItemDataRole.UserRole + 1)) == capped)
+    assert item.text(1) == "no timestamps"
+    monkeypatch.setattr(QInputDialog, "getDouble", staticmethod(lambda *a, **k: (2.0, True)))  # the user types 2
+    run_menu(qtbot, window, capped, click="Set interval…")
+    item = next(it for it in window.browser._run_items() if int(it.data(0, Qt.ItemDataRole.UserRole + 1)) == capped)
+    assert item.text(1) == "no clock time (a report every 2 s)"  # it said "no timestamps" once the interval was set
+    # the vscsiStats items of the run menu are ticked as the counts are read
+    vscsi = imported(window, ROOT / "tests" / "fixtures" / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv",
+                     interval_s=60)[0]
+    ticks = {t: ticked for t, _e, ticked, _tip in run_menu(qtbot, window, vscsi)}
+    assert ticks["vscsiStats counts are per collection (reset with -r)"] is True
+    assert ticks["vscsiStats counts are cumulative (never reset)"] is False
+    run_menu(qtbot, window, vscsi, click="vscsiStats counts are cumulative (never reset)")
+    ticks = {t: ticked for t, _e, ticked, _tip in run_menu(qtbot, window, vscsi)}
+    assert ticks["vscsiStats counts are cumulative (never reset)"] is True
+    assert ticks["vscsiStats counts are per collection (reset with -r)"] is False
+    # what float() reads as a number but is none ('nan', 'inf') is refused in words, never sized
+    s = click_tab(qtbot, window, "Sizing")
+    for text in ("nan", "8..inf", "inf"):
+        s.ipu.selectAll()
+        qtbot.keyClicks(s.ipu, text)
+        assert not s.add_button.isEnabled(), text
+        assert "give a number or a range like 8..25" in s.notes.text()
+    # measured on a run without request counts: said in words, no NaN figure
+    bw = tmp_path / "throughput_only_iostat.txt"
+    bw.write_text("Linux 5.15.0 (vm) \t03/14/2024 \t_x86_64_\t(4 CPU)\n\n03/14/2024 10:00:00 AM\n"
+                  "Device            rkB/s     wkB/s\nsda             40.00     80.00\n\n"
+                  "03/14/2024 10:00:05 AM\nDevice            rkB/s     wkB/s\nsda             44.00     84.00\n\n")
+    rid = imported(window, bw, first_report="interval")[0]
+    window.browser.select_runs([rid])
+    s.ipu.selectAll()
+    qtbot.keyClicks(s.ipu, "25")
+    qtbot.mouseClick(s.measured, Qt.MouseButton.LeftButton, pos=QPoint(8, s.measured.height() // 2))
+    assert s.measured.isChecked()
+    assert "no request counts" in s.notes.text()
+    assert "nan" not in s.notes.text().lower()

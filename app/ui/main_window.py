@@ -241,7 +241,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.questions.undo_button)
         self._menus()
         self._apply_read_only()
-        self.statusBar().showMessage(f"Workspace {shown(str(self.ws_path), 1000)}")
+        # the workspace by its name: its folder (a home folder, another customer's engagement) is in no picture of the
+        # window a consultant shows; File ▸ Recent workspaces has the whole path
+        self.statusBar().showMessage(f"Workspace {shown(self.ws_path.name)}")
         self._restore()
         if not self.questions.questions:  # shown when the first question is added (Report ▸ Report questions)
             self.questions_dock.hide()
@@ -485,6 +487,10 @@ class MainWindow(QMainWindow):
             return
         self.guide_window = GuideWindow(self)
         self.guide_window.show()
+        # in front with the keyboard, so that Escape closes it (it opened behind the focus of the main window)
+        self.guide_window.raise_()
+        self.guide_window.activateWindow()
+        self.guide_window.browser.setFocus()
 
     def about(self) -> None:
         """Help ▸ About StormScope: what it is and which version (the one `--version` prints)."""
@@ -526,6 +532,8 @@ class MainWindow(QMainWindow):
         apply_theme(key)
         self.banner.restyle()  # widgets with colours of their own follow too
         self.import_panel.recolour()
+        self.questions.recolour()
+        self.results.recolour()
 
     def _system_scheme_changed(self) -> None:
         if self.theme_setting() == "system":

@@ -1126,6 +1126,9 @@ class OverlayPlot(QWidget):
             return
         c = self.curves[idx]
         t = self._snap(c, c.run_time(x))
+        if not math.isfinite(t):  # a point of the chart with no time (its scale undefined): said, never stored
+            self.readout.setText("That point of the chart has no time: show the whole runs (Ctrl+0) and try again.")
+            return
         have = self._marks.get(c.run_id, {}).get("markers", {})
         k = len(have) + 1
         while f"marker {k}" in have:
@@ -1157,6 +1160,9 @@ class OverlayPlot(QWidget):
             return
         c = self.curves[idx]
         ta, tb = self._snap(c, c.run_time(a)), self._snap(c, c.run_time(b))
+        if not (math.isfinite(ta) and math.isfinite(tb)):
+            self.readout.setText("That part of the chart has no time: show the whole runs (Ctrl+0) and try again.")
+            return
         have = [p.name for p in self._marks.get(c.run_id, {}).get("phases", [])]
         k = len(have) + 1
         while f"phase {k}" in have:

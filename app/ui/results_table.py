@@ -44,10 +44,12 @@ from app.analysis.range_stats import (
     to_tsv,
     visible_columns,
 )
+from app.ui import theme
 from app.ui.plot import PALETTE
 from app.workspace import Workspace
 from parsers.kinds import IOSTAT, LATENCY_HISTOGRAMS, has
 
+ERROR_COLOURS = ("#c0392b", "#ff8080")  # why a curve has no figures: light theme, dark theme (readable on #1e1e1e)
 NUMERIC_KINDS = ("iops", "s", "count", "pct", "share", "value")
 
 
@@ -349,9 +351,14 @@ class ResultsTable(QWidget):
                 if j == 0 and ln.kind == "curve" and ln.colour:
                     item.setData(Qt.ItemDataRole.DecorationRole, _swatch(ln.colour))
                 if ln.kind == "curve" and ln.row is not None and ln.row.error and c.key == "range":
-                    item.setForeground(QBrush(QColor("#c0392b")))
+                    item.setForeground(QBrush(QColor(ERROR_COLOURS[theme.current() == "dark"])))
                 t.setItem(i, j, item)
         t.setUpdatesEnabled(True)
+
+    def recolour(self) -> None:
+        """The table in the theme now in force (a theme switch)."""
+        if self.rows:
+            self._show()
 
     # ---- copy, export, render ----------------------------------------------------------------------
     def export_rows(self, selection: bool = False) -> list[list[str]]:

@@ -38,11 +38,15 @@ RENAME_REFUSED = ("A run name cannot hold control characters (line breaks, tabs,
 
 
 def describe_period(r: dict[str, Any]) -> str:
+    """When the run ran: its clock times; without them, whether its times are known from an interval the user set
+    (the file gives no clock time: it said "no timestamps" even then); else that it has no time stamps."""
     if r.get("started_at"):
         s = f"{r['started_at']:%Y-%m-%d %H:%M:%S}"
         if r.get("ended_at"):
             s += f" → {r['ended_at']:%H:%M:%S}"
         return s
+    if r.get("interval_s"):
+        return f"no clock time (a report every {r['interval_s']:g} s)"
     return "no timestamps"
 
 
@@ -261,12 +265,17 @@ class RunBrowser(QWidget):
                 a = m.addAction(label, lambda value=value: self.set_first_report(ids, value))
                 a.setCheckable(True)  # ticked when every selected iostat run is so
                 a.setChecked(all((rid in since_boot) == value for rid in iostat))
-        if any(has(r.get("kind"), TIME_SERIES) and has(r.get("kind"), LATENCY_HISTOGRAMS)
-               and not mt.get("counts_per_interval") for r, mt in zip(runs, metas)):  # vscsiStats counts
-            m.addAction("vscsiStats counts are cumulative (never reset)",
-                        lambda: self.set_histogram_counts(ids, "cumulative"))
-            m.addAction("vscsiStats counts are per collection (reset with -r)",
-                        lambda: self.set_histogram_counts(ids, "per-collection"))
+        vscsi = [r for r, mt in zip(runs, metas) if has(r.get("kind"), TIME_SERIES)
+                 and has(r.get("kind"), LATENCY_HISTOGRAMS) and not mt.get("counts_per_interval")]
+        if vscsi:  # vscsiStats counts: ticked as they are read now (detected or said), for every selected such run
+            from app.analysis.histograms import counts_mode
+
+            modes = {counts_mode(r)[0] for r in vscsi}
+            for label, mode in (("vscsiStats counts are cumulative (never reset)", "cumulative"),
+                                ("vscsiStats counts are per collection (reset with -r)", "per-collection")):
+                a = m.addAction(label, lambda mode=mode: self.set_histogram_counts(ids, mode))
+                a.setCheckable(True)
+                a.setChecked(modes == {mode})
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
         if self.read_only:  # a newer StormScope's workspace: shown, never changed -- said in each tooltip
