@@ -317,6 +317,9 @@ class HistogramView(QWidget):
         self.story_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.story_area.setWidget(self.story)
         self.story_area.setVisible(False)
+        for area in (self.share_area, self.story_area):  # the window's colour under the lines, in either theme
+            area.viewport().setAutoFillBackground(False)
+            area.widget().setAutoFillBackground(False)
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter VM disks / jobs…")
         self.filter.setClearButtonEnabled(True)
@@ -526,6 +529,7 @@ class HistogramView(QWidget):
         self.data = {}
         self._clear_heat()
         self._clear_bars()
+        self.split.setVisible(bool(self.run_ids) and metric is not None)  # no empty axes when nothing applies
         if not self.run_ids or metric is None:
             self.message.setText("Select vscsiStats or fio runs in the run list.")
             self.share.setText("")

@@ -169,6 +169,11 @@ class SizingPanel(QWidget):
         self._measured_fields(False)
         self.compute()
 
+    def resizeEvent(self, ev: Any) -> None:  # noqa: N802 (Qt name)
+        """The steps' formulas wrap to the width the table has (they were cut short with an ellipsis)."""
+        super().resizeEvent(ev)
+        self.table.resizeRowsToContents()
+
     def set_runs(self, run_ids: list[int]) -> None:
         self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), DEVICE_RATES)]
         if self.measured.isChecked():
