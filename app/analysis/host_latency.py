@@ -16,8 +16,9 @@ How the figures are made
     is the mean of the devices' values **weighted by their commands** in the interval (reads + writes per
     second; commands per second where the file has no split). An interval without commands has no latency
     (esxtop prints 0 there; it is left out, not averaged in).
-    **Over the run**: the same weighting over every interval (intervals are of equal length, so this is the
-    mean time per command of the whole run).
+    **Over the run**: the same weighting over every interval, each interval's commands being its commands per
+    second times its length (a late or drifting sample covers more time and more commands): the mean time per
+    command of the whole run.
     **Guidance** (common VMware guidance, not a law): DAVG above 20–25 ms points at the array or the fabric,
     KAVG above 2 ms at commands queueing in the host (a device or adapter queue too short, or a limit).
     The answer counts the intervals above each guidance value and names the larger share of GAVG.
@@ -113,7 +114,10 @@ def latency_split(ws: Workspace, run_id: int, device: str | None = None, davg_ms
     per = raw.group_by("sample_idx").agg(pl.col("n").sum().alias("commands_s"), *[_weighted(c) for c in LATENCIES])
     frame = s.frame.select("sample_idx", "t_start_s", "t_end_s").join(per, on="sample_idx", how="left") \
         .sort("sample_idx")
-    mean = raw.select(*[_weighted(c) for c in LATENCIES]).row(0, named=True)
+    # over the run, each device's interval weighs by its commands: its rate times the interval's length
+    spans = s.frame.select(pl.col("sample_idx").cast(raw.schema["sample_idx"]), "dt_s")
+    ios = raw.join(spans, on="sample_idx", how="inner").with_columns((pl.col("n") * pl.col("dt_s")).alias("ios"))
+    mean = ios.select(*[_weighted(c, "ios") for c in LATENCIES]).row(0, named=True)
     busy = frame.filter(pl.col("commands_s") > 0)
     davg_over = busy.filter(pl.col("davg_ms") > davg_ms).height
     kavg_over = busy.filter(pl.col("kavg_ms") > kavg_ms).height
@@ -129,7 +133,7 @@ def latency_split(ws: Workspace, run_id: int, device: str | None = None, davg_ms
 class VmFigures:
     vm: str
     disks: list[str]
-    commands: float  # commands over the run (rate x interval)
+    commands: float  # commands over the run (each interval: rate x its length)
     share: float  # of all VMs' commands
     peak_commands_s: float
     gavg_ms: float | None  # command-weighted over the run
@@ -153,9 +157,10 @@ class VmLoad:
 
 
 def _mean_where(f: pl.DataFrame, mask: pl.Expr) -> float | None:
-    g = f.filter(mask & pl.col("gavg").is_not_null() & (pl.col("n") > 0))
-    den = float(g.get_column("n").sum()) if g.height else 0.0
-    return float((g.get_column("gavg") * g.get_column("n")).sum()) / den if den else None
+    """GAVG per command over the intervals ``mask`` keeps: each weighs by its commands (rate x length)."""
+    g = f.filter(mask & pl.col("gavg").is_not_null() & (pl.col("ios") > 0))
+    den = float(g.get_column("ios").sum()) if g.height else 0.0
+    return float((g.get_column("gavg") * g.get_column("ios")).sum()) / den if den else None
 
 
 def _vm_rows(ws: Workspace, run_id: int) -> pl.DataFrame:
@@ -192,6 +197,9 @@ def vm_load(ws: Workspace, run_id: int, active_share: float = 0.05) -> VmLoad:
     rows = _vm_rows(ws, run_id)
     disks = rows.group_by("vm").agg(pl.col("device").unique().sort())
     per = rows.group_by("vm", "sample_idx").agg(pl.col("n").sum(), _weighted("gavg", "n"))
+    # an interval's commands: its rate times its length (a late or drifting sample covers more time)
+    spans = s.frame.select(pl.col("sample_idx").cast(per.schema["sample_idx"]), "dt_s")
+    per = per.join(spans, on="sample_idx", how="inner").with_columns((pl.col("n") * pl.col("dt_s")).alias("ios"))
     peak = float(per.get_column("n").max() or 0.0)  # type: ignore[arg-type]  # a number: rows exist
     per = per.with_columns((pl.col("n") >= active_share * peak).alias("active") if peak else pl.lit(False)
                            .alias("active"))
@@ -199,13 +207,13 @@ def vm_load(ws: Workspace, run_id: int, active_share: float = 0.05) -> VmLoad:
     per = per.join(active_by_sample, on="sample_idx", how="left")
     others = pl.col("active_vms").list.set_difference(pl.concat_list(pl.col("vm"))).list.len().fill_null(0)
     per = per.with_columns(others.alias("others"))
-    total = float(per.get_column("n").sum())
+    total = float(per.get_column("ios").sum())
     out = []
     for vm, f in per.group_by("vm"):
         name = str(vm[0])
-        n = float(f.get_column("n").sum())
+        n = float(f.get_column("ios").sum())
         out.append(VmFigures(
-            name, disks.filter(pl.col("vm") == name).get_column("device").to_list()[0], n * s.interval_s,
+            name, disks.filter(pl.col("vm") == name).get_column("device").to_list()[0], n,
             n / total if total else 0.0, float(f.get_column("n").max() or 0.0),  # type: ignore[arg-type]  # a number: rows exist
             _mean_where(f, pl.lit(True)), f.filter("active").height,
             f.filter(pl.col("active") & (pl.col("others") == 0)).height,

@@ -31,7 +31,7 @@ FIELD_LABELS: dict[str, str] = {
     "phases": "Phases", "every_s": "Resampling", "iops_cap": "IOPS cap", "bw_cap_kbs": "Bandwidth cap",
     "op": "Reads or writes", "tolerance_pct": "Tolerance", "window_s": "Window", "disks": "VM disks",
     "threshold_ms": "Response-time threshold", "goal_pct": "Goal", "users": "Users",
-    "iops_per_user": "IOPS per user", "iops_per_user_storm": "IOPS per user in a storm",
+    "iops_per_user": "IOPS per user", "iops_per_user_storm": "IOPS per user of heavy users",
     "measured_run": "Measured run", "vms": "VMs in the measured run", "read_pct": "Reads", "raid": "RAID level",
     "disk_type": "Disk type", "disk_iops": "IOPS per disk", "gb_per_user": "Capacity per user",
     "disk_gb": "Disk size", "storm_multiplier": "Storm multiplier", "profile": "User profile",
@@ -266,7 +266,7 @@ class ResponseTimeQuestion(Question):
 @question_kind(order=40)
 @dataclass
 class SizingQuestion(Question):
-    """How many disks for ``users`` desktops? IOPS per user: one value, a steady..storm range
+    """How many disks for ``users`` desktops? IOPS per user: one value, a light..heavy users range
     (``iops_per_user`` .. ``iops_per_user_storm``), measured from a run (``measured_run`` with ``vms``) or a
     user ``profile``."""
 
@@ -295,17 +295,18 @@ class SizingQuestion(Question):
         self.iops_per_user_storm = _opt_num("iops_per_user_storm", self.iops_per_user_storm, unit="IOPS")
         sources = [x for x in (self.iops_per_user, self.measured_run, self.profile) if x is not None]
         if len(sources) != 1:
-            raise QuestionError("give the IOPS per user (one value or a steady..storm range), a measured run or "
+            raise QuestionError("give the IOPS per user (one value or a light..heavy users range), a measured run or "
                                 "a user profile -- one of them", "iops_per_user")
         if self.iops_per_user_storm is not None:
             if self.iops_per_user is None:
-                raise QuestionError("a storm end needs the steady IOPS per user too", "iops_per_user_storm")
+                raise QuestionError("the heavy users' figure needs the light users' IOPS per user too",
+                                    "iops_per_user_storm")
             if not self.iops_per_user_storm > self.iops_per_user:
-                raise QuestionError(f"the storm end ({self.iops_per_user_storm:g}) must be above the steady "
-                                    f"{self.iops_per_user:g} IOPS per user", "iops_per_user_storm")
+                raise QuestionError(f"the heavy users' figure ({self.iops_per_user_storm:g}) must be above the light "
+                                    f"users' {self.iops_per_user:g} IOPS per user", "iops_per_user_storm")
             if self.storm_multiplier is not None:
-                raise QuestionError("a steady..storm range already gives the storm: no multiplier with it",
-                                    "storm_multiplier")
+                raise QuestionError("a light..heavy users range sizes both ends at their own load: no storm "
+                                    "multiplier with it", "storm_multiplier")
         if (self.measured_run is None) != (self.vms is None):
             raise QuestionError("a measured run needs the number of VMs in it, and the other way round",
                                 "measured_run" if self.measured_run is None else "vms")

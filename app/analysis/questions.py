@@ -18,7 +18,7 @@ Kinds (typed dataclasses; ``params`` is their JSON)
                                                       which reads the latency histograms per VM disk
                                                       (app.analysis.histograms.latency_share)
     ``sizing``         :class:`SizingQuestion`        how many disks (users; iops_per_user, with
-                                                      iops_per_user_storm for a steady..storm range, or
+                                                      iops_per_user_storm for a light..heavy users range, or
                                                       measured_run + vms; read_pct, raid, disk_type or
                                                       disk_iops, gb_per_user + disk_gb, storm_multiplier,
                                                       profile) -- app.analysis.sizing.size_vdi, once per end

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -41,8 +42,9 @@ from app.analysis.histograms import (
     merge_buckets,
     share_within,
 )
+from app.analysis.host_latency import DAVG_GUIDANCE_MS, KAVG_GUIDANCE_MS
 from app.analysis.numbers import pct_pair
-from app.analysis.series import SERIES_COLUMNS, DeviceChoice, Series, load_series
+from app.analysis.series import SERIES_COLUMNS, DeviceChoice, Series, load_series, weighted_percentiles
 from app.analysis.storm import (
     METRIC_TEXT,
     PLATEAU_DEFINITION,
@@ -67,6 +69,107 @@ CAP_METRICS = {"IOPS (total)": ("iops", "total"), "IOPS (read)": ("iops", "read"
 PLATEAU_TEXT = f"Plateau: {PLATEAU_DEFINITION}"
 
 
+@dataclass(frozen=True)
+class MetricSpec:
+    """What the table shows of a chart metric other than total IOPS (whose figures are the storm's): the figures of
+    the curve drawn, in the metric's own unit, weighting and threshold -- a latency chart never gets IOPS columns."""
+
+    unit: str  # as the chart reads it out: "IOPS", "kB/s", "ms", "%", "" (a queue length), "commands/s"
+    per_request: bool = False  # a time per request: its mean and p95 weigh by the requests of each interval
+    total: tuple[str, float] | None = None  # (header, factor) of the range's total: sum of value x seconds x factor
+    decimals: int = 1
+    line: tuple[float, str] | None = None  # the metric's own threshold line: (value, what it is)
+
+
+METRIC_SPECS = {
+    "IOPS (read)": MetricSpec("IOPS", total=("Total reads", 1.0)),
+    "IOPS (write)": MetricSpec("IOPS", total=("Total writes", 1.0)),
+    "Throughput (kB/s)": MetricSpec("kB/s", total=("Total (MB)", 1 / 1024)),  # MB = 1,024 kB, as everywhere
+    "await (ms)": MetricSpec("ms", per_request=True, decimals=2),
+    "%util (max over disks)": MetricSpec("%"),
+    "Queue (aqu-sz, summed)": MetricSpec("", decimals=2),
+    "GAVG (ms)": MetricSpec("ms", per_request=True, decimals=2),
+    "DAVG (ms)": MetricSpec("ms", per_request=True, decimals=2, line=(DAVG_GUIDANCE_MS, "guidance")),
+    "KAVG (ms)": MetricSpec("ms", per_request=True, decimals=2, line=(KAVG_GUIDANCE_MS, "guidance")),
+    "Commands/s per VM": MetricSpec("commands/s", total=("Total commands", 1.0)),
+}
+
+
+@dataclass
+class CurveFigures:
+    """The figures of a curve's own values over a range: the reports whose midpoint lies in it (as the storm's)."""
+
+    t_start_s: float | None
+    t_end_s: float | None
+    intervals: int
+    duration_s: float
+    peak: float | None = None
+    peak_t_start_s: float | None = None
+    peak_t_end_s: float | None = None
+    mean: float | None = None
+    p95: float | None = None
+    total: float | None = None
+    above_s: float | None = None  # time above the metric's line (seconds of data)
+    above_intervals: int | None = None
+
+
+def curve_figures(values: tuple[Any, Any, Any, Any], t_range: tuple[float, float] | None,
+                  m: MetricSpec) -> CurveFigures:
+    """Peak (the first on a tie) and when, mean and p95 -- time-weighted for a rate, weighted by the requests of
+    each interval for a time per request --, the total and the time above the metric's line, of the intervals
+    ``(t_start, t_end]`` (seconds of the run) whose midpoint lies in ``t_range``; intervals without a value are
+    left out (missing is not zero)."""
+    ts, te, y = (np.asarray(a, dtype=float) for a in values[:3])
+    w = None if values[3] is None else np.asarray(values[3], dtype=float)
+    keep = ~np.isnan(y)
+    if t_range is not None:
+        lo, hi = float(t_range[0]), float(t_range[1])
+        if not hi > lo:
+            raise AnalysisError(f"the range {lo:g}-{hi:g} s is empty: 'to' must be after 'from'")
+        mid = (ts + te) / 2
+        keep &= (mid >= lo) & (mid < hi)
+    ts, te, y = ts[keep], te[keep], y[keep]
+    dt = te - ts
+    if not len(y):
+        return CurveFigures(None, None, 0, 0.0)
+    f = CurveFigures(float(ts.min()), float(te.max()), len(y), float(dt.sum()))
+    i = int(np.argmax(y))
+    f.peak, f.peak_t_start_s, f.peak_t_end_s = float(y[i]), float(ts[i]), float(te[i])
+    weight = w[keep] if m.per_request and w is not None else dt
+    ok = ~np.isnan(weight) & (weight > 0)
+    if ok.any():
+        f.mean = float((y[ok] * weight[ok]).sum() / weight[ok].sum())
+        f.p95 = weighted_percentiles(y[ok], weight[ok], [95])[0]
+    if m.total is not None:
+        f.total = float((y * dt).sum() * m.total[1])
+    if m.line is not None:
+        over = y > m.line[0]
+        f.above_s, f.above_intervals = float(dt[over].sum()), int(over.sum())
+    return f
+
+
+@dataclass(frozen=True)
+class TimeBase:
+    """How the chart shows time, so that the table prints its times the same way: seconds since each curve's
+    alignment (``elapsed``), the wall clock (``clock``: ``clock0`` is the chart's 0) or 0-1 of each run
+    (``normalised``)."""
+
+    mode: str = "elapsed"
+    clock0: datetime | None = None
+
+    @property
+    def unit(self) -> str:
+        return "clock" if self.mode == "clock" and self.clock0 is not None else "0–1" if self.mode == "normalised" \
+            else "s"
+
+    def text(self, x: float | None) -> str:
+        if x is None or not math.isfinite(x):
+            return DASH
+        if self.mode == "clock" and self.clock0 is not None:
+            return (self.clock0 + timedelta(seconds=round(x, 3))).strftime("%H:%M:%S")
+        return f"{x:,.3f}" if self.mode == "normalised" else _num(x, 1)
+
+
 @dataclass
 class CurveSpec:
     """What the table needs to know of one overlay curve (plain data: it crosses to the worker thread)."""
@@ -81,6 +184,9 @@ class CurveSpec:
     align_offset_s: float = 0.0  # chart time = (run time - align_offset_s) / time_scale + offset
     time_scale: float = 1.0  # the run's length in 0–1 (normalised) time, else 1
     offset: float = 0.0  # the manual Shift+drag shift on the chart
+    # the curve as drawn, in seconds of the run: (interval start, interval end, value, weight or None); the figures
+    # of a metric other than total IOPS are its (METRIC_SPECS)
+    values: tuple[Any, Any, Any, Any] | None = None
 
 
 @dataclass
@@ -93,6 +199,7 @@ class RangeRow:
     share: Share | None = None  # vscsiStats: share within the threshold over the range
     threshold_ms: float | None = None
     collections: list[dict[str, Any]] = field(default_factory=list)  # vscsiStats: per collection
+    figures: CurveFigures | None = None  # a metric other than total IOPS: the figures of the curve drawn
     error: str | None = None
     notes: list[str] = field(default_factory=list)
 
@@ -180,7 +287,16 @@ def compute_row(ws: Workspace, spec: CurveSpec, cap: float | None = None,
     ``cache``: a dict that keeps the loaded series and histograms between calls (zooming reloads nothing);
     the caller empties it when the runs may have changed."""
     row = RangeRow(spec)
+    m = METRIC_SPECS.get(spec.metric) if spec.values is not None else None
     try:
+        if m is not None:
+            row.figures = curve_figures(spec.values, spec.t_range, m)  # type: ignore[arg-type]
+            capped = cap is not None and cap > 0 and spec.metric in CAP_METRICS
+            if not capped and not has(spec.kind, LATENCY_HISTOGRAMS):  # the curve says all: no series to load
+                row.run_name = str((ws.run(spec.run_id) or {}).get("name", spec.run_id))
+                if spec.t_range is not None:
+                    row.notes.append(f"{range_text(spec.t_range)} (reports whose midpoint lies in it)")
+                return row
         if has(spec.kind, LATENCY_HISTOGRAMS):
             if not spec.device:
                 raise AnalysisError("a vscsiStats curve needs its VM disk")
@@ -194,7 +310,8 @@ def compute_row(ws: Workspace, spec: CurveSpec, cap: float | None = None,
         if spec.t_range is not None:
             s = window_range(s, spec.t_range)
             row.notes.append(f"{range_text(spec.t_range)} (reports whose midpoint lies in it)")
-        row.storm = storm_metrics(s, StormParams())
+        if m is None:
+            row.storm = storm_metrics(s, StormParams())
         row.cap, row.cap_note = _cap(s, spec.metric, cap)
         if has(spec.kind, LATENCY_HISTOGRAMS):
             row.threshold_ms = threshold_ms
@@ -238,12 +355,29 @@ class Column:
         return VALUE[self.key](row)
 
 
-def _range(row: RangeRow) -> str:
-    st = row.storm
-    if st is None or not st.intervals:
+def _span(row: RangeRow) -> tuple[float, float] | None:
+    """The seconds of the run the row's figures cover (the storm's or the curve's), None when none."""
+    st = row.figures if row.figures is not None else row.storm
+    if st is None or not st.intervals or st.t_start_s is None or st.t_end_s is None:
+        return None
+    return st.t_start_s, st.t_end_s
+
+
+def _range(row: RangeRow, base: TimeBase | None = None) -> str:
+    """The range the figures cover, on the chart's time axis (the time the chart is drawn in)."""
+    span = _span(row)
+    if span is None:
         return DASH
-    span = f"{_num(st.t_start_s, 1)}–{_num(st.t_end_s, 1)}"
-    return span if row.spec.t_range is not None else f"{span} (all)"
+    base = base or TimeBase()
+    text = f"{base.text(chart_time(row, span[0]))}–{base.text(chart_time(row, span[1]))}"
+    return text if row.spec.t_range is not None else f"{text} (all)"
+
+
+def _f(row: RangeRow, attr: str) -> float | None:
+    """A figure of the curve's own values (a metric other than total IOPS)."""
+    if row.figures is None or not row.figures.intervals:
+        return None
+    return getattr(row.figures, attr)
 
 
 def _p95(row: RangeRow) -> float | None:
@@ -270,7 +404,14 @@ VALUE: dict[str, Any] = {
     "read_share": _read_share,
     "cap": lambda r: cap_text(r),
     "share": lambda r: r.share,
+    "m_peak": lambda r: _f(r, "peak"),
+    "m_peak_at": lambda r: _f(r, "peak_t_end_s"),
+    "m_mean": lambda r: _f(r, "mean"),
+    "m_p95": lambda r: _f(r, "p95"),
+    "m_total": lambda r: _f(r, "total"),
+    "m_above": lambda r: _f(r, "above_s"),
 }
+TIMES = ("peak_at", "m_peak_at")  # columns that hold a time of the run: shown on the chart's time axis
 
 COLUMNS = [
     Column("curve", "Curve", "text", "The run (and VM disk for vscsiStats) of the chart's curve", False),
@@ -306,10 +447,37 @@ COLUMNS = [
 COLUMN_KEYS = [c.key for c in COLUMNS]
 
 
-def visible_columns(rows: list[RangeRow], cap: float | None) -> list[Column]:
-    """The cap column only when a cap is set, the share column only when a vscsiStats row is there."""
+def metric_columns(metric: str, m: MetricSpec) -> list[Column]:
+    """The columns of a chart metric other than total IOPS: the figures of the curve drawn, in its unit."""
+    u = f" ({m.unit})" if m.unit else ""
+    how = ("weighted by the requests of each interval (the mean time a request took)" if m.per_request else
+           "weighted by each interval's length")
+    cols = [COLUMNS[0], COLUMNS[1],
+            Column("m_peak", f"Peak{u}", "value", f"The highest interval value of {metric} in the range (the first "
+                                                  "one on a tie)"),
+            Column("m_peak_at", "Peak at (s)", "s", "End of the peak interval, on the chart's time axis"),
+            Column("m_mean", f"Mean{u}", "value", f"The mean of {metric} over the range, {how}"),
+            Column("m_p95", f"p95{u}", "value",
+                   f"95th percentile of the interval values of {metric}, {how}: the smallest value with at least 95 % "
+                   "of the weight at or below it (interval values, not single requests)")]
+    if m.total is not None:
+        cols.append(Column("m_total", m.total[0], "count" if m.total[1] == 1 else "value",
+                           f"{m.total[0].split(' (')[0]} in the range: the sum of interval value × interval length"))
+    if m.line is not None:
+        level = f"{m.line[0]:g}{' ' + m.unit if m.unit else ''}"
+        cols.append(Column("m_above", f"Above {level} (s)", "s",
+                           f"Seconds of data with {metric} above the {m.line[1]} line at {level} (common VMware "
+                           "guidance, not a law)", True))
+    return cols + [c for c in COLUMNS if c.key in ("share", "cap")]
+
+
+def visible_columns(rows: list[RangeRow], cap: float | None, metric: str = "IOPS (total)") -> list[Column]:
+    """The columns of the chart's metric (total IOPS: the storm's figures; another metric: the figures of its curves
+    in its own unit); the cap column only when a cap is set, the share column only when a vscsiStats row is there."""
+    m = METRIC_SPECS.get(metric)
+    every = metric_columns(metric, m) if m is not None and any(r.figures is not None for r in rows) else COLUMNS
     out = []
-    for c in COLUMNS:
+    for c in every:
         if c.key == "cap" and not (cap and cap > 0):
             continue
         if c.key == "share" and not any(has(r.spec.kind, LATENCY_HISTOGRAMS) for r in rows):
@@ -340,6 +508,9 @@ def format_value(v: Any, kind: str, row: RangeRow | None = None) -> str:
         return str(v)
     if kind == "count":
         return _num(v, 0)
+    if kind == "value":
+        m = METRIC_SPECS.get(row.spec.metric) if row is not None else None
+        return _num(v, m.decimals if m is not None else 1)
     if kind == "pct":
         text = f"{v:,.1f} %"
         if row is not None and row.storm is not None and row.storm.read_share_basis not in (None, "I/Os"):
@@ -397,12 +568,17 @@ def cap_text(row: RangeRow) -> str | None:
     return c.verdict
 
 
-def cell_text(row: RangeRow, col: Column) -> str:
+def cell_text(row: RangeRow, col: Column, base: TimeBase | None = None) -> str:
     if row.error and col.key not in ("curve",):
         return DASH
     if col.key == "cap":
         t = cap_text(row)
         return DASH if t is None else t
+    if col.key == "range":
+        return _range(row, base)
+    if col.key in TIMES:
+        v = col.value(row)
+        return DASH if v is None else (base or TimeBase()).text(chart_time(row, v))
     return format_value(col.value(row), col.kind, row)
 
 
@@ -443,6 +619,8 @@ def format_delta(v: float | None, col: Column) -> str:
         return f"{v:+,.1f} pp"
     if col.kind == "count":
         return f"{v:+,.0f}"
+    if col.kind == "value":  # a metric's own unit: times in ms differ in the second decimal
+        return f"{v:+,.2f}"
     return f"{v:+,.1f}"
 
 
@@ -471,9 +649,11 @@ def export_header(cols: list[Column], threshold_ms: float | None = None) -> list
     out = []
     for c in cols:
         if c.key == "curve":
-            out += ["Curve", "Run", "VM disk / device", "From (s)", "To (s)"]
+            out += ["Curve", "Run", "VM disk / device", "From (s of the run)", "To (s of the run)"]
         elif c.key == "range":
             continue
+        elif c.key in TIMES:
+            out.append("Peak at (s of the run)")
         elif c.key == "read_share":
             out += [c.header, "Read share basis"]
         elif c.key == "share":
@@ -486,12 +666,13 @@ def export_header(cols: list[Column], threshold_ms: float | None = None) -> list
 
 def export_cells(row: RangeRow, cols: list[Column]) -> list[str]:
     st = row.storm if row.storm is not None and row.storm.intervals else None
+    span = _span(row)
     out: list[str] = []
     for c in cols:
         if c.key == "curve":
             whole = "whole disks" if has(row.spec.kind, DEVICE_RATES) else ""
             out += [row.label, row.run_name, row.spec.device or whole,
-                    _raw(st.t_start_s if st else None), _raw(st.t_end_s if st else None)]
+                    _raw(span[0] if span else None), _raw(span[1] if span else None)]
         elif c.key == "range":
             continue
         elif c.key == "cap":
@@ -563,9 +744,12 @@ class Line:
     row: RangeRow | None = None
 
 
-def _curve_tooltips(row: RangeRow, cols: list[Column]) -> list[str]:
+def _curve_tooltips(row: RangeRow, cols: list[Column], base: TimeBase | None = None) -> list[str]:
+    base = base or TimeBase()
     tips = []
     st = row.storm if row.storm is not None and row.storm.intervals else None
+    fig = row.figures if row.figures is not None and row.figures.intervals else None
+    span = _span(row)
     for c in cols:
         tip = ""
         if c.key == "curve":
@@ -574,19 +758,27 @@ def _curve_tooltips(row: RangeRow, cols: list[Column]) -> list[str]:
                 tip += "\n" + "\n".join(f"• {n}" for n in row.notes)
         elif row.error:
             tip = row.error
-        elif c.key == "range" and st is not None:
-            tip = (f"{st.intervals:,} intervals, {_num(st.duration_s)} s of data (seconds of the run; the reports "
-                   "whose midpoint lies in the visible part of the chart)")
-        elif c.key == "peak_at" and st is not None and st.peak_t_start_s is not None:
-            tip = (f"peak interval {_num(st.peak_t_start_s)}–{_num(st.peak_t_end_s)} s of the run"
-                   f" = {_num(chart_time(row, st.peak_t_end_s))} s on the chart's time axis")
+        elif c.key == "range" and span is not None:
+            n, secs = (st.intervals, st.duration_s) if st is not None else (fig.intervals, fig.duration_s) \
+                if fig is not None else (0, 0.0)
+            tip = (f"{n:,} intervals, {_num(secs)} s of data: the reports whose midpoint lies in the visible part of "
+                   f"the chart; {_num(span[0])}–{_num(span[1])} s of the run")
+        elif c.key in TIMES and (st or fig) is not None:
+            a, b = (st.peak_t_start_s, st.peak_t_end_s) if st is not None else (fig.peak_t_start_s, fig.peak_t_end_s) \
+                if fig is not None else (None, None)
+            if a is not None:
+                tip = (f"the peak interval ends at {base.text(chart_time(row, b))} on the chart's time axis; it is "
+                       f"{_num(a)}–{_num(b)} s of the run")
         elif c.key == "time_to_peak" and st is not None:
-            tip = (f"from the first activity at {_num(st.activity_start_s)} s" if st.activity_start_s is not None
+            tip = (f"from the first activity at {_num(st.activity_start_s)} s of the run"
+                   if st.activity_start_s is not None
                    else "no 3 consecutive intervals above 100 IOPS: from the start of the range")
         elif c.key == "plateau" and st is not None and st.plateau_floor_iops is not None:
             tip = f"median of the intervals above {_num(st.plateau_floor_iops)} IOPS (50 % of the peak)"
         elif c.key == "read_share" and st is not None and st.read_share_basis not in (None, "I/Os"):
             tip = "by kB: plain iostat reports have no r/s and w/s, so the share is of kB read and written"
+        elif c.key == "m_above" and fig is not None and fig.above_intervals is not None:
+            tip = f"{fig.above_intervals:,} of {fig.intervals:,} intervals above the line"
         elif c.key == "cap":
             tip = row.cap.explanation if row.cap is not None else (row.cap_note or "")
         elif c.key == "share":
@@ -610,15 +802,19 @@ def share_tooltip(row: RangeRow) -> str:
     return "\n".join(out)
 
 
-def _collection_line(row: RangeRow, coll: dict[str, Any], cols: list[Column]) -> Line:
+def _collection_line(row: RangeRow, coll: dict[str, Any], cols: list[Column], base: TimeBase | None = None
+                     ) -> Line:
+    base = base or TimeBase()
+    a, b = (base.text(chart_time(row, coll[k])) for k in ("t_start_s", "t_end_s"))
+    unit = " s" if base.unit == "s" else ""
     disp, exp = [], []
     for c in cols:
         if c.key == "curve":
-            disp.append(f"    collection {_num(coll['t_start_s'])}–{_num(coll['t_end_s'])} s")
+            disp.append(f"    collection {a}–{b}{unit}")
             exp += [f"{row.label} · collection {coll['t_start_s']:g}-{coll['t_end_s']:g} s", row.run_name,
                     row.spec.device or "", _raw(coll["t_start_s"]), _raw(coll["t_end_s"])]
         elif c.key == "range":
-            disp.append(f"{_num(coll['t_start_s'])}–{_num(coll['t_end_s'])}")
+            disp.append(f"{a}–{b}")
         elif c.key == "mean":
             disp.append(format_value(coll["iops"], "iops"))
             exp.append(_raw(coll["iops"]))
@@ -635,31 +831,44 @@ def _collection_line(row: RangeRow, coll: dict[str, Any], cols: list[Column]) ->
     return Line("collection", disp, exp, [""] * len(cols), None, row)
 
 
-def table_lines(rows: list[RangeRow], cols: list[Column], per_collection: bool = False) -> list[Line]:
+def table_lines(rows: list[RangeRow], cols: list[Column], per_collection: bool = False,
+                base: TimeBase | None = None) -> list[Line]:
     """The table's lines: a line per curve (with its collections under it when ``per_collection``), and
-    ``B − A`` / ``B / A`` when there are exactly two curves."""
+    ``B − A`` / ``B / A`` when there are exactly two curves, the curves then named A and B on screen. Times are
+    shown in the chart's time ``base``; exported, they are seconds of the run (said in the header)."""
     out: list[Line] = []
-    for r in rows:
-        disp = [cell_text(r, c) for c in cols]
+    ab = len(rows) == 2
+    for k, r in enumerate(rows):
+        disp = [cell_text(r, c, base) for c in cols]
         if r.error:
             i = next((k for k, c in enumerate(cols) if c.key == "range"), None)
             if i is not None:
                 disp[i] = r.error
-        out.append(Line("curve", disp, export_cells(r, cols), _curve_tooltips(r, cols), r.spec.colour, r))
+        if ab and cols and cols[0].key == "curve":
+            disp[0] = f"{'AB'[k]}: {disp[0]}"  # which one is A in "B − A"
+        out.append(Line("curve", disp, export_cells(r, cols), _curve_tooltips(r, cols, base), r.spec.colour, r))
         if per_collection:
-            out += [_collection_line(r, coll, cols) for coll in r.collections]
-    if len(rows) == 2:
+            out += [_collection_line(r, coll, cols, base) for coll in r.collections]
+    if ab:
         d, q = delta_cells(rows[0], rows[1], cols)
         a, b = rows[0].label, rows[1].label
         tip = f"A = {a}\nB = {b}\npp = percentage points"
-        dd = ["B − A" if c.key == "curve" else "" if c.key in ("range",) else
+        dd = ["B − A" if c.key == "curve" else "" if c.key in ("range", *TIMES) else
               (DASH if c.key == "cap" else format_delta(v, c)) for c, v in zip(cols, d)]
-        qq = ["B / A" if c.key == "curve" else "" if c.key in ("range",) else
+        qq = ["B / A" if c.key == "curve" else "" if c.key in ("range", *TIMES) else
               (DASH if c.key == "cap" else format_ratio(v)) for c, v in zip(cols, q)]
         out.append(Line("delta", dd, export_delta("B − A", d, cols), [tip] * len(cols)))
         out.append(Line("ratio", qq, export_delta("B / A", q, cols), [tip] * len(cols)))
     return out
 
 
-def headers(cols: list[Column], threshold_ms: float) -> list[str]:
-    return [share_header(threshold_ms) if c.key == "share" else c.header for c in cols]
+def headers(cols: list[Column], threshold_ms: float, base: TimeBase | None = None) -> list[str]:
+    """The columns' headers; the times say the chart's time base: (s), (clock) or (0–1)."""
+    unit = (base or TimeBase()).unit
+    out = []
+    for c in cols:
+        h = share_header(threshold_ms) if c.key == "share" else c.header
+        if c.key in ("range", *TIMES):
+            h = h.replace("(s)", f"({unit})")
+        out.append(h)
+    return out

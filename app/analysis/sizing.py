@@ -26,6 +26,7 @@ iostat's per-interval await weighted by I/Os -- **interval-level**, since await 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -229,8 +230,11 @@ def size_vdi(users: int, iops_per_user: float | None = None, *, read_pct: float 
 
 # ---- a range of loads and a what-if over RAID levels and disk types ----------------------------------
 def parse_iops_range(value: Any) -> tuple[float, float | None]:
-    """An IOPS-per-user input: a number (8) or a range "8..25" (steady..storm). Returns (steady, storm or None)."""
+    """An IOPS-per-user input: a number (8) or a range "8..25" (light..heavy users). Returns (light users' or the one
+    figure, heavy users' or None)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise AnalysisError(f"IOPS per user {value!r}: give a number or a range like 8..25")
         return float(value), None
     text = str(value).strip().replace("–", "..").replace(" ", "")
     if ".." in text:
@@ -239,14 +243,19 @@ def parse_iops_range(value: Any) -> tuple[float, float | None]:
             lo, hi = float(lo_t), float(hi_t)
         except ValueError:
             raise AnalysisError(f"IOPS per user {value!r}: give a number or a range like 8..25") from None
+        if not (math.isfinite(lo) and math.isfinite(hi)):  # 'nan', 'inf': words float() reads, never a load
+            raise AnalysisError(f"IOPS per user {value!r}: give a number or a range like 8..25")
         if lo <= 0 or hi < lo:
-            raise AnalysisError(f"IOPS per user {value!r}: the range must go from a positive steady figure up to "
-                                "the storm figure")
+            raise AnalysisError(f"IOPS per user {value!r}: the range must go from a positive figure for light users "
+                                "up to the figure for heavy users")
         return lo, (hi if hi != lo else None)
     try:
-        return float(text), None
+        one = float(text)
     except ValueError:
         raise AnalysisError(f"IOPS per user {value!r}: give a number or a range like 8..25") from None
+    if not math.isfinite(one):
+        raise AnalysisError(f"IOPS per user {value!r}: give a number or a range like 8..25")
+    return one, None
 
 
 @dataclass
@@ -325,6 +334,9 @@ def measured_inputs(ws: Workspace, run_id: int, vms: int, *, device: str | None 
     if every_s:
         s = resample(s, every_s)
     iops = s.col("iops")
+    if not iops.size or np.isnan(iops).all():  # a throughput- or latency-only log: no IOPS to measure (never NaN)
+        raise AnalysisError(f"run {run_id} has no request counts (its file gives throughput or latency only): IOPS "
+                            "per user cannot be measured on it")
     peak = float(np.nanmax(iops))
     basis = s
     if steady_run is not None:

@@ -1,13 +1,17 @@
-"""A visible notice above the views when a selected iostat run's first report is left out as since-boot, with
-the one click that changes it (iostat without -y prints the averages since boot first; with -y it does not)."""
+"""A visible notice under the views when a selected iostat run's first report is left out as since-boot, with
+the one click that changes it (iostat without -y prints the averages since boot first; with -y it does not).
+
+One line, whatever the number of runs: what is left out and for how many runs; **Details** shows each run's reason
+(grouped by reason) below it, and the line's tooltip holds the same. It sits under the views, so the tab bar never
+moves when it comes and goes."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout
 
 from app.safe_text import shown
 from app.workspace import Workspace
@@ -59,8 +63,25 @@ class SinceBootBanner(QFrame):
         self.setObjectName("since-boot-banner")
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.restyle()
-        self.text = QLabel()
+        self.summary = QLabel()  # the one line: elided to the width, the whole of it in the tooltip
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self._summary = ""
+        self.details = QPushButton("Details")
+        self.details.setCheckable(True)
+        self.details.setToolTip("Each run's reason, run by run")
+        self.details.toggled.connect(self._show_details)
+        self.text = QLabel()  # the details: every run's reason, grouped by reason
         self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.PlainText)
+        self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.more = QScrollArea()  # a few lines high; a folder of runs scrolls
+        self.more.setWidget(self.text)
+        self.more.setWidgetResizable(True)
+        self.more.setFrameShape(QFrame.Shape.NoFrame)
+        self.more.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.more.setMaximumHeight(self.fontMetrics().lineSpacing() * 5 + 8)
+        self.more.setVisible(False)
         self.keep = QPushButton("Keep the first report")
         self.keep.setToolTip("Count the first report as an ordinary interval (the capture was made with iostat -y)")
         self.keep.clicked.connect(self._keep_first)
@@ -69,12 +90,39 @@ class SinceBootBanner(QFrame):
         self.undo.clicked.connect(self._undo)
         self.kept: list[int] = []  # the runs the last click changed, for Undo
         self._tips = (self.keep.toolTip(), self.undo.toolTip())
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(8, 4, 8, 4)
-        lay.addWidget(self.text, 1)
-        lay.addWidget(self.keep)
-        lay.addWidget(self.undo)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.summary, 1)
+        row.addWidget(self.details)
+        row.addWidget(self.keep)
+        row.addWidget(self.undo)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(8, 3, 8, 3)
+        lay.setSpacing(2)
+        lay.addLayout(row)
+        lay.addWidget(self.more)
         self.setVisible(False)
+
+    def _set_summary(self, text: str) -> None:
+        self._summary = text
+        self.summary.setToolTip(text + ("\n\n" + self.text.text() if self.text.text() != text else ""))
+        self._elide()
+
+    def _elide(self) -> None:
+        width = max(40, self.summary.width())
+        self.summary.setText(self.summary.fontMetrics().elidedText(self._summary, Qt.TextElideMode.ElideRight, width))
+
+    def resizeEvent(self, ev: Any) -> None:  # noqa: N802 (Qt name)
+        super().resizeEvent(ev)
+        self._elide()
+
+    def _show_details(self, on: bool) -> None:
+        self.more.setVisible(on)
+        self.details.setText("Hide details" if on else "Details")
+        if on:
+            need = self.text.heightForWidth(max(100, self.more.viewport().width()))
+            self.more.setFixedHeight(min(max(need, self.fontMetrics().lineSpacing()) + 4,
+                                         self.fontMetrics().lineSpacing() * 5 + 8))
 
     def restyle(self) -> None:
         """Amber panel with text readable in the theme in force (called again when the theme changes)."""
@@ -106,8 +154,11 @@ class SinceBootBanner(QFrame):
         if not left_out:
             self.affected = []
             self.keep.setVisible(False)
+            self.details.setVisible(False)
+            self.details.setChecked(False)
             self.text.setText(kept)
             self.text.setToolTip("")
+            self._set_summary(kept)
             self.setVisible(bool(self.kept))
             return
         groups: dict[str, list[str]] = {}  # each reason once, with the runs it applies to
@@ -118,6 +169,13 @@ class SinceBootBanner(QFrame):
         self.text.setText("The first report is left out of every figure and the report — " + "; ".join(parts) + "."
                           + (f" {kept}" if kept else ""))
         self.text.setToolTip("\n".join(shown(name) for _r, name, _w in left_out))
+        n = len(left_out)
+        whose = shown(left_out[0][1]) if n == 1 else f"{n} runs"
+        why = f": {next(iter(groups))}" if len(groups) == 1 and n == 1 else \
+            " (it covers the time before the capture, not an interval)"
+        self._set_summary(f"The first report of {whose} is left out of every figure and the report{why}."
+                          + (f" {kept}" if kept else ""))
+        self.details.setVisible(True)
         # a first report the file proves covers more than an interval is never kept by the one click: only the
         # run menu's First report changes it, run by run
         self.affected = [rid for rid, _n, who in left_out if who == "you" or "proved" not in said[rid]]

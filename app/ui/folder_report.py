@@ -11,7 +11,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.safe_text import shown
 
@@ -22,7 +35,9 @@ FIRST_REPORT_CHOICES = [
 
 
 class FolderAnswersDialog(QDialog):
-    """One row per question: an interval field, or the first report's choice."""
+    """One row per question: an interval field, or the first report's choice. The rows scroll inside a dialog that
+    fits the screen (a folder of 200 captures asks a hundred questions), and with several questions of a kind a row
+    above them gives one answer to all of them at once."""
 
     def __init__(self, questions: list[Any], parent: Any = None, go_on: str = "Continue to the report"):
         super().__init__(parent)
@@ -51,6 +66,16 @@ class FolderAnswersDialog(QDialog):
                 label = f"{shown(q.file)}: first report"
             form.addRow(label, field)
             self.fields.append(field)
+        rows = QWidget()
+        rows.setLayout(form)
+        scroll = QScrollArea()
+        scroll.setWidget(rows)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll = scroll
+        self.all_interval: QDoubleSpinBox | None = None
+        self.all_first: QComboBox | None = None
+        self.all_rows = self._for_all()
         self.status = QLabel("")
         self.status.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -60,9 +85,54 @@ class FolderAnswersDialog(QDialog):
         self.buttons = buttons
         lay = QVBoxLayout(self)
         lay.addWidget(intro)
-        lay.addLayout(form)
+        for row in self.all_rows:
+            lay.addWidget(row)
+        lay.addWidget(scroll, 1)
         lay.addWidget(self.status)
         lay.addWidget(buttons)
+        self._fit(rows)
+
+    def _fit(self, rows: QWidget) -> None:
+        """As tall as the questions need, at most three quarters of the screen (then they scroll)."""
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        most = int(screen.height() * 0.75) if screen is not None and screen.height() > 0 else 600
+        need = rows.sizeHint().height() + 24
+        self.scroll.setMinimumHeight(min(need, max(120, most - 200)))
+        self.resize(max(self.sizeHint().width(), rows.sizeHint().width() + 40), min(most, self.sizeHint().height()))
+
+    def _for_all(self) -> list[QWidget]:
+        """With several questions of a kind: one line that answers them all (the rows below can still differ)."""
+        out: list[QWidget] = []
+        intervals = [f for q, f in zip(self.questions, self.fields) if q.what == "interval"]
+        firsts = [f for q, f in zip(self.questions, self.fields) if q.what != "interval"]
+        if len(intervals) > 1:
+            field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
+                                   specialValueText="not known")
+            self.all_interval = field
+            out.append(self._all_row(f"{len(intervals)} captures have no time stamps. Seconds between reports, for "
+                                     "all of them:", field, lambda: [f.setValue(field.value()) for f in intervals]))
+        if len(firsts) > 1:
+            combo = QComboBox()
+            for text, value in FIRST_REPORT_CHOICES:
+                combo.addItem(text, value)
+            self.all_first = combo
+            out.append(self._all_row(f"{len(firsts)} iostat captures cannot prove their first report. For all of "
+                                     "them:", combo, lambda: [f.setCurrentIndex(combo.currentIndex()) for f in firsts]))
+        return out
+
+    @staticmethod
+    def _all_row(text: str, field: QWidget, apply: Any) -> QWidget:
+        row = QWidget()
+        lay = QHBoxLayout(row)
+        lay.setContentsMargins(0, 0, 0, 0)
+        label = QLabel(text)
+        label.setWordWrap(True)
+        button = QPushButton("Apply to all")
+        button.clicked.connect(lambda _checked=False: apply())
+        lay.addWidget(label, 1)
+        lay.addWidget(field)
+        lay.addWidget(button)
+        return row
 
     def answers(self) -> list[tuple[Any, float | str]]:
         """(question, answer) for every question answered (an interval left at "not known" is not)."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QDesktopServices, QTextCursor
+from PySide6.QtGui import QDesktopServices, QImageReader, QTextCursor
 from PySide6.QtWidgets import QDialog, QLabel, QTextBrowser, QVBoxLayout
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "user-guide.md"
@@ -37,6 +37,8 @@ def window_edition(text: str) -> str:
     part = re.sub(r"(?:(?<=\n)|(?<=\. ))(?:See|What [^.\n]*:) \[[^\]]+\]\(#([\w-]+)\)[^.\n]*\.(?=\n)",
                   lambda m: m.group(0) if m.group(1) in kept else "", part)
     part = re.sub(r"\[([^\]]+)\]\(#([\w-]+)\)", lambda m: m.group(0) if m.group(2) in kept else m.group(1), part)
+    # a picture's words on one line: Qt's Markdown reader made one picture per line of them (it showed 3 times)
+    part = re.sub(r"!\[([^\]]*)\]", lambda m: "![" + " ".join(m.group(1).split()) + "]", part)
     return f"{intro}\n\n{contents}\n{part}\n"
 
 
@@ -58,10 +60,41 @@ class GuideWindow(QDialog):
         self.browser.anchorClicked.connect(self._follow)
         self.browser.setSearchPaths([str(path.parent)])  # the guide's pictures
         self.browser.setMarkdown(window_edition(path.read_text(encoding="utf-8")))
+        self.folder = path.parent
         self.status = QLabel("")
         lay = QVBoxLayout(self)
         lay.addWidget(self.browser)
         lay.addWidget(self.status)
+        self._fit_images()
+
+    def resizeEvent(self, ev: Any) -> None:  # noqa: N802 (Qt name)
+        super().resizeEvent(ev)
+        self._fit_images()
+
+    def _fit_images(self) -> None:
+        """Each picture as wide as the guide's page at most (a 1,366-pixel screenshot ran past a 900-pixel window),
+        its proportions kept; never wider than it is."""
+        room = max(200, self.browser.viewport().width() - 2 * int(self.browser.document().documentMargin()) - 8)
+        block = self.browser.document().begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                frag = it.fragment()
+                fmt = frag.charFormat()
+                if fmt.isImageFormat():
+                    img = fmt.toImageFormat()
+                    size = QImageReader(str(self.folder / img.name())).size()
+                    if size.isValid() and size.width() > 0:
+                        width = min(size.width(), room)
+                        if abs(img.width() - width) > 0.5:
+                            img.setWidth(width)
+                            img.setHeight(size.height() * width / size.width())
+                            cursor = QTextCursor(self.browser.document())
+                            cursor.setPosition(frag.position())
+                            cursor.setPosition(frag.position() + frag.length(), QTextCursor.MoveMode.KeepAnchor)
+                            cursor.setCharFormat(img)
+                it += 1
+            block = block.next()
 
     def _follow(self, url: QUrl) -> None:
         if url.scheme() in ("http", "https", "mailto"):

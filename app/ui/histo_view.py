@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QScrollArea,
+    QSizePolicy,
     QSlider,
     QSplitter,
     QToolButton,
@@ -41,10 +42,13 @@ if TYPE_CHECKING:
     from app.analysis.histograms import Share
 
 METRIC_LABELS = {
-    "latency_us": "Latency (µs)", "io_length_bytes": "IO length (bytes)", "seek_distance_lbn": "Seek distance (LBN)",
+    "latency_us": "Latency (ms)", "io_length_bytes": "IO length (bytes)", "seek_distance_lbn": "Seek distance (LBN)",
     "seek_closest16_lbn": "Closest of last 16 (LBN)", "outstanding_ios": "Outstanding IOs",
-    "interarrival_us": "Interarrival (µs)",
+    "interarrival_us": "Interarrival (ms)",
 }
+# times are stored in µs and shown in ms, as the report shows them (the latency threshold is in ms too)
+SHOWN_PER_STORED = {"latency_us": 1000.0, "interarrival_us": 1000.0}
+COLOUR_BAR_TITLE = "I/Os per collection (log scale)"
 MAX_SERIES = 8  # heatmaps and bar groups drawn; the message says when more were selected
 HEAT_ROW_MIN = 170  # px per heatmap row; more rows than fit scroll
 # mid-tone colours that read on the light (white) and the dark (#1e1e1e) chart background
@@ -54,18 +58,35 @@ SET_INTERVAL_HINT = "right-click the run ▸ Set interval…"
 _VSCSI_DEVICE = re.compile(r"^(?P<vm>\d+):(?P<handle>\d+)(?:\s*\((?P<disk>[^)]*)\))?$")
 
 
+def _room_for_ticks(axis: pg.AxisItem, ticks: list[tuple[float, str]]) -> None:
+    """An axis as wide as its widest tick label needs, with its title beside them: the colour bar's title sat on its
+    numbers (pyqtgraph sizes an axis before it knows its labels)."""
+    metrics = QFontMetricsF(axis.style.get("tickFont") or QApplication.font())
+    widest = max((metrics.horizontalAdvance(text) for _v, text in ticks), default=0.0)
+    axis.setStyle(tickTextWidth=int(widest) + 2, autoExpandTextSpace=False)
+    axis.setWidth(int(widest + axis.style["tickTextOffset"][0] + metrics.height() * 1.6 + 8))
+
+
 def _label_step(labels: list[str], most: int = 24) -> int:
     """Every how many buckets a label is drawn, so that at most ``most`` fit on an axis (fio has hundreds)."""
     return max(1, -(-len(labels) // most))
 
 
-def bucket_label(lo: float | None, hi: float | None) -> str:
-    def f(v: float) -> str:
-        return f"{v:,.0f}" if abs(v) >= 1 else f"{v:g}"
+def _edge(v: float, digits: int = 3) -> str:
+    """A bucket edge as an axis prints it: 100, 1,000, 0.5, 0.001, 1.72 (fio's 1,720.32 µs bin in ms): at most
+    ``digits`` significant digits below 1,000 (the hover reads the exact edges)."""
+    if abs(v) >= 1 and v == round(v):
+        return f"{v:,.0f}"
+    if abs(v) >= 10 ** digits:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}g}"
 
+
+def bucket_label(lo: float | None, hi: float | None, per: float = 1.0) -> str:
+    """``≤ hi`` (``> lo`` for the open top bucket) in the unit shown: stored values divided by ``per``."""
     if hi is None:
-        return f"> {f(lo)}" if lo is not None else "all"
-    return f"≤ {f(hi)}"
+        return f"> {_edge(lo / per)}" if lo is not None else "all"
+    return f"≤ {_edge(hi / per)}"
 
 
 def series_label(kind: str, device: str) -> str:
@@ -130,18 +151,26 @@ def _on_grid(grid: list[Bucket], h: list[tuple[float | None, float | None, int]]
     return out
 
 
-def bucket_range(lo: float | None, hi: float | None) -> str:
-    """A bucket as the interval it counts: values above ``lo`` up to and including ``hi``."""
-    def f(v: float) -> str:
-        return f"{v:,.0f}" if abs(v) >= 1 else f"{v:g}"
-
+def bucket_range(lo: float | None, hi: float | None, per: float = 1.0) -> str:
+    """A bucket as the interval it counts: values above ``lo`` up to and including ``hi`` (in the unit shown)."""
     if lo is None and hi is None:
         return "(all)"
     if lo is None:
-        return f"up to {f(hi)}"  # type: ignore[arg-type]
+        return f"up to {_edge(hi / per, 6)}"  # type: ignore[operator]
     if hi is None:
-        return f"above {f(lo)}"
-    return f"above {f(lo)} up to {f(hi)}"
+        return f"above {_edge(lo / per, 6)}"
+    return f"above {_edge(lo / per, 6)} up to {_edge(hi / per, 6)}"
+
+
+def log_ticks(top: float) -> list[tuple[float, str]]:
+    """The colour bar's ticks on its log scale (colour = log(1 + count), as the report's): 0, 1, 10, 100, ... up to
+    the largest count, labelled in I/Os."""
+    out = [(0.0, "0")]
+    v = 1
+    while v <= max(top, 1):
+        out.append((math.log1p(v), f"{v:,}"))
+        v *= 10
+    return out
 
 
 def _column_at(s: Series, x: float) -> int | None:
@@ -255,6 +284,7 @@ class HistogramView(QWidget):
         self.heat_area.setFrameShape(QFrame.Shape.NoFrame)
         self.heat_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.heat_area.setWidget(self.heat)
+        self.heat_area.viewport().installEventFilter(self)  # its width decides the heatmaps' titles
         self.heat_plots: list[pg.PlotItem] = []
         # what each heatmap holds, for the hover readout and the click that picks a collection
         self.heat_cells: list[tuple[pg.PlotItem, Series, list[Bucket], np.ndarray]] = []
@@ -275,6 +305,21 @@ class HistogramView(QWidget):
         self.share_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.share_area.setWidget(self.share)
         self.share_area.setMaximumHeight(self.fontMetrics().lineSpacing() * 5 + 6)
+        # who suffered, in words: each vscsiStats run's VM disks, alone and together (the report's story)
+        self.story = QLabel("")
+        self.story.setObjectName("vm-story")
+        self.story.setWordWrap(True)
+        self.story.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.story.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.story_area = QScrollArea()
+        self.story_area.setWidgetResizable(True)
+        self.story_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.story_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.story_area.setWidget(self.story)
+        self.story_area.setVisible(False)
+        for area in (self.share_area, self.story_area):  # the window's colour under the lines, in either theme
+            area.viewport().setAutoFillBackground(False)
+            area.widget().setAutoFillBackground(False)
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter VM disks / jobs…")
         self.filter.setClearButtonEnabled(True)
@@ -320,6 +365,7 @@ class HistogramView(QWidget):
         second.addWidget(self.add_button)
         lay.addLayout(second)
         lay.addWidget(self.share_area)
+        lay.addWidget(self.story_area)
         lay.addWidget(self.split, 1)
         self._restyle_due = False
         self.series: list[Series] = []
@@ -466,7 +512,8 @@ class HistogramView(QWidget):
                 by_dev.setdefault(d, {}).setdefault(s, []).append((lo, hi, int(n)))
             for dev, samples in by_dev.items():
                 label = series_label(kind, dev)
-                name = f"{shown(run.get('name', str(rid)))} · {label}" if several else label
+                run_name = shown(run.get("name", str(rid)))
+                name = f"{run_name} · {label}" if several and label != run_name else label
                 out.append(Series(name, rid, dev, kind, samples, t_s, ts, run.get("interval_s")))
         return out
 
@@ -481,10 +528,13 @@ class HistogramView(QWidget):
         self.series = []
         self.data = {}
         self._clear_heat()
-        self.bars.clear()
+        self._clear_bars()
+        self.split.setVisible(bool(self.run_ids) and metric is not None)  # no empty axes when nothing applies
         if not self.run_ids or metric is None:
             self.message.setText("Select vscsiStats or fio runs in the run list.")
             self.share.setText("")
+            self.story.setText("")
+            self.story_area.setVisible(False)
             self.sample_label.setText("collection –")
             return
         ops = self._ops(metric)
@@ -542,6 +592,16 @@ class HistogramView(QWidget):
         return shown(str((self.ws.run(rid) or {}).get("name", rid)))
 
     # ---- heatmaps --------------------------------------------------------------------------------
+    def _clear_bars(self) -> None:
+        """Nothing of the last runs' bars stays: their title, legend and axis names go with them."""
+        self.bars.clear()
+        self.legend.clear()
+        plot = self.bars.getPlotItem()
+        plot.setTitle("")
+        plot.setLabel("bottom", "")
+        plot.setLabel("left", "")
+        self.bars.getAxis("left").set_labels([])
+
     def _clear_heat(self) -> None:
         self.heat.clear()
         self.heat_plots = []
@@ -560,15 +620,19 @@ class HistogramView(QWidget):
         metric = self.metric_box.currentData()
         cmap = pg.colormap.get("viridis")
         self.heat.setMinimumHeight(HEAT_ROW_MIN * len(shown))
+        per = SHOWN_PER_STORED.get(metric, 1.0)
         for row, (k, s) in enumerate(shown):
             order = s.order
             grid = bucket_grid([s.samples[i] for i in order])
-            labels = [bucket_label(lo, hi) for lo, hi in grid]
+            labels = [bucket_label(lo, hi, per) for lo, hi in grid]
             img = np.array([_on_grid(grid, s.samples[i]) for i in order], dtype=float).reshape(len(order), len(grid))
             top = float(img.max()) if img.size else 0.0
             p = self.heat.addPlot(row=row, col=0, axisItems={"left": BucketAxis("left")})
+            p.full_title = s.name  # (elided to the width the view has: _fit_titles)
             p.setTitle(shown_html(s.name), color=SERIES_COLOURS[k % len(SERIES_COLOURS)], size="10pt", bold=True)
-            item = self._heat_item(s, img, cmap)
+            p.titleLabel.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            # the colour on a log scale, as the report's: VM 1's few hundred slow I/Os beside 30,000 fast ones show
+            item = self._heat_item(s, np.log1p(img), cmap)
             p.addItem(item)
             if s.timed:
                 p.setLabel("bottom", f"{s.unit_name[0]} since the run's start", color=fg)
@@ -578,15 +642,20 @@ class HistogramView(QWidget):
                                                if i % _label_step([""] * len(order), 12) == 0]])
             p.setLabel("left", METRIC_LABELS.get(metric, metric), color=fg)
             p.getAxis("left").set_labels(labels)
+            _room_for_ticks(p.getAxis("left"), [(0.0, x) for x in labels])
             for name in ("left", "bottom"):
                 p.getAxis(name).setTextPen(fg)
                 p.getAxis(name).setPen(fg)
             p.setMouseEnabled(x=True, y=False)
-            bar = pg.ColorBarItem(values=(0, max(top, 1.0)), colorMap=cmap, interactive=False, width=14, pen=fg)
+            bar = pg.ColorBarItem(values=(0, math.log1p(max(top, 1.0))), colorMap=cmap, interactive=False, width=14,
+                                  pen=fg)
+            bar.top_count = top  # the largest count of one cell (the scale's top, log(1 + top))
             bar.setImageItem(item, insert_in=p)
             bar.axis.setTextPen(fg)
             bar.axis.setPen(fg)
-            bar.axis.setLabel("I/Os per collection", color=fg)
+            bar.axis.setTicks([log_ticks(top)])
+            bar.axis.setLabel(COLOUR_BAR_TITLE, color=fg)
+            _room_for_ticks(bar.axis, log_ticks(top))
             marker = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(0, 0, 0, 0),
                                          pen=pg.mkPen(MARKER_COLOUR, width=2, style=Qt.PenStyle.DashLine))
             marker.setZValue(10)
@@ -604,6 +673,29 @@ class HistogramView(QWidget):
         for p, s, grid, _img in self.heat_cells:
             p.setXRange(*extent[s.run_id], padding=0.02)  # a little room: the first and last ticks show
             p.setYRange(0, len(grid), padding=0)
+        self._fit_titles()
+        QTimer.singleShot(0, self, self._fit_titles)  # again once the layout has given the view its width
+
+    @staticmethod
+    def _elided(text: str, width: float, points: int, mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> str:
+        metrics = QFontMetricsF(QFont(QApplication.font().family(), points))
+        return metrics.elidedText(text, mode, max(80.0, width))
+
+    def _fit_titles(self) -> None:
+        """Each heatmap's title elided to the width the view has (a long run and file name widened the heatmaps past
+        the view, and their colour bars out of sight); the whole name in the title's tooltip."""
+        metrics = QFontMetricsF(QFont(QApplication.font().family(), 10, QFont.Weight.Bold))
+        for k, p in enumerate(self.heat_plots):
+            name = getattr(p, "full_title", "")
+            bar = self.colour_bars[k] if k < len(self.colour_bars) else None
+            # the title sits over the plot area: the view's width less the bucket axis and the colour bar
+            width = max(120.0, self.heat_area.viewport().width() - p.getAxis("left").width()
+                        - (bar.geometry().width() if bar is not None else 0) - 16)
+            text = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, width)
+            colour = SERIES_COLOURS[self.series.index(self.heat_cells[k][1]) % len(SERIES_COLOURS)] \
+                if self.heat_cells[k][1] in self.series else SERIES_COLOURS[0]
+            p.setTitle(shown_html(text), color=colour, size="10pt", bold=True)
+            p.titleLabel.setToolTip(name)
 
     def _cell_at(self, pos: Any) -> tuple[Series, int, Bucket, int] | None:
         """(series, collection position, bucket, I/Os) of the heatmap cell under a scene position."""
@@ -630,7 +722,8 @@ class HistogramView(QWidget):
         when = s.span_text(s.order[k])
         metric = self.metric_box.currentData()
         self.hover_text = (f"{s.name} · collection {k + 1} of {len(s.order)}" + (f" ({when})" if when else "")
-                           + f" · {METRIC_LABELS.get(metric, metric)} {bucket_range(lo, hi)}: {n:,} I/Os"
+                           + f" · {METRIC_LABELS.get(metric, metric)} "
+                             f"{bucket_range(lo, hi, SHOWN_PER_STORED.get(metric, 1.0))}: {n:,} I/Os"
                            + " · click to show this collection in the bars")
         QToolTip.showText(QCursor.pos(), self.hover_text, self.heat)
 
@@ -690,12 +783,18 @@ class HistogramView(QWidget):
 
     def _fit_legend(self) -> None:
         """As many legend columns as the names allow at the plot's width."""
-        names = [label.text for _sample, label in self.legend.items]
-        if not names:
+        labels = [label for _sample, label in self.legend.items]
+        if not labels:
             return
         metrics = QFontMetricsF(QFont(QApplication.font().family(), 9))
-        widest = max(metrics.horizontalAdvance(n) for n in names) + 20 + 14 + 10
         avail = self.bars.width() - 30  # the widget's, not the plot's: a too wide legend widens the plot
+        for label in labels:  # a name wider than the bars (a run's and a job's) elided in the middle
+            full = getattr(label, "full_name", label.text)
+            text = shown_html(metrics.elidedText(full, Qt.TextElideMode.ElideMiddle, max(80.0, avail - 50)))
+            if text != label.text:
+                label.setText(text)
+        names = [label.text for label in labels]
+        widest = max(metrics.horizontalAdvance(n) for n in names) + 20 + 14 + 10
         cols = max(1, min(len(names), int(avail // widest)))
         if cols != self.legend.columnCount:
             self.legend.setColumnCount(cols)
@@ -753,18 +852,47 @@ class HistogramView(QWidget):
                 if worst:
                     lines[-1] += f" · {worst}"
         self.share.setText("\n".join(lines))
+        self.story.setText("\n".join(self._stories(ms)))
+        self.story_area.setVisible(bool(self.story.text()))
         self._fit_share()
 
+    def _stories(self, ms: float) -> list[str]:
+        """Per vscsiStats run, its VM disks' story in words, as the report tells it (app.analysis.vm_timeline: each
+        disk's rate alone and while the others were active, and its share within the threshold then)."""
+        from app.analysis.histograms import AnalysisError
+        from app.analysis.vm_timeline import vm_timeline
+
+        out = []
+        for rid in self.run_ids:
+            run = self.ws.run(rid) or {}
+            if not (has(run.get("kind"), TIME_SERIES) and has(run.get("kind"), LATENCY_HISTOGRAMS)):
+                continue
+            try:
+                story = vm_timeline(self.ws, rid, float(ms)).story
+            except AnalysisError:
+                continue  # (the share line above says why the run has no figures)
+            if story:
+                out.append(f"{self._run_name(rid)}, VM by VM: " + " ".join(shown(x) for x in story))
+        return out
+
     def _fit_share(self) -> None:
-        """The share lines take the height they need, up to five lines; more scroll."""
+        """The share lines take the height they need, up to five lines; more scroll; the story up to four."""
         width = max(100, self.share_area.viewport().width())
         need = self.share.heightForWidth(width) if self.share.text() else 0
         self.share_area.setFixedHeight(min(max(need, 0), self.fontMetrics().lineSpacing() * 5 + 6))
+        need = self.story.heightForWidth(max(100, self.story_area.viewport().width())) if self.story.text() else 0
+        self.story_area.setFixedHeight(min(max(need, 0), self.fontMetrics().lineSpacing() * 4 + 6))
 
     def resizeEvent(self, ev: Any) -> None:  # noqa: N802 (Qt name)
         super().resizeEvent(ev)
         self._fit_share()
         self._fit_legend()
+        self._fit_titles()
+
+    def eventFilter(self, obj: Any, ev: Any) -> bool:  # noqa: N802 (Qt name)
+        if ev.type() == QEvent.Type.Resize and obj is self.heat_area.viewport():
+            self._fit_titles()
+        return super().eventFilter(obj, ev)
 
     def _device_share(self, rid: int, dev: str, ms: float, op: str) -> str:
         from app.analysis.histograms import AnalysisError, latency_share
@@ -860,8 +988,10 @@ class HistogramView(QWidget):
             item = pg.BarGraphItem(x0=0, y=y, width=counts, height=width, brush=colour, pen=pg.mkPen(colour))
             self.bars.addItem(item)
             self.legend.addItem(item, shown_html(s.name))
+            self.legend.items[-1][1].full_name = s.name  # (elided to the bars' width by _fit_legend)
         self._fit_legend()
-        self.bars.getAxis("left").set_labels([bucket_label(lo, hi) for lo, hi in grid], 0.4 - width / 2)
+        per = SHOWN_PER_STORED.get(self.metric_box.currentData(), 1.0)
+        self.bars.getAxis("left").set_labels([bucket_label(lo, hi, per) for lo, hi in grid], 0.4 - width / 2)
         self._mark_collection(k_sel)
         left_out = [s for s in shown if s.kind != kind]
         whole_job = all(not _heatmapped(s) for _k, s in drawn)
@@ -869,6 +999,8 @@ class HistogramView(QWidget):
         if left_out:
             title += f" · {series_noun(kind, True)} only"
         metric = self.metric_box.currentData()
-        plot.setTitle(title, color=fg, size="10pt")
+        plot.setTitle(self._elided(title, self.bars.width() - 40, 10, Qt.TextElideMode.ElideRight), color=fg,
+                      size="10pt")
+        plot.titleLabel.setToolTip(title)
         self.bars.setLabel("bottom", "I/Os in the job" if whole_job else "I/Os in the collection", color=fg)
         self.bars.setLabel("left", METRIC_LABELS.get(metric, metric), color=fg)

@@ -61,8 +61,10 @@ APP = "StormScope"
 QUESTIONS_HEIGHT = 190  # the Report questions panel's height when a question is added (five rows)
 WAITING_HINT = "without time stamps: set the interval below"
 RUN_LIST_WIDTH = 440  # the run list's first width (then the user's, remembered with the window's layout)
-STATUS_COLOURS = {"imported": "#1b7f3b", "duplicate": "#666666", "failed": "#b00020", "skipped": "#8a6d00"}
-STATUS_COLOURS_DARK = {"imported": "#6fcf8a", "duplicate": "#a8a8a8", "failed": "#ff8080", "skipped": "#e3c35a"}
+STATUS_COLOURS = {"imported": "#1b7f3b", "duplicate": "#666666", "failed": "#b00020", "skipped": "#8a6d00",
+                  "cancelled": "#666666"}
+STATUS_COLOURS_DARK = {"imported": "#6fcf8a", "duplicate": "#a8a8a8", "failed": "#ff8080", "skipped": "#e3c35a",
+                       "cancelled": "#a8a8a8"}
 
 
 def questions_title(n: int) -> str:
@@ -113,6 +115,8 @@ class ImportPanel(QWidget):
                 text += f"  — {len(r.warnings)} warning{'s' if len(r.warnings) > 1 else ''}"
         elif r.status == "duplicate":
             text = f"duplicate  {shown(Path(r.path).name)}  (already run {', '.join(map(str, r.run_ids))})"
+        elif r.status == "cancelled":
+            text = f"cancelled  {shown(Path(r.path).name)}  (stopped by Cancel: nothing of it was stored)"
         else:
             text = f"{r.status:<10} {shown(r.error, 2000)}"
         item = QListWidgetItem(text)
@@ -188,8 +192,8 @@ class MainWindow(QMainWindow):
         self.read_only_banner.setWordWrap(True)
         self.read_only_banner.setStyleSheet("QLabel { background: #fff4ce; color: #3d2f00; padding: 6px; }")
         central_lay.addWidget(self.read_only_banner)
-        central_lay.addWidget(self.banner)
         central_lay.addWidget(self.tabs, 1)
+        central_lay.addWidget(self.banner)  # under the views: the tab bar stays put when it comes and goes
         self.setCentralWidget(central)
 
         self.import_panel = ImportPanel()
@@ -230,7 +234,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.questions.undo_button)
         self._menus()
         self._apply_read_only()
-        self.statusBar().showMessage(f"Workspace {shown(str(self.ws_path), 1000)}")
+        # the workspace by its name: its folder (a home folder, another customer's engagement) is in no picture of the
+        # window a consultant shows; File ▸ Recent workspaces has the whole path
+        self.statusBar().showMessage(f"Workspace {shown(self.ws_path.name)}")
         self._restore()
         if not self.questions.questions:  # shown when the first question is added (Report ▸ Report questions)
             self.questions_dock.hide()
@@ -349,9 +355,14 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("The first report now counts as an interval (Undo on the banner, or right-click "
                                      "the run ▸ First report is since boot).", 15000)
 
+    def _waiting_runs(self) -> list[dict[str, Any]]:
+        """The runs over time that have neither time stamps nor an interval: the list under the import list, and
+        the count the import's summary gives."""
+        return [r for r in self.ws.runs() if has(r["kind"], TIME_SERIES) and not r["interval_s"]]
+
     def _show_waiting(self) -> None:
         """Runs without time stamps or interval, each with a field to set it, under the import list."""
-        waiting = [r for r in self.ws.runs() if has(r["kind"], TIME_SERIES) and not r["interval_s"]]
+        waiting = self._waiting_runs()
         self.import_panel.waiting.show_runs(waiting, self._set_interval)
         msg = self.import_panel.message
         if not waiting and WAITING_HINT in msg.text():  # every interval is set now: the hint would point at nothing
@@ -450,6 +461,10 @@ class MainWindow(QMainWindow):
             return
         self.guide_window = GuideWindow(self)
         self.guide_window.show()
+        # in front with the keyboard, so that Escape closes it (it opened behind the focus of the main window)
+        self.guide_window.raise_()
+        self.guide_window.activateWindow()
+        self.guide_window.browser.setFocus()
 
     def about(self) -> None:
         """Help ▸ About StormScope: what it is and which version (the one `--version` prints)."""
@@ -491,6 +506,8 @@ class MainWindow(QMainWindow):
         apply_theme(key)
         self.banner.restyle()  # widgets with colours of their own follow too
         self.import_panel.recolour()
+        self.questions.recolour()
+        self.results.recolour()
 
     def _system_scheme_changed(self) -> None:
         if self.theme_setting() == "system":
@@ -627,6 +644,7 @@ class MainWindow(QMainWindow):
             return None
         self.import_dock.show()  # the progress and Cancel
         self.import_panel.list.clear()
+        self.import_panel.bar.setFormat("%p%")
         self.import_panel.bar.setValue(0)
         self.import_panel.cancel.setEnabled(True)
         self._reopened_during_import = False
@@ -678,21 +696,36 @@ class MainWindow(QMainWindow):
 
     def _import_done(self, result: Any) -> None:
         self.import_panel.cancel.setEnabled(False)
+        not_started = self.thread.not_started if self.thread is not None else 0
         if isinstance(result, Exception):
             self.import_panel.message.setText(f"Import stopped: {result}")
         else:
             n = {s: sum(r.status == s for r in result) for s in STATUS_COLOURS}
-            no_times = sum(1 for r in result if r.status == "imported"
-                           and any("no timestamps" in w for w in r.warnings))
+            # the runs waiting for an interval: the very list under this line (one definition, one count)
+            no_times = len(self._waiting_runs())
             hint = f" — {no_times} run{'s' if no_times > 1 else ''} {WAITING_HINT}" if no_times else ""
+            stopped = ""
+            if n["cancelled"]:
+                left = f", {not_started} not started" if not_started else ""
+                stopped = f", {n['cancelled']} cancelled{left}"
+                done = len(result) - n["cancelled"]
+                total = len(result) + not_started
+                self.import_panel.bar.setValue(int(1000 * done / max(1, total)))
+                self.import_panel.bar.setFormat(f"Cancelled: {done} of {total} files done")
+            new = [rid for r in result if r.status == "imported" for rid in r.run_ids]
+            shown_first: list[int] = []
+            group = ""
+            if new:
+                self.browser.reload()
+                shown_first, group = self.browser.first_look(new)
+            first = (f" — {len(shown_first)} of the {len(new)} new runs are selected (the first of {shown(group)}): "
+                     "select others in the run list") if group else ""
             self.import_panel.message.setText(
                 disk_full_note(result, self._reopened_during_import)
                 + f"{n['imported']} imported, {n['duplicate']} duplicate, {n['failed']} failed, "
-                  f"{n['skipped']} skipped{hint}")
-            new = [rid for r in result if r.status == "imported" for rid in r.run_ids]
+                  f"{n['skipped']} skipped{stopped}{hint}{first}")
             if new:
-                self.browser.reload()
-                self.browser.select_runs(new)
+                self.browser.select_runs(shown_first)
                 self.questions.refresh()  # a question may now be answerable
         self.thread = None
         self._show_waiting()
@@ -835,23 +868,13 @@ class MainWindow(QMainWindow):
 
 
 def export_widget(widget: QWidget, path: str) -> None:
-    """A view as it is on screen: SVG through QSvgGenerator (vector), else a PNG at twice the resolution."""
+    """A view as it is on screen: SVG (vector, app/ui/svg_export.py), else a PNG at twice the resolution."""
     from PySide6.QtCore import QPoint
 
     if path.lower().endswith(".svg"):
-        from PySide6.QtCore import QRect, QSize
-        from PySide6.QtGui import QPainter
-        from PySide6.QtSvg import QSvgGenerator
+        from app.ui.svg_export import export_svg
 
-        gen = QSvgGenerator()
-        gen.setFileName(path)
-        gen.setSize(QSize(widget.width(), widget.height()))
-        gen.setViewBox(QRect(0, 0, widget.width(), widget.height()))
-        painter = QPainter(gen)
-        try:
-            widget.render(painter, QPoint(0, 0))
-        finally:
-            painter.end()
+        export_svg(widget, path, "StormScope", background=QColor(0xFFFFFFFF))
         return
     from PySide6.QtGui import QImage, QPainter
 

@@ -35,10 +35,21 @@ from PySide6.QtWidgets import (
 )
 
 from app.safe_text import shown
+from app.ui.plot_axes import TimeAxis, ValueAxis
 from app.ui.plot_marks import CurveList, MarkerLine, PhaseBand, background_is_dark, label_fill
 from app.ui.plot_steps import METRIC_UNITS, fmt_time, fmt_value, interval_index, step_xy
 from app.workspace import Workspace
-from parsers.kinds import DEVICE_RATES, HOST_LATENCY, IOSTAT, LATENCY_HISTOGRAMS, TIME_SERIES, VSCSISTATS, has
+from parsers.kinds import (
+    DEVICE_RATES,
+    HOST_LATENCY,
+    IOSTAT,
+    LATENCY_HISTOGRAMS,
+    THROUGHPUT_GRID,
+    TIME_SERIES,
+    VSCSISTATS,
+    has,
+    kind_label,
+)
 
 # metric label -> column of the analysis series (app.analysis.series), or (iostat column, aggregate)
 METRICS: dict[str, str | tuple[str, str]] = {
@@ -75,9 +86,12 @@ METRIC_HELP = {
 }
 WHOLE_DISKS_LABEL = "whole disks"
 # every colour has a contrast of at least 3:1 on white and on the dark theme's #1e1e1e; no pure red
-# (the cap line is red)
+# (the cap line is red); any two differ by a CIEDE2000 distance of at least 11.9
 PALETTE = ["#2a7fd4", "#e8710a", "#1a9850", "#a05fd0", "#00897b", "#b8860b", "#d81b60", "#0096c7",
-           "#7b8a00", "#5c6bc0"]
+           "#7b8a00", "#5c6bc0", "#9c6644", "#c2389f"]
+# at most this many curves are drawn at once, each in a colour of its own; more selected curves are listed beside
+# the chart, unticked, and the chart says so (a chart of 194 curves in 10 colours reads nothing)
+MAX_CURVES = len(PALETTE)
 CAP_COLOUR = "#e03030"
 GUIDE_COLOUR = "#c77800"  # the guidance lines of esxtop's latencies: orange, not the cap's red
 HINT = "Double-click: marker · Ctrl+drag: phase · Shift+drag: move a curve"
@@ -120,6 +134,7 @@ class Curve:
     metric: str = ""
     time_scale: float = 1.0
     run_name: str = ""
+    weights: np.ndarray | None = None  # what a value weighs in a mean: its interval's I/Os or commands (a rate: None)
 
     @property
     def key(self) -> tuple[int, str | None]:
@@ -189,42 +204,49 @@ def vm_curves(ws: Workspace, run_id: int, name: str, align_mode: str = "start", 
 
 def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = None, align_mode: str = "start",
                   activity_iops: float = 100.0, marker: str | None = None, on_clock: Any = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, float]:
-    """(interval start, interval end, value, note, offset) of a run on the analyses' time axis: whole disks,
-    since-boot report left out, aligned like the command line's series analysis; ``offset`` is the seconds
-    subtracted by the alignment. The note says what was assumed. ``on_clock``: the run's series already put on
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, float, np.ndarray | None]:
+    """(interval start, interval end, value, note, offset, weights) of a run on the analyses' time axis: whole
+    disks, since-boot report left out, aligned like the command line's series analysis; ``offset`` is the seconds
+    subtracted by the alignment; ``weights`` what each value weighs in a mean (a time per request: the requests of
+    its interval; None for a rate). The note says what was assumed. ``on_clock``: the run's series already put on
     the common clock, and what its clock assumes (:func:`_on_clock`)."""
     s, note = _aligned(ws, run_id, device, align_mode, activity_iops, marker, on_clock, metric_figures(metric))
     what = METRICS[metric]
     ts, te = s.col("t_start_s"), s.col("t_end_s")
     if isinstance(what, str):
         y = s.col(what)
+        w = s.col("ios") if what == "await_ms" else None  # await is a time per request: a mean weighs by requests
         if s.frame.height and np.isnan(y).all():  # drawn as nothing: say why
             why = {"read_iops": "no reads and writes apart in its file (transfers per second only)",
                    "write_iops": "no reads and writes apart in its file (transfers per second only)",
                    "iops": "no request counts in its file (throughput or latency only)",
                    "kbs": "no throughput in its file", "await_ms": "no response times in its file"}.get(what, "")
             note = "; ".join(x for x in (note, why) if x)
-        return ts, te, y, note, float(s.offset_s)
+        return ts, te, y, note, float(s.offset_s), w
     col, agg = what
+    idx = [int(i) for i in s.frame.get_column("sample_idx")]
     if agg == "host":
         from app.analysis.host_latency import latency_split
 
         split = latency_split(ws, run_id, device).frame
         per = dict(zip(split.get_column("sample_idx").to_list(), split.get_column(col).to_list()))
-        y = np.array([per.get(int(i)) for i in s.frame.get_column("sample_idx")], dtype=float)
-        return ts, te, y, note, float(s.offset_s)
+        n = dict(zip(split.get_column("sample_idx").to_list(), split.get_column("commands_s").to_list()))
+        y = np.array([per.get(i) for i in idx], dtype=float)
+        # esxtop's times per command weigh by the commands of their interval (as latency_split's means do)
+        w = np.array([n.get(i) for i in idx], dtype=float) * s.col("dt_s")
+        return ts, te, y, note, float(s.offset_s), w
     rows = dict(ws.con.execute(
         f"SELECT sample_idx, {agg}({col}) FROM iostat_samples WHERE run_id = ? AND list_contains(?, device) "
         "GROUP BY 1", [run_id, s.devices.used]).fetchall())
-    y = np.array([rows.get(int(i)) for i in s.frame.get_column("sample_idx")], dtype=float)
-    return ts, te, y, note, float(s.offset_s)
+    y = np.array([rows.get(i) for i in idx], dtype=float)
+    return ts, te, y, note, float(s.offset_s), None
 
 
 def _on_clock(ws: Workspace, run_ids: list[int], device: str | None, figures: set[str] | None = None
-              ) -> dict[int, tuple[Any, str]]:
+              ) -> tuple[dict[int, tuple[Any, str]], tuple[Any, bool] | None]:
     """The runs with per-device rates put on one clock, each with what its clock assumes (runs that cannot be
-    loaded are left to the caller, which says why)."""
+    loaded are left to the caller, which says why); and the clock: (the wall-clock time at 0, whether it is UTC --
+    some file gave its zone), None when no run has time stamps."""
     from app.analysis.histograms import AnalysisError
     from app.analysis.series import align, clock_reference, load_series
 
@@ -242,7 +264,7 @@ def _on_clock(ws: Workspace, run_ids: list[int], device: str | None, figures: se
         if ref is not None and s.clock0_utc is not None:
             s = align(s, f"clock:{ref.isoformat()}")
         out[s.run_id] = (s, notes.get(s.run_id, ""))
-    return out
+    return out, (None if ref is None else (ref, any(s.zone_known for s in loaded)))
 
 
 # overlay metric -> per-sample figure of app.analysis.histograms.histo_summary (vscsiStats)
@@ -251,9 +273,11 @@ VSCSI_METRICS = {"IOPS (total)": "iops", "IOPS (read)": "read_iops", "IOPS (writ
 
 
 def _record(run_id: int, name: str, label: str, kind: str, device: str | None, ts: np.ndarray, te: np.ndarray,
-            y: np.ndarray, note: str, offset: float = 0.0) -> dict[str, Any]:
+            y: np.ndarray, note: str, offset: float = 0.0, w: np.ndarray | None = None) -> dict[str, Any]:
+    """One curve as the loading job hands it to the chart; ``w``: what each value weighs in a mean (the I/Os or
+    commands of its interval, for a time per request), None for a rate (weighed by its interval's length)."""
     return {"run_id": run_id, "name": name, "label": shown(label), "kind": kind, "device": device, "t_start": ts,
-            "t_end": te, "y": y, "note": note, "align_offset_s": offset}
+            "t_end": te, "y": y, "note": note, "align_offset_s": offset, "w": w}
 
 
 def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[dict[str, Any]]:
@@ -271,12 +295,13 @@ def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[dic
         summary = histo_summary(ws, run_id)
     except AnalysisError as e:
         return [_record(run_id, name, name, VSCSISTATS, None, empty, empty, empty, str(e))]
-    by_dev: dict[str, list[tuple[float, float, float]]] = {}
+    by_dev: dict[str, list[tuple[float, float, float, float]]] = {}
     for smp in summary["samples"]:
         if smp.get("t_s") is None or smp.get(key) is None or not smp.get("interval_s"):
             continue
         start = float(smp["t_s"])
-        by_dev.setdefault(smp["device"], []).append((start, start + float(smp["interval_s"]), float(smp[key])))
+        ios = float(smp.get("ios") or 0.0)
+        by_dev.setdefault(smp["device"], []).append((start, start + float(smp["interval_s"]), float(smp[key]), ios))
     if not by_dev:
         return [_record(run_id, name, name, VSCSISTATS, None, empty, empty, empty,
                         "no interval: set it (run menu ▸ Set interval…) to get IOPS from the histogram counts")]
@@ -284,10 +309,46 @@ def vscsi_series(ws: Workspace, run_id: int, name: str, metric: str) -> list[dic
     note = "; ".join(summary.get("notes") or [])
     for dev, pts in sorted(by_dev.items()):
         pts.sort()
+        w = np.array([p[3] for p in pts]) if key == "mean_latency_ms" else None  # a latency weighs by its I/Os
         out.append(_record(run_id, name, f"{name} · {dev}", VSCSISTATS, dev, np.array([p[0] for p in pts]),
-                           np.array([p[1] for p in pts]), np.array([p[2] for p in pts]), note))
+                           np.array([p[1] for p in pts]), np.array([p[2] for p in pts]), note, w=w))
         note = ""
     return out
+
+
+def vm_stories(ws: Workspace, run_ids: list[int], metric: str) -> list[str]:
+    """With Commands/s per VM on screen: which VM drove each esxtop run's load and what its neighbours cost it, in
+    the report's words (app.analysis.host_latency.vm_load)."""
+    from app.analysis.histograms import AnalysisError
+    from app.analysis.host_latency import vm_load
+
+    if metric != PER_VM:
+        return []
+    out = []
+    for rid in run_ids:
+        run = ws.run(rid) or {}
+        if not has(run.get("kind"), HOST_LATENCY):
+            continue
+        try:
+            story = vm_load(ws, rid).story
+        except AnalysisError:
+            continue  # (its curve's note says why)
+        if story:
+            out.append(f"{shown(run.get('name', str(rid)))}: " + " ".join(shown(x) for x in story))
+    return out
+
+
+def elsewhere(kind: str | None, bench: bool) -> str:
+    """Why a selected run is not on the overlay, and the tab that shows it (``bench``: Iometer or IOmark results)."""
+    if has(kind, LATENCY_HISTOGRAMS):
+        tab = "the Histograms tab"
+    elif has(kind, THROUGHPUT_GRID):
+        tab = "the IOzone tab"
+    elif bench:
+        tab = "the Iometer / IOmark tab"
+    else:
+        tab = "the Grid & SQL tab"
+    return f"no data over time to draw (a {kind_label(kind or '')} result): its figures are on {tab}"
 
 
 def _refill(combo: QComboBox, items: list[str], current: str) -> None:
@@ -423,6 +484,10 @@ class OverlayPlot(QWidget):
         self.log_y.setToolTip("Logarithmic value axis (intervals at 0 are not drawn on it)")
         self.normalise = QCheckBox("0–1 time")
         self.normalise.setToolTip("Normalised time: each run from 0 (start) to 1 (end)")
+        self._caps: dict[str, float] = {}  # the cap typed for each unit of a capped metric (IOPS, kB/s)
+        self._metric_now = self.metric_box.currentText()
+        self.metric_box.currentTextChanged.connect(self._metric_changed)  # before the reload: the cap follows first
+        self._cap_field()
         for w in (self.metric_box, self.align):
             w.currentIndexChanged.connect(self.reload)
         self.metric_box.currentIndexChanged.connect(lambda _i: self._report_actions())
@@ -461,12 +526,12 @@ class OverlayPlot(QWidget):
         self.cap_button.setDefaultAction(self.cap_action)
         self._want_device: str | None = None  # a device to choose once the runs' devices are known
 
-        self.plot = pg.PlotWidget(viewBox=_DragBox(self))
+        # the value axis prints the figures as they are (no SI prefix on ms or kB/s) and the time axis says its base
+        # (app/ui/plot_axes.py); the curve list beside the chart is its legend: nothing covers the curves
+        self.time_axis = TimeAxis()
+        self.plot = pg.PlotWidget(viewBox=_DragBox(self), axisItems={"left": ValueAxis("left"),
+                                                                     "bottom": self.time_axis})
         self.plot.showGrid(x=True, y=True, alpha=0.25)
-        self.plot.setLabel("bottom", "time", units="s")
-        self.legend = self.plot.addLegend(offset=(-10, 10))
-        self.legend.sigSampleClicked.connect(self._legend_clicked)
-        self._style_legend()
         self.plot.setClipToView(True)
         self.plot.setDownsampling(auto=True, mode="peak")
         self.vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
@@ -499,6 +564,11 @@ class OverlayPlot(QWidget):
         self.readout = QLabel(" ")
         self.readout.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.readout.setWordWrap(True)
+        self.story = QLabel("")  # which VM drove the load, in words (Commands/s per VM)
+        self.story.setObjectName("vm-story")
+        self.story.setWordWrap(True)
+        self.story.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.story.setVisible(False)
         self.plot.scene().sigMouseMoved.connect(self._mouse_moved)
         vb = self.plot.getPlotItem().vb
         self._range_timer = QTimer(self, singleShot=True, interval=150)
@@ -540,23 +610,44 @@ class OverlayPlot(QWidget):
         lay.addLayout(bar)
         lay.addLayout(bar2)
         lay.addWidget(split, 1)
+        lay.addWidget(self.story)
         lay.addWidget(self.readout)
         self._report_actions()
-
-    def _style_legend(self) -> None:
-        bg = pg.mkColor(pg.getConfigOption("background"))
-        bg.setAlpha(200)
-        self.legend.setBrush(pg.mkBrush(bg))
 
     def changeEvent(self, ev: QEvent) -> None:  # noqa: N802 (Qt name)
         """A theme change (the application palette changes with it): marks and labels take its colours."""
         super().changeEvent(ev)
         if ev.type() == QEvent.Type.PaletteChange and hasattr(self, "mark_items"):
-            self._style_legend()
             for line in (self.cap_line, self.guide_line):
                 line.label.fill = pg.mkBrush(label_fill())
                 line.label.update()
             self._draw_marks()
+
+    # ---- the cap follows the metric -------------------------------------------------------------
+    def _metric_changed(self, metric: str) -> None:
+        """Every part of the chart follows the metric on screen: the cap typed for IOPS is never drawn as '200 ms'
+        on a latency or as '200 kB/s' on throughput. Each capped unit keeps its own cap; a metric without a cap
+        (times, %util, queue, commands per VM) has none, the field says why."""
+        old = CAP_OF_METRIC.get(self._metric_now)
+        if old is not None:
+            self._caps[METRIC_UNITS[self._metric_now]] = float(self.cap.value())
+        self._metric_now = metric
+        self._cap_field()
+
+    def _cap_field(self) -> None:
+        metric = self.metric_box.currentText()
+        capped = metric in CAP_OF_METRIC
+        unit = METRIC_UNITS.get(metric, "")
+        self.cap.blockSignals(True)
+        self.cap.setValue(self._caps.get(unit, 0.0) if capped else 0.0)
+        self.cap.blockSignals(False)
+        self.cap.setEnabled(capped)
+        self.cap.setSuffix(f" {unit}" if capped else "")
+        guide = GUIDANCE.get(metric)
+        self.cap.setToolTip(f"Draw a horizontal cap line in {unit} (0 = no cap line)" if capped else
+                            f"A cap is a limit on IOPS or throughput: {metric} has none"
+                            + (f"; its orange line is the {guide[1]}" if guide else ""))
+        self.cap.valueChanged.emit(self.cap.value())  # the line, the results table and the report actions follow
 
     # ---- interface for other views ------------------------------------------------------------
     def visible_range(self) -> tuple[float, float] | None:
@@ -577,7 +668,18 @@ class OverlayPlot(QWidget):
 
     # ---- loading --------------------------------------------------------------------------------
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), TIME_SERIES)]
+        """Draw the selected runs that hold data over time; the others are named under the chart with the tab that
+        shows them (the run list highlights them: what is selected and not drawn is said, never silently left)."""
+        runs = {r: self.ws.run(r) or {} for r in run_ids}
+        self.run_ids = [r for r in run_ids if has(runs[r].get("kind"), TIME_SERIES)]
+        others = [r for r in run_ids if r not in self.run_ids]
+        bench: set[int] = set()
+        if others:
+            from app.analysis.bench_results import iomark_runs, iometer_runs
+
+            bench = iometer_runs(self.ws) | iomark_runs(self.ws)
+        self.not_drawn = [f"{shown(runs[r].get('name', str(r)))}: {elsewhere(runs[r].get('kind'), r in bench)}"
+                          for r in others]
         self._report_actions()
         self.reload()
 
@@ -693,7 +795,7 @@ class OverlayPlot(QWidget):
         """Set the chart as a question of the report was asked: its figure, alignment, device and cap."""
         from app.analysis.questions import CapQuestion, CompareQuestion, LatencySourceQuestion, VmLoadQuestion
 
-        metric = "IOPS (total)"
+        metric, cap = "IOPS (total)", None
         if isinstance(q, LatencySourceQuestion):
             metric = "DAVG (ms)"
         elif isinstance(q, VmLoadQuestion):
@@ -708,11 +810,13 @@ class OverlayPlot(QWidget):
         elif isinstance(q, CapQuestion):
             if q.iops_cap is not None:
                 metric = {"total": "IOPS (total)", "read": "IOPS (read)", "write": "IOPS (write)"}[q.op]
-                self.cap.setValue(q.iops_cap)
+                cap = q.iops_cap
             else:
                 metric = "Throughput (kB/s)"
-                self.cap.setValue(q.bw_cap_kbs or 0)
+                cap = q.bw_cap_kbs or 0
         self.metric_box.setCurrentText(metric)
+        if cap is not None:  # after the metric: the cap belongs to its unit
+            self.cap.setValue(cap)
         device = getattr(q, "device", None) or WHOLE_DISKS_LABEL
         if self.device.findText(device) >= 0:
             self.device.setCurrentText(device)
@@ -754,7 +858,8 @@ class OverlayPlot(QWidget):
             marks: dict[int, dict[str, Any]] = {}
             with reader as ws:
                 names = device_names(ws, runs)  # stored at import: no scan of every row
-                clocked = _on_clock(ws, runs, device, metric_figures(metric)) if mode == "clock" else {}
+                clocked, clock = _on_clock(ws, runs, device, metric_figures(metric)) if mode == "clock" \
+                    else ({}, None)
                 for i, rid in enumerate(runs):
                     state.progress(i / max(1, len(runs)), "loading")
                     run = ws.run(rid) or {}
@@ -785,16 +890,18 @@ class OverlayPlot(QWidget):
                         if metric == PER_VM:
                             curves += vm_curves(ws, rid, name, mode, activity, marker, clocked.get(rid))
                             continue
-                        ts, te, y, note, off = _iostat_curve(ws, rid, metric, device, mode, activity, marker,
-                                                             clocked.get(rid))
+                        ts, te, y, note, off, w = _iostat_curve(ws, rid, metric, device, mode, activity, marker,
+                                                                clocked.get(rid))
                     except AnalysisError as e:
                         empty = np.zeros(0)
                         why = str(e).replace(f"run {rid} ", "", 1)  # shown after the run's name, not its number
                         curves.append(_record(rid, name, name, run.get("kind", IOSTAT), device, empty, empty, empty,
                                               why))
                         continue
-                    curves.append(_record(rid, name, name, run.get("kind", IOSTAT), device, ts, te, y, note, off))
-            return {"devices": names, "curves": curves, "marks": marks}
+                    curves.append(_record(rid, name, name, run.get("kind", IOSTAT), device, ts, te, y, note, off,
+                                          w))
+                story = vm_stories(ws, runs, metric)
+            return {"devices": names, "curves": curves, "marks": marks, "clock": clock, "story": story}
 
         self.loading = True
         self.readout.setText("loading…" if runs else " ")
@@ -804,17 +911,50 @@ class OverlayPlot(QWidget):
         self._jobs.append(job_thread)
         job_thread.start()
 
-    def _colour_for(self, key: tuple[int, str | None]) -> str:
-        """The curve's colour for the session: kept once given; a new curve gets the first colour no
-        remembered curve has (or, when all are taken, the first no drawn curve has)."""
-        if key not in self._colours:
-            taken = set(self._colours.values())
-            free = [c for c in PALETTE if c not in taken]
-            if not free:
-                drawn = {c.colour for c in self.curves}
-                free = [c for c in PALETTE if c not in drawn] or [PALETTE[len(self._colours) % len(PALETTE)]]
-            self._colours[key] = free[0]
-        return self._colours[key]
+    def _give_colours(self, curves: list[Curve]) -> None:
+        """Each drawn curve a colour no other drawn curve has. A curve keeps the colour it had this session (by run
+        and device) unless a curve drawn before it has it; a new one gets the first free colour, preferring those
+        no remembered curve has (so that a run coming back finds its colour free)."""
+        used: set[str] = set()
+        later: list[Curve] = []
+        for c in curves:
+            if not c.visible:
+                continue
+            had = self._colours.get(c.key)
+            if had is not None and had not in used:
+                c.colour = had
+                used.add(had)
+            else:
+                later.append(c)
+        remembered = set(self._colours.values())
+        for c in later:
+            free = [x for x in PALETTE if x not in used]
+            pick = next((x for x in free if x not in remembered), free[0] if free else PALETTE[0])
+            c.colour = self._colours[c.key] = pick
+            used.add(pick)
+        for c in curves:  # not drawn: the list's outline shows the colour it had, or the next free one
+            if not c.visible:
+                c.colour = self._colours.get(c.key) or next((x for x in PALETTE if x not in used), PALETTE[0])
+
+    def _time_base(self, result: dict[str, Any]) -> None:
+        """The time axis says what time the curves are drawn in (app/ui/plot_axes.py)."""
+        mode = self.align.currentIndex()
+        if self.normalise.isChecked():
+            self.time_axis.set_base("normalised")
+            return
+        clock = result.get("clock")
+        if mode == 3 and clock is not None:
+            self.time_axis.set_base("clock", clock0=clock[0], zone="UTC" if clock[1] else "")
+            return
+        marker = _chosen(self.marker).strip()
+        what = ("time since each run's first activity" if mode == 1 else
+                f"time since each run's marker {marker!r}" if mode == 2 and marker else
+                "time since each run's start")
+        self.time_axis.set_base("elapsed", what)
+
+    def time_text(self, x: float, decimals: int = 1) -> str:
+        """A time of the chart in the axis' base and unit ('10.1 s', '12.5 min', '10:04:37', '0.450')."""
+        return self.time_axis.text_at(x, decimals)
 
     def _draw(self, result: Any, gen: int) -> None:
         if gen != self._generation:
@@ -823,7 +963,6 @@ class OverlayPlot(QWidget):
         metric = self.metric_box.currentText()
         norm = self.normalise.isChecked()
         self.plot.clear()
-        self.legend.clear()
         self.plot.addItem(self.vline, ignoreBounds=True)
         self.vline.setVisible(False)
         self.plot.addItem(self.cap_line)
@@ -834,7 +973,7 @@ class OverlayPlot(QWidget):
         self.plot.addItem(self.line_anchor)
         self.curves, self.items, self.mark_items = [], [], []
         self._phase_preview = None
-        notes = []
+        notes = list(getattr(self, "not_drawn", []))
         if isinstance(result, Exception):
             notes.append(str(result))
             result = {"devices": [], "curves": [], "marks": {}}
@@ -853,16 +992,23 @@ class OverlayPlot(QWidget):
                 ts, te, off = (ts - s0) / scale, (te - s0) / scale, off + s0
             curve = Curve(rec["run_id"], rec["label"], te, y, t_start=ts, kind=rec["kind"], device=rec["device"],
                           align_offset_s=off, metric=metric, time_scale=scale, run_name=rec["name"])
-            # the key is known only now (the colour memory is filled in drawing order)
-            curve.colour = self._colour_for(curve.key)
+            curve.weights = rec.get("w")
             curve.visible = curve.key not in self._hidden
             self.curves.append(curve)
-            self.items.append(self._curve_item(curve))
+        shown_now = [c for c in self.curves if c.visible]
+        for c in shown_now[MAX_CURVES:]:  # not drawn: listed, unticked (not remembered as hidden by the user)
+            c.visible = False
+        if len(shown_now) > MAX_CURVES:
+            notes.insert(0, f"{MAX_CURVES} of the {len(shown_now)} curves are drawn, each in a colour of its own: tick "
+                            "others in the list beside the chart after unticking some, or select fewer runs")
+        self._give_colours(self.curves)
+        self.items = [self._curve_item(c) for c in self.curves]
         self.curve_list.fill([(c.label, c.colour, c.visible) for c in self.curves])
+        self.story.setText("\n".join(result.get("story") or []))
+        self.story.setVisible(bool(self.story.text()))
         self._draw_marks()
         self.plot.setLabel("left", metric)
-        self.plot.setLabel("bottom", "normalised time (0–1 of each run)" if norm else "time since alignment",
-                           units=None if norm else "s")
+        self._time_base(result)
         self._draw_cap()
         self.plot.enableAutoRange()
         self._fit_value_axis()
@@ -978,6 +1124,9 @@ class OverlayPlot(QWidget):
             return
         c = self.curves[idx]
         t = self._snap(c, c.run_time(x))
+        if not math.isfinite(t):  # a point of the chart with no time (its scale undefined): said, never stored
+            self.readout.setText("That point of the chart has no time: show the whole runs (Ctrl+0) and try again.")
+            return
         have = self._marks.get(c.run_id, {}).get("markers", {})
         k = len(have) + 1
         while f"marker {k}" in have:
@@ -1009,6 +1158,9 @@ class OverlayPlot(QWidget):
             return
         c = self.curves[idx]
         ta, tb = self._snap(c, c.run_time(a)), self._snap(c, c.run_time(b))
+        if not (math.isfinite(ta) and math.isfinite(tb)):
+            self.readout.setText("That part of the chart has no time: show the whole runs (Ctrl+0) and try again.")
+            return
         have = [p.name for p in self._marks.get(c.run_id, {}).get("phases", [])]
         k = len(have) + 1
         while f"phase {k}" in have:
@@ -1052,18 +1204,22 @@ class OverlayPlot(QWidget):
     # ---- colours and visibility ---------------------------------------------------------------------
     def _set_visible(self, row: int, visible: bool) -> None:
         c = self.curves[row]
+        if visible and not c.visible and sum(x.visible for x in self.curves) >= MAX_CURVES:
+            # each drawn curve has a colour of its own: one more would repeat a colour
+            self.curve_list.set_row(row, c.colour, False)
+            self.readout.setText(f"At most {MAX_CURVES} curves are drawn at once, each in a colour of its own: "
+                                 "untick one first.")
+            return
+        used = {x.colour for x in self.curves if x.visible and x is not c}
+        if visible and c.colour in used:  # its colour is another drawn curve's: the first free one instead
+            c.colour = self._colours[c.key] = next(x for x in PALETTE if x not in used)
+            self.items[row].setPen(pg.mkPen(c.colour, width=2))
         c.visible = visible
         (self._hidden.discard if visible else self._hidden.add)(c.key)
         self.items[row].setVisible(visible)
         self.curve_list.set_row(row, c.colour, visible)
-        self.legend.update()
         self._draw_marks()
         self.curves_changed.emit()
-
-    def _legend_clicked(self, item: Any) -> None:
-        """A click on a legend entry toggles its curve (pyqtgraph has switched the item already)."""
-        if item in self.items:
-            self._set_visible(self.items.index(item), item.isVisible())
 
     def choose_colour(self, row: int) -> None:
         if not 0 <= row < len(self.curves):
@@ -1076,7 +1232,6 @@ class OverlayPlot(QWidget):
         self._colours[c.key] = c.colour
         self.items[row].setPen(pg.mkPen(c.colour, width=2))
         self.curve_list.set_row(row, c.colour, c.visible)
-        self.legend.update()
         self._draw_marks()
         self.curves_changed.emit()
 
@@ -1201,9 +1356,8 @@ class OverlayPlot(QWidget):
                 entries.append((c.label, "–", None))
                 continue
             a, b = float(c.t_start[i] + c.offset), float(c.t[i] + c.offset)
-            span = f"{fmt_time(a)}–{fmt_time(b)}" + ("" if norm else " s")
-            entries.append((c.label, fmt_value(float(c.y[i]), unit), span))
-        head = f"t = {x:,.3f} of the run" if norm else f"t = {x:,.1f} s"
+            entries.append((c.label, fmt_value(float(c.y[i]), unit), self.time_axis.span_at(a, b)))
+        head = f"t = {x:,.3f} of the run" if norm else f"t = {self.time_text(x)}"
         groups: dict[str, list[str]] = {}  # curves that share an interval are named after it once
         for lab, val, span in entries:
             if span is not None:
@@ -1230,21 +1384,9 @@ class OverlayPlot(QWidget):
 
         item = self.plot.getPlotItem()
         if path.lower().endswith(".svg"):
-            from PySide6.QtCore import QRect, QSize
-            from PySide6.QtGui import QPainter
-            from PySide6.QtSvg import QSvgGenerator
+            from app.ui.svg_export import export_svg
 
-            gen = QSvgGenerator()
-            gen.setFileName(path)
-            size = self.plot.size()
-            gen.setSize(QSize(size.width(), size.height()))
-            gen.setViewBox(QRect(0, 0, size.width(), size.height()))
-            gen.setTitle("StormScope overlay")
-            painter = QPainter(gen)
-            try:
-                self.plot.render(painter)
-            finally:
-                painter.end()
+            export_svg(self.plot, path, "StormScope overlay")
         else:
             ex = ImageExporter(item)
             ex.parameters()["width"] = max(1600, int(self.plot.width() * 2))

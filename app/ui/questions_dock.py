@@ -277,6 +277,16 @@ class QuestionsPanel(QWidget):
         finally:
             self.table.blockSignals(False)
 
+    def recolour(self) -> None:
+        """The answers' colours in the theme now in force (the dark theme's reds and greens are lighter: "not held"
+        stayed dark red on dark grey after a switch)."""
+        dark = theme.current() == "dark"
+        for row in range(self.table.rowCount()):
+            verdict = self.table.item(row, COL_VERDICT)
+            colours = VERDICT_COLOURS.get(verdict.text()) if verdict is not None else None
+            if colours:
+                verdict.setForeground(QColor(colours[1 if dark else 0]))
+
     def shutdown(self) -> None:
         """The window is closing (or switching workspace): no new answers, and the running ones finish."""
         self._shut = True

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.sizing_panel import IopsPerUserField
 from app.ui.workers import JobThread
 from app.workspace import Workspace
 from reports.options import (
@@ -94,7 +95,7 @@ class ReportDialog(QDialog):
         self.cap.setToolTip("The IOPS cap to check on every iostat run. Left at none, a run tagged cap_iops=N "
                             "(right-click the run ▸ Tag…) is checked against its own cap.")
         self.users = QSpinBox(maximum=1_000_000, specialValueText="no sizing")
-        self.ipu = QDoubleSpinBox(maximum=10_000, decimals=1, value=25)
+        self.ipu = IopsPerUserField("25")  # one figure, or a light..heavy users range (8..25), as the guide says
         self.template = QComboBox()
         self.template.addItem("(no template)")
         self.template.addItems(list_templates(ws.con) if not ws.read_only else [])
@@ -149,6 +150,7 @@ class ReportDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self._export)
         buttons.rejected.connect(self.reject)
+        self.buttons = buttons
         lay = QVBoxLayout(self)
         top = QHBoxLayout()
         top.addLayout(form, 3)
@@ -206,7 +208,9 @@ class ReportDialog(QDialog):
             c.setChecked(k in keys and c.isEnabled())
 
     def options(self) -> ReportOptions:
-        sizing = {"users": self.users.value(), "iops_per_user": self.ipu.value()} if self.users.value() else {}
+        typed = self.ipu.parsed()
+        ipu: float | str | None = None if typed is None else typed[0] if typed[1] is None else self.ipu.text().strip()
+        sizing = {"users": self.users.value(), "iops_per_user": ipu} if self.users.value() and ipu else {}
         return ReportOptions(
             title=self.title.text(), customer=self.customer.text(), consultant=self.consultant.text(),
             company=self.company.text(), date=self.date.text(), logo=self.logo.text() or None,
@@ -217,6 +221,10 @@ class ReportDialog(QDialog):
     def _export(self, path: str | None = None) -> JobThread | None:
         if self.job is not None and self.job.isRunning():
             self.status.setText("A report is being written; wait for it to finish.")
+            return None
+        if self.users.value() and self.ipu.problem():  # refused visibly, never sized from a guess
+            self.status.setText(f"Not written: {self.ipu.problem()} (Sizing: IOPS per user).")
+            self.ipu.setFocus()
             return None
         if path is None:
             path, _ = QFileDialog.getSaveFileName(self, "Save report", "report.pdf", "PDF (*.pdf)")
@@ -254,3 +262,5 @@ class ReportDialog(QDialog):
         else:
             self.status.setText(f"Wrote {Path(path).name}: " + " ".join([*result.verdicts[:2], notes]).strip())
         self.progress.setValue(100)
+        # the report is written: nothing is left to cancel (Save writes it again, with changed options)
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("Close")

@@ -12,6 +12,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QKeySequence, QPainter, QPen, QPixmap, QShortcut
 from PySide6.QtWidgets import (
@@ -35,6 +36,7 @@ from app.analysis.range_stats import (
     CurveSpec,
     Line,
     RangeRow,
+    TimeBase,
     compute_rows,
     export_header,
     headers,
@@ -42,11 +44,13 @@ from app.analysis.range_stats import (
     to_tsv,
     visible_columns,
 )
+from app.ui import theme
 from app.ui.plot import PALETTE
 from app.workspace import Workspace
 from parsers.kinds import IOSTAT, LATENCY_HISTOGRAMS, has
 
-NUMERIC_KINDS = ("iops", "s", "count", "pct", "share")
+ERROR_COLOURS = ("#c0392b", "#ff8080")  # why a curve has no figures: light theme, dark theme (readable on #1e1e1e)
+NUMERIC_KINDS = ("iops", "s", "count", "pct", "share", "value")
 
 
 def two_lines(header: str) -> str:
@@ -93,9 +97,22 @@ def curve_specs(curves: list[Any], t_range: tuple[float, float] | None, default_
         if has(kind, LATENCY_HISTOGRAMS) and device is None and " · " in c.label:
             device = c.label.split(" · ", 1)[1]
         colour = getattr(c, "colour", None) or PALETTE[i % len(PALETTE)]
+        values = None
+        if getattr(c, "t_start", None) is not None and len(c.t_start) == len(c.t):
+            # the curve as drawn, in seconds of the run: the figures of a metric other than total IOPS are its own
+            values = (np.asarray(c.t_start) * scale + align, np.asarray(c.t) * scale + align, np.asarray(c.y),
+                      getattr(c, "weights", None))
         out.append(CurveSpec(int(c.run_id), str(c.label), kind, device, rng, str(colour),
-                             getattr(c, "metric", "") or default_metric, align, scale, offset))
+                             getattr(c, "metric", "") or default_metric, align, scale, offset, values))
     return out
+
+
+def time_base(overlay: Any) -> TimeBase:
+    """The time base of the overlay's chart (its time axis), for the table's times."""
+    axis = getattr(overlay, "time_axis", None)
+    if axis is None:
+        return TimeBase()
+    return TimeBase(axis.mode, axis.clock0)
 
 
 class ResultsTable(QWidget):
@@ -275,7 +292,10 @@ class ResultsTable(QWidget):
         elif t_range is None:
             self.scope.setText("Figures of the whole runs (zoom the chart for a part of them)")
         else:
-            self.scope.setText(f"Figures of the visible range: {t_range[0]:,.1f}–{t_range[1]:,.1f} s of the chart")
+            base = self.base()
+            unit = " s" if base.unit == "s" else ""
+            self.scope.setText(f"Figures of the visible range: {base.text(t_range[0])}–{base.text(t_range[1])}{unit} "
+                               "of the chart")
         self._show()
         self.updated.emit()
 
@@ -293,18 +313,26 @@ class ResultsTable(QWidget):
             w.setVisible(on)
 
     def columns(self) -> list[Any]:
-        return visible_columns(self.rows, self.cap)
+        # the metric the rows were computed for (the chart may be switching to another)
+        return visible_columns(self.rows, self.cap, self.rows[0].spec.metric if self.rows else self._metric())
+
+    def _metric(self) -> str:
+        return self.overlay.metric_box.currentText() if self.overlay is not None else "IOPS (total)"
+
+    def base(self) -> TimeBase:
+        """The chart's time base: the table prints its times as the chart's axis does."""
+        return time_base(self.overlay)
 
     def _show(self) -> None:
         cols = self.columns()
         self._vscsi_controls(any(has(r.spec.kind, LATENCY_HISTOGRAMS) for r in self.rows))
-        self.lines = table_lines(self.rows, cols, self.per_collection.isChecked())
+        self.lines = table_lines(self.rows, cols, self.per_collection.isChecked(), self.base())
         t = self.table
         t.setUpdatesEnabled(False)
         t.clear()
         t.setColumnCount(len(cols))
         t.setRowCount(len(self.lines))
-        heads = headers(cols, float(self.threshold.value()))
+        heads = headers(cols, float(self.threshold.value()), self.base())
         for j, (c, h) in enumerate(zip(cols, heads)):
             item = QTableWidgetItem(two_lines(h))
             item.setToolTip(c.tooltip)
@@ -323,9 +351,14 @@ class ResultsTable(QWidget):
                 if j == 0 and ln.kind == "curve" and ln.colour:
                     item.setData(Qt.ItemDataRole.DecorationRole, _swatch(ln.colour))
                 if ln.kind == "curve" and ln.row is not None and ln.row.error and c.key == "range":
-                    item.setForeground(QBrush(QColor("#c0392b")))
+                    item.setForeground(QBrush(QColor(ERROR_COLOURS[theme.current() == "dark"])))
                 t.setItem(i, j, item)
         t.setUpdatesEnabled(True)
+
+    def recolour(self) -> None:
+        """The table in the theme now in force (a theme switch)."""
+        if self.rows:
+            self._show()
 
     # ---- copy, export, render ----------------------------------------------------------------------
     def export_rows(self, selection: bool = False) -> list[list[str]]:
@@ -360,7 +393,7 @@ class ResultsTable(QWidget):
         cols = self.columns()
         if not cols:
             return 0.0
-        heads = headers(cols, float(self.threshold.value()))
+        heads = headers(cols, float(self.threshold.value()), self.base())
         bold = QFont(self.font())
         bold.setBold(True)
         fm, fmb = QFontMetricsF(self.font()), QFontMetricsF(bold)
@@ -375,7 +408,7 @@ class ResultsTable(QWidget):
         for the chart export, which puts the table beneath the chart."""
         rect = QRectF(rect)
         cols = self.columns()
-        heads = headers(cols, float(self.threshold.value()))
+        heads = headers(cols, float(self.threshold.value()), self.base())
         grid = [heads] + [ln.display for ln in self.lines]
         if not cols:
             return
@@ -432,25 +465,15 @@ class ResultsTable(QWidget):
 def export_chart_with_table(chart: QWidget, table: ResultsTable, path: str) -> None:
     """The chart as on screen with the results table beneath it: SVG (vector, by the file's extension) or PNG at
     twice the resolution."""
-    from PySide6.QtCore import QRect, QSize
 
     w, h = chart.width(), chart.height()
     th = int(table.table_height(w)) + 8 if table.lines else 0
     if path.lower().endswith(".svg"):
-        from PySide6.QtSvg import QSvgGenerator
+        from app.ui.svg_export import export_svg
 
-        gen = QSvgGenerator()
-        gen.setFileName(path)
-        gen.setSize(QSize(w, h + th))
-        gen.setViewBox(QRect(0, 0, w, h + th))
-        gen.setTitle("StormScope overlay and results")
-        painter = QPainter(gen)
-        try:
-            _render(chart, painter)
-            if th:
-                table.render_table(painter, QRectF(4, h + 4, w - 8, th - 8))
-        finally:
-            painter.end()
+        export_svg(chart, path, "StormScope overlay and results", h + th,
+                   (lambda p: table.render_table(p, QRectF(4, h + 4, w - 8, th - 8))) if th else None,
+                   QApplication.palette().base().color())
         return
     from PySide6.QtGui import QImage
 

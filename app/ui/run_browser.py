@@ -29,6 +29,8 @@ RUN_ROLE = Qt.ItemDataRole.UserRole + 1
 COLUMNS = ["Run", "Period", "Interval", "Devices", "Reports", "Tags"]
 MIN_WIDTH = 240
 NAME_COLUMN_MAX = 300  # px: wider names are elided in the middle; the full name is in the tooltip
+# the most new runs an import selects: a drop of 194 runs shows the first group's first 8, not 194 curves
+FIRST_LOOK = 8
 
 
 RENAME_REFUSED = ("A run name cannot hold control characters (line breaks, tabs, escape sequences) or text-direction "
@@ -36,11 +38,15 @@ RENAME_REFUSED = ("A run name cannot hold control characters (line breaks, tabs,
 
 
 def describe_period(r: dict[str, Any]) -> str:
+    """When the run ran: its clock times; without them, whether its times are known from an interval the user set
+    (the file gives no clock time: it said "no timestamps" even then); else that it has no time stamps."""
     if r.get("started_at"):
         s = f"{r['started_at']:%Y-%m-%d %H:%M:%S}"
         if r.get("ended_at"):
             s += f" → {r['ended_at']:%H:%M:%S}"
         return s
+    if r.get("interval_s"):
+        return f"no clock time (a report every {r['interval_s']:g} s)"
     return "no timestamps"
 
 
@@ -72,7 +78,7 @@ class RunBrowser(QWidget):
         self.setMinimumWidth(MIN_WIDTH)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._menu)
-        self.tree.itemSelectionChanged.connect(lambda: self.selection_changed.emit(self.selected_runs()))
+        self.tree.itemSelectionChanged.connect(self._selection_changed)
         self.tree.itemDoubleClicked.connect(self._double_clicked)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -130,6 +136,7 @@ class RunBrowser(QWidget):
         self._apply_search(self.search.text())
 
     def _apply_search(self, text: str) -> None:
+        before = self.selected_runs()  # the runs highlighted (a hidden row is never among them)
         text = text.lower().strip()
         for i in range(self.tree.topLevelItemCount()):
             kind = self.tree.topLevelItem(i)
@@ -146,6 +153,28 @@ class RunBrowser(QWidget):
                 host.setHidden(not any_host)
                 any_kind |= any_host
             kind.setHidden(not any_kind)
+        self._drop_hidden()
+        if not self.tree.signalsBlocked() and self.selected_runs() != before:  # (reload() says it once itself)
+            self.selection_changed.emit(self.selected_runs())
+
+    def _drop_hidden(self) -> None:
+        """A run the search hides leaves the selection, so what is highlighted is what is selected and drawn (Qt
+        keeps a hidden row selected, out of sight: the chart drew it, and clearing the search brought it back); a
+        Ctrl+A or Shift+click range over a filtered list selects only the runs shown."""
+        hidden = [it for it in self._run_items() if it.isHidden() and it.isSelected()]
+        if not hidden:
+            return
+        blocked = self.tree.blockSignals(True)
+        try:
+            for it in hidden:
+                it.setSelected(False)
+        finally:
+            self.tree.blockSignals(blocked)
+        self.tree.viewport().update()
+
+    def _selection_changed(self) -> None:
+        self._drop_hidden()
+        self.selection_changed.emit(self.selected_runs())
 
     def selected_runs(self) -> list[int]:
         return [int(it.data(0, RUN_ROLE)) for it in self.tree.selectedItems() if it.data(0, RUN_ROLE) is not None]
@@ -154,6 +183,11 @@ class RunBrowser(QWidget):
         """Select exactly these runs (as a click and Ctrl+clicks would); ``selection_changed`` once."""
         wanted = set(run_ids)
         before = self.selected_runs()
+        if any(it.isHidden() for it in self._run_items() if int(it.data(0, RUN_ROLE)) in wanted):
+            self.search.blockSignals(True)  # the runs asked for are shown: a search that hides one is cleared
+            self.search.clear()
+            self.search.blockSignals(False)
+            self._apply_search("")
         self.tree.blockSignals(True)
         try:
             for it in self._run_items():
@@ -163,6 +197,30 @@ class RunBrowser(QWidget):
         self.tree.viewport().update()
         if self.selected_runs() != before:
             self.selection_changed.emit(self.selected_runs())
+
+    def first_look(self, run_ids: list[int], most: int = FIRST_LOOK) -> tuple[list[int], str]:
+        """The new runs to select after an import, and the group they are in ("" when all are selected): all of
+        them when they are ``most`` or fewer; else, in the list's order, up to ``most`` of the first group (kind and
+        host, or folder) with runs that have data over time on a time axis -- runs of one host and tool compare --,
+        else the first ``most``."""
+        wanted = set(run_ids)
+        if len(wanted) <= most:
+            return list(run_ids), ""
+        groups: list[tuple[str, list[int]]] = []
+        for i in range(self.tree.topLevelItemCount()):
+            kind = self.tree.topLevelItem(i)
+            for j in range(kind.childCount()):
+                host = kind.child(j)
+                ids = [int(host.child(k).data(0, RUN_ROLE)) for k in range(host.childCount())
+                       if host.child(k).data(0, RUN_ROLE) is not None]
+                groups.append((f"{kind.text(0)} · {host.text(0)}", [r for r in ids if r in wanted]))
+        runs = {r["run_id"]: r for r in self.ws.runs() if r["run_id"] in wanted}
+        for label, ids in groups:
+            timed = [r for r in ids if has(runs[r]["kind"], TIME_SERIES) and runs[r]["interval_s"]]
+            if timed:
+                return timed[:most], label
+        first = [r for _label, ids in groups for r in ids][:most]
+        return first, next((label for label, ids in groups if ids), "")
 
     def _run_items(self) -> list[QTreeWidgetItem]:
         out = []
@@ -207,12 +265,17 @@ class RunBrowser(QWidget):
                 a = m.addAction(label, lambda value=value: self.set_first_report(ids, value))
                 a.setCheckable(True)  # ticked when every selected iostat run is so
                 a.setChecked(all((rid in since_boot) == value for rid in iostat))
-        if any(has(r.get("kind"), TIME_SERIES) and has(r.get("kind"), LATENCY_HISTOGRAMS)
-               and not mt.get("counts_per_interval") for r, mt in zip(runs, metas)):  # vscsiStats counts
-            m.addAction("vscsiStats counts are cumulative (never reset)",
-                        lambda: self.set_histogram_counts(ids, "cumulative"))
-            m.addAction("vscsiStats counts are per collection (reset with -r)",
-                        lambda: self.set_histogram_counts(ids, "per-collection"))
+        vscsi = [r for r, mt in zip(runs, metas) if has(r.get("kind"), TIME_SERIES)
+                 and has(r.get("kind"), LATENCY_HISTOGRAMS) and not mt.get("counts_per_interval")]
+        if vscsi:  # vscsiStats counts: ticked as they are read now (detected or said), for every selected such run
+            from app.analysis.histograms import counts_mode
+
+            modes = {counts_mode(r)[0] for r in vscsi}
+            for label, mode in (("vscsiStats counts are cumulative (never reset)", "cumulative"),
+                                ("vscsiStats counts are per collection (reset with -r)", "per-collection")):
+                a = m.addAction(label, lambda mode=mode: self.set_histogram_counts(ids, mode))
+                a.setCheckable(True)
+                a.setChecked(modes == {mode})
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
         if self.read_only:  # a newer StormScope's workspace: shown, never changed -- said in each tooltip

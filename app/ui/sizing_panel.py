@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QPushButton,
     QScrollArea,
     QSpinBox,
@@ -25,11 +26,45 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.histograms import AnalysisError
-from app.analysis.sizing import measured_inputs, size_vdi
+from app.analysis.sizing import measured_inputs, parse_iops_range, size_vdi
 from app.analysis.sizing_presets import load_presets
 from app.analysis.text import SIZING_INPUT_LABELS, SIZING_STEP_LABELS
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, has
+
+
+class IopsPerUserField(QLineEdit):
+    """IOPS per user as the user guide says to type it: one figure (``25``) or a light..heavy users range (``8..25``,
+    both cases sized). Text it cannot read is refused visibly -- the field turns red, :meth:`problem` says why --,
+    never read as something else (a number box took ``8..25`` for 8.2 without a word)."""
+
+    def __init__(self, text: str = "25", parent: Any = None):
+        super().__init__(text, parent)
+        self.setPlaceholderText("25, or 8..25 (light..heavy users)")
+        self.setToolTip("IOPS per user: one figure (25), or a light..heavy users range (8..25): both are sized")
+        self.textChanged.connect(lambda _t: self._show())
+
+    def parsed(self) -> tuple[float, float | None] | None:
+        """(light or only figure, heavy or None); None when the text is not a figure or a range."""
+        return None if self.problem() else parse_iops_range(self.text())
+
+    def problem(self) -> str | None:
+        """Why the text is refused (the window's words), None when it reads."""
+        text = self.text().strip()
+        if not text:
+            return "IOPS per user: give a figure (25) or a light..heavy users range (8..25)"
+        try:
+            steady, _storm = parse_iops_range(text)
+        except AnalysisError as e:
+            return str(e)
+        return None if steady > 0 else f"IOPS per user {text!r}: the figure must be above 0"
+
+    def set_value(self, steady: float, storm: float | None = None) -> None:
+        self.setText(f"{steady:g}" if storm is None else f"{steady:g}..{storm:g}")
+
+    def _show(self) -> None:
+        self.setStyleSheet("" if self.problem() is None or not self.isEnabled() else
+                           "QLineEdit { border: 2px solid #d32f2f; }")
 
 
 class SizingPanel(QWidget):
@@ -45,12 +80,9 @@ class SizingPanel(QWidget):
         self.profile.addItem("(enter IOPS per user)", None)
         for key, p in pre["user_profiles"].items():
             self.profile.addItem(f"{key}: {p['iops_per_user']} IOPS, {p['read_pct']} % reads", key)
-        self.ipu = QDoubleSpinBox(minimum=0.1, maximum=10_000, value=25, decimals=1)
-        self.ipu_storm = QDoubleSpinBox(minimum=0, maximum=10_000, value=0, decimals=1,
-                                        specialValueText="no storm range")
-        self.ipu_storm.setToolTip("The IOPS per user in a storm: the steady and the storm end are sized each (the "
-                                  "storm multiplier is then not used)")
-        self.read_pct = QDoubleSpinBox(minimum=0, maximum=100, value=40, decimals=0, suffix=" %")
+        self.ipu = IopsPerUserField("25")
+        # (decimals where a user types them: 37.5 % reads, 2.5 GB a user; a box that drops the point reads 375)
+        self.read_pct = QDoubleSpinBox(minimum=0, maximum=100, value=40, decimals=1, suffix=" %")
         self.storm = QDoubleSpinBox(minimum=1, maximum=100, value=1, decimals=1, suffix=" ×")
         self.raid = QComboBox()
         for key, r in pre["raid"].items():
@@ -60,7 +92,7 @@ class SizingPanel(QWidget):
         for key, d in pre["disk_types"].items():
             self.disk.addItem(f"{d['label']}: {d['iops']:,} IOPS", key)
         self.disk.setCurrentIndex(max(0, self.disk.findData("sata7k")))
-        self.gb_user = QDoubleSpinBox(minimum=0, maximum=100_000, value=0, decimals=0, suffix=" GB",
+        self.gb_user = QDoubleSpinBox(minimum=0, maximum=100_000, value=0, decimals=1, suffix=" GB",
                                       specialValueText="capacity not sized")
         self.disk_gb = QDoubleSpinBox(minimum=0, maximum=1_000_000, value=0, decimals=0, suffix=" GB",
                                       specialValueText="–")
@@ -68,14 +100,14 @@ class SizingPanel(QWidget):
         self.measured.setToolTip("Take IOPS per user, the read share and the storm multiplier from the iostat run "
                                  "selected in the run list: steady IOPS / VMs, and peak / steady")
         self.vms = QSpinBox(minimum=1, maximum=100_000, value=30, suffix=" VMs in the run")
-        for w in (self.users, self.ipu, self.ipu_storm, self.read_pct, self.storm, self.gb_user, self.disk_gb,
-                  self.vms):
+        for w in (self.users, self.read_pct, self.storm, self.gb_user, self.disk_gb, self.vms):
             w.valueChanged.connect(self.compute)
+        self.ipu.textChanged.connect(lambda _t: self.compute())
         for w in (self.profile, self.raid, self.disk):
             w.currentIndexChanged.connect(self.compute)
         self.measured.toggled.connect(self.compute)
         self.measured.toggled.connect(self._measured_fields)
-        self.ipu_storm.valueChanged.connect(lambda _v: self._measured_fields(self.measured.isChecked()))
+        self.ipu.textChanged.connect(lambda _t: self._measured_fields(self.measured.isChecked()))
 
         self.headline = QLabel()
         self.headline.setStyleSheet("font-size: 15pt; font-weight: bold;")
@@ -95,12 +127,7 @@ class SizingPanel(QWidget):
         form = QFormLayout()
         form.addRow("Users", self.users)
         form.addRow("User profile", self.profile)
-        ipu_row = QHBoxLayout()
-        ipu_row.setContentsMargins(0, 0, 0, 0)
-        ipu_row.addWidget(self.ipu, 1)
-        ipu_row.addWidget(QLabel("in a storm"))
-        ipu_row.addWidget(self.ipu_storm, 1)
-        form.addRow("IOPS per user", ipu_row)
+        form.addRow("IOPS per user", self.ipu)
         form.addRow("Reads", self.read_pct)
         form.addRow("Storm multiplier", self.storm)
         form.addRow("RAID", self.raid)
@@ -142,6 +169,11 @@ class SizingPanel(QWidget):
         self._measured_fields(False)
         self.compute()
 
+    def resizeEvent(self, ev: Any) -> None:  # noqa: N802 (Qt name)
+        """The steps' formulas wrap to the width the table has (they were cut short with an ellipsis)."""
+        super().resizeEvent(ev)
+        self.table.resizeRowsToContents()
+
     def set_runs(self, run_ids: list[int]) -> None:
         self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), DEVICE_RATES)]
         if self.measured.isChecked():
@@ -167,19 +199,23 @@ class SizingPanel(QWidget):
                 return
         elif profile is not None:
             kwargs["profile"] = profile
-        elif self.ipu_storm.value():  # a steady..storm range: each end sized at its own IOPS per user
-            kwargs.update(read_pct=self.read_pct.value())
         else:
-            kwargs.update(iops_per_user=self.ipu.value(), read_pct=self.read_pct.value(),
-                          storm_multiplier=self.storm.value())
+            typed = self.ipu.parsed()
+            if typed is None:  # refused visibly: the field is red and says why; nothing sized from a guess
+                self._clear()
+                self.notes.setText(self.ipu.problem() or "")
+                return
+            if typed[1] is not None:  # a light..heavy users range: each end sized at its own IOPS per user
+                kwargs.update(read_pct=self.read_pct.value())
+            else:
+                kwargs.update(iops_per_user=typed[0], read_pct=self.read_pct.value(),
+                              storm_multiplier=self.storm.value())
         steady = None
+        low, high = self.ipu.parsed() or (0.0, None)
         try:
             if self._range():
-                if not self.ipu_storm.value() > self.ipu.value():
-                    raise AnalysisError(f"IOPS per user in a storm: the storm end ({self.ipu_storm.value():g}) must "
-                                        f"be above the steady {self.ipu.value():g} IOPS per user")
-                steady = size_vdi(self.users.value(), self.ipu.value(), **kwargs)
-                r = size_vdi(self.users.value(), self.ipu_storm.value(), **kwargs)
+                steady = size_vdi(self.users.value(), low, **kwargs)
+                r = size_vdi(self.users.value(), high, **kwargs)
             else:
                 r = size_vdi(self.users.value(), measured=measured, **kwargs)
         except AnalysisError as e:
@@ -192,10 +228,10 @@ class SizingPanel(QWidget):
         layout = f"; {r.disks_layout} in whole {r.layout}" if r.disks_layout != r.disks else ""
         self.headline.setText((f"{r.disks} disks ({r.disks_exact:.2f} for IOPS, rounded up) for "
                                f"{self.users.value():,} users at {ipu:g} IOPS" if ipu else f"{r.disks} disks") + layout)
-        if steady is not None:  # the table below is the storm end's
-            self.headline.setText(f"{steady.disks_layout} disks at {self.ipu.value():g} IOPS per user (steady), "
-                                  f"{r.disks_layout} in a storm at {self.ipu_storm.value():g}, for "
-                                  f"{self.users.value():,} users (the steps below: the storm)")
+        if steady is not None:  # the table below is the heavy users' end
+            self.headline.setText(f"{steady.disks_layout} disks at {low:g} IOPS per user (light users), "
+                                  f"{r.disks_layout} at {high:g} (heavy users), for "
+                                  f"{self.users.value():,} users (the steps below: heavy users)")
         values = {"frontend_iops": f"{r.frontend_iops:,.0f}", "backend_iops": f"{r.backend_iops:,.0f}",
                   "disks_for_iops": f"{r.disks_exact:.2f} → {r.disks_for_iops}",
                   "disks_for_capacity": (f"{r.capacity_exact:.2f} → {r.disks_for_capacity}"
@@ -230,15 +266,20 @@ class SizingPanel(QWidget):
             return SizingQuestion(measured_run=self.run_ids[0], vms=self.vms.value(), **common)
         if self.profile.currentData() is not None:
             return SizingQuestion(profile=self.profile.currentData(), **common)
-        if self._range():
-            return SizingQuestion(iops_per_user=self.ipu.value(), iops_per_user_storm=self.ipu_storm.value(),
+        typed = self.ipu.parsed()
+        if typed is None:
+            return None
+        if typed[1] is not None:
+            return SizingQuestion(iops_per_user=typed[0], iops_per_user_storm=typed[1],
                                   read_pct=self.read_pct.value(), **common)
-        return SizingQuestion(iops_per_user=self.ipu.value(), read_pct=self.read_pct.value(),
+        return SizingQuestion(iops_per_user=typed[0], read_pct=self.read_pct.value(),
                               storm_multiplier=self.storm.value(), **common)
 
     def _range(self) -> bool:
-        """IOPS per user typed as a steady..storm range."""
-        return not self.measured.isChecked() and self.profile.currentData() is None and self.ipu_storm.value() > 0
+        """IOPS per user typed as a light..heavy users range."""
+        typed = self.ipu.parsed()
+        return not self.measured.isChecked() and self.profile.currentData() is None and typed is not None \
+            and typed[1] is not None
 
     def _ask(self) -> None:
         q = self.sizing_question()
@@ -260,22 +301,23 @@ class SizingPanel(QWidget):
             return
         self.profile.setCurrentIndex(max(0, self.profile.findData(q.profile)) if q.profile else 0)
         if q.iops_per_user is not None:
-            self.ipu.setValue(q.iops_per_user)
-            self.ipu_storm.setValue(q.iops_per_user_storm or 0)
+            self.ipu.set_value(q.iops_per_user, q.iops_per_user_storm)
             if q.read_pct is not None:
                 self.read_pct.setValue(q.read_pct)
             self.storm.setValue(q.storm_multiplier if q.storm_multiplier is not None else 1.0)
 
     def _measured_fields(self, measured: bool) -> None:
         """In measured mode the run gives IOPS per user, reads and the storm multiplier: their fields are off."""
-        for w in (self.profile, self.ipu, self.ipu_storm, self.read_pct, self.storm):
+        for w in (self.profile, self.ipu, self.read_pct, self.storm):
             w.setEnabled(not measured)
             w.setToolTip("Taken from the selected run (Measured is ticked)" if measured else "")
         if not measured:
-            self.ipu_storm.setToolTip("The IOPS per user in a storm: the steady and the storm end are sized each "
-                                      "(the storm multiplier is then not used)")
+            self.ipu.setToolTip("IOPS per user: one figure (25), or a light..heavy users range (8..25): both cases are "
+                                "sized (the storm multiplier is then not used)")
+        self.ipu._show()
         self.vms.setEnabled(measured)
-        self.storm.setEnabled(not measured and not self.ipu_storm.value())
+        typed = self.ipu.parsed()
+        self.storm.setEnabled(not measured and not (typed is not None and typed[1] is not None))
 
     def _clear(self) -> None:
         """No result: nothing of the last one may stay on screen as if it still held."""

@@ -115,16 +115,24 @@ class ImportThread(JobThread):
         self.options = options
         self._reopened = threading.Event()
         self._reopen_error: BaseException | None = None
+        self.not_started = 0  # files of the drop never started (Cancel)
 
     def _import(self, state: JobState) -> list[ImportResult]:
+        """Every file's result; the file Cancel stopped is ``cancelled`` (nothing of it stored, never "failed"), and
+        ``not_started`` counts the files of the drop Cancel left untouched."""
+        from dataclasses import replace
+
         from app.importer import iter_import  # the parsers load when an import starts, not at start-up
 
         results: list[ImportResult] = []
         with Workspace(self.ws_path) as ws:
             ws.before_reopen = self._wait_for_reopen
             for step in iter_import(ws, self.paths, self.options, state):
-                results.append(step.result)
-                self.file_done.emit(step.result)
+                r = replace(step.result, status="cancelled") if step.cancelled else step.result
+                if step.cancelled:
+                    self.not_started = step.total - step.index - 1
+                results.append(r)
+                self.file_done.emit(r)
         return results
 
     def _wait_for_reopen(self) -> None:

@@ -30,10 +30,13 @@ PATH = re.compile(r"^\\\\[^\\]+\\(?P<obj>[^\\(]+)(?:\((?P<inst>.*)\))?\\(?P<coun
 
 
 def read_by_hand(path):
-    """{(object, instance, counter): [values per row]} from the CSV, every value as printed."""
+    """{(object, instance, counter): [values per row]} from the CSV, every value as printed; and the rows' time
+    stamps as datetimes under ``("time", None, None)``."""
+    from datetime import datetime
+
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
-    out = {}
+    out = {("time", None, None): [datetime.strptime(r[0], "%m/%d/%Y %H:%M:%S") for r in rows[1:]]}
     for k, name in enumerate(rows[0][1:], start=1):
         m = PATH.match(name)
         if m:
@@ -41,10 +44,22 @@ def read_by_hand(path):
     return out, len(rows) - 1
 
 
+def seconds_by_hand(cols, n):
+    """Each row's length: esxtop averages a row over the time since the row before (the stamps drift: 4 to 6 s
+    apart); the first row covers the median gap."""
+    import statistics
+
+    t = cols[("time", None, None)]
+    gaps = [(t[r] - t[r - 1]).total_seconds() for r in range(1, n)]
+    return [statistics.median(gaps), *gaps]
+
+
 def weighted_by_hand(cols, n, counter):
-    """Per row, the SCSI devices' ``counter`` weighted by reads + writes; and over the whole file."""
+    """Per row, the SCSI devices' ``counter`` weighted by reads + writes; over the whole file, weighted by each
+    row's commands (reads + writes per second x the row's length: a 6 s row holds more commands than a 4 s one)."""
     devs = sorted({i for (o, i, _c) in cols if o == "Physical Disk SCSI Device"})
     per, num_all, den_all = [], 0.0, 0.0
+    secs = seconds_by_hand(cols, n)
     for r in range(n):
         num = den = 0.0
         for d in devs:
@@ -54,7 +69,7 @@ def weighted_by_hand(cols, n, counter):
                 num += cols[("Physical Disk SCSI Device", d, counter)][r] * w
                 den += w
         per.append(num / den if den else None)
-        num_all, den_all = num_all + num, den_all + den
+        num_all, den_all = num_all + num * secs[r], den_all + den * secs[r]
     return per, num_all / den_all
 
 
@@ -90,8 +105,9 @@ def test_the_answer_names_the_source_and_the_guidance_and_says_met_when_within_i
     assert a.verdict == "not met"
     assert a.number.startswith("DAVG above 20 ms in 12 of 40 intervals (worst 28.33 ms at 30–35 s); KAVG above 2 ms "
                                "in 13 of 40 intervals (worst 16.92 ms at 30–35 s)")
-    assert "comes from both the array (DAVG) and the host queue (KAVG): mean GAVG 25.14 ms = KAVG 6.21 ms + DAVG " \
-           "18.93 ms per command" in a.reason
+    # the means per command weigh each interval by its commands: its rate times its length (4 to 6 s here)
+    assert "comes from both the array (DAVG) and the host queue (KAVG): mean GAVG 25.25 ms = KAVG 6.27 ms + DAVG " \
+           "18.98 ms per command" in a.reason
     assert any("not a law" in n for n in a.notes)
     # a guidance the run stays within: met, and said so
     b = Q.answer(ws, Q.LatencySourceQuestion(rid, davg_ms=30, kavg_ms=20))
@@ -126,11 +142,13 @@ def test_vm_load_sums_each_vms_virtual_disks_as_the_file_prints_them(ws):
     for vm, per in by_vm.items():
         assert [rates[vm][i] for i in range(n)] == pytest.approx(per, rel=1e-9)
     vl = vm_load(ws, rid)
-    total = sum(sum(p) for p in by_vm.values())
-    top = max(by_vm, key=lambda v: sum(by_vm[v]))
+    secs = seconds_by_hand(cols, n)  # each sample's commands: its rate times its length (4 to 6 s)
+    commands = {vm: sum(x * t for x, t in zip(per, secs)) for vm, per in by_vm.items()}
+    total = sum(commands.values())
+    top = max(by_vm, key=lambda v: commands[v])
     assert vl.vms[0].vm == top
-    assert vl.vms[0].share == pytest.approx(sum(by_vm[top]) / total, rel=1e-9)
-    assert vl.vms[0].commands == pytest.approx(sum(by_vm[top]) * 5, rel=1e-9)  # 5 s per sample
+    assert vl.vms[0].share == pytest.approx(commands[top] / total, rel=1e-9)
+    assert vl.vms[0].commands == pytest.approx(commands[top], rel=1e-9)
     assert vl.vms[0].peak_commands_s == pytest.approx(max(by_vm[top]), rel=1e-9)
     assert sum(v.share for v in vl.vms) == pytest.approx(1.0)
     a = Q.answer(ws, Q.VmLoadQuestion(rid))
@@ -178,11 +196,14 @@ def test_the_overlay_draws_one_curve_per_vm_and_asks_which_vm_drives_the_load(qt
     for c in plot.curves:
         vm = c.label.split(" · ")[1]
         assert c.y.tolist() == pytest.approx([rates[vm][i] for i in range(len(c.y))])
-    # the figures table sums exactly what each curve draws
+    # the figures table: each curve's own figures in commands/s, its total the VM's commands of the load analysis
     qtbot.waitUntil(lambda: not window.results.loading and len(window.results.rows) == 10, timeout=30000)
+    load = {v.vm: v for v in vm_load(window.ws, rid).vms}
     for row in window.results.rows:
         assert row.error is None
-        assert row.storm.peak_iops == pytest.approx(max(rates[row.label.split(" · ")[1]].values()))
+        vm = row.label.split(" · ")[1]
+        assert row.figures.peak == pytest.approx(max(rates[vm].values()))
+        assert row.figures.total == pytest.approx(load[vm].commands, rel=1e-9)
     plot.add_action.trigger()
     qtbot.waitUntil(lambda: len(Q.list_questions(window.ws)) == 1, timeout=10000)
     assert Q.list_questions(window.ws)[0].kind == "vm_load"

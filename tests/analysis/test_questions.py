@@ -312,7 +312,7 @@ def test_workspace_without_questions_table_lists_none(tmp_path):
     ("sizing", {"users": 0, "iops_per_user": 8}, "users", "Users: must be 1 or more, not 0"),
     ("sizing", {"users": 100}, "iops_per_user", None),
     ("sizing", {"users": 100, "iops_per_user": 25, "iops_per_user_storm": 8}, "iops_per_user_storm",
-     "IOPS per user in a storm: the storm end (8) must be above the steady 25 IOPS per user"),
+     "IOPS per user of heavy users: the heavy users' figure (8) must be above the light users' 25 IOPS per user"),
     ("sizing", {"users": 100, "iops_per_user": 8, "iops_per_user_storm": 25, "storm_multiplier": 3},
      "storm_multiplier", None),
     ("sizing", {"users": 100, "measured_run": 2}, "vms", None),
@@ -464,7 +464,7 @@ def test_cli_errors_and_exit_codes(rw, capsys):
     assert err == "main.py question: error: --tolerance: must be 0 % or more, not -5\n"
     rc, _, err = cli(capsys, "question", "add", "sizing", "--users", "100", "--iops-per-user", "25..8", *w)
     assert rc == 2
-    assert err.startswith("main.py question: error: --iops-per-user: the storm end (8)")
+    assert err.startswith("main.py question: error: --iops-per-user: the heavy users' figure (8)")
     rc, _, err = cli(capsys, "question", "add", "cap", "--run", "9", "--cap-iops", "200", *w)
     assert rc == 1
     assert err == "error: --run: there is no run 9 in this workspace\n"

@@ -190,7 +190,7 @@ def test_window_report_from_folder_names_the_file_it_could_not_read(qtbot, windo
                                                                     monkeypatch):
     from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
 
-    from tests.test_ui_window import menu_action
+    from tests.ui.test_ui_window import menu_action
 
     monkeypatch.setattr(QFileDialog, "getExistingDirectory",
                         staticmethod(lambda *a, **k: str(folder_with_a_bad_trace)))

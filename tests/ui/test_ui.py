@@ -216,14 +216,14 @@ def test_export_report_from_the_window(qtbot, window, tmp_path):
 def test_sizing_panel_gives_the_seed_figures(qtbot, window):
     p = window.sizing
     p.users.setValue(100)
-    p.ipu.setValue(25)
+    p.ipu.setText("25")
     p.read_pct.setValue(40)
     p.raid.setCurrentIndex(p.raid.findData("10"))
     p.disk.setCurrentIndex(p.disk.findData("sata7k"))
     assert p.result.disks == 54
     assert round(p.result.disks_exact, 2) == 53.33
     assert p.headline.text().startswith("54 disks (53.33 for IOPS, rounded up) for 100 users at 25 IOPS")
-    p.ipu.setValue(8)
+    p.ipu.setText("8")
     assert p.result.disks == 18
 
 

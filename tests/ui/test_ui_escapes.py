@@ -119,11 +119,12 @@ def test_hostile_names_are_shown_escaped_in_every_view(qtbot, window, tmp_path, 
     rids = [int(r["run_id"]) for r in w.ws.runs()]
     rid = rids[0]
     w.browser.select_runs([])
-    w.browser.select_runs(rids)  # the overlay chart, its legend and the results table
+    w.browser.select_runs(rids)  # the overlay chart, its legend (the curve list beside it) and the results table
     qtbot.waitUntil(lambda: not w.plot.loading and len(w.plot.curves) >= 1, timeout=30000)
     qtbot.wait(200)
     texts = check("overlay")
-    assert any(RUN_SHOWN in v for k, v in texts if k.endswith(".chart")), [v for k, v in texts if k.endswith(".chart")]
+    assert any(RUN_SHOWN in v for k, v in texts if k.startswith("CurveList")), [v for k, v in texts
+                                                                                 if k.startswith("CurveList")]
     assert any(HOST_SHOWN in v for _k, v in texts), "the run list groups by the host, escaped"
     for tab in ("Histograms", "IOzone", "Sizing", "Grid & SQL", "Overlay"):
         click_tab(qtbot, w, tab)

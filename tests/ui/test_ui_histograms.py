@@ -117,7 +117,7 @@ def visible_rect(h, plot) -> QRect:
 def test_two_vm_disks_stack_with_colour_bars_minutes_and_a_legend(qtbot, window, tmp_path):
     rid = imported(window, two_vm_file(tmp_path / "raid_set.csv"))[0]
     h = open_histograms(qtbot, window, [rid])
-    assert h.metric_box.currentText() == "Latency (µs)"
+    assert h.metric_box.currentText() == "Latency (ms)"  # in ms, as the report gives them
     assert "2 VM disks · 6 collections" in h.message.text()
     # every VM disk has its heatmap, fully inside what the view shows at 1366 x 768 (no scrolling needed)
     assert [p.titleLabel.text for p in h.heat_plots] == ["VM disk 2099979:8194 (scsi0:0)",
@@ -141,8 +141,8 @@ def test_two_vm_disks_stack_with_colour_bars_minutes_and_a_legend(qtbot, window,
         assert 12.0 <= x1 < 12.5
     # one colour bar per heatmap, saying what the colour counts
     assert len(h.colour_bars) == 2
-    assert all(b.axis.labelText == "I/Os per collection" for b in h.colour_bars)
-    assert h.colour_bars[1].values[1] == max(r + w for c in B_READ for r, w in zip(c, _half(c)))
+    assert all(b.axis.labelText == "I/Os per collection (log scale)" for b in h.colour_bars)
+    assert h.colour_bars[1].top_count == max(r + w for c in B_READ for r, w in zip(c, _half(c)))
     # the bars' legend names both VM disks
     names = [label.text for _sample, label in h.legend.items]
     assert names == ["VM disk 2099979:8194 (scsi0:0)", "VM disk 2100345:8200 (scsi0:1)"]
@@ -214,7 +214,7 @@ def test_real_vscsistats_file_one_vm_disk(qtbot, window):
     # change the histogram the user sees: IO length has its own buckets
     h.metric_box.setCurrentIndex(h.metric_box.findData("io_length_bytes"))
     assert h.heat_plots[0].getAxis("left").labelText == "IO length (bytes)"
-    assert h.colour_bars[0].values[1] == 608  # the 4 KiB bucket of the file
+    assert h.colour_bars[0].top_count == 608  # the 4 KiB bucket of the file
 
 
 def test_fio_jobs_get_a_legend_and_no_empty_heatmap(qtbot, window):
@@ -355,7 +355,7 @@ def test_collections_with_a_gap_are_drawn_at_their_own_times(qtbot, window, tmp_
     # last start 11 + interval 2
     assert r.left() == pytest.approx(0.0)
     assert r.right() == pytest.approx(13.0)
-    assert h.colour_bars[1].values[1] == max(r + w for c in B_READ for r, w in zip(c, _half(c)))
+    assert h.colour_bars[1].top_count == max(r + w for c in B_READ for r, w in zip(c, _half(c)))
     for _ in range(3):
         qtbot.keyClick(h.sample, Qt.Key.Key_Right)
     assert h.sample_label.text() == "collection 4 of 6 · 12:07–12:09 / 7.0–9.0 min"
@@ -396,7 +396,7 @@ def test_hovering_a_heatmap_cell_reads_its_exact_count_and_a_click_picks_the_col
     qtbot.waitUntil(lambda: bool(h.hover_text), timeout=3000)
     n = B_READ[2][8] + _half(B_READ[2])[8]
     assert h.hover_text == ("VM disk 2100345:8200 (scsi0:1) · collection 3 of 6 (12:04–12:06 / 4.0–6.0 min) · "
-                            f"Latency (µs) above 30,000 up to 50,000: {n:,} I/Os · click to show this collection "
+                            f"Latency (ms) above 30 up to 50: {n:,} I/Os · click to show this collection "
                             "in the bars")
     qtbot.mouseClick(h.heat.viewport(), Qt.MouseButton.LeftButton, pos=at)
     assert h.sample.value() == 2

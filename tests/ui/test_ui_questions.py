@@ -149,7 +149,7 @@ def test_histograms_and_sizing_add_their_questions(qtbot, window):
     # Sizing: typed inputs
     s = click_tab(qtbot, w, "Sizing")
     s.users.setValue(250)
-    s.ipu.setValue(12.5)
+    s.ipu.setText("12.5")
     s.read_pct.setValue(30)
     s.storm.setValue(2)
     s.raid.setCurrentIndex(s.raid.findData("5"))
@@ -161,21 +161,21 @@ def test_histograms_and_sizing_add_their_questions(qtbot, window):
         250, iops_per_user=12.5, read_pct=30.0, raid="5", disk_type="sas15k", gb_per_user=20.0, disk_gb=600.0,
         storm_multiplier=2.0)
     assert w.statusBar().currentMessage() == "Added to the report: How many disks for 250 users at 12.5 IOPS per user?"
-    # a steady..storm range: each end at its own IOPS per user, no multiplier
-    s.ipu.setValue(8)
-    s.ipu_storm.setValue(25)
+    # a light..heavy users range: each end at its own IOPS per user, no multiplier
+    s.ipu.setText("8..25")  # typed as the user guide says
     assert not s.storm.isEnabled()
     _click(qtbot, s.add_button)
     sq = list_questions(w.ws)[-1]
     assert sq.question == SizingQuestion(250, iops_per_user=8.0, iops_per_user_storm=25.0, read_pct=30.0, raid="5",
                                          disk_type="sas15k", gb_per_user=20.0, disk_gb=600.0)
     a = answer_stored(w.ws, sq)
-    steady, storm = (f.value for f in a.figures)
-    assert s.headline.text().startswith(f"{steady} disks at 8 IOPS per user (steady), {storm} in a storm at 25, ")
-    s.ipu_storm.setValue(1)  # below the steady end: no sizing, nothing to add
+    light, heavy = (f.value for f in a.figures)
+    assert s.headline.text().startswith(f"{light} disks at 8 IOPS per user (light users), {heavy} at 25 "
+                                        "(heavy users), ")
+    s.ipu.setText("8..1")  # the heavy users' figure below the light users': no sizing, nothing to add
     assert not s.add_button.isEnabled()
-    assert "must be above the steady 8 IOPS per user" in s.notes.text()
-    s.ipu_storm.setValue(0)
+    assert "must go from a positive figure for light users up to the figure for heavy users" in s.notes.text()
+    s.ipu.setText("8")
     assert s.storm.isEnabled()
     # a user profile
     s.profile.setCurrentIndex(1)

@@ -88,7 +88,8 @@ def copied(qtbot, rt) -> list[dict[str, str]]:
 
 
 def check_storm(row: dict[str, str], cli: dict) -> None:
-    pairs = {"From (s)": "t_start_s", "To (s)": "t_end_s", "Peak (IOPS)": "peak_iops", "Peak at (s)": "peak_t_end_s",
+    pairs = {"From (s of the run)": "t_start_s", "To (s of the run)": "t_end_s", "Peak (IOPS)": "peak_iops",
+             "Peak at (s of the run)": "peak_t_end_s",
              "Time to peak (s)": "time_to_peak_s", "Mean (IOPS)": "mean_iops", "Plateau (IOPS)": "plateau_iops",
              "Total I/Os": "total_ios"}
     for head, key in pairs.items():
@@ -131,8 +132,8 @@ def test_table_follows_selection_and_zoom_and_equals_the_command_line(qtbot, win
     got = copied(qtbot, table)
     check_storm(got[0], storm_cli(capsys, cli_ws, fast, (lo, hi)))
     check_storm(got[1], storm_cli(capsys, cli_ws, slow, (lo, hi)))
-    assert float(got[0]["From (s)"]) >= 9.5
-    assert float(got[0]["To (s)"]) <= 40.5
+    assert float(got[0]["From (s of the run)"]) >= 9.5
+    assert float(got[0]["To (s of the run)"]) <= 40.5
     assert "visible range" in table.scope.text()
 
     # Ctrl+C with a line selected copies that line (with the header)
@@ -197,7 +198,8 @@ def test_vscsistats_rows_per_vm_disk_with_collections(qtbot, window, table, tmp_
     heads = heads_of(t)
     assert "Within ≤ 50 ms (%)" in heads
     names = [t.item(i, 0).text() for i in range(t.rowCount())]
-    assert names[:2] == [f"two_vms · {DEV_A}", f"two_vms · {DEV_B}"]
+    # two curves: named A and B, as the B − A and B / A lines under them read
+    assert names[:2] == [f"A: two_vms · {DEV_A}", f"B: two_vms · {DEV_B}"]
     # the latency threshold box: 20 ms lies in the (15, 30] ms bucket where VM disk B's slow I/Os are
     table.threshold.setValue(20.0)
     settled(qtbot, window, table)
@@ -260,10 +262,12 @@ def test_aligned_curves_map_the_chart_range_to_run_time(qtbot, window, table, cl
     for row, rid in zip(got, (fast, slow)):
         off = offsets[rid]
         check_storm(row, storm_cli(capsys, cli_ws, rid, (lo + off, hi + off)))
-    # the peak's place on the chart is in the tooltip (run time - alignment)
+    # the peak is shown where the chart draws it (run time - alignment); its time of the run is in the tooltip
     line = table.lines[1]
-    tip = table.table.item(1, 3).toolTip()
-    assert f"= {line.row.storm.peak_t_end_s - offsets[slow]:,.1f} s on the chart" in tip
+    cell = table.table.item(1, 3)
+    assert cell.text() == f"{line.row.storm.peak_t_end_s - offsets[slow]:,.1f}"
+    assert f"it is {line.row.storm.peak_t_start_s:,.1f}–{line.row.storm.peak_t_end_s:,.1f} s of the run" in \
+        cell.toolTip()
 
 
 def test_storm_text_prints_the_plateau(cli_ws, capsys):
