@@ -90,6 +90,8 @@ class _NumberedCanvas(rl_canvas.Canvas):
     font = "Helvetica"
 
     def __init__(self, *args: Any, **kwargs: Any):
+        # the font each page starts with (reportlab's default is Helvetica, which is not embedded): the report's own
+        kwargs["initialFontName"] = kwargs.get("initialFontName") or self.font
         super().__init__(*args, **kwargs)
         self._saved: list[dict[str, Any]] = []
         self._marks: list[tuple[str, dict[str, Any]]] = []
@@ -143,7 +145,7 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
     reg, bold = _fonts()
     base = getSampleStyleSheet()
     acc = colors.HexColor(accent)
-    return {
+    styles = {
         "body": ParagraphStyle("body", parent=base["BodyText"], fontName=reg, fontSize=9.5, leading=13,
                                splitLongWords=True),
         "small": ParagraphStyle("small", parent=base["BodyText"], fontName=reg, fontSize=7.5, leading=9.5,
@@ -167,6 +169,9 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
                                  leftIndent=12, splitLongWords=True),
         "toc1": ParagraphStyle("toc1", fontName=reg, fontSize=10, leading=15, leftIndent=6),
     }
+    for style in styles.values():  # a bullet is in the paragraph's font (reportlab's default: Helvetica, not embedded)
+        style.bulletFontName = style.fontName
+    return styles
 
 
 def _heading(txt: str, style: ParagraphStyle, level: int, key: str = "") -> Paragraph:
@@ -292,6 +297,7 @@ def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent:
         ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, colors.HexColor("#f2f5f9")]),
         ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#c8d0da")),
         ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("FONTNAME", (0, 0), (-1, -1), fonts[0]),  # set on each cell before its paragraph: not Helvetica
         ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD), ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
         ("TOPPADDING", (0, 0), (-1, -1), 2), ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
     ]))
@@ -412,7 +418,7 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     legend = _legend_rows([ln["label"][:60] for ln in lines], width, font)
     top = 9 * mm + 3.2 * mm * len(legend)
     h = 75 * mm + 3.2 * mm * (len(legend) - 1)
-    d = Drawing(width, h)
+    d = Drawing(width, h, initialFontName=font)  # the chart's starting font (reportlab's default: Helvetica)
     left, bottom, right = 18 * mm, 12 * mm, 4 * mm
     if not lines:
         return d
@@ -515,7 +521,7 @@ def _viridis(f: float) -> colors.Color:
 def heatmap(chart: Chart, width: float, font: str) -> Drawing:
     panels = chart.data["panels"]
     h = 70 * mm
-    d = Drawing(width, h)
+    d = Drawing(width, h, initialFontName=font)  # the chart's starting font (reportlab's default: Helvetica)
     pw_all = width / max(1, len(panels))
     for k, p in enumerate(panels):
         grid = p["grid"]
@@ -619,6 +625,8 @@ def render(content: ReportContent, path: str) -> None:
     story.append(Spacer(1, 12 * mm))
     toc = TableOfContents()
     toc.levelStyles = [st["toc1"]]
+    # its table's cells default to Helvetica (not embedded): the report's font
+    toc.tableStyle = TableStyle([*toc.tableStyle.getCommands(), ("FONTNAME", (0, 0), (-1, -1), st["toc1"].fontName)])
     story += [Paragraph("Contents", st["h2"]), toc, PageBreak()]
 
     index = {sec.key: n for n, sec in enumerate(content.sections)}  # a section's bookmark: s<n>
