@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -522,10 +523,29 @@ class MainWindow(QMainWindow):
         if self.theme_setting() == "system":
             self._apply_theme("system")
 
+    def _recent(self) -> list[str]:
+        """File ▸ Recent workspaces, newest first: absolute paths (an entry an older version stored relative to the
+        folder it was started from is left out: it names no file for certain)."""
+        return [p for p in self.settings.value("recent", [], type=list) if os.path.isabs(p)]
+
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
-        for p in self.settings.value("recent", [], type=list)[:8]:
-            self.recent_menu.addAction(p, lambda p=p: self.open_workspace(Path(p)))
+        for p in self._recent()[:8]:
+            self.recent_menu.addAction(p, lambda p=p: self.open_recent(Path(p)))
+
+    def open_recent(self, path: Path) -> None:
+        """A Recent workspaces entry: opened when its file is there; when it is not, the window says so (and offers
+        to drop the entry) instead of creating an empty workspace in its place."""
+        if not path.is_file():
+            answer = QMessageBox.question(
+                self, "Workspace not found",
+                f"{shown(str(path), 1000)}\n\nThis workspace is not there: it was moved, renamed or deleted, or the "
+                "drive it is on is not connected.\n\nRemove it from Recent workspaces?")
+            if answer == QMessageBox.StandardButton.Yes:
+                self.settings.setValue("recent", [p for p in self._recent() if p != str(path)])
+                self._fill_recent()
+            return
+        self.open_workspace(path)
 
     # ---- import -------------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt name)
@@ -769,7 +789,8 @@ class MainWindow(QMainWindow):
         self._remember(path)
 
     def _remember(self, path: Path) -> None:
-        recent = [str(path)] + [p for p in self.settings.value("recent", [], type=list) if p != str(path)]
+        entry = os.path.abspath(path)  # `-w ws.duckdb` names a file of the folder the window was started from
+        recent = [entry] + [p for p in self._recent() if p != entry]
         self.settings.setValue("recent", recent[:8])
         self._fill_recent()
 
