@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 
 
 def preload_before_qt() -> None:
@@ -36,6 +37,27 @@ def opens_the_window(argv: list[str]) -> bool:
     return argv[0] not in {c.name for c in COMMANDS}
 
 
+def no_display(env: Mapping[str, str], platform: str) -> str | None:
+    """Linux and the other X11/Wayland systems: what to say when the window has no display to open on (else None).
+    Qt itself stops with "could not connect to display" among lines that name libxcb-cursor0, a library that is
+    installed: the user looks for the wrong cause. Windows and macOS always have one; a platform that needs no
+    display (QT_QPA_PLATFORM=offscreen, vnc, eglfs...) is left to Qt."""
+    if platform in ("win32", "cygwin", "darwin"):
+        return None
+    wanted = [p.split(":")[0].strip() for p in env.get("QT_QPA_PLATFORM", "").split(";") if p.strip()]
+    if any(p not in ("xcb", "wayland", "wayland-egl") for p in wanted):
+        return None
+    if env.get("DISPLAY") and (not wanted or "xcb" in wanted):
+        return None
+    if env.get("WAYLAND_DISPLAY") and (not wanted or any(p.startswith("wayland") for p in wanted)):
+        return None
+    from app import command_name
+
+    return ("The StormScope window needs a display, and this session has none (DISPLAY is not set, nor "
+            "WAYLAND_DISPLAY). Start it from a desktop session, or over SSH with X forwarding (ssh -X). Every job "
+            f"of the window is also a command, which needs no display: {command_name()} --help")
+
+
 def main(argv: list[str]) -> int:
     from app.crashlog import ensure_std_streams
 
@@ -53,6 +75,10 @@ def main(argv: list[str]) -> int:
             code = hand_off_early(args)  # a window has the workspace open: it takes the paths, no second window
             if code is not None:
                 return code
+            said = no_display(os.environ, sys.platform)
+            if said is not None:
+                print(said, file=sys.stderr)
+                return 1
             from app.ui.main_window import run_gui  # the window (Qt) is only imported here
         except ImportError as e:
             print(f"The window cannot start ({e}); the command line works: python main.py --help", file=sys.stderr)
