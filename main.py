@@ -12,6 +12,11 @@ import os
 import sys
 from collections.abc import Mapping
 
+if __package__:  # installed (pip, pipx): this is stormscope/main.py, beside its app/, parsers/ and reports/ (pyproject)
+    _HERE = os.path.dirname(os.path.abspath(__file__))
+    if _HERE not in sys.path:
+        sys.path.insert(0, _HERE)  # they import each other as in a checkout; another project's `app` is not seen
+
 
 def preload_before_qt() -> None:
     """Import the large libraries the window needs before PySide6. PySide6 replaces ``__import__`` with a hook

@@ -4,8 +4,14 @@ installs themselves -- pip/pipx from /, the PyInstaller build -- run in .ci/run 
 
 import configparser
 import fnmatch
+import subprocess
+import sys
 import tomllib
 import xml.etree.ElementTree as ET
+from importlib import metadata
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from tests.conftest import CORPUS, ROOT
 
@@ -18,11 +24,19 @@ def _packages() -> list[str]:
                   for p in (ROOT / top).rglob("__init__.py"))
 
 
-def test_every_package_is_installed():
-    patterns = PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]
-    assert patterns == ["app*", "parsers*", "reports*"]
-    assert all(any(fnmatch.fnmatch(p, pat) for pat in patterns) for p in _packages())
-    assert PYPROJECT["tool"]["setuptools"]["py-modules"] == ["main"]
+def _pins(text: str) -> list[str]:
+    return sorted(line.split("#")[0].strip() for line in text.splitlines() if line.split("#")[0].strip()
+                  and not line.lstrip().startswith("-r"))
+
+
+def test_every_package_is_installed_inside_one_folder_of_its_own():
+    """The wheel claims no generic top-level name (app, parsers, reports, main): the checkout's root is the package
+    ``stormscope`` (its folders inside), and every package of app/, parsers/, reports/ is listed."""
+    setuptools = PYPROJECT["tool"]["setuptools"]
+    assert setuptools["package-dir"] == {"stormscope": "."}
+    assert setuptools["packages"] == ["stormscope", *(f"stormscope.{p}" for p in _packages())]
+    assert "py-modules" not in setuptools
+    assert "find" not in setuptools.get("packages", {})
 
 
 def test_every_file_read_at_run_time_is_package_data():
@@ -36,12 +50,56 @@ def test_every_file_read_at_run_time_is_package_data():
             owner = next(p for p in sorted(_packages(), key=len, reverse=True)
                          if f.is_relative_to(ROOT / p.replace(".", "/")))
             rel = str(f.relative_to(ROOT / owner.replace(".", "/")))
-            assert any(fnmatch.fnmatch(rel, pat) for pat in data.get(owner, [])), f"{f} is not package data"
+            patterns = data.get(f"stormscope.{owner}", [])
+            assert any(fnmatch.fnmatch(rel, pat) for pat in patterns), f"{f} is not package data"
+
+
+def test_the_user_guide_ships_where_help_user_guide_reads_it():
+    from app.ui.guide import GUIDE
+
+    rel = GUIDE.relative_to(ROOT).as_posix()  # docs/user-guide.md beside the packages, in the wheel as in a checkout
+    assert rel in PYPROJECT["tool"]["setuptools"]["package-data"]["stormscope"]
+    image = ROOT / "docs" / "images" / "window-overlay.png"
+    assert image.relative_to(ROOT).as_posix() in PYPROJECT["tool"]["setuptools"]["package-data"]["stormscope"]
+    assert "images/window-overlay.png" in GUIDE.read_text()
 
 
 def test_entry_points_run_main():
-    assert PYPROJECT["project"]["scripts"] == {"stormscope": "main:run"}
-    assert PYPROJECT["project"]["gui-scripts"] == {"stormscope-gui": "main:run"}
+    assert PYPROJECT["project"]["scripts"] == {"stormscope": "stormscope.main:run"}
+    assert PYPROJECT["project"]["gui-scripts"] == {"stormscope-gui": "stormscope.main:run"}
+
+
+def test_installed_main_finds_its_own_modules_and_not_another_projects(tmp_path):
+    """site-packages as pip lays it out (stormscope/ holding main.py, app/...), with another project's ``app``
+    beside it: ``stormscope.main`` -- the commands' entry point -- imports StormScope's own."""
+    site = tmp_path / "site-packages"
+    (site / "app").mkdir(parents=True)
+    (site / "app" / "__init__.py").write_text("raise ImportError('another project')\n")
+    (site / "stormscope").symlink_to(ROOT, target_is_directory=True)
+    code = "import stormscope.main, app.workspace as w, reports.options as o; print(o.version()); print(w.__file__)"
+    p = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(site)!r}); {code}"],
+                       cwd="/", capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    version, where = p.stdout.splitlines()
+    assert version == PYPROJECT["project"]["version"]
+    assert where == str(site / "stormscope" / "app" / "workspace.py")
+
+
+def test_pip_installs_the_versions_the_tests_ran_on():
+    """pyproject.toml's dependencies are requirements.txt's pins, which hold every package the pinned ones need
+    (read from the installed packages' metadata): a pip install chooses no version the tests did not run."""
+    pins = _pins((ROOT / "requirements.txt").read_text())
+    assert sorted(PYPROJECT["project"]["dependencies"]) == pins
+    pinned = {canonicalize_name(p.split("==")[0]): p.split("==")[1] for p in pins}
+    for name, version in pinned.items():
+        dist = metadata.distribution(name)
+        assert dist.version == version, name  # the test environment is the pinned one
+        for r in dist.requires or []:
+            req = Requirement(r)
+            if req.marker is not None and "extra" in str(req.marker):
+                continue
+            assert canonicalize_name(req.name) in pinned, f"{name} brings in {req.name}, which is not pinned"
+            assert req.specifier.contains(pinned[canonicalize_name(req.name)]), r
 
 
 def test_the_desktop_entry_starts_the_window_and_offers_the_hinted_types():

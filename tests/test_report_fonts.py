@@ -58,7 +58,7 @@ def test_the_font_licence_ships_beside_the_fonts():
     fonts = ROOT / "reports" / "fonts"
     assert "Bitstream Vera" in (fonts / "LICENSE-DejaVu.txt").read_text()
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert '"reports" = ["fonts/*.ttf", "fonts/LICENSE-DejaVu.txt"]' in pyproject
+    assert '"stormscope.reports" = ["fonts/*.ttf", "fonts/LICENSE-DejaVu.txt"]' in pyproject
 
 
 def test_every_font_the_report_uses_is_embedded(ws, tmp_path):
