@@ -63,12 +63,20 @@ def no_display(env: Mapping[str, str], platform: str) -> str | None:
             f"of the window is also a command, which needs no display: {command_name()} --help")
 
 
+def workspace_argument(args: list[str]) -> list[str]:
+    """A workspace opened from the file manager (the installers associate .duckdb with StormScope, which starts
+    ``StormScope PATH.duckdb``) is the workspace to open (``-w PATH``), not a trace to import."""
+    if len(args) == 1 and args[0].lower().endswith(".duckdb") and not args[0].startswith("-"):
+        return ["-w", args[0]]
+    return args
+
+
 def main(argv: list[str]) -> int:
     from app.crashlog import ensure_std_streams
 
     ensure_std_streams()  # a windowed build starts without stdout / stderr
     if opens_the_window(argv):
-        args = argv[1:] if argv[0:1] == ["gui"] else argv
+        args = workspace_argument(argv[1:] if argv[0:1] == ["gui"] else argv)
         try:
             from app.crashlog import start
             from reports.options import version

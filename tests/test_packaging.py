@@ -4,6 +4,7 @@ installs themselves -- pip/pipx from /, the PyInstaller build -- run in .ci/run 
 
 import configparser
 import fnmatch
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -113,7 +114,7 @@ def test_the_desktop_entry_starts_the_window_and_offers_the_hinted_types():
     assert "inode/directory" in offered
     hints = ET.parse(ROOT / "packaging" / "stormscope-mime.xml").getroot()
     declared = [t.get("type") for t in hints.iter(f"{MIME_NS}mime-type")]
-    assert declared == ["application/x-nmon"]
+    assert declared == ["application/x-nmon", "application/x-duckdb"]
     assert set(declared) <= set(offered)
 
 
@@ -124,3 +125,31 @@ def test_the_nmon_hint_matches_real_nmon_captures():
     captures = sorted((CORPUS / "nmon").iterdir())
     assert [f.name for f in captures if fnmatch.fnmatch(f.name, glob)]
     assert all(f.read_bytes().startswith(magic) for f in captures if fnmatch.fnmatch(f.name, glob))
+
+
+def test_the_workspace_hint_matches_a_real_workspace(tmp_path):
+    from app.workspace import Workspace
+
+    hints = ET.parse(ROOT / "packaging" / "stormscope-mime.xml").getroot()
+    duckdb = next(t for t in hints.iter(f"{MIME_NS}mime-type") if t.get("type") == "application/x-duckdb")
+    match = duckdb.find(f"{MIME_NS}magic/{MIME_NS}match")
+    Workspace(tmp_path / "engagement.duckdb").close()
+    start = int(match.get("offset"))
+    data = (tmp_path / "engagement.duckdb").read_bytes()
+    assert data[start:start + len(match.get("value"))] == match.get("value").encode()
+    assert fnmatch.fnmatch("engagement.duckdb", duckdb.find(f"{MIME_NS}glob").get("pattern"))
+
+
+def test_make_clean_removes_what_the_tools_leave_behind(tmp_path):
+    """`make clean` on a copy of the Makefile: the caches of hypothesis and import-linter, egg-info and __pycache__
+    went along with the rest (they stayed before); the sources stay."""
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    left = [".venv/bin", ".hypothesis/examples", ".import_linter_cache", "stormscope.egg-info", "app/__pycache__",
+            "app/ui/__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "build/pyinstaller", "dist/StormScope"]
+    for d in left:
+        (tmp_path / d).mkdir(parents=True)
+    (tmp_path / "app" / "workspace.py").write_text("# source\n")
+    p = subprocess.run(["make", "clean"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert sorted(str(f.relative_to(tmp_path)) for f in tmp_path.rglob("*")) == ["Makefile", "app", "app/ui",
+                                                                              "app/workspace.py"]

@@ -908,6 +908,17 @@ def export_widget(widget: QWidget, path: str) -> None:
     img.save(path)
 
 
+def opened_from_finder(win: MainWindow, enqueue: Callable[[list[str]], None], paths: list[str]) -> None:
+    """Files macOS opens with StormScope: a workspace (.duckdb, which the app declares it opens) is opened, the rest
+    imported."""
+    workspaces = [p for p in paths if p.lower().endswith(".duckdb")]
+    traces = [p for p in paths if p not in workspaces]
+    if workspaces:
+        win.open_workspace(Path(workspaces[-1]))
+    if traces:
+        enqueue(traces)
+
+
 def run_gui(argv: list[str]) -> int:
     """``main.py [gui] [-w WS] [PATH...]``: open the window, importing PATHs."""
     from app.ui.single_instance import (
@@ -931,7 +942,7 @@ def run_gui(argv: list[str]) -> int:
     if args.paths:  # through the server's queue: paths another start hands over meanwhile wait their turn
         QTimer.singleShot(0, lambda: server.enqueue(args.paths))
     if isinstance(app, StormScopeApplication):  # macOS: files opened from the Finder or dropped on the Dock icon
-        app.open_files_with(server.enqueue)
+        app.open_files_with(lambda paths: opened_from_finder(win, server.enqueue, paths))
     code = app.exec()
     if isinstance(app, StormScopeApplication):
         app.open_files_with(None)
