@@ -1,8 +1,8 @@
 """A test run leaves the developer's settings and /tmp as it found them (tests/conftest.py): a session of real
 tests -- the window opened the way ``main.py gui`` opens it, with the default settings (Recent workspaces, the
-window's layout), and a window in another process listening on its local socket -- run as ``make test`` runs them
-(two workers), inside a fake home and a fake /tmp. Before, the first wrote the fake home's ~/.config/StormScope and
-the run left pytest's folders (2.2 GB for the whole suite) and a temporary folder in /tmp."""
+window's layout) and listening on its local socket, and a test writing a workspace in its tmp_path -- run as
+``make test`` runs them (two workers), inside a fake home and a fake /tmp. Before, the first wrote the fake home's
+~/.config/StormScope and the run left pytest's folders (2.2 GB for the whole suite) and a temporary folder in /tmp."""
 
 import os
 import subprocess
@@ -12,9 +12,10 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
+# the window as `main.py gui` opens it (default settings; its local socket in TMPDIR), and a test using tmp_path
 TESTS = [
     "tests/test_workspace_lock.py::test_the_window_opens_its_workspace_once_at_start",
-    "tests/test_workspace_lock.py::test_gui_hands_its_paths_to_the_window_that_has_the_workspace_open",
+    "tests/test_packaging.py::test_the_workspace_hint_matches_a_real_workspace",
 ]
 
 
