@@ -5,10 +5,11 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 SAMPLE_WS := $(VENV)/sample_workspace.duckdb
 DIST_STAMP := $(VENV)/.installed-dist
-# the folder of the built programs (StormScope, stormscope-cli): inside the .app on macOS
-DIST_APP := $(if $(filter Darwin,$(shell uname -s)),dist/StormScope.app/Contents/MacOS,dist/StormScope)
+# the desktop build: the .app on macOS, else the folder of both programs (packaging/smoke_test.py knows each layout)
+DIST_APP := $(if $(filter Darwin,$(shell uname -s)),dist/StormScope.app,dist/StormScope)
+VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml | head -1)
 
-.PHONY: install run test lint golden schema-doc bench soak stress clean dist install-check
+.PHONY: install run test lint golden schema-doc bench soak stress clean dist deb install-check
 
 install: $(STAMP)
 
@@ -65,7 +66,15 @@ dist: install $(DIST_STAMP)
 	$(VENV)/bin/pyinstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller \
 		packaging/stormscope.spec
 	$(PY) packaging/smoke_test.py $(DIST_APP)
-	@du -sh dist/StormScope
+	@du -sh $(DIST_APP)
+
+# The Linux installer: a .deb of the desktop build (built first when there is none), then its smoke test -- control
+# data, the menu entry, every library resolved, and the smoke test on the build as the .deb unpacks it
+# (packaging/deb.py; nothing is installed).
+deb: install $(DIST_STAMP)
+	test -x dist/StormScope/stormscope-cli || $(MAKE) dist
+	$(PY) packaging/deb.py build dist/StormScope dist
+	$(PY) packaging/deb.py check dist/stormscope_$(VERSION)_$(shell dpkg --print-architecture).deb
 
 $(DIST_STAMP): requirements-dist.txt $(STAMP)
 	$(PY) -m pip install --quiet -r requirements-dist.txt
@@ -77,4 +86,5 @@ stress: install
 	$(PY) -m tests.stress --fuzz-minutes 15
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build dist
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .hypothesis .import_linter_cache build dist *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

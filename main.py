@@ -10,6 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
+
+if __package__:  # installed (pip, pipx): this is stormscope/main.py, beside its app/, parsers/ and reports/ (pyproject)
+    _HERE = os.path.dirname(os.path.abspath(__file__))
+    if _HERE not in sys.path:
+        sys.path.insert(0, _HERE)  # they import each other as in a checkout; another project's `app` is not seen
 
 
 def preload_before_qt() -> None:
@@ -36,12 +42,41 @@ def opens_the_window(argv: list[str]) -> bool:
     return argv[0] not in {c.name for c in COMMANDS}
 
 
+def no_display(env: Mapping[str, str], platform: str) -> str | None:
+    """Linux and the other X11/Wayland systems: what to say when the window has no display to open on (else None).
+    Qt itself stops with "could not connect to display" among lines that name libxcb-cursor0, a library that is
+    installed: the user looks for the wrong cause. Windows and macOS always have one; a platform that needs no
+    display (QT_QPA_PLATFORM=offscreen, vnc, eglfs...) is left to Qt."""
+    if platform in ("win32", "cygwin", "darwin"):
+        return None
+    wanted = [p.split(":")[0].strip() for p in env.get("QT_QPA_PLATFORM", "").split(";") if p.strip()]
+    if any(p not in ("xcb", "wayland", "wayland-egl") for p in wanted):
+        return None
+    if env.get("DISPLAY") and (not wanted or "xcb" in wanted):
+        return None
+    if env.get("WAYLAND_DISPLAY") and (not wanted or any(p.startswith("wayland") for p in wanted)):
+        return None
+    from app import command_name
+
+    return ("The StormScope window needs a display, and this session has none (DISPLAY is not set, nor "
+            "WAYLAND_DISPLAY). Start it from a desktop session, or over SSH with X forwarding (ssh -X). Every job "
+            f"of the window is also a command, which needs no display: {command_name()} --help")
+
+
+def workspace_argument(args: list[str]) -> list[str]:
+    """A workspace opened from the file manager (the installers associate .duckdb with StormScope, which starts
+    ``StormScope PATH.duckdb``) is the workspace to open (``-w PATH``), not a trace to import."""
+    if len(args) == 1 and args[0].lower().endswith(".duckdb") and not args[0].startswith("-"):
+        return ["-w", args[0]]
+    return args
+
+
 def main(argv: list[str]) -> int:
     from app.crashlog import ensure_std_streams
 
     ensure_std_streams()  # a windowed build starts without stdout / stderr
     if opens_the_window(argv):
-        args = argv[1:] if argv[0:1] == ["gui"] else argv
+        args = workspace_argument(argv[1:] if argv[0:1] == ["gui"] else argv)
         try:
             from app.crashlog import start
             from reports.options import version
@@ -53,6 +88,10 @@ def main(argv: list[str]) -> int:
             code = hand_off_early(args)  # a window has the workspace open: it takes the paths, no second window
             if code is not None:
                 return code
+            said = no_display(os.environ, sys.platform)
+            if said is not None:
+                print(said, file=sys.stderr)
+                return 1
             from app.ui.main_window import run_gui  # the window (Qt) is only imported here
         except ImportError as e:
             print(f"The window cannot start ({e}); the command line works: python main.py --help", file=sys.stderr)

@@ -1,42 +1,109 @@
-"""Smoke test of a desktop build (packaging/stormscope.spec), run by `make dist` and .github/workflows/dist.yml:
+"""Smoke test of a desktop build (packaging/stormscope.spec), run by `make dist`, `make deb` and
+.github/workflows/dist.yml, on the built app or on what an installer installed:
 
-    .venv/bin/python packaging/smoke_test.py dist/StormScope               # Linux, Windows
-    .venv/bin/python packaging/smoke_test.py dist/StormScope.app/Contents/MacOS
+    .venv/bin/python packaging/smoke_test.py dist/StormScope          # Linux, Windows (StormScope.exe ...)
+    .venv/bin/python packaging/smoke_test.py dist/StormScope.app      # macOS
 
+0. the layout: both programs where the system looks for them, and every file StormScope reads at run time where
+   the frozen code looks (``sys._MEIPASS``): ``_internal/`` beside the programs on Linux and Windows; on macOS the
+   programs in ``Contents/MacOS``, the code's folder ``Contents/Frameworks`` and the data files in
+   ``Contents/Resources``, reached from Frameworks through PyInstaller's links (:class:`Layout`);
 1. ``stormscope-cli --version`` says the checkout's version;
 2. ``stormscope-cli import sample_traces --json`` gives the same answer as the checkout's ``main.py`` (a module,
    a font or a data file the build left out shows up as a difference);
 3. ``stormscope-cli report`` writes a PDF for a Cyrillic and Greek customer name with the shipped font (read back
-   with pdftotext / pdffonts where poppler is installed);
+   with pdftotext / pdffonts where poppler is installed), and ``export --parquet`` writes the same tables as the
+   checkout (pyarrow's parts the build leaves out would show here);
 4. the window (the windowed ``StormScope`` program) opens offscreen on that workspace, answers on its local socket
    (app.ui.single_instance), is asked to quit and exits with 0, its log written in the user log folder.
 
 Prints the cold start figures (first start after the build) and exits non-zero at the first failure. Runs with
 the build's virtualenv (it needs PySide6 to talk to the window); the built app is run as a user runs it, from a
-temporary folder outside the checkout.
+temporary folder outside the checkout. The layout check runs against mocked Windows and macOS layouts in
+`make test` (tests/test_packaging_layouts.py).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import plistlib
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-EXE = ".exe" if sys.platform == "win32" else ""
+# what StormScope reads from beside its packages at run time, by path relative to them (stormscope.spec's datas)
+DATA = ["pyproject.toml", "docs/user-guide.md", "docs/images/window-overlay.png", "reports/fonts/DejaVuSans.ttf",
+        "reports/fonts/DejaVuSans-Bold.ttf", "reports/fonts/LICENSE-DejaVu.txt", "app/ui/icons/stormscope.svg",
+        "app/ui/icons/stormscope.png"]
 CUSTOMER = "ООО «Ромашка» · Αθηναϊκή Τράπεζα"
 TIMEOUT = 120
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     raise SystemExit(f"smoke test FAILED: {message}")
+
+
+def system_of(platform: str) -> str:
+    return {"win32": "windows", "darwin": "macos"}.get(platform, "linux")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a one-folder PyInstaller build (6.x) puts things on each system."""
+
+    system: str  # linux | windows | macos
+    root: Path  # dist/StormScope, or dist/StormScope.app
+    programs: Path  # the folder of StormScope and stormscope-cli
+    code: Path  # sys._MEIPASS: where the frozen code looks for its data
+    resources: Path | None  # macOS: where the data files are (a signed bundle seals them there)
+
+    @classmethod
+    def of(cls, root: Path, system: str) -> Layout:
+        if system == "macos":
+            if root.suffix != ".app":
+                fail(f"{root}: give the .app (dist/StormScope.app), not a folder inside it")
+            c = root / "Contents"
+            return cls(system, root, c / "MacOS", c / "Frameworks", c / "Resources")
+        return cls(system, root, root, root / "_internal", None)
+
+    def program(self, name: str) -> Path:
+        return self.programs / (f"{name}.exe" if self.system == "windows" else name)
+
+
+def check_layout(layout: Layout) -> None:
+    """Both programs, and every file of DATA as the frozen code reads it, the same bytes as the checkout's; on
+    macOS the data really in Contents/Resources and the bundle's Info.plist naming the window program."""
+    for name in ("StormScope", "stormscope-cli"):
+        exe = layout.program(name)
+        if not exe.is_file():
+            fail(f"no {exe}: build first (make dist)")
+    for rel in DATA:
+        f = layout.code / rel
+        if not f.is_file():
+            fail(f"{rel} is not where the frozen code reads it ({f})")
+        if f.read_bytes() != (ROOT / rel).read_bytes():
+            fail(f"the bundled {rel} differs from the checkout's")
+        if layout.resources is not None and not f.resolve().is_relative_to(layout.resources.resolve()):
+            fail(f"{rel} is not a resource of the bundle: {f.resolve()} (a data file outside Contents/Resources "
+                 "breaks the signature)")
+    if layout.system == "macos":
+        info = plistlib.loads((layout.root / "Contents" / "Info.plist").read_bytes())
+        if info.get("CFBundleExecutable") != "StormScope":
+            fail(f"Info.plist starts {info.get('CFBundleExecutable')!r}, not the window program StormScope")
+        types = [e for t in info.get("CFBundleDocumentTypes", []) for e in t.get("CFBundleTypeExtensions", [])]
+        if "duckdb" not in types:
+            fail("Info.plist does not declare StormScope workspaces (.duckdb)")
+    print(f"ok  layout ({layout.system}): both programs in {layout.programs.relative_to(layout.root.parent)}, "
+          f"{len(DATA)} data files where the code reads them (the user guide, the fonts, the icon, the version)")
 
 
 def run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -97,6 +164,22 @@ def check_report(cli: Path, ws: Path, work: Path, env: dict[str, str]) -> None:
     print(f"ok  report: {said}")
 
 
+def check_parquet(cli: Path, ws: Path, work: Path, env: dict[str, str]) -> None:
+    """``export --parquet``: the same files, rows and columns as the checkout's export of the same workspace."""
+    import pyarrow.parquet as pq
+
+    def export(argv: list[str], out: Path) -> dict[str, tuple[int, list[str]]]:
+        run([*argv, "export", "-w", str(ws), "--parquet", str(out)], work, env)
+        return {str(f.relative_to(out)): (pq.read_metadata(f).num_rows, pq.read_schema(f).names)
+                for f in sorted(out.rglob("*.parquet"))}
+
+    frozen = export([str(cli)], work / "frozen-parquet")
+    source = export([sys.executable, str(ROOT / "main.py")], work / "source-parquet")
+    if not frozen or frozen != source:
+        fail(f"the build's Parquet export differs from the checkout's: {frozen} against {source}")
+    print(f"ok  export --parquet: {len(frozen)} files, {sum(n for n, _ in frozen.values()):,} rows, as the checkout")
+
+
 def check_window(window: Path, ws: Path, work: Path, env: dict[str, str]) -> float:
     from PySide6.QtCore import QCoreApplication
 
@@ -133,27 +216,13 @@ def check_window(window: Path, ws: Path, work: Path, env: dict[str, str]) -> flo
     return started
 
 
-def check_guide(folder: Path) -> None:
-    """Help > User guide reads docs/user-guide.md beside the packages: the build carries it beside pyproject.toml
-    (which --version reads from the same place), unchanged."""
-    found = [p.parent / "docs" / "user-guide.md" for p in folder.rglob("pyproject.toml")]
-    if not found or not all(g.is_file() for g in found):
-        fail(f"the user guide is not bundled beside pyproject.toml (looked for {[str(g) for g in found]})")
-    if any(g.read_bytes() != (ROOT / "docs" / "user-guide.md").read_bytes() for g in found):
-        fail("the bundled user guide differs from docs/user-guide.md")
-    print("ok  the user guide is bundled where Help > User guide reads it")
-
-
-def main() -> int:
-    if len(sys.argv) != 2:
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
         print(__doc__)
         return 2
-    folder = Path(sys.argv[1]).resolve()
-    cli, window = folder / f"stormscope-cli{EXE}", folder / f"StormScope{EXE}"
-    for exe in (cli, window):
-        if not exe.is_file():
-            fail(f"no {exe}: build first (make dist)")
-    check_guide(folder)
+    layout = Layout.of(Path(argv[0]).absolute(), system_of(sys.platform))
+    check_layout(layout)
+    cli, window = layout.program("stormscope-cli"), layout.program("StormScope")
     with tempfile.TemporaryDirectory(prefix="stormscope-smoke-") as tmp:
         work = Path(tmp)
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(work / "config"),
@@ -162,10 +231,11 @@ def main() -> int:
         version_s = check_version(cli, work, env)
         ws = check_import(cli, work, env)
         check_report(cli, ws, work, env)
+        check_parquet(cli, ws, work, env)
         window_s = check_window(window, ws, work, env)
     print(f"smoke test passed: command line --version {version_s:.2f} s, window listening after {window_s:.2f} s")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -141,6 +141,8 @@ class _NumberedCanvas(rl_canvas.Canvas):
     font = "Helvetica"
 
     def __init__(self, *args: Any, **kwargs: Any):
+        # the font each page starts with (reportlab's default is Helvetica, which is not embedded): the report's own
+        kwargs["initialFontName"] = kwargs.get("initialFontName") or self.font
         super().__init__(*args, **kwargs)
         self._saved: list[dict[str, Any]] = []
         self._marks: list[tuple[str, dict[str, Any]]] = []
@@ -194,7 +196,7 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
     reg, bold = _fonts()
     base = getSampleStyleSheet()
     acc = colors.HexColor(accent)
-    return {
+    styles = {
         "body": ParagraphStyle("body", parent=base["BodyText"], fontName=reg, fontSize=9.5, leading=13,
                                splitLongWords=True),
         "small": ParagraphStyle("small", parent=base["BodyText"], fontName=reg, fontSize=7.5, leading=9.5,
@@ -220,6 +222,9 @@ def _styles(accent: str) -> dict[str, ParagraphStyle]:
         "conclusion": ParagraphStyle("conclusion", parent=base["BodyText"], fontName=reg, fontSize=9, leading=12,
                                      leftIndent=12, bulletIndent=2, splitLongWords=True, spaceAfter=2),
     }
+    for style in styles.values():  # a bullet is in the paragraph's font (reportlab's default: Helvetica, not embedded)
+        style.bulletFontName = style.fontName
+    return styles
 
 
 def _heading(txt: str, style: ParagraphStyle, level: int, key: str = "") -> Paragraph:
@@ -424,6 +429,7 @@ def _table(t: ContentTable, st: dict[str, ParagraphStyle], width: float, accent:
         ("ROWBACKGROUNDS", (0, 1), (-1, -1), [colors.white, colors.HexColor("#f2f5f9")]),
         ("GRID", (0, 0), (-1, -1), 0.25, colors.HexColor("#c8d0da")),
         ("VALIGN", (0, 0), (-1, -1), "TOP"),
+        ("FONTNAME", (0, 0), (-1, -1), fonts[0]),  # set on each cell before its paragraph: not Helvetica
         ("LEFTPADDING", (0, 0), (-1, -1), CELL_PAD), ("RIGHTPADDING", (0, 0), (-1, -1), CELL_PAD),
         ("TOPPADDING", (0, 0), (-1, -1), 2), ("BOTTOMPADDING", (0, 0), (-1, -1), 2),
     ]))
@@ -594,7 +600,7 @@ def line_chart(chart: Chart, width: float, font: str) -> tuple[Drawing | None, b
     legend = _legend_rows([ln["label"][:60] for ln in lines], width, font)
     top = 9 * mm + 3.2 * mm * len(legend)
     h = 58 * mm + 3.2 * mm * (len(legend) - 1)
-    d = Drawing(width, h)
+    d = Drawing(width, h, initialFontName=font)  # the chart's starting font (reportlab's default: Helvetica)
     left, bottom, right = 18 * mm, 12 * mm, 4 * mm
     refs = [r for r in chart.data.get("refs") or [] if (plot_value(r.get("value")) or 0) > 0]
     bands = [b for b in chart.data.get("bands") or []
@@ -749,7 +755,7 @@ def _viridis(f: float) -> colors.Color:
 def heatmap(chart: Chart, width: float, font: str) -> Drawing:
     panels = chart.data["panels"]
     h = 58 * mm
-    d = Drawing(width, h)
+    d = Drawing(width, h, initialFontName=font)  # the chart's starting font (reportlab's default: Helvetica)
     pw_all = width / max(1, len(panels))
     for k, p in enumerate(panels):
         grid = p["grid"]

@@ -1,6 +1,8 @@
 import os
 import re
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,11 +48,36 @@ def qapp_cls():
     return StormScopeApplication
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _user_log_folder(tmp_path_factory):
-    """The window's log (app.crashlog) goes to a folder of the session, never the user's (also for the windows
-    tests start in other processes: they inherit the variable)."""
-    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+# ---- a test run touches nothing of the user's -----------------------------------------------------------------
+# The window's settings (Recent workspaces, its layout: QSettings), its log (app.crashlog), the default workspace and
+# any cache live in the XDG folders; temporary files, local sockets and pytest's own folders in TMPDIR. For the run,
+# all of them point into one folder, removed when the run ends: the developer's settings and /tmp are left as they
+# were (tests/test_packaging.py runs a session inside a fake home and /tmp to prove it). Processes the tests start,
+# xdist's workers among them, inherit the variables. `pytest --basetemp DIR` keeps pytest's folders in DIR.
+XDG_DIRS = ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")
+_RUN_FOLDER = pytest.StashKey[Path]()
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's tmpdir plugin reads --basetemp
+def pytest_configure(config):
+    if hasattr(config, "workerinput"):  # an xdist worker: its controller has set the variables it inherited
+        return
+    # short: a local socket's path (TMPDIR/stormscope-<24 hex digits>) must stay under 108 bytes
+    root = Path(tempfile.mkdtemp(prefix="stormscope-test-"))
+    config.stash[_RUN_FOLDER] = root
+    for name in XDG_DIRS:
+        os.environ[name] = str(root / name.lower())
+    os.environ["TMPDIR"] = tempfile.tempdir = str(root)
+    if config.option.basetemp is None:
+        config.option.basetemp = str(root / "pytest")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    root = config.stash.get(_RUN_FOLDER, None)
+    if root is not None:
+        shutil.rmtree(root)
+
 
 
 # the words a customer must never read in the window or the PDF (flags, commands, seeds, internal files, code names)

@@ -2,8 +2,12 @@
 apt-get line for what ldd reports missing, and one list of those packages shared with the README."""
 
 import importlib.util
+import os
 import re
+import subprocess
+import sys
 
+from main import no_display
 from tests.conftest import ROOT
 
 _spec = importlib.util.spec_from_file_location("check_qt_libs", ROOT / "packaging" / "check_qt_libs.py")
@@ -50,3 +54,29 @@ def test_the_check_runs_before_make_run_opens_the_window():
     makefile = (ROOT / "Makefile").read_text()
     run = makefile[makefile.index("\nrun: install"):]
     assert run.index("packaging/check_qt_libs.py") < run.index("main.py gui")
+
+
+def test_without_a_display_the_window_says_so(tmp_path):
+    """`make run` over SSH or in a container: one line that says there is no display, not Qt's abort (exit 134)
+    among lines that name libxcb-cursor0, which is installed (before)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    p = subprocess.run([sys.executable, str(ROOT / "main.py"), "gui", "-w", str(tmp_path / "ws.duckdb")], cwd=tmp_path,
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr == (
+        "The StormScope window needs a display, and this session has none (DISPLAY is not set, nor WAYLAND_DISPLAY). "
+        "Start it from a desktop session, or over SSH with X forwarding (ssh -X). Every job of the window is also a "
+        "command, which needs no display: main.py --help\n")
+    assert not (tmp_path / "ws.duckdb").exists()
+
+
+def test_which_sessions_have_a_display():
+    assert no_display({}, "linux") is not None
+    assert no_display({"DISPLAY": ":0"}, "linux") is None
+    assert no_display({"WAYLAND_DISPLAY": "wayland-0"}, "linux") is None
+    assert no_display({"WAYLAND_DISPLAY": "wayland-0", "QT_QPA_PLATFORM": "xcb"}, "linux") is not None  # no XWayland
+    assert no_display({"DISPLAY": ":0", "QT_QPA_PLATFORM": "wayland;xcb"}, "linux") is None
+    assert no_display({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None  # needs none (the tests, the smoke test)
+    assert no_display({"QT_QPA_PLATFORM": "vnc:size=800x600"}, "linux") is None
+    assert no_display({}, "win32") is None
+    assert no_display({}, "darwin") is None

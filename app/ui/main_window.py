@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -513,10 +514,29 @@ class MainWindow(QMainWindow):
         if self.theme_setting() == "system":
             self._apply_theme("system")
 
+    def _recent(self) -> list[str]:
+        """File ▸ Recent workspaces, newest first: absolute paths (an entry an older version stored relative to the
+        folder it was started from is left out: it names no file for certain)."""
+        return [p for p in self.settings.value("recent", [], type=list) if os.path.isabs(p)]
+
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
-        for p in self.settings.value("recent", [], type=list)[:8]:
-            self.recent_menu.addAction(p, lambda p=p: self.open_workspace(Path(p)))
+        for p in self._recent()[:8]:
+            self.recent_menu.addAction(p, lambda p=p: self.open_recent(Path(p)))
+
+    def open_recent(self, path: Path) -> None:
+        """A Recent workspaces entry: opened when its file is there; when it is not, the window says so (and offers
+        to drop the entry) instead of creating an empty workspace in its place."""
+        if not path.is_file():
+            answer = QMessageBox.question(
+                self, "Workspace not found",
+                f"{shown(str(path), 1000)}\n\nThis workspace is not there: it was moved, renamed or deleted, or the "
+                "drive it is on is not connected.\n\nRemove it from Recent workspaces?")
+            if answer == QMessageBox.StandardButton.Yes:
+                self.settings.setValue("recent", [p for p in self._recent() if p != str(path)])
+                self._fill_recent()
+            return
+        self.open_workspace(path)
 
     # ---- import -------------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt name)
@@ -781,7 +801,8 @@ class MainWindow(QMainWindow):
         self._remember(path)
 
     def _remember(self, path: Path) -> None:
-        recent = [str(path)] + [p for p in self.settings.value("recent", [], type=list) if p != str(path)]
+        entry = os.path.abspath(path)  # `-w ws.duckdb` names a file of the folder the window was started from
+        recent = [entry] + [p for p in self._recent() if p != entry]
         self.settings.setValue("recent", recent[:8])
         self._fill_recent()
 
@@ -889,6 +910,17 @@ def export_widget(widget: QWidget, path: str) -> None:
     img.save(path)
 
 
+def opened_from_finder(win: MainWindow, enqueue: Callable[[list[str]], None], paths: list[str]) -> None:
+    """Files macOS opens with StormScope: a workspace (.duckdb, which the app declares it opens) is opened, the rest
+    imported."""
+    workspaces = [p for p in paths if p.lower().endswith(".duckdb")]
+    traces = [p for p in paths if p not in workspaces]
+    if workspaces:
+        win.open_workspace(Path(workspaces[-1]))
+    if traces:
+        enqueue(traces)
+
+
 def run_gui(argv: list[str]) -> int:
     """``main.py [gui] [-w WS] [PATH...]``: open the window, importing PATHs."""
     from app.ui.single_instance import (
@@ -912,7 +944,7 @@ def run_gui(argv: list[str]) -> int:
     if args.paths:  # through the server's queue: paths another start hands over meanwhile wait their turn
         QTimer.singleShot(0, lambda: server.enqueue(args.paths))
     if isinstance(app, StormScopeApplication):  # macOS: files opened from the Finder or dropped on the Dock icon
-        app.open_files_with(server.enqueue)
+        app.open_files_with(lambda paths: opened_from_finder(win, server.enqueue, paths))
     code = app.exec()
     if isinstance(app, StormScopeApplication):
         app.open_files_with(None)

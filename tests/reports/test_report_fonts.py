@@ -7,6 +7,10 @@ import json
 import subprocess
 import sys
 
+from app.importer import import_file
+from parsers.base import ImportOptions
+from reports import build_report
+from reports.options import SECTIONS, ReportOptions
 from tests.conftest import ROOT, SAMPLES
 from tests.reports.test_report import poppler
 
@@ -58,5 +62,26 @@ def test_the_font_licence_ships_beside_the_fonts():
     assert "Apache License" in droid
     assert "Version 2.0" in droid
     pyproject = (ROOT / "pyproject.toml").read_text()
-    assert ('"reports" = ["fonts/*.ttf", "fonts/LICENSE-DejaVu.txt", "fonts/LICENSE-DroidSansFallback.txt"]'
+    assert ('"stormscope.reports" = ["fonts/*.ttf", "fonts/LICENSE-DejaVu.txt", "fonts/LICENSE-DroidSansFallback.txt"]'
             in pyproject)
+
+
+def test_every_font_the_report_uses_is_embedded(ws, tmp_path):
+    """A font the PDF names but does not carry is drawn by the reader's substitute, with other widths: the summary's
+    bullets, the contents' and the tables' cells and the charts named Helvetica (not embedded) before."""
+    for name, opts in (("storm_fast_iostat-xt.txt", ImportOptions(first_report="interval")),
+                       ("storm_slow_iostat-xt.txt", ImportOptions(first_report="interval")),
+                       ("capped_200iops_iostat-d.txt", ImportOptions(interval_s=2, tags={"cap_iops": "200"})),
+                       ("fio_randrw_jsonplus.json", ImportOptions())):
+        assert import_file(ws, str(SAMPLES / name), opts).status == "imported"
+    vscsi = ROOT / "tests" / "fixtures" / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
+    assert import_file(ws, str(vscsi), ImportOptions(interval_s=60)).status == "imported"
+    out = tmp_path / "r.pdf"
+    sizing = {"users": 100, "iops_per_user": 25, "read_pct": 40, "raid": "10", "disk_iops": 75}
+    build_report(ws, ReportOptions(date="x", customer="ACME", confidential="Confidential: ACME only", sizing=sizing,
+                                   sections=list(SECTIONS)), str(out))
+    poppler("pdffonts")
+    rows = subprocess.run(["pdffonts", str(out)], capture_output=True, text=True, check=True).stdout.splitlines()[2:]
+    assert len(rows) >= 2  # DejaVu Sans and its bold at least
+    not_embedded = [r for r in rows if r.split()[-5] != "yes"]  # columns: name type encoding emb sub uni obj gen
+    assert not_embedded == []
