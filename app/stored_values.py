@@ -68,13 +68,15 @@ def _first(con: Any, sql: str, params: list[Any] | None = None) -> tuple[Any, ..
 def _check_runs(con: Any, path: str | os.PathLike, cols: dict[str, str]) -> None:
     from parsers.kinds import kinds
 
+    if "run_id" not in cols:  # not StormScope's runs table: the schema check that follows says what it is
+        return
     required = [c.name for c in TABLE["runs"].columns if (c.not_null or c.key) and c.name in cols]
     for name in required:
         bad = _first(con, f'SELECT run_id FROM runs WHERE "{name}" IS NULL')
         if bad is not None:
             raise WorkspaceDamaged(path, "runs", f"run {bad[0]}", name, None, "an empty value where one is needed")
     bad = _first(con, "SELECT run_id, kind FROM runs WHERE NOT list_contains(?::VARCHAR[], kind) ORDER BY run_id",
-                 [sorted(k.id for k in kinds())])
+                 [sorted(k.id for k in kinds())]) if "kind" in cols else None
     if bad is not None:
         raise WorkspaceDamaged(path, "runs", f"run {bad[0]}", "kind", bad[1], "not a kind of run StormScope reads")
     if "interval_s" in cols:
