@@ -871,10 +871,13 @@ def _header(opt: Any, logo: bytes | None, st: dict[str, ParagraphStyle], width: 
         img.drawHeight *= scale
         t = Table([[lines, img]], colWidths=[width - 50 * mm, 50 * mm])
         t.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("ALIGN", (1, 0), (1, 0), "RIGHT"),
+                               ("FONTNAME", (0, 0), (-1, -1), st["subtitle"].fontName),
                                ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)]))
         head = [t]
     rule = Table([[""]], colWidths=[width], rowHeights=[2])
-    rule.setStyle(TableStyle([("LINEBELOW", (0, 0), (-1, -1), 1.2, colors.HexColor(opt.accent))]))
+    rule.setStyle(TableStyle([("LINEBELOW", (0, 0), (-1, -1), 1.2, colors.HexColor(opt.accent)),
+                              # its empty cell is set in a font too (reportlab's default: Helvetica, not embedded)
+                              ("FONTNAME", (0, 0), (-1, -1), st["subtitle"].fontName)]))
     return [*head, rule, Spacer(1, 4 * mm)]
 
 

@@ -289,8 +289,8 @@ def compute_row(ws: Workspace, spec: CurveSpec, cap: float | None = None,
     row = RangeRow(spec)
     m = METRIC_SPECS.get(spec.metric) if spec.values is not None else None
     try:
-        if m is not None:
-            row.figures = curve_figures(spec.values, spec.t_range, m)  # type: ignore[arg-type]
+        if m is not None and spec.values is not None:
+            row.figures = curve_figures(spec.values, spec.t_range, m)
             capped = cap is not None and cap > 0 and spec.metric in CAP_METRICS
             if not capped and not has(spec.kind, LATENCY_HISTOGRAMS):  # the curve says all: no series to load
                 row.run_name = str((ws.run(spec.run_id) or {}).get("name", spec.run_id))

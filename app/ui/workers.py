@@ -15,7 +15,7 @@ from PySide6.QtCore import QObject, QThread, Signal
 from shiboken6 import isValid
 
 from app.workspace import ImportResult, Workspace
-from parsers.base import ImportOptions, JobState
+from parsers.base import Cancelled, ImportOptions, JobState
 
 _RUNNING: set[JobThread] = set()  # every started job, until it has finished and delivered its result
 
@@ -40,6 +40,7 @@ class JobThread(QThread):
         self.job = job
         self.owner = owner
         self.connections = list(connections)
+        self._stopped = False
         self.result: Any = None
         self.state = JobState(lambda f, m: self.progress.emit(f, m))
         self.finished.connect(self._deliver)  # queued to the GUI thread, where this object lives
@@ -62,6 +63,7 @@ class JobThread(QThread):
         connection it reads through is closed (closing it under a running query crashed the interpreter in
         DuckDB). DuckDB's interrupt reaches only the query running at that moment, so it is sent again every
         100 ms until the job has seen the cancel (between two queries, at its next progress)."""
+        self._stopped = True  # its owner is closing or switching workspaces: the result goes to no one
         self.cancel()
         while not self.wait(100):
             self._interrupt()
@@ -69,12 +71,14 @@ class JobThread(QThread):
     def run(self) -> None:
         try:
             self.result = self.job(self.state)
+        except duckdb.InterruptException as e:  # the query our cancel() interrupted: the job was cancelled
+            self.result = Cancelled("cancelled by the user") if self.state.cancelled else e
         except Exception as e:  # reported to the owner, never raised into Qt's thread
             self.result = e
 
     def _deliver(self) -> None:
         _RUNNING.discard(self)
-        if self.owner is None or isValid(self.owner):
+        if not self._stopped and (self.owner is None or isValid(self.owner)):
             self.done.emit(self.result)
 
 
