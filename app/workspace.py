@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -123,6 +124,51 @@ def rollback(con: Any, error: BaseException) -> None:
 MAX_FIELD_CHARS = 1000  # a report heading's field as remembered (a title, a customer's name)
 MAX_NAME_CHARS = 1024  # a host or device name from a file (Linux device names have 32, DNS host names 253)
 MAX_DEVICES = 250_000  # devices in one run (the analyses are linear in them; a big ESXi host has a few thousand)
+
+
+MAX_VALUE = 1e15  # beyond any rate, size or latency a measuring tool prints (1e308 overflowed the stored sums)
+# the units of a measurement that cannot be below zero (a count, a rate, a size, a time, a share)
+# (a histogram's bucket bounds and statistics are in its metric's unit: a seek distance is negative, the last bucket
+# open-ended -- the vscsiStats parser checks them)
+_MEASURED_UNITS = ("requests", "merges/s", "commands/s", "kB", "KB", "MB", "ms", "µs", "%", "I/Os", "1/s", "ops/s",
+                   "row's unit")
+
+
+def _measured(table: str) -> list[str]:
+    """The columns of ``table`` that hold a file's measurements (not keys, indexes or times)."""
+    return [c.name for c in TABLE[table].columns
+            if c.sql in ("DOUBLE", "BIGINT", "INTEGER") and c.unit and c.unit != "s"
+            and any(c.unit.startswith(u) for u in _MEASURED_UNITS)]
+
+
+def _check_values(con: Any, run_id: int) -> None:
+    """No measurement of the run is negative, not a number, infinite or beyond :data:`MAX_VALUE` (the parsers refuse
+    what they can with file:line; this is the net under every format): fio's ``total_ios: -5000`` was stored as a
+    count, and a rate of 1e308 failed later, in the stored sums, naming neither file nor line."""
+    for spec in TABLES:
+        if not spec.per_run or spec.derived or spec.name in ("phases", "markers"):
+            continue
+        cols = _measured(spec.name)
+        if not cols:
+            continue
+        bad_value = " OR ".join(f'(("{c}") < 0 OR isnan("{c}"::DOUBLE) OR abs("{c}"::DOUBLE) > {MAX_VALUE:g})'
+                                for c in cols)
+        names = set(spec.column_names)
+        where = "line" if "line" in names else "sample_idx" if "sample_idx" in names else None
+        device = ", device" if "device" in names else ", NULL"
+        listed = ", ".join(f'"{c}"' for c in cols)
+        got = con.execute(f"SELECT {where or 'NULL'}{device}, {listed} FROM {spec.name} "
+                          f"WHERE run_id = ? AND ({bad_value}) LIMIT 1", [run_id]).fetchall()
+        if not got:
+            continue
+        at, dev, *values = got[0]
+        col, v = next((c, x) for c, x in zip(cols, values)
+                      if x is not None and (x < 0 or math.isnan(x) or abs(x) > MAX_VALUE))
+        what = "negative" if v < 0 else "beyond any measurement" if not math.isnan(v) else "not a number"
+        unit = spec.column(col).unit
+        place = (f" in report {at + 1}" if where == "sample_idx" and at is not None else "")
+        raise ParseError(f"{col} ({unit}) of {_quoted(dev) if dev else 'a row'}{place} is {v:g}: {what} (a counter "
+                         "that went back, or a damaged file)", at if where == "line" else None)
 
 
 def _quoted(name: str, limit: int = 60) -> str:
@@ -418,6 +464,7 @@ class Workspace:
             for rid in run_ids.values():
                 _check_layers(con, rid, fmt_id)
                 self._check_samples(rid)
+                _check_values(con, rid)
                 if has(con.execute("SELECT kind FROM runs WHERE run_id = ?", [rid]).fetchall()[0][0], DEVICE_RATES):
                     store_sums(con, rid)  # the default series' per-report sums (app.series_sums)
             if before_commit is not None:

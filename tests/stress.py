@@ -14,8 +14,9 @@
 * hostile: :func:`hostile_workspace_cases` -- the hook for the hostile workspaces of tests/hostile.py (issue 17,
   branch i17a): each one opened by the commands a user runs on a received workspace; harmless = the secret it
   reaches for never shows, the file it would write is never written, no traceback.
-* audit: issue 36's categories (:data:`AUDIT_CATEGORIES`), each counted as cases held / tried: SQL that would
-  write, what a received file controls, a full or read-only disk.
+* audit: issue 36's categories (:data:`AUDIT_CATEGORIES`) and issue 30's (:data:`RELIABILITY_CATEGORIES`), each
+  counted as cases held / tried: SQL that would write, what a received file controls, a full or read-only disk;
+  crashes, files that are not what they claim, received values, unbounded queries, dropped entries, bad values.
 
 * reports: every corpus file alone in a workspace of its own, reported by the command a consultant runs
   (``main.py report FILE -o OUT.pdf --interval 1``, issue 26: the interval answers for the captures without time
@@ -295,8 +296,25 @@ def _counted(args: list[str], work: Path) -> tuple[int, int]:
     return sum(results), len(results)
 
 
+# issue 30's headings, each a category of the reliability suite (its cases counted the same way)
+RELIABILITY_CATEGORIES = [
+    ("crashes a user saw: reports of 30+ long-named runs, infinite or missing figures, a section that fails",
+     ["tests/reports/test_report_never_fails.py", "-k", "not corpus_files"]),
+    ("files that are not what they claim (empty, text, random, SQLite, cut short; a WAL beside a received file)",
+     ["tests/test_received_workspaces.py", "-k", "not_a_workspace or write_ahead or truncated"]),
+    ("a received workspace's values checked like its structure (versions, kinds, NaN, steps, names with line "
+     "breaks)", ["tests/test_received_workspaces.py", "-k", "never_stores or window_does_not or line_break"]),
+    ("queries without bounds: cancel, time limit, a window closed mid-load",
+     ["tests/test_sql_read_only.py", "tests/ui/test_window_close.py", "-k",
+      "never_ends or time_limit or too_big or closing"]),
+    ("nothing dropped without a line (archives: duplicates, links, escaping names, nesting, unreadable folders)",
+     ["tests/test_archives.py"]),
+    ("bad values named, never stored as truth (negative counts, 1e308 rates)", ["tests/test_bad_values.py"]),
+]
+
+
 def audit(work: Path) -> None:
-    for what, args in AUDIT_CATEGORIES:
+    for what, args in AUDIT_CATEGORIES + RELIABILITY_CATEGORIES:
         ok, tried = _counted(args, work)
         say(f"  {what}: {ok} / {tried}")
         FIGURES.append(f"{what}: {ok} / {tried} cases held")

@@ -8,7 +8,10 @@ import pytest
 from tests.conftest import CORPUS, GOLDEN, REGEN, corpus_files
 from tests.golden_util import compare_golden, golden_dir, snapshot, write_golden
 
-FILES = corpus_files("iostat")
+# refused (tests/parsers/test_corpus_outcomes.py): sysstat's own test prints a counter that went back as
+# 590,484,765,483,660,416 tps -- no measurement; the golden used to keep it as the file's truth
+REFUSED = {"sysstat-tests_iostat_2019-cbe5da01.txt"}
+FILES = corpus_files("iostat", keep=lambda p: p.name not in REFUSED)
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
