@@ -16,7 +16,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from reportlab import rl_config
-from reportlab.graphics.shapes import Drawing, Line, PolyLine, Rect, String
+from reportlab.graphics.shapes import Circle, Drawing, Line, PolyLine, Rect, String
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.pagesizes import A4, letter
@@ -407,7 +407,9 @@ class _Axes:
 def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     """Runs on one time axis: each interval a step over the seconds it covers (min/max per point column for
     long series), an optional logarithmic value axis, reference lines (``refs``: value, label, style cap | limit |
-    level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase)."""
+    level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase). A line with
+    ``markers`` has a dot at each point (and no line with ``connect`` False), one with ``dash`` is dashed; the x
+    axis is whatever ``x`` names (a load in IOPS for the load limit)."""
     lines = [ln for ln in chart.data["lines"] if ln["t"]]
     legend = _legend_rows([ln["label"][:60] for ln in lines], width, font)
     top = 9 * mm + 3.2 * mm * len(legend)
@@ -481,7 +483,11 @@ def _curves(d: Drawing, ax: _Axes, lines: list[dict[str, Any]]) -> None:
             t, yy = decimate(ln["t"], y, columns)
             for a, b in zip(t, yy):
                 pts += [ax.x(a), ax.y(b)]
-        d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9))
+        if ln.get("connect", True):
+            d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9, strokeDashArray=ln.get("dash")))
+        if ln.get("markers"):  # measured points drawn as dots (separate measurements: ``connect`` False)
+            for a, v in zip(ln["t"], y):
+                d.add(Circle(ax.x(a), ax.y(v), 1.8, fillColor=col, strokeColor=None))
 
 
 def _refs(d: Drawing, ax: _Axes, refs: list[dict[str, Any]], font: str) -> None:
