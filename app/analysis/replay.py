@@ -398,7 +398,8 @@ def _shape(ws: Workspace, shape_run: int | None, random_pct: float | None, queue
         words.append(f"random vs sequential: {shape.random_pct:.1f} % random, from the seek distance histogram of "
                      f"{src} (sequential = the next block after the previous I/O)")
     elif shape.random_source == "given":
-        words.append(f"random vs sequential: {shape.random_pct:g} % random, as given")
+        words.append(f"random vs sequential: ASSUMED {shape.random_pct:g} % random, as set for this replay "
+                     f"({kind_label(run_kind)} records no seek distance)")
     else:
         words.append(f"random vs sequential: ASSUMED {shape.random_pct:g} % random ({kind_label(run_kind)} records no "
                      "seek distance)")
