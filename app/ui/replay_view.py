@@ -128,9 +128,9 @@ class ReplayView(QWidget):
         self.chain = QComboBox()
         for label, key in CHAINS:
             self.chain.addItem(label, key)
-        self.chain.setToolTip("Measured on a real boot storm: phases started at their own second replayed 94 % of "
-                              "the I/O at the right second, a chain of phases each waiting for the previous one 86 % "
-                              "(each job's start-up adds up)")
+        self.chain.setToolTip("Measured on a captured test storm (8 fio jobs starting 2 s apart): phases started at "
+                              "their own second replayed 94 % of the I/O at the right second, a chain of phases each "
+                              "waiting for the previous one 86 % (each job's start-up adds up)")
         self.random = QSpinBox(minimum=0, maximum=100, value=100, suffix=" % random")
         self.random.setToolTip("iostat and the like record no seek distances: the share of random I/O is an "
                                "assumption the job file states (a vscsiStats run below gives it instead)")
