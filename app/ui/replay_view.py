@@ -363,17 +363,6 @@ class ReplayView(QWidget):
         if i >= 0:
             self.range_box.setCurrentIndex(i)
 
-    def use_seconds(self, t_start: float, t_end: float) -> None:
-        self._filling = True
-        try:
-            self.range_box.setCurrentIndex(self.range_box.findData(SECONDS))
-            self.t_from.setValue(t_start)
-            self.t_to.setValue(t_end)
-        finally:
-            self._filling = False
-        self._seconds_fields()
-        self.recompute()
-
     # ---- the plan -----------------------------------------------------------------------------------------
     def _range(self) -> dict[str, Any]:
         data = self.range_box.currentData() or WHOLE
