@@ -347,6 +347,15 @@ class ReplayView(QWidget):
                 self._fill_replays()
             finally:
                 self._filling = False
+        if (self.sender() is self.range_box and self.range_box.currentData() == SECONDS and self.plan is not None
+                and self.t_to.value() <= self.t_from.value()):
+            # Seconds chosen with no seconds set yet: start from the range shown (the whole run, or the phase)
+            self._filling = True
+            try:
+                self.t_from.setValue(self.plan.t_start_s)
+                self.t_to.setValue(self.plan.t_end_s)
+            finally:
+                self._filling = False
         self._seconds_fields()
         self.recompute()
 

@@ -47,6 +47,7 @@ def test_replay_as_fio_job_from_the_run_menu_writes_the_job_fio_ran(qtbot, windo
     assert plan.range_label == "the whole run"
     # the replay made for the test data: seconds 4-50, half the IOPS, steady within 5 %, on the loop device
     view.range_box.setCurrentIndex(view.range_box.findData("seconds"))
+    assert (view.t_from.value(), view.t_to.value()) == (0, 60)  # the seconds start from the range shown
     view.t_from.setValue(4)
     view.t_to.setValue(50)
     view.tolerance.setValue(5)
