@@ -209,7 +209,10 @@ def test_the_knee_of_the_ramp_captured_by_iostat(wsp, ids):
     p = run("question", "add", "knee", "--runs", str(rid), "--threshold-ms", "2", "--statistic", "mean",
             "--iops-per-user", "8", "-w", wsp)
     assert p.returncode == 0, p.stderr
-    res = js("question", "answer", "-w", wsp)[-1]["evidence"]["results"][0]
+    ans = js("question", "answer", "-w", wsp)[-1]
+    res = ans["evidence"]["results"][0]
+    # the band that holds names its one interval ("1 intervals" before)
+    assert "(loop0_randread-4k_qd-steps_iostat-dxt, 1 interval at 13,184–14,283 IOPS: " in ans["reason"]
     # independent reading: loop0's r/s and r_await per report (the first is since boot), 20 bands of r/s
     rows, head = [], None
     for line in (KNEE / "loop0_randread-4k_qd-steps_iostat-dxt.txt").read_text().splitlines():

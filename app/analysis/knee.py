@@ -279,13 +279,15 @@ def _ramp_points(ws: Workspace, run_id: int, name: str, statistic: str, threshol
         bands.setdefault(min(RAMP_BANDS - 1, int(x / width)), []).append((x, aw, dt))
     out = []
     what = f"{every_s:g} s bins" if every_s else "intervals"
+    one = f"{every_s:g} s bin" if every_s else "interval"
     for k in sorted(bands):
         got = bands[k]
         ios = sum(x * dt for x, _a, dt in got)
         secs = sum(dt for _x, _a, dt in got)
         mean = sum(aw * x * dt for x, aw, dt in got) / ios
-        out.append(LoadPoint(run_id, name, f"{len(got)} {what} at {fmt_value(k * width)}–{fmt_value((k + 1) * width)} "
-                             "IOPS", ios / secs, mean, mean, mean, None, mean <= threshold_ms,
+        label = (f"{len(got)} {what if len(got) != 1 else one} at {fmt_value(k * width)}–"
+                 f"{fmt_value((k + 1) * width)} IOPS")
+        out.append(LoadPoint(run_id, name, label, ios / secs, mean, mean, mean, None, mean <= threshold_ms,
                              f"the run's {what} grouped into {RAMP_BANDS} equal bands of IOPS: each band's mean IOPS "
                              "and its await weighted by I/Os"))
     return out
