@@ -164,6 +164,17 @@ def test_the_load_limit_tab_answers_how_many_desktops(qtbot, window):
     assert sq.kind == "knee"
     assert (sq.question.statistic, sq.question.threshold_ms, sq.question.iops_per_user) == ("mean", 2, 8)
     assert sorted(sq.question.run_ids) == sorted(ids)
+    # another goal on screen, then the question chosen in the panel: the tab as the question was asked
+    view.statistic.setCurrentIndex(view.statistic.findData("share"))
+    view.threshold.setValue(50)
+    click_tab(qtbot, window, "Overlay")
+    t = window.questions.table
+    qtbot.mouseClick(t.viewport(), Qt.MouseButton.LeftButton, pos=t.visualItemRect(t.item(0, 0)).center())
+    qtbot.waitUntil(lambda: window.tabs.currentWidget() is view and view.answer is not None
+                    and view.answer.evidence.results[0].statistic == "mean", timeout=60000)
+    assert (view.statistic.currentData(), view.threshold.value(), view.per_user.value()) == ("mean", 2, 8)
+    assert view.headline.text().startswith("Goal holds up to 12,176 IOPS (1,522 desktops)")
+    assert sorted(window.browser.selected_runs()) == sorted(ids)
 
 
 def test_a_storm_tab_without_a_storm_says_what_to_select(qtbot, window):
