@@ -408,8 +408,8 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     """Runs on one time axis: each interval a step over the seconds it covers (min/max per point column for
     long series), an optional logarithmic value axis, reference lines (``refs``: value, label, style cap | limit |
     level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase). A line with
-    ``markers`` has a dot at each point (and no line with ``connect`` False), one with ``dash`` is dashed; the x
-    axis is whatever ``x`` names (a load in IOPS for the load limit)."""
+    ``markers`` has a dot at each point (and no line with ``connect`` False), one with ``dash`` is dashed, one with
+    ``colour`` is drawn in it; the x axis is whatever ``x`` names (a load in IOPS for the load limit)."""
     lines = [ln for ln in chart.data["lines"] if ln["t"]]
     legend = _legend_rows([ln["label"][:60] for ln in lines], width, font)
     top = 9 * mm + 3.2 * mm * len(legend)
@@ -428,10 +428,16 @@ def line_chart(chart: Chart, width: float, font: str) -> Drawing:
     for r, row in enumerate(legend):
         yy = h - 4 * mm - r * 3.2 * mm
         for i, lab, x in row:
-            col = colors.HexColor(PALETTE[i % len(PALETTE)])
+            col = _line_colour(lines[i], i)
             d.add(Line(x, yy, x + 8, yy, strokeColor=col, strokeWidth=1.5))
             d.add(String(x + 10, yy - 2.5, lab, fontName=font, fontSize=6.5))
     return d
+
+
+def _line_colour(ln: dict[str, Any], i: int) -> Any:
+    """A line's own ``colour`` (a meaning the window draws in the same colour: within the goal green), else the
+    palette's i-th."""
+    return colors.HexColor(ln.get("colour") or PALETTE[i % len(PALETTE)])
 
 
 def _bands(d: Drawing, ax: _Axes, bands: list[dict[str, Any]], font: str) -> None:
@@ -473,7 +479,7 @@ def _grid(d: Drawing, ax: _Axes, chart: Chart, font: str) -> None:
 def _curves(d: Drawing, ax: _Axes, lines: list[dict[str, Any]]) -> None:
     columns = int(ax.pw)  # one point column per PDF point of width
     for i, ln in enumerate(lines):
-        col = colors.HexColor(PALETTE[i % len(PALETTE)])
+        col = _line_colour(ln, i)
         y = [v if v is not None else 0.0 for v in ln["y"]]
         pts: list[float] = []
         if ln.get("t0") and len(ln["t"]) <= columns:  # steps: each interval over the seconds it covers

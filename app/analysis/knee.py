@@ -49,6 +49,10 @@ if TYPE_CHECKING:
 
 STATISTICS = ("share", "mean")
 POOR_FIT = 0.5  # R² under which the fitted curve is said to fit poorly (and its crossing is not quoted)
+# the colours of a load point within the goal, missed, cannot tell, and of the fitted curve: the window's chart and
+# the report's are the same
+POINT_COLOURS: dict[bool | None, str] = {True: "#2ca02c", False: "#d62728", None: "#888888"}
+FIT_COLOUR = "#1f77b4"
 RAMP_BANDS = 20  # a ramp's intervals are grouped into this many equal bands of IOPS
 POINTS = ("runs", "jobs")
 FIO_PERCENTILES = {50.0: "p50_us", 90.0: "p90_us", 95.0: "p95_us", 99.0: "p99_us", 99.5: "p995_us",

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.analysis.knee import FIT_COLOUR, POINT_COLOURS
 from app.analysis.sizing_presets import load_presets
 from app.errors import AnalysisError
 from app.safe_text import shown
@@ -41,7 +42,7 @@ from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, LATENCY_HISTOGRAMS, has
 EMPTY = ("Select the runs of a load test in the run list -- fio runs at increasing load, Iometer results, or one run "
          "of I/O over time that ramps up -- to see where the response-time goal breaks.")
 POINT_HEADER = ["#", "Load point", "IOPS reached", "Response figure", "Within the goal", "Desktops"]
-PASS, FAIL, UNKNOWN = "#2ca02c", "#d62728", "#888888"
+PASS, FAIL, UNKNOWN = POINT_COLOURS[True], POINT_COLOURS[False], POINT_COLOURS[None]  # the report's too
 
 
 def _usable(kind: str | None) -> bool:
@@ -259,7 +260,7 @@ class KneeView(QWidget):
             kept = [(x, y) for x, y in zip(xs, ys) if y <= 1.5 * top]
             if kept:
                 self.chart.plot([x for x, _y in kept], [y for _x, y in kept],
-                                pen=pg.mkPen("#1f77b4", width=1.5, style=Qt.PenStyle.DashLine),
+                                pen=pg.mkPen(FIT_COLOUR, width=1.5, style=Qt.PenStyle.DashLine),
                                 name=f"fitted curve (R² {k.fit.r2:.2f})")
         line = pg.InfiniteLine(pos=k.threshold_ms, angle=0, pen=pg.mkPen(FAIL, width=1, style=Qt.PenStyle.DashLine),
                                label=f"goal {k.threshold_ms:g} ms", labelOpts={"position": 0.95, "color": FAIL})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.analysis.knee import FIT_COLOUR, POINT_COLOURS
 from app.analysis.questions import fmt_value
 from reports.content import Chart, Section, Table, ms
 from reports.context import ReportContext
@@ -28,14 +29,14 @@ def knee(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     for label, keep in (("within the goal", True), ("missed the goal", False), ("cannot tell", None)):
         these = [p for p in pts if p.passed is keep]
         lines.append({"label": label, "t": [p.iops for p in these], "y": [p.response_ms for p in these],
-                      "markers": True, "connect": False})
+                      "markers": True, "connect": False, "colour": POINT_COLOURS[keep]})
     if pts:
         top = max(max(p.response_ms for p in pts), res.threshold_ms)
         if res.fit is not None:  # the fitted curve, cut where it leaves the chart (it grows without bound)
             xs, ys = res.fit.curve(max(p.iops for p in res.points) * 1.02)
             kept = [(x, y) for x, y in zip(xs, ys) if y <= 1.5 * top]
             lines.append({"label": f"fitted curve (R² {res.fit.r2:.2f})", "t": [x for x, _y in kept],
-                          "y": [y for _x, y in kept], "dash": [3, 2]})
+                          "y": [y for _x, y in kept], "dash": [3, 2], "colour": FIT_COLOUR})
         bands = []
         if res.held is not None and res.broke is not None:
             bands.append({"t0": res.held.iops, "t1": res.broke.iops, "label": "goal breaks here", "style": "worst"})
