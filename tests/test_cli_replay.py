@@ -115,10 +115,14 @@ def test_replay_check_from_fios_own_report(wsp, ids):
     assert res["verdict"] == "faithful"
     assert res["dimensions"][0]["figure"] > 0.98
     assert "not whether it ran at the right time" in res["basis"]
+    # fio's report has no time line: its figure is not called "at the right second" (it was), and the text says why
+    assert res["dimensions"][0]["text"].startswith("98.5 % of the I/O in the right phase (fio's report: each phase's "
+                                                   "rate, not its timing)")
     p = run("replay", "1", "--check", str(ids["storm_fast_replay_startdelay-linear_a_fio"]), "--range", "4..50",
             "--scale", "0.5", "-w", wsp)
     assert p.returncode == 0
     assert p.stdout.startswith("replay check: FAITHFUL")
+    assert "\n  measured from: fio's own report of the replay: each job's IOPS over its phase" in p.stdout
 
 
 def test_the_replay_question(wsp, ids):
@@ -131,6 +135,7 @@ def test_the_replay_question(wsp, ids):
     a = js("question", "answer", "-w", wsp)[-1]
     assert a["verdict"] == "met"
     assert a["figures"][0]["text"].startswith("IOPS over time faithful: 94.7 % of the I/O at the right second")
+    assert a["notes"][0] == "measured from iostat captured during the replay (loop0)"  # in the report's notes too
     run("question", "delete", str(a["question_id"]), "-w", wsp)
 
 

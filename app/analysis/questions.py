@@ -733,7 +733,7 @@ def _answer_replay(ws: Workspace, q: ReplayQuestion, names: dict[int, str]) -> A
                    "not part of the verdict.")
     verdict = {"faithful": "met", "approximate": "information", "not faithful": "not met"}[res.verdict]
     ev = Evidence([q.run_id, q.replay_run], {}, [], [], {"column": "replay", "every_s": res.every_s}, [res])
-    return Answer(None, q.KIND, "", verdict, figures, reason, ev, list(res.notes))
+    return Answer(None, q.KIND, "", verdict, figures, reason, ev, [f"measured from {res.basis}", *res.notes])
 
 
 def what_if(ends: list[tuple[str, Any]]) -> list[dict[str, Any]]:

@@ -141,6 +141,7 @@ def check(args: argparse.Namespace) -> int:
         return 0
     print(f"replay check: {res.verdict.upper()} -- run {res.replay_run} ({res.replay_name}) against run "
           f"{res.original_run} ({res.original_name}), {res.range_label}, scale {res.scale:g}")
+    print(f"  measured from: {res.basis}")
     print(f"  the replay placed {res.lag_s:+g} s from its capture's start; {res.every_s:g} s bins")
     for d in res.dimensions:
         print(f"  {d.label:<15} {d.verdict:<13} {d.text}")

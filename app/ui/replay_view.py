@@ -548,9 +548,12 @@ class ReplayView(QWidget):
             raise res
         self.check_result = res
         self.add_action.setEnabled(not self.ws.read_only_reason)
-        self.verdict.setText(f"{res.verdict[:1].upper()}{res.verdict[1:]}: the replay {shown(res.replay_name)} "
-                             f"against the storm, {res.range_label}, at scale {res.scale:g} (placed {res.lag_s:+g} s "
-                             "from its capture's start, where the curves match best)")
+        head = (f"{res.verdict[:1].upper()}{res.verdict[1:]}: the replay {shown(res.replay_name)} against the "
+                f"storm, {res.range_label}, at scale {res.scale:g} (placed {res.lag_s:+g} s from its capture's "
+                "start, where the curves match best)")
+        notes = [f"Measured from {shown(named(self.ws, res.basis), 1000)}.",
+                 *(shown(named(self.ws, n[:1].upper() + n[1:]), 1000) for n in res.notes)]
+        self.verdict.setText("\n".join([head, *(f"• {n}" for n in notes)]))
         rows = []
         for d in res.dimensions:
             rows.append([d.label, d.verdict, _dim_value(d.key, d.original), _dim_value(d.key, d.replay),

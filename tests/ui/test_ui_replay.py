@@ -94,6 +94,7 @@ def test_the_replay_check_in_the_window_and_its_report_question(qtbot, window):
     qtbot.waitUntil(lambda: view.check_result is not None, timeout=30000)
     assert view.verdict.text().startswith("Faithful: the replay storm_fast_replay_startdelay-linear_b_iostat-dxt "
                                           "against the storm, seconds 4–50 of the run, at scale 0.5")
+    assert "\n• Measured from iostat captured during the replay (loop0)." in view.verdict.text()
     assert view.fidelity.item(0, 0).text() == "IOPS over time"
     assert view.fidelity.item(0, 4).text().startswith("94.7 % of the I/O at the right second")
     assert view.fidelity.item(0, 1).text() == "faithful"
