@@ -282,3 +282,21 @@ def test_the_report_answers_both_questions(wsp, ids, tmp_path):
     assert answers[-1]["figures"][0]["value"] == pytest.approx(7641, abs=1)
     for a in answers[-2:]:
         run("question", "delete", str(a["question_id"]), "-w", wsp)
+
+
+def test_the_report_of_a_check_against_fios_own_report_does_not_claim_timing(wsp, ids, tmp_path):
+    """fio's JSON has no time line: the report's fidelity says "in the right phase" (it said "at the right second")
+    and its notes say what the replay was measured from."""
+    from tests.reports.test_report import pdf_text
+
+    rep = ids["storm_fast_replay_startdelay-linear_a_fio"]
+    run("question", "add", "replay", "--run", "1", "--replay-run", str(rep), "--range", "4..50", "--scale", "0.5",
+        "-w", wsp)
+    out = tmp_path / "r.pdf"
+    p = run("report", "-w", wsp, "--runs", "1", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    text = " ".join(pdf_text(out).split())
+    assert "98.5 % in the right phase" in text
+    assert "at the right second" not in text
+    assert "Notes: measured from fio's own report of the replay" in text
+    run("question", "delete", str(js("question", "list", "-w", wsp)[-1]["question_id"]), "-w", wsp)

@@ -627,6 +627,7 @@ class ReplayCheck:
     verdict: str  # faithful | approximate | not faithful
     basis: str  # how the replay's figures were measured
     notes: list[str] = field(default_factory=list)
+    timed: bool = True  # the replay's capture has a time line (False: fio's report, each job placed by its name)
 
     def dimension(self, key: str) -> Dimension:
         return next(d for d in self.dimensions if d.key == key)
@@ -654,7 +655,7 @@ class ReplayCheck:
                 "range": self.range_label, "lag_s": self.lag_s, "every_s": self.every_s, "verdict": self.verdict,
                 "dimensions": [d.as_dict() for d in self.dimensions], "t": self.t,
                 "original_iops": self.original_iops, "replay_iops": self.replay_iops, "basis": self.basis,
-                "method": self.method(), "notes": self.notes}
+                "method": self.method(), "notes": self.notes, "timed": self.timed}
 
 
 def _grade(figure: float | None, faithful: float, approximate: float, higher_is_better: bool) -> str:
@@ -873,7 +874,7 @@ def replay_check(ws: Workspace, original_run: int, replay_run: int, *, t_start_s
     names = {int(x["run_id"]): x["name"] for x in ws.runs()}
     return ReplayCheck(original_run, replay_run, names[original_run], names[replay_run], scale, plan.range_label,
                        lag, step, [float(x - o_t[0]) for x in o_t], o_iops.tolist(), r_iops.tolist(), dims, verdict,
-                       basis, notes)
+                       basis, notes, timed)
 
 
 def read_job_header(text: str) -> dict[str, Any]:

@@ -25,12 +25,12 @@ def _value(key: str, v: float | None) -> str:
     return ms(v)
 
 
-def _figure(d: Any) -> str:
+def _figure(d: Any, timed: bool) -> str:
     v = d.figure
     if v is None:
         return "–"
-    if d.key == "iops":
-        return f"{v * 100:.1f} % at the right second"
+    if d.key == "iops":  # fio's own report has no time line: it shows each phase's rate, not its timing
+        return f"{v * 100:.1f} % at the right second" if timed else f"{v * 100:.1f} % in the right phase"
     if d.key == "read_share":
         return f"{v:.1f} points apart"
     if d.key == "latency" and d.original and d.replay is not None:
@@ -57,7 +57,7 @@ def replay(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     sec.para(f"Each {fmt_value(step, 's')} bin is drawn as a step. The replay's IOPS are divided by its scale "
              f"({res.scale:g}) so that both curves are on the storm's level; the replay is placed where the two curves "
              f"match best ({res.lag_s:+g} s from the start of its capture).")
-    rows = [[d.label, _value(d.key, d.original), _value(d.key, d.replay), _figure(d), d.verdict]
+    rows = [[d.label, _value(d.key, d.original), _value(d.key, d.replay), _figure(d, res.timed), d.verdict]
             for d in res.dimensions]
     sec.table(Table("Fidelity", ["Dimension", "Storm", "Replay", "Fidelity", "Verdict"], rows,
                     widths=[0.2, 0.2, 0.2, 0.24, 0.16],
