@@ -264,7 +264,7 @@ def _split(rows: list[dict[str, Any]], notes: list[str]) -> None:
         share = (x["rkbs"] or 0.0) / kb if kb > 0 else 0.0
         x["r"], x["w"] = x["iops"] * share, x["iops"] * (1 - share)
     notes.append(f"{len(missing)} of {len(rows)} reports give no reads and writes apart: split by the kB read and "
-                 "written (reads and writes taken to have the same size)")
+                 "written -- ASSUMED reads and writes of the same size")
 
 
 def _size(kbs: float | None, iops: float) -> float | None:

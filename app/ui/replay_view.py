@@ -446,7 +446,7 @@ class ReplayView(QWidget):
         _fill(self.phases, rows)
         words = [w[0].upper() + w[1:] for w in res.shape.words]
         self.assumptions.setText("\n".join(f"• {shown(named(self.ws, w), 1000)}" for w in [*words, *res.notes]))
-        assumed = sum("ASSUMED" in w for w in words)
+        assumed = sum("ASSUMED" in w for w in [*words, *res.notes])
         self.pages.setTabText(PAGE_ASSUMES, f"What it assumes ({assumed} assumed)" if assumed else "What it assumes")
         self._draw()
         if self._check_after_plan:

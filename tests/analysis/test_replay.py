@@ -197,3 +197,13 @@ def test_a_replay_of_itself_is_faithful(storm, write):
     assert res.dimension("latency").verdict == "similar"
     # twice the rate (a replay at scale 1 checked as 0.5): every bin 100 % off
     assert replay_check(ws, rid, rep, scale=0.25).dimension("iops").verdict == "not faithful"
+
+
+def test_a_run_without_reads_and_writes_apart_says_the_split_is_assumed(ws):
+    """sar -d (sysstat 11.6) gives tps and kB read and written, not reads and writes apart: the split by kB assumes
+    reads and writes of one size, and says ASSUMED like every other assumption (the window counts them)."""
+    rid = import_file(ws, str(CORPUS / "sar" / "ksar_sar-11.6.1-full-output.txt"), ImportOptions()).run_ids[0]
+    plan = plan_replay(ws, rid)
+    (split,) = [n for n in plan.notes if "no reads and writes apart" in n]
+    assert "ASSUMED reads and writes of the same size" in split
+    assert f"; Note: {split}" in render_job(plan, filename="/dev/sdb", size="1g", generated="test")
