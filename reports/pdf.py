@@ -16,7 +16,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from reportlab import rl_config
-from reportlab.graphics.shapes import Drawing, Line, PolyLine, Rect, String
+from reportlab.graphics.shapes import Circle, Drawing, Line, PolyLine, Rect, String
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_CENTER
 from reportlab.lib.pagesizes import A4, letter
@@ -581,14 +581,18 @@ def plot_lines(chart: Chart) -> list[dict[str, Any]]:
         if not keep:
             continue
         out.append({"label": str(ln.get("label", "")), "t": [t[i] for i in keep], "y": [y[i] for i in keep],
-                    "t0": [t0[i] for i in keep] if t0 is not None else None})
+                    "t0": [t0[i] for i in keep] if t0 is not None else None,
+                    # how it is drawn (the load limit's measured points, the replay's dashed storm)
+                    **{k: ln[k] for k in ("colour", "dash", "markers", "connect") if k in ln}})
     return out
 
 
 def line_chart(chart: Chart, width: float, font: str) -> tuple[Drawing | None, bool]:
     """Runs on one time axis: each interval a step over the seconds it covers (min/max per point column for
     long series), an optional logarithmic value axis, reference lines (``refs``: value, label, style cap | limit |
-    level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase).
+    level) and highlighted time ranges (``bands``: t0, t1, label, style worst | over | phase). A line with
+    ``markers`` has a dot at each point (and no line with ``connect`` False), one with ``dash`` is dashed, one with
+    ``colour`` is drawn in it; the x axis is whatever ``x`` names (a load in IOPS for the load limit).
 
     Whatever the lines hold, the drawing is made of finite numbers: a value that is missing, not a number or
     infinite is a gap in its line. Returns (None, _) when no line has a value to draw, and whether a line has
@@ -615,10 +619,16 @@ def line_chart(chart: Chart, width: float, font: str) -> tuple[Drawing | None, b
         yy = h - 4 * mm - r * 3.2 * mm
         for i, lab, x in row:
             if i >= 0:
-                col = colors.HexColor(PALETTE[i % len(PALETTE)])
+                col = _line_colour(lines[i], i)
                 d.add(Line(x, yy, x + 8, yy, strokeColor=col, strokeWidth=1.5))
             add_label(d, x + 10, yy - 2.5, lab, font, 6.5)
     return d, gaps
+
+
+def _line_colour(ln: dict[str, Any], i: int) -> Any:
+    """A line's own ``colour`` (a meaning the window draws in the same colour: within the goal green), else the
+    palette's i-th."""
+    return colors.HexColor(ln.get("colour") or PALETTE[i % len(PALETTE)])
 
 
 def _bands(d: Drawing, ax: _Axes, bands: list[dict[str, Any]], font: str) -> None:
@@ -660,7 +670,7 @@ def _grid(d: Drawing, ax: _Axes, chart: Chart, font: str) -> None:
 def _curves(d: Drawing, ax: _Axes, lines: list[dict[str, Any]]) -> None:
     """Each line as polylines over its runs of consecutive values (a missing value breaks the line)."""
     for i, ln in enumerate(lines):
-        col = colors.HexColor(PALETTE[i % len(PALETTE)])
+        col = _line_colour(ln, i)
         for seg in _runs_of_values(ln["y"]):
             t1 = [ln["t"][k] for k in seg]
             y = [ln["y"][k] for k in seg]
@@ -676,7 +686,11 @@ def _curves(d: Drawing, ax: _Axes, lines: list[dict[str, Any]]) -> None:
                     pts += [ax.x(a), ax.y(b)]
             if len(pts) == 2:  # one point alone: a short tick, so that it shows
                 pts += [pts[0] + 0.8, pts[1]]
-            d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9))
+            if ln.get("connect", True):
+                d.add(PolyLine(pts, strokeColor=col, strokeWidth=0.9, strokeDashArray=ln.get("dash")))
+            if ln.get("markers"):  # measured points drawn as dots (separate measurements: ``connect`` False)
+                for a, v in zip(t1, y):
+                    d.add(Circle(ax.x(a), ax.y(v), 1.8, fillColor=col, strokeColor=None))
 
 
 def _runs_of_values(y: list[float | None]) -> list[list[int]]:

@@ -35,7 +35,9 @@ FIELD_LABELS: dict[str, str] = {
     "measured_run": "Measured run", "vms": "VMs in the measured run", "read_pct": "Reads", "raid": "RAID level",
     "disk_type": "Disk type", "disk_iops": "IOPS per disk", "gb_per_user": "Capacity per user",
     "disk_gb": "Disk size", "storm_multiplier": "Storm multiplier", "profile": "User profile",
-    "davg_ms": "DAVG guidance", "kavg_ms": "KAVG guidance",
+    "davg_ms": "DAVG guidance", "kavg_ms": "KAVG guidance", "statistic": "Judged on", "points": "Load points",
+    "replay_run": "Replay", "t_start_s": "From", "t_end_s": "To", "phase": "Phase", "scale": "Scale",
+    "replay_device": "Disks of the replay",
 }
 
 # compare figures: key of app.analysis.compare's rows -> customer words, and the series column a chart shows
@@ -387,6 +389,82 @@ class VmLoadQuestion(Question):
         self.run_id = _int("run_id", self.run_id)
 
 
+@question_kind(order=80)
+@dataclass
+class KneeQuestion(Question):
+    """How many desktops before the response-time goal breaks? Runs at increasing load (fio steps, Iometer tests, a
+    ramp of device rates): the highest load at which ``goal_pct`` % of I/O is answered within ``threshold_ms``
+    (``statistic="mean"``: the mean response time within it), in desktops of ``iops_per_user`` (or a user
+    ``profile``; neither: the sizing question's). app.analysis.knee.knee"""
+
+    KIND: ClassVar[str] = "knee"
+    LABEL: ClassVar[str] = "load limit"
+    run_ids: list[int] = field(default_factory=list)
+    threshold_ms: float = 50.0
+    goal_pct: float = 80.0
+    statistic: str = "share"  # share (goal_pct % within threshold_ms) | mean (mean response time within it)
+    iops_per_user: float | None = None
+    profile: str | None = None
+    points: str = "runs"  # runs | jobs (each fio job one step)
+    device: str | None = None
+    every_s: float | None = None
+
+    def validate(self) -> None:
+        from app.analysis.sizing_presets import load_presets
+
+        self.run_ids = _ids("run_ids", self.run_ids, 1)
+        self.threshold_ms = _num("threshold_ms", self.threshold_ms, unit="ms")
+        self.goal_pct = _num("goal_pct", self.goal_pct, at_most=100, unit="%")
+        self.statistic = _choice("statistic", self.statistic, ("share", "mean"))
+        self.points = _choice("points", self.points, ("runs", "jobs"))
+        if self.iops_per_user is not None and self.profile is not None:
+            raise QuestionError("give the IOPS per user or a user profile, not both", "profile")
+        self.iops_per_user = _opt_num("iops_per_user", self.iops_per_user, unit="IOPS")
+        if self.profile is not None:
+            self.profile = _choice("profile", self.profile, list(load_presets()["user_profiles"]))
+        self.device = _opt_text("device", self.device)
+        self.every_s = _opt_num("every_s", self.every_s, unit="s")
+
+
+@question_kind(order=90)
+@dataclass
+class ReplayQuestion(Question):
+    """Does the replay (``replay_run``: iostat captured during it, or fio's report of it) reproduce the storm of
+    ``run_id`` (a range of seconds or a stored phase of it, at ``scale``)? app.analysis.replay.replay_check"""
+
+    KIND: ClassVar[str] = "replay"
+    LABEL: ClassVar[str] = "storm replay"
+    run_id: int = 0
+    replay_run: int = 0
+    t_start_s: float | None = None
+    t_end_s: float | None = None
+    phase: str | None = None
+    scale: float = 1.0
+    device: str | None = None
+    replay_device: str | None = None
+    every_s: float | None = None
+
+    def validate(self) -> None:
+        self.run_id = _int("run_id", self.run_id)
+        self.replay_run = _int("replay_run", self.replay_run)
+        if self.replay_run == self.run_id:
+            raise QuestionError("the replay is another run than the storm it replays", "replay_run")
+        self.t_start_s = _opt_num("t_start_s", self.t_start_s, above=None, at_least=0, unit="s")
+        self.t_end_s = _opt_num("t_end_s", self.t_end_s, above=None, at_least=0, unit="s")
+        if self.t_start_s is not None and self.t_end_s is not None and self.t_end_s <= self.t_start_s:
+            raise QuestionError(f"must come after the start ({self.t_start_s:g} s)", "t_end_s")
+        self.phase = _opt_text("phase", self.phase)
+        if self.phase is not None and (self.t_start_s is not None or self.t_end_s is not None):
+            raise QuestionError("give a phase or a range of seconds, not both", "phase")
+        self.scale = _num("scale", self.scale)
+        self.device = _opt_text("device", self.device)
+        self.replay_device = _opt_text("replay_device", self.replay_device)
+        self.every_s = _opt_num("every_s", self.every_s, unit="s")
+
+    def run_ids_used(self) -> list[int]:
+        return [self.run_id, self.replay_run]
+
+
 # kind -> its name in the window and the PDF (each kind's LABEL), in the registry's order
 KIND_LABELS = {k: c.LABEL for k, c in KINDS.items()}
 
@@ -435,6 +513,17 @@ def describe(q: Question, names: dict[int, str] | None = None) -> str:
                 f"KAVG {fmt_value(q.kavg_ms, 'ms')}), and does it come from the array or the host?")
     if isinstance(q, VmLoadQuestion):
         return f"Which VM drives the load on {name(q.run_id)}?"
+    if isinstance(q, KneeQuestion):
+        goal = (f"mean response time within {fmt_value(q.threshold_ms, 'ms')}" if q.statistic == "mean" else
+                f"{fmt_pct_value(q.goal_pct)} within {fmt_value(q.threshold_ms, 'ms')}")
+        runs = listed(q.run_ids) if len(q.run_ids) <= 4 else \
+            f"{len(q.run_ids)} runs ({name(q.run_ids[0])} to {name(q.run_ids[-1])})"
+        return f"How many desktops before the response-time goal ({goal}) breaks on {runs}?"
+    if isinstance(q, ReplayQuestion):
+        where = (f"phase {q.phase}" if q.phase else f"seconds {q.t_start_s or 0:g}–{q.t_end_s:g}"
+                 if q.t_end_s is not None else f"from second {q.t_start_s:g}" if q.t_start_s else "the whole run")
+        scale = f", IOPS x {q.scale:g}" if q.scale != 1 else ""
+        return f"Does {name(q.replay_run)} reproduce the storm of {name(q.run_id)} ({where}{scale})?"
     raise TypeError(type(q))  # pragma: no cover
 
 
@@ -497,6 +586,8 @@ def _title(title: str | None) -> str | None:
 def _check_runs(ws: Workspace, q: Question) -> None:
     key = "run_ids" if hasattr(q, "run_ids") else "measured_run" if isinstance(q, SizingQuestion) else "run_id"
     for rid in q.run_ids_used():
+        if isinstance(q, ReplayQuestion) and rid == q.replay_run:
+            key = "replay_run"
         if ws.run(rid) is None:
             raise QuestionError(f"there is no run {rid} in this workspace", key, missing=True)
     _check_step(ws, q)

@@ -29,6 +29,13 @@ Kinds (typed dataclasses; ``params`` is their JSON)
                                                       davg_ms, kavg_ms) -- app.analysis.host_latency.latency_split
     ``vm_load``        :class:`VmLoadQuestion`        which VM drives the load; its latency alone and while
                                                       another VM is active (run_id) -- host_latency.vm_load
+    ``knee``           :class:`KneeQuestion`          how many desktops before the response-time goal breaks
+                                                      (run_ids at increasing load, threshold_ms, goal_pct,
+                                                      statistic share | mean, iops_per_user or profile, points,
+                                                      device, every_s) -- app.analysis.knee.knee
+    ``replay``         :class:`ReplayQuestion`        does a replay reproduce a measured storm (run_id,
+                                                      replay_run, t_start_s/t_end_s or phase, scale, device,
+                                                      replay_device, every_s) -- app.analysis.replay.replay_check
 
 ``question_from_params(kind, params)`` builds and validates one; a bad value raises :class:`QuestionError`
 whose ``field`` is the parameter's key and whose ``str()`` names it in a customer's words
@@ -95,9 +102,11 @@ from app.analysis.question_kinds import PHASE_CHOICES as PHASE_CHOICES
 from app.analysis.question_kinds import UNIT_WORDS as UNIT_WORDS
 from app.analysis.question_kinds import CapQuestion as CapQuestion
 from app.analysis.question_kinds import CompareQuestion as CompareQuestion
+from app.analysis.question_kinds import KneeQuestion as KneeQuestion
 from app.analysis.question_kinds import LatencySourceQuestion as LatencySourceQuestion
 from app.analysis.question_kinds import Question as Question
 from app.analysis.question_kinds import QuestionError as QuestionError
+from app.analysis.question_kinds import ReplayQuestion as ReplayQuestion
 from app.analysis.question_kinds import ResponseTimeQuestion as ResponseTimeQuestion
 from app.analysis.question_kinds import SizingQuestion as SizingQuestion
 from app.analysis.question_kinds import StoredQuestion as StoredQuestion
@@ -716,6 +725,113 @@ def _answer_sizing(ws: Workspace, q: SizingQuestion, names: dict[int, str]) -> A
     ev = Evidence(q.run_ids_used(), {}, [], [], {"ends": [e or "given" for e, _r in ends]}, results,
                   {"what_if": what_if(ends)})
     return Answer(None, q.KIND, "", "information", figures, reason, ev, notes)
+
+
+@answers(KneeQuestion)
+def _answer_knee(ws: Workspace, q: KneeQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.knee import POOR_FIT, knee, per_user_from_workspace, profile_iops
+
+    notes: list[Any] = []
+    ipu: float | None
+    if q.iops_per_user is not None:
+        ipu, src = q.iops_per_user, "given"
+    elif q.profile is not None:
+        ipu, src = profile_iops(q.profile), f"the {q.profile} user profile"
+    else:
+        found = per_user_from_workspace(ws)
+        ipu, src = found if found is not None else (None, "none")
+        if found is None:
+            notes.append(Note("no IOPS per user, so no desktops: give {fix}", "iops_per_user"))
+    res = knee(ws, list(q.run_ids), statistic=q.statistic, threshold_ms=q.threshold_ms, goal_pct=q.goal_pct,
+               points=q.points, iops_per_user=ipu, per_user_source=src, device=q.device, every_s=q.every_s)
+    lo, hi = res.range_iops
+
+    def named(p: Any) -> str:
+        return str(p.named(names.get(p.run_id, p.run_name)))
+
+    def users(v: float | None) -> str:
+        d = res.desktops(v)
+        return "" if d is None else f" ({d:,} desktop{'s' if d != 1 else ''})"
+
+    figures = []
+    if res.held is not None:
+        figures.append(Figure("highest load within the goal", lo, "IOPS",
+                              f"goal holds up to {fmt_value(lo, 'IOPS')}{users(lo)}", q.threshold_ms,
+                              fmt_value(q.threshold_ms, "ms")))
+    if res.broke is not None:
+        figures.append(Figure("load at which it broke", hi, "IOPS", f"breaks by {fmt_value(hi, 'IOPS')}{users(hi)}"))
+    if res.estimate_iops is not None:
+        d = res.desktops(res.estimate_iops)
+        figures.append(Figure("estimated crossing", res.estimate_iops, "IOPS",
+                              f"crossing near {fmt_value(res.estimate_iops, 'IOPS')} ("
+                              + (f"{d:,} desktops, " if d is not None else "") + "estimate)"))
+    goal = res.goal_words
+    per = f" at {fmt_value(ipu)} IOPS per user" if ipu else ""
+    if res.held is not None and res.broke is not None:
+        reason = (f"The goal ({goal}) holds up to {fmt_value(lo, 'IOPS')} ({named(res.held)}: {res.figure_words} "
+                  f"{_ms_text(res.held.response_ms)}) and breaks by {fmt_value(hi, 'IOPS')} ({named(res.broke)}: "
+                  f"{_ms_text(res.broke.response_ms)}).")
+        if ipu:
+            reason += (f" That is {res.desktops(lo):,} desktops{per} within the goal; it breaks by "
+                       f"{res.desktops(hi):,}.")
+        if res.estimate_iops is not None:
+            d = res.desktops(res.estimate_iops)
+            reason += (f" Interpolated between these two points, the goal breaks near "
+                       f"{fmt_value(res.estimate_iops, 'IOPS')} (" + (f"{d:,} desktops, " if d is not None else "")
+                       + "an estimate).")
+        verdict = "information"
+    elif res.held is not None:
+        reason = (f"The goal ({goal}) held at every measured load, up to {fmt_value(lo, 'IOPS')}{users(lo)}"
+                  f"{per}: where it breaks lies above the measured range.")
+        verdict = "information"
+    elif res.broke is not None:
+        reason = (f"The goal ({goal}) is missed already at the lowest load that decides, {fmt_value(hi, 'IOPS')} "
+                  f"({named(res.broke)}: {_ms_text(res.broke.response_ms)}).")
+        verdict = "not met"
+    else:
+        reason = f"No load point can be judged against the goal ({goal})."
+        verdict = "information"
+    if res.fit is not None and res.fit.crossing_iops is not None and res.fit.r2 >= POOR_FIT:
+        notes.append(f"the fitted curve (service time {_ms_text(res.fit.service_ms)}, capacity "
+                     f"{fmt_value(res.fit.capacity_iops, 'IOPS')}, R² {res.fit.r2:.2f}) reaches "
+                     f"{fmt_value(q.threshold_ms, 'ms')} at {fmt_value(res.fit.crossing_iops, 'IOPS')}: a cross-check, "
+                     "not the answer")
+    notes += res.notes
+    deciding = [p for p in (res.held, res.broke) if p is not None]
+    ev = Evidence(list(q.run_ids), {}, [], [{"value": q.threshold_ms, "unit": "ms", "label": "goal"}],
+                  {"column": "knee", "deciding": [named(p) for p in deciding]}, [res])
+    return Answer(None, q.KIND, "", verdict, figures, reason, ev, notes)
+
+
+def _ms_text(v: float | None) -> str:
+    if v is None:
+        return "no response time"
+    digits = 3 if abs(v) < 1 else 2 if abs(v) < 10 else 1
+    return f"{v:,.{digits}f} ms"
+
+
+@answers(ReplayQuestion)
+def _answer_replay(ws: Workspace, q: ReplayQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.replay import replay_check
+
+    res = replay_check(ws, q.run_id, q.replay_run, t_start_s=q.t_start_s, t_end_s=q.t_end_s, phase=q.phase,
+                       scale=q.scale, device=q.device, replay_device=q.replay_device, every_s=q.every_s)
+    units = {"iops": "fraction", "read_share": "points", "request_size": "fraction", "latency": "fraction"}
+    # the dimensions that decide the verdict (the worst of the three judged), IOPS over time when all agree
+    deciding = [d for d in res.dimensions[:3] if d.verdict == res.verdict] if res.verdict != "faithful" else []
+    figures = [Figure(d.label, d.figure, units[d.key], f"{d.label} {d.verdict}: {d.text}")
+               for d in (deciding or res.dimensions[:1])]
+    judged = ", ".join(f"{d.label if d.key == 'iops' else d.label.lower()} {d.verdict}" for d in res.dimensions[:3])
+    lat = res.dimension("latency")
+    how = {"faithful": "faithfully", "approximate": "approximately", "not faithful": "not faithfully"}[res.verdict]
+    reason = (f"{names[q.replay_run]} reproduces the storm of {names[q.run_id]} ({res.range_label}, IOPS x "
+              f"{q.scale:g}) {how}: {judged}.")
+    if lat.figure is not None:
+        reason += (f" Response time {lat.verdict}: {lat.text} -- what the replayed storm met on the replay's target, "
+                   "not part of the verdict.")
+    verdict = {"faithful": "met", "approximate": "information", "not faithful": "not met"}[res.verdict]
+    ev = Evidence([q.run_id, q.replay_run], {}, [], [], {"column": "replay", "every_s": res.every_s}, [res])
+    return Answer(None, q.KIND, "", verdict, figures, reason, ev, [f"measured from {res.basis}", *res.notes])
 
 
 def what_if(ends: list[tuple[str, Any]]) -> list[dict[str, Any]]:

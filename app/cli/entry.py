@@ -20,6 +20,7 @@ from app.cli.importing import IMPORT
 from app.cli.mapping import MAPPING
 from app.cli.phases import MARKER, PHASE
 from app.cli.question import QUESTION
+from app.cli.replay import REPLAY
 from app.cli.report import REPORT
 from app.cli.runs import RUN, RUNS
 from app.cli.size import SIZE
@@ -30,7 +31,7 @@ from app.workspace_lock import WorkspaceLocked, cli_message
 from reports.options import version
 
 COMMANDS: tuple[Command, ...] = (IMPORT, RUNS, SQL, ANALYZE, COMPARE, SIZE, PHASE, MARKER, MAPPING, REPORT, EXPORT,
-                                 RUN, QUESTION, GUI)
+                                 RUN, QUESTION, REPLAY, GUI)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,6 +10,11 @@
     question add storm --run ID [--device D] [--phases P] [--every S]
     question add latency-source --run ID [--device D] [--davg-ms MS] [--kavg-ms MS]   (esxtop: array or host?)
     question add vm-load --run ID                                                     (esxtop: load per VM)
+    question add knee --runs ID... [--threshold-ms MS] [--goal-pct P] [--statistic share|mean]
+                      [--iops-per-user X | --profile NAME] [--points runs|jobs] [--device D] [--every S]
+                      (how many desktops before the response-time goal breaks)
+    question add replay --run ID --replay-run ID [--range A..B | --phase NAME] [--scale F] [--device D]
+                        [--replay-device D] [--every S]          (does the replay reproduce the storm)
     question list [--json];  question answer [ID...] [--json];  question edit ID [flags of its kind] [--title T]
     question move ID --to POS;  question delete ID
 
@@ -42,7 +47,8 @@ if TYPE_CHECKING:
 
 # command-line kind -> the stored kind
 KIND_NAMES = {"compare": "compare", "cap": "cap", "response-time": "response_time", "sizing": "sizing",
-              "storm": "storm_profile", "latency-source": "latency_source", "vm-load": "vm_load"}
+              "storm": "storm_profile", "latency-source": "latency_source", "vm-load": "vm_load", "knee": "knee",
+              "replay": "replay"}
 CLI_KIND = {v: k for k, v in KIND_NAMES.items()}
 
 
@@ -62,12 +68,23 @@ def _range(text: str) -> tuple[float, float | None]:
         raise argparse.ArgumentTypeError(f"a number or a range like 8..25 expected, not {text!r}") from None
 
 
+def _seconds(text: str) -> tuple[float | None, float | None]:
+    """``A..B`` seconds (either end may be left out)."""
+    from app.analysis.replay import parse_range
+
+    try:
+        return parse_range(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 # flag, parameter key(s), argparse keywords, kinds that take it
 FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
     ("--run", "run_id", {"type": int, "metavar": "ID", "help": "run id (see 'runs')"},
-     {"cap", "storm_profile", "latency_source", "vm_load"}),
+     {"cap", "storm_profile", "latency_source", "vm_load", "replay"}),
     ("--runs", "run_ids", {"type": _ids, "nargs": "+", "metavar": "ID[,ID...]",
-                           "help": "run ids; for compare the first is the baseline"}, {"compare", "response_time"}),
+                           "help": "run ids; for compare the first is the baseline; for knee the runs at "
+                                   "increasing load"}, {"compare", "response_time", "knee"}),
     ("--metric", "metric", {"metavar": "M", "help": "the figure compared (default peak_iops): "
                             + ", ".join(COMPARE_METRICS)}, {"compare"}),
     ("--align", "align", {"metavar": "MODE", "help": "start | activity | clock | marker:NAME | offset:S (charts; "
@@ -75,9 +92,9 @@ FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
      {"compare"}),
     ("--phases", "phases", {"choices": ["auto", "stored", "detect", "none"]}, {"compare", "storm_profile"}),
     ("--device", "device", {"metavar": "D[,D...]", "help": "exact device name(s); default: the whole disks"},
-     {"compare", "cap", "storm_profile", "latency_source"}),
+     {"compare", "cap", "storm_profile", "latency_source", "knee", "replay"}),
     ("--every", "every_s", {"type": float, "metavar": "S", "help": "resample to S-second means first"},
-     {"compare", "storm_profile"}),
+     {"compare", "storm_profile", "knee", "replay"}),
     ("--cap-iops", "iops_cap", {"type": float, "metavar": "N"}, {"cap"}),
     ("--cap-kbs", "bw_cap_kbs", {"type": float, "metavar": "N", "help": "bandwidth cap in kB/s (1 kB = 1024 bytes)"},
      {"cap"}),
@@ -87,12 +104,26 @@ FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
     ("--window", "window_s", {"type": float, "metavar": "S", "help": "window length, >= 10 s (default 10)"}, {"cap"}),
     ("--disks", "disks", {"nargs": "+", "metavar": "NAME", "help": "VM disks (default: every disk of the runs)"},
      {"response_time"}),
-    ("--threshold-ms", "threshold_ms", {"type": float, "metavar": "MS", "help": "default 50"}, {"response_time"}),
-    ("--goal-pct", "goal_pct", {"type": float, "metavar": "P", "help": "default 80"}, {"response_time"}),
+    ("--threshold-ms", "threshold_ms", {"type": float, "metavar": "MS", "help": "default 50"},
+     {"response_time", "knee"}),
+    ("--goal-pct", "goal_pct", {"type": float, "metavar": "P", "help": "default 80"}, {"response_time", "knee"}),
+    ("--statistic", "statistic", {"choices": ["share", "mean"], "help": "knee: the goal is P %% of I/O within MS "
+                                  "(share, the default) or the mean response time within MS (mean)"}, {"knee"}),
+    ("--points", "points", {"choices": ["runs", "jobs"], "help": "knee: one load point per run (default) or per "
+                            "fio job"}, {"knee"}),
+    ("--replay-run", "replay_run", {"type": int, "metavar": "ID", "help": "the replay's capture (iostat during it, "
+                                    "or fio's JSON report)"}, {"replay"}),
+    ("--range", "t_range", {"type": _seconds, "metavar": "A..B", "help": "the replayed seconds of the run "
+                            "(default the whole run)"}, {"replay"}),
+    ("--phase", "phase", {"metavar": "NAME", "help": "replayed range: a phase stored with the run"}, {"replay"}),
+    ("--scale", "scale", {"type": float, "metavar": "F", "help": "the replay's IOPS scale (default 1)"},
+     {"replay"}),
+    ("--replay-device", "replay_device", {"metavar": "D[,D...]", "help": "the replay capture's device(s)"},
+     {"replay"}),
     ("--users", "users", {"type": int, "metavar": "N"}, {"sizing"}),
     ("--iops-per-user", "iops_per_user", {"type": _range, "metavar": "X[..Y]",
                                           "help": "one value, or light..heavy users (8..25): both are answered"},
-     {"sizing"}),
+     {"sizing", "knee"}),
     ("--measured-run", "measured_run", {"type": int, "metavar": "ID", "help": "IOPS per user measured on this run"},
      {"sizing"}),
     ("--vms", "vms", {"type": int, "metavar": "N", "help": "VMs in the measured run"}, {"sizing"}),
@@ -104,24 +135,26 @@ FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
     ("--gb-per-user", "gb_per_user", {"type": float, "metavar": "G"}, {"sizing"}),
     ("--disk-gb", "disk_gb", {"type": float, "metavar": "D"}, {"sizing"}),
     ("--storm-multiplier", "storm_multiplier", {"type": float, "metavar": "M"}, {"sizing"}),
-    ("--profile", "profile", {"metavar": "NAME", "help": "user profile preset (office-8, ...)"}, {"sizing"}),
+    ("--profile", "profile", {"metavar": "NAME", "help": "user profile preset (office-8, ...)"}, {"sizing", "knee"}),
     ("--davg-ms", "davg_ms", {"type": float, "metavar": "MS", "help": "DAVG guidance (default 20)"},
      {"latency_source"}),
     ("--kavg-ms", "kavg_ms", {"type": float, "metavar": "MS", "help": "KAVG guidance (default 2)"},
      {"latency_source"}),
 ]
 FIELD_FLAGS = {key: flag for flag, key, _kw, _k in FLAGS}
-FIELD_FLAGS.update({"iops_per_user_storm": "--iops-per-user", "title": "--title", "position": "--position/--to",
+FIELD_FLAGS.update({"t_start_s": "--range", "t_end_s": "--range", "iops_per_user_storm": "--iops-per-user",
+                    "title": "--title", "position": "--position/--to",
                     "kind": "KIND"})
 REQUIRED = {"cap": "run_id", "storm_profile": "run_id", "compare": "run_ids", "response_time": "run_ids",
-            "sizing": "users", "latency_source": "run_id", "vm_load": "run_id"}
+            "sizing": "users", "latency_source": "run_id", "vm_load": "run_id", "knee": "run_ids",
+            "replay": "run_id"}
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
     pc = CliParser
     qsub = p.add_subparsers(dest="action", metavar="ACTION", parser_class=pc)
     a = qsub.add_parser("add", help="add a question (compare, cap, response-time, sizing, storm, latency-source, "
-                                    "vm-load)")
+                                    "vm-load, knee, replay)")
     ksub = a.add_subparsers(dest="kind", metavar="KIND", parser_class=pc)
     for cli_kind, kind in KIND_NAMES.items():
         k = ksub.add_parser(cli_kind, help=f"a {cli_kind} question")
@@ -166,7 +199,15 @@ def _params(args: argparse.Namespace, kind: str | None) -> dict[str, Any]:
             continue
         if key == "run_ids":
             v = [i for part in v for i in part]
+        if key == "t_range":
+            out["t_start_s"], out["t_end_s"] = v
+            continue
         if key == "iops_per_user":
+            if kind == "knee" or (kind is None and v[1] is None):
+                if v[1] is not None:
+                    raise UsageError("--iops-per-user: the load limit takes one value, not a range")
+                out["iops_per_user"] = v[0]
+                continue
             out["iops_per_user"], out["iops_per_user_storm"] = v
             continue
         if key == "device" and v is not None and not v.strip():

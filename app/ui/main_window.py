@@ -45,7 +45,7 @@ from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser
 from app.ui.single_instance import open_for_window
 from app.ui.theme import THEMES, apply_theme
-from app.ui.views import VIEW_TABS, ViewTab
+from app.ui.views import PHASE_ACTIONS, RUN_ACTIONS, VIEW_TABS, ViewTab
 from app.ui.workers import ImportThread, WorkspaceLost, wait_for_jobs
 from app.workspace import (
     DISK_FULL,
@@ -227,6 +227,8 @@ class MainWindow(QMainWindow):
         self.browser.open_grid.connect(self._open_grid)
         self.browser.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.browser.runs_changed.connect(self._runs_changed)
+        self.browser.action_asked.connect(self._run_action)
+        self.plot.phase_action.connect(self._phase_action)
         self.banner.changed.connect(self._first_report_kept)
         self.plot.questions_asked.connect(self._add_questions)
         self.questions.question_chosen.connect(self._show_question)
@@ -247,7 +249,28 @@ class MainWindow(QMainWindow):
         view = tab.build(ws)
         if hasattr(view, "questions_asked"):
             view.questions_asked.connect(self._add_questions)
+        if hasattr(view, "status_message"):  # what a view has to say goes to the status bar
+            view.status_message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         return view
+
+    def _tab_of(self, key: str) -> Any:
+        """The view (a LazyView until built) of the view tab ``key`` of app.ui.views.VIEW_TABS."""
+        return getattr(self, VIEW_TABS[key].attr)
+
+    def _run_action(self, key: str, run_id: int) -> None:
+        """A view's action on one run, from the run list's menu (app.ui.views.RUN_ACTIONS): its tab shown, then the
+        action done (the tab's own update to the selection comes first)."""
+        act = RUN_ACTIONS[key]
+        view = self._tab_of(act.tab)
+        self.tabs.setCurrentWidget(view)
+        getattr(view, act.method)(run_id)
+
+    def _phase_action(self, key: str, run_id: int, phase: str) -> None:
+        """A view's action on a stored phase, from its band's menu on the Overlay (app.ui.views.PHASE_ACTIONS)."""
+        act = PHASE_ACTIONS[key]
+        view = self._tab_of(act.tab)
+        self.tabs.setCurrentWidget(view)
+        getattr(view, act.method)(run_id, phase)
 
     def _fit_to_screen(self) -> None:
         """1400 x 860, or 90 % of a smaller screen (a 1366 x 768 laptop)."""
@@ -320,7 +343,8 @@ class MainWindow(QMainWindow):
         elif action is not None:
             self.statusBar().showMessage(action.toolTip(), 10000)
         else:
-            self.statusBar().showMessage("Add to report works on the Overlay, Histograms and Sizing tabs: the "
+            self.statusBar().showMessage("Add to report works on the Overlay, Histograms, Sizing, Storm replay and "
+                                         "Load limit tabs: the "
                                          "question they show goes into the report.", 10000)
 
     def _view_add_action(self) -> Any:
@@ -331,6 +355,8 @@ class MainWindow(QMainWindow):
             return self.histos.add_action
         if page is self.sizing:
             return self.sizing.add_action
+        if any(page is self._tab_of(k) for k in VIEW_TABS):  # a view tab with an Add to report of its own
+            return getattr(page, "add_action", None)
         return None
 
     def add_cap_check(self) -> None:
@@ -344,7 +370,9 @@ class MainWindow(QMainWindow):
     def _show_question(self, sq: Any) -> None:
         """A question chosen in the Report questions panel: its runs selected, the tab with its evidence shown
         and set as the question was asked."""
-        view = {"overlay": self.plot, "histograms": self.histos, "sizing": self.sizing}[evidence_tab(sq.kind)]
+        tab = next((t for t in VIEW_TABS.values() if sq.kind in t.kinds), None)
+        view = getattr(self, tab.attr) if tab is not None else \
+            {"overlay": self.plot, "histograms": self.histos, "sizing": self.sizing}[evidence_tab(sq.kind)]
         self.tabs.setCurrentWidget(self.overlay_page if view is self.plot else view)
         runs = [r for r in sq.question.run_ids_used() if self.ws.run(r) is not None]
         if runs:

@@ -439,6 +439,7 @@ class OverlayPlot(QWidget):
     curves_changed = Signal()
     range_changed = Signal(float, float)
     questions_asked = Signal(list)  # [Question]: "Add to report" / "Add cap check to report"
+    phase_action = Signal(str, int, str)  # a view's action on a stored phase (app.ui.views.PHASE_ACTIONS)
 
     def __init__(self, ws: Workspace, parent: Any = None):
         super().__init__(parent)
@@ -1171,13 +1172,25 @@ class OverlayPlot(QWidget):
             self._store("phase", (add_phase, c.run_id, name, ta, tb))
 
     def _mark_menu(self, kind: str, run_id: int, name: str, pos: QPoint) -> None:
-        """Right-click on a marker or phase: Rename… / Delete."""
+        """Right-click on a marker or phase: Rename… / Delete; on a phase also what a view does with it
+        (app.ui.views.PHASE_ACTIONS: Replay as fio job…)."""
         from app.store.phases import add_marker, add_phase, delete_marker, delete_phase
+        from app.ui.views import PHASE_ACTIONS
 
         menu = QMenu(self)
+        actions = {}
+        if kind == "phase":  # what a view does with a stored phase (Replay as fio job…)
+            kind_of_run = (self.ws.run(run_id) or {}).get("kind")
+            actions = {menu.addAction(act.text): key for key, act in PHASE_ACTIONS.items()
+                       if has(kind_of_run, act.capability)}
+            if actions:
+                menu.addSeparator()
         rename = menu.addAction("Rename…")
         delete = menu.addAction("Delete")
         chosen = menu.exec(pos)
+        if chosen in actions:
+            self.phase_action.emit(actions[chosen], run_id, name)
+            return
         run_name = (self.ws.run(run_id) or {}).get("name", str(run_id))
         if chosen is delete:
             self._store(kind, (delete_marker if kind == "marker" else delete_phase, run_id, name))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -103,6 +103,12 @@ class QuestionsPanel(QWidget):
         self.table.setToolTip("The questions the report answers on its first page, in this order (File ▸ Export "
                               "report…)")
         self.table.itemSelectionChanged.connect(self._chosen)
+        # a click on the row already chosen (the question just added is) shows its evidence again: the selection
+        # does not change, so only the click says so (the press is counted: a click that chose the row is not twice)
+        self._choices = 0  # questions announced so far
+        self._choices_at_press = -1
+        self.table.viewport().installEventFilter(self)
+        self.table.clicked.connect(self._clicked)
         self.table.itemDoubleClicked.connect(lambda item: self.edit_title(item.row()))
         self.table.itemChanged.connect(self._title_edited)
 
@@ -346,7 +352,18 @@ class QuestionsPanel(QWidget):
         self._buttons()
         sq = self.current_question()
         if sq is not None and not self._filling:
+            self._choices += 1
             self.question_chosen.emit(sq)
+
+    def eventFilter(self, obj: Any, event: Any) -> bool:  # noqa: N802 (Qt name)
+        if obj is self.table.viewport() and event.type() == QEvent.Type.MouseButtonPress:
+            self._choices_at_press = self._choices
+        return super().eventFilter(obj, event)
+
+    def _clicked(self, index: Any) -> None:
+        """A click on the row that was already chosen: announced again (the window shows its evidence)."""
+        if self._choices == self._choices_at_press and index.row() == self.table.currentRow():
+            self._chosen()
 
     def _move(self, step: int) -> None:
         sq = self.current_question()

@@ -57,6 +57,7 @@ class RunBrowser(QWidget):
     open_grid = Signal(int)
     runs_changed = Signal()
     message = Signal(str)  # for the status bar
+    action_asked = Signal(str, int)  # a view's action on one run (app.ui.views.RUN_ACTIONS): its key, the run
 
     def __init__(self, ws: Workspace, parent: Any = None):
         super().__init__(parent)
@@ -244,8 +245,14 @@ class RunBrowser(QWidget):
         ids = self.selected_runs()
         if not ids:
             return
+        from app.ui.views import RUN_ACTIONS
+
         m = QMenu(self)
         m.addAction("Open in grid", lambda: self.open_grid.emit(ids[0]))
+        kind = (self.ws.run(ids[0]) or {}).get("kind") if len(ids) == 1 else None
+        for key, act in RUN_ACTIONS.items():  # what a view does with one run (Replay as fio job…)
+            if has(kind, act.capability):
+                m.addAction(act.text, lambda key=key: self.action_asked.emit(key, ids[0]))
         first = len(m.actions())  # the actions after it change the workspace
         if len(ids) == 1:
             m.addAction("Rename…", lambda: self.rename(ids[0]))

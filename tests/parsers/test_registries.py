@@ -70,12 +70,13 @@ def test_every_question_kind_has_its_label_answer_and_evidence_section():
     """A question kind is one class (@question_kind), one answer (@answers) and one evidence builder
     (@question_section): the three registries name the same kinds."""
     kinds = set(questions.KINDS.keys())
-    assert kinds == {"compare", "cap", "response_time", "sizing", "storm_profile", "latency_source", "vm_load"}
+    assert kinds == {"compare", "cap", "response_time", "sizing", "storm_profile", "latency_source", "vm_load", "knee",
+                     "replay"}
     assert set(questions.ANSWERS.keys()) == kinds
     assert set(builders.QUESTION_BUILDERS.keys()) == kinds
     assert all(questions.KINDS[k].LABEL for k in kinds)
     assert list(questions.KIND_LABELS) == ["compare", "cap", "response_time", "sizing", "storm_profile",
-                                           "latency_source", "vm_load"]
+                                           "latency_source", "vm_load", "knee", "replay"]
 
 
 def test_the_report_sections_are_found_without_a_list():

@@ -369,3 +369,26 @@ def test_runs_clearly_over_a_cap_make_one_summary_line(engagement, tmp_path):
     assert line[0] in text
     assert (f"storm_fast_iostat-xt ({fmt(fast.plateau)} IOPS); storm_slow_iostat-xt ({fmt(slow.plateau)} IOPS)"
             in line[0])
+
+
+def test_a_line_with_its_own_colour_is_drawn_and_keyed_in_it():
+    """The load limit's points are green within the goal and red when missed in the window; the report's chart
+    drew them in the palette's order instead (within the goal blue, and the fitted curve changed colour with the
+    lines present). A line's ``colour`` is now its dots', its curve's and its key's."""
+    from reportlab.graphics.shapes import Circle, Line
+
+    from app.analysis.knee import POINT_COLOURS
+    from reports.content import Chart
+    from reports.pdf import _fonts, line_chart
+
+    green = POINT_COLOURS[True]
+    chart = Chart("lines", "points", {"x": "IOPS", "lines": [
+        {"label": "cannot tell", "t": [], "y": [], "markers": True, "connect": False, "colour": "#888888"},
+        {"label": "within the goal", "t": [1000.0, 2000.0], "y": [1.0, 2.0], "markers": True, "connect": False,
+         "colour": green}]})
+    d = line_chart(chart, 400, _fonts()[0])
+    dots = [c for c in d.contents if isinstance(c, Circle)]
+    assert len(dots) == 2
+    assert all(c.fillColor.hexval().lower() == "0x" + green[1:] for c in dots)
+    keys = [ln for ln in d.contents if isinstance(ln, Line) and ln.strokeWidth == 1.5]
+    assert any(ln.strokeColor.hexval().lower() == "0x" + green[1:] for ln in keys)

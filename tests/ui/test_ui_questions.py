@@ -198,7 +198,7 @@ def test_histograms_and_sizing_add_their_questions(qtbot, window):
     # a tab without a question to ask says where to go
     click_tab(qtbot, w, "Grid & SQL")
     _menu_action(w, "Report", "Add to report").trigger()
-    assert "Overlay, Histograms and Sizing" in w.statusBar().currentMessage()
+    assert "Overlay, Histograms, Sizing, Storm replay and Load limit" in w.statusBar().currentMessage()
 
 
 def _table_rows(w) -> list[list[str]]:
