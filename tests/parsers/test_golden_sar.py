@@ -400,18 +400,28 @@ def test_sar_clocks(line, hms):
 @pytest.mark.parametrize(("text", "day"), [
     ("04/18/19", "2019-04-18"), ("11/23/2026", "2026-11-23"), ("23/11/2026", "2026-11-23"),
     ("23.11.2026", "2026-11-23"), ("2026-11-23", "2026-11-23"), ("2026年11月23日", "2026-11-23"),
-    ("2026년 11월 23일", "2026-11-23"),
+    ("2026년 11월 23일", "2026-11-23"), ("23. nov. 2026", "2026-11-23"), ("05. mars 2026", "2026-03-05"),
 ])
 def test_sar_banner_dates(text, day):
-    from parsers.sar import _banner_date
+    from parsers.dates import Words, decide, read
+    from parsers.sar import _banner_dated
 
-    assert str(_banner_date(text)[0]) == day
+    dated = _banner_dated(text)
+    words = Words()
+    words.add_date(text)
+    decision = decide([dated], words)
+    assert decision.decided
+    assert str(read(dated.parts, dated.year_first, decision.order)) == day
 
 
 def test_a_day_month_order_the_banner_cannot_tell_is_said():
-    from parsers.sar import _banner_date
+    """04/08/18 with nothing else: the C locale's 8 April or en_GB's 4 August -- undecided, stored month first."""
+    from parsers.dates import decide, read
+    from parsers.sar import _banner_dated
 
-    d, note = _banner_date("04/08/18")
-    assert str(d) == "2018-04-08"
-    assert note is not None
-    assert "month/day/year" in note
+    dated = _banner_dated("04/08/18")
+    decision = decide([dated])
+    assert not decision.decided
+    assert decision.readings == ("MDY", "DMY")
+    assert str(read(dated.parts, dated.year_first, decision.order)) == "2018-04-08"
+    assert "month/day/year" in decision.note
