@@ -10,6 +10,7 @@ came late), the times are sent again (:class:`~parsers.base.SampleTimes`), as th
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import math
 import re
@@ -41,7 +42,7 @@ from parsers.layers import LINUX_NAMES
 from parsers.registry import register
 from parsers.schema import frame_schema
 from parsers.semantics import Counts, Semantics, Span, common
-from parsers.textutil import RawStamp, StampResolver, date_stamps, split_stamp, stamp_datetime
+from parsers.textutil import RawStamp, StampResolver, date_stamps, split_stamp, stamp_date, stamp_datetime
 
 CPU_KEYS = ["user", "nice", "system", "iowait", "steal", "idle"]
 
@@ -245,6 +246,10 @@ def _report_times(stamps: list[tuple[int, Any]], stat_line: Callable[[int], int 
     if dating.warning:
         warn(dating.warning, None)
     info.meta.update(dating.meta)
+    banner = split_stamp(str(info.meta.get("banner_date") or ""))
+    if banner is not None and banner.date_parts:
+        with contextlib.suppress(ValueError):  # a date the stamps' order does not read: none stated
+            info.file_date = stamp_date(banner, dating.decision.order)
     return {i: dt for (i, _), dt in zip(stamps, dating.times)}
 
 

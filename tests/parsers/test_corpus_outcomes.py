@@ -32,8 +32,9 @@ REFUSED = {
 
 # imported, but with nothing to analyse: `iostat -d foo` names a device that does not exist (a header, no rows)
 EMPTY = {"iostat/sysstat-tests_iostat-foo.txt"}
-# notes beside the corpus, not traces: the search for public IOmark output (none exists)
-NOTES = {"iomark/IOMARK_FINDINGS.md"}
+# notes beside the corpus, not traces: the search for public IOmark output (none exists); how the locale captures
+# were made and the script deriving the locale table
+NOTES = {"iomark/IOMARK_FINDINGS.md", "locales/make_captures.sh", "locales/derive_locale_formats.py"}
 
 
 def _files() -> list[str]:
