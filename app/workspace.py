@@ -576,6 +576,60 @@ class Workspace:
             if value:
                 self._drop_warnings(run_id, "{fix:counts_per_collection}", "--histogram-counts")
 
+    def set_date_order(self, run_id: int, order: str, how: str | None = None) -> None:
+        """Say how a run's dates read when its file could not decide (``runs.meta.date_reading``): ``order`` is
+        ``DMY``, ``MDY`` or ``YMD``. Every stored time moves to the date it is read that way (each date by its own
+        number of days, in one statement), the times from the start and the run's period follow, the stored sums are
+        made again and ``runs.meta.date_order`` says who decided (``how``: the words, "set by the user" by
+        default). ValueError for a run that has no such question, or an order its dates cannot be read in."""
+        from parsers.dates import ORDER_NAMES
+        from parsers.registry import timed_tables  # the format registry is loaded when first needed (start-up)
+
+        run = self.run(run_id)
+        if run is None:
+            raise ValueError(f"no run {run_id}")
+        if order not in ORDER_NAMES:
+            raise ValueError(f"the date order is one of {', '.join(ORDER_NAMES)}, not {order!r}")
+        meta = json.loads(run["meta"]) if isinstance(run["meta"], str) else dict(run["meta"] or {})
+        reading = meta.get("date_reading")
+        if not isinstance(reading, dict):
+            said = meta.get("date_order")
+            if said and str(said).startswith(ORDER_NAMES[order]):
+                return
+            raise ValueError(f"run {run_id}'s dates are not in question: " + (f"they are read {said}"
+                             if said else "it has no dates"))
+        mapping = {} if order == reading.get("stored") else (reading.get("others") or {}).get(order)
+        if mapping is None:
+            raise ValueError(f"run {run_id}'s dates do not read {ORDER_NAMES[order]}")
+        shift = {d: (datetime.fromisoformat(o) - datetime.fromisoformat(d)).days for d, o in mapping.items()}
+        tables = [t for t in timed_tables(run["kind"]) if "ts" in TABLE[t].column_names]
+        meta.pop("date_reading", None)
+        meta["date_order"] = f"{ORDER_NAMES[order]} ({how or 'set by the user: the file reads both ways'})"
+        with self.transaction():
+            if any(shift.values()):
+                days = pl.DataFrame({"d": list(shift), "n": list(shift.values())}).with_columns(
+                    pl.col("d").str.to_date())
+                self.con.register("_shift", days.to_arrow())
+                try:
+                    for t in tables:
+                        self.con.execute(f"UPDATE {t} SET ts = ts + to_days(s.n) FROM _shift AS s "
+                                         f"WHERE {t}.run_id = ? AND CAST({t}.ts AS DATE) = s.d", [run_id])
+                    if len(set(shift.values())) > 1:  # the dates moved apart or together: the times from the start
+                        main = tables[0]
+                        t0 = self.con.execute(f"SELECT min(ts) FROM {main} WHERE run_id = ?", [run_id]).fetchall()
+                        for t in tables:
+                            self.con.execute(f"UPDATE {t} SET t_s = epoch_ms(ts - ?::TIMESTAMP) / 1000.0 "
+                                             "WHERE run_id = ? AND ts IS NOT NULL", [t0[0][0], run_id])
+                    for col in ("started_at", "ended_at", "file_date"):
+                        self.con.execute(f"UPDATE runs SET {col} = {col} + to_days(s.n) FROM _shift AS s "
+                                         f"WHERE runs.run_id = ? AND CAST(runs.{col} AS DATE) = s.d", [run_id])
+                finally:
+                    self.con.unregister("_shift")
+            self.con.execute("UPDATE runs SET meta = ? WHERE run_id = ?", [json.dumps(meta), run_id])
+            if has(run["kind"], DEVICE_RATES):
+                store_sums(self.con, run_id)  # the sums keep each report's clock time
+            self._drop_warnings(run_id, "{fix:date_order}")
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One transaction: committed when the block ends, rolled back when it raises."""
