@@ -30,7 +30,7 @@ from app.migrations import WorkspaceReadOnly as WorkspaceReadOnly  # noqa: F401 
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
 from app.safe_open import SQLRefused, check_expression, connect, read_only_transaction
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
-from app.series_sums import store_sums
+from app.series_sums import MAX_CHECKED, default_choice, device_figures, find_stacked, store_sums
 from app.staging import StagingArea
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
 from app.workspace_lock import is_lock_error, workspace_locked
@@ -73,6 +73,36 @@ def _check_table(name: str) -> None:
     """A parser's event names a per-run table of the schema that has per-sample times (never a pseudo-table)."""
     if name not in RUN_TABLES or not {"sample_idx", "ts", "t_s", "since_boot"} <= set(TABLE[name].column_names):
         raise ValueError(f"{name!r}: not a table of samples over time")
+
+
+def _prove_stacking(con: Any, run_id: int) -> list[str]:
+    """The invariant after every import: no device of the whole-disk figures is the sum of others of them. A device
+    whose every report equals the sum of other whole disks (a device-mapper device named by number, a volume under
+    a name no rule knows) is stacked on them: it is left out (``runs.meta.stacked_by_data``, read by
+    :func:`app.series_sums.default_choice`) and a warning says which and why. Returns the warnings added."""
+    devices = con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
+                          [run_id]).fetchall()
+    used = default_choice([(d, bool(g), la) for d, g, la in devices]).used
+    if not 2 <= len(used) <= MAX_CHECKED:
+        return []
+    from parsers.layers import PHYSICAL_NAMES
+    from parsers.sar import DEV_NUMBERS, boot_assigned
+
+    layer = {d: la for d, _g, la in devices}
+    candidates = {d for d in used if boot_assigned(d)
+                  or (layer.get(d) is None and PHYSICAL_NAMES.fullmatch(d) is None and not DEV_NUMBERS.match(d))}
+    if not candidates:
+        return []
+    found = find_stacked(device_figures(con, run_id, used), candidates)
+    if not found:
+        return []
+    meta = json.loads(con.execute("SELECT meta FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0] or "{}")
+    meta["stacked_by_data"] = found
+    added = [f"{_quoted(d)} is left out of whole-disk figures: {why}; choose the devices to sum "
+             "({fix:device_choice}) if that is wrong" for d, why in sorted(found.items())]
+    con.execute("UPDATE runs SET meta = ?, warnings = list_concat(warnings, ?) WHERE run_id = ?",
+                [json.dumps(meta), added, run_id])
+    return added
 
 
 def _check_layers(con: Any, run_id: int, fmt_id: str) -> None:
@@ -417,6 +447,7 @@ class Workspace:
                 _check_layers(con, rid, fmt_id)
                 self._check_samples(rid)
                 if has(con.execute("SELECT kind FROM runs WHERE run_id = ?", [rid]).fetchall()[0][0], DEVICE_RATES):
+                    warnings += _prove_stacking(con, rid)  # no whole-disk figure counts a device twice
                     store_sums(con, rid)  # the default series' per-report sums (app.series_sums)
             if before_commit is not None:
                 before_commit()

@@ -329,6 +329,12 @@ _FIXED_DISKS: dict[int, int] = {  # major -> minors per disk (a minor within a d
 _FIXED_VOLUMES = {1: "RAM disk", 7: "loop device", 9: "md (software RAID) device", 147: "DRBD device"}
 
 
+def boot_assigned(device: str) -> bool:
+    """A Linux ``devM-N`` device whose major number the kernel assigns at boot: nothing says what it is."""
+    m = DEV_NUMBERS.match(device)
+    return m is not None and int(m.group(1)) not in _FIXED_DISKS and int(m.group(1)) not in _FIXED_VOLUMES
+
+
 def linux_number_layer(major: int, minor: int, fixed_disks: bool) -> str:
     """The layer of a Linux ``devM-N`` device (see the module doc)."""
     if major in _FIXED_DISKS:
@@ -584,8 +590,9 @@ class _Run:
             warn(f"devices are named by number (sar ran without -p); {shown} have major numbers the kernel assigns "
                  "at boot (device-mapper, virtio, NVMe …), so the file cannot say whether they are disks: "
                  + ("they are taken for volumes stacked on the run's disks" if self.fixed_disks else
-                    "they are all counted as disks") + " -- pick the devices to sum in the device list if that is "
-                 "wrong, or record with sar -d -p, which prints their names", None)
+                    "they are counted as disks, unless their figures prove them stacked on others")
+                 + " -- pick the devices to sum in the device list if that is wrong, or record with sar -d -p, "
+                 "which prints their names", None)
 
     def _restarts(self, s: _Series, warn: WarnFn) -> None:
         restarts = sorted(self.restarts)
