@@ -41,6 +41,8 @@ EXPECTED = {
     "fio/vm_fio-3.33_randrw-avg500_clat.1.log": 'fio-log',
     "fio/vm_fio-3.33_randrw-avg500_clat_hist.1.log": 'fio-hist-log',
     "fio/vm_fio-3.33_randrw-avg500_iops.1.log": 'fio-log',
+    "fio/vm_fio-3.33_clones-avg500_iops.log": 'fio-log',  # read as a fio log, refused: clones in one file
+    "fio/vm_fio-3.33_clones-per-io_iops.log": 'fio-log',
     "fio/vm_fio-3.33_randrw-avg500_lat.1.log": 'fio-log',
     "fio/vm_fio-3.33_randrw-avg500_slat.1.log": 'fio-log',  # read as a fio log, refused: submission latency
     "fio/vm_fio-3.33_randwrite-epoch_clat_hist.1.log": 'fio-hist-log',

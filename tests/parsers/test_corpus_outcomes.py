@@ -27,6 +27,7 @@ REFUSED = {
     "sar/vm_sysstat-12.6.1_sadf-x_d-p.xml": ("sadf -d",),
     "nmon/snippet_atsd-doc_aix-topas_nmon-snapshot-T0009.nmon.txt": ("nmon", ":1:"),
     "fio/vm_fio-3.33_randrw-avg500_slat.1.log": ("_lat", "_clat"),
+    "fio/vm_fio-3.33_clones-avg500_iops.log": ("per_job_logs=0", "per_job_logs=1"),
 }
 
 
