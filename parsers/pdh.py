@@ -466,6 +466,29 @@ class PdhReader:
         self.t0: datetime | None = None
 
     # -- columns ----------------------------------------------------------------------------------------------
+    def _odd_cells(self, odd: list[tuple[int, str]], classify: Classify) -> None:
+        """Header cells that are no counter path, or hold stray quotes: damage in a counter StormScope reads (the
+        cell read without its quotes is one) is an error naming the cell; any other such column is skipped
+        without being read or checked, and all of them are said in one warning -- one odd cell of a counter
+        StormScope never reads (a 17,000-column esxtop capture's CPU power state) does not lose the file."""
+        if not odd:
+            return
+        read = {cp.counter.strip().casefold() for cell in self.header.cells[1:] if '"' not in cell
+                and (cp := parse_counter_path(cell)) is not None and classify(cp) is not None}
+        for i, cell in odd:
+            cp = parse_counter_path(cell.replace('"', ""))
+            if cp is not None and classify(cp) is not None:
+                raise ParseError(f"header cell {i + 1} \"{cell[:80]}\" holds stray quotes in a counter StormScope "
+                                 f"reads ({cp.obj}\\{cp.counter}): its column cannot be trusted", self.header.line)
+            if cp is None and cell.replace('"', "").rsplit("\\", 1)[-1].strip().casefold() in read:
+                raise ParseError(f"header cell {i + 1} \"{cell[:80]}\" is not a counter path (\\\\host\\object"
+                                 "(instance)\\counter), and it names a counter StormScope reads",
+                                 self.header.line)
+        shown = "; ".join(f"cell {i + 1} \"{cell[:60]}\"" for i, cell in odd[:3])
+        self.warn(f"{len(odd):,} header cell{'s' if len(odd) > 1 else ''} that {'are' if len(odd) > 1 else 'is'} "
+                  f"no counter path or hold{'' if len(odd) > 1 else 's'} stray quotes, of counters StormScope does "
+                  f"not read: skipped, not read ({shown}{' …' if len(odd) > 3 else ''})", self.header.line)
+
     def _select(self) -> tuple[list[int], dict[str, _Run], list[CounterPath]]:
         """The columns the format reads (positions in the row), the runs (one per host) and the paths not read."""
         cols: list[int] = []
@@ -474,15 +497,20 @@ class PdhReader:
         unread: list[CounterPath] = []
         seen: set[tuple[str, str, str, str]] = set()
         paths: list[tuple[int, CounterPath]] = []
+        odd: list[tuple[int, str]] = []  # cells that are no counter path, or hold stray quotes
         for i, cell in enumerate(self.header.cells[1:], 1):
             cp = parse_counter_path(cell)
             if cp is None:
                 if i == len(self.header.cells) - 1 and not cell.strip():
                     continue  # a trailing comma
-                raise ParseError(f"header cell {i + 1} \"{cell[:80]}\" is not a counter path (\\\\host\\object"
-                                 "(instance)\\counter)", self.header.line)
+                odd.append((i, cell))
+                continue
+            if '"' in cell:
+                odd.append((i, cell))
             paths.append((i, cp))
         classify = self.spec.prepare([p for _, p in paths]) if self.spec.prepare else self.spec.classify
+        self._odd_cells(odd, classify)
+        paths = [(i, cp) for i, cp in paths if '"' not in self.header.cells[i]]
         for i, cp in paths:
             cell = self.header.cells[i]
             src = classify(cp)
