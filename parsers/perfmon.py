@@ -39,7 +39,7 @@ Length`` (an instantaneous count at the sample, not an average over the interval
 ``runs.meta.objects_not_read``. ``Processor(_Total)`` ``% User Time`` / ``% Privileged Time`` / ``% Idle Time``
 go to ``cpu_samples`` (``user`` / ``system`` / ``idle``) when the log has them.
 
-Non-English Windows writes translated object and counter names. German and French are mapped name by name
+Non-English Windows writes translated object and counter names. German, French and Spanish are mapped name by name
 (matching ignores case, spaces, dots, ``%`` and parentheses, typographic apostrophes, and German ``/Sek.`` =
 ``/s``); where Windows versions or sources spell a counter differently, every spelling found is listed.
 Counters of a disk object that match no known name are listed in ``runs.meta.disk_counters_unknown``; an object
@@ -66,6 +66,15 @@ Sources of the translated names:
   actuelle`` and the typographic ``% d’inactivité``; the same multi-language script as above for ``Écritures
   disque, octets/s``.
 
+* Spanish: Microsoft's Spanish documentation "Métricas comunes de escalado automático de Azure Monitor" (content
+  locale es-ES; the same page as the German one above): ``\\Disco físico(_Total)\\Lecturas de disco/s``,
+  ``Escrituras de disco/s``, ``Transferencias de disco/s``, ``Bytes de disco/s``, ``Bytes de lectura de disco/s``,
+  ``Bytes de escritura de disco/s``, ``% de tiempo de disco``, ``%Tiempo de lectura de disco``, ``% de tiempo de
+  escritura de disco``, ``Promedio Longitud de la cola de disco`` and its ``de lectura`` / ``de escritura``
+  forms; ``\\Disco lógico(_Total)\\% de espacio disponible``, ``Megabytes disponibles``;
+  ``\\Procesador(_Total)\\% de tiempo de usuario``, ``% de tiempo con privilegios``. The page names no latency,
+  idle-time or request-size counter: a Spanish log's are listed as unknown (``runs.meta.disk_counters_unknown``).
+
 Binary logs (``.blg``) start with ``"(PDH-BIN 4.0)"`` (the header relog writes before its binary records; see
 Windows' ``relog``): recognised from that content and refused with the command that converts them.
 """
@@ -86,23 +95,26 @@ from parsers.semantics import LIST, OBJ, REFUSED, Counts, MetaKey, Semantics, Sp
 
 KIND = register_kind("perfmon", "perfmon", {TIME_SERIES, DEVICE_RATES})
 
-# object names (English, German, French) -> canonical English
+# object names (English, German, French, Spanish) -> canonical English
 _OBJECTS = {
-    "PhysicalDisk": ("PhysicalDisk", "Physikalischer Datenträger", "Disque physique"),
-    "LogicalDisk": ("LogicalDisk", "Logischer Datenträger", "Disque logique"),
-    "Processor": ("Processor", "Prozessor", "Processeur"),
+    "PhysicalDisk": ("PhysicalDisk", "Physikalischer Datenträger", "Disque physique", "Disco físico"),
+    "LogicalDisk": ("LogicalDisk", "Logischer Datenträger", "Disque logique", "Disco lógico"),
+    "Processor": ("Processor", "Prozessor", "Processeur", "Procesador"),
 }
 OBJECTS = {norm(alias): canon for canon, aliases in _OBJECTS.items() for alias in aliases}
 
-# disk counters: canonical English -> (quantity, its spellings in German and French)
+# disk counters: canonical English -> (quantity, its spellings in German, French and Spanish)
 _DISK_COUNTERS: dict[str, tuple[str | None, tuple[str, ...]]] = {
-    "Disk Reads/sec": ("reads", ("Lesevorgänge/s", "Lesevorgänge/Sek.", "Lectures disque/s")),
-    "Disk Writes/sec": ("writes", ("Schreibvorgänge/s", "Schreibvorgänge/Sek.", "Écritures disque/s")),
-    "Disk Transfers/sec": ("transfers", ("Übertragungen/s", "Übertragungen/Sek.", "Transferts disque/s")),
-    "Disk Read Bytes/sec": ("read_bytes", ("Bytes gelesen/s", "Byte gelesen/s", "Lectures disque, octets/s")),
+    "Disk Reads/sec": ("reads", ("Lesevorgänge/s", "Lesevorgänge/Sek.", "Lectures disque/s", "Lecturas de disco/s")),
+    "Disk Writes/sec": ("writes", ("Schreibvorgänge/s", "Schreibvorgänge/Sek.", "Écritures disque/s",
+                                   "Escrituras de disco/s")),
+    "Disk Transfers/sec": ("transfers", ("Übertragungen/s", "Übertragungen/Sek.", "Transferts disque/s",
+                                         "Transferencias de disco/s")),
+    "Disk Read Bytes/sec": ("read_bytes", ("Bytes gelesen/s", "Byte gelesen/s", "Lectures disque, octets/s",
+                                           "Bytes de lectura de disco/s")),
     "Disk Write Bytes/sec": ("write_bytes", ("Bytes geschrieben/s", "Byte geschrieben/s",
-                                             "Écritures disque, octets/s")),
-    "Disk Bytes/sec": ("bytes", ("Bytes/s", "Datenträger Bytes/s", "Octets disque/s")),
+                                             "Écritures disque, octets/s", "Bytes de escritura de disco/s")),
+    "Disk Bytes/sec": ("bytes", ("Bytes/s", "Datenträger Bytes/s", "Octets disque/s", "Bytes de disco/s")),
     "Avg. Disk sec/Read": ("sec_read", ("Mittlere Sek./Lesevorgänge", "Mittlere Sek./Lesevorgang",
                                         "Durchschn. Datenträger s/gelesen", "Moyenne disque s/lecture")),
     "Avg. Disk sec/Write": ("sec_write", ("Mittlere Sek./Schreibvorgänge", "Mittlere Sek./Schreibvorgang",
@@ -112,8 +124,9 @@ _DISK_COUNTERS: dict[str, tuple[str | None, tuple[str, ...]]] = {
                                                 "Moyenne disque s/transfert")),
     "Avg. Disk Queue Length": ("queue", ("Durchschnittl. Warteschlangenlänge des Datenträgers",
                                          "Mittlere Warteschlangenlänge",
-                                         "Longueur moyenne de file d'attente du disque")),
-    "% Disk Time": ("disk_time", ("Zeit (%)", "%Zeit", "Pourcentage du temps disque")),
+                                         "Longueur moyenne de file d'attente du disque",
+                                         "Promedio Longitud de la cola de disco")),
+    "% Disk Time": ("disk_time", ("Zeit (%)", "%Zeit", "Pourcentage du temps disque", "% de tiempo de disco")),
     "% Idle Time": ("idle", ("Leerlaufzeit (%)", "% Leerlaufzeit", "% d'inactivité")),
     "Avg. Disk Bytes/Transfer": ("bytes_transfer", ("Mittlere Bytes/Übertragung",
                                                     "Moyenne disque, octets/transfert")),
@@ -124,19 +137,25 @@ _DISK_COUNTERS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     # recognised, not stored (see the module's doc)
     "Current Disk Queue Length": (None, ("Aktuelle Warteschlangenlänge",
                                          "Taille de file d'attente du disque actuelle")),
-    "% Disk Read Time": (None, ("Lesezeit (%)", "%Lesezeit", "Pourcentage du temps de lecture du disque")),
-    "% Disk Write Time": (None, ("Schreibzeit (%)", "%Schreibzeit", "Pourcentage du temps écriture du disque")),
+    "% Disk Read Time": (None, ("Lesezeit (%)", "%Lesezeit", "Pourcentage du temps de lecture du disque",
+                                "%Tiempo de lectura de disco")),
+    "% Disk Write Time": (None, ("Schreibzeit (%)", "%Schreibzeit", "Pourcentage du temps écriture du disque",
+                                 "% de tiempo de escritura de disco")),
     "Avg. Disk Read Queue Length": (None, ("Durchschnittl. Warteschlangenlänge der Datenträger-Lesevorgänge",
-                                           "Longueur moyenne de file d'attente lecture disque")),
+                                           "Longueur moyenne de file d'attente lecture disque",
+                                           "Promedio Longitud de la cola de lectura de disco")),
     "Avg. Disk Write Queue Length": (None, ("Durchschnittl. Warteschlangenlänge der Datenträger-Schreibvorgänge",
-                                            "Longueur moyenne de file d'attente écriture disque")),
+                                            "Longueur moyenne de file d'attente écriture disque",
+                                            "Promedio Longitud de la cola de escritura de disco")),
     "Split IO/Sec": (None, ("Aufgeteilte E/A/s", "E/S partagées/s")),
-    "% Free Space": (None, ("Freier Speicherplatz (%)", "%Freier Speicherplatz", "% d'espace libre")),
-    "Free Megabytes": (None, ("MB frei", "Mégaoctets libres")),
+    "% Free Space": (None, ("Freier Speicherplatz (%)", "%Freier Speicherplatz", "% d'espace libre",
+                            "% de espacio disponible")),
+    "Free Megabytes": (None, ("MB frei", "Mégaoctets libres", "Megabytes disponibles")),
 }
 _CPU_COUNTERS: dict[str, tuple[str | None, tuple[str, ...]]] = {
-    "% User Time": ("user", ("Benutzerzeit (%)", "%Benutzerzeit", "% temps utilisateur")),
-    "% Privileged Time": ("system", ("Privilegierte Zeit (%)", "%Privilegierte Zeit", "% temps privilégié")),
+    "% User Time": ("user", ("Benutzerzeit (%)", "%Benutzerzeit", "% temps utilisateur", "% de tiempo de usuario")),
+    "% Privileged Time": ("system", ("Privilegierte Zeit (%)", "%Privilegierte Zeit", "% temps privilégié",
+                                     "% de tiempo con privilegios")),
     "% Idle Time": ("idle", ("Leerlaufzeit (%)", "% Leerlaufzeit", "% d'inactivité")),
 }
 

@@ -310,3 +310,26 @@ def test_one_thing_wrong_is_an_error_at_its_line(ws, tmp_path, old, new, line, m
     assert r.error.startswith(f"{path}:{line}: "), r.error
     assert re.search(message, r.error), r.error
     assert ws.runs() == []
+
+
+def test_spanish_counter_names_in_cp1252(ws, write):
+    """A log of a Spanish Windows (issue 28): 'Disco físico', cp1252, decimal commas -- refused as 'no counter
+    StormScope reads' (only German and French were known). Names as Microsoft's Spanish documentation prints them
+    (parsers/perfmon.py)."""
+    cols = ["\\\\PC1\\Disco físico(0 C:)\\Lecturas de disco/s", "\\\\PC1\\Disco físico(0 C:)\\Escrituras de disco/s",
+            "\\\\PC1\\Disco físico(0 C:)\\Bytes de lectura de disco/s",
+            "\\\\PC1\\Disco físico(0 C:)\\Promedio Longitud de la cola de disco",
+            "\\\\PC1\\Disco físico(_Total)\\Lecturas de disco/s",
+            "\\\\PC1\\Procesador(_Total)\\% de tiempo de usuario"]
+    path = write("es.csv", _log(cols, [["03/04/2024 09:00:00.000", "12,5", "3", "51200", "0,75", "12,5", "20,5"],
+                                       ["03/04/2024 09:00:15.000", "7,25", "1", "1024", "0,5", "7,25", "10"]]
+                                ).encode("cp1252"))
+    r = _imported(ws, path)
+    rows = _rows(ws, r.run_ids[0])
+    assert [(x["device"], x["layer"], x["r_s"], x["w_s"], x["rkb_s"], x["aqu_sz"]) for x in rows] == [
+        ("PhysicalDisk(0 C:)", "disk", 12.5, 3.0, 50.0, 0.75), ("PhysicalDisk(0 C:)", "disk", 7.25, 1.0, 1.0, 0.5),
+        ("PhysicalDisk(_Total)", "total", 12.5, None, None, None),
+        ("PhysicalDisk(_Total)", "total", 7.25, None, None, None)]
+    assert [x[0] for x in ws.con.execute("SELECT user FROM cpu_samples WHERE run_id = ? ORDER BY sample_idx",
+                                         [r.run_ids[0]]).fetchall()] == [20.5, 10.0]
+    assert json.loads(ws.run(r.run_ids[0])["meta"])["encoding"] == "cp1252"
