@@ -73,7 +73,7 @@ from parsers.base import (
 from parsers.dates import ORDER_NAMES
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
 from parsers.pdh import CounterPath, norm, parse_counter_path, read_stamp, scan_dates
-from parsers.perfmon import CPU_COUNTERS, DISK_COUNTERS, OBJECTS, derive_cpu, derive_disk, describe_unread
+from parsers.perfmon import CPU_COUNTERS, DISK_COUNTERS, OBJECTS, QUEUE_PARTS, derive_cpu, derive_disk, describe_unread
 from parsers.perfmon import SEMANTICS as PERFMON
 from parsers.registry import register
 from parsers.schema import frame_schema
@@ -191,7 +191,7 @@ def classify(cp: CounterPath) -> _Source | None:
             return None
         return _Source("cpu_samples", None, hit[1], None)
     hit = DISK_COUNTERS.get(norm(cp.counter))
-    if hit is None or hit[1] is None:
+    if hit is None or hit[1] is None or hit[1] in QUEUE_PARTS:  # queue parts: perfmon's fallbacks, not read here
         return None
     layer = "total" if total else "disk" if obj == "PhysicalDisk" else "volume"
     return _Source("iostat_samples", f"{obj}({cp.instance})", hit[1], layer)

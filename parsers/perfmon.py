@@ -32,9 +32,14 @@ English desktop compare). Counters, into ``iostat_samples`` (kB = 1024 bytes):
 Divisions by 1024 are exact in binary floating point; the other computed figures (× 1000, / 100, 100 − idle)
 are rounded to 9 decimals to drop the arithmetic's binary noise (:func:`tidy`).
 
-Recognised but not stored (their names are listed in ``runs.meta.counters_not_stored``): ``Current Disk Queue
-Length`` (an instantaneous count at the sample, not an average over the interval), ``% Disk Read Time``,
-``% Disk Write Time``, ``Avg. Disk Read/Write Queue Length``, ``Split IO/Sec``, ``% Free Space``,
+For a disk without ``Avg. Disk Queue Length``, ``aqu_sz`` is ``Avg. Disk Read Queue Length`` + ``Avg. Disk Write
+Queue Length`` (perfmon's average is their sum), else ``% Disk Time`` / 100 (above), else ``Current Disk Queue
+Length`` -- the requests outstanding at each sample, not an average over the interval: an estimate, said in a
+warning. A read or
+write queue length alone is not stored (said).
+
+Recognised but not stored (their names are listed in ``runs.meta.counters_not_stored``): ``% Disk Read Time``,
+``% Disk Write Time``, ``Split IO/Sec``, ``% Free Space``,
 ``Free Megabytes``. Counters of other objects (Memory, Network Interface, Process …) are counted per object in
 ``runs.meta.objects_not_read``. ``Processor(_Total)`` ``% User Time`` / ``% Privileged Time`` / ``% Idle Time``
 go to ``cpu_samples`` (``user`` / ``system`` / ``idle``) when the log has them.
@@ -89,7 +94,18 @@ import numpy as np
 from parsers.base import Event, ImportOptions, JobState, ParseError, WarnFn
 from parsers.esxtop import is_esxtop
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
-from parsers.pdh import PDH_META, CounterPath, DeviceSpec, FormatSpec, PdhReader, Source, head_paths, norm, sniff_head
+from parsers.pdh import (
+    PDH_META,
+    Classify,
+    CounterPath,
+    DeviceSpec,
+    FormatSpec,
+    PdhReader,
+    Source,
+    head_paths,
+    norm,
+    sniff_head,
+)
 from parsers.registry import register
 from parsers.semantics import LIST, OBJ, REFUSED, Counts, MetaKey, Semantics, Span
 
@@ -135,16 +151,17 @@ _DISK_COUNTERS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "Avg. Disk Bytes/Write": ("bytes_write", ("Mittlere Bytes/Schreibvorgang", "Mittlere Bytes/Schreibvorgänge",
                                               "Moyenne disque, octets/écriture")),
     # recognised, not stored (see the module's doc)
-    "Current Disk Queue Length": (None, ("Aktuelle Warteschlangenlänge",
+    "Current Disk Queue Length": ("queue_now", ("Aktuelle Warteschlangenlänge",
                                          "Taille de file d'attente du disque actuelle")),
     "% Disk Read Time": (None, ("Lesezeit (%)", "%Lesezeit", "Pourcentage du temps de lecture du disque",
                                 "%Tiempo de lectura de disco")),
     "% Disk Write Time": (None, ("Schreibzeit (%)", "%Schreibzeit", "Pourcentage du temps écriture du disque",
                                  "% de tiempo de escritura de disco")),
-    "Avg. Disk Read Queue Length": (None, ("Durchschnittl. Warteschlangenlänge der Datenträger-Lesevorgänge",
+    "Avg. Disk Read Queue Length": ("queue_read", ("Durchschnittl. Warteschlangenlänge der Datenträger-Lesevorgänge",
                                            "Longueur moyenne de file d'attente lecture disque",
                                            "Promedio Longitud de la cola de lectura de disco")),
-    "Avg. Disk Write Queue Length": (None, ("Durchschnittl. Warteschlangenlänge der Datenträger-Schreibvorgänge",
+    "Avg. Disk Write Queue Length": ("queue_write", (
+                                            "Durchschnittl. Warteschlangenlänge der Datenträger-Schreibvorgänge",
                                             "Longueur moyenne de file d'attente écriture disque",
                                             "Promedio Longitud de la cola de escritura de disco")),
     "Split IO/Sec": (None, ("Aufgeteilte E/A/s", "E/S partagées/s")),
@@ -214,8 +231,12 @@ def derive_disk(q: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     for quantity, column in (("sec_read", "r_await_ms"), ("sec_write", "w_await_ms"), ("sec_transfer", "await_ms")):
         if quantity in q:
             out[column] = tidy(q[quantity] * 1000.0)
-    if "queue" not in q and "disk_time" in q:
+    if "queue" not in q and "queue_read" in q and "queue_write" in q:  # perfmon's average is their sum
+        out["aqu_sz"] = tidy(q["queue_read"] + q["queue_write"])
+    elif "queue" not in q and "disk_time" in q:
         out["aqu_sz"] = tidy(q["disk_time"] / 100.0)
+    elif "queue" not in q and "queue_now" in q:  # the count at each sample: an estimate of the average (said)
+        out["aqu_sz"] = q["queue_now"]
     if "idle" in q:
         out["util_pct"] = tidy(np.clip(100.0 - q["idle"], 0.0, 100.0))
     return out
@@ -255,16 +276,51 @@ def describe_unread(paths: list[CounterPath]) -> dict[str, Any]:
 
 
 def check(devices: dict[tuple[str, str], DeviceSpec], warn: WarnFn) -> None:
-    """A disk without reads, writes or transfers has no IOPS: said once per host."""
-    none = [d.device for (t, _), d in devices.items() if t == "iostat_samples"
-            and not {"reads", "writes", "transfers"} & set(d.quantities)]
+    """A disk without reads, writes or transfers has no IOPS; a queue length taken from Current Disk Queue Length is
+    an estimate: each said once per host."""
+    disks = [d for (t, _), d in devices.items() if t == "iostat_samples"]
+    averaged = {"queue", "disk_time"}
+    now = [d.device for d in disks if "queue_now" in d.quantities and not averaged & set(d.quantities)
+           and not {"queue_read", "queue_write"} <= set(d.quantities)]
+    if now:
+        warn(f"the queue length of {', '.join(str(n) for n in now[:4])}{' …' if len(now) > 4 else ''} is estimated "
+             "from Current Disk Queue Length, the requests outstanding at each sample, not the average over the "
+             "interval (the log has no Avg. Disk Queue Length)", None)
+    none = [d.device for d in disks if not {"reads", "writes", "transfers"} & set(d.quantities)]
     if none:
         warn(f"{len(none)} disk(s) have no Disk Reads/sec, Disk Writes/sec or Disk Transfers/sec counter, so no "
              f"IOPS: {', '.join(str(n) for n in none[:4])}{' …' if len(none) > 4 else ''}", None)
 
 
+QUEUE_PARTS = ("queue_read", "queue_write", "queue_now")  # read only for a disk without Avg. Disk Queue Length
+
+
+def prepare(paths: list[CounterPath]) -> Classify:
+    """The classifier of one log: the parts of a queue length (read, write, current) are read only for a disk whose
+    log has no better figure of it -- else they stay "recognised, not stored" (runs.meta.counters_not_stored)."""
+    have: dict[tuple[str | None, str | None, str | None], set[str]] = {}
+    for p in paths:
+        src = classify(p)
+        if src is not None and src.table == "iostat_samples":
+            have.setdefault((p.host, src.device, None), set()).add(src.quantity)
+
+    def chosen(cp: CounterPath) -> Source | None:
+        src = classify(cp)
+        if src is None or src.quantity not in QUEUE_PARTS:
+            return src
+        q = have.get((cp.host, src.device, None), set())
+        both = {"queue_read", "queue_write"} <= q
+        if "queue" in q or (src.quantity == "queue_now" and (both or "disk_time" in q)) \
+                or (src.quantity != "queue_now" and not both):
+            return None
+        return src
+
+    return chosen
+
+
 SPEC = FormatSpec(kind=KIND.id, what="a perfmon CSV log", os="Windows", tool="perfmon / typeperf",
-                  classify=classify, derive={"iostat_samples": derive_disk, "cpu_samples": derive_cpu},
+                  classify=classify, prepare=prepare,
+                  derive={"iostat_samples": derive_disk, "cpu_samples": derive_cpu},
                   describe_unread=describe_unread, check=check)
 
 
@@ -276,7 +332,9 @@ SEMANTICS = Semantics(
     wording={"r_s": "Disk Reads/sec", "w_s": "Disk Writes/sec", "tps": "Disk Transfers/sec",
              "rkb_s": "Disk Read Bytes/sec", "wkb_s": "Disk Write Bytes/sec", "kb_s": "Disk Bytes/sec",
              "r_await_ms": "Avg. Disk sec/Read", "w_await_ms": "Avg. Disk sec/Write",
-             "await_ms": "Avg. Disk sec/Transfer", "aqu_sz": "Avg. Disk Queue Length (% Disk Time)",
+             "await_ms": "Avg. Disk sec/Transfer",
+             "aqu_sz": "Avg. Disk Queue Length (else Avg. Disk Read + Write Queue Length, % Disk Time / 100, or "
+                       "Current Disk Queue Length: an estimate)",
              "util_pct": "100 - % Idle Time", "areq_kb": "Avg. Disk Bytes/Transfer",
              "rareq_kb": "Avg. Disk Bytes/Read", "wareq_kb": "Avg. Disk Bytes/Write",
              "user": "Processor(_Total) % User Time", "system": "Processor(_Total) % Privileged Time",

@@ -333,3 +333,24 @@ def test_spanish_counter_names_in_cp1252(ws, write):
     assert [x[0] for x in ws.con.execute("SELECT user FROM cpu_samples WHERE run_id = ? ORDER BY sample_idx",
                                          [r.run_ids[0]]).fetchall()] == [20.5, 10.0]
     assert json.loads(ws.run(r.run_ids[0])["meta"])["encoding"] == "cp1252"
+
+
+def test_a_log_of_queue_lengths_only_is_imported(ws, write):
+    """Issue 28: a log with only queue-length counters was refused as 'no counter StormScope reads'. The average read
+    and write queue lengths add up to the disk's (perfmon's Avg. Disk Queue Length is their sum); Current Disk Queue
+    Length alone is the count at each sample: stored as the queue length, said to be an estimate."""
+    d = "\\\\PC1\\PhysicalDisk(0 C:)\\"
+    e = "\\\\PC1\\PhysicalDisk(1 D:)\\"
+    cols = [d + "Avg. Disk Read Queue Length", d + "Avg. Disk Write Queue Length",
+            e + "Avg. Disk Read Queue Length", e + "Current Disk Queue Length"]
+    path = write("q.csv", _log(cols, [["04/13/2024 09:00:00.000", "0.25", "1.5", "0.125", "3"],
+                                      ["04/13/2024 09:00:15.000", "0.5", "2", "0.25", "0"]]))
+    r = _imported(ws, path)
+    rows = _rows(ws, r.run_ids[0])
+    assert [(x["device"], x["aqu_sz"], x["r_s"]) for x in rows] == [
+        ("PhysicalDisk(0 C:)", 1.75, None), ("PhysicalDisk(0 C:)", 2.5, None),
+        ("PhysicalDisk(1 D:)", 3.0, None), ("PhysicalDisk(1 D:)", 0.0, None)]
+    assert any("the queue length of PhysicalDisk(1 D:) is estimated from Current Disk Queue Length" in w
+               for w in r.warnings)
+    # D's average read queue length alone is no queue length: recognised, not stored, and said so
+    assert json.loads(ws.run(r.run_ids[0])["meta"])["counters_not_stored"] == ["Avg. Disk Read Queue Length"]
