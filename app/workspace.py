@@ -98,8 +98,8 @@ def _prove_stacking(con: Any, run_id: int) -> list[str]:
         return []
     meta = json.loads(con.execute("SELECT meta FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0] or "{}")
     meta["stacked_by_data"] = found
-    added = [f"{_quoted(d)} is left out of whole-disk figures: {why}; choose the devices to sum "
-             "({fix:device_choice}) if that is wrong" for d, why in sorted(found.items())]
+    added = [f"{_quoted(d)} is left out of whole-disk figures: {why}; if that is wrong, pick the devices to sum "
+             "({fix:device_pick})" for d, why in sorted(found.items())]
     con.execute("UPDATE runs SET meta = ?, warnings = list_concat(warnings, ?) WHERE run_id = ?",
                 [json.dumps(meta), added, run_id])
     return added
