@@ -55,6 +55,14 @@ FIXES: dict[str, dict[str, str]] = {
         "cli": "'main.py run {run_id} --histogram-counts per-collection'",
         "window": "the run's right-click menu ▸ vscsiStats counts are per collection",
     },
+    "device_pick": {
+        "cli": "--device NAMES",
+        "window": "in the chart's device box",
+    },
+    "date_order": {
+        "cli": "'main.py run {run_id} --date-order day-first' (or month-first), or --date-order when importing",
+        "window": "the question after the import (or the run's right-click menu ▸ Dates are…)",
+    },
     "store_phases": {
         "cli": "phase add / phase detect --save",
         "window": "added by hand or saved from a detection",

@@ -18,6 +18,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -580,7 +581,8 @@ class _FileJob(JobState):
 
 
 def iter_import(ws: Workspace, paths: Iterable[str | os.PathLike], options: ImportOptions,
-                cancel: JobState | None = None, *, fmt_id: str | None = None) -> Iterator[ImportStep]:
+                cancel: JobState | None = None, *, fmt_id: str | None = None,
+                notes: list[str] | None = None) -> Iterator[ImportStep]:
     """Import every file named, below a folder named or inside a .zip archive (see :func:`find_files`), one
     transaction per file, and yield an :class:`ImportStep` as each file is done.
 
@@ -589,11 +591,15 @@ def iter_import(ws: Workspace, paths: Iterable[str | os.PathLike], options: Impo
     file. Once cancelled, the file being imported is yielded as failed ("cancelled"; nothing of it is stored)
     and the loop ends. ``fmt_id`` reads every file in that format instead of detecting it. Archives are
     unpacked into a temporary folder, removed when the loop ends (or the generator is closed).
+
+    Once every file is in, a run whose dates read both ways takes the order of a run of the same host and tool
+    imported with it whose own dates decide it (:func:`settle_dates`); ``notes`` receives what was decided so.
     """
     state = cancel or JobState()
     with tempfile.TemporaryDirectory(prefix="stormscope-zip-") as tmp:
         found = find_files(paths, Path(tmp))
         n = len(found)
+        imported: list[int] = []
         for i, f in enumerate(found):
             sub = _FileJob(state, i, n)
             try:
@@ -609,6 +615,11 @@ def iter_import(ws: Workspace, paths: Iterable[str | os.PathLike], options: Impo
                                  cancelled=True)
                 return
             yield ImportStep(i, n, r)
+            if r.status == "imported":
+                imported += r.run_ids
+    settled = settle_dates(ws, imported) if imported else []
+    if notes is not None:
+        notes += settled
     if not state.cancelled:
         state.progress(1.0, "done")
 
@@ -634,15 +645,18 @@ ASSUMED_SINCE_BOOT = "since-boot (assumed"  # how the iostat importers record a 
 @dataclass(frozen=True)
 class RunQuestion:
     """What one imported run needs the user to say before its figures are complete: ``what`` is ``interval``
-    (a time series without timestamps: its times are empty until its interval is known) or ``first_report``
+    (a time series without timestamps: its times are empty until its interval is known), ``first_report``
     (iostat's first report was taken to cover the time since boot, iostat's default, because the file cannot
-    prove -y). ``suggested``: what the file hints at (an estimate, never applied by itself)."""
+    prove -y) or ``date_order`` (its dates read both ways: ``readings`` holds each order with the first and last
+    time the run would have read so, the stored one first). ``suggested``: what the file hints at (an estimate,
+    never applied by itself)."""
 
     run_id: int
     file: str  # the file's name, as the user knows it
     source: str
     what: str
     suggested: float | None = None
+    readings: tuple[tuple[str, datetime | None, datetime | None], ...] = ()
 
 
 def _suggested_interval(warnings: list[str] | None) -> float | None:
@@ -673,14 +687,73 @@ def open_questions(ws: Workspace, run_ids: Iterable[int]) -> list[RunQuestion]:
         meta = json.loads(run["meta"]) if isinstance(run["meta"], str) else (run["meta"] or {})
         if has(run["kind"], DEVICE_RATES) and str(meta.get("first_report") or "").startswith(ASSUMED_SINCE_BOOT):
             out.append(RunQuestion(rid, name, source, "first_report"))
+        if isinstance(meta.get("date_reading"), dict):
+            out.append(RunQuestion(rid, name, source, "date_order",
+                                   readings=_readings(meta["date_reading"], run["started_at"], run["ended_at"])))
     return out
 
 
+def _readings(reading: dict[str, Any], first: datetime | None, last: datetime | None
+              ) -> tuple[tuple[str, datetime | None, datetime | None], ...]:
+    """Each order a run's dates read in, with its first and last time read so (the stored order first)."""
+    from datetime import date
+
+    def moved(t: datetime | None, mapping: dict[str, str]) -> datetime | None:
+        if t is None or t.date().isoformat() not in mapping:
+            return t
+        return datetime.combine(date.fromisoformat(mapping[t.date().isoformat()]), t.time())
+
+    out = [(str(reading.get("stored")), first, last)]
+    for order, mapping in (reading.get("others") or {}).items():
+        out.append((str(order), moved(first, mapping), moved(last, mapping)))
+    return tuple(out)
+
+
+def settle_dates(ws: Workspace, run_ids: Iterable[int]) -> list[str]:
+    """The file's neighbours, the last evidence of its date order: a run whose dates read both ways takes the order
+    that decided a run of the same host and tool in the same drop (:mod:`parsers.dates`). Returns what was
+    decided so, one sentence per run."""
+    import json
+
+    from parsers.dates import ORDER_NAMES
+
+    runs = [r for r in (ws.run(rid) for rid in sorted(set(run_ids))) if r is not None]
+
+    def meta_of(r: dict[str, Any]) -> dict[str, Any]:
+        return json.loads(r["meta"]) if isinstance(r["meta"], str) else dict(r["meta"] or {})
+
+    decided: dict[tuple[Any, str], tuple[str, str]] = {}  # (host, kind) -> (order, file) of a decided run
+    for r in runs:
+        said = str(meta_of(r).get("date_order") or "")
+        order = next((o for o, words in ORDER_NAMES.items() if said.startswith(words + " (")), None)
+        if order is None or "date_reading" in meta_of(r) or "set by the user" in said or "same drop" in said \
+                or not r["host"]:
+            continue
+        if decided.setdefault((r["host"], r["kind"]), (order, Path(r["source_path"]).name))[0] != order:
+            decided[(r["host"], r["kind"])] = ("", "")  # neighbours that disagree decide nothing
+    notes = []
+    for r in runs:
+        reading = meta_of(r).get("date_reading")
+        found = decided.get((r["host"], r["kind"]))
+        if not isinstance(reading, dict) or not found or not found[0]:
+            continue
+        order, file = found
+        if order != reading.get("stored") and order not in (reading.get("others") or {}):
+            continue
+        how = f"like {file}, of the same host and tool in the same drop, whose own dates decide it"
+        ws.set_date_order(r["run_id"], order, how)
+        notes.append(f"{Path(r['source_path']).name}: dates read {ORDER_NAMES[order]}, {how}")
+    return notes
+
+
 def answer(ws: Workspace, q: RunQuestion, value: float | str) -> None:
-    """Store the user's answer to ``q``: an interval in seconds, or ``since-boot`` / ``interval`` for the first
-    report (raises ValueError for an answer the run cannot take)."""
+    """Store the user's answer to ``q``: an interval in seconds, ``since-boot`` / ``interval`` for the first
+    report, or the order its dates read in (``DMY``, ``MDY``, ``YMD``) (raises ValueError for an answer the run
+    cannot take)."""
     if q.what == "interval":
         ws.set_interval(q.run_id, float(value))
+    elif q.what == "date_order":
+        ws.set_date_order(q.run_id, str(value))
     elif value in ("since-boot", "interval"):
         ws.set_first_report(q.run_id, value == "since-boot")
     else:

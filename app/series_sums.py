@@ -27,9 +27,13 @@ delete): rows edited behind its back, with another DuckDB client, leave the sums
 
 from __future__ import annotations
 
+import itertools
+import json
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+import polars as pl
 
 from parsers.layers import LAYERS as LAYER_VOCABULARY
 from parsers.layers import LINUX_NAMES
@@ -98,6 +102,7 @@ def partition_parent(name: str, names: set[str] | list[str]) -> str | None:
 # vocabulary is the parsers' (parsers.layers), where each format declares which layers its rows have.
 LAYERS: dict[str, str] = {v: la.left_out for v, la in LAYER_VOCABULARY.items()}
 LAYER_NAMES = {v: la.noun for v, la in LAYER_VOCABULARY.items()}
+VIRTUAL_FAMILIES = frozenset({"zram", "NBD", "Ceph RBD"})  # name-rule families that are no disk of this host
 STACKED_WORDS = "device-mapper/md/loop"  # the stacked devices every run's rule names (more where a run has others)
 
 
@@ -114,11 +119,24 @@ def _classify_layers(layers: dict[str, str]) -> DeviceChoice:
 
 
 def default_choice(devices: list[tuple[str, bool]] | list[tuple[str, bool, str | None]],
-                   requested: str | None = None) -> DeviceChoice:
+                   requested: str | None = None, stacked: dict[str, str] | None = None) -> DeviceChoice:
     """The whole-disk choice from ``(name, is_group)`` or ``(name, is_group, layer)`` tuples: where the rows carry a
     ``layer`` (the format says what each device is), the physical disks; otherwise the name rules of
     :data:`parsers.layers.LINUX_NAMES` (partitions, stacked dm/md/loop/bcache/DRBD/zvol devices, ``-g`` groups).
-    ``requested``: None or ``"disks"``, as asked."""
+    ``requested``: None or ``"disks"``, as asked. ``stacked``: the devices the run's own figures prove stacked on
+    others (:func:`find_stacked`, ``runs.meta.stacked_by_data``), left out with the proof as the reason."""
+    choice = _by_rules(devices, requested)
+    proven = [d for d in choice.used if stacked and d in stacked]
+    if not proven or len(proven) == len(choice.used):
+        return choice
+    assert stacked is not None
+    excluded = dict(sorted({**choice.excluded, **{d: stacked[d] for d in proven}}.items()))
+    return DeviceChoice(choice.requested, [d for d in choice.used if d not in stacked], excluded,
+                        f"{choice.rule}; devices whose figures are the sum of others' left out (stacked on them)")
+
+
+def _by_rules(devices: list[tuple[str, bool]] | list[tuple[str, bool, str | None]],
+              requested: str | None = None) -> DeviceChoice:
     names = sorted({d[0] for d in devices})
     groups = sorted({d[0] for d in devices if d[1]})
     group_set = set(groups)
@@ -134,11 +152,13 @@ def default_choice(devices: list[tuple[str, bool]] | list[tuple[str, bool, str |
     excluded = {n: f"partition of {p} (counted in {p})" for n, p in parts.items()}
     excluded.update({g: "-g group summary row (the sum of its members)" for g in groups})
     extra = [r.family for r in rules.values() if r.family != "dm/md/loop"]  # bcache, DRBD, zvol: named where present
-    families = "/".join(dict.fromkeys(["dm/md/loop", *extra]))
+    virtual = [f for f in dict.fromkeys(extra) if f in VIRTUAL_FAMILIES]  # zram, NBD, RBD: not this host's disks
+    families = "/".join(dict.fromkeys(["dm/md/loop", *[f for f in extra if f not in virtual]]))
     if disks:
         excluded.update({s: rules[s].left_out for s in stacked})
+        also = f", virtual {'/'.join(virtual)} devices" if virtual else ""
         return DeviceChoice(requested, disks, dict(sorted(excluded.items())),
-                            f"whole disks: partitions, stacked {families} devices and -g group rows left out")
+                            f"whole disks: partitions, stacked {families} devices{also} and -g group rows left out")
     if stacked:
         words = "/".join(dict.fromkeys([STACKED_WORDS, *extra]))
         return DeviceChoice(requested, stacked, dict(sorted(excluded.items())),
@@ -284,7 +304,7 @@ def store_sums(con: Any, run_id: int, reports: list[int] | None = None) -> None:
                           [run_id]).fetchall()
     if not devices:
         return
-    used = set(default_choice([(d, bool(g), la) for d, g, la in devices]).used)
+    used = set(default_choice([(d, bool(g), la) for d, g, la in devices], stacked=proven_stacked(con, run_id)).used)
     con.execute("INSERT INTO series_devices SELECT ?, unnest(?::VARCHAR[]), unnest(?::BOOLEAN[]), "
                 "unnest(?::VARCHAR[]), unnest(?::BOOLEAN[])",
                 [run_id, [d[0] for d in devices], [bool(d[1]) for d in devices], [d[2] for d in devices],
@@ -306,3 +326,83 @@ def current(con: Any, run_id: int, ops: tuple[str, ...] = DEFAULT_OPS) -> bool:
         "SELECT count(*), list(DISTINCT sums_version), list(DISTINCT ops) FROM series_sums WHERE run_id = ?",
         [run_id]).fetchall()[0]
     return bool(n) and versions == [SUMS_VERSION] and kinds == [",".join(ops)]
+
+
+# ---- devices the figures prove stacked ----------------------------------------------------------------
+MAX_CHECKED = 64  # whole-disk devices a run may have for the check (pairs and triples of them are tried)
+
+
+def proven_stacked(con: Any, run_id: int) -> dict[str, str]:
+    """``runs.meta.stacked_by_data``: each device the run's figures prove stacked on others -> the proof."""
+    rows = con.execute("SELECT meta FROM runs WHERE run_id = ?", [run_id]).fetchall()
+    meta = rows[0][0] if rows else None
+    meta = json.loads(meta) if isinstance(meta, str) else (meta or {})
+    found = meta.get("stacked_by_data") if isinstance(meta, dict) else None
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+
+def device_figures(con: Any, run_id: int, devices: list[str]) -> pl.DataFrame:
+    """Per report and device: kB read, kB written (the total where the file does not split them) and requests."""
+    rel = con.sql(
+        "SELECT sample_idx, device, coalesce(rkb_s, 0.0) AS r, "
+        "coalesce(wkb_s, CASE WHEN rkb_s IS NULL THEN kb_s END, 0.0) AS w, "
+        "coalesce(r_s + w_s + coalesce(d_s, 0) + coalesce(f_s, 0), tps, 0.0) AS n "
+        "FROM iostat_samples WHERE run_id = ? AND NOT since_boot AND list_contains(?, device) "
+        "ORDER BY sample_idx, device", params=[run_id, devices])
+    return pl.from_arrow(rel.to_arrow_table())  # type: ignore[return-value]  # a Table gives a DataFrame
+
+
+def find_stacked(figures: pl.DataFrame, candidates: set[str], min_active: int = 3) -> dict[str, str]:
+    """Which of ``candidates`` -- devices nothing declares physical: a number the kernel assigns at boot, a name no
+    rule knows -- are stacked on others: their every report's kB read and written equal, to the printed digit,
+    the sum of one, two or three other devices' (the I/O of a dm, md, bcache, loop ... device reaches the devices
+    under it: counted twice if both are summed). Of two candidates equal to each other, the upper one is the one
+    with more requests (requests merge on their way down), the later name when they have as many. A device needs
+    I/O in ``min_active`` reports to prove anything.
+
+    Equal means: every report within 2 %, and nine reports in ten to the printed digit (0.01 per device added).
+    The two sides of a mirror do nearly the same writes, but not to the digit report after report; and a physical
+    disk by name or by declaration is never a candidate. Returns device -> the proof, in words."""
+    if figures.is_empty() or not candidates:
+        return {}
+    names = sorted(figures["device"].unique().to_list())
+    if not 2 <= len(names) <= MAX_CHECKED:
+        return {}
+    wide = {c: figures.pivot(on="device", index="sample_idx", values=c).sort("sample_idx").fill_null(0.0)
+            for c in ("r", "w", "n")}
+    r = {d: wide["r"][d].to_numpy() for d in names}
+    w = {d: wide["w"][d].to_numpy() for d in names}
+    n = {d: float(wide["n"][d].sum()) for d in names}
+    active = {d: int(((r[d] + w[d]) > 0.05).sum()) for d in names}
+    tot = {d: float(r[d].sum() + w[d].sum()) for d in names}
+    out: dict[str, str] = {}
+
+    def equal(d: str, under: tuple[str, ...]) -> bool:
+        exact = None
+        for x in (r, w):
+            diff = abs(x[d] - sum(x[u] for u in under))
+            if not (diff <= 0.011 * (len(under) + 1) + 0.02 * abs(x[d])).all():
+                return False
+            hit = diff <= 0.011 * (len(under) + 1)
+            exact = hit if exact is None else exact & hit
+        busy = (r[d] + w[d]) > 0.05
+        return exact is not None and int((exact & busy).sum()) >= 0.9 * int(busy.sum())
+
+    for d in sorted(candidates & set(names)):
+        if active[d] < min_active or d in out:
+            continue
+        pool = [u for u in names if u != d and u not in out and active[u] > 0 and tot[u] <= tot[d] * 1.02 + 1]
+        for k in (1, 2, 3):
+            hit = next((c for c in itertools.combinations(pool, k)
+                        if abs(sum(tot[u] for u in c) - tot[d]) <= 0.02 * tot[d] + 0.02 * len(r[d]) and equal(d, c)),
+                       None)
+            if hit is None:
+                continue
+            upper = d
+            if k == 1 and hit[0] in candidates and (n[hit[0]] > n[d] or (n[hit[0]] == n[d] and hit[0] > d)):
+                upper, hit = hit[0], (d,)  # the same I/O: the upper device is the one with more requests
+            if upper not in out:
+                out[upper] = (f"its figures equal {' + '.join(hit)}'s in every report: stacked on "
+                              f"{'it' if k == 1 else 'them'} (its I/O is counted there)")
+            break
+    return out

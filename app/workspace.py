@@ -31,7 +31,7 @@ from app.migrations import WorkspaceReadOnly as WorkspaceReadOnly  # noqa: F401 
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
 from app.safe_open import SQLRefused, check_expression, connect, read_only_transaction
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
-from app.series_sums import store_sums
+from app.series_sums import MAX_CHECKED, default_choice, device_figures, find_stacked, store_sums
 from app.staging import StagingArea
 from app.stored_values import check as check_values
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
@@ -75,6 +75,36 @@ def _check_table(name: str) -> None:
     """A parser's event names a per-run table of the schema that has per-sample times (never a pseudo-table)."""
     if name not in RUN_TABLES or not {"sample_idx", "ts", "t_s", "since_boot"} <= set(TABLE[name].column_names):
         raise ValueError(f"{name!r}: not a table of samples over time")
+
+
+def _prove_stacking(con: Any, run_id: int) -> list[str]:
+    """The invariant after every import: no device of the whole-disk figures is the sum of others of them. A device
+    whose every report equals the sum of other whole disks (a device-mapper device named by number, a volume under
+    a name no rule knows) is stacked on them: it is left out (``runs.meta.stacked_by_data``, read by
+    :func:`app.series_sums.default_choice`) and a warning says which and why. Returns the warnings added."""
+    devices = con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
+                          [run_id]).fetchall()
+    used = default_choice([(d, bool(g), la) for d, g, la in devices]).used
+    if not 2 <= len(used) <= MAX_CHECKED:
+        return []
+    from parsers.layers import PHYSICAL_NAMES
+    from parsers.sar import DEV_NUMBERS, boot_assigned
+
+    layer = {d: la for d, _g, la in devices}
+    candidates = {d for d in used if boot_assigned(d)
+                  or (layer.get(d) is None and PHYSICAL_NAMES.fullmatch(d) is None and not DEV_NUMBERS.match(d))}
+    if not candidates:
+        return []
+    found = find_stacked(device_figures(con, run_id, used), candidates)
+    if not found:
+        return []
+    meta = json.loads(con.execute("SELECT meta FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0] or "{}")
+    meta["stacked_by_data"] = found
+    added = [f"{_quoted(d)} is left out of whole-disk figures: {why}; if that is wrong, pick the devices to sum "
+             "({fix:device_pick})" for d, why in sorted(found.items())]
+    con.execute("UPDATE runs SET meta = ?, warnings = list_concat(warnings, ?) WHERE run_id = ?",
+                [json.dumps(meta), added, run_id])
+    return added
 
 
 def _check_layers(con: Any, run_id: int, fmt_id: str) -> None:
@@ -466,6 +496,7 @@ class Workspace:
                 self._check_samples(rid)
                 _check_values(con, rid)
                 if has(con.execute("SELECT kind FROM runs WHERE run_id = ?", [rid]).fetchall()[0][0], DEVICE_RATES):
+                    warnings += _prove_stacking(con, rid)  # no whole-disk figure counts a device twice
                     store_sums(con, rid)  # the default series' per-report sums (app.series_sums)
             if before_commit is not None:
                 before_commit()
@@ -624,6 +655,60 @@ class Workspace:
                              "json_object('histogram_counts', ?::VARCHAR)) WHERE run_id = ?", [value, run_id])
             if value:
                 self._drop_warnings(run_id, "{fix:counts_per_collection}", "--histogram-counts")
+
+    def set_date_order(self, run_id: int, order: str, how: str | None = None) -> None:
+        """Say how a run's dates read when its file could not decide (``runs.meta.date_reading``): ``order`` is
+        ``DMY``, ``MDY`` or ``YMD``. Every stored time moves to the date it is read that way (each date by its own
+        number of days, in one statement), the times from the start and the run's period follow, the stored sums are
+        made again and ``runs.meta.date_order`` says who decided (``how``: the words, "set by the user" by
+        default). ValueError for a run that has no such question, or an order its dates cannot be read in."""
+        from parsers.dates import ORDER_NAMES
+        from parsers.registry import timed_tables  # the format registry is loaded when first needed (start-up)
+
+        run = self.run(run_id)
+        if run is None:
+            raise ValueError(f"no run {run_id}")
+        if order not in ORDER_NAMES:
+            raise ValueError(f"the date order is one of {', '.join(ORDER_NAMES)}, not {order!r}")
+        meta = json.loads(run["meta"]) if isinstance(run["meta"], str) else dict(run["meta"] or {})
+        reading = meta.get("date_reading")
+        if not isinstance(reading, dict):
+            said = meta.get("date_order")
+            if said and str(said).startswith(ORDER_NAMES[order]):
+                return
+            raise ValueError(f"run {run_id}'s dates are not in question: " + (f"they are read {said}"
+                             if said else "it has no dates"))
+        mapping = {} if order == reading.get("stored") else (reading.get("others") or {}).get(order)
+        if mapping is None:
+            raise ValueError(f"run {run_id}'s dates do not read {ORDER_NAMES[order]}")
+        shift = {d: (datetime.fromisoformat(o) - datetime.fromisoformat(d)).days for d, o in mapping.items()}
+        tables = [t for t in timed_tables(run["kind"]) if "ts" in TABLE[t].column_names]
+        meta.pop("date_reading", None)
+        meta["date_order"] = f"{ORDER_NAMES[order]} ({how or 'set by the user: the file reads both ways'})"
+        with self.transaction():
+            if any(shift.values()):
+                days = pl.DataFrame({"d": list(shift), "n": list(shift.values())}).with_columns(
+                    pl.col("d").str.to_date())
+                self.con.register("_shift", days.to_arrow())
+                try:
+                    for t in tables:
+                        self.con.execute(f"UPDATE {t} SET ts = ts + to_days(s.n) FROM _shift AS s "
+                                         f"WHERE {t}.run_id = ? AND CAST({t}.ts AS DATE) = s.d", [run_id])
+                    if len(set(shift.values())) > 1:  # the dates moved apart or together: the times from the start
+                        main = tables[0]
+                        t0 = self.con.execute(f"SELECT min(ts) FROM {main} WHERE run_id = ?", [run_id]).fetchall()
+                        for t in tables:
+                            self.con.execute(f"UPDATE {t} SET t_s = epoch_ms(ts - ?::TIMESTAMP) / 1000.0 "
+                                             "WHERE run_id = ? AND ts IS NOT NULL", [t0[0][0], run_id])
+                    for col in ("started_at", "ended_at", "file_date"):
+                        self.con.execute(f"UPDATE runs SET {col} = {col} + to_days(s.n) FROM _shift AS s "
+                                         f"WHERE runs.run_id = ? AND CAST(runs.{col} AS DATE) = s.d", [run_id])
+                finally:
+                    self.con.unregister("_shift")
+            self.con.execute("UPDATE runs SET meta = ? WHERE run_id = ?", [json.dumps(meta), run_id])
+            if has(run["kind"], DEVICE_RATES):
+                store_sums(self.con, run_id)  # the sums keep each report's clock time
+            self._drop_warnings(run_id, "{fix:date_order}")
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -226,6 +226,7 @@ class ImportOptions:
     ram_gb: float | None = None  # the host's RAM (IOzone: a data set smaller than this was likely cached)
     mapping: dict[str, Any] | None = None  # a saved column mapping for CSV/TSV results (parsers.iomark)
     source_folder: str | None = None  # where the file was found: its companion files are looked for there
+    date_order: str | None = None  # DMY | MDY | YMD: how to read dates the file itself cannot decide (None: ask)
 
 
 @dataclass

@@ -411,6 +411,7 @@ class _Log:
         self.n_rows = 0
         self.ddirs: set[int] = set()
         self.win_rows: list[tuple[int, int, int]] = []  # windowed: (time, ddir, value)
+        self.dir_last: dict[int, tuple[int, int]] = {}  # windowed: ddir -> (time, line) of its last row
         self.windows: dict[int, _Window] = {}  # per I/O: window index -> its I/Os
         self.win_ms = 1000.0 * (options.interval_s or 1.0)
         self.user_interval = bool(options.interval_s)
@@ -488,6 +489,15 @@ class _Log:
         if len(self.magnitude) < 20_000:
             self.magnitude.append(value)
         if lay.windowed:
+            last = self.dir_last.get(d)
+            if last is not None and t < last[0]:
+                raise ParseError(
+                    f"the {DDIR[d]} rows' time goes back, from {last[0]} ms (line {last[1]}) to {t} ms: the log holds "
+                    "several jobs one after the other -- fio writes the averaged logs of every clone of a job into one "
+                    "file with numjobs above 1 and per_job_logs=0, and one clone's mean over a window is not the "
+                    "job's. Run the job again with per_job_logs=1 (one log per clone: NAME_bw.1.log, NAME_bw.2.log "
+                    "...) and import those, or log each I/O (without log_avg_msec): those logs add up", ln)
+            self.dir_last[d] = (t, ln)
             self.win_rows.append((t, d, value))
             return
         if len(self.bs_seen) < 50:

@@ -70,19 +70,22 @@ from parsers.base import (
     WarnFn,
     decode,
 )
+from parsers.dates import ORDER_NAMES
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
-from parsers.pdh import ORDER_NAMES, CounterPath, norm, parse_counter_path, read_stamp
-from parsers.perfmon import CPU_COUNTERS, DISK_COUNTERS, OBJECTS, derive_cpu, derive_disk, describe_unread
+from parsers.pdh import CounterPath, norm, parse_counter_path, read_stamp, scan_dates
+from parsers.perfmon import CPU_COUNTERS, DISK_COUNTERS, OBJECTS, QUEUE_PARTS, derive_cpu, derive_disk, describe_unread
 from parsers.perfmon import SEMANTICS as PERFMON
 from parsers.registry import register
 from parsers.schema import frame_schema
 from parsers.semantics import BOOL, INT, LIST, OBJ, TEXT, Counts, MetaKey, Semantics, Span, common
+from parsers.textutil import DATE_ORDER_FIX
 
 KIND = register_kind("getcounter", "Get-Counter", {TIME_SERIES, DEVICE_RATES})
 
 TYPE_NAME = "Microsoft.PowerShell.Commands.GetCounter.PerformanceCounterSample"
 _TYPE_LINE = re.compile(r'^"?#TYPE\s+(?P<name>[^"\s]+)')
-_DATE = re.compile(r"(?<![\d.])(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})[ T]\d")
+_DATE = re.compile(rb"(?<![\d.])(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})[ T](\d{1,2}):(\d{2}):(\d{2})(?:[.,]\d+)?\s*"
+                   rb"([AaPp])?")
 VALID_STATUS = {"0", "1"}  # PDH_CSTATUS_VALID_DATA, PDH_CSTATUS_NEW_DATA
 FILETIME_EPOCH = datetime(1601, 1, 1)
 CHUNK_SAMPLES = 2000  # samples of a host per Rows frame
@@ -93,7 +96,7 @@ SEMANTICS = Semantics(
     layers={"disk": "physicaldisk(<n> <letters>)", "volume": "logicaldisk(<volume>)",
             "total": "physicaldisk(_total), logicaldisk(_total)"},
     wording={c: f"{w} (its CookedValue)" for c, w in PERFMON.wording.items()},
-    meta=(*common("sample_span", "decimal_comma", "date_order"),
+    meta=(*common("sample_span", "decimal_comma", "date_order", "date_reading"),
           MetaKey("columns", LIST, "the file's columns (every PerformanceCounterSample property, or a Select-Object "
                   "subset)"),
           MetaKey("type_line", TEXT, "the type named by the #TYPE line (Windows PowerShell 5.1)"),
@@ -167,31 +170,6 @@ def _header(path: str, state: JobState) -> _Header:
     raise ParseError("no header line (Path, CookedValue …): not Get-Counter samples", 1)
 
 
-def _date_order(path: str, header_line: int) -> tuple[str, bool]:
-    """'YMD', 'DMY' or 'MDY' from every row's printed date (as :func:`parsers.pdh.date_order`, the date anywhere in
-    the row); True when nothing decides it and some dates would read differently (PowerShell's en-US MDY is
-    taken)."""
-    year_first = dotted = first_big = second_big = differ = False
-    with open(path, "rb") as fh:
-        for i, raw in enumerate(fh, 1):
-            if i <= header_line:
-                continue
-            m = _DATE.search(raw.decode("latin-1"))
-            if m is None:
-                continue
-            a, b = int(m.group(1)), int(m.group(3))
-            year_first |= len(m.group(1)) == 4
-            dotted |= m.group(2) == "."
-            first_big |= a > 12
-            second_big |= b > 12
-            differ |= a != b
-    if year_first:
-        return "YMD", False
-    if dotted or first_big:
-        return "DMY", False
-    return "MDY", not second_big and differ
-
-
 # ---- what a counter path is -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class _Source:
@@ -213,7 +191,7 @@ def classify(cp: CounterPath) -> _Source | None:
             return None
         return _Source("cpu_samples", None, hit[1], None)
     hit = DISK_COUNTERS.get(norm(cp.counter))
-    if hit is None or hit[1] is None:
+    if hit is None or hit[1] is None or hit[1] in QUEUE_PARTS:  # queue parts: perfmon's fallbacks, not read here
         return None
     layer = "total" if total else "disk" if obj == "PhysicalDisk" else "volume"
     return _Source("iostat_samples", f"{obj}({cp.instance})", hit[1], layer)
@@ -273,8 +251,14 @@ class _Reader:
         self.i_ticks = cols.get("timestamp100nsec")
         self.i_stamp = cols.get("timestamp")
         self.i_status = cols.get("status")
-        self.order, self.undecided = ("MDY", False) if self.i_ticks is not None else \
-            _date_order(path, self.header.line)
+        self.rows = scan_dates(path, self.header.line, _DATE, search=True) if self.i_ticks is None else None
+        self.dating = self.rows.decision(options.date_order) if self.rows is not None else None
+        self.order = self.dating.order if self.dating is not None else "MDY"
+        if self.dating is not None and self.rows is not None and not self.dating.decided:
+            warn(f"the dates read both ways ({self.rows.dated[0].text!r}: "
+                 + " or ".join(ORDER_NAMES[o] for o in self.dating.readings) + ") and nothing in the file decides "
+                 f"which: they are stored read {ORDER_NAMES[self.order]} until you say which with {DATE_ORDER_FIX}",
+                 None)
         self.runs: dict[str, _Run] = {}
         self.unread: dict[str, CounterPath] = {}
         self.paths: dict[str, tuple[_Source | None, str]] = {}  # path text -> what it is, its host
@@ -451,7 +435,11 @@ class _Reader:
             meta["time_source"] = "Timestamp100NSec: 100-ns ticks of the computer's local clock"
         else:
             meta["time_source"] = "Timestamp, as PowerShell printed it (to the second)"
-            meta["date_order"] = ORDER_NAMES[self.order] + (" (assumed: no day above 12)" if self.undecided else "")
+            assert self.dating is not None
+            assert self.rows is not None
+            meta["date_order"] = self.dating.note
+            if not self.dating.decided:
+                meta["date_reading"] = self.rows.reading(self.dating)
         if self.decimal_comma:
             meta["decimal_comma"] = True
         if self.invalid:

@@ -54,6 +54,7 @@ from parsers.base import (
     WarnFn,
     decode,
 )
+from parsers.dates import Words
 from parsers.iostat_columns import (
     COLUMNS,
     CPU_COLUMNS,
@@ -68,7 +69,7 @@ from parsers.semantics import Counts, Semantics, Span, common
 from parsers.textutil import (
     RawStamp,
     StampResolver,
-    banner_date,
+    date_stamps,
     fast_stamp,
     resolve_stamps,
     split_stamp,
@@ -77,7 +78,7 @@ from parsers.textutil import (
 )
 
 BANNER = re.compile(
-    r"^(?P<os>[A-Za-z][\w.-]*)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+(?P<date>\S+(?:\s\S+)?)"
+    r"^(?P<os>[A-Za-z][\w.-]*)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+(?P<date>\S+(?:\s\S+){0,2}?)"
     r"\s+_(?P<arch>[^_\s]+(?:_[^_\s]+)*)_\s+\((?P<cpus>\d+)\s+CPU\)"
 )
 DEVICE_HEADER = re.compile(r"^\s*Device:?\s+\S|\S\s+Device:?\s*$")  # and at least one column name
@@ -170,7 +171,8 @@ def _wording(columns: dict[str, tuple[str, float]]) -> dict[str, str]:
 WORDING = {**_wording(COLUMNS), **{c: h for h, c in CPU_COLUMNS.items()}}
 SEMANTICS = Semantics(
     main_table="iostat_samples", span=Span.INTERVAL, counts=Counts.RATES, names=LINUX_NAMES, wording=WORDING,
-    meta=(*common("arch", "cpus", "banner_date", "segments", "decimal_comma", "human_units", "utc_offset"),))
+    meta=(*common("arch", "cpus", "banner_date", "segments", "decimal_comma", "human_units", "utc_offset",
+                  "date_order", "date_reading"),))
 
 
 class IostatTextFormat:
@@ -1196,25 +1198,30 @@ class _Parser:
         info = rs.info
         ts_by_sample: dict[int, datetime] = {}
         banner_stamp = info.meta.pop("_banner_stamp", None)
-        if rs.stamps:
+        if rs.stamps or banner_stamp is not None:
             raws = [s for _, s in rs.stamps]
+            words = Words(decimal_comma=self.decimal_comma)
+            if banner_stamp is not None:
+                words.add_date(banner_stamp.text)
+            for s in [*raws[:3], *raws[-2:]]:
+                words.add_stamp(s.text)
             try:
-                dts, notes = resolve_stamps(raws, banner_stamp)
+                dating = date_stamps(raws, banner_stamp, words, given=self.opt.date_order, system=info.os)
             except ValueError:
-                raise ParseError("the dates of the reports contradict each other (day/month order)") from None
-            for n in notes:
+                raise ParseError("the dates of the banner and the reports contradict each other (day/month order)",
+                                 info.meta.get("_banner_line") if not raws else None) from None
+            for n in dating.notes:
                 self.warn(n, None)
-            ts_by_sample = {i: dt for (i, _), dt in zip(rs.stamps, dts)}
+            if dating.warning:
+                self.warn(dating.warning, None)
+            info.meta.update(dating.meta)
+            ts_by_sample = {i: dt for (i, _), dt in zip(rs.stamps, dating.times)}
             if any(s.tz for s in raws):
                 info.meta["utc_offset"] = next(s.tz for s in raws if s.tz)
+            if banner_stamp is not None:
+                info.file_date = stamp_date(banner_stamp, dating.decision.order)
         if self.encoding != "utf-8":
             info.meta["encoding"] = self.encoding
-        if banner_stamp is not None:
-            try:
-                info.file_date = banner_date(banner_stamp, [s for _, s in rs.stamps])
-            except ValueError:
-                raise ParseError(f"the banner's date {banner_stamp.text!r} cannot be read in the day/month order of "
-                                 "the report stamps", info.meta.get("_banner_line")) from None
         return ts_by_sample
 
     def _interval(self, rs: _RunState, ts_by_sample: dict[int, datetime], n_samples: int) -> dict[int, float]:

@@ -10,6 +10,7 @@ came late), the times are sent again (:class:`~parsers.base.SampleTimes`), as th
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import math
 import re
@@ -34,13 +35,14 @@ from parsers.base import (
     decode,
     parse_json,
 )
+from parsers.dates import Words
 from parsers.iostat import KIND, WORDING
 from parsers.iostat_columns import JSON_COLUMNS, METRICS, layout_family
 from parsers.layers import LINUX_NAMES
 from parsers.registry import register
 from parsers.schema import frame_schema
 from parsers.semantics import Counts, Semantics, Span, common
-from parsers.textutil import RawStamp, StampResolver, resolve_stamps, split_stamp, stamp_datetime
+from parsers.textutil import RawStamp, StampResolver, date_stamps, split_stamp, stamp_date, stamp_datetime
 
 CPU_KEYS = ["user", "nice", "system", "iowait", "steal", "idle"]
 
@@ -53,7 +55,7 @@ def _line_of(text: str, pos: int) -> int:
 SEMANTICS = Semantics(
     main_table="iostat_samples", span=Span.INTERVAL, counts=Counts.RATES, names=LINUX_NAMES,
     wording={**WORDING, "rrqm_pct": "rrqm", "wrqm_pct": "wrqm", "drqm_pct": "drqm", "util_pct": "util"},
-    meta=common("arch", "cpus", "banner_date"))
+    meta=common("arch", "cpus", "banner_date", "date_order", "date_reading"))
 
 
 class IostatJsonFormat:
@@ -219,20 +221,36 @@ def _readable(s: Any) -> bool:
     return False
 
 
-def _report_times(stamps: list[tuple[int, Any]], stat_line: Callable[[int], int | None],
-                  warn: WarnFn) -> dict[int, datetime]:
-    """The time of each report that has a stamp (statistics[] index -> datetime)."""
+def _report_times(stamps: list[tuple[int, Any]], stat_line: Callable[[int], int | None], warn: WarnFn,
+                  info: RunInfo, given: str | None) -> dict[int, datetime]:
+    """The time of each report that has a stamp (statistics[] index -> datetime), the dates read in the order the
+    evidence decides (the file's words: its stamps and date; its dates; ``given`` where they read both ways), said in
+    ``info.meta``."""
     if not stamps:
         return {}
+    raws = [s for _, s in stamps]
+    words = Words()
+    if info.meta.get("banner_date"):
+        words.add_date(str(info.meta["banner_date"]))
+    for s in [*raws[:3], *raws[-2:]]:
+        words.add_stamp(s.text)
     try:
-        dts, notes = resolve_stamps([s for _, s in stamps])
+        dating = date_stamps(raws, None, words, given=given, system=info.os)
     except ValueError:
-        bad = next((i, s) for i, s in stamps if not _readable(s))
-        raise ParseError(f"impossible date or time {bad[1].text!r} in statistics[{bad[0]}]",
-                         stat_line(bad[0])) from None
-    for note in notes:
+        bad = next(((i, s) for i, s in stamps if not _readable(s)), stamps[0])
+        raise ParseError(f"impossible date or time {bad[1].text!r} in statistics[{bad[0]}]"
+                         if not _readable(bad[1]) else "the dates of the reports contradict each other (day/month "
+                         "order)", stat_line(bad[0])) from None
+    for note in dating.notes:
         warn(note, None)
-    return {i: dt for (i, _), dt in zip(stamps, dts)}
+    if dating.warning:
+        warn(dating.warning, None)
+    info.meta.update(dating.meta)
+    banner = split_stamp(str(info.meta.get("banner_date") or ""))
+    if banner is not None and banner.date_parts:
+        with contextlib.suppress(ValueError):  # a date the stamps' order does not read: none stated
+            info.file_date = stamp_date(banner, dating.decision.order)
+    return {i: dt for (i, _), dt in zip(stamps, dating.times)}
 
 
 MAX_INT = 10**18
@@ -613,7 +631,7 @@ class _HostRun:
         info, warn, n = self.info, self.warn, self.n
         if self.unknown:
             warn("keys not recognised and not imported: " + ", ".join(sorted(self.unknown)), None)
-        ts_by = _report_times(self.stamps, self.stamp_lines.get, warn)
+        ts_by = _report_times(self.stamps, self.stamp_lines.get, warn, info, self.options.date_order)
         interval = None
         t_by: dict[int, float] = {}
         if ts_by:

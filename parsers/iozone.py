@@ -411,6 +411,14 @@ class _Parser:
             sec.build = s.removeprefix("Build:").strip()
             return
         if s.startswith("Run began:"):
+            # IOzone prints it just before its settings: where the banner's first lines were cut off (a paste that
+            # starts here), the settings that follow are still the banner's, read as such
+            if sec.has_results():
+                self.sections.append(_Section(line=ln))
+                sec = self.sec
+            if not sec.banner:
+                sec.banner = True
+                sec.line = ln
             try:
                 sec.run_began = datetime.strptime(" ".join(s.removeprefix("Run began:").split()),
                                                   "%a %b %d %H:%M:%S %Y")

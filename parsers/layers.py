@@ -111,7 +111,9 @@ LINUX_NAMES = NameRules(
     "linux",
     "Linux device names: partitions (`sda1`, `nvme0n1p2`, `…-part3`) counted in their disk; device-mapper "
     "(`dm-N`), md (`mdN`, `md_dN`, `md-N`), loop (`loopN`), bcache (`bcacheN`), DRBD (`drbdN`) and ZFS volume "
-    "(`zdN`) devices stacked on the disks; `-g` group rows the sum of their members",
+    "(`zdN`) devices stacked on the disks; NVMe multipath paths (`nvmeXcYnZ`), PowerPath (`emcpowerN`) and VxVM "
+    "(`VxVMN`) devices; zram, NBD and Ceph RBD devices (not this host's disks); `-g` group rows the sum of their "
+    "members",
     (
         NameRule(r"dm-\d+", "dm/md/loop", _DM_MD_LOOP),
         NameRule(r"md\d+|md_d\d+|md-\d+", "dm/md/loop", _DM_MD_LOOP),
@@ -120,8 +122,29 @@ LINUX_NAMES = NameRules(
                  "them too)"),
         NameRule(r"drbd\d+", "DRBD", "DRBD device stacked on its local backing disk (its I/O reaches it too)"),
         NameRule(r"zd\d+", "zvol", "ZFS volume stacked on its pool's disks (its I/O reaches them too)"),
+        # not stacked on this host's disks, but not one of them either: counted only in a run without a disk
+        NameRule(r"zram\d+", "zram", "compressed RAM disk (zram): its I/O goes to memory, not to a disk"),
+        NameRule(r"nbd\d+", "NBD", "network block device (NBD): its I/O goes over the network, not to this "
+                 "host's disks"),
+        NameRule(r"rbd\d+", "Ceph RBD", "Ceph RBD image: its I/O goes over the network to the cluster's disks, "
+                 "not to this host's"),
+        # NVMe native multipath: nvmeXcYnZ is one controller's path to namespace nvmeXnZ (the kernel's
+        # nvme_set_disk_name, drivers/nvme/host/multipath.c), whose figures hold every path's
+        NameRule(r"nvme\d+c\d+n\d+", "NVMe path", "one path of an NVMe multipath namespace (its I/O is "
+                 "counted in the namespace)"),
+        # Dell EMC PowerPath pseudo devices over the sdX paths of a LUN; Veritas VxVM volumes (VxVM<minor>)
+        NameRule(r"emcpower[a-z]+", "PowerPath", "PowerPath pseudo device over its paths (their I/O is counted "
+                 "in the path disks)"),
+        NameRule(r"VxVM\d+", "VxVM", "Veritas VxVM volume stacked on the disks (its I/O reaches them too)"),
     ),
 )
+
+# names the kernel gives whole physical disks (SCSI/SATA/SAS, IDE, virtio, Xen, NVMe namespaces, MMC, cciss,
+# Solaris sd/ssd/cmdk and cXtYdZ, AIX hdisk): the figures never make such a device "stacked" (two sides of a
+# mirror do the same writes)
+PHYSICAL_NAMES = re.compile(r"sd[a-z]+|hd[a-z]+|vd[a-z]+|xvd[a-z]+|nvme\d+n\d+|mmcblk\d+|cciss/c\d+d\d+|s?sd\d+|"
+                            r"cmdk\d+|c\d+t\w+d\d+|hdisk\d+")
+
 
 # the name rules the analyses apply (app.series_sums); a format names one of them
 NAME_RULES: dict[str, NameRules] = {LINUX_NAMES.id: LINUX_NAMES}

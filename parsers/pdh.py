@@ -43,6 +43,7 @@ import io
 import itertools
 import operator
 import re
+import statistics
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -62,8 +63,10 @@ from parsers.base import (
     RunStart,
     WarnFn,
 )
+from parsers.dates import ORDER_NAMES, Dated, Decision, Words, decide, read
 from parsers.schema import frame_schema
 from parsers.semantics import INT, OBJ, TEXT, MetaKey, common
+from parsers.textutil import DATE_ORDER_FIX
 
 _FIRST_CELL = re.compile(r"^\(PDH-(?P<fmt>CSV|TSV) (?P<ver>\d+\.\d+)\)\s*"
                          r"(?:\((?P<zone>.*)\)\((?P<bias>[-+]?\d+)\))?\s*$")
@@ -218,7 +221,7 @@ def read_header(path: str, what: str) -> Header:
 
 # the runs.meta keys every PDH format writes (parsers.semantics)
 PDH_META: tuple[MetaKey, ...] = (
-    *common("sample_span", "utc_offset", "decimal_comma", "date_order"),
+    *common("sample_span", "utc_offset", "decimal_comma", "date_order", "date_reading"),
     MetaKey("pdh", TEXT, "the layout and its version (`PDH-CSV 4.0`)"),
     MetaKey("time_zone", TEXT, "the time zone the header names"),
     MetaKey("pdh_bias_min", INT, "the header's bias: UTC = local time + bias minutes"),
@@ -269,32 +272,72 @@ class FormatSpec:
 
 
 # ---- time stamps --------------------------------------------------------------------------------------------
-_DATE_BYTES = re.compile(rb'^"?(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})[ T]')
+_DATE_BYTES = re.compile(rb'^"?(\d{1,4})([./-])(\d{1,2})[./-](\d{1,4})[ T](\d{1,2}):(\d{2}):(\d{2})(?:[.,]\d+)?\s*'
+                         rb'([AaPp])?')
 
 
-def date_order(path: str, header_line: int) -> tuple[str, bool]:
-    """'YMD', 'DMY' or 'MDY' for the whole file, from every row's date (a quick pass over the line starts):
-    a year first is ISO, dotted dates are European (DMY), a first field above 12 is a day, a second one above 12
-    a day too (MDY). True when nothing decides it and some dates would read differently: PDH's MDY is taken."""
-    year_first = dotted = first_big = second_big = differ = False
+@dataclass
+class RowDates:
+    """What every row's printed date says about the day/month order (a quick pass over the rows): each distinct
+    date once, the last and first stamp around every change of date, and the median step of the clock within a
+    day -- all :func:`parsers.dates.decide` weighs."""
+
+    dated: list[Dated] = field(default_factory=list)
+    steps: list[float] = field(default_factory=list)
+    words: Words = field(default_factory=Words)  # a few of its dates as printed (their separators say a locale)
+
+    def decision(self, given: str | None, tool_order: str | None = None, tool: str = "") -> Decision:
+        """The order of the rows' dates; ``tool_order``: the one order the tool ever writes (esxtop's month first),
+        used where the dates read both ways. A date no order reads leaves the order month first, the tool's: the
+        row is then refused with its line when it is read."""
+        interval = statistics.median(self.steps) if self.steps else None
+        try:
+            d = decide(self.dated, self.words, interval=interval, given=given)
+        except ValueError:
+            return Decision("MDY", True, "a date no order reads")
+        if not d.decided and tool_order in d.readings:
+            return Decision(tool_order, True, f"as {tool} writes it")
+        return d
+
+    def reading(self, d: Decision) -> dict[str, Any]:
+        """``runs.meta.date_reading`` of an undecided order: the order stored, and every date read otherwise."""
+        others = {o: {read(x.parts, x.year_first, d.order).isoformat(): read(x.parts, x.year_first, o).isoformat()
+                      for x in self.dated} for o in d.readings[1:]}
+        return {"stored": d.order, "others": others}
+
+
+def scan_dates(path: str, header_line: int, pattern: re.Pattern[bytes] = _DATE_BYTES, search: bool = False
+               ) -> RowDates:
+    """The dates of every row after the header (``pattern``: a date then a time, at the start of the row or, with
+    ``search``, anywhere in it)."""
+    out = RowDates()
+    seen: set[tuple[int, int, int]] = set()
+    prev: Dated | None = None
+    prev_secs = 0
     with open(path, "rb") as fh:
         for i, raw in enumerate(fh, 1):
             if i <= header_line:
                 continue
-            m = _DATE_BYTES.match(raw, 0, 40)
+            m = pattern.search(raw, 0, 200) if search else pattern.match(raw, 0, 60)
             if m is None:
                 continue
-            a, b = int(m.group(1)), int(m.group(3))
-            year_first |= len(m.group(1)) == 4
-            dotted |= m.group(2) == b"."
-            first_big |= a > 12
-            second_big |= b > 12
-            differ |= a != b
-    if year_first:
-        return "YMD", False
-    if dotted or first_big:
-        return "DMY", False
-    return "MDY", not second_big and differ
+            a, b, c = int(m.group(1)), int(m.group(3)), int(m.group(4))
+            h, mi, sec = int(m.group(5)), int(m.group(6)), int(m.group(7))
+            if m.group(8):
+                h = h % 12 + (12 if m.group(8) in b"Pp" else 0)
+            secs = h * 3600 + mi * 60 + sec
+            here = Dated((a, b, c), len(m.group(1)) == 4, secs,
+                         raw[m.start(1): m.end(7)].decode("latin-1"))
+            if (a, b, c) not in seen:
+                seen.add((a, b, c))
+                out.dated.append(Dated(here.parts, here.year_first, None, here.text))
+                out.words.add_date(raw[m.start(1): m.end(4)].decode("latin-1"))
+            if prev is not None and prev.parts != here.parts:
+                out.dated += [prev, here]
+            elif prev is not None and secs > prev_secs and len(out.steps) < 10_000:
+                out.steps.append(secs - prev_secs)
+            prev, prev_secs = here, secs
+    return out
 
 
 def read_stamp(text: str, order: str, line: int) -> datetime:
@@ -405,7 +448,6 @@ class _Run:
     devices: dict[tuple[str, str], DeviceSpec]  # (table, device or "") -> spec
 
 
-ORDER_NAMES = {"MDY": "month/day/year", "DMY": "day/month/year", "YMD": "year-month-day"}
 
 
 class PdhReader:
@@ -424,6 +466,29 @@ class PdhReader:
         self.t0: datetime | None = None
 
     # -- columns ----------------------------------------------------------------------------------------------
+    def _odd_cells(self, odd: list[tuple[int, str]], classify: Classify) -> None:
+        """Header cells that are no counter path, or hold stray quotes: damage in a counter StormScope reads (the
+        cell read without its quotes is one) is an error naming the cell; any other such column is skipped
+        without being read or checked, and all of them are said in one warning -- one odd cell of a counter
+        StormScope never reads (a 17,000-column esxtop capture's CPU power state) does not lose the file."""
+        if not odd:
+            return
+        read = {cp.counter.strip().casefold() for cell in self.header.cells[1:] if '"' not in cell
+                and (cp := parse_counter_path(cell)) is not None and classify(cp) is not None}
+        for i, cell in odd:
+            cp = parse_counter_path(cell.replace('"', ""))
+            if cp is not None and classify(cp) is not None:
+                raise ParseError(f"header cell {i + 1} \"{cell[:80]}\" holds stray quotes in a counter StormScope "
+                                 f"reads ({cp.obj}\\{cp.counter}): its column cannot be trusted", self.header.line)
+            if cp is None and cell.replace('"', "").rsplit("\\", 1)[-1].strip().casefold() in read:
+                raise ParseError(f"header cell {i + 1} \"{cell[:80]}\" is not a counter path (\\\\host\\object"
+                                 "(instance)\\counter), and it names a counter StormScope reads",
+                                 self.header.line)
+        shown = "; ".join(f"cell {i + 1} \"{cell[:60]}\"" for i, cell in odd[:3])
+        self.warn(f"{len(odd):,} header cell{'s' if len(odd) > 1 else ''} that {'are' if len(odd) > 1 else 'is'} "
+                  f"no counter path or hold{'' if len(odd) > 1 else 's'} stray quotes, of counters StormScope does "
+                  f"not read: skipped, not read ({shown}{' …' if len(odd) > 3 else ''})", self.header.line)
+
     def _select(self) -> tuple[list[int], dict[str, _Run], list[CounterPath]]:
         """The columns the format reads (positions in the row), the runs (one per host) and the paths not read."""
         cols: list[int] = []
@@ -432,15 +497,20 @@ class PdhReader:
         unread: list[CounterPath] = []
         seen: set[tuple[str, str, str, str]] = set()
         paths: list[tuple[int, CounterPath]] = []
+        odd: list[tuple[int, str]] = []  # cells that are no counter path, or hold stray quotes
         for i, cell in enumerate(self.header.cells[1:], 1):
             cp = parse_counter_path(cell)
             if cp is None:
                 if i == len(self.header.cells) - 1 and not cell.strip():
                     continue  # a trailing comma
-                raise ParseError(f"header cell {i + 1} \"{cell[:80]}\" is not a counter path (\\\\host\\object"
-                                 "(instance)\\counter)", self.header.line)
+                odd.append((i, cell))
+                continue
+            if '"' in cell:
+                odd.append((i, cell))
             paths.append((i, cp))
         classify = self.spec.prepare([p for _, p in paths]) if self.spec.prepare else self.spec.classify
+        self._odd_cells(odd, classify)
+        paths = [(i, cp) for i, cp in paths if '"' not in self.header.cells[i]]
         for i, cp in paths:
             cell = self.header.cells[i]
             src = classify(cp)
@@ -646,7 +716,9 @@ class PdhReader:
         cols, runs, unread = self._select()
         if self.header.junk:
             self.warn(f"text before the PDH header left out: \"{self.header.junk[:80]}\"", self.header.line)
-        order, undecided = date_order(self.path, self.header.line)
+        rows = scan_dates(self.path, self.header.line)
+        dating = rows.decision(self.opt.date_order, "MDY" if self.spec.month_first else None, self.spec.tool)
+        order = dating.order
         ts_all: list[datetime] = []
         lines_all: list[int] = []
         for chunk in self._rows(cols):
@@ -655,7 +727,7 @@ class PdhReader:
             if self.t0 is None:
                 self.t0 = ts[0]
                 for run in runs.values():
-                    yield RunStart(run.key, self._info(run, [], None, order, undecided, None))
+                    yield RunStart(run.key, self._info(run, [], None, dating, rows, None))
             vals = self._values(chunk, cols)
             for run in runs.values():
                 yield from self._frames(run, vals, len(ts_all), ts)
@@ -663,9 +735,11 @@ class PdhReader:
             lines_all += lines
         if not ts_all:
             raise ParseError("no samples after the header", self.header.line)
-        if undecided and not self.spec.month_first:
-            self.warn("no date has a day above 12, so the day/month order cannot be told: read as month/day/year "
-                      "(PDH's own order)", None)
+        if not dating.decided:
+            self.warn(f"the dates read both ways ({rows.dated[0].text!r}: "
+                      + " or ".join(ORDER_NAMES[o] for o in dating.readings) + ") and nothing in the file decides "
+                      f"which: they are stored read {ORDER_NAMES[order]} until you say which with {DATE_ORDER_FIX}",
+                      None)
         back = [i for i in range(1, len(ts_all)) if ts_all[i] <= ts_all[i - 1]]
         if back:
             i = back[0]
@@ -675,12 +749,12 @@ class PdhReader:
         diffs = sorted((b - a).total_seconds() for a, b in zip(ts_all, ts_all[1:]) if b > a)
         interval = round(diffs[len(diffs) // 2], 3) if diffs else None
         for run in runs.values():
-            info = self._info(run, ts_all, interval, order, undecided, unread)
+            info = self._info(run, ts_all, interval, dating, rows, unread)
             devices = {d.device for (t, _), d in run.devices.items() if t == "iostat_samples"}
             yield RunEnd(run.key, {"n_samples": len(ts_all), "n_devices": len(devices), "ended_at": ts_all[-1]},
                          info)
 
-    def _info(self, run: _Run, ts: list[datetime], interval: float | None, order: str, undecided: bool,
+    def _info(self, run: _Run, ts: list[datetime], interval: float | None, dating: Decision, rows: RowDates,
               unread: list[CounterPath] | None) -> RunInfo:
         h = self.header
         # a PDH rate is the average since the previous sample (the series takes each sample's length from the stamps)
@@ -694,9 +768,9 @@ class PdhReader:
             meta["encoding"] = h.encoding
         if self.decimal_comma:
             meta["decimal_comma"] = True
-        meta["date_order"] = ORDER_NAMES[order] + (
-            f" (as {self.spec.tool} writes it)" if undecided and self.spec.month_first
-            else " (assumed: no day above 12)" if undecided else "")
+        meta["date_order"] = dating.note
+        if not dating.decided:
+            meta["date_reading"] = rows.reading(dating)
         meta["devices_by_layer"] = _by_layer(run)
         if unread is not None:
             meta.update(self.spec.describe_unread(

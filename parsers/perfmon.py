@@ -32,14 +32,19 @@ English desktop compare). Counters, into ``iostat_samples`` (kB = 1024 bytes):
 Divisions by 1024 are exact in binary floating point; the other computed figures (× 1000, / 100, 100 − idle)
 are rounded to 9 decimals to drop the arithmetic's binary noise (:func:`tidy`).
 
-Recognised but not stored (their names are listed in ``runs.meta.counters_not_stored``): ``Current Disk Queue
-Length`` (an instantaneous count at the sample, not an average over the interval), ``% Disk Read Time``,
-``% Disk Write Time``, ``Avg. Disk Read/Write Queue Length``, ``Split IO/Sec``, ``% Free Space``,
+For a disk without ``Avg. Disk Queue Length``, ``aqu_sz`` is ``Avg. Disk Read Queue Length`` + ``Avg. Disk Write
+Queue Length`` (perfmon's average is their sum), else ``% Disk Time`` / 100 (above), else ``Current Disk Queue
+Length`` -- the requests outstanding at each sample, not an average over the interval: an estimate, said in a
+warning. A read or
+write queue length alone is not stored (said).
+
+Recognised but not stored (their names are listed in ``runs.meta.counters_not_stored``): ``% Disk Read Time``,
+``% Disk Write Time``, ``Split IO/Sec``, ``% Free Space``,
 ``Free Megabytes``. Counters of other objects (Memory, Network Interface, Process …) are counted per object in
 ``runs.meta.objects_not_read``. ``Processor(_Total)`` ``% User Time`` / ``% Privileged Time`` / ``% Idle Time``
 go to ``cpu_samples`` (``user`` / ``system`` / ``idle``) when the log has them.
 
-Non-English Windows writes translated object and counter names. German and French are mapped name by name
+Non-English Windows writes translated object and counter names. German, French and Spanish are mapped name by name
 (matching ignores case, spaces, dots, ``%`` and parentheses, typographic apostrophes, and German ``/Sek.`` =
 ``/s``); where Windows versions or sources spell a counter differently, every spelling found is listed.
 Counters of a disk object that match no known name are listed in ``runs.meta.disk_counters_unknown``; an object
@@ -66,6 +71,15 @@ Sources of the translated names:
   actuelle`` and the typographic ``% d’inactivité``; the same multi-language script as above for ``Écritures
   disque, octets/s``.
 
+* Spanish: Microsoft's Spanish documentation "Métricas comunes de escalado automático de Azure Monitor" (content
+  locale es-ES; the same page as the German one above): ``\\Disco físico(_Total)\\Lecturas de disco/s``,
+  ``Escrituras de disco/s``, ``Transferencias de disco/s``, ``Bytes de disco/s``, ``Bytes de lectura de disco/s``,
+  ``Bytes de escritura de disco/s``, ``% de tiempo de disco``, ``%Tiempo de lectura de disco``, ``% de tiempo de
+  escritura de disco``, ``Promedio Longitud de la cola de disco`` and its ``de lectura`` / ``de escritura``
+  forms; ``\\Disco lógico(_Total)\\% de espacio disponible``, ``Megabytes disponibles``;
+  ``\\Procesador(_Total)\\% de tiempo de usuario``, ``% de tiempo con privilegios``. The page names no latency,
+  idle-time or request-size counter: a Spanish log's are listed as unknown (``runs.meta.disk_counters_unknown``).
+
 Binary logs (``.blg``) start with ``"(PDH-BIN 4.0)"`` (the header relog writes before its binary records; see
 Windows' ``relog``): recognised from that content and refused with the command that converts them.
 """
@@ -80,29 +94,43 @@ import numpy as np
 from parsers.base import Event, ImportOptions, JobState, ParseError, WarnFn
 from parsers.esxtop import is_esxtop
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
-from parsers.pdh import PDH_META, CounterPath, DeviceSpec, FormatSpec, PdhReader, Source, head_paths, norm, sniff_head
+from parsers.pdh import (
+    PDH_META,
+    Classify,
+    CounterPath,
+    DeviceSpec,
+    FormatSpec,
+    PdhReader,
+    Source,
+    head_paths,
+    norm,
+    sniff_head,
+)
 from parsers.registry import register
 from parsers.semantics import LIST, OBJ, REFUSED, Counts, MetaKey, Semantics, Span
 
 KIND = register_kind("perfmon", "perfmon", {TIME_SERIES, DEVICE_RATES})
 
-# object names (English, German, French) -> canonical English
+# object names (English, German, French, Spanish) -> canonical English
 _OBJECTS = {
-    "PhysicalDisk": ("PhysicalDisk", "Physikalischer Datenträger", "Disque physique"),
-    "LogicalDisk": ("LogicalDisk", "Logischer Datenträger", "Disque logique"),
-    "Processor": ("Processor", "Prozessor", "Processeur"),
+    "PhysicalDisk": ("PhysicalDisk", "Physikalischer Datenträger", "Disque physique", "Disco físico"),
+    "LogicalDisk": ("LogicalDisk", "Logischer Datenträger", "Disque logique", "Disco lógico"),
+    "Processor": ("Processor", "Prozessor", "Processeur", "Procesador"),
 }
 OBJECTS = {norm(alias): canon for canon, aliases in _OBJECTS.items() for alias in aliases}
 
-# disk counters: canonical English -> (quantity, its spellings in German and French)
+# disk counters: canonical English -> (quantity, its spellings in German, French and Spanish)
 _DISK_COUNTERS: dict[str, tuple[str | None, tuple[str, ...]]] = {
-    "Disk Reads/sec": ("reads", ("Lesevorgänge/s", "Lesevorgänge/Sek.", "Lectures disque/s")),
-    "Disk Writes/sec": ("writes", ("Schreibvorgänge/s", "Schreibvorgänge/Sek.", "Écritures disque/s")),
-    "Disk Transfers/sec": ("transfers", ("Übertragungen/s", "Übertragungen/Sek.", "Transferts disque/s")),
-    "Disk Read Bytes/sec": ("read_bytes", ("Bytes gelesen/s", "Byte gelesen/s", "Lectures disque, octets/s")),
+    "Disk Reads/sec": ("reads", ("Lesevorgänge/s", "Lesevorgänge/Sek.", "Lectures disque/s", "Lecturas de disco/s")),
+    "Disk Writes/sec": ("writes", ("Schreibvorgänge/s", "Schreibvorgänge/Sek.", "Écritures disque/s",
+                                   "Escrituras de disco/s")),
+    "Disk Transfers/sec": ("transfers", ("Übertragungen/s", "Übertragungen/Sek.", "Transferts disque/s",
+                                         "Transferencias de disco/s")),
+    "Disk Read Bytes/sec": ("read_bytes", ("Bytes gelesen/s", "Byte gelesen/s", "Lectures disque, octets/s",
+                                           "Bytes de lectura de disco/s")),
     "Disk Write Bytes/sec": ("write_bytes", ("Bytes geschrieben/s", "Byte geschrieben/s",
-                                             "Écritures disque, octets/s")),
-    "Disk Bytes/sec": ("bytes", ("Bytes/s", "Datenträger Bytes/s", "Octets disque/s")),
+                                             "Écritures disque, octets/s", "Bytes de escritura de disco/s")),
+    "Disk Bytes/sec": ("bytes", ("Bytes/s", "Datenträger Bytes/s", "Octets disque/s", "Bytes de disco/s")),
     "Avg. Disk sec/Read": ("sec_read", ("Mittlere Sek./Lesevorgänge", "Mittlere Sek./Lesevorgang",
                                         "Durchschn. Datenträger s/gelesen", "Moyenne disque s/lecture")),
     "Avg. Disk sec/Write": ("sec_write", ("Mittlere Sek./Schreibvorgänge", "Mittlere Sek./Schreibvorgang",
@@ -112,8 +140,9 @@ _DISK_COUNTERS: dict[str, tuple[str | None, tuple[str, ...]]] = {
                                                 "Moyenne disque s/transfert")),
     "Avg. Disk Queue Length": ("queue", ("Durchschnittl. Warteschlangenlänge des Datenträgers",
                                          "Mittlere Warteschlangenlänge",
-                                         "Longueur moyenne de file d'attente du disque")),
-    "% Disk Time": ("disk_time", ("Zeit (%)", "%Zeit", "Pourcentage du temps disque")),
+                                         "Longueur moyenne de file d'attente du disque",
+                                         "Promedio Longitud de la cola de disco")),
+    "% Disk Time": ("disk_time", ("Zeit (%)", "%Zeit", "Pourcentage du temps disque", "% de tiempo de disco")),
     "% Idle Time": ("idle", ("Leerlaufzeit (%)", "% Leerlaufzeit", "% d'inactivité")),
     "Avg. Disk Bytes/Transfer": ("bytes_transfer", ("Mittlere Bytes/Übertragung",
                                                     "Moyenne disque, octets/transfert")),
@@ -122,21 +151,28 @@ _DISK_COUNTERS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "Avg. Disk Bytes/Write": ("bytes_write", ("Mittlere Bytes/Schreibvorgang", "Mittlere Bytes/Schreibvorgänge",
                                               "Moyenne disque, octets/écriture")),
     # recognised, not stored (see the module's doc)
-    "Current Disk Queue Length": (None, ("Aktuelle Warteschlangenlänge",
+    "Current Disk Queue Length": ("queue_now", ("Aktuelle Warteschlangenlänge",
                                          "Taille de file d'attente du disque actuelle")),
-    "% Disk Read Time": (None, ("Lesezeit (%)", "%Lesezeit", "Pourcentage du temps de lecture du disque")),
-    "% Disk Write Time": (None, ("Schreibzeit (%)", "%Schreibzeit", "Pourcentage du temps écriture du disque")),
-    "Avg. Disk Read Queue Length": (None, ("Durchschnittl. Warteschlangenlänge der Datenträger-Lesevorgänge",
-                                           "Longueur moyenne de file d'attente lecture disque")),
-    "Avg. Disk Write Queue Length": (None, ("Durchschnittl. Warteschlangenlänge der Datenträger-Schreibvorgänge",
-                                            "Longueur moyenne de file d'attente écriture disque")),
+    "% Disk Read Time": (None, ("Lesezeit (%)", "%Lesezeit", "Pourcentage du temps de lecture du disque",
+                                "%Tiempo de lectura de disco")),
+    "% Disk Write Time": (None, ("Schreibzeit (%)", "%Schreibzeit", "Pourcentage du temps écriture du disque",
+                                 "% de tiempo de escritura de disco")),
+    "Avg. Disk Read Queue Length": ("queue_read", ("Durchschnittl. Warteschlangenlänge der Datenträger-Lesevorgänge",
+                                           "Longueur moyenne de file d'attente lecture disque",
+                                           "Promedio Longitud de la cola de lectura de disco")),
+    "Avg. Disk Write Queue Length": ("queue_write", (
+                                            "Durchschnittl. Warteschlangenlänge der Datenträger-Schreibvorgänge",
+                                            "Longueur moyenne de file d'attente écriture disque",
+                                            "Promedio Longitud de la cola de escritura de disco")),
     "Split IO/Sec": (None, ("Aufgeteilte E/A/s", "E/S partagées/s")),
-    "% Free Space": (None, ("Freier Speicherplatz (%)", "%Freier Speicherplatz", "% d'espace libre")),
-    "Free Megabytes": (None, ("MB frei", "Mégaoctets libres")),
+    "% Free Space": (None, ("Freier Speicherplatz (%)", "%Freier Speicherplatz", "% d'espace libre",
+                            "% de espacio disponible")),
+    "Free Megabytes": (None, ("MB frei", "Mégaoctets libres", "Megabytes disponibles")),
 }
 _CPU_COUNTERS: dict[str, tuple[str | None, tuple[str, ...]]] = {
-    "% User Time": ("user", ("Benutzerzeit (%)", "%Benutzerzeit", "% temps utilisateur")),
-    "% Privileged Time": ("system", ("Privilegierte Zeit (%)", "%Privilegierte Zeit", "% temps privilégié")),
+    "% User Time": ("user", ("Benutzerzeit (%)", "%Benutzerzeit", "% temps utilisateur", "% de tiempo de usuario")),
+    "% Privileged Time": ("system", ("Privilegierte Zeit (%)", "%Privilegierte Zeit", "% temps privilégié",
+                                     "% de tiempo con privilegios")),
     "% Idle Time": ("idle", ("Leerlaufzeit (%)", "% Leerlaufzeit", "% d'inactivité")),
 }
 
@@ -195,8 +231,12 @@ def derive_disk(q: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
     for quantity, column in (("sec_read", "r_await_ms"), ("sec_write", "w_await_ms"), ("sec_transfer", "await_ms")):
         if quantity in q:
             out[column] = tidy(q[quantity] * 1000.0)
-    if "queue" not in q and "disk_time" in q:
+    if "queue" not in q and "queue_read" in q and "queue_write" in q:  # perfmon's average is their sum
+        out["aqu_sz"] = tidy(q["queue_read"] + q["queue_write"])
+    elif "queue" not in q and "disk_time" in q:
         out["aqu_sz"] = tidy(q["disk_time"] / 100.0)
+    elif "queue" not in q and "queue_now" in q:  # the count at each sample: an estimate of the average (said)
+        out["aqu_sz"] = q["queue_now"]
     if "idle" in q:
         out["util_pct"] = tidy(np.clip(100.0 - q["idle"], 0.0, 100.0))
     return out
@@ -236,16 +276,51 @@ def describe_unread(paths: list[CounterPath]) -> dict[str, Any]:
 
 
 def check(devices: dict[tuple[str, str], DeviceSpec], warn: WarnFn) -> None:
-    """A disk without reads, writes or transfers has no IOPS: said once per host."""
-    none = [d.device for (t, _), d in devices.items() if t == "iostat_samples"
-            and not {"reads", "writes", "transfers"} & set(d.quantities)]
+    """A disk without reads, writes or transfers has no IOPS; a queue length taken from Current Disk Queue Length is
+    an estimate: each said once per host."""
+    disks = [d for (t, _), d in devices.items() if t == "iostat_samples"]
+    averaged = {"queue", "disk_time"}
+    now = [d.device for d in disks if "queue_now" in d.quantities and not averaged & set(d.quantities)
+           and not {"queue_read", "queue_write"} <= set(d.quantities)]
+    if now:
+        warn(f"the queue length of {', '.join(str(n) for n in now[:4])}{' …' if len(now) > 4 else ''} is estimated "
+             "from Current Disk Queue Length, the requests outstanding at each sample, not the average over the "
+             "interval (the log has no Avg. Disk Queue Length)", None)
+    none = [d.device for d in disks if not {"reads", "writes", "transfers"} & set(d.quantities)]
     if none:
         warn(f"{len(none)} disk(s) have no Disk Reads/sec, Disk Writes/sec or Disk Transfers/sec counter, so no "
              f"IOPS: {', '.join(str(n) for n in none[:4])}{' …' if len(none) > 4 else ''}", None)
 
 
+QUEUE_PARTS = ("queue_read", "queue_write", "queue_now")  # read only for a disk without Avg. Disk Queue Length
+
+
+def prepare(paths: list[CounterPath]) -> Classify:
+    """The classifier of one log: the parts of a queue length (read, write, current) are read only for a disk whose
+    log has no better figure of it -- else they stay "recognised, not stored" (runs.meta.counters_not_stored)."""
+    have: dict[tuple[str | None, str | None, str | None], set[str]] = {}
+    for p in paths:
+        src = classify(p)
+        if src is not None and src.table == "iostat_samples":
+            have.setdefault((p.host, src.device, None), set()).add(src.quantity)
+
+    def chosen(cp: CounterPath) -> Source | None:
+        src = classify(cp)
+        if src is None or src.quantity not in QUEUE_PARTS:
+            return src
+        q = have.get((cp.host, src.device, None), set())
+        both = {"queue_read", "queue_write"} <= q
+        if "queue" in q or (src.quantity == "queue_now" and (both or "disk_time" in q)) \
+                or (src.quantity != "queue_now" and not both):
+            return None
+        return src
+
+    return chosen
+
+
 SPEC = FormatSpec(kind=KIND.id, what="a perfmon CSV log", os="Windows", tool="perfmon / typeperf",
-                  classify=classify, derive={"iostat_samples": derive_disk, "cpu_samples": derive_cpu},
+                  classify=classify, prepare=prepare,
+                  derive={"iostat_samples": derive_disk, "cpu_samples": derive_cpu},
                   describe_unread=describe_unread, check=check)
 
 
@@ -257,7 +332,9 @@ SEMANTICS = Semantics(
     wording={"r_s": "Disk Reads/sec", "w_s": "Disk Writes/sec", "tps": "Disk Transfers/sec",
              "rkb_s": "Disk Read Bytes/sec", "wkb_s": "Disk Write Bytes/sec", "kb_s": "Disk Bytes/sec",
              "r_await_ms": "Avg. Disk sec/Read", "w_await_ms": "Avg. Disk sec/Write",
-             "await_ms": "Avg. Disk sec/Transfer", "aqu_sz": "Avg. Disk Queue Length (% Disk Time)",
+             "await_ms": "Avg. Disk sec/Transfer",
+             "aqu_sz": "Avg. Disk Queue Length (else Avg. Disk Read + Write Queue Length, % Disk Time / 100, or "
+                       "Current Disk Queue Length: an estimate)",
              "util_pct": "100 - % Idle Time", "areq_kb": "Avg. Disk Bytes/Transfer",
              "rareq_kb": "Avg. Disk Bytes/Read", "wareq_kb": "Avg. Disk Bytes/Write",
              "user": "Processor(_Total) % User Time", "system": "Processor(_Total) % Privileged Time",

@@ -89,14 +89,17 @@ from parsers.base import (
     RunEnd,
     RunInfo,
     RunStart,
+    SampleTimes,
     TextLines,
     WarnFn,
 )
+from parsers.dates import ORDER_NAMES, Dated, Words, ampm_pattern, decide, is_pm, month_number, read
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
 from parsers.layers import LINUX_NAMES
 from parsers.registry import register
 from parsers.schema import frame_schema
 from parsers.semantics import LIST, REFUSED, Counts, MetaKey, MetaType, Semantics, Span, common
+from parsers.textutil import DATE_ORDER_FIX, split_stamp
 
 KIND = register_kind("sar", "sar", {TIME_SERIES, DEVICE_RATES})
 
@@ -161,11 +164,10 @@ SOLARIS_ADAPTER = re.compile(
 AIX_PSEUDO = re.compile(r"^(hdiskpower|vpath|dlmfdrv|powerpath)\d+$")
 
 # ---- time stamps ---------------------------------------------------------------------------------------------------
-_AMPM = r"AM|PM|am|pm|上午|下午|午前|午後|오전|오후"
+_AMPM = ampm_pattern()  # every glibc locale's morning and afternoon words (parsers.dates): πμ/μμ, ÖÖ/ÖS, 午前/午後 …
 TIME_RE = re.compile(
     rf"^\s*(?:(?P<p1>{_AMPM})\s*)?(?P<h>\d{{1,2}})(?::|\s*[时時시]\s*)(?P<m>\d{{2}})(?::|\s*[分분]\s*)"
     rf"(?P<s>\d{{2}})(?:\s*[秒초])?(?:\s*(?P<p2>{_AMPM}))?(?=\s|$)")
-_PM = {"PM", "pm", "下午", "午後", "오후"}
 LINUX_BANNER = re.compile(
     r"^(?P<os>Linux|GNU/Linux)\s+(?P<release>\S+)\s+\((?P<host>[^)]*)\)\s+(?P<date>.+?)"
     r"(?:\s+_(?P<arch>\S+?)_\s*(?:\((?P<cpus>\d+)\s+CPU\))?)?\s*$")
@@ -210,28 +212,36 @@ def _leading_time(line: str) -> tuple[_Time, str] | None:
     if ampm is not None:
         if not 1 <= h <= 12:
             return None
-        h = (h % 12) + (12 if ampm in _PM else 0)
+        h = (h % 12) + (12 if is_pm(ampm) else 0)
     if h > 23 or mi > 59 or s > 60:
         return None
     return _Time((h, mi, min(s, 59)), m.group(0).strip()), line[m.end():]
 
 
-def _banner_date(text: str) -> tuple[date, str | None]:
-    """The banner's date and, when the day/month order could not be told, a note. Locale forms: 04/18/19 (C),
-    18/04/2019, 23.11.2026, 2026-11-23, 2026年11月23日, 2026년 11월 23일."""
-    nums = re.findall(r"\d+", text)
-    if len(nums) != 3:
+def _readable(dated: Dated, order: str) -> bool:
+    try:
+        read(dated.parts, dated.year_first, order)
+    except ValueError:
+        return False
+    return True
+
+
+_NAMED_DATE = re.compile(r"(\d{1,2})\.?\s+([^\s\d.]+)\.?\s+(\d{4})")
+
+
+def _banner_dated(text: str) -> Dated:
+    """The banner's date as printed (``04/18/19``, ``18/04/2019``, ``23.11.2026``, ``2026-11-23``,
+    ``2026年11月23日``, ``2026년 11월 23일``, ``05. mars 2026``); its order is decided with the file's other words
+    (:func:`parsers.dates.decide`). ValueError when it is no date."""
+    stamp = split_stamp(text)
+    if stamp is not None and stamp.date_parts and stamp.hms is None:
+        a, b, c = stamp.date_parts
+        return Dated((a, b, c), stamp.date_sep.startswith("Y"), None, text.strip())
+    m = _NAMED_DATE.fullmatch(text.strip())
+    month = month_number(m.group(2)) if m else None
+    if m is None or month is None:
         raise ValueError(text)
-    a, b, c = (int(n) for n in nums)
-    if len(nums[0]) == 4:
-        return date(a, b, c), None
-    year = c if c >= 100 else (2000 + c if c < 70 else 1900 + c)
-    if "." in text or a > 12:
-        return date(year, b, a), None
-    note = None
-    if b <= 12 and a != b:
-        note = f"the banner's date {text.strip()} is read month/day/year (sar's C locale); the file cannot tell"
-    return date(year, a, b), note
+    return Dated((int(m.group(3)), month, int(m.group(1))), True, None, text.strip())  # the month is named
 
 
 class _Clock:
@@ -319,6 +329,12 @@ _FIXED_DISKS: dict[int, int] = {  # major -> minors per disk (a minor within a d
 _FIXED_VOLUMES = {1: "RAM disk", 7: "loop device", 9: "md (software RAID) device", 147: "DRBD device"}
 
 
+def boot_assigned(device: str) -> bool:
+    """A Linux ``devM-N`` device whose major number the kernel assigns at boot: nothing says what it is."""
+    m = DEV_NUMBERS.match(device)
+    return m is not None and int(m.group(1)) not in _FIXED_DISKS and int(m.group(1)) not in _FIXED_VOLUMES
+
+
 def linux_number_layer(major: int, minor: int, fixed_disks: bool) -> str:
     """The layer of a Linux ``devM-N`` device (see the module doc)."""
     if major in _FIXED_DISKS:
@@ -359,6 +375,8 @@ class _Series:
     n_rows: int = 0
     mapping: set[str] = field(default_factory=set)  # how its columns are read, in words
     ignored: set[str] = field(default_factory=set)  # its columns not stored
+    banner: int = 0  # the banner whose date dates the samples being read
+    bases: list[int] = field(default_factory=list)  # per sample: the banner that dated it
 
     def add(self, ts: datetime, device: str, values: list[Any], n: int) -> None:
         if self.cur is None or ts != self.cur:
@@ -369,6 +387,7 @@ class _Series:
             self.cur = ts
             self.seen = set()
             self.times.append(ts)
+            self.bases.append(self.banner)
             if self.t0 is None:
                 self.t0 = ts
         if device in self.seen:
@@ -395,6 +414,59 @@ class _Run:
     path: str = ""
     fixed_disks: bool | None = None  # the file names a whole disk of a fixed major number (devM-N names)
     dynamic: set[str] = field(default_factory=set)  # devM-N devices whose major number is assigned at boot
+    banners: list[Dated] = field(default_factory=list)  # the dates of its banners, as printed
+    read_as: list[str] = field(default_factory=list)  # per banner: the order its samples were dated in
+    words: Words = field(default_factory=Words)  # what the file prints that says its locale (parsers.dates)
+
+    def banner(self, dated: Dated, given: str | None) -> date:
+        """A banner of this run: its date, read in the order the banners so far and the file's words allow (the
+        whole file decides at the end, and the times are sent again if it decides otherwise)."""
+        self.banners.append(dated)
+        self.words.add_date(dated.text)
+        order = decide(self.banners, self.words, given=given, system=self.info.os).order
+        self.read_as.append(order)
+        self.disk.banner = self.io.banner = len(self.banners) - 1
+        return read(dated.parts, dated.year_first, order)
+
+    def dating(self, s: _Series, options: ImportOptions, values: _Values, warn: WarnFn) -> Iterator[Event]:
+        """The day/month order the whole file decides (its banners, its words: times, decimal commas, summary label;
+        the user's answer where it reads both ways), said in ``runs.meta``; every sample's time sent again when it
+        differs from the order the samples were dated in while streaming."""
+        if not self.banners:  # sadf -d: full ISO time stamps
+            return
+        self.words.decimal_comma = values.decimal_comma
+        decision = decide(self.banners, self.words, given=options.date_order, system=self.info.os)
+        meta = self.info.meta
+        meta["date_order"] = decision.note
+        self.info.file_date = read(self.banners[0].parts, self.banners[0].year_first, decision.order)
+
+        def delta(order: str, b: int) -> timedelta:
+            banner = self.banners[b]
+            return read(banner.parts, banner.year_first, order) - read(banner.parts, banner.year_first,
+                                                                        self.read_as[b])
+
+        if any(o != decision.order for o in self.read_as) and s.times:
+            s.times = [t + delta(decision.order, b) for t, b in zip(s.times, s.bases)]
+            shift = delta(decision.order, 0)
+            self.restarts = {at + shift: why for at, why in self.restarts.items()}
+            t0 = s.times[0]
+            yield SampleTimes(self.key, "iostat_samples", pl.DataFrame({
+                "sample_idx": list(range(len(s.times))), "ts": s.times,
+                "t_s": [(t - t0).total_seconds() for t in s.times], "since_boot": [False] * len(s.times),
+            }, schema=frame_schema("iostat_samples", ["sample_idx", "ts", "t_s", "since_boot"])))
+            self.read_as = [decision.order] * len(self.read_as)
+        if decision.decided:
+            return
+        others = {}
+        for order in decision.readings[1:]:
+            mapping: dict[str, str] = {}
+            for t, b in zip(s.times, s.bases):
+                mapping.setdefault(t.date().isoformat(), (t + delta(order, b)).date().isoformat())
+            others[order] = mapping
+        meta["date_reading"] = {"stored": decision.order, "others": others}
+        ways = " or ".join(ORDER_NAMES[o] for o in decision.readings)
+        warn(f"the dates read both ways ({self.banners[0].text!r}: {ways}) and nothing in the file decides which: "
+             f"they are stored read {ORDER_NAMES[decision.order]} until you say which with {DATE_ORDER_FIX}", None)
 
     def number_layer(self, device: str) -> str | None:
         """The layer of a ``devM-N`` device (None for a name: the analyses' name rules apply)."""
@@ -455,6 +527,7 @@ class _Run:
         yield from self.send()
         if s.rows:
             yield self._rows(s)
+        yield from self.dating(s, options, values, warn)
         self._interval(s, warn, options)
         self._meta(s, use_io, warn, values, encoding)
         if options.first_report == "since-boot":
@@ -517,8 +590,9 @@ class _Run:
             warn(f"devices are named by number (sar ran without -p); {shown} have major numbers the kernel assigns "
                  "at boot (device-mapper, virtio, NVMe …), so the file cannot say whether they are disks: "
                  + ("they are taken for volumes stacked on the run's disks" if self.fixed_disks else
-                    "they are all counted as disks") + " -- pick the devices to sum in the device list if that is "
-                 "wrong, or record with sar -d -p, which prints their names", None)
+                    "they are counted as disks, unless their figures prove them stacked on others")
+                 + " -- pick the devices to sum in the device list if that is wrong, or record with sar -d -p, "
+                 "which prints their names", None)
 
     def _restarts(self, s: _Series, warn: WarnFn) -> None:
         restarts = sorted(self.restarts)
@@ -611,7 +685,8 @@ SEMANTICS = Semantics(
           MetaKey("comments", LIST, "sar's comment lines (the first 20)"),
           MetaKey("restarts", LIST, "host restarts (LINUX RESTART lines) with their times"),
           MetaKey("interval_stated_s", LIST, "the interval column's values where they disagree with the stamps"),
-          MetaKey("device_names", MetaType.TEXT, "how devices are named when not by name (major-minor numbers)")))
+          MetaKey("device_names", MetaType.TEXT, "how devices are named when not by name (major-minor numbers)"),
+          *common("date_reading")))
 
 
 class SarTextFormat:
@@ -692,6 +767,8 @@ class _TextParser:
                 return
             t, rest = lt
             self._time_cache = (line[: len(line) - len(rest)], t)
+            if len(self.run.words.times) < 3:
+                self.run.words.add_time(t.text)
         self.in_average = False
         toks = rest.split()
         if not toks:
@@ -716,10 +793,11 @@ class _TextParser:
         g = m.groupdict()
         system = "Linux" if g["os"] in ("Linux", "GNU/Linux") else g["os"]
         try:
-            base, note = _banner_date(g["date"])
+            dated = _banner_dated(g["date"])
         except ValueError:
             raise ParseError(f"the banner's date {g['date'].strip()!r} is not a date", n) from None
-        self.system, self.base = system, base
+        if not any(_readable(dated, order) for order in ORDER_NAMES):
+            raise ParseError(f"the banner's date {g['date'].strip()!r} is not a date", n)
         host = g["host"]
         run = self.runs.get(host)
         if run is None:
@@ -736,10 +814,14 @@ class _TextParser:
                 os_name = f"AIX {rest[1]}.{rest[0]}" if system == "AIX" and len(rest) >= 2 else \
                     f"{system} {g['rest']}".strip()
                 meta = {"banner_date": g["date"].strip()}
-            if note:
-                meta["date_order"] = note
-            info = RunInfo(kind=KIND.id, host=host or None, os=os_name, file_date=base, meta=meta)
+            info = RunInfo(kind=KIND.id, host=host or None, os=os_name, meta=meta)
             run = self.runs[host] = _Run(host or "sar", info, path=self.path)
+        try:
+            base = run.banner(dated, self.options.date_order)
+        except ValueError:
+            raise ParseError(f"the banner's date {g['date'].strip()!r} cannot be read in the day/month order of the "
+                             "file's other banners", n) from None
+        self.system, self.base = system, base
         self.run = run
         self.clocks = {k: _Clock(base) for k in ("disk", "io")} if not self.clocks else self.clocks
         for c in self.clocks.values():
@@ -751,6 +833,8 @@ class _TextParser:
         sar prints between reports (AIX's System configuration line)."""
         if s.startswith("Average") or SUMMARY.match(s):
             self.in_average = True
+            if self.run is not None and self.run.words.label is None and ":" in s:
+                self.run.words.label = s[: s.index(":") + 1]  # its language is the file's (parsers.dates)
             return
         if self.system == "Linux" or self.in_average or self.section not in ("disk", "io"):
             return

@@ -135,6 +135,8 @@ TEXT, INT, NUM, BOOL, LIST, OBJ = (MetaType.TEXT, MetaType.INTEGER, MetaType.NUM
 
 # keys StormScope itself writes, whatever the format (with the capability that allows them, None: every format)
 STORED_BY_STORMSCOPE: tuple[tuple[MetaKey, str | None], ...] = (
+    (MetaKey("stacked_by_data", OBJ, "devices the run's own figures prove stacked on other whole disks (every report "
+             "equal to their sum), left out of whole-disk figures: device -> the proof, in words"), "device_rates"),
     (MetaKey("encoding", TEXT, "the file's text encoding when it is not UTF-8 (`cp1252`, `latin-1`), recorded by the "
              "import"), None),
     (MetaKey("first_report", TEXT, "how the first report was classified (since boot or an interval) and why; "
@@ -153,7 +155,13 @@ COMMON: dict[str, MetaKey] = {k.name: k for k in (
     MetaKey("cpus", INT, "CPUs from the banner", nullable=True),
     MetaKey("banner_date", TEXT, "the date in the banner, as printed", nullable=True),
     MetaKey("segments", INT, "invocations (or host restarts) appended in one file: each starts a segment"),
-    MetaKey("date_order", TEXT, "how the dates' day/month order was decided"),
+    MetaKey("date_order", TEXT, "the order the dates were read in (day/month/year …) and the evidence that decided it: "
+            "the file's words (its locale's date and time layout, decimal commas, summary label), a date that "
+            "exists one way only, a change of date that is one interval one way and weeks the other, a file of the "
+            "same host and tool in the same drop, or the user"),
+    MetaKey("date_reading", OBJ, "present while the file's dates read both ways and the user has not said which: "
+            "`stored` (the order they are stored in) and `others` (for each other order, every stored date -> the "
+            "date it would be)"),
     MetaKey("sample_span", TEXT, "`since_previous`: a sample's rates cover the time since the previous sample (the "
             "format's declared span, kept with the run)"),
     MetaKey("command_line", TEXT, "the command line as the tool echoes it"),

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from typing import Any
 
-_AM = re.compile(r"(?:\bAM\b|\ba\.\s?m\.|上午|午前)", re.IGNORECASE)
-_PM = re.compile(r"(?:\bPM\b|\bp\.\s?m\.|下午|午後)", re.IGNORECASE)
+from parsers.dates import ORDER_NAMES, Dated, Decision, Words, ampm_words, decide, read
+
+# the morning and afternoon words of every glibc locale (parsers.dates), each on its own (not inside a word)
+_AM_WORDS, _PM_WORDS = ampm_words()
+
+
+def _word_re(words: frozenset[str]) -> re.Pattern[str]:
+    alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![^\W\d_])(?:{alts})(?![^\W\d_])", re.IGNORECASE)
+
+
+_AM = _word_re(_AM_WORDS)
+_PM = _word_re(_PM_WORDS)
 _DIGITS = re.compile(r"\d+")
 _ISO_TZ = re.compile(r"T\d{2}:\d{2}:\d{2}([+-]\d{2}:?\d{2}|Z)?")
 
@@ -24,8 +36,8 @@ class RawStamp:
     tz: str | None
 
 
-_DATE = re.compile(r"(\d{1,4})\s*([./-]|年)\s*(\d{1,2})\s*(?:[./-]|月)\s*(\d{1,4})\s*日?")
-_TIME = re.compile(r"(\d{1,2})\s*[:时時]\s*(\d{2})(?:\s*[:分]\s*(\d{2}))?\s*秒?")
+_DATE = re.compile(r"(\d{1,4})\s*([./-]|年|년)\s*(\d{1,2})\s*(?:[./-]|月|월)\s*(\d{1,4})\s*[日일]?")
+_TIME = re.compile(r"(\d{1,2})\s*[:时時시]\s*(\d{2})(?:\s*[:分분]\s*(\d{2}))?\s*[秒초]?")
 
 
 def split_stamp(text: str) -> RawStamp | None:
@@ -48,7 +60,8 @@ def split_stamp(text: str) -> RawStamp | None:
     hms = None
     if m_time:
         hms = (int(m_time.group(1)), int(m_time.group(2)), int(m_time.group(3) or 0))
-    ampm = "PM" if _PM.search(s) else ("AM" if _AM.search(s) else None)
+    clock = _TIME.sub(" ", _DATE.sub(" ", s, count=1), count=1)  # (a marker word, not the digits of a date)
+    ampm = "PM" if _PM.search(clock) else ("AM" if _AM.search(clock) else None)
     tz = None
     m_tz = _ISO_TZ.search(s)
     if m_tz and m_tz.group(1):
@@ -99,21 +112,12 @@ def date_order(stamps: list[RawStamp]) -> tuple[str, bool]:
     return "MDY", ambiguous
 
 
-def _year(y: int) -> int:
-    if y >= 100:
-        return y
-    return 2000 + y if y < 70 else 1900 + y
-
-
 def stamp_date(s: RawStamp, order: str) -> date | None:
     if not s.date_parts:
         return None
     a, b, c = s.date_parts
-    if s.date_sep.startswith("Y"):
-        return date(a, b, c)
-    if order == "DMY":
-        return date(_year(c), b, a)
-    return date(_year(c), a, b)
+    year_first = s.date_sep.startswith("Y")
+    return read((a, b, c), year_first, order if not year_first or order in ("YMD", "YDM") else "YMD")
 
 
 def stamp_datetime(s: RawStamp, order: str) -> datetime:
@@ -194,3 +198,66 @@ def resolve_stamps(stamps: list[RawStamp], base: RawStamp | None = None) -> tupl
     notes = (["day/month order of the dates is ambiguous; read them as month/day/year (C locale)"]
              if ambiguous else []) + r.notes
     return out, notes
+
+
+def _seconds(s: RawStamp) -> float | None:
+    if s.hms is None:
+        return None
+    h, m, sec = s.hms
+    if s.ampm == "AM" and h == 12:
+        h = 0
+    elif s.ampm == "PM" and h < 12:
+        h += 12
+    return h * 3600 + m * 60 + sec
+
+
+def dated(stamps: list[RawStamp]) -> list[Dated]:
+    """The stamps that print a date, as :func:`parsers.dates.decide` weighs them."""
+    return [Dated((s.date_parts[0], s.date_parts[1], s.date_parts[2]), s.date_sep.startswith("Y"), _seconds(s),
+                  s.text) for s in stamps if s.date_parts]
+
+
+DATE_ORDER_FIX = "{fix:date_order}"
+
+
+@dataclass
+class Dating:
+    """A file's stamps as datetimes, the day/month order they were read in and why (``meta``: ``date_order``, and
+    ``date_reading`` when the file reads both ways: the order stored and, for each other reading, what each stored
+    date would be), and the warning that asks the user when the evidence could not decide."""
+
+    times: list[datetime]
+    decision: Decision
+    meta: dict[str, Any] = field(default_factory=dict)
+    warning: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def date_stamps(stamps: list[RawStamp], base: RawStamp | None = None, words: Words | None = None,
+                given: str | None = None, system: str | None = None) -> Dating:
+    """Every stamp of a file (and its banner's date ``base``, which dates stamps that print a time only) as a
+    datetime, in the day/month order the evidence decides (:func:`parsers.dates.decide`); ``given``: the user's
+    answer, for a file that reads both ways."""
+    decision = decide(dated([*([base] if base else []), *stamps]), words, given=given, system=system)
+    r = StampResolver(base, decision.order)
+    times = [r.add(s) for s in stamps]
+    out = Dating(times, decision, {"date_order": decision.note}, notes=r.notes)
+    if decision.decided:
+        return out
+    others: dict[str, dict[str, str]] = {}
+    for order in decision.readings[1:]:
+        other = StampResolver(base, order)
+        mapping: dict[str, str] = {}
+        if base is not None and base.date_parts:
+            b0, b1 = stamp_date(base, decision.order), stamp_date(base, order)
+            if b0 is not None and b1 is not None:
+                mapping[b0.isoformat()] = b1.isoformat()
+        for s, t in zip(stamps, times):
+            mapping.setdefault(t.date().isoformat(), other.add(s).date().isoformat())
+        others[order] = mapping
+    out.meta["date_reading"] = {"stored": decision.order, "others": others}
+    sample = next((s.text for s in [*([base] if base else []), *stamps] if s.date_parts), "")
+    ways = " or ".join(f"{ORDER_NAMES[o]}" for o in decision.readings)
+    out.warning = (f"the dates read both ways ({sample!r}: {ways}) and nothing in the file decides which: they are "
+                   f"stored read {ORDER_NAMES[decision.order]} until you say which with {DATE_ORDER_FIX}")
+    return out

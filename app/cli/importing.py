@@ -28,6 +28,10 @@ def arguments(p: argparse.ArgumentParser) -> None:
                    help="the tested host's RAM: IOzone results on a smaller data set are flagged 'page cache likely'")
     p.add_argument("--mapping", metavar="NAME", help="read CSV/TSV files through this saved column mapping "
                    "(see 'mapping list')")
+    p.add_argument("--date-order", choices=sorted(DATE_ORDERS), metavar="ORDER",
+                   help="how to read dates the files themselves cannot decide (05/03/26: day-first is 5 March, "
+                        "month-first 3 May): day-first, month-first or year-first; files whose own dates decide "
+                        "keep theirs")
     p.add_argument("--json", action="store_true", help="print a JSON list of results")
 
 
@@ -35,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     tags = key_values(args.tag, "--tag")
     if args.interval is not None and args.interval <= 0:
         raise UsageError("--interval must be a positive number of seconds")
-    opts = ImportOptions(interval_s=args.interval, first_report=args.first_report, name=args.name, tags=tags)
+    opts = ImportOptions(interval_s=args.interval, first_report=args.first_report, name=args.name, tags=tags,
+                         date_order=DATE_ORDERS.get(args.date_order or ""))
     if args.ram_gb is not None and args.ram_gb <= 0:
         raise UsageError("--ram-gb must be a positive number of GB")
     opts.ram_gb = args.ram_gb
@@ -43,12 +48,14 @@ def run(args: argparse.Namespace) -> int:
 
     missing = [p for p in args.paths if not Path(p).exists()]
     results = [ImportResult(path=f, status="failed", error=f"{f}: no such file or folder") for f in missing]
+    notes: list[str] = []
     with open_workspace(args, create=True, for_import=True) as ws:
         fmt_id = _mapping_format(ws, args.mapping, opts) if args.mapping else None
-        for step in iter_import(ws, [p for p in args.paths if Path(p).exists()], opts, fmt_id=fmt_id):
+        for step in iter_import(ws, [p for p in args.paths if Path(p).exists()], opts, fmt_id=fmt_id, notes=notes):
             results.append(step.result)
             if not args.json:
                 print_result(step.result)
+        undecided = _undecided_dates(ws, [rid for r in results if r.status == "imported" for rid in r.run_ids])
     if args.json:
         out = [r.as_json() for r in results]
         for r, j in zip(results, out):
@@ -61,9 +68,36 @@ def run(args: argparse.Namespace) -> int:
         n_dup = sum(r.status == "duplicate" for r in results)
         n_bad = sum(r.status == "failed" for r in results)
         n_skip = sum(r.status == "skipped" for r in results)
+        for note in notes:
+            print(f"dates      {for_terminal(note)}")
+        for line in undecided:
+            print(f"dates?     {for_terminal(line)}")
         print(f"{n_ok} imported, {n_dup} duplicate, {n_bad} failed"
               + (f", {n_skip} skipped" if n_skip else ""), file=sys.stderr)
     return 1 if any(r.status == "failed" for r in results) else 0
+
+
+# --date-order's words -> the order of parsers.dates
+DATE_ORDERS = {"day-first": "DMY", "month-first": "MDY", "year-first": "YMD"}
+
+
+def _undecided_dates(ws: Workspace, run_ids: list[int]) -> list[str]:
+    """One line per run whose dates still read both ways: the readings with their first and last times, and the
+    command that says which."""
+    from app.importer import open_questions
+    from parsers.dates import ORDER_NAMES
+
+    words = {v: k for k, v in DATE_ORDERS.items()}
+    out = []
+    for q in open_questions(ws, run_ids):
+        if q.what != "date_order":
+            continue
+        ways = "; ".join(f"{ORDER_NAMES[o]}: {first:%Y-%m-%d %H:%M:%S} → {last:%Y-%m-%d %H:%M:%S}"
+                         if first and last else ORDER_NAMES[o] for o, first, last in q.readings)
+        orders = " or ".join(f"--date-order {words[o]}" for o, _f, _l in q.readings if o in words)
+        out.append(f"run {q.run_id} ({q.file}) reads both ways -- {ways}; stored {ORDER_NAMES[q.readings[0][0]]}: "
+                   f"say which with 'main.py run {q.run_id}' {orders}")
+    return out
 
 
 def print_result(r: Any) -> None:

@@ -52,6 +52,9 @@ def change_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--histogram-counts", choices=["cumulative", "per-collection", "auto"],
                    help="vscsiStats: whether each collection holds the running total (never reset with -r) or "
                         "only its own I/Os; auto = what the import detected")
+    p.add_argument("--date-order", choices=["day-first", "month-first", "year-first"], metavar="ORDER",
+                   help="how the run's dates read when its file could not decide (05/03/26: day-first is 5 March, "
+                        "month-first 3 May): day-first, month-first or year-first")
     p.add_argument("--rename", metavar="NAME")
     p.add_argument("--tag", action="append", default=[], metavar="K=V", help="add or change a tag (repeatable)")
     p.add_argument("--delete", action="store_true", help="delete the run (the source file is not touched)")
@@ -74,6 +77,9 @@ def change_run(args: argparse.Namespace) -> int:
                 ws.set_first_report(args.run_id, args.first_report == "since-boot")
             if args.histogram_counts:
                 ws.set_histogram_counts(args.run_id, args.histogram_counts)
+            if args.date_order:
+                ws.set_date_order(args.run_id, {"day-first": "DMY", "month-first": "MDY",
+                                                "year-first": "YMD"}[args.date_order])
             if args.rename:
                 ws.rename_run(args.run_id, args.rename)
             if args.tag:

@@ -3,30 +3,36 @@ same questions of its new runs (app/ui/main_window.py _ask_open_questions), with
 
 The folder is imported (files already in the workspace are recognised and kept as they are); what its captures
 cannot say is asked once, in one dialog for the whole folder (each capture without time stamps: its interval;
-each iostat capture whose first report the file cannot prove: since boot or an interval); then the report dialog
-opens on the folder's runs.
+each iostat capture whose first report the file cannot prove: since boot or an interval; and once for all the
+captures whose dates read both ways -- 05/03/26, 5 March or 3 May --, listing each with its first and last time
+read either way); then the report dialog opens on the folder's runs.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QButtonGroup,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QFrame,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QRadioButton,
     QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from app.safe_text import shown
+from parsers.dates import ORDER_NAMES
 
 FIRST_REPORT_CHOICES = [
     ("Since boot (iostat's default): leave it out", "since-boot"),
@@ -48,7 +54,11 @@ class FolderAnswersDialog(QDialog):
                        "(right-click a run to change them later).")
         intro.setWordWrap(True)
         form = QFormLayout()
+        self.dates = [q for q in questions if q.what == "date_order"]
+        self.date_box = self._dates_group(self.dates) if self.dates else None
         for q in questions:
+            if q.what == "date_order":
+                continue
             if q.what == "interval":
                 field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
                                        specialValueText="not known")
@@ -85,6 +95,8 @@ class FolderAnswersDialog(QDialog):
         self.buttons = buttons
         lay = QVBoxLayout(self)
         lay.addWidget(intro)
+        if self.date_box is not None:
+            lay.addWidget(self.date_box)
         for row in self.all_rows:
             lay.addWidget(row)
         lay.addWidget(scroll, 1)
@@ -103,8 +115,9 @@ class FolderAnswersDialog(QDialog):
     def _for_all(self) -> list[QWidget]:
         """With several questions of a kind: one line that answers them all (the rows below can still differ)."""
         out: list[QWidget] = []
-        intervals = [f for q, f in zip(self.questions, self.fields) if q.what == "interval"]
-        firsts = [f for q, f in zip(self.questions, self.fields) if q.what != "interval"]
+        asked = [q for q in self.questions if q.what != "date_order"]  # one field each (the dates: one choice)
+        intervals = [f for q, f in zip(asked, self.fields) if q.what == "interval"]
+        firsts = [f for q, f in zip(asked, self.fields) if q.what != "interval"]
         if len(intervals) > 1:
             field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
                                    specialValueText="not known")
@@ -134,10 +147,43 @@ class FolderAnswersDialog(QDialog):
         lay.addWidget(button)
         return row
 
+    def _dates_group(self, dates: list[Any]) -> QGroupBox:
+        """One question for every capture whose dates read both ways: the files, each reading with its first and
+        last time, and one choice for all of them."""
+        box = QGroupBox("Dates that read both ways")
+        lay = QVBoxLayout(box)
+        orders = list(dict.fromkeys(o for q in dates for o, _f, _l in q.readings))
+        sample = "05/03/26 is 5 March read day/month/year, 3 May read month/day/year"
+        lines = []
+        for q in dates:
+            ways = "; ".join(f"{ORDER_NAMES[o]}: {_period(first, last)}" for o, first, last in q.readings)
+            lines.append(f"{shown(q.file)} — {ways}")
+        text = QLabel(f"Nothing in these captures says whether a date like 05/03/26 gives the day or the month "
+                      f"first ({sample}). They are kept read {ORDER_NAMES[orders[0]]} until you say:\n"
+                      + "\n".join(lines))
+        text.setTextFormat(Qt.TextFormat.PlainText)
+        text.setWordWrap(True)
+        lay.addWidget(text)
+        self.date_choice = QButtonGroup(box)
+        for i, order in enumerate(orders):
+            b = QRadioButton(f"The dates are {ORDER_NAMES[order]}")
+            b.setProperty("order", order)
+            b.setChecked(i == 0)
+            self.date_choice.addButton(b, i)
+            lay.addWidget(b)
+        return box
+
+    def date_order(self) -> str | None:
+        """The order chosen for the captures whose dates read both ways."""
+        b = self.date_choice.checkedButton() if self.dates else None
+        return None if b is None else str(b.property("order"))
+
     def answers(self) -> list[tuple[Any, float | str]]:
         """(question, answer) for every question answered (an interval left at "not known" is not)."""
         out: list[tuple[Any, float | str]] = []
-        for q, f in zip(self.questions, self.fields):
+        order = self.date_order()
+        out += [(q, order) for q in self.dates if order is not None and order in {o for o, _f, _l in q.readings}]
+        for q, f in zip([q for q in self.questions if q.what != "date_order"], self.fields):
             if q.what == "interval":
                 if f.value() > 0:
                     out.append((q, f.value()))
@@ -146,10 +192,25 @@ class FolderAnswersDialog(QDialog):
         return out
 
     def _check(self) -> None:
-        missing = [shown(q.file) for q, f in zip(self.questions, self.fields)
+        missing = [shown(q.file) for q, f in zip([q for q in self.questions if q.what != "date_order"], self.fields)
                    if q.what == "interval" and f.value() <= 0]
         if missing:
             self.status.setText(f"Give the seconds between reports of {', '.join(missing)}: without them its "
                                 "times stay empty.")
             return
         self.accept()
+
+
+def _period(first: Any, last: Any) -> str:
+    if first is None or last is None:
+        return "no time printed"
+    return f"{_day(first)} to {_day(last)}"
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def _day(t: Any) -> str:
+    """A time with its month named (never a number that could read both ways again), whatever the system locale."""
+    return f"{t.day} {_MONTHS[t.month - 1]} {t.year} {t:%H:%M:%S}"

@@ -575,9 +575,15 @@ class MainWindow(QMainWindow):
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if paths:
             event.acceptProposedAction()
-            thread = self.start_import(paths)
-            if thread is not None:
-                thread.done.connect(self._drop_imported)  # after _import_done (connected first)
+            self._import_and_ask(paths)
+
+    def _import_and_ask(self, paths: list[str], options: ImportOptions | None = None) -> None:
+        """Import ``paths`` (a drop, or the files and folder chosen in File ▸ Import…), then ask what the new runs
+        cannot say in one dialog (:meth:`_drop_imported`): dates that read both ways are never left to a silent
+        guess, whichever way the files came in."""
+        thread = self.start_import(paths, options)
+        if thread is not None:
+            thread.done.connect(self._drop_imported)  # after _import_done (connected first)
 
     def _drop_imported(self, result: Any) -> None:
         """A drop imported: what its new runs cannot say (an iostat capture's first report, a capture's interval)
@@ -591,7 +597,7 @@ class MainWindow(QMainWindow):
     def import_dialog(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(self, "Import traces")
         if files:
-            self.start_import(files)
+            self._import_and_ask(files)
 
     def import_with_options(self) -> None:
         """File ▸ Import with options…: interval, first report and host memory for files that cannot say them."""
@@ -600,12 +606,12 @@ class MainWindow(QMainWindow):
         dlg = ImportOptionsDialog(self)
         self.options_dialog = dlg
         if dlg.exec() and dlg.chosen_paths():
-            self.start_import(dlg.chosen_paths(), dlg.options())
+            self._import_and_ask(dlg.chosen_paths(), dlg.options())
 
     def import_folder_dialog(self) -> None:
         d = QFileDialog.getExistingDirectory(self, "Import a folder of traces")
         if d:
-            self.start_import([d])
+            self._import_and_ask([d])
 
     def report_from_folder(self, folder: str | None = None) -> ImportThread | None:
         """File ▸ Report from folder…: the folder imported, its open questions asked once, the report dialog on its

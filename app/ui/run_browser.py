@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.safe_text import has_controls, shown
 from app.workspace import Workspace
+from parsers.dates import ORDER_NAMES
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
 
 RUN_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -106,6 +107,7 @@ class RunBrowser(QWidget):
         groups: dict[tuple[str, str], QTreeWidgetItem] = {}
         kinds: dict[str, QTreeWidgetItem] = {}
         by_folder = self.group_by.currentIndex() == 1
+        metas = dict(self.ws.con.execute("SELECT run_id, meta FROM runs").fetchall())  # (what a tooltip says)
         for r in self.ws.runs():
             kind = r["kind"]
             host = r["host"] or "(unknown host)"
@@ -127,7 +129,8 @@ class RunBrowser(QWidget):
                 shown(r["name"]), describe_period(r), interval, str(r["n_devices"] or 0), str(r["n_samples"] or 0),
                 tags])
             item.setData(0, RUN_ROLE, r["run_id"])
-            item.setToolTip(0, f"{shown(r['name'])}\n{shown(r['source_path'], 1000)}")
+            item.setToolTip(0, f"{shown(r['name'])}\n{shown(r['source_path'], 1000)}"
+                            + _dates_line({"meta": metas.get(r["run_id"])}))
             if r["run_id"] in selected:
                 item.setSelected(True)
         self.tree.expandAll()
@@ -272,6 +275,12 @@ class RunBrowser(QWidget):
                 a = m.addAction(label, lambda value=value: self.set_first_report(ids, value))
                 a.setCheckable(True)  # ticked when every selected iostat run is so
                 a.setChecked(all((rid in since_boot) == value for rid in iostat))
+        readings = [mt["date_reading"] for mt in metas if isinstance(mt.get("date_reading"), dict)]
+        if readings:  # dates that read both ways: the orders they read in
+            orders = dict.fromkeys(o for rd in readings for o in (rd.get("stored"), *(rd.get("others") or {})))
+            for order in orders:
+                if order in ORDER_NAMES:
+                    m.addAction(f"Dates are {ORDER_NAMES[order]}", lambda order=order: self.set_date_order(ids, order))
         vscsi = [r for r, mt in zip(runs, metas) if has(r.get("kind"), TIME_SERIES)
                  and has(r.get("kind"), LATENCY_HISTOGRAMS) and not mt.get("counts_per_interval")]
         if vscsi:  # vscsiStats counts: ticked as they are read now (detected or said), for every selected such run
@@ -331,6 +340,11 @@ class RunBrowser(QWidget):
     def set_first_report(self, run_ids: list[int], since_boot: bool) -> None:
         self._set_each(run_ids, lambda rid: self.ws.set_first_report(rid, since_boot))
 
+    def set_date_order(self, run_ids: list[int], order: str) -> None:
+        """Dates are … in the run menu: the order of dates the file could not decide (runs it does not apply to are
+        passed over)."""
+        self._set_each(run_ids, lambda rid: self.ws.set_date_order(rid, order))
+
     def set_histogram_counts(self, run_ids: list[int], mode: str) -> None:
         self._set_each(run_ids, lambda rid: self.ws.set_histogram_counts(rid, mode))
 
@@ -370,6 +384,16 @@ class RunBrowser(QWidget):
             self.ws.delete_run(rid)
         self.reload()
         self.runs_changed.emit()
+
+
+def _dates_line(run: dict[str, Any]) -> str:
+    """The tooltip's line saying how the run's dates were read, and why (or that the user is still to say)."""
+    said = _meta(run).get("date_order")
+    if not said:
+        return ""
+    if isinstance(_meta(run).get("date_reading"), dict):
+        return f"\nDates: {said.split(' (')[0]}, assumed: the file reads both ways (right-click to say which)"
+    return f"\nDates read {shown(str(said), 300)}"
 
 
 def _meta(run: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from app.analysis.text import render_stored
 from parsers.kinds import kind_label
@@ -44,7 +46,7 @@ def build(ctx: ReportContext) -> Section | None:
             f"Run {r['run_id']} · {shown} · {kind_label(r['kind'])}, "
             f"{r.get('tool_version') or 'version not stated'} · "
             + ((an.host(r["host"]) if an.enabled else f"host {r['host']}") if r.get("host") else "host not stated")
-            + (f" · tags: {tags}" if tags else "")
+            + (f" · tags: {tags}" if tags else "") + dates_read(r)
             + (f" · import warnings: {' | '.join(warn)}" if warn else " · no import warnings"))
             + f" · SHA-256 {r.get('source_sha256') or '–'}")
     cut = getattr(ctx.ws, "cut", [])
@@ -71,6 +73,21 @@ def _number(v: object) -> bool:
     except ValueError:
         return False
     return True
+
+
+def dates_read(r: dict[str, Any]) -> str:
+    """How the run's dates were read and why: the file's evidence, a file beside it, or the consultant -- and, while
+    nobody has said, that the order is assumed."""
+    meta = r.get("meta") or {}
+    if isinstance(meta, str):
+        meta = json.loads(meta)
+    said = meta.get("date_order") if isinstance(meta, dict) else None
+    if not said:
+        return ""
+    if isinstance(meta.get("date_reading"), dict):
+        return (f" · dates read {str(said).split(' (')[0]}, ASSUMED: the file's dates read both ways and nobody "
+                "said which")
+    return f" · dates read {said}"
 
 
 def _parameters(ctx: ReportContext) -> tuple[str, str]:

@@ -30,13 +30,15 @@ REFUSED = {
     # sysstat's test of a counter that went back: iostat printed 590,484,765,483,660,416 tps for sdb
     "iostat/sysstat-tests_iostat_2019-cbe5da01.txt": ("tps (requests/s) of 'sdb' in report 3 is 5.90485e+17",
                                                       "beyond any measurement"),
+    "fio/vm_fio-3.33_clones-avg500_iops.log": ("per_job_logs=0", "per_job_logs=1"),
 }
 
 
 # imported, but with nothing to analyse: `iostat -d foo` names a device that does not exist (a header, no rows)
 EMPTY = {"iostat/sysstat-tests_iostat-foo.txt"}
-# notes beside the corpus, not traces: the search for public IOmark output (none exists)
-NOTES = {"iomark/IOMARK_FINDINGS.md"}
+# notes beside the corpus, not traces: the search for public IOmark output (none exists); how the locale captures
+# were made and the script deriving the locale table
+NOTES = {"iomark/IOMARK_FINDINGS.md", "locales/make_captures.sh", "locales/derive_locale_formats.py"}
 
 
 def _files() -> list[str]:

@@ -212,3 +212,49 @@ def test_storm_and_compare_commands_on_perfmon_and_esxtop_runs(tmp_path):
     assert peak["values"] == [pytest.approx(perf["peak_iops"]), pytest.approx(esx["peak_iops"])]
     text = cli("analyze", "storm", "-w", wsp, "--run", "2").stdout
     assert "whole disks: the physical disks" in text
+
+
+def _with_cell(tmp_path, header_cell: str, name: str = "odd.csv"):
+    """esxtop_gen_3vms.csv with one more column after the fifth: ``header_cell`` as written between the header's
+    separators (stray quotes included), 12.5 in every row."""
+    lines = (FIXTURES / "esxtop_gen_3vms.csv").read_text(encoding="utf-8").splitlines()
+    out = []
+    for k, line in enumerate(lines):
+        cells = line.split('","')
+        cells.insert(5, header_cell if k == 0 else "12.5")
+        out.append('","'.join(cells))
+    path = tmp_path / name
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("cell", [
+    '\\\\esx01.example.com\\Power Cpu(0)\\%"C1" Residency',  # stray quotes inside a counter path
+    '"C1" Residency \\\\esx01.example.com\\Power Cpu(0)',  # quotes that leave no counter path at all
+])
+def test_one_odd_header_cell_of_a_counter_never_read_does_not_lose_the_file(ws, tmp_path, cell):
+    """Issue 28: a real whole-host capture (17,427 columns) was refused for one CPU power-state header cell holding
+    stray quotes. Such a cell is skipped, said in one warning, and every stored value is the file's without it."""
+    clean = _imported(ws, FIXTURES / "esxtop_gen_3vms.csv").run_ids[0]
+    r = import_file(ws, str(_with_cell(tmp_path, cell)), ImportOptions())
+    assert r.status == "imported", r.error
+    odd = r.run_ids[0]
+    assert [w for w in r.warnings if "header cell" in w] == [
+        w for w in r.warnings if "1 header cell that is no counter path or holds stray quotes, of counters "
+        "StormScope does not read: skipped, not read (cell 6 " in w]
+    assert any("header cell" in w for w in r.warnings)
+    def rows(rid):
+        return [{k: v for k, v in r.items() if k != "run_id"} for r in _rows(ws, rid)]
+
+    assert rows(odd) == rows(clean)
+
+
+def test_stray_quotes_in_a_counter_that_is_read_are_an_error(ws, tmp_path):
+    lines = (FIXTURES / "esxtop_gen_3vms.csv").read_text(encoding="utf-8").splitlines()
+    header = next(c for c in lines[0].split('","') if "\\Physical Disk SCSI Device(" in c and c.endswith("Reads/sec"))
+    broken = header.replace("Reads/sec", 'Reads"/sec')
+    path = tmp_path / "bad.csv"
+    path.write_text("\n".join([lines[0].replace(header, broken), *lines[1:]]) + "\n", encoding="utf-8")
+    r = import_file(ws, str(path), ImportOptions())
+    assert r.status == "failed"
+    assert "holds stray quotes in a counter StormScope reads (Physical Disk SCSI Device\\Reads/sec)" in r.error

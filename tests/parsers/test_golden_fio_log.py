@@ -26,7 +26,8 @@ from tests.golden_util import compare_golden, golden_dir, snapshot, write_golden
 
 FIO = CORPUS / "fio"
 REFUSED = {"vm_fio-3.33_randrw-avg500_slat.1.log": "submission-latency log"}
-LOGS = corpus_files("fio", keep=lambda p: p.suffix == ".log" and p.name not in REFUSED)
+CLONES_AVG = "vm_fio-3.33_clones-avg500_iops.log"  # numjobs=2, per_job_logs=0, log_avg_msec: refused (see below)
+LOGS = corpus_files("fio", keep=lambda p: p.suffix == ".log" and p.name not in REFUSED and p.name != CLONES_AVG)
 HIST = [p for p in LOGS if "_clat_hist." in p.name]
 REFERENCE = GOLDEN / "fio_log" / "fiologparser_hist"  # fiologparser_hist.py's output, see its README.md
 
@@ -44,7 +45,7 @@ def test_every_corpus_log_has_a_golden_or_is_refused():
     every = {p.name for p in FIO.iterdir() if p.suffix == ".log"}
     assert len(every) >= 14, f"expected the fio logs at {FIO}"
     have = {p.name for p in (GOLDEN / "fio_log").iterdir() if p.is_dir()}
-    assert every - set(REFUSED) <= have
+    assert every - set(REFUSED) - {CLONES_AVG} <= have
     assert {f"{p.name}.txt" for p in HIST} == {p.name for p in REFERENCE.glob("*.txt")}
 
 
@@ -57,6 +58,32 @@ def test_a_submission_latency_log_is_refused_with_what_to_import(ws, name):
     assert REFUSED[name] in r.error
     assert "_lat or _clat log" in r.error
     assert ws.con.execute("SELECT count(*) FROM runs").fetchall()[0][0] == 0
+
+
+def test_the_averaged_logs_of_several_clones_in_one_file_are_refused_with_the_cause_and_the_remedy(ws):
+    """fio 3.33, numjobs=2 --per_job_logs=0 --log_avg_msec=500 (tests/corpus/MANIFEST.md): both clones' rows in one
+    file, the second clone's after the first's (500 .. 2501 ms, then 501 .. 2500 ms). It was imported as ten
+    samples 1 to 500 ms apart, each one clone's ~200 IOPS: half the job's 400 (fio's report: 199.9 + 197.6),
+    on a time axis that was not the job's."""
+    r = import_file(ws, str(FIO / CLONES_AVG), ImportOptions())
+    assert r.status == "failed"
+    assert ":6: the read rows' time goes back, from 2501 ms (line 5) to 501 ms" in r.error
+    assert "numjobs above 1 and per_job_logs=0" in r.error
+    assert "per_job_logs=1" in r.error
+    assert ws.con.execute("SELECT count(*) FROM runs").fetchall()[0][0] == 0
+
+
+def test_the_per_io_log_of_several_clones_adds_them_up(ws):
+    """The same with one row per I/O (no log_avg_msec): the clones' I/Os are counted into the same windows, so each
+    second holds the job's I/Os -- fio's report: 2 x 300 I/Os in 2001 ms, 149.9 IOPS each."""
+    rid, run = _run(ws, FIO / "vm_fio-3.33_clones-per-io_iops.log")
+    rows = _samples(ws, rid, "r_s")
+    lines = _lines(FIO / "vm_fio-3.33_clones-per-io_iops.log")
+    first = sum(1 for ln in lines if ln[0] < 1000)  # the I/Os both clones completed in the first second
+    assert (len(lines), first) == (600, 300)
+    assert len(rows) == 2
+    assert rows[0][2] == first  # both clones' 150, not one clone's
+    assert rows[1][2] == pytest.approx(300, rel=0.005)  # the last second's, over the time it covers
 
 
 def _run(ws, path, **opts):

@@ -138,7 +138,8 @@ def test_an_invalid_sample_is_missing_not_zero(ws, write):
     got = ws.con.execute("SELECT sample_idx, ts, r_s, w_s FROM iostat_samples ORDER BY 1").fetchall()
     assert got == [(0, datetime(2024, 3, 14, 10, 0, 5), 12.5, None), (1, datetime(2024, 3, 14, 10, 0, 10), 13.0, 4.0)]
     meta = json.loads(ws.run(r.run_ids[0])["meta"])
-    assert (meta["invalid_values"], meta["date_order"]) == (1, "month/day/year")  # 14 is no month
+    assert (meta["invalid_values"], meta["date_order"]) == (
+        1, "month/day/year (the date 3/14/2024 10:00:05 does not exist read day/month/year)")  # 14 is no month
 
 
 def test_several_computers_are_one_run_each(ws, write):

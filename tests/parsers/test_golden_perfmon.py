@@ -186,7 +186,9 @@ def test_german_locale_dates_and_decimal_commas(ws, write):
         (datetime(2024, 4, 3, 9, 0), 12.5, 0.0),  # idle 101.25 %: utilisation clipped at 0
         (datetime(2024, 4, 3, 9, 0, 15), 7.25, 59.5)]
     meta = json.loads(ws.run(r.run_ids[0])["meta"])
-    assert (meta["decimal_comma"], meta["encoding"], meta["date_order"]) == (True, "cp1252", "day/month/year")
+    assert (meta["decimal_comma"], meta["encoding"]) == (True, "cp1252")
+    assert meta["date_order"].startswith("day/month/year (the file's words: dates like '03.04.2024' are printed by "
+                                         "the locales ")  # dotted dates: no locale writes them month first
     assert meta["utc_offset"] == "+02:00"
 
 
@@ -200,8 +202,11 @@ def test_the_date_order_is_decided_by_all_rows(ws, write):
     assert [x["r_s"] for x in got] == [None] * 3
     assert not any("day/month" in w for w in r.warnings)
     amb = _imported(ws, write("amb.csv", _log(cols, [["03/04/2024 10:00:00.000", "1"]])))
-    assert any("read as month/day/year (PDH's own order)" in w for w in amb.warnings)
-    assert _rows(ws, amb.run_ids[0])[0]["ts"] == datetime(2024, 3, 4, 10, 0)
+    assert any("the dates read both ways ('03/04/2024 10:00:00'" in w and "{fix:date_order}" in w
+               for w in amb.warnings)
+    assert _rows(ws, amb.run_ids[0])[0]["ts"] == datetime(2024, 3, 4, 10, 0)  # stored month first until the user says
+    assert json.loads(ws.run(amb.run_ids[0])["meta"])["date_reading"] == {
+        "stored": "MDY", "others": {"DMY": {"2024-03-04": "2024-04-03"}}}
 
 
 def test_several_hosts_are_several_runs(ws, write):
@@ -305,3 +310,47 @@ def test_one_thing_wrong_is_an_error_at_its_line(ws, tmp_path, old, new, line, m
     assert r.error.startswith(f"{path}:{line}: "), r.error
     assert re.search(message, r.error), r.error
     assert ws.runs() == []
+
+
+def test_spanish_counter_names_in_cp1252(ws, write):
+    """A log of a Spanish Windows (issue 28): 'Disco físico', cp1252, decimal commas -- refused as 'no counter
+    StormScope reads' (only German and French were known). Names as Microsoft's Spanish documentation prints them
+    (parsers/perfmon.py)."""
+    cols = ["\\\\PC1\\Disco físico(0 C:)\\Lecturas de disco/s", "\\\\PC1\\Disco físico(0 C:)\\Escrituras de disco/s",
+            "\\\\PC1\\Disco físico(0 C:)\\Bytes de lectura de disco/s",
+            "\\\\PC1\\Disco físico(0 C:)\\Promedio Longitud de la cola de disco",
+            "\\\\PC1\\Disco físico(_Total)\\Lecturas de disco/s",
+            "\\\\PC1\\Procesador(_Total)\\% de tiempo de usuario"]
+    path = write("es.csv", _log(cols, [["03/04/2024 09:00:00.000", "12,5", "3", "51200", "0,75", "12,5", "20,5"],
+                                       ["03/04/2024 09:00:15.000", "7,25", "1", "1024", "0,5", "7,25", "10"]]
+                                ).encode("cp1252"))
+    r = _imported(ws, path)
+    rows = _rows(ws, r.run_ids[0])
+    assert [(x["device"], x["layer"], x["r_s"], x["w_s"], x["rkb_s"], x["aqu_sz"]) for x in rows] == [
+        ("PhysicalDisk(0 C:)", "disk", 12.5, 3.0, 50.0, 0.75), ("PhysicalDisk(0 C:)", "disk", 7.25, 1.0, 1.0, 0.5),
+        ("PhysicalDisk(_Total)", "total", 12.5, None, None, None),
+        ("PhysicalDisk(_Total)", "total", 7.25, None, None, None)]
+    assert [x[0] for x in ws.con.execute("SELECT user FROM cpu_samples WHERE run_id = ? ORDER BY sample_idx",
+                                         [r.run_ids[0]]).fetchall()] == [20.5, 10.0]
+    assert json.loads(ws.run(r.run_ids[0])["meta"])["encoding"] == "cp1252"
+
+
+def test_a_log_of_queue_lengths_only_is_imported(ws, write):
+    """Issue 28: a log with only queue-length counters was refused as 'no counter StormScope reads'. The average read
+    and write queue lengths add up to the disk's (perfmon's Avg. Disk Queue Length is their sum); Current Disk Queue
+    Length alone is the count at each sample: stored as the queue length, said to be an estimate."""
+    d = "\\\\PC1\\PhysicalDisk(0 C:)\\"
+    e = "\\\\PC1\\PhysicalDisk(1 D:)\\"
+    cols = [d + "Avg. Disk Read Queue Length", d + "Avg. Disk Write Queue Length",
+            e + "Avg. Disk Read Queue Length", e + "Current Disk Queue Length"]
+    path = write("q.csv", _log(cols, [["04/13/2024 09:00:00.000", "0.25", "1.5", "0.125", "3"],
+                                      ["04/13/2024 09:00:15.000", "0.5", "2", "0.25", "0"]]))
+    r = _imported(ws, path)
+    rows = _rows(ws, r.run_ids[0])
+    assert [(x["device"], x["aqu_sz"], x["r_s"]) for x in rows] == [
+        ("PhysicalDisk(0 C:)", 1.75, None), ("PhysicalDisk(0 C:)", 2.5, None),
+        ("PhysicalDisk(1 D:)", 3.0, None), ("PhysicalDisk(1 D:)", 0.0, None)]
+    assert any("the queue length of PhysicalDisk(1 D:) is estimated from Current Disk Queue Length" in w
+               for w in r.warnings)
+    # D's average read queue length alone is no queue length: recognised, not stored, and said so
+    assert json.loads(ws.run(r.run_ids[0])["meta"])["counters_not_stored"] == ["Avg. Disk Read Queue Length"]

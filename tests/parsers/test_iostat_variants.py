@@ -1,5 +1,6 @@
 """Hand-made iostat variants: locales, clocks, roll-over, device churn, first-report logic."""
 
+import json
 from datetime import datetime
 
 import pytest
@@ -78,8 +79,12 @@ def test_decimal_comma_with_dotted_dates(ws, write):
 
 
 def test_ambiguous_day_month_is_said(ws, write):
+    """03/04/2024 in the C-like layout is 4 March (en_US, ka_GE …) or 3 April (el_GR without its am/pm words, …):
+    stored month first, the other reading kept, and the user asked."""
     r = imported(ws, write, log("03/04/2024", ["03/04/2024 10:00:00", "03/04/2024 10:00:05"], ROWS2))
-    assert any("ambiguous" in w for w in r.warnings)
+    assert any("the dates read both ways" in w and "{fix:date_order}" in w for w in r.warnings)
+    meta = json.loads(ws.run(r.run_ids[0])["meta"])
+    assert meta["date_reading"] == {"stored": "MDY", "others": {"DMY": {"2024-03-04": "2024-04-03"}}}
 
 
 def test_devices_appear_and_vanish_mid_run(ws, write):

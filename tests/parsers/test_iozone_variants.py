@@ -274,3 +274,26 @@ def test_good_rows_before_the_cut_still_fail_the_file(ws, write):
     assert r.status == "failed"
     assert ":17: the file ends in the middle of a row of results" in r.error
     nothing_stored(ws)
+
+
+@pytest.mark.parametrize("name", ["iozone2csv_iozone.out.txt", "snippet_ubuntuforums_iozone-throughput-l5-u5-R.txt",
+                                  "iozone-results-comparator_ext2_1.iozone.txt"])
+def test_output_that_starts_at_run_began_keeps_its_settings(ws, tmp_path, name):
+    """A paste that starts at 'Run began:' (the banner's first lines cut off, issue 28): its Auto Mode, command line
+    and unit line are still the banner's. They were ignored -- the auto-mode run stored as single mode, no command
+    line -- and a false warning said there was no 'Output is in' line."""
+    from tests.conftest import CORPUS
+
+    full = (CORPUS / "iozone" / name).read_text(encoding="utf-8")
+    lines = full.splitlines(keepends=True)
+    cut = tmp_path / f"cut_{name}"
+    cut.write_text("".join(lines[next(i for i, ln in enumerate(lines) if "Run began:" in ln):]), encoding="utf-8")
+    got = {}
+    for path in (CORPUS / "iozone" / name, cut):
+        r = import_file(ws, str(path), ImportOptions())
+        assert r.status == "imported", r.error
+        meta = json.loads(ws.run(r.run_ids[0])["meta"])
+        got[path.name] = ({k: meta.get(k) for k in ("mode", "command_line", "unit", "unit_line", "settings")},
+                          [w.split(": ", 1)[1] for w in r.warnings])
+    assert got[cut.name] == got[name]
+    assert got[name][0]["command_line"]

@@ -1,0 +1,74 @@
+"""No whole-disk figure counts a device twice (issue 28): devices that are not this host's disks are told by name
+(zram, NBD, Ceph RBD, NVMe multipath paths, PowerPath, VxVM), and a device nothing declares physical whose every
+report equals the sum of other whole disks is proven stacked on them by its own figures -- checked after every
+import -- while the two sides of a real mirror stay two disks."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.analysis.series import list_devices, run_series
+from app.importer import import_file
+from app.series_sums import default_choice
+from parsers.base import ImportOptions
+from tests.conftest import CORPUS
+
+
+def _run(ws, rel: str) -> int:
+    r = import_file(ws, str(CORPUS / rel), ImportOptions(date_order="MDY"))
+    assert r.status == "imported", r.error
+    return r.run_ids[0]
+
+
+def test_sar_device_numbers_stacked_on_a_disk_are_counted_once(ws):
+    """sysstat 11.6.1 `sar -d` without -p (ksar's public file): dev254-1 and dev253-0 write the same kB report
+    after report (496.80, 14.00, 8.00 ...): one device-mapper volume and the disk under it, both boot-assigned
+    majors. Whole-disk figures summed both: 17.4 IOPS and 993.6 kB/s in the first report instead of 6.7 and
+    496.8."""
+    rid = _run(ws, "sar/ksar_sar-11.6.1-full-output.txt")
+    choice = list_devices(ws, rid)
+    assert choice.used == ["dev253-0", "dev254-0"]
+    assert choice.excluded == {"dev254-1": "its figures equal dev253-0's in every report: stacked on it (its I/O "
+                                           "is counted there)"}
+    s = run_series(ws, rid)
+    assert [round(x, 2) for x in s.frame["iops"].to_list()] == [6.7, 0.9, 1.0, 0.9, 4.5, 0.0]
+    assert [round(x, 2) for x in s.frame["kbs"].to_list()] == [496.8, 14.0, 8.0, 8.8, 269.2, 0.0]
+    run = ws.run(rid)
+    assert "dev254-1" in json.loads(run["meta"])["stacked_by_data"]
+    assert any(w.startswith("'dev254-1' is left out of whole-disk figures") for w in run["warnings"])
+    summed = ws.con.execute("SELECT device FROM series_devices WHERE run_id = ? AND summed ORDER BY 1",
+                            [rid]).fetchall()
+    assert summed == [("dev253-0",), ("dev254-0",)]  # the stored sums agree with the choice
+
+
+@pytest.mark.parametrize("rel", ["sar/ksar_sar-Solaris-11.3.txt", "sar/ksar_testSolaris10.txt"])
+def test_the_two_sides_of_a_mirror_stay_two_disks(ws, rel):
+    """Solaris root mirrors (sd5/sd9, sd0/sd3) do nearly the same I/O, never the same to the digit report after
+    report, and are disks by name: both are summed."""
+    rid = _run(ws, rel)
+    assert "stacked_by_data" not in json.loads(ws.run(rid)["meta"])
+    assert not any("its figures equal" in why for why in list_devices(ws, rid).excluded.values())
+
+
+@pytest.mark.parametrize("rel", ["locales/C_iostat-x-t_day.txt", "locales/en_US_sar-d-p_midnight.txt",
+                                 "locales/de_DE_sar-d_month-end.txt", "locales/ja_JP_iostat-x-t-JSON_midnight.json"])
+def test_zram_and_the_loop_device_over_it_are_not_disks(ws, rel):
+    """The locale captures hold vda, zram0 (compressed RAM) and loop1 over zram0 (their figures are equal) and
+    loop0: whole disks were vda + zram0 -- memory counted as disk I/O."""
+    rid = _run(ws, rel)
+    choice = list_devices(ws, rid)
+    assert choice.used == ["vda"]
+    assert choice.excluded["zram0"] == "compressed RAM disk (zram): its I/O goes to memory, not to a disk"
+    assert "virtual zram devices" in str(choice.rule)
+
+
+def test_name_rules_for_devices_that_are_not_this_host_s_disks():
+    names = ["sda", "sdb", "nvme0n1", "nvme0c0n1", "nvme0c1n1", "emcpowera", "emcpowera1", "rbd0", "nbd3",
+             "VxVM12000", "zram1"]
+    choice = default_choice([(n, False) for n in names])
+    assert choice.used == ["nvme0n1", "sda", "sdb"]
+    assert {n: why.split(" ")[0] for n, why in choice.excluded.items()} == {
+        "nvme0c0n1": "one", "nvme0c1n1": "one", "emcpowera": "PowerPath", "emcpowera1": "partition", "rbd0": "Ceph",
+        "nbd3": "network", "VxVM12000": "Veritas", "zram1": "compressed"}
