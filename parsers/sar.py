@@ -902,6 +902,7 @@ class _SadfParser:
         self.section: str | None = None  # disk | io | other
         self.horizontal = False  # sadf -dh: every device of one time on one line
         self.other: dict[str, None] = {}
+        self.last_stamp: tuple[str, tuple[datetime, str | None]] | None = None  # the previous row's, read
 
     def events(self, options: ImportOptions, warn: WarnFn) -> Iterator[Event]:
         last = 1
@@ -946,7 +947,11 @@ class _SadfParser:
         if len(fields) < 4:
             raise ParseError(f"expected hostname;interval;timestamp;… found {s[:60]!r}", n)
         host, interval, stamp, body = fields[0], fields[1].strip(), fields[2], fields[3:]
-        ts, offset = _sadf_time(stamp, n)
+        if self.last_stamp is not None and self.last_stamp[0] == stamp:  # every device row of a time repeats it
+            ts, offset = self.last_stamp[1]
+        else:
+            ts, offset = _sadf_time(stamp, n)
+            self.last_stamp = (stamp, (ts, offset))
         run = self.runs.get(host)
         if run is None:
             info = RunInfo(kind=KIND.id, host=host or None, file_date=ts.date(), meta={"layout": "sadf -d"})
