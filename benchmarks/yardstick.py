@@ -302,9 +302,12 @@ def _esxtop(size_mb: float, path: Path, clean: Path) -> Input:
     from parsers.esxtop import SPEC
     from parsers.pdh import PdhReader
 
-    per_sample_mb = 0.1  # a sample of the default host (7,501 columns) is about 100 kB
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "esxtop_gen.py"), str(path), "--samples",
-                    str(max(2, round(size_mb / per_sample_mb)))], check=True, env=ENV)
+    gen = [sys.executable, str(ROOT / "benchmarks" / "esxtop_gen.py"), str(path), "--samples"]
+    subprocess.run([*gen, "3"], check=True, env=ENV, capture_output=True)  # a probe: the header and row sizes
+    with open(path, "rb") as fh:
+        header = len(fh.readline())
+    row = (path.stat().st_size - header) / 3
+    subprocess.run([*gen, str(max(2, round((size_mb * 1e6 - header) / row)))], check=True, env=ENV)
     reader = PdhReader(str(path), SPEC, ImportOptions(), JobState(), lambda _m, _l: None)
     cols = [0, *reader.columns()]
     width = len(reader.header.cells)
