@@ -45,6 +45,7 @@ schema-doc: install
 	$(PY) -m app.schema_doc
 
 bench: install
+	$(PY) benchmarks/bench_formats.py
 	$(PY) benchmarks/bench_import.py
 	QT_QPA_PLATFORM=offscreen $(PY) benchmarks/bench_grid.py
 	$(PY) benchmarks/bench_startup.py

@@ -37,9 +37,9 @@ def opens_the_window(argv: list[str]) -> bool:
         return True
     if argv[0].startswith("-") or not os.path.exists(argv[0]):
         return False
-    from app.cli.entry import COMMANDS
+    from app.cli.entry import COMMAND_NAMES
 
-    return argv[0] not in {c.name for c in COMMANDS}
+    return argv[0] not in COMMAND_NAMES
 
 
 def no_display(env: Mapping[str, str], platform: str) -> str | None:

@@ -1,32 +1,27 @@
-"""Import throughput and memory of a large `iostat -xt` log.
+"""Import throughput and memory of a large iostat capture, against the one honest yardstick (issue 31).
 
-Generates a realistic log (sysstat 12.3+ `-xt` layout, 50 devices, 1 s interval; default 1 GB),
-imports it into a fresh workspace in a child process, and prints:
+The input is a real capture (``iostat -dxt -p ALL 1 30``, or its ``-o JSON`` twin with ``--json``; see
+``benchmarks/seeds/README.md``) scaled up by repeating its real records with shifted times, written by the shared
+helper ``yardstick.make_input`` together with its clean CSV: the same rows and only the fields the file has (time,
+device and its 22 values), never a CSV exported from the workspace. Prints:
 
-* the import's time against the yardstick (issue 18): DuckDB's `CREATE TABLE ... AS SELECT * FROM
-  read_csv(clean.csv)` of the very same rows, run alternately with the import in each of ``--rounds``
-  rounds (the machine may be shared: the median ratio is the figure), and each child's own peak RSS;
-* import MB/s and rows/s against polars reading the same numbers from the clean CSV (issue 2's target);
-* the import's two halves on their own: parsing the log (no storing), and storing the same rows
-  (frames read from the clean CSV, stored through the importer's own path, no parsing) (``--parts``).
+* ``main.py import`` (the whole process, as a consultant runs it) against the yardstick -- DuckDB's
+  ``CREATE TABLE t AS SELECT * FROM read_csv('clean.csv')``, the whole process too -- alternately in each of
+  ``--rounds`` rounds: ratios min / median / max, wall and CPU, and each side's best seconds and peak RSS;
+* import MB/s and rows/s against polars reading the clean CSV (issue 2's target);
+* the snapshot (copy + SHA-256) and, with ``--parts``, parsing alone and storing alone;
 
-Targets: import <= 1.5 x the yardstick with peak RSS <= 0.5 GB (issue 18); import at least half the
-polars throughput (rows/s), peak RSS under half the file (issue 2).
+Targets: import <= 1.5 x the yardstick in CPU with peak RSS <= 0.5 GB (issues 18, 31).
 
-With ``--json`` the same is measured for an ``iostat -o JSON`` capture (sysstat 12.x keys, the same values),
-which is streamed too: the yardstick is the same DuckDB read of the clean CSV of the rows it imports.
+``generate`` (a synthetic 50-device ``iostat -xt`` log) stays for the benchmarks that need a big workspace, not a
+yardstick (bench_grid, bench_folder_report).
 
-With ``--sql-design`` the DuckDB-side parse issue 18 describes, prototyped in ``iostat_sql_design.py``, is timed
-against the same yardstick the same way (text log only).
-
-    python benchmarks/bench_import.py [--size-mb 1024] [--devices 50] [--rounds 3] [--parts] [--json] [--keep DIR]
-                                      [--sql-design]
+    python benchmarks/bench_import.py [--size-mb 1024] [--rounds 3] [--parts] [--json] [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import resource
 import shutil
@@ -100,76 +95,6 @@ def generate(path: Path, size_mb: int, n_devices: int) -> int:
     return n
 
 
-JSON_KEYS = ["r/s", "rkB/s", "rrqm/s", "rrqm", "r_await", "rareq-sz", "w/s", "wkB/s", "wrqm/s", "wrqm", "w_await",
-             "wareq-sz", "d/s", "dkB/s", "drqm/s", "drqm", "d_await", "dareq-sz", "f/s", "f_await", "aqu-sz", "util"]
-
-
-def generate_json(path: Path, size_mb: int, n_devices: int) -> int:
-    """An ``iostat -xt -o JSON`` capture as sysstat 12.x writes it (one line per device), the text log's values."""
-    rng = random.Random(42)
-    devices = device_names(n_devices)
-    pool = []
-    for block in make_reports(devices, 64, rng):
-        disks = []
-        for row in block.splitlines()[1:]:
-            if row:
-                dev, *vals = row.split()
-                disks.append('\t\t\t\t\t\t{"disk_device": "' + dev + '", '
-                             + ", ".join(f'"{k}": {v}' for k, v in zip(JSON_KEYS, vals)) + "}")
-        pool.append(",\n".join(disks))
-    target = size_mb * 1024 * 1024
-    t = datetime(2024, 3, 14, 8, 0, 0)
-    n = 0
-    with open(path, "w") as fh:
-        fh.write('{"sysstat": {\n\t"hosts": [\n\t\t{\n\t\t\t"nodename": "vdi-storage-01",\n\t\t\t"sysname": "Linux",\n'
-                 '\t\t\t"release": "6.1.0-18-amd64",\n\t\t\t"machine": "x86_64",\n\t\t\t"number-of-cpus": 32,\n'
-                 '\t\t\t"date": "03/14/2024",\n\t\t\t"statistics": [\n')
-        written = 0
-        while written < target:
-            cpu = (f'"avg-cpu":  {{"user": {rng.uniform(1, 40):.2f}, "nice": 0.00, "system": {rng.uniform(1, 20):.2f}, '
-                   f'"iowait": {rng.uniform(0, 30):.2f}, "steal": 0.00, "idle": {rng.uniform(10, 90):.2f}}}')
-            block = (("," if n else "") + f'\n\t\t\t\t{{\n\t\t\t\t\t"timestamp": "{t:%m/%d/%Y %I:%M:%S %p}",\n'
-                     f'\t\t\t\t\t{cpu},\n\t\t\t\t\t"disk": [\n{pool[n % len(pool)]}\n\t\t\t\t\t]\n\t\t\t\t}}')
-            fh.write(block)
-            written += len(block)
-            t += timedelta(seconds=1)
-            n += 1
-        fh.write("\n\t\t\t]\n\t\t}\n\t]\n}}\n")
-    return n
-
-
-CHILD_IMPORT = """
-import sys, time, json, resource
-sys.path.insert(0, {root!r})
-from app.workspace import Workspace
-from app.importer import import_file
-from parsers.base import ImportOptions
-t, c = time.perf_counter(), time.process_time()
-with Workspace({ws!r}, for_import=True) as ws:  # as main.py import opens it (memory bounded)
-    r = import_file(ws, {src!r}, ImportOptions())
-print(json.dumps({{"seconds": time.perf_counter() - t, "cpu": time.process_time() - c, "status": r.status,
-                  "rows": r.rows, "error": r.error,
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
-"""
-
-CHILD_SQL_DESIGN = """
-import subprocess, sys
-sys.stdout.write(subprocess.run([sys.executable, {root!r} + "/benchmarks/iostat_sql_design.py", {src!r}, {ws!r}],
-                                capture_output=True, text=True, check=True).stdout)
-"""
-
-CHILD_YARDSTICK = """
-import time, json, resource, duckdb
-c = duckdb.connect({db!r})
-c.execute("SET enable_progress_bar = false")
-t, cpu = time.perf_counter(), time.process_time()
-c.execute("CREATE TABLE t AS SELECT * FROM read_csv({csv!r})")
-n = c.execute("SELECT count(*) FROM t").fetchall()[0][0]
-c.close()
-print(json.dumps({{"seconds": time.perf_counter() - t, "cpu": time.process_time() - cpu, "rows": n,
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
-"""
-
 CHILD_PARSE = """
 import sys, time, json
 sys.path.insert(0, {root!r})
@@ -186,16 +111,16 @@ print(json.dumps({{"seconds": time.perf_counter() - t, "rows": rows}}))
 CHILD_STORE = """
 import sys, time, json
 sys.path.insert(0, {root!r})
-import polars as pl
 from app.workspace import Workspace
-from parsers.base import ImportOptions, RunEnd, RunInfo, RunStart, Rows
-df = pl.read_csv({csv!r})
-chunks = list(df.iter_slices(100_000))  # about what the parser hands over per chunk
-events = [RunStart("h", RunInfo(kind="iostat")), *[Rows("h", "iostat_samples", c) for c in chunks], RunEnd("h")]
+from parsers.base import ImportOptions, JobState
+from parsers.iostat import IostatTextFormat
+from parsers.iostat_json import IostatJsonFormat
+fmt = IostatJsonFormat() if {src!r}.endswith(".json") else IostatTextFormat()
+events = list(fmt.parse({src!r}, ImportOptions(), JobState(), lambda *a: None))  # held in memory, not timed
 t = time.perf_counter()
 with Workspace({ws!r}, for_import=True) as ws:  # as main.py import opens it (memory bounded)
-    ws.import_events({src!r}, "iostat", "iostat", iter(events), ImportOptions(), "0" * 64, 0, [])
-print(json.dumps({{"seconds": time.perf_counter() - t, "rows": df.height}}))
+    ws.import_events({src!r}, fmt.id, fmt.kind, iter(events), ImportOptions(), "0" * 64, 0, [])
+print(json.dumps({{"seconds": time.perf_counter() - t}}))
 """
 
 CHILD_SNAPSHOT = """
@@ -214,13 +139,6 @@ with tempfile.TemporaryDirectory(dir={tmp!r}) as d:
     snapshot({src!r}, Path(d))
     snap = time.perf_counter() - t
 print(json.dumps({{"hash_only": hash_only, "snapshot": snap}}))
-"""
-
-CHILD_EXPORT = """
-import sys, duckdb
-c = duckdb.connect({ws!r}, read_only=True)
-c.execute("SET enable_progress_bar = false")
-c.execute("COPY (SELECT * EXCLUDE (run_id, ts, is_group) FROM iostat_samples) TO {csv!r} (HEADER)")
 """
 
 CHILD_POLARS = """
@@ -243,110 +161,60 @@ def child(code: str) -> tuple[dict, float]:
     return out, max(peak, before) / 1024.0
 
 
-def rounds_against_yardstick(src: Path, csv: Path, tmp: Path, n: int, file_mb: float,
-                             code: str = CHILD_IMPORT, what: str = "import") -> tuple[dict, float]:
-    """Yardstick and import (or ``code``, named ``what``) alternately, ``n`` rounds; print each and the median
-    ratio. Returns the last import's result and the largest peak RSS of the imports."""
-    import statistics
-
-    ratios, cpu_ratios, peaks, imp = [], [], [], {}
-    for r in range(n):
-        ws, db = tmp / f"round-{r}.duckdb", tmp / f"yardstick-{r}.duckdb"
-        first, second = (("yard", "imp"), ("imp", "yard"))[r % 2]  # alternate which goes first
-        got = {}
-        for which in (first, second):
-            if which == "yard":
-                got["yard"] = child(CHILD_YARDSTICK.format(db=str(db), csv=str(csv)))[0]
-            else:
-                got["imp"] = child(code.format(root=str(ROOT), ws=str(ws), src=str(src)))[0]
-        for p in (ws, db):
-            p.unlink(missing_ok=True)
-        imp, yard = got["imp"], got["yard"]
-        if imp.get("status", "imported") != "imported":
-            print(f"{what} failed: {imp}")
-            return imp, 0.0
-        ratios.append(imp["seconds"] / yard["seconds"])
-        cpu_ratios.append(imp["cpu"] / yard["cpu"])
-        peaks.append(imp["rss_mb"])
-        print(f"round {r + 1}: {what} {imp['seconds']:6.2f} s (CPU {imp['cpu']:6.2f} s, peak RSS "
-              f"{imp['rss_mb']:,.0f} MB)"
-              f"  yardstick {yard['seconds']:6.2f} s (CPU {yard['cpu']:6.2f} s, peak RSS {yard['rss_mb']:,.0f} MB)"
-              f"  ratio {ratios[-1]:.2f} (CPU {cpu_ratios[-1]:.2f})")
-    print(f"{what} / yardstick (DuckDB CREATE TABLE AS SELECT * FROM read_csv of the same rows): median "
-          f"{statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}, {n} rounds)  "
-          "(target <= 1.50)")
-    print(f"  the same in CPU time (steadier on a shared machine; both use the 2 cores where they can): median "
-          f"{statistics.median(cpu_ratios):.2f} (min {min(cpu_ratios):.2f}, max {max(cpu_ratios):.2f})")
-    print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (other work skews wall times)")
-    print(f"{what} peak RSS: {max(peaks):,.0f} MB  (target <= 512 MB; {max(peaks) / file_mb:.2f} of the file)")
-    return imp, max(peaks)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--size-mb", type=int, default=1024)
-    ap.add_argument("--devices", type=int, default=50)
-    ap.add_argument("--rounds", type=int, default=3, help="yardstick/import rounds (median ratio printed)")
-    ap.add_argument("--parts", action="store_true", help="also time parsing alone and storing alone")
+    ap.add_argument("--size-mb", type=float, default=1024)
+    ap.add_argument("--rounds", type=int, default=3, help="yardstick/import rounds")
+    ap.add_argument("--parts", action="store_true",
+                    help="also time parsing alone and storing alone (the parsed frames are held in memory)")
     ap.add_argument("--json", action="store_true", help="an iostat -o JSON capture instead of the text log")
     ap.add_argument("--keep", help="keep the generated files in this folder")
-    ap.add_argument("--sql-design", action="store_true",
-                    help="also time issue 18's DuckDB-side parse, prototyped (benchmarks/iostat_sql_design.py)")
     args = ap.parse_args()
+    import yardstick as y  # here, not at the top: bench_grid and bench_folder_report import generate
 
     tmp = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="stormscope-bench-"))
-    tmp.mkdir(parents=True, exist_ok=True)
-    src = tmp / ("iostat-xt.json" if args.json else "iostat-xt.txt")
-    ws, csv = tmp / "bench.duckdb", tmp / "same-numbers.csv"
-    for p in (ws, csv):
-        if p.exists():
-            p.unlink()
     try:
+        print(y.machine_note())
         t = time.perf_counter()
-        reports = (generate_json if args.json else generate)(src, args.size_mb, args.devices)
-        size_mb = src.stat().st_size / 1e6
-        print(f"generated {src.name}: {size_mb:,.0f} MB, {reports:,} reports x {args.devices} devices "
-              f"in {time.perf_counter() - t:.1f} s")
-
-        # the clean CSV of the imported rows (the yardstick's input and polars')
-        first, _ = child(CHILD_IMPORT.format(root=str(ROOT), ws=str(ws), src=str(src)))
-        if first.get("status") != "imported":
-            print(f"import failed: {first}")
-            return 1
-        subprocess.run([sys.executable, "-c", CHILD_EXPORT.format(ws=str(ws), csv=str(csv))], check=True)
-        csv_mb = csv.stat().st_size / 1e6
-        imp, imp_rss = rounds_against_yardstick(src, csv, tmp, args.rounds, size_mb)
-        if not imp_rss:
-            return 1
-        pol, _ = child(CHILD_POLARS.format(csv=str(csv)))
-        snap, _ = child(CHILD_SNAPSHOT.format(root=str(ROOT), src=str(src), tmp=str(tmp)))
-        rows = imp["rows"]
-        imp_rows_s = rows / imp["seconds"]
+        inp = y.make_input("iostat-json" if args.json else "iostat", args.size_mb, tmp)
+        print(f"input: {inp.path.name}, {inp.mb:,.0f} MB, {inp.rows:,} rows ({time.perf_counter() - t:.0f} s to "
+              f"write)\n  {inp.note}\n  clean CSV {inp.csv.stat().st_size / 1e6:,.0f} MB (time, device and its "
+              "values: the same rows, only the fields the file has)")
+        res = y.measure(inp, args.rounds, tmp)
+        for r, (imp, yard) in enumerate(zip(res.imp, res.yard, strict=True)):
+            print(f"round {r + 1}: import {imp[0]:6.2f} s (CPU {imp[1]:6.2f} s, peak RSS {imp[2]:,.0f} MB)  "
+                  f"yardstick {yard[0]:6.2f} s (CPU {yard[1]:6.2f} s, peak RSS {yard[2]:,.0f} MB)  "
+                  f"ratio {res.wall[r]:.2f} (CPU {res.cpu[r]:.2f})")
+        print(f"import ÷ yardstick (min / median / max): {res.line()}   (target <= 1.50 in CPU)")
+        best = min(res.imp)
+        peak = max(i[2] for i in res.imp)
+        print(f"import peak RSS: {peak:,.0f} MB  (target <= 512 MB; {peak / inp.mb:.2f} of the file)")
+        pol, _ = child(CHILD_POLARS.format(csv=str(inp.csv)))
+        snap, _ = child(CHILD_SNAPSHOT.format(root=str(ROOT), src=str(inp.path), tmp=str(tmp)))
+        imp_rows_s = inp.rows / best[0]
         pol_rows_s = pol["rows"] / pol["seconds"]
-        print(f"import : {imp['seconds']:7.2f} s  {size_mb / imp['seconds']:8.1f} MB/s  {imp_rows_s:12,.0f} rows/s")
+        csv_mb = inp.csv.stat().st_size / 1e6
+        print(f"import : {best[0]:7.2f} s  {inp.mb / best[0]:8.1f} MB/s  {imp_rows_s:12,.0f} rows/s  (best round, "
+              "whole process)")
         print(f"polars : {pol['seconds']:7.2f} s  {csv_mb / pol['seconds']:8.1f} MB/s  {pol_rows_s:12,.0f} rows/s"
               f"  (read_csv of the same {pol['rows']:,} rows, {csv_mb:,.0f} MB clean CSV)")
-        print(f"  snapshot   : {snap['snapshot']:7.2f} s  (copy + SHA-256 in one read: what is parsed is what is "
-              f"hashed; the former hash-only pass took {snap['hash_only']:.2f} s) = "
-              f"{(snap['snapshot'] - snap['hash_only']) / imp['seconds']:.1%} of the import added")
-        if args.sql_design and not args.json:
-            print("issue 18's DuckDB-side parse, prototyped (a floor: no CPU rows, sums, snapshot or fallbacks):")
-            rounds_against_yardstick(src, csv, tmp, args.rounds, size_mb, CHILD_SQL_DESIGN, "SQL design")
+        print(f"  snapshot   : {snap['snapshot']:7.2f} s  (copy + SHA-256; hashing alone takes "
+              f"{snap['hash_only']:.2f} s)")
         if args.parts:
-            parse, _ = child(CHILD_PARSE.format(root=str(ROOT), src=str(src)))
+            parse, _ = child(CHILD_PARSE.format(root=str(ROOT), src=str(inp.path)))
             store_ws = tmp / "store-only.duckdb"
-            store, _ = child(CHILD_STORE.format(root=str(ROOT), ws=str(store_ws), src=str(src), csv=str(csv)))
+            store, _ = child(CHILD_STORE.format(root=str(ROOT), ws=str(store_ws), src=str(inp.path)))
             store_ws.unlink()
             print(f"  parse only : {parse['seconds']:7.2f} s  {parse['rows'] / parse['seconds']:12,.0f} rows/s"
                   "  (the parser's frames, nothing stored)")
-            print(f"  store only : {store['seconds']:7.2f} s  {store['rows'] / store['seconds']:12,.0f} rows/s"
-                  "  (the same rows from the CSV, stored the importer's way in one transaction)")
+            print(f"  store only : {store['seconds']:7.2f} s  {inp.rows / store['seconds']:12,.0f} rows/s"
+                  "  (the same parsed events, stored the importer's way in one transaction)")
         print(f"import / polars throughput (rows/s): {imp_rows_s / pol_rows_s:.2f}  (target >= 0.50)")
-        print(f"peak RSS / file size: {imp_rss / size_mb:.2f}  (target < 0.50)")
-        print(f"cores: {os.cpu_count()}; load average {os.getloadavg()[0]:.1f} (other work skews times)")
+        print(y.machine_note())
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(y.PYCACHE, ignore_errors=True)
     return 0
 
 

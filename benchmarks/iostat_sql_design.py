@@ -17,7 +17,8 @@ checks StormScope makes beyond "each cell starts with a blank and holds a non-ne
     python benchmarks/iostat_sql_design.py LOG WORKSPACE [MEMORY_LIMIT]   (prints one JSON line: seconds, cpu,
     rows, rss_mb; DuckDB's memory_limit, e.g. 256MB, bounds its RSS at a cost in time)
 
-`bench_import.py --sql-design` runs it against the same yardstick as the importer, alternately.
+It handles the synthetic layout of `bench_import.generate` only (not the real `-dxt` captures the benchmarks now
+scale up), so no benchmark runs it any more; run it by hand on a generated log.
 """
 
 from __future__ import annotations

@@ -150,7 +150,8 @@ def _plain_fields(text: bytes, ncol: int, nrows: int, device_last: bool) -> byte
         b = a[~blank | first]
         b[b == 32] = _SEP
     else:
-        b = np.where(blank, np.uint8(48), a)
+        b = np.left_shift(blank.view(np.uint8), 4)  # a blank (0x20) | 0x10 is "0" (0x30); other bytes | 0 stay
+        b |= a  # (issue 31: a bit or instead of np.where, the same bytes, ~1.9x faster)
         b[first] = _SEP
     return b.tobytes()
 

@@ -167,6 +167,7 @@ class _Parser:
         self.device_seen: dict[str, int] = {}  # device -> its place in ``devices``
         self.with_rows: set[int] = set()  # the devices some stored row has
         self.pieces: list[tuple[int, datetime, float, np.ndarray, np.ndarray]] = []  # rows waiting to be sent
+        self.piece_rows = 0  # their count of rows
         self.changed: tuple[int, int, str] | None = None  # (snapshot, line, section) where the disk list changed
         self.dropped_disk: list[int] = []  # snapshots whose disk figures were left out
         self.incomplete: list[tuple[int, list[str]]] = []  # snapshots lacking a section's row
@@ -410,7 +411,7 @@ class _Parser:
                     self.dropped_disk.append(n)
                 continue
             self._rows(s, idx, t_s)
-            if sum(len(p[3]) for p in self.pieces) >= CHUNK_ROWS:
+            if self.piece_rows >= CHUNK_ROWS:
                 yield from self._send()
         self.flushed_upto = ready[-1]
         yield from self._send()
@@ -433,6 +434,7 @@ class _Parser:
         self.with_rows.update(devices.tolist())
         assert s.ts is not None
         self.pieces.append((idx, s.ts, t_s, devices, values[devices]))
+        self.piece_rows += len(devices)
 
     def _split(self) -> bool:
         """The file has reads and writes per second: tps (DISKXFER) is then left out."""
@@ -458,6 +460,7 @@ class _Parser:
             **{c: values[:, _COL[c]] for c in cols},
         }
         self.pieces = []
+        self.piece_rows = 0
         frame = pl.DataFrame(data, schema=schema).with_columns(
             *[pl.col(c).fill_nan(None) for c in cols],
             pl.lit(False).alias("since_boot"), pl.lit(False).alias("is_group"))

@@ -986,6 +986,8 @@ class _SadfParser:
         self.section: str | None = None  # disk | io | other
         self.horizontal = False  # sadf -dh: every device of one time on one line
         self.other: dict[str, None] = {}
+        self.last_stamp: tuple[str, tuple[datetime, str | None]] | None = None  # the previous row's, read
+        self.noted: tuple[_Run, list[str]] | None = None  # the run and header whose columns were last noted
 
     def events(self, options: ImportOptions, warn: WarnFn) -> Iterator[Event]:
         last = 1
@@ -1025,12 +1027,18 @@ class _SadfParser:
             self.section = "other"
             self.other.setdefault(_other_name(header), None)
 
+    def _time(self, stamp: str, n: int) -> tuple[datetime, str | None]:
+        """:func:`_sadf_time` of ``stamp``, read once for the device rows of one time (they all repeat it)."""
+        if self.last_stamp is None or self.last_stamp[0] != stamp:
+            self.last_stamp = (stamp, _sadf_time(stamp, n))
+        return self.last_stamp[1]
+
     def _row(self, s: str, n: int) -> _Run | None:
         fields = s.split(";")
         if len(fields) < 4:
             raise ParseError(f"expected hostname;interval;timestamp;… found {s[:60]!r}", n)
         host, interval, stamp, body = fields[0], fields[1].strip(), fields[2], fields[3:]
-        ts, offset = _sadf_time(stamp, n)
+        ts, offset = self._time(stamp, n)
         run = self.runs.get(host)
         if run is None:
             info = RunInfo(kind=KIND.id, host=host or None, file_date=ts.date(), meta={"layout": "sadf -d"})
@@ -1049,9 +1057,12 @@ class _SadfParser:
             return None
         run.offsets.add(offset)
         stated = self.values.num(interval, n, "interval")
+        noted = self.noted is not None and self.noted[0] is run and self.noted[1] is header  # noted for this run
+        self.noted = (run, header)
         if self.section == "disk":
             run.disk_columns = run.disk_columns or header
-            run.note_columns(run.disk, header, LINUX_DISK, skip=("DEV",))
+            if not noted:
+                run.note_columns(run.disk, header, LINUX_DISK, skip=("DEV",))
             width = len(header)
             if (len(body) % width) if self.horizontal else (len(body) != width):
                 raise ParseError(f"expected {width} fields after the time (as the header says: {';'.join(header)}), "
@@ -1066,7 +1077,8 @@ class _SadfParser:
             run.io_columns = run.io_columns or header
             if len(body) != len(header):
                 raise ParseError(f"expected {len(header)} fields after the time, found {len(body)}", n)
-            run.note_columns(run.io, header, LINUX_IO)
+            if not noted:
+                run.note_columns(run.io, header, LINUX_IO)
             run.io.add(ts, ALL_IO, _io_values(header, body, n, self.values), n)
             series = run.io
         if stated:

@@ -141,3 +141,20 @@ def test_messages_name_the_command_the_user_typed(monkeypatch, capsys):
     assert capsys.readouterr().err.startswith("stormscope gui: error: the window opens from stormscope: stormscope gui")
     monkeypatch.setattr(sys, "argv", ["main.py"])
     assert build_parser().format_usage().startswith("usage: main.py ")
+
+
+def test_an_import_loads_only_the_import_command(tmp_path):
+    """``main.py import`` builds its own command's parser only: the report, the questions and the analyses are not
+    loaded (their import is a fixed cost of every import, issue 31); its usage errors and help stay its own."""
+    code = ("import sys; from app.cli import main; rc = main(['import', sys.argv[1], '-w', sys.argv[2]]); "
+            "print(rc, sorted(m for m in sys.modules if m.startswith(('app.cli.', 'app.analysis.question', "
+            "'reports'))))")
+    p = subprocess.run([sys.executable, "-c", code, str(ROOT / "tests" / "corpus" / "iostat" /
+                                                         "jc_centos-7.7_iostat-x.txt"), str(tmp_path / "ws.duckdb")],
+                       cwd=ROOT, capture_output=True, text=True)
+    assert p.stdout.strip().splitlines()[-1] == "0 ['app.cli.common', 'app.cli.entry', 'app.cli.importing']", p.stderr
+    p = subprocess.run([sys.executable, "main.py", "import", "--no-such-flag"], cwd=ROOT, capture_output=True,
+                       text=True)
+    assert p.returncode == 2
+    assert p.stderr.startswith("usage: main.py import [-h] [-w WS]")
+    assert p.stderr.endswith("main.py import: error: the following arguments are required: PATH\n")

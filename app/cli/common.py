@@ -14,10 +14,9 @@ from typing import Any, NoReturn
 
 import duckdb
 
-from app.analysis.question_kinds import check_stored
 from app.analysis.text import for_cli_json
 from app.safe_text import for_terminal
-from app.workspace import Workspace, default_workspace_path
+from app.workspace import Workspace, default_workspace_path, has_table
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -86,7 +85,10 @@ def open_workspace(args: argparse.Namespace, *, read_only: bool = True, create: 
         raise CommandFailed(f"cannot open the workspace {path}: Permission denied (you may not {how} this file or "
                             "its folder; copy it somewhere you may, or ask its owner)") from None
     try:  # the stored questions read back as the commands will read them (a received file may hold others)
-        check_stored(ws)
+        if has_table(ws, "questions") and ws.con.execute("SELECT 1 FROM questions LIMIT 1").fetchone():
+            from app.analysis.question_kinds import check_stored  # loaded only for a workspace with questions
+
+            check_stored(ws)
     except BaseException:
         ws.close()
         raise

@@ -4,6 +4,7 @@ place that turns what a command raises into its message and exit code."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
@@ -11,34 +12,58 @@ import duckdb
 
 from app import command_name
 from app.analysis.text import AnalysisError, for_cli
-from app.cli.analyze import ANALYZE
 from app.cli.common import CliParser, Command, CommandFailed, UsageError
-from app.cli.compare import COMPARE
-from app.cli.export import EXPORT
-from app.cli.gui import GUI
-from app.cli.importing import IMPORT
-from app.cli.mapping import MAPPING
-from app.cli.phases import MARKER, PHASE
-from app.cli.question import QUESTION
-from app.cli.replay import REPLAY
-from app.cli.report import REPORT
-from app.cli.runs import RUN, RUNS
-from app.cli.size import SIZE
-from app.cli.sql import SQL
 from app.safe_text import TerminalGuard
 from app.workspace import WorkspaceReadOnly, WorkspaceRefused, WorkspaceTooNew, storage_problem
 from app.workspace_lock import WorkspaceLocked, cli_message
-from reports.options import version
 
-COMMANDS: tuple[Command, ...] = (IMPORT, RUNS, SQL, ANALYZE, COMPARE, SIZE, PHASE, MARKER, MAPPING, REPORT, EXPORT,
-                                 RUN, QUESTION, REPLAY, GUI)
+# every command in ``main.py --help`` order: its name, and the module and name of its Command. A command's module
+# is loaded when it runs (or for the whole help): ``main.py import`` does not load the report, the questions or
+# the analyses (issue 31: the import's fixed cost).
+COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
+    ("import", "app.cli.importing", "IMPORT"), ("runs", "app.cli.runs", "RUNS"), ("sql", "app.cli.sql", "SQL"),
+    ("analyze", "app.cli.analyze", "ANALYZE"), ("compare", "app.cli.compare", "COMPARE"),
+    ("size", "app.cli.size", "SIZE"), ("phase", "app.cli.phases", "PHASE"), ("marker", "app.cli.phases", "MARKER"),
+    ("mapping", "app.cli.mapping", "MAPPING"), ("report", "app.cli.report", "REPORT"),
+    ("export", "app.cli.export", "EXPORT"), ("run", "app.cli.runs", "RUN"),
+    ("question", "app.cli.question", "QUESTION"), ("replay", "app.cli.replay", "REPLAY"),
+    ("gui", "app.cli.gui", "GUI"))
+COMMAND_NAMES = tuple(name for name, _, _ in COMMAND_MODULES)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def commands(only: str | None = None) -> tuple[Command, ...]:
+    """Every command (their modules loaded), or only the one named ``only``."""
+    return tuple(getattr(importlib.import_module(module), attr) for name, module, attr in COMMAND_MODULES
+                 if only is None or name == only)
+
+
+def __getattr__(name: str) -> tuple[Command, ...]:
+    if name == "COMMANDS":  # every command, loaded on first use
+        return commands()
+    raise AttributeError(name)
+
+
+class _Version(argparse.Action):
+    """``--version``: the version read when asked for (reading it loads the report's options module)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        from reports.options import version
+
+        parser._print_message(f"StormScope {version()}\n", sys.stdout)
+        parser.exit()
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command, or (``only``, the command about to run) that one alone."""
     ap = CliParser(prog=command_name(), description="StormScope: storage-performance trace analysis.")
-    ap.add_argument("--version", action="version", version=f"StormScope {version()}")
+    ap.add_argument("--version", action=_Version)
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", parser_class=CliParser)
-    for cmd in COMMANDS:
+    for cmd in commands(only):
         p = sub.add_parser(cmd.name, help=cmd.help)
         cmd.arguments(p)  # a subcommand's own handler default wins over the command's
         p.set_defaults(handler=cmd.handler)
@@ -48,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit code: 0 done, 1 some input failed (the rest was still done), 2 a usage error
     or the workspace is open in another process (the window, or another command)."""
-    ap = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    ap = build_parser(argv[0] if argv and argv[0] in COMMAND_NAMES else None)
     args = ap.parse_args(argv)
     if args.command is None:
         ap.print_help()

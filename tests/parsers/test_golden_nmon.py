@@ -249,3 +249,21 @@ def test_a_device_name_in_windows_1252_is_read_and_the_encoding_recorded(ws, wri
     assert _sample(ws, rid, 11, "disque-é")["wkb_s"] == 130953.2  # DISKWRITE1,T0012,0.0,130953.2,0.0
     assert json.loads(ws.con.execute("SELECT meta FROM runs WHERE run_id = ?", [rid]).fetchall()[0][0])[
         "encoding"] == "cp1252"
+
+
+@pytest.mark.parametrize("name", ["nmon2influxdb_linux_150818_1024.nmon",
+                                  "vm_nmon-16n_loop-partitions_l3-split_D.nmon"])
+def test_rows_sent_in_chunks_are_the_rows_sent_at_once(monkeypatch, name):
+    """The rows waiting to be sent are counted as they come (issue 31: no re-count per snapshot): chunks of a few
+    rows hold, in order, exactly the rows of one big chunk, and each but the last is full."""
+    def frames():
+        return [ev.frame for ev in nmon.NmonFormat().parse(str(CORPUS / "nmon" / name), ImportOptions(),
+                                                                   JobState(), lambda *a: None)
+                if isinstance(ev, Rows) and ev.table == "iostat_samples"]
+
+    whole = frames()
+    monkeypatch.setattr(nmon, "CHUNK_ROWS", 7)
+    chunks = frames()
+    assert len(chunks) > len(whole)
+    assert all(f.height >= 7 for f in chunks[:-1])
+    assert pl.concat(chunks).equals(pl.concat(whole))

@@ -426,3 +426,27 @@ def test_a_day_month_order_the_banner_cannot_tell_is_said():
     assert decision.readings == ("MDY", "DMY")
     assert str(read(dated.parts, dated.year_first, decision.order)) == "2018-04-08"
     assert "month/day/year" in decision.note
+
+
+@pytest.mark.parametrize("name", ["sysstat-tests_sadf-d.txt", "vm_sysstat-12.6.1_sadf-d_b-d-p.txt",
+                                  "vm_sysstat-12.6.1_sadf-dh_d-p.txt"])
+def test_every_sadf_row_has_its_own_lines_time(tmp_path, name):
+    """A time's stamp is read once for all the device rows that repeat it (issue 31): every stored row still has
+    the time of its own line, host by host, across restarts and zones; the rows are the file's disk rows."""
+    from parsers.base import JobState, Rows
+    from parsers.sar import SadfFormat, _sadf_time
+
+    path = CORPUS / "sar" / name
+    frames = [ev.frame for ev in SadfFormat().parse(str(path), ImportOptions(), JobState(), lambda *a: None)
+              if isinstance(ev, Rows) and ev.table == "iostat_samples"]
+    got = pl.concat(frames).select("ts", "device").rows()
+    want, disk = [], False
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if line.startswith("#"):
+            disk = ";DEV;" in line
+            width = len(line.split(";")) - 3
+        elif disk and line.strip() and line.split(";")[1].strip() != "-1":
+            body = line.split(";")[3:]
+            want += [(_sadf_time(line.split(";")[2], n)[0], body[i]) for i in range(0, len(body), width)]
+    assert sorted(got) == sorted(want)
+    assert len(got) == len(want) > 0

@@ -116,6 +116,12 @@ def test_plain_fields_are_the_numbers_with_leading_zeros_or_cut_blanks():
         b"1.50\x1f12.00\x1fsda\n0.00\x1f1.00\x1fsdb"
 
 
+def test_plain_fields_change_blanks_only():
+    """Every printable byte but the blank comes out as it went in (blanks become zeros or the separator)."""
+    name = bytes(range(33, 127))
+    assert _plain_fields(name + b"   1.50 " + name, 3, 1, False) == name + b"\x1f001.50\x1f" + name
+
+
 
 
 def stream_small_batches(monkeypatch) -> list[str]:
