@@ -159,6 +159,8 @@ class Series:
     notes: list[str] = field(default_factory=list)
     clock0_utc: datetime | None = None  # wall clock at t = 0 (before alignment); UTC when the file gives its zone
     zone_known: bool = False  # the file gives its time zone (clock0_utc is UTC, not the clock as printed)
+    clock_offset_s: float = 0.0  # the run's stored clock offset (app.store.clock), already added to clock0_utc
+    clock_note: str = ""  # what the offset is, in words ("" without one)
     figures: frozenset[str] = ALL_FIGURES  # the figures loaded (load_series(figures=...)); the others' columns empty
 
     def _loaded(self, column: str) -> None:
@@ -430,8 +432,20 @@ def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
     zone = utc_offset_s(run)
     first_dt = float(frame.get_column("dt_s")[0])  # the first sample's length: the interval, or what it covers
     clock0 = None if first_ts is None else first_ts - timedelta(seconds=first_dt + (zone or 0.0))
+    offset, clock_note = _stored_offset(ws, run_id) if clock0 is not None else (0.0, "")
+    if clock0 is not None and offset:
+        clock0 += timedelta(seconds=offset)
     return Series(run_id, run["name"], frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes,
-                  clock0_utc=clock0, zone_known=zone is not None, figures=wanted)
+                  clock0_utc=clock0, zone_known=zone is not None, figures=wanted, clock_offset_s=offset,
+                  clock_note=clock_note)
+
+
+def _stored_offset(ws: Workspace, run_id: int) -> tuple[float, str]:
+    """The run's stored clock offset (app.store.clock) and what it is in words; (0, "") without one."""
+    from app.store.clock import get_offset
+
+    o = get_offset(ws, run_id)
+    return (0.0, "") if o is None else (o.offset_s, f"its clock corrected by {o.words()}")
 
 
 # ---- clock time ----------------------------------------------------------------------------------
@@ -455,7 +469,8 @@ def clock_reference(series: list[Series]) -> tuple[datetime | None, dict[int, st
     """The common clock of overlaid runs (the earliest t = 0 among them) and, per run, what its clock assumes.
 
     A run whose file gives its time zone is on UTC; a run without one is read as printed -- when other runs give
-    a zone, that is said, since its clock may then be off by its zone.
+    a zone, that is said, since its clock may then be off by its zone. A run with a stored clock offset
+    (app.store.clock) is on its corrected clock, and that is said too.
     """
     known = {s.run_id: s.clock0_utc for s in series if s.clock0_utc is not None}
     notes: dict[int, str] = {s.run_id: "no time stamps: aligned on its start" for s in series
@@ -464,6 +479,9 @@ def clock_reference(series: list[Series]) -> tuple[datetime | None, dict[int, st
     if with_zone and len(with_zone) < len(known):
         for rid in set(known) - with_zone:
             notes[rid] = "its file gives no time zone: its clock is taken as UTC"
+    for s in series:  # a corrected clock is always said
+        if s.clock_note and s.clock0_utc is not None:
+            notes[s.run_id] = "; ".join(n for n in (notes.get(s.run_id), s.clock_note) if n)
     return (min(known.values()) if known else None), notes
 
 

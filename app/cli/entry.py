@@ -12,6 +12,7 @@ import duckdb
 from app import command_name
 from app.analysis.text import AnalysisError, for_cli
 from app.cli.analyze import ANALYZE
+from app.cli.clock import CLOCK
 from app.cli.common import CliParser, Command, CommandFailed, UsageError
 from app.cli.compare import COMPARE
 from app.cli.export import EXPORT
@@ -30,7 +31,7 @@ from app.workspace_lock import WorkspaceLocked, cli_message
 from reports.options import version
 
 COMMANDS: tuple[Command, ...] = (IMPORT, RUNS, SQL, ANALYZE, COMPARE, SIZE, PHASE, MARKER, MAPPING, REPORT, EXPORT,
-                                 RUN, QUESTION, GUI)
+                                 RUN, CLOCK, QUESTION, GUI)
 
 
 def build_parser() -> argparse.ArgumentParser:
