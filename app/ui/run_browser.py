@@ -63,6 +63,7 @@ class RunBrowser(QWidget):
         self.ws = ws
         self.read_only: str | None = None  # why the workspace must not be changed (a newer StormScope's), if so
         self.menu: QMenu | None = None
+        self.clock_dialog: Any = None
         self.search = QLineEdit(placeholderText="Search runs (name, host, tag, kind)…")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._apply_search)
@@ -276,6 +277,8 @@ class RunBrowser(QWidget):
                 a = m.addAction(label, lambda mode=mode: self.set_histogram_counts(ids, mode))
                 a.setCheckable(True)
                 a.setChecked(modes == {mode})
+        if any(has(r.get("kind"), DEVICE_RATES) and r.get("started_at") is not None for r in runs):
+            m.addAction("Put on one clock…", lambda: self.one_clock(ids[0]))
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
         if self.read_only:  # a newer StormScope's workspace: shown, never changed -- said in each tooltip
@@ -320,6 +323,21 @@ class RunBrowser(QWidget):
         self.reload()
         self.runs_changed.emit()
         return errors
+
+    def one_clock(self, reference: int) -> None:
+        """Put on one clock… in the run menu: the other runs' clock offsets against this one (app/ui/clock_dialog.py);
+        the views follow what it stores."""
+        from app.ui.clock_dialog import ClockDialog
+
+        dlg = ClockDialog(self.ws, reference, self)
+        dlg.changed.connect(self._clock_changed)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.clock_dialog = dlg  # the dialog on screen (tests drive it)
+        dlg.open()
+
+    def _clock_changed(self) -> None:
+        self.reload()
+        self.runs_changed.emit()
 
     def set_first_report(self, run_ids: list[int], since_boot: bool) -> None:
         self._set_each(run_ids, lambda rid: self.ws.set_first_report(rid, since_boot))

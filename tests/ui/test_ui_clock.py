@@ -1,0 +1,83 @@
+"""Put on one clock… (the run list's menu): each run's clock offset against a reference run, found from their
+activity, accepted by the user, and then used by the overlay on the clock -- through the user's path, on the real
+captures of tests/corpus/clock/ (iostat and sar on one disk at once; the sar copy's clock 37 s ahead; another
+capture)."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from app.store.clock import get_offset  # noqa: E402
+from tests.analysis.test_clock_offset import IOSTAT_A, IOSTAT_B, SAR_A  # noqa: E402
+from tests.clock_util import shifted_copy  # noqa: E402
+from tests.conftest import CUSTOMER_FORBIDDEN, run_menu  # noqa: E402
+from tests.ui.test_ui_review import imported, settled  # noqa: E402
+
+
+def test_put_on_one_clock_from_the_run_menu_finds_accepts_and_the_overlay_follows(qtbot, window, tmp_path):
+    from app.ui.clock_dialog import COL_FOUND, COL_MATCH, COL_NOW, COL_RUN, COL_WHAT, EXPLAIN
+
+    iostat, sar, other = imported(window, IOSTAT_A, shifted_copy(SAR_A, tmp_path, 37), IOSTAT_B,
+                                  first_report="interval")
+    items = [t for t, *_ in run_menu(qtbot, window, iostat)]
+    assert "Put on one clock…" in items
+    run_menu(qtbot, window, iostat, click="Put on one clock…")
+    dlg = window.browser.clock_dialog
+    assert dlg.isVisible()
+    assert dlg.reference_id() == iostat  # the run right-clicked is the reference
+    qtbot.waitUntil(lambda: "match the reference" in dlg.status.text(), timeout=60000)
+    assert dlg.status.text() == "1 of 2 runs match the reference."
+    rows = {int(dlg.table.item(r, COL_RUN).data(Qt.ItemDataRole.UserRole)): r for r in range(dlg.table.rowCount())}
+    assert sorted(rows) == [sar, other]
+    found = dlg.table.item(rows[sar], COL_FOUND).text()
+    assert found.startswith("−3")  # −36.9 s: the copy's clock is 37 s ahead
+    assert abs(float(found[1:].split()[0]) - 37) < 2
+    assert float(dlg.table.item(rows[sar], COL_MATCH).text()) > 0.95
+    assert dlg.table.item(rows[sar], COL_WHAT).text().startswith("its clock is 3")
+    assert dlg.table.item(rows[sar], COL_RUN).checkState() == Qt.CheckState.Checked
+    assert dlg.table.item(rows[other], COL_FOUND).text() == "not matching"
+    assert dlg.table.item(rows[other], COL_WHAT).text().startswith("Not matching: the best correlation of their IOPS")
+    assert not dlg.table.item(rows[other], COL_RUN).flags() & Qt.ItemFlag.ItemIsUserCheckable  # nothing to accept
+    assert dlg.table.item(rows[sar], COL_NOW).text() == "the file's clock"
+    for text in (EXPLAIN, dlg.status.text(), dlg.table.item(rows[sar], COL_WHAT).text(),
+                 dlg.table.item(rows[other], COL_WHAT).text()):
+        for what, pattern in CUSTOMER_FORBIDDEN.items():
+            assert not pattern.search(text), (what, text)
+    qtbot.mouseClick(dlg.accept_button, Qt.MouseButton.LeftButton)
+    stored = get_offset(window.ws, sar)
+    assert stored is not None
+    assert stored.source == "estimated"
+    assert abs(stored.offset_s + 37) < 2
+    assert get_offset(window.ws, other) is None
+    assert dlg.table.item(rows[sar], COL_NOW).text().startswith("−3")
+    dlg.close()
+    # the overlay on the clock: the copy lies on the iostat run it was captured with, and the chart says why
+    window.browser.select_runs([iostat, sar])
+    window.plot.align.setCurrentIndex(3)  # Align: clock time
+    settled(qtbot, window)
+    curves = {c.run_id: c for c in window.plot.curves}
+    assert abs(float(curves[iostat].t[0]) - float(curves[sar].t[0])) < 2
+    assert "its clock corrected by −3" in window.plot.readout.toolTip()
+
+
+def test_an_offset_set_by_hand_and_removed_in_the_dialog(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog
+
+    from app.ui.clock_dialog import COL_NOW, COL_RUN
+
+    iostat, sar = imported(window, IOSTAT_A, SAR_A, first_report="interval")
+    run_menu(qtbot, window, iostat, click="Put on one clock…")
+    dlg = window.browser.clock_dialog
+    qtbot.waitUntil(lambda: "match the reference" in dlg.status.text(), timeout=60000)
+    dlg.table.selectRow(0)
+    assert int(dlg.table.item(0, COL_RUN).data(Qt.ItemDataRole.UserRole)) == sar
+    monkeypatch.setattr(QInputDialog, "getDouble", staticmethod(lambda *a, **k: (12.0, True)))  # the user types 12
+    qtbot.mouseClick(dlg.by_hand_button, Qt.MouseButton.LeftButton)
+    assert get_offset(window.ws, sar).words() == f"+12 s (set by hand against run {iostat})"
+    assert dlg.table.item(0, COL_NOW).text() == f"+12 s (set by hand against run {iostat})"
+    qtbot.mouseClick(dlg.clear_button, Qt.MouseButton.LeftButton)
+    assert get_offset(window.ws, sar) is None
+    assert dlg.table.item(0, COL_NOW).text() == "the file's clock"
+    dlg.close()
