@@ -52,3 +52,14 @@ def shifted_copy(src: Path, dst_dir: Path, shift_s: float) -> Path:
     dst = dst_dir / f"{src.stem}_clock{shift_s:+g}s{src.suffix}"
     dst.write_text(shifted)
     return dst
+
+
+def later_start(src: Path, dst_dir: Path, reports: int) -> Path:
+    """A copy of an iostat log without time stamps whose first ``reports`` reports are left out: the same capture
+    started that many intervals later (the banner kept)."""
+    lines = src.read_text().splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.startswith("Device")]
+    assert len(starts) > reports, f"{src.name} has {len(starts)} reports"
+    dst = dst_dir / f"{src.stem}_from-report-{reports + 1}{src.suffix}"
+    dst.write_text("".join(lines[:starts[0]] + lines[starts[reports]:]))
+    return dst

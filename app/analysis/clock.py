@@ -29,7 +29,9 @@ How the offset is found
       ``MIN_MARGIN`` (0.2); otherwise the pair is **not matching** and no offset is proposed (the reason says
       which test failed). The offset is good to about one step.
 
-A run without time stamps (``iostat`` without ``-t``) has no clock to correct: it cannot be matched yet.
+A run without time stamps (``iostat`` without ``-t``, its interval given) is **placed** the same way: taken to start
+with the reference, the offset found is where it starts on the reference's clock (seconds after the reference's
+start); stored against that reference, it puts the run on the clock in every view. The reference needs time stamps.
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ class ClockMatch:
     figure: str  # "IOPS" or "throughput (kB/s)"
     stored_offset_s: float | None  # the run's offset stored now (None: none)
     reason: str  # one sentence: what was found, or why the pair is not matching
+    placed: bool = False  # the run has no time stamps: the offset is where it starts from the reference's start
     method: str = METHOD
     notes: list[str] = field(default_factory=list)
 
@@ -87,8 +90,11 @@ class ClockMatch:
 def _clock_values(s: Series, column: str, origin: Any, raw: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(start, end, value) of the run's intervals in seconds since ``origin`` on its clock (``raw``: its file's
     clock, without its stored offset)."""
-    assert s.clock0_utc is not None  # estimate_offset refuses a run without time stamps
-    c0 = s.clock0_utc - timedelta(seconds=s.clock_offset_s) if raw else s.clock0_utc
+    if raw and (s.clock0_utc is None or s.clock_placed):  # no clock of its own: taken to start with the reference
+        c0 = origin
+    else:
+        assert s.clock0_utc is not None  # the reference has a clock (estimate_offset refuses it otherwise)
+        c0 = s.clock0_utc - timedelta(seconds=s.clock_offset_s) if raw else s.clock0_utc
     shift = (c0 - origin).total_seconds()
     return s.col("t_start_s") + shift, s.col("t_end_s") + shift, s.col(column)
 
@@ -168,10 +174,11 @@ def estimate_offset(ws: Workspace, run_id: int, reference_run_id: int, figure: s
     if run_id == reference_run_id:
         raise AnalysisError(f"run {run_id} is the reference: its clock is the one the others are put on")
     ref, s = load_series(ws, reference_run_id, device), load_series(ws, run_id, device)
-    for run in (ref, s):
-        if run.clock0_utc is None:
-            raise AnalysisError(f"run {run.run_id} has no time stamps: it has no clock to match")
+    if ref.clock0_utc is None or ref.clock_placed:
+        raise AnalysisError(f"run {ref.run_id} has no time stamps: it cannot be the reference (a run without them is "
+                            "placed on the clock of a run that has them)")
     col, label = _figure(ref, s, figure)
+    placed = s.clock0_utc is None or s.clock_placed
     stored = s.clock_offset_s if s.clock_note else None
     step = min(ref.interval_s, s.interval_s) / 2.0
     origin = ref.clock0_utc
@@ -191,7 +198,7 @@ def estimate_offset(ws: Workspace, run_id: int, reference_run_id: int, figure: s
                next_best: float | None = None, nb_off: float | None = None, overlap: float | None = None
                ) -> ClockMatch:
         return ClockMatch(run_id, s.run_name, reference_run_id, ref.run_name, matching, off if matching else None,
-                          best, off, next_best, nb_off, step, overlap, label, stored, reason)
+                          best, off, next_best, nb_off, step, overlap, label, stored, reason, placed=placed)
 
     if not usable.any():
         why = (f"they never overlap by half of the shorter run ({need * step:g} s)" +
@@ -201,11 +208,12 @@ def estimate_offset(ws: Workspace, run_id: int, reference_run_id: int, figure: s
     rr = np.where(usable, r, -np.inf)
     k = int(np.argmax(rr))
     best = float(rr[k])
-    off = float(offsets[k])
+    off = float(offsets[k]) + 0.0  # never -0
     if 0 < k < len(rr) - 1 and np.isfinite(rr[k - 1]) and np.isfinite(rr[k + 1]):
         den = rr[k - 1] - 2 * best + rr[k + 1]
         if den < 0:
             off += float(np.clip(0.5 * (rr[k - 1] - rr[k + 1]) / den, -0.5, 0.5)) * step
+    off = round(off, 3) + 0.0  # a thousandth of a second is far below one step; never -0
     # the peak: the lags around the best where r stays above half of it; the next best is outside it
     lo, hi = k, k
     while lo > 0 and np.isfinite(r[lo - 1]) and r[lo - 1] > best / 2:
@@ -226,7 +234,8 @@ def estimate_offset(ws: Workspace, run_id: int, reference_run_id: int, figure: s
     if next_best is not None and best - next_best < MIN_MARGIN:
         return result(False, f"not matching: {off:+.1f} s ({best:.2f}) and {nb_off:+.1f} s ({next_best:.2f}) match "
                              "about equally: the activity repeats, so no offset is sure", *found)
-    return result(True, f"matching: correlation {best:.2f} at {off:+.1f} s over {overlap:g} s{runner}", *found)
+    where = f" (no time stamps: it starts {off:+.1f} s from the reference's start)" if placed else ""
+    return result(True, f"matching: correlation {best:.2f} at {off:+.1f} s over {overlap:g} s{runner}{where}", *found)
 
 
 def estimate_offsets(ws: Workspace, reference_run_id: int, run_ids: list[int], figure: str = "auto",

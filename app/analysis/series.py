@@ -161,6 +161,7 @@ class Series:
     zone_known: bool = False  # the file gives its time zone (clock0_utc is UTC, not the clock as printed)
     clock_offset_s: float = 0.0  # the run's stored clock offset (app.store.clock), already added to clock0_utc
     clock_note: str = ""  # what the offset is, in words ("" without one)
+    clock_placed: bool = False  # no time stamps of its own: clock0_utc = its reference run's + clock_offset_s
     figures: frozenset[str] = ALL_FIGURES  # the figures loaded (load_series(figures=...)); the others' columns empty
 
     def _loaded(self, column: str) -> None:
@@ -432,20 +433,40 @@ def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
     zone = utc_offset_s(run)
     first_dt = float(frame.get_column("dt_s")[0])  # the first sample's length: the interval, or what it covers
     clock0 = None if first_ts is None else first_ts - timedelta(seconds=first_dt + (zone or 0.0))
-    offset, clock_note = _stored_offset(ws, run_id) if clock0 is not None else (0.0, "")
-    if clock0 is not None and offset:
-        clock0 += timedelta(seconds=offset)
+    clock0, offset, clock_note, placed, zone_known = _on_stored_clock(ws, run_id, clock0, zone is not None)
     return Series(run_id, run["name"], frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes,
-                  clock0_utc=clock0, zone_known=zone is not None, figures=wanted, clock_offset_s=offset,
-                  clock_note=clock_note)
+                  clock0_utc=clock0, zone_known=zone_known, figures=wanted, clock_offset_s=offset,
+                  clock_note=clock_note, clock_placed=placed)
 
 
-def _stored_offset(ws: Workspace, run_id: int) -> tuple[float, str]:
-    """The run's stored clock offset (app.store.clock) and what it is in words; (0, "") without one."""
+def _on_stored_clock(ws: Workspace, run_id: int, clock0: datetime | None, zone_known: bool
+                     ) -> tuple[datetime | None, float, str, bool, bool]:
+    """The run's clock at t = 0 with its stored offset (app.store.clock): (clock0, offset, note, placed, zone known).
+    A run with time stamps has its clock corrected; one without is placed on its reference run's clock."""
     from app.store.clock import get_offset
 
-    o = get_offset(ws, run_id)
-    return (0.0, "") if o is None else (o.offset_s, f"its clock corrected by {o.words()}")
+    stored = get_offset(ws, run_id)
+    if stored is None:
+        return clock0, 0.0, "", False, zone_known
+    if clock0 is not None:
+        return (clock0 + timedelta(seconds=stored.offset_s), stored.offset_s,
+                f"its clock corrected by {stored.words()}", False, zone_known)
+    ref_id = stored.reference_run_id
+    ref = None if ref_id is None else ws.run(ref_id)
+    if ref_id is None or ref is None or ref.get("started_at") is None:  # no reference with a clock of its own
+        return None, 0.0, "", False, zone_known
+    r = load_series(ws, ref_id)
+    if r.clock0_utc is None:
+        return None, 0.0, "", False, zone_known
+    note = (f"no time stamps: placed on run {ref_id}'s clock, starting {fmt_offset(stored.offset_s)} from its "
+            f"start ({stored.how(against=False)})")
+    return r.clock0_utc + timedelta(seconds=stored.offset_s), stored.offset_s, note, True, r.zone_known
+
+
+def fmt_offset(offset_s: float) -> str:
+    from app.store.clock import fmt_offset as fmt
+
+    return fmt(offset_s)
 
 
 # ---- clock time ----------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("reference", type=int, nargs="?", metavar="REF",
                    help="the run whose clock the others are put on")
     p.add_argument("runs", type=int, nargs="*", metavar="RUN",
-                   help="the runs to match against it (default: every other run with time stamps and disk rates)")
+                   help="the runs to match against it (default: every other run with disk rates; one without time "
+                        "stamps is placed on the reference's clock)")
     add_workspace_arg(p)
     p.add_argument("--figure", choices=["auto", "iops", "throughput"], default="auto",
                    help="the activity compared (auto: IOPS, or throughput when a run has no request counts)")
@@ -35,12 +36,12 @@ def _candidates(ws: object, reference: int) -> list[int]:
 
     out = []
     for r in ws.runs():  # type: ignore[attr-defined]  # a Workspace
-        if r["run_id"] == reference or not has(r["kind"], DEVICE_RATES) or r["started_at"] is None:
+        if r["run_id"] == reference or not has(r["kind"], DEVICE_RATES):
             continue
         try:
             load_series(ws, r["run_id"])  # type: ignore[arg-type]  # a Workspace
         except AnalysisError:
-            continue  # no interval report: nothing to match (the runs list says why)
+            continue  # no interval report, or no interval known: nothing to match (the runs list says why)
         out.append(r["run_id"])
     return out
 
@@ -67,8 +68,10 @@ def _print(m: ClockMatch) -> None:
     head = f"run {m.run_id} ({for_terminal(m.run_name)})"
     if m.matching and m.offset_s is not None:
         ahead = "ahead of" if m.offset_s < 0 else "behind"
-        print(f"{head}: its clock is {fmt_offset(abs(m.offset_s)).lstrip('+')} {ahead} run {m.reference_run_id}'s "
-              f"-> offset {fmt_offset(m.offset_s)} (estimated: match {m.match:.2f}"
+        ref = m.reference_run_id
+        what = (f"no time stamps: it starts {fmt_offset(m.offset_s)} from run {ref}'s start" if m.placed else
+                f"its clock is {fmt_offset(abs(m.offset_s)).lstrip('+')} {ahead} run {ref}'s")
+        print(f"{head}: {what} -> offset {fmt_offset(m.offset_s)} (estimated: match {m.match:.2f}"
               + (f", next best {m.next_best:.2f}" if m.next_best is not None else "")
               + f"; good to about {m.step_s:g} s; {m.figure})")
     else:
@@ -96,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
                     "stored": [o.as_dict() for o in stored]})
         return 0
     if not matches:
-        print(f"no other run with time stamps and disk rates to match against run {args.reference}")
+        print(f"no other run with disk rates to match against run {args.reference}")
     for m in matches:
         _print(m)
     for o in stored:

@@ -2,7 +2,9 @@
 
 Table ``clock_offsets(run_id, offset_s, reference_run_id, source, match, step_s, set_at)`` (see docs/schema.md),
 one row per run at most. ``offset_s`` is the seconds **added** to the run's clock to put it on the common clock:
-a run whose clock is 37 s ahead of the reference's gets -37. Every analysis reads a run's wall-clock times through
+a run whose clock is 37 s ahead of the reference's gets -37. A run without time stamps has no clock to correct:
+its offset is where it starts on its reference run's clock (seconds after the reference's start), and the
+reference must have time stamps. Every analysis reads a run's wall-clock times through
 ``app.analysis.series.load_series``, which applies the offset, so that every view, question and the report put the
 run where its offset says. Estimating an offset is analysis: ``app.analysis.clock``.
 """
@@ -35,12 +37,16 @@ class ClockOffset:
 
     def words(self) -> str:
         """How a customer reads it: '+37 s (estimated against run 1, match 0.93)'."""
+        return f"{fmt_offset(self.offset_s)} ({self.how()})"
+
+    def how(self, against: bool = True) -> str:
+        """'estimated against run 1, match 0.93', 'set by hand' (``against``: name the reference)."""
         how = "set by hand" if self.source == MANUAL else "estimated"
-        if self.reference_run_id is not None:
+        if against and self.reference_run_id is not None:
             how += f" against run {self.reference_run_id}"
         if self.match is not None:
             how += f", match {self.match:.2f}"
-        return f"{fmt_offset(self.offset_s)} ({how})"
+        return how
 
 
 def fmt_offset(offset_s: float) -> str:
@@ -90,6 +96,11 @@ def set_offset(ws: Workspace, run_id: int, offset_s: float, *, reference_run_id:
         raise ValueError(f"unknown offset source {source!r}")
     if reference_run_id == run_id:
         raise AnalysisError(f"run {run_id} cannot be matched against itself")
+    if (ws.run(run_id) or {}).get("started_at") is None and reference_run_id is None:
+        raise AnalysisError(f"run {run_id} has no time stamps: it is placed on the clock of a run that has them, "
+                            "from their activity or by hand against that run")
+    if reference_run_id is not None and (ws.run(reference_run_id) or {}).get("started_at") is None:
+        raise AnalysisError(f"run {reference_run_id} has no time stamps: another run cannot be put on its clock")
     with ws.transaction():
         ws.con.execute("DELETE FROM clock_offsets WHERE run_id = ?", [run_id])
         ws.con.execute("INSERT INTO clock_offsets (run_id, offset_s, reference_run_id, source, match, step_s, set_at) "

@@ -36,8 +36,8 @@ EXPLAIN = ("Captures from several machines rarely share a clock. StormScope comp
 
 
 def clock_runs(ws: Workspace) -> list[dict[str, Any]]:
-    """The runs that can be put on one clock: disk rates with time stamps."""
-    return [r for r in ws.runs() if has(r["kind"], DEVICE_RATES) and r["started_at"] is not None]
+    """The runs that can be put on one clock: disk rates (those without time stamps are placed on the reference's)."""
+    return [r for r in ws.runs() if has(r["kind"], DEVICE_RATES)]
 
 
 class ClockDialog(QDialog):
@@ -61,9 +61,10 @@ class ClockDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(QLabel("Reference run (its clock is kept):"))
         self.reference = QComboBox()
-        for r in self.runs:
+        dated = [r for r in self.runs if r["started_at"] is not None]  # a reference needs a clock of its own
+        for r in dated:
             self.reference.addItem(f"{r['run_id']} · {shown(r['name'], 80)}", r["run_id"])
-        ids = [r["run_id"] for r in self.runs]
+        ids = [r["run_id"] for r in dated]
         if reference in ids:
             self.reference.setCurrentIndex(ids.index(reference))
         self.reference.currentIndexChanged.connect(lambda _i: self.estimate())
@@ -115,7 +116,7 @@ class ClockDialog(QDialog):
         ids = self.others()
         self._fill(ids)
         if ref is None or not ids:
-            self.status.setText("Another run with time stamps is needed to compare clocks.")
+            self.status.setText("A run with time stamps and another run are needed to compare clocks.")
             return
         if self.job is not None and self.job.isRunning():
             self.job.stop()
@@ -252,11 +253,12 @@ class ClockDialog(QDialog):
 def _words(m: Any) -> str:
     """What was found, in a customer's words."""
     if m.matching:
-        ahead = "ahead of" if m.offset_s < 0 else "behind"
         from app.store.clock import fmt_offset
 
-        text = (f"its clock is {fmt_offset(abs(m.offset_s)).lstrip('+')} {ahead} the reference's (good to about "
-                f"{m.step_s:g} s; {m.figure}")
+        ahead = "ahead of" if m.offset_s < 0 else "behind"
+        text = (f"its clock is {fmt_offset(abs(m.offset_s)).lstrip('+')} {ahead} the reference's" if not m.placed
+                else f"no time stamps: it starts {fmt_offset(m.offset_s)} from the reference's start")
+        text += f" (good to about {m.step_s:g} s; {m.figure}"
         if m.next_best is not None:
             text += f"; the next best shift matches {m.next_best:.2f}"
         return text + ")"

@@ -277,7 +277,7 @@ class RunBrowser(QWidget):
                 a = m.addAction(label, lambda mode=mode: self.set_histogram_counts(ids, mode))
                 a.setCheckable(True)
                 a.setChecked(modes == {mode})
-        if any(has(r.get("kind"), DEVICE_RATES) and r.get("started_at") is not None for r in runs):
+        if any(has(r.get("kind"), DEVICE_RATES) for r in runs):
             m.addAction("Put on one clock…", lambda: self.one_clock(ids[0]))
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))

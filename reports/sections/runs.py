@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from app.store.clock import get_offset
+from app.store.clock import fmt_offset, get_offset
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, has, kind_label
 from reports.content import Section, Table, _period, fmt
 from reports.context import ReportContext
@@ -56,6 +56,10 @@ def build(ctx: ReportContext) -> Section | None:
         if offset is not None and period != "no timestamps":
             period += CORRECTED
             offsets.append(f"run {r['run_id']}'s clock is corrected by {offset.words()}")
+        elif offset is not None and offset.reference_run_id is not None:  # no clock of its own: placed on another's
+            period += f" (placed on run {offset.reference_run_id}'s clock)"
+            offsets.append(f"run {r['run_id']}, without time stamps, starts {fmt_offset(offset.offset_s)} from run "
+                           f"{offset.reference_run_id}'s start ({offset.how(against=False)})")
         rows.append([str(r["run_id"]), ctx.name(r), kind_label(r["kind"]), ctx.an.host(r.get("host")),
                      period, interval,
                      _reports(ctx, r) if r.get("n_samples") and series_kind else "–"])

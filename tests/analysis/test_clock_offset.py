@@ -8,6 +8,7 @@ captures made by a host whose clock is off: the offset found must be minus the s
 """
 
 import os
+from datetime import timedelta
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -21,7 +22,7 @@ from app.importer import import_file  # noqa: E402
 from app.store.clock import clear_offset, fmt_offset, get_offset, set_offset  # noqa: E402
 from app.workspace import Workspace  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
-from tests.clock_util import shifted_copy  # noqa: E402
+from tests.clock_util import later_start, shifted_copy  # noqa: E402
 from tests.conftest import CORPUS  # noqa: E402
 
 CLOCK = CORPUS / "clock"
@@ -155,3 +156,43 @@ def test_a_repeating_activity_matches_several_offsets_equally():
     lags, r, _n = correlation_by_lag(x[3:103], x[:100])
     assert r[lags == -3][0] == pytest.approx(1.0)
     assert np.isnan(correlation_by_lag(np.ones(20), x[:20])[1]).all()  # a side that never varies matches nothing
+
+
+IOSTAT_C, NO_T_C = CLOCK / "vda_iostat-dxt-ISO_bursts-C.txt", CLOCK / "vda_iostat-dx_no-t_bursts-C.txt"
+
+
+def test_a_capture_without_time_stamps_is_placed_on_the_clock_by_its_activity(tmp_path):
+    """iostat with and without -t started together on one disk (bursts C, 3 min): the one without time stamps is
+    placed at the start of the other (0 s), a copy of it without its first 30 reports (started 60 s later) at +60 s,
+    and against another capture (A) it is not matching. Accepted, it is on the clock in every view, and says so."""
+    later = later_start(NO_T_C, tmp_path, 30)
+    with Workspace(tmp_path / "ws.duckdb") as ws:
+        ref = import_file(ws, str(IOSTAT_C), Y).run_ids[0]
+        other = import_file(ws, str(IOSTAT_A), Y).run_ids[0]
+        plain, late = (import_file(ws, str(p), ImportOptions(first_report="interval", interval_s=2)).run_ids[0]
+                       for p in (NO_T_C, later))
+        assert load_series(ws, plain).clock0_utc is None
+        m = estimate_offset(ws, plain, ref)
+        assert m.matching, m.reason
+        assert m.placed
+        assert abs(m.offset_s) < INTERVAL
+        assert m.match > 0.95
+        m = estimate_offset(ws, late, ref)
+        assert m.matching, m.reason
+        assert abs(m.offset_s - 60.0) < INTERVAL
+        assert m.reason.endswith(f"(no time stamps: it starts {m.offset_s:+.1f} s from the reference's start)")
+        assert not estimate_offset(ws, late, other).matching
+        with pytest.raises(AnalysisError, match="it cannot be the reference"):
+            estimate_offset(ws, ref, plain)
+        with pytest.raises(AnalysisError, match="placed on the clock of a run that has them"):
+            set_offset(ws, late, 60.0)  # by hand, it needs the run whose clock it is placed on
+        accept(ws, m)
+        placed = load_series(ws, late)
+        assert placed.clock_placed
+        assert placed.clock0_utc == load_series(ws, ref).clock0_utc + timedelta(seconds=m.offset_s)
+        on_clock = {s.run_id: s for s in runs_on_one_axis(ws, [ref, late], align_mode="clock")}
+        assert abs(float(on_clock[late].frame["t_start_s"][0]) - 60.0) < INTERVAL
+        note = f"no time stamps: placed on run {ref}'s clock, starting {fmt_offset(m.offset_s)} from its start"
+        assert any(n.startswith(note + f" (estimated, match {m.match:.2f})") for n in on_clock[late].notes)
+        # estimated again once placed: the same place (it is matched from the reference's start, not from itself)
+        assert estimate_offset(ws, late, ref).offset_s == pytest.approx(m.offset_s)
