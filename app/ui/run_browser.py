@@ -37,16 +37,21 @@ RENAME_REFUSED = ("A run name cannot hold control characters (line breaks, tabs,
                   "controls: the name was not changed.")
 
 
-def describe_period(r: dict[str, Any]) -> str:
+def describe_period(r: dict[str, Any], offset: Any = None) -> str:
     """When the run ran: its clock times; without them, whether its times are known from an interval the user set
-    (the file gives no clock time: it said "no timestamps" even then); else that it has no time stamps."""
+    (the file gives no clock time: it said "no timestamps" even then); else that it has no time stamps. ``offset``:
+    the run's stored clock offset (app.store.clock), said after the times as the file printed them."""
+    from app.store.clock import fmt_offset
+
     if r.get("started_at"):
         s = f"{r['started_at']:%Y-%m-%d %H:%M:%S}"
         if r.get("ended_at"):
             s += f" → {r['ended_at']:%H:%M:%S}"
-        return s
+        return s + (f" (its clock corrected by {fmt_offset(offset.offset_s)})" if offset is not None else "")
     if r.get("interval_s"):
-        return f"no clock time (a report every {r['interval_s']:g} s)"
+        placed = (f"; placed {fmt_offset(offset.offset_s)} from run {offset.reference_run_id}'s start"
+                  if offset is not None and offset.reference_run_id is not None else "")
+        return f"no clock time (a report every {r['interval_s']:g} s{placed})"
     return "no timestamps"
 
 
@@ -106,6 +111,9 @@ class RunBrowser(QWidget):
         groups: dict[tuple[str, str], QTreeWidgetItem] = {}
         kinds: dict[str, QTreeWidgetItem] = {}
         by_folder = self.group_by.currentIndex() == 1
+        from app.store.clock import list_offsets
+
+        offsets = list_offsets(self.ws)
         for r in self.ws.runs():
             kind = r["kind"]
             host = r["host"] or "(unknown host)"
@@ -124,7 +132,8 @@ class RunBrowser(QWidget):
             interval = f"{r['interval_s']:g} s" if r["interval_s"] else "?"
             tags = shown(" ".join(f"{k}={v}" for k, v in (r["tags"] or {}).items()))
             item = QTreeWidgetItem(groups[(kind, host)], [
-                shown(r["name"]), describe_period(r), interval, str(r["n_devices"] or 0), str(r["n_samples"] or 0),
+                shown(r["name"]), describe_period(r, offsets.get(r["run_id"])), interval, str(r["n_devices"] or 0),
+                str(r["n_samples"] or 0),
                 tags])
             item.setData(0, RUN_ROLE, r["run_id"])
             item.setToolTip(0, f"{shown(r['name'])}\n{shown(r['source_path'], 1000)}")

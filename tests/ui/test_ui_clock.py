@@ -53,6 +53,9 @@ def test_put_on_one_clock_from_the_run_menu_finds_accepts_and_the_overlay_follow
     assert get_offset(window.ws, other) is None
     assert dlg.table.item(rows[sar], COL_NOW).text().startswith("−3")
     dlg.close()
+    # the run list says it beside the times the file printed
+    item = next(it for it in window.browser._run_items() if int(it.data(0, Qt.ItemDataRole.UserRole + 1)) == sar)
+    assert item.text(1) == "2026-11-29 06:32:12 → 06:42:11 (its clock corrected by −36.9 s)"
     # the overlay on the clock: the copy lies on the iostat run it was captured with, and the chart says why
     window.browser.select_runs([iostat, sar])
     window.plot.align.setCurrentIndex(3)  # Align: clock time
