@@ -126,25 +126,29 @@ def _on_steps(a: np.ndarray, b: np.ndarray, v: np.ndarray, g0: float, step: floa
         return np.where(cov >= 0.5 * step, tot / cov, np.nan)
 
 
-def _xcorr(a: np.ndarray, b: np.ndarray, nfft: int) -> np.ndarray:
-    """c[k] = sum_j a[j + k] b[j] for k = -(len(b) - 1) .. len(a) - 1 (FFT)."""
-    c = np.fft.irfft(np.fft.rfft(a, nfft) * np.conj(np.fft.rfft(b, nfft)), nfft)
-    return np.concatenate([c[nfft - (len(b) - 1):], c[:len(a)]]) if len(b) > 1 else c[:len(a)]
-
-
 def correlation_by_lag(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pearson's r of ``x[j + k]`` against ``y[j]`` over the j where both have a value, for every lag k from
-    -(len(y) - 1) to len(x) - 1: (lags, r, pairs). r is NaN where a side does not vary (or no pair)."""
+    -(len(y) - 1) to len(x) - 1: (lags, r, pairs). r is NaN where a side does not vary (or no pair).
+
+    Six cross-correlations (pairs, sums and sums of squares of each side over the overlap, the products), by FFT:
+    each side's three spectra are taken once."""
     wx, wy = np.isfinite(x).astype(float), np.isfinite(y).astype(float)
     x0, y0 = np.where(wx > 0, x, 0.0), np.where(wy > 0, y, 0.0)
     # centred on their means: the sums stay small, the FFT's rounding does not swamp the variances
     x0 = np.where(wx > 0, x0 - (x0.sum() / max(wx.sum(), 1.0)), 0.0)
     y0 = np.where(wy > 0, y0 - (y0.sum() / max(wy.sum(), 1.0)), 0.0)
     nfft = 1 << int(math.ceil(math.log2(max(2, len(x) + len(y)))))
-    n = np.rint(_xcorr(wx, wy, nfft))
-    sx, sy = _xcorr(x0, wy, nfft), _xcorr(wx, y0, nfft)
-    sxx, syy = _xcorr(x0 * x0, wy, nfft), _xcorr(wx, y0 * y0, nfft)
-    sxy = _xcorr(x0, y0, nfft)
+    fx = [np.fft.rfft(a, nfft) for a in (wx, x0, x0 * x0)]
+    fy = [np.conj(np.fft.rfft(b, nfft)) for b in (wy, y0, y0 * y0)]
+
+    def xcorr(a: np.ndarray, b: np.ndarray) -> np.ndarray:  # c[k] = sum_j a[j + k] b[j], k = -(len(y) - 1)..
+        c = np.fft.irfft(a * b, nfft)
+        return np.concatenate([c[nfft - (len(y) - 1):], c[:len(x)]]) if len(y) > 1 else c[:len(x)]
+
+    n = np.rint(xcorr(fx[0], fy[0]))
+    sx, sy = xcorr(fx[1], fy[0]), xcorr(fx[0], fy[1])
+    sxx, syy = xcorr(fx[2], fy[0]), xcorr(fx[0], fy[2])
+    sxy = xcorr(fx[1], fy[1])
     with np.errstate(invalid="ignore", divide="ignore"):
         vx = n * sxx - sx * sx
         vy = n * syy - sy * sy
