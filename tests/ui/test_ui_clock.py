@@ -84,3 +84,42 @@ def test_an_offset_set_by_hand_and_removed_in_the_dialog(qtbot, window, tmp_path
     assert get_offset(window.ws, sar) is None
     assert dlg.table.item(0, COL_NOW).text() == "the file's clock"
     dlg.close()
+
+
+def test_a_curve_moved_by_hand_on_clock_time_keeps_its_shift_as_the_clock_offset(qtbot, window, tmp_path):
+    """The sar copy whose clock is 37 s ahead, on clock time beside the iostat run it was captured with: the user
+    Shift-drags its curve 37 s to the left onto its twin and clicks Keep shift as clock offset; the run's clock is
+    corrected by about -37 s (the drag's precision), and the chart redraws it there with the shift kept."""
+    import numpy as np
+
+    from tests.ui.test_ui_overlay import drag, settle, shown
+
+    iostat, sar = imported(window, IOSTAT_A, shifted_copy(SAR_A, tmp_path, 37), first_report="interval")
+    plot = shown(qtbot, window, [iostat, sar])
+    assert not plot.keep_shift_action.isEnabled()
+    assert plot.keep_shift_button.isHidden()  # offered only once a curve is moved on clock time
+    plot.align.setCurrentIndex(3)  # Align: clock time
+    settle(qtbot, plot, 2)
+    curves = {c.run_id: c for c in plot.curves}
+    assert float(curves[sar].t[0]) - float(curves[iostat].t[0]) == 37.0  # as filed
+    # a point of the sar curve where it is busy and the iostat curve is not: the drag picks the sar curve
+    s, i = curves[sar], curves[iostat]
+    iy = np.interp(s.t, i.t, i.y)
+    k = int(np.argmax(s.y - iy))
+    x, y = float(s.t[k]) - 0.5, float(s.y[k])
+    drag(qtbot, plot, (x, y), (x - 37.0, y), Qt.KeyboardModifier.ShiftModifier)
+    assert abs(s.offset + 37.0) < 2
+    assert plot.keep_shift_action.isEnabled()
+    assert not plot.keep_shift_button.isHidden()
+    qtbot.mouseClick(plot.keep_shift_button, Qt.MouseButton.LeftButton)
+    stored = get_offset(window.ws, sar)
+    assert stored is not None
+    assert stored.source == "manual"
+    assert abs(stored.offset_s + 37.0) < 2
+    settle(qtbot, plot, 2)
+    curves = {c.run_id: c for c in plot.curves}
+    assert curves[sar].offset == 0.0  # redrawn on its corrected clock, not shifted by hand any more
+    assert abs(float(curves[sar].t[0]) - float(curves[iostat].t[0])) < 2
+    assert not plot.keep_shift_action.isEnabled()
+    assert plot.keep_shift_button.isHidden()
+    assert "its clock corrected by −3" in plot.readout.toolTip()
