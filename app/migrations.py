@@ -35,6 +35,8 @@ Versions
     4. The derived tables ``series_devices`` and ``series_sums`` (app.series_sums): the per-report sums of each
        run's default series, computed for the runs already stored. Tables added, nothing changed in meaning:
        ``read_compatible_from`` stays 3 (a release of schema 3 reads the rows and ignores the sums).
+    5. ``clock_offsets``: a run's clock put right against the others' (app.store.clock). A table added, nothing
+       changed in meaning: ``read_compatible_from`` stays 3 (an older release aligns on the files' clocks).
 
 Writing a step that only adds tables or columns: leave ``READ_COMPATIBLE_FROM`` as it is, so that older releases
 still show the workspace (read-only). A step that changes what a stored value means, or how rows are kept, raises
@@ -141,6 +143,11 @@ def _series_sums_v4(con: Any) -> None:
             store_sums(con, run_id)
 
 
+def _clock_offsets_v5(con: Any) -> None:
+    for stmt in TABLE["clock_offsets"].create_statements():
+        con.execute(stmt)
+
+
 STEPS: list[Step] = [
     Step(2, "every table exists from the start: report_templates (before: made when a template was first "
             "saved), and the tables later releases added to a workspace an older release made", _every_table_of_v2),
@@ -148,6 +155,8 @@ STEPS: list[Step] = [
             "failed_s", _sample_extras_v3),
     Step(4, "the per-report sums of each run's default series are stored (series_devices, series_sums), so that "
             "the overlay of a large run reads one row per report", _series_sums_v4),
+    Step(5, "clock_offsets: a run's clock put right against the other runs' (estimated from their activity or set "
+            "by hand)", _clock_offsets_v5),
 ]
 
 

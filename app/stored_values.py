@@ -34,7 +34,8 @@ def check(con: Any, path: str | os.PathLike) -> None:
                                    "not a version number")
     if "runs" in have:
         _check_runs(con, path, have["runs"])
-    for table, columns in (("phases", ("t_start_s", "t_end_s")), ("markers", ("t_s",))):
+    for table, columns in (("phases", ("t_start_s", "t_end_s")), ("markers", ("t_s",)),
+                           ("clock_offsets", ("offset_s",))):
         if table in have:
             _check_finite(con, path, table, [c for c in columns if c in have[table]])
     if "questions" in have:
@@ -104,11 +105,12 @@ def _check_runs(con: Any, path: str | os.PathLike, cols: dict[str, str]) -> None
 
 def _check_finite(con: Any, path: str | os.PathLike, table: str, columns: list[str]) -> None:
     for name in columns:
-        bad = _first(con, f'SELECT run_id, name, "{name}" FROM {table} WHERE "{name}" IS NULL OR isnan("{name}") OR '
-                          f'NOT isfinite("{name}")')
+        label = "name" if table != "clock_offsets" else "NULL"  # an offset has no name: one per run
+        bad = _first(con, f'SELECT run_id, {label}, "{name}" FROM {table} WHERE "{name}" IS NULL OR isnan("{name}") '
+                          f'OR NOT isfinite("{name}")')
         if bad is not None:
-            raise WorkspaceDamaged(path, table, f"the row of run {bad[0]} named {bad[1]!r}", name, bad[2],
-                                   "not a number of seconds")
+            row = f"the row of run {bad[0]}" + (f" named {bad[1]!r}" if bad[1] is not None else "")
+            raise WorkspaceDamaged(path, table, row, name, bad[2], "not a number of seconds")
 
 
 def _check_questions(con: Any, path: str | os.PathLike, cols: dict[str, str]) -> None:

@@ -24,13 +24,15 @@ import polars as pl
 from parsers.iostat_columns import METRICS
 
 # the schema a workspace of this StormScope has; app.migrations brings older workspaces up to it
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # the oldest schema whose StormScope reads a workspace of this schema correctly (stored beside its version as
 # ``read_compatible_from``, as SQLite's read-compatibility number and git's repository format do): a release whose
 # schema only ADDS tables or columns keeps the number it found; one that changes what a stored value means, or
 # that older releases must not write around (a new way a row is kept), raises it to its own SCHEMA_VERSION. A
 # StormScope older than the workspace opens it read-only when its own version reaches this number, else refuses it.
 # Schema 4 added the derived per-report sums (app.series_sums), which a release of schema 3 ignores: it stays 3.
+# Schema 5 added the runs' clock offsets (clock_offsets): an older release reads every stored value as it did and
+# only does not apply the offsets (its clock alignment is the files' clocks, as before they were set): it stays 3.
 READ_COMPATIBLE_FROM = 3
 
 # polars dtype of a stored column, per DuckDB type
@@ -436,6 +438,20 @@ TABLES: tuple[Table, ...] = (
         _c("t_s", _D, "time on the analyses' time axis (since the start of the run's first analysed interval)",
            "s", not_null=True),
     ), per_run=True, written_by="`marker add`; the Overlay's marker tools"),
+
+    Table("clock_offsets", "a run's clock put right against the other runs' (one row per run at most)", (
+        _RUN_ID,
+        _c("offset_s", _D, "seconds added to the run's clock to put it on the common clock (+37 = its clock is "
+           "37 s behind)", "s", not_null=True),
+        _c("reference_run_id", _I, "the run whose clock it was matched against (NULL: set by hand without one)"),
+        _c("source", _V, "`estimated` (accepted from the match of the two runs' activity) or `manual`",
+           not_null=True),
+        _c("match", _D, "estimated: the correlation of the two runs' activity at that offset (0-1)"),
+        _c("step_s", _D, "estimated: the common step the activities were compared on (the offset is good to about "
+           "one step)", "s"),
+        _c("set_at", "TIMESTAMP", "when it was set (UTC)", not_null=True),
+    ), per_run=True, written_by="`clock --accept`, `run --clock-offset`; the window's One clock dialog",
+        notes="Every view, question and report puts the run's times on the clock corrected by this offset."),
 
     Table("questions", "the questions a report answers (not per run)", (
         _c("question_id", _I, "key", key=True, default="nextval('question_id_seq')"),

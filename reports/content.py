@@ -137,7 +137,8 @@ def _runs(ws: Workspace, ids: list[int]) -> list[dict[str, Any]]:
 def _period(ws: Workspace, r: dict[str, Any]) -> str:
     """From the start of the first interval to the end of the last. iostat stamps a report at its end, so
     the first interval starts one interval before the first kept report's time stamp (the since-boot report,
-    when left out, covers the time before)."""
+    when left out, covers the time before). A run with a clock offset (app.store.clock) is on its corrected
+    clock."""
     start, end = r.get("started_at"), r.get("ended_at")
     if has(r["kind"], DEVICE_RATES):  # iostat stamps a report at its end
         row = ws.con.execute("SELECT min(ts), max(ts) FROM iostat_samples WHERE run_id = ? AND NOT since_boot",
@@ -153,6 +154,14 @@ def _period(ws: Workspace, r: dict[str, Any]) -> str:
         end = end + timedelta(seconds=float(r["interval_s"]))
     if not start:
         return "no timestamps"
+    from app.store.clock import get_offset
+
+    offset = get_offset(ws, r["run_id"])  # on the one clock of the report, as every view puts the run
+    if offset is not None:
+        from datetime import timedelta
+
+        start = start + timedelta(seconds=offset.offset_s)
+        end = end + timedelta(seconds=offset.offset_s) if end else end
     out = f"{start:%Y-%m-%d %H:%M:%S}"
     if end:
         out += f" – {end:%H:%M:%S}" if end.date() == start.date() else f" – {end:%Y-%m-%d %H:%M:%S}"

@@ -387,3 +387,27 @@ def test_a_staging_folder_a_live_process_owns_is_kept(tmp_path):
     area.release(mine)
     assert not area.root.exists()
     shutil.rmtree(tmp_path / "ws.duckdb", ignore_errors=True)
+
+
+def test_a_workspace_whose_last_block_was_freed_is_not_taken_for_one_cut_short(tmp_path):
+    """A marker added and deleted again: DuckDB gives the freed last block back (the file shrinks) while its header
+    still counts it among its blocks (free ones). The check for a file cut short counted every block, so such a
+    workspace was refused as 'cut short' by the next open -- of every command and the window. It counts the blocks
+    in use now (a file shorter than those is still cut short)."""
+    from app.importer import import_file
+    from app.store.phases import add_marker, delete_marker
+    from parsers.base import ImportOptions
+    from tests.conftest import CORPUS
+
+    p = tmp_path / "ws.duckdb"
+    with Workspace(p) as ws:
+        rid = import_file(ws, str(CORPUS / "clock" / "vda_sar-d-p_bursts-A.txt"), ImportOptions()).run_ids[0]
+    size = p.stat().st_size
+    with Workspace(p) as ws:
+        add_marker(ws, rid, "x", 5.0)
+    assert p.stat().st_size > size
+    with Workspace(p) as ws:
+        assert delete_marker(ws, rid, "x")
+    assert p.stat().st_size == size  # the block given back
+    with Workspace(p, read_only=True) as ws:
+        assert [r["run_id"] for r in ws.runs()] == [rid]

@@ -22,7 +22,9 @@ iostat's intervals
     whole seconds, so a report's true time is up to 1 s later than printed. Only the intervals **surely** inside
     the window are used: ``t − interval ≥ window start`` and ``t + 1 s ≤ window end``; the intervals cut by the
     window's edges (fio's first and last partial second) are left out, and the result says how many were used.
-    Since-boot reports are never used. A run without ``-t`` has no clock time and cannot be placed.
+    Since-boot reports are never used. A run without ``-t`` has no clock time and cannot be placed. A run with a
+    clock offset (app.store.clock: its clock corrected against another's) is taken on its corrected clock, the
+    fio run's window as well as iostat's reports.
 
 The figures
     fio: its own IOPS and KiB/s per direction (``fio_jobs``), summed over the run's jobs. iostat: the mean of
@@ -42,7 +44,7 @@ whole intervals in the window make iostat's mean coarse.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -133,8 +135,23 @@ def _meta(run: dict[str, Any]) -> dict[str, Any]:
     return json.loads(run["meta"]) if run.get("meta") else {}
 
 
+def _clock_shift(ws: Workspace, run_id: int) -> timedelta:
+    """The run's stored clock offset (app.store.clock) as a shift of its local clock; none without one."""
+    from app.store.clock import get_offset
+
+    o = get_offset(ws, run_id)
+    return timedelta(0) if o is None else timedelta(seconds=o.offset_s)
+
+
 def fio_window(ws: Workspace, run_id: int) -> Window | None:
-    """The local-clock time window of the fio run's jobs (the union of its jobs' windows)."""
+    """The local-clock time window of the fio run's jobs (the union of its jobs' windows), on its corrected clock
+    when it has a clock offset."""
+    win = _fio_window_as_filed(ws, run_id)
+    shift = _clock_shift(ws, run_id)
+    return win if win is None or not shift else replace(win, start=win.start + shift, end=win.end + shift)
+
+
+def _fio_window_as_filed(ws: Workspace, run_id: int) -> Window | None:
     run = _run(ws, run_id, JOB_SUMMARY)
     times = _meta(run).get("job_times") or {}
     jobs = times.get("jobs") or []
@@ -204,7 +221,8 @@ def _iostat_span(ws: Workspace, run_id: int) -> tuple[datetime, datetime] | None
                          [run_id]).fetchone()
     if row is None or row[0] is None:
         return None
-    return row[0], row[1]
+    shift = _clock_shift(ws, run_id)  # on its corrected clock
+    return row[0] + shift, row[1] + shift
 
 
 def _iostat_devices(ws: Workspace, run_id: int) -> list[str]:
@@ -311,6 +329,9 @@ def crosscheck(ws: Workspace, fio_run_id: int, iostat_run_id: int, tolerance: fl
                   [iostat_run_id, disk])
     if df.height == 0 or not interval:
         return None
+    shift = _clock_shift(ws, iostat_run_id)
+    if shift:  # on its corrected clock, as the fio window is on fio's
+        df = df.with_columns(pl.col("ts") + shift)
     dt = timedelta(seconds=float(interval))
     slack = timedelta(seconds=CLOCK_SLACK_S)
     starts = pl.col("ts") - dt

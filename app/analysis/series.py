@@ -160,6 +160,9 @@ class Series:
     notes: list[str] = field(default_factory=list)
     clock0_utc: datetime | None = None  # wall clock at t = 0 (before alignment); UTC when the file gives its zone
     zone_known: bool = False  # the file gives its time zone (clock0_utc is UTC, not the clock as printed)
+    clock_offset_s: float = 0.0  # the run's stored clock offset (app.store.clock), already added to clock0_utc
+    clock_note: str = ""  # what the offset is, in words ("" without one)
+    clock_placed: bool = False  # no time stamps of its own: clock0_utc = its reference run's + clock_offset_s
     figures: frozenset[str] = ALL_FIGURES  # the figures loaded (load_series(figures=...)); the others' columns empty
 
     def _loaded(self, column: str) -> None:
@@ -431,8 +434,40 @@ def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
     zone = utc_offset_s(run)
     first_dt = float(frame.get_column("dt_s")[0])  # the first sample's length: the interval, or what it covers
     clock0 = None if first_ts is None else first_ts - timedelta(seconds=first_dt + (zone or 0.0))
+    clock0, offset, clock_note, placed, zone_known = _on_stored_clock(ws, run_id, clock0, zone is not None)
     return Series(run_id, run["name"], frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes,
-                  clock0_utc=clock0, zone_known=zone is not None, figures=wanted)
+                  clock0_utc=clock0, zone_known=zone_known, figures=wanted, clock_offset_s=offset,
+                  clock_note=clock_note, clock_placed=placed)
+
+
+def _on_stored_clock(ws: Workspace, run_id: int, clock0: datetime | None, zone_known: bool
+                     ) -> tuple[datetime | None, float, str, bool, bool]:
+    """The run's clock at t = 0 with its stored offset (app.store.clock): (clock0, offset, note, placed, zone known).
+    A run with time stamps has its clock corrected; one without is placed on its reference run's clock."""
+    from app.store.clock import get_offset
+
+    stored = get_offset(ws, run_id)
+    if stored is None:
+        return clock0, 0.0, "", False, zone_known
+    if clock0 is not None:
+        return (clock0 + timedelta(seconds=stored.offset_s), stored.offset_s,
+                f"its clock corrected by {stored.words()}", False, zone_known)
+    ref_id = stored.reference_run_id
+    ref = None if ref_id is None else ws.run(ref_id)
+    if ref_id is None or ref is None or ref.get("started_at") is None:  # no reference with a clock of its own
+        return None, 0.0, "", False, zone_known
+    r = load_series(ws, ref_id)
+    if r.clock0_utc is None:
+        return None, 0.0, "", False, zone_known
+    note = (f"no time stamps: placed on run {ref_id}'s clock, starting {fmt_offset(stored.offset_s)} from its "
+            f"start ({stored.how(against=False)})")
+    return r.clock0_utc + timedelta(seconds=stored.offset_s), stored.offset_s, note, True, r.zone_known
+
+
+def fmt_offset(offset_s: float) -> str:
+    from app.store.clock import fmt_offset as fmt
+
+    return fmt(offset_s)
 
 
 # ---- clock time ----------------------------------------------------------------------------------
@@ -456,7 +491,8 @@ def clock_reference(series: list[Series]) -> tuple[datetime | None, dict[int, st
     """The common clock of overlaid runs (the earliest t = 0 among them) and, per run, what its clock assumes.
 
     A run whose file gives its time zone is on UTC; a run without one is read as printed -- when other runs give
-    a zone, that is said, since its clock may then be off by its zone.
+    a zone, that is said, since its clock may then be off by its zone. A run with a stored clock offset
+    (app.store.clock) is on its corrected clock, and that is said too.
     """
     known = {s.run_id: s.clock0_utc for s in series if s.clock0_utc is not None}
     notes: dict[int, str] = {s.run_id: "no time stamps: aligned on its start" for s in series
@@ -465,6 +501,9 @@ def clock_reference(series: list[Series]) -> tuple[datetime | None, dict[int, st
     if with_zone and len(with_zone) < len(known):
         for rid in set(known) - with_zone:
             notes[rid] = "its file gives no time zone: its clock is taken as UTC"
+    for s in series:  # a corrected clock is always said
+        if s.clock_note and s.clock0_utc is not None:
+            notes[s.run_id] = "; ".join(n for n in (notes.get(s.run_id), s.clock_note) if n)
     return (min(known.values()) if known else None), notes
 
 

@@ -25,7 +25,8 @@ COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
     ("analyze", "app.cli.analyze", "ANALYZE"), ("compare", "app.cli.compare", "COMPARE"),
     ("size", "app.cli.size", "SIZE"), ("phase", "app.cli.phases", "PHASE"), ("marker", "app.cli.phases", "MARKER"),
     ("mapping", "app.cli.mapping", "MAPPING"), ("report", "app.cli.report", "REPORT"),
-    ("export", "app.cli.export", "EXPORT"), ("run", "app.cli.runs", "RUN"),
+    ("export", "app.cli.export", "EXPORT"),
+    ("run", "app.cli.runs", "RUN"), ("clock", "app.cli.clock", "CLOCK"),
     ("question", "app.cli.question", "QUESTION"), ("replay", "app.cli.replay", "REPLAY"),
     ("gui", "app.cli.gui", "GUI"))
 COMMAND_NAMES = tuple(name for name, _, _ in COMMAND_MODULES)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.common import Command, add_workspace_arg, open_workspace, print_json, workspace_path
+from app.cli.common import Command, UsageError, add_workspace_arg, open_workspace, print_json, workspace_path
 from app.safe_text import for_terminal
 
 
@@ -20,8 +20,11 @@ def list_runs(args: argparse.Namespace) -> int:
     if not path.exists():
         print("[]" if args.json else f"no workspace at {path} (import something first)")
         return 0
+    from app.store.clock import fmt_offset, list_offsets
+
     with open_workspace(args) as ws:
         runs = ws.runs()
+        offsets = list_offsets(ws)
     if args.json:
         print_json(runs)
         return 0
@@ -38,7 +41,8 @@ def list_runs(args: argparse.Namespace) -> int:
         tags = for_terminal(" ".join(f"{k}={v}" for k, v in (r["tags"] or {}).items()))
         name, host = for_terminal(r["name"])[:40], for_terminal(r["host"] or "-")  # names from files: one line each
         print(f"{r['run_id']:>4}  {r['kind']:<8} {name:<40} {host:<20} "
-              f"{r['n_samples'] or 0:>5} reports  {r['n_devices'] or 0:>3} devices  {interval:<10} {period} {tags}")
+              f"{r['n_samples'] or 0:>5} reports  {r['n_devices'] or 0:>3} devices  {interval:<10} {period} {tags}"
+              + (f" clock {fmt_offset(offsets[r['run_id']].offset_s)}" if r["run_id"] in offsets else ""))
     return 0
 
 
@@ -57,10 +61,17 @@ def change_arguments(p: argparse.ArgumentParser) -> None:
                         "month-first 3 May): day-first, month-first or year-first")
     p.add_argument("--rename", metavar="NAME")
     p.add_argument("--tag", action="append", default=[], metavar="K=V", help="add or change a tag (repeatable)")
+    p.add_argument("--clock-offset", type=float, metavar="S",
+                   help="seconds added to the run's clock to put it on the others' (+37: its clock is 37 s behind)")
+    p.add_argument("--clear-clock-offset", action="store_true", help="back to the file's own clock")
     p.add_argument("--delete", action="store_true", help="delete the run (the source file is not touched)")
 
 
 def change_run(args: argparse.Namespace) -> int:
+    from app.store.clock import clear_offset, get_offset, set_offset
+
+    if args.clock_offset is not None and args.clear_clock_offset:
+        raise UsageError("--clock-offset or --clear-clock-offset, not both")
     with open_workspace(args, read_only=False) as ws:
         run = ws.run(args.run_id)
         if run is None:
@@ -82,6 +93,10 @@ def change_run(args: argparse.Namespace) -> int:
                                                 "year-first": "YMD"}[args.date_order])
             if args.rename:
                 ws.rename_run(args.run_id, args.rename)
+            if args.clock_offset is not None:
+                set_offset(ws, args.run_id, args.clock_offset)
+            if args.clear_clock_offset:
+                clear_offset(ws, args.run_id)
             if args.tag:
                 tags = dict(run["tags"] or {})
                 for t in args.tag:
@@ -95,12 +110,15 @@ def change_run(args: argparse.Namespace) -> int:
             print(f"error: {e}", file=sys.stderr)
             return 1
         run = ws.run(args.run_id) or {}
+        offset = get_offset(ws, args.run_id)
     interval = f"{run['interval_s']:g} s ({run['interval_source']})" if run.get("interval_s") else "interval unknown"
     print(f"run {args.run_id}: {for_terminal(run['name'])} · {interval} · "
-          f"tags {for_terminal(dict(run.get('tags') or {}))}")
+          f"tags {for_terminal(dict(run.get('tags') or {}))}"
+          + (f" · clock offset {offset.words()}" if offset is not None else ""))
     return 0
 
 
 RUNS = Command("runs", "list the runs in the workspace", list_arguments, list_runs)
-RUN = Command("run", "set a run's interval, first-report kind or histogram counts; rename, tag or delete it",
+RUN = Command("run", "set a run's interval, first-report kind, histogram counts or clock offset; rename, tag or "
+              "delete it",
               change_arguments, change_run)

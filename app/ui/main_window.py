@@ -231,6 +231,7 @@ class MainWindow(QMainWindow):
         self.plot.phase_action.connect(self._phase_action)
         self.banner.changed.connect(self._first_report_kept)
         self.plot.questions_asked.connect(self._add_questions)
+        self.plot.clock_changed.connect(self._runs_changed)
         self.questions.question_chosen.connect(self._show_question)
         self.questions.count_changed.connect(lambda n: self.questions_dock.setWindowTitle(questions_title(n)))
         self.questions.message.connect(lambda text, ms: self.statusBar().showMessage(text, ms))

@@ -437,6 +437,7 @@ class OverlayPlot(QWidget):
     """
 
     curves_changed = Signal()
+    clock_changed = Signal()  # a run's clock offset was stored here (Keep shift as clock offset)
     range_changed = Signal(float, float)
     questions_asked = Signal(list)  # [Question]: "Add to report" / "Add cap check to report"
     phase_action = Signal(str, int, str)  # a view's action on a stored phase (app.ui.views.PHASE_ACTIONS)
@@ -505,6 +506,17 @@ class OverlayPlot(QWidget):
         self.addAction(self.reset_zoom_action)
         self.reset_zoom_button = QToolButton()
         self.reset_zoom_button.setDefaultAction(self.reset_zoom_action)
+
+        # a curve moved by hand on clock time: its shift kept as its run's clock offset (app.store.clock)
+        self.keep_shift_action = QAction("Keep shift as clock offset", self)
+        self.keep_shift_action.setToolTip("On clock time, after moving a curve (Shift + drag): its run's clock is "
+                                          "corrected by that shift, in every view and the report")
+        self.keep_shift_action.setEnabled(False)
+        self.keep_shift_action.triggered.connect(lambda _checked=False: self.keep_shift())
+        self.keep_shift_button = QToolButton()
+        self.keep_shift_button.setDefaultAction(self.keep_shift_action)
+        self.keep_shift_button.setVisible(False)  # shown while it applies: the controls' row stays narrow
+        self._shifted: int | None = None  # the curve last moved by hand
 
         # the report's questions: what the chart shows, as a question the report answers
         self.add_action = QAction("Add to report", self)
@@ -596,7 +608,8 @@ class OverlayPlot(QWidget):
             bar.addWidget(w)
         bar.addStretch(1)
         bar2 = QHBoxLayout()
-        for w in (QLabel("Cap"), self.cap, self.cap_button, self.add_button, self.log_y, self.reset_zoom_button):
+        for w in (QLabel("Cap"), self.cap, self.cap_button, self.add_button, self.log_y, self.reset_zoom_button,
+                  self.keep_shift_button):
             bar2.addWidget(w)
         bar2.addSpacing(12)
         bar2.addWidget(self.hint, 1)
@@ -973,6 +986,8 @@ class OverlayPlot(QWidget):
         self.line_anchor = pg.PlotDataItem(pen=None, symbol=None)
         self.plot.addItem(self.line_anchor)
         self.curves, self.items, self.mark_items = [], [], []
+        self._shifted = None  # new curves: nothing moved by hand yet
+        self._offer_keep(False)
         self._phase_preview = None
         notes = list(getattr(self, "not_drawn", []))
         if isinstance(result, Exception):
@@ -1315,6 +1330,42 @@ class OverlayPlot(QWidget):
         self._place_marks()
         unit = "" if self.normalise.isChecked() else " s"
         self.readout.setText(f"{c.label} shifted by {c.offset:+.{3 if unit == '' else 1}f}{unit}")
+        self._shifted = index
+        self._offer_keep(self._keepable() is not None)
+
+    def _offer_keep(self, on: bool) -> None:
+        self.keep_shift_action.setEnabled(on)
+        self.keep_shift_button.setVisible(on)
+
+    def _keepable(self) -> Curve | None:
+        """The curve last moved by hand, when its shift can be kept as its run's clock offset: on clock time, in
+        seconds, a run with disk rates that is on the clock, a workspace that may be changed."""
+        from app.store.clock import get_offset
+
+        i = self._shifted
+        if i is None or i >= len(self.curves) or self.align.currentIndex() != 3 or self.normalise.isChecked():
+            return None
+        c = self.curves[i]
+        run = self.ws.run(c.run_id) or {}
+        on_clock = run.get("started_at") is not None or get_offset(self.ws, c.run_id) is not None
+        if not c.offset or not has(run.get("kind"), DEVICE_RATES) or not on_clock or self.ws.read_only_reason:
+            return None
+        return c
+
+    def keep_shift(self) -> None:
+        """Keep shift as clock offset: the moved curve's run gets its clock corrected by the shift (added to the
+        offset it had); the views recompute with it."""
+        from app.store.clock import get_offset, set_offset
+
+        c = self._keepable()
+        if c is None:
+            return
+        before = get_offset(self.ws, c.run_id)
+        set_offset(self.ws, c.run_id, (before.offset_s if before else 0.0) + c.offset,
+                   reference_run_id=before.reference_run_id if before else None)
+        self._shifted = None
+        self._offer_keep(False)
+        self.clock_changed.emit()
 
     def _set_log(self, on: bool) -> None:
         self.plot.setLogMode(y=on)

@@ -277,7 +277,7 @@ class ResultsTable(QWidget):
         jt.start()
 
     def _done(self, result: Any, gen: int, t_range: tuple[float, float] | None) -> None:
-        if gen != self._generation:
+        if gen != self._generation or getattr(self, "_shut", False):  # a newer one, or stopped by the window closing
             return
         self.loading = False
         if isinstance(result, Exception):

@@ -38,16 +38,21 @@ RENAME_REFUSED = ("A run name cannot hold control characters (line breaks, tabs,
                   "controls: the name was not changed.")
 
 
-def describe_period(r: dict[str, Any]) -> str:
+def describe_period(r: dict[str, Any], offset: Any = None) -> str:
     """When the run ran: its clock times; without them, whether its times are known from an interval the user set
-    (the file gives no clock time: it said "no timestamps" even then); else that it has no time stamps."""
+    (the file gives no clock time: it said "no timestamps" even then); else that it has no time stamps. ``offset``:
+    the run's stored clock offset (app.store.clock), said after the times as the file printed them."""
+    from app.store.clock import fmt_offset
+
     if r.get("started_at"):
         s = f"{r['started_at']:%Y-%m-%d %H:%M:%S}"
         if r.get("ended_at"):
             s += f" → {r['ended_at']:%H:%M:%S}"
-        return s
+        return s + (f" (its clock corrected by {fmt_offset(offset.offset_s)})" if offset is not None else "")
     if r.get("interval_s"):
-        return f"no clock time (a report every {r['interval_s']:g} s)"
+        placed = (f"; placed {fmt_offset(offset.offset_s)} from run {offset.reference_run_id}'s start"
+                  if offset is not None and offset.reference_run_id is not None else "")
+        return f"no clock time (a report every {r['interval_s']:g} s{placed})"
     return "no timestamps"
 
 
@@ -65,6 +70,7 @@ class RunBrowser(QWidget):
         self.ws = ws
         self.read_only: str | None = None  # why the workspace must not be changed (a newer StormScope's), if so
         self.menu: QMenu | None = None
+        self.clock_dialog: Any = None
         self.search = QLineEdit(placeholderText="Search runs (name, host, tag, kind)…")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._apply_search)
@@ -108,6 +114,9 @@ class RunBrowser(QWidget):
         kinds: dict[str, QTreeWidgetItem] = {}
         by_folder = self.group_by.currentIndex() == 1
         metas = dict(self.ws.con.execute("SELECT run_id, meta FROM runs").fetchall())  # (what a tooltip says)
+        from app.store.clock import list_offsets
+
+        offsets = list_offsets(self.ws)
         for r in self.ws.runs():
             kind = r["kind"]
             host = r["host"] or "(unknown host)"
@@ -126,7 +135,8 @@ class RunBrowser(QWidget):
             interval = f"{r['interval_s']:g} s" if r["interval_s"] else "?"
             tags = shown(" ".join(f"{k}={v}" for k, v in (r["tags"] or {}).items()))
             item = QTreeWidgetItem(groups[(kind, host)], [
-                shown(r["name"]), describe_period(r), interval, str(r["n_devices"] or 0), str(r["n_samples"] or 0),
+                shown(r["name"]), describe_period(r, offsets.get(r["run_id"])), interval, str(r["n_devices"] or 0),
+                str(r["n_samples"] or 0),
                 tags])
             item.setData(0, RUN_ROLE, r["run_id"])
             item.setToolTip(0, f"{shown(r['name'])}\n{shown(r['source_path'], 1000)}"
@@ -292,6 +302,8 @@ class RunBrowser(QWidget):
                 a = m.addAction(label, lambda mode=mode: self.set_histogram_counts(ids, mode))
                 a.setCheckable(True)
                 a.setChecked(modes == {mode})
+        if any(has(r.get("kind"), DEVICE_RATES) for r in runs):
+            m.addAction("Put on one clock…", lambda: self.one_clock(ids[0]))
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
         if self.read_only:  # a newer StormScope's workspace: shown, never changed -- said in each tooltip
@@ -336,6 +348,21 @@ class RunBrowser(QWidget):
         self.reload()
         self.runs_changed.emit()
         return errors
+
+    def one_clock(self, reference: int) -> None:
+        """Put on one clock… in the run menu: the other runs' clock offsets against this one (app/ui/clock_dialog.py);
+        the views follow what it stores."""
+        from app.ui.clock_dialog import ClockDialog
+
+        dlg = ClockDialog(self.ws, reference, self)
+        dlg.changed.connect(self._clock_changed)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.clock_dialog = dlg  # the dialog on screen (tests drive it)
+        dlg.open()
+
+    def _clock_changed(self) -> None:
+        self.reload()
+        self.runs_changed.emit()
 
     def set_first_report(self, run_ids: list[int], since_boot: bool) -> None:
         self._set_each(run_ids, lambda rid: self.ws.set_first_report(rid, since_boot))

@@ -125,7 +125,11 @@ LIMITATIONS = (
                            "VMs on a device. No tool here tells one application's I/O from another's."),
     ("Sizing", "Sizing multiplies the IOPS per user and the RAID write penalty exactly; the IOPS a disk "
                "delivers are typical figures for its type, not a measurement of the customer's disks."),
-    ("Clocks", "Times are those the tools printed (the host's clock and time zone). Runs are aligned on their "
-               "own start or activity unless a comparison is on clock time: then each file's stated time zone "
-               "is applied, and a file that states none is read as printed."),
+    ("Clocks", "Times are those the tools printed (the host's clock and time zone), except for a run whose clock "
+               "was corrected (the runs table says which, and by how much). Runs are aligned on their own start or "
+               "activity unless a comparison is on clock time: then each file's stated time zone is applied, a file "
+               "that states none is read as printed, and a corrected clock is used as corrected. A correction is "
+               "estimated from the shift at which a run's activity over time best matches a reference run's, and "
+               "is good to about half the shorter of their intervals; a pair whose activities do not match gets "
+               "none."),
 )

@@ -183,6 +183,16 @@ def storm(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
 
 
 # ---- compare runs ----------------------------------------------------------------------------------------------
+def _on_one_clock(ctx: ReportContext, run_ids: list[int]) -> str:
+    """What a chart on clock time assumes: one moment at one place on every line, and each corrected clock."""
+    from app.store.clock import get_offset
+
+    fixed = [f"run {rid}'s clock is corrected by {o.words()}" for rid in run_ids
+             if (o := get_offset(ctx.ws, rid)) is not None]
+    return ("The runs are on one clock (time 0 is the earliest start among them), so one moment is at one place on "
+            "every line" + (": " + "; ".join(fixed) if fixed else "") + ".")
+
+
 @question_section("compare")
 def compare(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     from reports.sections.compare import KEY_FIGURES, compare_rows
@@ -198,14 +208,17 @@ def compare(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     if lines:
         log = log_scale(lines, [])
         align = ("their first activity (three consecutive intervals above 100 IOPS)" if q.align == "activity"
-                 else "their start")
+                 else f"their marker '{q.align[7:]}'" if q.align.startswith("marker:")
+                 else f"their second {q.align[7:]}" if q.align.startswith("offset:") else "their start")
         sec.chart(Chart("lines", f"{ylabel[:1].upper() + ylabel[1:]}, the runs aligned on one axis"
                         + (" (logarithmic scale)" if log else ""),
                         {"lines": lines, "x": _axis(series), "y": unit, "log": log, "refs": [], "bands": []}))
         before = (" The quiet reports before each run's first activity are not drawn." if q.align == "activity"
                   else "")
-        sec.para(f"The runs are aligned on {align}, so time 0 is the same moment of each run's storm.{before}"
-                 + (" The value axis is logarithmic: the runs' levels differ by more than five times." if log else ""))
+        said = (_on_one_clock(ctx, [r["run_id"] for r in cmp.runs]) if q.align == "clock" else
+                f"The runs are aligned on {align}, so time 0 is the same moment of each run's storm.{before}")
+        sec.para(said + (" The value axis is logarithmic: the runs' levels differ by more than five times." if log
+                         else ""))
     names = [ctx.name(r["run_id"]) for r in cmp.runs]
     sec.table(Table(f"Figures side by side (baseline {names[0]})", ["Figure", "Unit", *names],
                     compare_rows(cmp, True, {*KEY_FIGURES, q.metric}),

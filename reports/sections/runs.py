@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import json
 
+from app.store.clock import fmt_offset, get_offset
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, has, kind_label
 from reports.content import Section, Table, _period, fmt
 from reports.context import ReportContext
 from reports.sections import section
 
 GIVEN = " (given)"
+CORRECTED = " (clock corrected)"
+CORRECTED_NOTE = (" Clock corrected: captures from several machines rarely share a clock, so a run's clock is put on "
+                  "the others' -- by the shift at which its activity best matches a reference run's (estimated, the "
+                  "match from 0 to 1), or as the consultant set it. Its period here and every time on the clock in "
+                  "this report use the corrected clock: ")
 GIVEN_NOTE = (" Given: not in the trace file but the consultant's answer — the interval of a capture without time "
               "stamps, or whether an iostat capture's first report covers the time since boot (counted when it does "
               "not).")
@@ -38,19 +44,30 @@ def _reports(ctx: ReportContext, r: dict) -> str:
 def build(ctx: ReportContext) -> Section | None:
     sec = Section("runs", "Runs analysed")
     rows = []
+    offsets: list[str] = []
     for r in ctx.runs:
         series_kind = has(r["kind"], TIME_SERIES)
         interval = fmt(r.get("interval_s"), 0 if (r.get("interval_s") or 0) >= 1 else 2, "s") \
             if r.get("interval_s") else ("unknown" if series_kind else "–")
         if r.get("interval_s") and r.get("interval_source") == "user":
             interval += GIVEN
+        period = _period(ctx.ws, r)
+        offset = get_offset(ctx.ws, r["run_id"])
+        if offset is not None and period != "no timestamps":
+            period += CORRECTED
+            offsets.append(f"run {r['run_id']}'s clock is corrected by {offset.words()}")
+        elif offset is not None and offset.reference_run_id is not None:  # no clock of its own: placed on another's
+            period += f" (placed on run {offset.reference_run_id}'s clock)"
+            offsets.append(f"run {r['run_id']}, without time stamps, starts {fmt_offset(offset.offset_s)} from run "
+                           f"{offset.reference_run_id}'s start ({offset.how(against=False)})")
         rows.append([str(r["run_id"]), ctx.name(r), kind_label(r["kind"]), ctx.an.host(r.get("host")),
-                     _period(ctx.ws, r), interval,
+                     period, interval,
                      _reports(ctx, r) if r.get("n_samples") and series_kind else "–"])
     given = any(GIVEN in c for row in rows for c in row)
     sec.table(Table("", ["Run", "Name", "Kind", "Host", "Period", "Interval", "Reports"], rows,
                     note="The runs imported from the customer's trace files (their sources, checksums and import "
                          "warnings: the appendix). Reports: the samples of a run over time that the analyses use "
                          "(iostat reports, vscsiStats collections; a since-boot report left out is not counted); "
-                         "benchmark results such as fio and IOzone have none." + (GIVEN_NOTE if given else "")))
+                         "benchmark results such as fio and IOzone have none." + (GIVEN_NOTE if given else "")
+                         + (CORRECTED_NOTE + "; ".join(offsets) + "." if offsets else "")))
     return sec

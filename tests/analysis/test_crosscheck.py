@@ -192,3 +192,23 @@ def test_wrong_kinds_raise(runs):
     with pytest.raises(AnalysisError, match="holds fio data; this side of the cross-check takes a run of .*iostat"):
         crosscheck(ws, fio, fio)
     assert crosscheck(ws, fio, io).as_dict()["verdict"] == "agree"
+
+
+def test_a_clock_offset_is_applied_to_both_sides(runs):
+    """The cross-check places fio's window and iostat's reports on the corrected clocks (app.store.clock): an
+    iostat run whose clock is put 10 minutes off no longer overlaps the job; the fio run put 10 minutes off the same
+    way pairs again, with the same figures (it compared the files' clocks before, whatever the offsets said)."""
+    from app.store.clock import set_offset
+
+    ws, ids = runs
+    name = "loop0_randread-direct"
+    fio, io = ids[name]
+    before = crosscheck(ws, fio, io).as_dict()
+    set_offset(ws, io, 600.0)
+    assert crosscheck(ws, fio, io) is None
+    assert (fio, io) not in find_pairs(ws, [fio, io])
+    set_offset(ws, fio, 600.0)
+    after = crosscheck(ws, fio, io).as_dict()
+    assert (fio, io) in find_pairs(ws, [fio, io])
+    assert after["measures"] == before["measures"]
+    assert after["intervals_used"] == before["intervals_used"]

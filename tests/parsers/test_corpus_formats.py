@@ -12,6 +12,12 @@ from tests.conftest import CORPUS
 EXPECTED = {
     "clock/vda_iostat-dxt-ISO_TZ-America-New_York.txt": 'iostat-text',
     "clock/vda_iostat-dxt-ISO_TZ-UTC.txt": 'iostat-text',
+    "clock/vda_iostat-dxt-ISO_bursts-A.txt": 'iostat-text',
+    "clock/vda_iostat-dxt-ISO_bursts-B.txt": 'iostat-text',
+    "clock/vda_sar-d-p_bursts-A.txt": 'sar-text',
+    "clock/vda_sar-d-p_bursts-B.txt": 'sar-text',
+    "clock/vda_iostat-dxt-ISO_bursts-C.txt": 'iostat-text',
+    "clock/vda_iostat-dx_no-t_bursts-C.txt": 'iostat-text',
     "crosscheck/loop0_randread-direct_fio.json": 'fio-json',
     "crosscheck/loop0_randread-direct_iostat.txt": 'iostat-text',
     "crosscheck/loop0_write-buffered_fio.json": 'fio-json',

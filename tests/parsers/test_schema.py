@@ -73,7 +73,7 @@ def test_a_new_workspace_has_exactly_the_tables_of_the_spec(tmp_path):
 def test_run_tables_come_from_the_spec_and_main_tables_from_the_formats():
     assert RUN_TABLES == ["iostat_samples", "cpu_samples", "histograms", "histogram_stats", "fio_jobs",
                           "iozone_results", "iomark_results", "iometer_results", "hdparm_results", "phases", "markers",
-                          "series_devices", "series_sums"]
+                          "clock_offsets", "series_devices", "series_sums"]
     declared = {k.id: main_table(k.id) for k in kinds.kinds()}  # runs.n_rows counts it (parsers.semantics)
     assert declared == {"iostat": "iostat_samples", "vscsistats": "histograms", "fio": "fio_jobs",
                         "diskspd": "fio_jobs", "iozone": "iozone_results", "iomark": "iomark_results",

@@ -201,3 +201,29 @@ def test_sections_named_with_questions_follow_the_answers(qws, tmp_path):
                                              "appendix"]
     only = build_report(qws, ReportOptions(date="x", sections=["overlay"]), str(tmp_path / "b.pdf"))
     assert [s.key for s in only.sections] == ["answers", "q1", "q2", "q3", "overlay", "not_included"]
+
+
+def test_a_corrected_clock_is_stated_in_the_runs_table_and_under_a_chart_on_the_clock(ws, tmp_path):
+    """A sar capture whose host clock ran 37 s ahead, put back on its iostat twin's clock (estimated, accepted): the
+    runs table prints its period on the corrected clock and says by how much; a comparison on clock time says the
+    runs are on one clock and names the correction (it said 'aligned on their start' before, which was not true of a
+    chart on the clock)."""
+    from app.analysis.clock import accept, estimate_offset
+    from tests.analysis.test_clock_offset import IOSTAT_A, SAR_A
+    from tests.clock_util import shifted_copy
+    from tests.reports.test_report import pdf_text
+
+    iostat, sar = (import_file(ws, str(p), ImportOptions(first_report="interval")).run_ids[0]
+                   for p in (IOSTAT_A, shifted_copy(SAR_A, tmp_path, 37)))
+    o = accept(ws, estimate_offset(ws, sar, iostat))
+    Q.add_question(ws, Q.CompareQuestion([iostat, sar], align="clock"))
+    build_report(ws, ReportOptions(date="x"), str(tmp_path / "r.pdf"))
+    text = " ".join(pdf_text(tmp_path / "r.pdf").split())
+    # as filed, the copy's first interval starts at 06:32:10 (iostat's at 06:31:33); corrected by -36.9 s: 06:31:33
+    assert f"{o.offset_s:.1f}" == "-36.9"
+    assert "2026-11-29 06:31:33 – 06:41:34 (clock corrected)" in text
+    assert f"run {sar}'s clock is corrected by −36.9 s (estimated against run {iostat}, match 0.98)." in text
+    assert ("The runs are on one clock (time 0 is the earliest start among them), so one moment is at one place on "
+            f"every line: run {sar}'s clock is corrected by −36.9 s (estimated against run {iostat}, match 0.98).") \
+        in text
+    assert "aligned on their start" not in text

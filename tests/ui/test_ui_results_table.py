@@ -314,3 +314,19 @@ def test_words_for_customers(qtbot, window, table, tmp_path):
             text = text.replace(n, "")
         for what, rx in forbidden.items():
             assert not rx.search(text), (what, text)
+
+
+def test_a_computation_the_closing_window_interrupted_is_not_raised_as_a_crash(qtbot, window):
+    """Closing the window stops the figures' computation by interrupting its query (shutdown); the job then ends
+    with DuckDB's InterruptException, delivered while the table still exists. It was raised as a crash (about one
+    run in three of tests/ui/test_ui_overlay.py failed at teardown with 'Exceptions caught in Qt event loop:
+    InterruptException', on the integrated code too). A result that arrives after shutdown is dropped; a failure
+    of a computation still running is still raised."""
+    import duckdb
+
+    rt = window.results
+    rt.shutdown()
+    rt._done(duckdb.InterruptException("INTERRUPT Error: Interrupted!"), rt._generation, None)  # no exception
+    fresh = ResultsTable(window)
+    with pytest.raises(duckdb.InterruptException):
+        fresh._done(duckdb.InterruptException("INTERRUPT Error: Interrupted!"), fresh._generation, None)
