@@ -9,7 +9,7 @@ DIST_STAMP := $(VENV)/.installed-dist
 DIST_APP := $(if $(filter Darwin,$(shell uname -s)),dist/StormScope.app,dist/StormScope)
 VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml | head -1)
 
-.PHONY: install run test lint golden schema-doc bench soak stress clean dist deb install-check
+.PHONY: install run test test-slow lint golden schema-doc bench soak stress clean dist deb install-check
 
 install: $(STAMP)
 
@@ -34,7 +34,12 @@ lint: install
 	$(VENV)/bin/mypy
 
 test: lint
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n 2
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n 2 -m "not slow"
+
+# The heavy variants make test leaves out (a whole corpus, every command over the received files, the soak, the
+# disk-full and kill runs: tests/conftest.py SLOW); .ci/run runs them after make test.
+test-slow: install
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n 2 -m slow
 
 # Regenerate the golden files of the corpus tests (review the diff by eye before committing).
 golden: install

@@ -36,7 +36,31 @@ sda             11.00   21.00     44.00     84.00   6.00
 LONG_FIRST = ("tests/ui/test_soak.py", "tests/analysis/test_series_sums.py")
 
 
+# ``make test-slow``: the heavy variants, each a whole corpus or every command over a set of received files (run by
+# .ci/run after ``make test``, which leaves them out to stay well under ten minutes); listed here, in one place
+SLOW = (
+    "tests/ui/test_soak.py",
+    "tests/analysis/test_series_sums.py::test_the_stored_sums_give_the_series_the_rows_give_for_every_corpus_run",
+    "tests/reports/test_report_never_fails.py::test_corpus_files_alone_give_a_report",
+    "tests/reports/test_report_never_fails.py::test_all_corpus_files_together",
+    "tests/test_safe_open.py::test_a_hostile_workspace_is_refused_untouched_by_every_command",
+    "tests/test_received_workspaces.py::test_a_file_that_is_not_a_workspace_is_said_by_every_command",
+    "tests/test_received_workspaces.py::test_a_value_storm_scope_never_stores_is_named_by_every_command",
+    "tests/test_reliability_io.py",
+    "tests/test_reliability_crash.py",
+    "tests/test_received_limits.py::test_a_received_templates_logo_never_hangs_or_fills_memory",
+    "tests/parsers/test_golden_esxtop.py::test_storm_and_compare_commands_on_perfmon_and_esxtop_runs",
+    "tests/parsers/test_golden_diskspd.py::test_compare_two_diskspd_runs",
+    "tests/parsers/test_format_contract.py",
+    "tests/test_cli.py::test_import_the_whole_iostat_corpus",
+    "tests/test_clean_test_run.py",
+)
+
+
 def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.nodeid.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: not item.nodeid.startswith(LONG_FIRST))  # stable: the rest keep their order
 
 

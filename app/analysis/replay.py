@@ -184,6 +184,11 @@ class ReplayPlan:
 
 
 # ---- the range ----------------------------------------------------------------------------------------------
+
+def _edge(frame: Any, column: str, how: str) -> float:
+    """The first start or the last end of a series' intervals (polars types a column's min/max loosely)."""
+    return float(getattr(frame.get_column(column), how)())
+
 def resolve_range(ws: Workspace, run_id: int, t_start_s: float | None = None, t_end_s: float | None = None,
                   phase: str | None = None) -> tuple[float | None, float | None, str]:
     """The range to replay on the run's axis, and its words: a stored phase by name, seconds given, or the whole
@@ -443,12 +448,11 @@ def plan_replay(ws: Workspace, run_id: int, *, device: str | None = None, t_star
     s = load_series(ws, run_id, device)
     notes = list(s.notes)
     full = s
-    lo = float(s.frame.get_column("t_start_s").min()) if a is None else a  # type: ignore[arg-type]
-    hi = float(s.frame.get_column("t_end_s").max()) if b is None else b  # type: ignore[arg-type]
+    lo = _edge(s.frame, "t_start_s", "min") if a is None else a
+    hi = _edge(s.frame, "t_end_s", "max") if b is None else b
     s = s.window(lo, hi)
     if s.frame.height == 0:
-        span = f"{fmt_value(float(full.frame.get_column('t_start_s').min()))}–"  # type: ignore[arg-type]
-        span += f"{fmt_value(float(full.frame.get_column('t_end_s').max()))} s"  # type: ignore[arg-type]
+        span = f"{fmt_value(_edge(full.frame, 't_start_s', 'min'))}–{fmt_value(_edge(full.frame, 't_end_s', 'max'))} s"
         raise AnalysisError(f"run {run_id} has no interval in {label} (its intervals cover {span})")
     queues = _queues(ws, run_id, s.devices.used)
     rows = _interval_rows(s, queues)

@@ -285,6 +285,23 @@ class RunBrowser(QWidget):
                 a = m.addAction(label, lambda value=value: self.set_first_report(ids, value))
                 a.setCheckable(True)  # ticked when every selected iostat run is so
                 a.setChecked(all((rid in since_boot) == value for rid in iostat))
+        self._reading_actions(m, ids, runs, metas)
+        if any(has(r.get("kind"), DEVICE_RATES) for r in runs):
+            m.addAction("Put on one clock…", lambda: self.one_clock(ids[0]))
+        m.addSeparator()
+        m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
+        if self.read_only:  # a newer StormScope's workspace: shown, never changed -- said in each tooltip
+            m.setToolTipsVisible(True)
+            for a in m.actions()[first:]:
+                a.setEnabled(False)
+                a.setToolTip(self.read_only)
+        self.menu = m  # the menu on screen (tests read it)
+        m.exec(self.tree.viewport().mapToGlobal(pos))
+
+    def _reading_actions(self, m: QMenu, ids: list[int], runs: list[dict[str, Any]],
+                         metas: list[dict[str, Any]]) -> None:
+        """How the selected runs' files are read where they cannot say it themselves: day/month order, vscsiStats
+        counts."""
         readings = [mt["date_reading"] for mt in metas if isinstance(mt.get("date_reading"), dict)]
         if readings:  # dates that read both ways: the orders they read in
             orders = dict.fromkeys(o for rd in readings for o in (rd.get("stored"), *(rd.get("others") or {})))
@@ -302,17 +319,6 @@ class RunBrowser(QWidget):
                 a = m.addAction(label, lambda mode=mode: self.set_histogram_counts(ids, mode))
                 a.setCheckable(True)
                 a.setChecked(modes == {mode})
-        if any(has(r.get("kind"), DEVICE_RATES) for r in runs):
-            m.addAction("Put on one clock…", lambda: self.one_clock(ids[0]))
-        m.addSeparator()
-        m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
-        if self.read_only:  # a newer StormScope's workspace: shown, never changed -- said in each tooltip
-            m.setToolTipsVisible(True)
-            for a in m.actions()[first:]:
-                a.setEnabled(False)
-                a.setToolTip(self.read_only)
-        self.menu = m  # the menu on screen (tests read it)
-        m.exec(self.tree.viewport().mapToGlobal(pos))
 
     def rename(self, run_id: int) -> None:
         """Rename… in the run menu: the box shows the current name as the window does (escaped); what the user types

@@ -10,7 +10,9 @@ from parsers.base import ImportOptions
 from parsers.iostat_columns import COLUMNS, KB_COLUMNS
 from tests.conftest import corpus_files
 
-FILES = corpus_files("iostat", keep=lambda p: not p.read_bytes().lstrip().startswith(b"{"))
+# (sysstat's iostat_2019 test file is refused: it prints a counter that went back as 5.9e17 tps)
+FILES = corpus_files("iostat", keep=lambda p: not p.read_bytes().lstrip().startswith(b"{")
+                     and p.name != "sysstat-tests_iostat_2019-cbe5da01.txt")
 NO_DEVICE_LINES = {"sysstat-tests_iostat-ct.txt", "sysstat-tests_iostat-foo.txt"}
 SUFFIX = {"k": 1, "M": 2, "G": 3, "T": 4, "P": 5}
 

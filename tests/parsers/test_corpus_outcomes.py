@@ -38,7 +38,9 @@ REFUSED = {
 EMPTY = {"iostat/sysstat-tests_iostat-foo.txt"}
 # notes beside the corpus, not traces: the search for public IOmark output (none exists); how the locale captures
 # were made and the script deriving the locale table
-NOTES = {"iomark/IOMARK_FINDINGS.md", "locales/make_captures.sh", "locales/derive_locale_formats.py"}
+NOTES = {"iomark/IOMARK_FINDINGS.md", "locales/make_captures.sh", "locales/derive_locale_formats.py",
+         # the fio job files StormScope's replay wrote and fio ran (beside their captures): not traces
+         *(f"replay/storm_fast_replay_{c}-linear_{r}.fio" for c in ("startdelay", "stonewall") for r in "ab")}
 
 
 def _files() -> list[str]:

@@ -386,7 +386,7 @@ def test_a_line_with_its_own_colour_is_drawn_and_keyed_in_it():
         {"label": "cannot tell", "t": [], "y": [], "markers": True, "connect": False, "colour": "#888888"},
         {"label": "within the goal", "t": [1000.0, 2000.0], "y": [1.0, 2.0], "markers": True, "connect": False,
          "colour": green}]})
-    d = line_chart(chart, 400, _fonts()[0])
+    d, _gaps = line_chart(chart, 400, _fonts()[0])
     dots = [c for c in d.contents if isinstance(c, Circle)]
     assert len(dots) == 2
     assert all(c.fillColor.hexval().lower() == "0x" + green[1:] for c in dots)

@@ -24,7 +24,8 @@ from reports import ReportOptions, build_report
 from tests.analysis_util import iops_log
 from tests.conftest import CORPUS, CUSTOMER_FORBIDDEN
 
-NOTES = {"iomark/IOMARK_FINDINGS.md"}
+NOTES = {"iomark/IOMARK_FINDINGS.md", "locales/make_captures.sh", "locales/derive_locale_formats.py",
+         *(f"replay/storm_fast_replay_{c}-linear_{r}.fio" for c in ("startdelay", "stonewall") for r in "ab")}
 FILES = sorted(p.relative_to(CORPUS).as_posix() for p in CORPUS.rglob("*")
                if p.is_file() and p.name not in ("MANIFEST.md", "SHA256SUMS")
                and p.relative_to(CORPUS).as_posix() not in NOTES)
