@@ -34,7 +34,7 @@ lint: install
 	$(VENV)/bin/mypy
 
 test: lint
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n 2 -m "not slow"
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n 2 -m "not slow" --durations=15
 
 # The heavy variants make test leaves out (a whole corpus, every command over the received files, the soak, the
 # disk-full and kill runs: tests/conftest.py SLOW); .ci/run runs them after make test.

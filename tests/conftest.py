@@ -54,6 +54,12 @@ SLOW = (
     "tests/parsers/test_format_contract.py",
     "tests/test_cli.py::test_import_the_whole_iostat_corpus",
     "tests/test_clean_test_run.py",
+    # every command of a kind, each a process of its own (a minute each on a busy machine)
+    "tests/test_cli_analyses.py::test_phases_and_markers_from_the_command_line",
+    "tests/analysis/test_host_latency.py::test_the_command_line_and_the_report_answer_both_questions",
+    "tests/test_sql_read_only.py::test_main_py_sql_refuses_every_writing_statement",
+    "tests/test_newer_workspace.py::test_cli_reads_with_one_note_and_refuses_every_write",
+    "tests/test_import_integrity.py::test_escape_sequences_and_bidi_controls_in_a_host_name_never_reach_the_terminal",
 )
 
 
