@@ -9,8 +9,6 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
     QLabel,
     QTableWidget,
     QTableWidgetItem,
@@ -34,6 +32,7 @@ from app.analysis.bench_results import (
     without_then_with_limit,
 )
 from app.safe_text import shown, shown_html
+from app.ui.tables import read_only_table
 from app.workspace import Workspace
 
 EMPTY = "Select Iometer or IOmark runs in the run list to see their results."
@@ -57,19 +56,7 @@ HEADER_TIPS = {"Mean (ms)": "Mean response time, as the tool reports it", "Max (
 
 
 def _table(header: list[str], name: str) -> QTableWidget:
-    t = QTableWidget(0, len(header))
-    t.setObjectName(name)
-    t.setHorizontalHeaderLabels(header)
-    for j, h in enumerate(header):
-        item = t.horizontalHeaderItem(j)
-        if item is not None and h in HEADER_TIPS:
-            item.setToolTip(HEADER_TIPS[h])
-    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    t.verticalHeader().setVisible(False)
-    t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    t.horizontalHeader().setStretchLastSection(True)
-    t.setWordWrap(False)
-    return t
+    return read_only_table(header, name, HEADER_TIPS)
 
 
 def _fill(t: QTableWidget, rows: list[list[str]]) -> None:

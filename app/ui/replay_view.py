@@ -19,14 +19,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -44,6 +42,7 @@ from app.analysis.replay import DEFAULT_TOLERANCE_PCT, ReplayCheck, ReplayPlan, 
 from app.errors import AnalysisError
 from app.safe_text import shown, shown_html
 from app.ui.plot_steps import step_xy
+from app.ui.tables import read_only_table
 from app.ui.workers import JobThread
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, LATENCY_HISTOGRAMS, has
@@ -62,15 +61,7 @@ PAGE_CHECK, PAGE_PHASES, PAGE_ASSUMES = 0, 1, 2  # the pages below the chart
 
 
 def _table(header: list[str], name: str) -> QTableWidget:
-    t = QTableWidget(0, len(header))
-    t.setObjectName(name)
-    t.setHorizontalHeaderLabels(header)
-    t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    t.verticalHeader().setVisible(False)
-    t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    t.horizontalHeader().setStretchLastSection(True)
-    t.setWordWrap(False)
-    return t
+    return read_only_table(header, name)
 
 
 def _fill(t: QTableWidget, rows: list[list[str]]) -> None:
