@@ -582,8 +582,10 @@ class _Log:
         assert lay is not None
         assert self.type is not None
         info = RunInfo(kind=KIND.id, tool_version=lay.version)
-        info.meta = {"log": TYPES[self.type], "job_log_number": self.job, "rows": self.n_rows,
+        info.meta = {"log": TYPES[self.type], "rows": self.n_rows,
                      "directions": [DDIR[d] for d in sorted(self.ddirs)], "fields": lay.fields}
+        if self.job is not None:  # a file name without `.N` (per_job_logs=0): no number, the key left out
+            info.meta["job_log_number"] = self.job
         scale = None
         if self.type in ("lat", "clat"):
             scale, unit, why = self._latency_scale()
@@ -798,13 +800,15 @@ class _HistLog:
             self.warn("one row per direction: the window (fio's histogram logging interval) is unknown; set it with "
                       "{fix:set_interval}", None)
         info.meta = {
-            "log": TYPES["clat_hist"], "job_log_number": self.job, "rows": sum(len(v) for v in by.values()),
+            "log": TYPES["clat_hist"], "rows": sum(len(v) for v in by.values()),
             "bins": bins, "latency_unit_in_file": unit, "log_hist_coarseness": coarse,
             "directions": [DDIR[d] for d in sorted(by)],
             "counts_per_interval": "per interval: each row of fio's histogram log holds the I/Os completed since "
                                    "that direction's row before (fio 2.14 and later)",
             "histogram_source": "completion latency (clat) histogram log of fio",
         }
+        if self.job is not None:
+            info.meta["job_log_number"] = self.job
         if epoch:
             info.meta["utc_offset"] = "+00:00"
             info.meta["clock"] = "milliseconds since 1970 (log_unix_epoch), UTC"

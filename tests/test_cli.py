@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -101,9 +102,12 @@ def test_workspace_from_environment(tmp_path, files):
 def test_import_the_whole_iostat_corpus(tmp_path):
     p = run("import", str(CORPUS / "iostat"), "-w", str(tmp_path / "c.duckdb"), "--json")
     out = json.loads(p.stdout)
-    assert p.returncode == 0, [r["error"] for r in out if r["error"]]
+    # sysstat's own test of a counter that went back (5.9e17 tps) is refused, naming the value; the rest import
+    refused = {"sysstat-tests_iostat_2019-cbe5da01.txt"}
+    assert {Path(r["path"]).name for r in out if r["status"] != "imported"} == refused, \
+        [r["error"] for r in out if r["error"]]
+    assert p.returncode == 1
     assert len(out) >= 55
-    assert all(r["status"] == "imported" for r in out)
 
 
 def test_report_command_writes_the_pdf_and_saves_a_template(tmp_path):
