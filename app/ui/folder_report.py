@@ -109,7 +109,8 @@ class FolderAnswersDialog(QDialog):
         screen = self.screen().availableGeometry() if self.screen() is not None else None
         most = int(screen.height() * 0.75) if screen is not None and screen.height() > 0 else 600
         need = rows.sizeHint().height() + 24
-        self.scroll.setMinimumHeight(min(need, max(120, most - 200)))
+        dates = self.date_box.sizeHint().height() if self.date_box is not None else 0
+        self.scroll.setMinimumHeight(min(need, max(120, most - 200 - dates)))
         self.resize(max(self.sizeHint().width(), rows.sizeHint().width() + 40), min(most, self.sizeHint().height()))
 
     def _for_all(self) -> list[QWidget]:
@@ -154,16 +155,34 @@ class FolderAnswersDialog(QDialog):
         lay = QVBoxLayout(box)
         orders = list(dict.fromkeys(o for q in dates for o, _f, _l in q.readings))
         sample = "05/03/26 is 5 March read day/month/year, 3 May read month/day/year"
-        lines = []
+        lines, undated = [], []
         for q in dates:
+            if all(first is None and last is None for _o, first, last in q.readings):
+                undated.append(shown(q.file))  # only the date in its header reads both ways
+                continue
             ways = "; ".join(f"{ORDER_NAMES[o]}: {_period(first, last)}" for o, first, last in q.readings)
             lines.append(f"{shown(q.file)} — {ways}")
-        text = QLabel(f"Nothing in these captures says whether a date like 05/03/26 gives the day or the month "
-                      f"first ({sample}). They are kept read {ORDER_NAMES[orders[0]]} until you say:\n"
-                      + "\n".join(lines))
+        if undated:
+            lines.append(f"{len(undated)} {'capture prints' if len(undated) == 1 else 'captures print'} no time of "
+                         f"day, only a date in the header that reads both ways: {', '.join(undated)}")
+        intro = QLabel(f"Nothing in these captures says whether a date like 05/03/26 gives the day or the month "
+                       f"first ({sample}). They are kept read {ORDER_NAMES[orders[0]]} until you say:")
+        intro.setWordWrap(True)
+        lay.addWidget(intro)
+        # the files in a list of their own that scrolls: the choice below it stays on the screen, however many
+        text = QLabel("\n".join(lines))
         text.setTextFormat(Qt.TextFormat.PlainText)
         text.setWordWrap(True)
-        lay.addWidget(text)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        files = QScrollArea()
+        files.setWidget(text)
+        files.setWidgetResizable(True)
+        files.setFrameShape(QFrame.Shape.StyledPanel)
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        tallest = int(screen.height() * 0.3) if screen is not None and screen.height() > 0 else 240
+        files.setMaximumHeight(max(80, min(tallest, text.sizeHint().height() + 8)))
+        self.date_files = files
+        lay.addWidget(files)
         self.date_choice = QButtonGroup(box)
         for i, order in enumerate(orders):
             b = QRadioButton(f"The dates are {ORDER_NAMES[order]}")

@@ -112,3 +112,41 @@ def test_file_import_asks_too(qtbot, window, monkeypatch):
     qtbot.waitUntil(lambda: not dlg.isVisible(), timeout=10000)
     [(start,)] = window.ws.con.execute("SELECT started_at FROM runs").fetchall()
     assert start.isoformat() == "2026-03-05T10:15:00"
+
+
+def test_a_hundred_files_whose_dates_read_both_ways_leave_the_choice_and_its_button_on_the_screen(qtbot, window):
+    """Seen on a 220-file drop at 1280 x 800: the list of 100 files pushed the choice and the dialog's buttons below
+    the screen's edge (the dialog was 2,034 px tall). The list scrolls in a box of its own; files that print no time
+    are named on one line."""
+    from datetime import datetime
+
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from app.importer import RunQuestion
+    from app.ui.folder_report import FolderAnswersDialog
+
+    window.resize(1280, 800)
+    t0, t1 = datetime(2026, 3, 5, 10, 15), datetime(2026, 3, 5, 10, 16)
+    m0, m1 = datetime(2026, 5, 3, 10, 15), datetime(2026, 5, 3, 10, 16)
+    qs = [RunQuestion(k, f"timed_{k:03d}.txt", f"/x/timed_{k:03d}.txt", "date_order",
+                      readings=(("MDY", m0, m1), ("DMY", t0, t1))) for k in range(60)]
+    qs += [RunQuestion(100 + k, f"untimed_{k:03d}.txt", f"/x/untimed_{k:03d}.txt", "date_order",
+                       readings=(("MDY", None, None), ("DMY", None, None))) for k in range(40)]
+    qs += [RunQuestion(200 + k, f"noint_{k:03d}.txt", f"/x/noint_{k:03d}.txt", "interval") for k in range(60)]
+    dlg = FolderAnswersDialog(qs, window)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    screen = dlg.screen().availableGeometry()
+    assert dlg.frameGeometry().height() <= screen.height()
+    ok = dlg.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    for widget in (ok, *dlg.date_choice.buttons()):
+        assert widget.isVisible()
+        bottom = widget.mapTo(dlg, widget.rect().bottomLeft()).y()
+        assert bottom <= dlg.height(), widget.text()
+    assert dlg.date_files.maximumHeight() <= int(screen.height() * 0.3)
+    text = dlg.date_files.widget().text()
+    assert "timed_059.txt — month/day/year: 3 May 2026 10:15:00 to 3 May 2026 10:16:00" in text
+    assert "40 captures print no time of day, only a date in the header that reads both ways: untimed_000.txt" in text
+    assert "no time printed" not in text
+    dlg.reject()
