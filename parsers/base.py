@@ -106,10 +106,11 @@ def read_text(path: str, what: str) -> str:
     return decode(raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw)[0]
 
 
-def parse_json(text: str, start: int = 0) -> tuple[Any, int]:
+def parse_json(text: str, start: int = 0, unique_keys: bool = False) -> tuple[Any, int]:
     """``json.JSONDecoder.raw_decode`` from ``start`` with ParseErrors that name the line: JSON cut off, and
     numbers no measuring tool prints (NaN, Infinity, 1e309, integers of more than 18 digits, which neither
-    a float nor a 64-bit column holds exactly)."""
+    a float nor a 64-bit column holds exactly). ``unique_keys``: a key given twice in one object is refused too
+    (Python's decoder keeps the last silently; for a format whose keys are its columns that is a silent guess)."""
     import json
     import math
     import re
@@ -133,8 +134,20 @@ def parse_json(text: str, start: int = 0) -> tuple[Any, int]:
             raise ParseError(f"number {s[:20]!r} is out of range", line_of(s))
         return v
 
+    def once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            key = next(k for i, (k, _v) in enumerate(pairs) if k in dict(pairs[:i]))
+            k = re.escape(json.dumps(key))
+            twice = re.search(k + r"\s*:[^{}]*?(" + k + r")\s*:", text[start:])  # its second time, in a flat object
+            line = text.count("\n", 0, start + twice.start(1)) + 1 if twice else line_of(json.dumps(key))
+            raise ParseError(f"the key {key!r} is given twice in one object: which value is meant cannot be told",
+                             line)
+        return out
+
     _check_strings(text, start)
-    dec = json.JSONDecoder(parse_constant=no_constant, parse_int=big_int, parse_float=finite)
+    dec = json.JSONDecoder(parse_constant=no_constant, parse_int=big_int, parse_float=finite,
+                           object_pairs_hook=once if unique_keys else None)
     try:
         return dec.raw_decode(text, start)
     except json.JSONDecodeError as e:

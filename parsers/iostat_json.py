@@ -258,7 +258,18 @@ _ROW_SCHEMA = frame_schema("iostat_samples", ["sample_idx", "device", "is_group"
 BATCH_ROWS = 16_384  # device rows per Rows event (a few MB as dicts while gathered)
 MAX_VALUE = 64 * 1024 * 1024  # one report's JSON text past this: no iostat writes that (read so far, then said)
 _WS = re.compile(r"[ \t\n\r]*")
-_FAST = json.JSONDecoder()
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different (a key twice: ValueError, and parse_json then says which and
+    where): iostat's keys are its columns, and Python's decoder would keep the last of two silently."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a key twice")
+    return out
+
+
+_FAST = json.JSONDecoder(object_pairs_hook=_once)
 _NUMBER_GOES_ON = re.compile(r"[0-9.eE+-]*")
 
 
@@ -451,7 +462,7 @@ class _Reader:
                     pass
             try:
                 if not fast:
-                    v, end = parse_json(self.buf, start)
+                    v, end = parse_json(self.buf, start, unique_keys=True)
             except ParseError as e:
                 line = self.line + e.line - 1 if e.line else None  # (e's line counts from the text's start)
                 if e.message.startswith("invalid JSON") and len(self.buf) - start < MAX_VALUE and self._more():
@@ -534,7 +545,7 @@ class _HostRun:
             IostatJsonFormat._statistic(idx, st, text, self.rows, self.cpu, self.stamps, self.unknown, self.canon_seen)
         except ParseError as e:
             try:  # a number no tool prints was decoded (see _Reader.value_text): said as parse_json says it
-                parse_json(text)
+                parse_json(text, unique_keys=True)
             except ParseError as strict:
                 raise ParseError(strict.message, line + strict.line - 1 if strict.line else None) from None
             if e.line is None or e.line == 1:

@@ -168,3 +168,21 @@ def test_a_number_cut_between_chunks_is_read_whole(tmp_path):
                     if isinstance(a, Rows | SampleTimes):
                         assert_frame_equal(a.frame, b.frame)
     assert _outcome(swapped, 1 << 30) == "text after the JSON document (line 1)"
+
+
+@pytest.mark.parametrize("which", ["first", "last"])
+def test_a_key_given_twice_in_a_report_is_refused_with_its_line(tmp_path, which):
+    """Issue 30: iostat JSON with "r/s" twice in a disk's object kept the last value silently (text iostat refuses a
+    column that appears twice in its header). Refused, naming the key and the line of its second time, whether the
+    report is read by the bulk path or the per-report one, whole or a chunk at a time."""
+    text = STORM.read_text()
+    at = text.index('"r/s": ') if which == "first" else text.rindex('"r/s": ')
+    edited = text[:at] + '"r/s": 999.00, ' + text[at:]
+    path = tmp_path / "twice.json"
+    path.write_text(edited)
+    line = edited.count("\n", 0, at) + 1
+    for chunk in (300, 1 << 30):
+        got = _outcome(path, chunk)
+        assert isinstance(got, str), got
+        assert "the key 'r/s' is given twice in one object" in got
+        assert got.endswith(f"(line {line})"), got
