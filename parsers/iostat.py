@@ -269,6 +269,8 @@ class _RunState:
     latest: datetime | None = None  # the latest report time kept (a report at or before it overlaps: left out)
     back_in_time: list[tuple[int, datetime, datetime]] = field(default_factory=list)  # (line, time, latest) left out
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (line, device) of rows listing a device again
+    iops_from: tuple[str, int] | None = None  # what the run's reports count as I/O, and the header line saying so
+    iops_checked: set[int] = field(default_factory=set)  # headers whose I/O columns were compared with iops_from
 
 
 class _Parser:
@@ -445,7 +447,8 @@ class _Parser:
     def _fast_device(self, text: str, header: str, nl: int, end: int, line: int) -> tuple | None:
         """A device block under a header already met (and checked for --human units), as a plan step."""
         h = self.headers.get(header.rstrip())
-        if h is None or id(h) not in self._checked_headers or nl < 0:
+        if h is None or id(h) not in self._checked_headers or self.run is None or id(h) not in self.run.iops_checked \
+                or nl < 0:
             return None
         rows = text[nl + 1: end]
         if not rows or rows.isspace() or rows.endswith("\n"):
@@ -757,6 +760,8 @@ class _Parser:
         rs.report_headers.append(h)
         if section:
             rs.sections = True
+        elif not rs.sections:
+            self._same_iops(rs, h, line)
         if rs.layout is None or (section and rs.report_sample == rs.segment_starts[0]):
             # the first report's columns (all its sections) say which release printed them
             cols, names = rs.layout_cols if section else (set(), [])
@@ -777,6 +782,27 @@ class _Parser:
         key, p = self._queue(rs, h, rows, rows.count("\n") + 1, line + 1)
         if last:
             self._last_block = (key, len(p.parts) - 1)
+
+    @staticmethod
+    def _same_iops(rs: _RunState, h: _Header, line: int) -> None:
+        """A run counts its I/O one way from its first report to its last: ``iostat -x`` as read and write requests
+        (r/s, w/s, with their latencies), iostat without ``-x`` as transfers (tps). A report under a header that
+        counts it the other way (the two layouts mixed in one file, no banner between) would change what the
+        run's IOPS mean from that line on, silently: refused, naming both lines."""
+        if id(h) in rs.iops_checked:
+            return
+        cols = {c for c in h.canon if c}
+        basis = ("read and write requests (r/s, w/s: iostat -x)" if {"r_s", "w_s"} <= cols
+                 else "transfers (tps: iostat without -x)" if "tps" in cols else None)
+        if basis is not None:
+            if rs.iops_from is None:
+                rs.iops_from = (basis, line)
+            elif rs.iops_from[0] != basis:
+                raise ParseError(f"this report counts I/O as {basis}, the reports before it as {rs.iops_from[0]} "
+                                 f"(header at line {rs.iops_from[1]}): the layout changed mid-run without a new "
+                                 "banner, so the run's IOPS would mean something else from here on; cut the file "
+                                 "at this line and import each part", line)
+        rs.iops_checked.add(id(h))
 
     def _queue(self, rs: _RunState, h: _Header, rows: str, n: int, first_line: int) -> tuple[str, _Pending]:
         """Queue a device block of ``n`` rows (its first on ``first_line``) of report ``rs.sample_idx`` for the

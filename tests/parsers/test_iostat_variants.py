@@ -205,3 +205,34 @@ def test_day_month_order_revealed_late_rewrites_the_times(ws, write):
     assert [g[1] for g in sample_times(ws)] == [datetime(2024, 3, 12, 23, 59, 55), datetime(2024, 3, 13, 0, 0)]
     assert [g[2] for g in sample_times(ws)] == [0.0, 5.0]
     assert ws.run(r.run_ids[0])["file_date"].isoformat() == "2024-03-12"
+
+
+@pytest.mark.parametrize("chunk_bytes", [None, 300])
+def test_a_layout_switch_from_x_to_d_mid_run_is_refused_naming_both_lines(ws, write, chunk_bytes):
+    """Issue 30: real `iostat -x -t 1 4` followed by real `iostat -d -t 1 4` without its banner (two captures pasted
+    into one file) imported silently, IOPS read from r/s + w/s for four reports and from tps after. Refused, naming
+    the line where the layout changes and the header it differs from; nothing stored. Whole, and a chunk at a time
+    (the regular-report path must not take the new header on trust)."""
+    from tests.conftest import ROOT
+
+    fx = ROOT / "tests" / "fixtures" / "iostat"
+    x = (fx / "here_sysstat-12.6.1_iostat-x-t.txt").read_text()
+    d = (fx / "here_sysstat-12.6.1_iostat-d-t.txt").read_text()
+    body = d.split("\n", 2)[2]  # without the banner and the blank line after it
+    text = x + body
+    switch = text.count("\n", 0, text.index("Device             tps")) + 1
+    first = text.count("\n", 0, text.index("Device            r/s")) + 1
+    opts = {} if chunk_bytes is None else {"chunk_bytes": chunk_bytes}
+    r = import_file(ws, write("pasted.txt", text), ImportOptions(**opts))
+    assert r.status == "failed"
+    named = int(r.error.split("pasted.txt:", 1)[1].split(":", 1)[0])
+    # the tps header of the first -d report kept (its first, stamped in the -x capture's last second, is left out
+    # as time already covered)
+    assert named >= switch
+    assert text.split("\n")[named - 1].startswith("Device             tps"), named
+    assert "counts I/O as transfers (tps: iostat without -x)" in r.error
+    assert f"read and write requests (r/s, w/s: iostat -x) (header at line {first})" in r.error
+    assert ws.con.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+    # each capture alone imports
+    for name, part in (("x.txt", x), ("d.txt", d)):
+        assert import_file(ws, write(name, part), ImportOptions(**opts)).status == "imported"
