@@ -218,6 +218,10 @@ def _lock_down(con: Any, allowed_dirs: list[str], settings: dict[str, str | bool
         return False
     for name, value in settings.items():
         con.execute(f"SET {name} = ?", [value])
+    if "memory_limit" in settings and "max_temp_directory_size" not in settings:
+        # what does not fit spills to the temporary folder, by default up to 90 % of the disk: as much again there,
+        # so that a query past the limit stops with DuckDB's out-of-memory error instead of filling the disk
+        con.execute("SET max_temp_directory_size = ?", [_setting(con, "memory_limit")])
     if allowed_dirs:
         con.execute("SET allowed_directories = ?", [[d.rstrip("/") + "/" for d in allowed_dirs]])
     con.execute("SET enable_external_access = false")

@@ -795,18 +795,20 @@ UNWRITABLE_REASON = ("This workspace cannot be written here (its file, folder or
                      "it and reports on it; copy it to a folder you can write to, to change it")
 
 
-def open_for_change_or_reading(path: str | os.PathLike) -> Workspace:
+def open_for_change_or_reading(path: str | os.PathLike,
+                               settings: Mapping[str, str | bool | int] | None = None) -> Workspace:
     """The workspace opened to be changed (the window), or read-only when it cannot be changed: a newer StormScope
     made it and this one reads it correctly, or its file, folder or disk cannot be written (a received file on a
-    read-only share, a file the user may only read). ``read_only_note`` and ``read_only_reason`` then say why."""
+    read-only share, a file the user may only read). ``read_only_note`` and ``read_only_reason`` then say why.
+    ``settings``: DuckDB settings for the whole open (the window's memory limit)."""
     try:
-        return Workspace(path)
+        return Workspace(path, settings=settings)
     except WorkspaceReadOnly:
-        return Workspace(path, read_only=True)
+        return Workspace(path, read_only=True, settings=settings)
     except (duckdb.IOException, PermissionError) as e:
         if not cannot_write(e) or not Path(path).exists():
             raise
-    ws = Workspace(path, read_only=True)
+    ws = Workspace(path, read_only=True, settings=settings)
     ws.read_only_note = ws.read_only_note or (
         f"{path} cannot be written here (its file, folder or disk is read-only): opened read-only -- StormScope shows "
         "it and reports on it, but cannot change it.")

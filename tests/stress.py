@@ -304,12 +304,14 @@ RELIABILITY_CATEGORIES = [
      ["tests/test_received_workspaces.py", "-k", "not_a_workspace or write_ahead or truncated"]),
     ("a received workspace's values checked like its structure (versions, kinds, NaN, steps, names with line "
      "breaks)", ["tests/test_received_workspaces.py", "-k", "never_stores or window_does_not or line_break"]),
-    ("queries without bounds: cancel, time limit, a window closed mid-load",
+    ("queries without bounds: cancel, time limit, memory limit, a window closed mid-load",
      ["tests/test_sql_read_only.py", "tests/ui/test_window_close.py", "-k",
-      "never_ends or time_limit or too_big or closing"]),
+      "never_ends or time_limit or memory_limit or too_big or closing"]),
     ("nothing dropped without a line (archives: duplicates, links, escaping names, nesting, unreadable folders)",
      ["tests/test_archives.py"]),
-    ("bad values named, never stored as truth (negative counts, 1e308 rates)", ["tests/test_bad_values.py"]),
+    ("bad values named, never stored as truth (negative counts, 1e308 rates, a JSON key twice, -x and -d mixed)",
+     ["tests/test_bad_values.py", "tests/parsers/test_iostat_json_stream.py", "tests/parsers/test_iostat_variants.py",
+      "-k", "negative or beyond or twice or layout_switch"]),
 ]
 
 

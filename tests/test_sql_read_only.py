@@ -220,11 +220,81 @@ def test_a_query_past_the_time_limit_is_stopped_and_says_so(qtbot, window):
     g = w.grid
     click_tab(qtbot, w, "Grid & SQL")
     g.time_limit.setValue(1)
-    g.sql.setPlainText("SELECT count(*) FROM (SELECT DISTINCT random()::VARCHAR || range FROM range(3000000000))")
-    qtbot.mouseClick(g.run_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not g.busy(), timeout=60000)
-    assert g.error.text() == ("The query was stopped after 1 s, the SQL tab's time limit (set another beside the Run "
-                              "query button)."), g.error.text()
+    try:
+        g.sql.setPlainText(BIG_DISTINCT)
+        qtbot.mouseClick(g.run_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not g.busy(), timeout=60000)
+        assert g.error.text() == ("The query was stopped after 1 s, the SQL tab's time limit (set another beside the "
+                                  "Run query button)."), g.error.text()
+    finally:  # the limit is kept in the window's settings: the next test's window would start with it
+        from PySide6.QtCore import QSettings
+
+        from app.ui.grid import TIME_LIMIT_KEY
+
+        QSettings().remove(TIME_LIMIT_KEY)
+
+
+BIG_DISTINCT = "SELECT count(*) FROM (SELECT DISTINCT random()::VARCHAR || range FROM range(3000000000))"
+
+
+def test_a_query_past_the_memory_limit_is_stopped_and_says_so(qtbot, tmp_path):
+    """Issue 30: the SQL tab's queries had no memory limit (this DISTINCT grew to 9 GB in 60 s, and DuckDB spills
+    to disk up to 90 % of it). The user sets the memory beside Run query; the next time a workspace is opened the
+    whole open is bounded by it (and as much again on disk), and a query past it stops, saying which limit."""
+    from PySide6.QtCore import QSettings
+
+    from app.ui.memory_limit import MEMORY_KEY
+    from tests.conftest import dispose_window, open_window
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    w = open_window(qtbot, tmp_path / "a")
+    try:
+        click_tab(qtbot, w, "Grid & SQL")
+        spin = w.grid.memory_limit
+        assert spin.value() >= 0.1  # half the machine's memory until the user says otherwise
+        spin.setFocus()
+        qtbot.keyClick(spin, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClicks(spin, "0.1")
+        qtbot.keyClick(spin, Qt.Key.Key_Return)
+        assert spin.value() == pytest.approx(0.1)
+        assert float(QSettings().value(MEMORY_KEY)) == pytest.approx(0.1)
+        dispose_window(qtbot, w)
+        w = open_window(qtbot, tmp_path / "b")  # the next workspace opened takes it
+        memory, disk = w.ws.con.execute("SELECT current_setting('memory_limit'), "
+                                        "current_setting('max_temp_directory_size')").fetchone()
+        assert memory == "95.3 MiB"
+        assert disk.startswith("95.")  # as much again (DuckDB rounds the words it prints)
+        g = w.grid
+        click_tab(qtbot, w, "Grid & SQL")
+        g.time_limit.setValue(0)  # no time limit: the memory stops it
+        g.sql.setPlainText(BIG_DISTINCT)
+        qtbot.mouseClick(g.run_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not g.busy(), timeout=120000)
+        assert g.error.text() == ("The query was stopped: it needs more memory than the workspace may use (95.3 MiB, "
+                                  "and as much again on disk). Set more beside the Run query button; a new value "
+                                  "takes effect the next time the workspace is opened."), g.error.text()
+        g.sql.setPlainText("SELECT 42 AS answer")  # the next query runs
+        qtbot.mouseClick(g.run_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not g.busy(), timeout=10000)
+        assert g.model.columns == ["answer"]
+    finally:
+        from app.ui.grid import TIME_LIMIT_KEY
+
+        QSettings().remove(MEMORY_KEY)
+        QSettings().remove(TIME_LIMIT_KEY)
+        dispose_window(qtbot, w)
+
+
+def test_main_py_sql_past_its_memory_limit_stops_and_says_which_limit(tmp_path, capsys):
+    ws = tmp_path / "ws.duckdb"
+    assert cli.main(["import", str(FAST), "-w", str(ws)]) == 0
+    capsys.readouterr()
+    assert cli.main(["sql", BIG_DISTINCT, "-w", str(ws), "--memory-limit", "100MB"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == ("main.py sql: stopped: the query needs more memory than the limit of 95.3 MiB (and as much again "
+                   "on disk; --memory-limit sets another)\n")
 
 
 def test_a_result_too_big_for_the_view_shows_its_first_rows_and_says_so(qtbot, window):

@@ -6,10 +6,11 @@ the workspace (COPY … TO, EXPORT DATABASE, ATTACH, INSTALL, LOAD, SET, PRAGMA,
 data-modifying CTE, nextval, several statements: refused, exit 1).
 
 A query is bounded: DuckDB's memory limit for the whole open (``--memory-limit``, half the machine's memory by
-default), a time limit (``--time-limit``), and Ctrl-C, which interrupts DuckDB (the query runs on a thread, so the
-signal reaches Python while DuckDB works). Rows are fetched and printed a batch at a time, never all at once: CSV
-and JSON print every row in bounded memory; the table prints the first ``--max-rows`` (a table's columns are as
-wide as its widest cell, so it needs its rows in hand) and says how to get the rest.
+default, and as much again spilled to disk: app.safe_open), a time limit (``--time-limit``), and Ctrl-C, which
+interrupts DuckDB (the query runs on a thread, so the signal reaches Python while DuckDB works). Rows are fetched
+and printed a batch at a time, never all at once: CSV and JSON print every row in bounded memory; the table prints
+the first ``--max-rows`` (a table's columns are as wide as its widest cell, so it needs its rows in hand) and says
+how to get the rest.
 """
 
 from __future__ import annotations
@@ -72,6 +73,12 @@ def run(args: argparse.Namespace) -> int:
                 stopped = _bounded(cur, lambda: write(cur.execute(sql), cols, args.max_rows), args.time_limit)
         except SQLRefused as e:
             print(f"{command_name()} sql: refused: {_WORDS.get(e.reason, str(e))}", file=sys.stderr)
+            return 1
+        except duckdb.OutOfMemoryException:
+            limit = ws.con.execute("SELECT current_setting('memory_limit')").fetchone()
+            print(f"{command_name()} sql: stopped: the query needs more memory than the limit of "
+                  f"{limit[0] if limit else args.memory_limit} (and as much again on disk; --memory-limit sets "
+                  "another)", file=sys.stderr)
             return 1
         except duckdb.Error as e:
             print(f"SQL error: {_refused_words(e) or e}", file=sys.stderr)

@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QFontDatabase, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QDoubleSpinBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.safe_open import read_only_transaction
+from app.ui.memory_limit import LEAST_GB, MEMORY_KEY, chosen_gb, machine_gb
 from app.ui.table_model import MAX_ROWS, TIME_LIMIT_S, LazyQueryModel, Source, format_value, quote_ident
 from app.workspace import Workspace
 
@@ -57,6 +59,17 @@ class Grid(QWidget):
         limit.setToolTip("A query that runs longer is stopped (0: no limit)")
         limit.setValue(int(QSettings().value(TIME_LIMIT_KEY, TIME_LIMIT_S)))
         limit.valueChanged.connect(lambda v: QSettings().setValue(TIME_LIMIT_KEY, v))
+        memory = self.memory_limit = QDoubleSpinBox()
+        memory.setDecimals(1)
+        memory.setRange(LEAST_GB, max(LEAST_GB, round(machine_gb() or 1024.0, 1)))
+        memory.setSingleStep(1.0)
+        memory.setPrefix("Memory up to ")
+        memory.setSuffix(" GB")
+        memory.setValue(chosen_gb() or 8.0)
+        memory.setToolTip("The memory the workspace may use for queries, charts and the report (half this machine's "
+                          "by default); a query that needs more is stopped. A new value takes effect the next time "
+                          "the workspace is opened")
+        memory.valueChanged.connect(lambda v: QSettings().setValue(MEMORY_KEY, v))
         self.error = QLabel()
         self.error.setStyleSheet("color: #b00020;")
         self.error.setWordWrap(True)
@@ -105,6 +118,7 @@ class Grid(QWidget):
         col.addWidget(run)
         col.addWidget(cancel)
         col.addWidget(limit)
+        col.addWidget(memory)
         col.addWidget(export)
         col.addWidget(add_col)
         col.addStretch(1)

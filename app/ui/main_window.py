@@ -39,6 +39,7 @@ from app.ui.desktop import StormScopeApplication, application, open_log_folder
 from app.ui.grid import Grid
 from app.ui.import_options import WaitingForInterval
 from app.ui.lazy_view import LazyView
+from app.ui.memory_limit import duckdb_settings
 from app.ui.plot import OverlayPlot
 from app.ui.questions_dock import QuestionsPanel, evidence_tab
 from app.ui.results_table import ResultsTable, export_chart_with_table
@@ -736,7 +737,7 @@ class MainWindow(QMainWindow):
         self._let_go_of_workspace()
         self.ws.close_invalidated()
         try:
-            ws = Workspace(self.ws_path)
+            ws = Workspace(self.ws_path, settings=duckdb_settings())
         except (duckdb.Error, OSError, WorkspaceLocked, WorkspaceTooNew, WorkspaceRefused) as e:
             lost = WorkspaceLost(f"the disk holding the workspace filled up, and the workspace could not be opened "
                                  f"again ({e}). Free some space, then open it again (File ▸ Open workspace…) and "

@@ -288,9 +288,10 @@ def open_for_window(path: Path) -> Workspace:
     window then says so and changes nothing (app.workspace.open_for_change_or_reading). Its stored questions are
     read back first (app.analysis.question_kinds.check_stored): one StormScope never stores refuses the file."""
     from app.analysis.question_kinds import check_stored
+    from app.ui.memory_limit import duckdb_settings
     from app.workspace import open_for_change_or_reading
 
-    ws = open_for_change_or_reading(path)
+    ws = open_for_change_or_reading(path, settings=duckdb_settings())
     try:
         check_stored(ws)
     except BaseException:

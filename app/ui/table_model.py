@@ -200,7 +200,11 @@ class _Worker(QThread):
         except Exception as e:  # shown inline by the view, in the window's words where it is a refusal or a stop
             with self._lock:
                 stopped = self._stopped
-            return QueryStopped(stopped) if stopped else (_refused(e) or e)
+            if stopped:
+                return QueryStopped(stopped)
+            if isinstance(e, duckdb.OutOfMemoryException):
+                return QueryStopped(_too_big(self.con.execute("SELECT current_setting('memory_limit')").fetchone()))
+            return _refused(e) or e
         finally:
             if timer is not None:
                 timer.cancel()
@@ -210,6 +214,15 @@ class _Worker(QThread):
 
 class _UserStatementError(Exception):
     """DuckDB's error binding the user's own statement: shown as DuckDB wrote it (its LINE excerpt is the user's)."""
+
+
+def _too_big(in_force: tuple[Any, ...] | None) -> str:
+    """The words for a query DuckDB stopped at the memory limit the workspace was opened with (app.ui.memory_limit;
+    DuckDB prints it in binary units: "381.4 MiB")."""
+    limit = str(in_force[0]) if in_force else "the limit"
+    return (f"The query was stopped: it needs more memory than the workspace may use ({limit}, and as much again on "
+            "disk). Set more beside the Run query button; a new value takes effect the next time the workspace is "
+            "opened.")
 
 
 def _too_long(limit_s: float) -> str:
