@@ -40,7 +40,7 @@ from app.ui.import_options import WaitingForInterval
 from app.ui.importing_window import ImportingWindow
 from app.ui.lazy_view import LazyView
 from app.ui.plot import OverlayPlot
-from app.ui.questions_dock import QuestionsPanel, evidence_tab
+from app.ui.questions_dock import QuestionsPanel
 from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser
 from app.ui.settings_values import int_setting, str_list_setting
@@ -382,8 +382,7 @@ class MainWindow(ImportingWindow):
         """A question chosen in the Report questions panel: its runs selected, the tab with its evidence shown
         and set as the question was asked."""
         tab = next((t for t in VIEW_TABS.values() if sq.kind in t.kinds), None)
-        view = getattr(self, tab.attr) if tab is not None else \
-            {"overlay": self.plot, "histograms": self.histos, "sizing": self.sizing}[evidence_tab(sq.kind)]
+        view = getattr(self, tab.attr) if tab is not None else self.plot  # else the overlay's question
         self.tabs.setCurrentWidget(self.overlay_page if view is self.plot else view)
         runs = [r for r in sq.question.run_ids_used() if self.ws.run(r) is not None]
         if runs:
@@ -823,7 +822,7 @@ class MainWindow(ImportingWindow):
         """Show ``ws`` (just opened) in every view."""
         self.ws_path = path
         self.ws = ws
-        for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.bench, self.sizing):
+        for w in (self.browser, self.plot, self.grid, *(self._tab_of(k) for k in VIEW_TABS)):
             w.ws = self.ws
         self.banner.ws = self.ws
         self.questions.reopen(self.ws)

@@ -60,11 +60,6 @@ EMPTY_TEXT = ("No questions yet. On the Overlay, Histograms or Sizing tab, click
               "report) to put the question you are looking at into the report.")
 
 
-def evidence_tab(kind: str) -> str:
-    """The tab that holds a question's evidence: the overlay, the histograms or the sizing panel."""
-    return {"response_time": "histograms", "sizing": "sizing"}.get(kind, "overlay")
-
-
 class QuestionsPanel(QWidget):
     """The list of the report's questions with their answers, and the buttons that edit it."""
 
