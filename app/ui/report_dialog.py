@@ -29,9 +29,8 @@ from PySide6.QtWidgets import (
 from app.ui.sizing_panel import IopsPerUserField
 from app.ui.workers import JobThread
 from app.workspace import Workspace
+from reports.builders import section_keys, section_title
 from reports.options import (
-    SECTION_TITLES,
-    SECTIONS,
     ReportOptions,
     TemplateInvalid,
     list_templates,
@@ -102,7 +101,7 @@ class ReportDialog(QDialog):
         self.template.addItem("(no template)")
         self.template.addItems(list_templates(ws.con) if not ws.read_only else [])
         self.template.currentTextChanged.connect(self._load_template)
-        self.sections = {k: QCheckBox(SECTION_TITLES[k]) for k in SECTIONS}
+        self.sections = {k: QCheckBox(section_title(k)) for k in section_keys()}
         self.answering = has_questions(ws)
         if self.answering:  # the Answers page takes the executive summary's place
             self.sections["summary"].setEnabled(False)

@@ -1,17 +1,25 @@
 """What a capability contributes to the window comes from registries, and no list in the window names it: a view
 tab declared in app.ui.views.VIEW_TABS is in the window, in its declared place, and reads the workspace File ▸ Open
-workspace… opens.
+workspace… opens; a report section declared with reports.builders.section is a tick box of Export report… and a
+section of the PDF.
 
 Before, the window handed a newly opened workspace to a hard-coded list of its views that left out the Storm
 replay and Load limit tabs: after File ▸ Open workspace… they still read the workspace the window had closed."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFileDialog, QLabel, QVBoxLayout, QWidget
+import subprocess
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QLabel, QVBoxLayout, QWidget
+
+from app.importer import import_file
 from app.ui.views import VIEW_TABS, ViewTab
 from app.workspace import Workspace
-from tests.conftest import dispose_window, open_window
+from parsers.base import ImportOptions
+from reports.builders import SECTION_BUILDERS, section
+from reports.content import Section
+from tests.conftest import SAMPLES, dispose_window, open_window
 
 
 class ProbeView(QWidget):
@@ -76,3 +84,33 @@ def test_a_view_tab_declared_in_a_test_is_in_the_window_in_its_place(qtbot, tmp_
         VIEW_TABS.remove("probe")
     assert "probe" not in VIEW_TABS
 
+
+def test_a_report_section_declared_in_a_test_is_a_tick_box_of_export_report_and_in_the_pdf(qtbot, window, tmp_path,
+                                                                                              monkeypatch):
+    @section("probe", title="Probe findings", order=115)
+    def build(ctx):
+        sec = Section("probe", "Probe findings")
+        sec.para(f"{len(ctx.runs)} run(s) probed.")
+        return sec
+
+    try:
+        rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"),
+                          ImportOptions(first_report="interval")).run_ids[0]
+        window.browser.reload()
+        window.browser.select_runs([rid])
+        window.export_report_action.trigger()  # Report ▸ Export report… (Ctrl+R)
+        dlg = window.report_dialog
+        titles = [c.text() for c in dlg.sections.values()]
+        assert titles[-3:] == ["Cross-check: fio against iostat", "Probe findings", "Appendix: sources and methods"]
+        assert dlg.sections["probe"].isChecked()  # a report without questions: every section
+        out = tmp_path / "r.pdf"
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "PDF (*.pdf)"))
+        qtbot.mouseClick(dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save),
+                         Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: "Wrote r.pdf" in dlg.status.text(), timeout=60000)
+        dlg.job.wait()
+        text = " ".join(subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True,
+                                       check=True).stdout.split())
+        assert "Probe findings 1 run(s) probed." in text
+    finally:
+        SECTION_BUILDERS.remove("probe")
