@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QPointF, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QRegion, QTransform
+from PySide6.QtGui import QColor, QImage, QImageWriter, QPainter, QRegion, QTransform
 from PySide6.QtSvg import QSvgGenerator, QSvgRenderer
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QStyleOptionGraphicsItem, QWidget
 
@@ -353,9 +353,7 @@ def _crop_image(k: ET.Element, r: QRectF) -> bool:
     px = QRect(int((keep.x() - box.x()) * sx), int((keep.y() - box.y()) * sy), max(1, int(keep.width() * sx)),
                max(1, int(keep.height() * sy)))
     img = img.copy(px)
-    buf = QBuffer()
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    img.save(buf, b"PNG")
+    buf = _png(img)
     k.set(f"{{{XLINK}}}href", "data:image/png;base64," + base64.b64encode(bytes(buf.data().data())).decode("ascii"))
     k.attrib.update({"x": _fmt(box.x() + px.x() / sx), "y": _fmt(box.y() + px.y() / sy),
                      "width": _fmt(px.width() / sx), "height": _fmt(px.height() / sy)})
@@ -385,9 +383,7 @@ def _bake_image(k: ET.Element, t: QTransform) -> None:
     w, h = max(1, math.ceil(r.width() * 2)), max(1, math.ceil(r.height() * 2))
     if w * h <= 16_000_000:  # at twice the page's resolution, each cell a block of its own colour
         img = img.scaled(w, h, Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.FastTransformation)
-    buf = QBuffer()
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    img.save(buf, b"PNG")
+    buf = _png(img)
     data = base64.b64encode(bytes(buf.data().data())).decode("ascii")
     k.attrib.pop("href", None)
     k.set(f"{{{XLINK}}}href", f"data:image/png;base64,{data}")
@@ -398,6 +394,16 @@ def _bake_image(k: ET.Element, t: QTransform) -> None:
 def _map(t: QTransform, numbers: list[str]) -> list[tuple[float, float]]:
     vals = [float(v) for v in numbers]
     return [_map_xy(t, vals[i], vals[i + 1]) for i in range(0, len(vals) - 1, 2)]
+
+
+def _png(img: QImage) -> QBuffer:
+    """``img`` encoded as PNG in a buffer. (QImage.save's stubs want the format as bytes, PySide6 takes only a
+    str there; QImageWriter takes bytes in both.)"""
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not QImageWriter(buf, QByteArray(b"PNG")).write(img):
+        raise OSError(f"a {img.width()} x {img.height()} image could not be encoded as PNG")
+    return buf
 
 
 def _map_xy(t: QTransform, x: float, y: float) -> tuple[float, float]:
@@ -477,9 +483,7 @@ def _picture(w: QWidget, offset: QPoint, page: QSize) -> bytes:
         QWidget.render(w, p, QPoint(0, 0), QRegion(w.rect()), QWidget.RenderFlag.DrawWindowBackground)
     finally:
         p.end()
-    buf = QBuffer()
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    img.save(buf, b"PNG")
+    buf = _png(img)
     data = base64.b64encode(bytes(buf.data().data())).decode("ascii")
     return (f'<svg xmlns="{SVG}" xmlns:xlink="{XLINK}" width="{page.width()}" height="{page.height()}"><g>'
             f'<image x="{offset.x()}" y="{offset.y()}" width="{w.width()}" height="{w.height()}" '
