@@ -196,8 +196,9 @@ def _check_before_writing(path: str | os.PathLike) -> None:
     except duckdb.ConnectionException:  # open in this process, writable: checked when it was opened
         return
     except duckdb.IOException as e:
-        if _damaged(path, e) is not None:
-            raise _damaged(path, e) from None
+        damaged = _damaged(path, e)
+        if damaged is not None:
+            raise damaged from None
         return  # locked by another process, or not readable: the writable open says so
     try:
         _lock_down(con, [], {})

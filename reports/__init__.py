@@ -9,12 +9,12 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from reports.options import SECTIONS, ReportOptions, list_templates, load_template, save_template
+from reports.options import ReportOptions, list_templates, load_template, save_template
 
 if TYPE_CHECKING:
     from app.workspace import Workspace
 
-__all__ = ["SECTIONS", "ReportOptions", "build_report", "list_templates", "load_template", "save_template"]
+__all__ = ["ReportOptions", "build_report", "list_templates", "load_template", "save_template"]
 
 
 def build_report(ws: Workspace, options: ReportOptions, path: str, state: Any = None,

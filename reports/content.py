@@ -18,7 +18,7 @@ from app.analysis.histograms import LATENCY, AnalysisError, PercentileMs, collec
 from app.analysis.storm import PLATEAU_DEFINITION
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has
 from reports.anonymise import Anonymiser as Anonymiser
-from reports.options import SECTION_TITLES, ReportOptions
+from reports.options import ReportOptions
 from reports.shown import ShownWorkspace
 
 if TYPE_CHECKING:
@@ -421,7 +421,8 @@ def _sections(ctx: Any, builders: Any, not_imported: list[tuple[str, str]]) -> l
             sections.append(builders.QUESTION_BUILDERS[a.kind](ctx, n, sq, a))
         except AnalysisError as e:
             sections.append(_not_made(f"q{n}", f"{n}. {clean(a.title, ctx.an, ctx.opt)}", e))
-    order = ("crosscheck", *(k for k in SECTION_ORDER if k != "crosscheck")) if ctx.answered else SECTION_ORDER
+    declared = builders.SECTION_BUILDERS.keys()  # the report's order, as the sections declare it
+    order = ("crosscheck", *(k for k in declared if k != "crosscheck")) if ctx.answered else declared
     for k in order:
         if k not in ctx.want:
             continue
@@ -430,7 +431,7 @@ def _sections(ctx: Any, builders: Any, not_imported: list[tuple[str, str]]) -> l
         try:
             sec = builders.SECTION_BUILDERS[k](ctx)
         except AnalysisError as e:
-            sec = _not_made(k, SECTION_TITLES[k], e)
+            sec = _not_made(k, builders.SECTION_BUILDERS[k].title, e)
         if sec is not None:
             sections.append(sec)
     if "appendix" not in ctx.want and (box := _not_included(ctx, not_imported)) is not None:
@@ -594,8 +595,6 @@ def _cut_paths(verdicts: list[str], sections: list[Section]) -> None:
             t.rows = [[_no_paths(c) for c in row] for row in t.rows]
 
 
-SECTION_ORDER = ("runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "iometer_iomark", "sizing", "compare",
-                 "crosscheck", "appendix")
 
 
 # ---- the Answers page: one line per stored question, linked to the section that holds its evidence -------

@@ -8,20 +8,11 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from app.workspace import has_table
+from reports.builders import answer_section_keys, section_keys
 
-SECTIONS = ["summary", "runs", "overlay", "storm", "cap", "latency", "jobs", "iozone", "iometer_iomark", "sizing",
-            "compare", "crosscheck", "appendix"]
-# A report that answers questions holds each question's evidence, then these; any other section ticked (or named)
-# follows them. Without questions every section is the default.
-ANSWER_SECTIONS = ["runs", "iozone", "iometer_iomark", "crosscheck", "appendix"]
-SECTION_TITLES = {
-    "summary": "Executive summary", "runs": "Runs analysed", "overlay": "I/O over time",
-    "storm": "Storm metrics", "cap": "Cap compliance", "latency": "Response times", "jobs": "Benchmark results",
-    "iozone": "IOzone throughput", "iometer_iomark": "Iometer and IOmark results", "sizing": "VDI sizing",
-    "compare": "A/B comparison",
-    "crosscheck": "Cross-check: fio against iostat",
-    "appendix": "Appendix: sources and methods",
-}
+# The sections a report can have, their titles and order, and the ones a report that answers questions has by
+# default (each question's evidence, then these; any other section ticked or named follows them) are declared by
+# the sections themselves (reports.builders). Without questions every section is the default.
 
 
 @dataclass
@@ -73,10 +64,10 @@ class ReportOptions:
 
     def sections_for(self, answers_questions: bool) -> list[str]:
         """The sections to build: the ones chosen, else every section, or for a report that answers questions
-        :data:`ANSWER_SECTIONS` (the Answers page takes the executive summary's place)."""
+        the sections declared for it (the Answers page takes the executive summary's place)."""
         if self.sections is not None:
             return list(self.sections)
-        return list(ANSWER_SECTIONS if answers_questions else SECTIONS)
+        return answer_section_keys() if answers_questions else section_keys()
 
     def merged(self, **overrides: Any) -> ReportOptions:
         """A copy with the given fields replaced (None leaves a field as it is)."""
@@ -128,7 +119,7 @@ _FIELDS: dict[str, tuple[str, Any, bool]] = {
     "runs": ("a list of run numbers", lambda v: isinstance(v, list) and all(
         isinstance(r, int) and not isinstance(r, bool) for r in v), False),
     "sections": ("a list of the report's sections", lambda v: isinstance(v, list) and all(
-        isinstance(x, str) and x in SECTIONS for x in v), True),
+        isinstance(x, str) and x in section_keys() for x in v), True),
     "sizing": ("a set of sizing figures", _sizing, False),
 }
 

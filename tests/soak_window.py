@@ -35,7 +35,7 @@ def wait_idle(app: QApplication, win, limit_s: float = 30.0) -> None:
     end = time.monotonic() + limit_s
     while time.monotonic() < end:
         app.processEvents()
-        busy = win.thread is not None or win.plot.loading
+        busy = win.import_thread is not None or win.plot.loading
         if not busy:
             return
         time.sleep(0.005)
@@ -119,7 +119,7 @@ def main(n: int, seed: int) -> int:
                 win.browser.runs_changed.emit()
 
         def drop() -> None:
-            if win.thread is None and drops:
+            if win.import_thread is None and drops:
                 win.start_import([str(drops.pop())])
 
         actions = [

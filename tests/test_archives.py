@@ -170,7 +170,7 @@ def test_a_utf16_file_is_read_and_its_encoding_recorded(ws, tmp_path, bom):
 def test_a_tgz_dropped_on_the_window_imports_its_traces(qtbot, window, tmp_path):
     bundle = _tgz(tmp_path / "drop.tar.gz", [("a/storm.txt", SAMPLES / "storm_fast_iostat-xt.txt"), ("b/sar.txt", SAR)])
     drop_paths(window, [bundle])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     assert sorted(r["kind"] for r in window.ws.runs()) == ["iostat", "sar"]
 
 

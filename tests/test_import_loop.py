@@ -172,7 +172,7 @@ def test_dropping_an_archive_on_the_window_lists_its_members(qtbot, window, tmp_
     z = _zip(tmp_path / "samples.zip", {f"captures/{n}": (SAMPLES / n).read_text()
                                         for n in ["storm_fast_iostat-xt.txt", "capped_200iops_iostat-d.txt"]})
     drop_paths(window, [z])
-    qtbot.waitUntil(lambda: window.thread is None or not window.thread.isRunning(), timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None or not window.import_thread.isRunning(), timeout=60000)
     qtbot.waitUntil(lambda: window.import_panel.list.count() == 2, timeout=10000)
     texts = [window.import_panel.list.item(i).text() for i in range(2)]
     assert texts[0].startswith("imported   capped_200iops_iostat-d.txt")

@@ -175,7 +175,7 @@ def test_the_window_opens_a_compatible_newer_workspace_read_only(qtbot, window, 
     assert window.questions.questions == []
     assert all(not b.isEnabled() and b.toolTip() == READ_ONLY_REASON for b in window.questions.buttons.values())
     drop_paths(window, [SAMPLES / "capped_200iops_iostat-d.txt"])
-    assert window.thread is None
+    assert window.import_thread is None
     assert window.statusBar().currentMessage() == f"Not imported: {READ_ONLY_REASON}."
     assert len(window.browser._run_items()) == 1
     # back to a workspace of this version: writable again

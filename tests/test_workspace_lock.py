@@ -242,7 +242,7 @@ def test_paths_handed_over_during_an_import_are_imported_after_it(window, qtbot,
     from app.ui.single_instance import serve
 
     server = serve(window)  # what run_gui does for the window it opens
-    busy = window.thread = _RunningImport()
+    busy = window.import_thread = _RunningImport()
     client = subprocess.Popen([PY, str(ROOT / "main.py"), "gui", "-w", str(window.ws_path), str(SAMPLE)], cwd=ROOT,
                               env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -258,9 +258,9 @@ def test_paths_handed_over_during_an_import_are_imported_after_it(window, qtbot,
     assert window.statusBar().currentMessage() == "1 more file to import when the running import has finished."
     assert window.ws.runs() == []
     busy.running = False
-    window.thread = None
+    window.import_thread = None
     qtbot.waitUntil(lambda: [r["name"] for r in window.ws.runs()] == ["storm_fast_iostat-xt"], timeout=20000)
-    qtbot.waitUntil(lambda: window.thread is None, timeout=20000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=20000)
     server.close()
 
 

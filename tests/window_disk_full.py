@@ -64,7 +64,7 @@ def main(ws: Path, files: list[str]) -> int:
     mime.setUrls([QUrl.fromLocalFile(f) for f in files])
     win.dropEvent(QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
                              Qt.KeyboardModifier.NoModifier))
-    if not wait_for(app, lambda: win.thread is None):
+    if not wait_for(app, lambda: win.import_thread is None):
         raise SystemExit("the import did not end within 120 s")
     panel = win.import_panel
     lines = [panel.list.item(i).text() for i in range(panel.list.count())]

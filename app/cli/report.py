@@ -17,7 +17,7 @@ from typing import Any
 from app import command_name
 from app.cli.common import Command, UsageError, add_workspace_arg, open_workspace, print_json
 from app.safe_text import for_terminal
-from reports.options import ANSWER_SECTIONS, SECTIONS
+from reports.builders import answer_section_keys, section_keys
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -41,10 +41,10 @@ def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--logo", metavar="PNG", help="logo image for the cover")
     p.add_argument("--template", metavar="NAME", help="start from a report template saved in the workspace")
     p.add_argument("--save-template", metavar="NAME", help="save these options as a template (workspace)")
-    p.add_argument("--sections", nargs="+", choices=SECTIONS, metavar="SECTION",
-                   help=f"sections to include: {', '.join(SECTIONS)} (default: all; when the workspace holds "
-                        f"questions, their answers and evidence, then {', '.join(ANSWER_SECTIONS)}; sections named "
-                        "here follow the answers)")
+    p.add_argument("--sections", nargs="+", choices=section_keys(), metavar="SECTION",
+                   help=f"sections to include: {', '.join(section_keys())} (default: all; when the workspace holds "
+                        f"questions, their answers and evidence, then {', '.join(answer_section_keys())}; "
+                        "sections named here follow the answers)")
     p.add_argument("--anonymise", "--anonymize", action="store_true", help="replace host and device names")
     p.add_argument("--page-size", choices=["A4", "Letter"])
     p.add_argument("--full-paths", action="store_true", help="list sources with their full paths (default: file "

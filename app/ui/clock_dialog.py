@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.safe_text import shown
+from app.ui.tables import cell
 from app.ui.workers import JobThread
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, has
@@ -165,12 +166,12 @@ class ClockDialog(QDialog):
             return
         self.matches = {}
         for row in range(self.table.rowCount()):
-            rid = int(self.table.item(row, COL_RUN).data(Qt.ItemDataRole.UserRole))
+            rid = int(cell(self.table, row, COL_RUN).data(Qt.ItemDataRole.UserRole))
             m = result.get(rid)
-            run_item = self.table.item(row, COL_RUN)
+            run_item = cell(self.table, row, COL_RUN)
             if isinstance(m, Exception):
-                self.table.item(row, COL_FOUND).setText("–")
-                self.table.item(row, COL_WHAT).setText(shown(f"cannot be compared: {m}", 2000))
+                cell(self.table, row, COL_FOUND).setText("–")
+                cell(self.table, row, COL_WHAT).setText(shown(f"cannot be compared: {m}", 2000))
                 continue
             if m is None:
                 continue
@@ -178,10 +179,10 @@ class ClockDialog(QDialog):
             if m.matching:
                 run_item.setFlags(run_item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 run_item.setCheckState(Qt.CheckState.Checked)
-            self.table.item(row, COL_FOUND).setText(fmt_offset(m.offset_s) if m.matching else "not matching")
-            self.table.item(row, COL_MATCH).setText("–" if m.match is None else f"{m.match:.2f}")
-            self.table.item(row, COL_WHAT).setText(_words(m))
-            self.table.item(row, COL_WHAT).setToolTip(_words(m))
+            cell(self.table, row, COL_FOUND).setText(fmt_offset(m.offset_s) if m.matching else "not matching")
+            cell(self.table, row, COL_MATCH).setText("–" if m.match is None else f"{m.match:.2f}")
+            cell(self.table, row, COL_WHAT).setText(_words(m))
+            cell(self.table, row, COL_WHAT).setToolTip(_words(m))
         n = sum(1 for m in self.matches.values() if m.matching)
         self.status.setText(f"{n} of {self.table.rowCount()} run{'s' if self.table.rowCount() != 1 else ''} match "
                             "the reference.")
@@ -191,7 +192,7 @@ class ClockDialog(QDialog):
     def ticked(self) -> list[int]:
         out = []
         for row in range(self.table.rowCount()):
-            item = self.table.item(row, COL_RUN)
+            item = cell(self.table, row, COL_RUN)
             if item.flags() & Qt.ItemFlag.ItemIsUserCheckable and item.checkState() == Qt.CheckState.Checked:
                 out.append(int(item.data(Qt.ItemDataRole.UserRole)))
         return out
@@ -205,7 +206,9 @@ class ClockDialog(QDialog):
 
     def selected_run(self) -> int | None:
         rows = self.table.selectionModel().selectedRows()
-        return None if not rows else int(self.table.item(rows[0].row(), COL_RUN).data(Qt.ItemDataRole.UserRole))
+        if not rows:
+            return None
+        return int(cell(self.table, rows[0].row(), COL_RUN).data(Qt.ItemDataRole.UserRole))
 
     def set_by_hand(self, seconds: float | None = None) -> None:
         from app.store.clock import get_offset, set_offset
@@ -239,9 +242,9 @@ class ClockDialog(QDialog):
         from app.store.clock import get_offset
 
         for row in range(self.table.rowCount()):
-            rid = int(self.table.item(row, COL_RUN).data(Qt.ItemDataRole.UserRole))
+            rid = int(cell(self.table, row, COL_RUN).data(Qt.ItemDataRole.UserRole))
             o = get_offset(self.ws, rid)
-            self.table.item(row, COL_NOW).setText("the file's clock" if o is None else o.words())
+            cell(self.table, row, COL_NOW).setText("the file's clock" if o is None else o.words())
         self.changed.emit()
 
     def done(self, result: int) -> None:  # noqa: D102 (Qt's)

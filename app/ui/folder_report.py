@@ -59,9 +59,10 @@ class FolderAnswersDialog(QDialog):
         for q in questions:
             if q.what == "date_order":
                 continue
+            field: QDoubleSpinBox | QComboBox
             if q.what == "interval":
-                field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
-                                       specialValueText="not known")
+                field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s")
+                field.setSpecialValueText("not known")
                 hint = (f"; the file's cumulative kB columns suggest about {q.suggested:g} s (an estimate)"
                         if q.suggested else "")
                 field.setToolTip(f"No time stamps: the seconds between reports (the 5 of 'iostat 5'){hint}")
@@ -82,7 +83,7 @@ class FolderAnswersDialog(QDialog):
         scroll.setWidget(rows)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll = scroll
+        self.scroll_area = scroll
         self.all_interval: QDoubleSpinBox | None = None
         self.all_first: QComboBox | None = None
         self.all_rows = self._for_all()
@@ -110,7 +111,7 @@ class FolderAnswersDialog(QDialog):
         most = int(screen.height() * 0.75) if screen is not None and screen.height() > 0 else 600
         need = rows.sizeHint().height() + 24
         dates = self.date_box.sizeHint().height() if self.date_box is not None else 0
-        self.scroll.setMinimumHeight(min(need, max(120, most - 200 - dates)))
+        self.scroll_area.setMinimumHeight(min(need, max(120, most - 200 - dates)))
         self.resize(max(self.sizeHint().width(), rows.sizeHint().width() + 40), min(most, self.sizeHint().height()))
 
     def _for_all(self) -> list[QWidget]:
@@ -120,8 +121,8 @@ class FolderAnswersDialog(QDialog):
         intervals = [f for q, f in zip(asked, self.fields) if q.what == "interval"]
         firsts = [f for q, f in zip(asked, self.fields) if q.what != "interval"]
         if len(intervals) > 1:
-            field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
-                                   specialValueText="not known")
+            field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s")
+            field.setSpecialValueText("not known")
             self.all_interval = field
             out.append(self._all_row(f"{len(intervals)} captures have no time stamps. Seconds between reports, for "
                                      "all of them:", field, lambda: [f.setValue(field.value()) for f in intervals]))

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.safe_open import read_only_transaction
 from app.ui.memory_limit import LEAST_GB, MEMORY_KEY, chosen_gb, machine_gb
+from app.ui.settings_values import int_setting
 from app.ui.table_model import MAX_ROWS, TIME_LIMIT_S, LazyQueryModel, Source, format_value, quote_ident
 from app.workspace import Workspace
 
@@ -44,12 +45,12 @@ class Grid(QWidget):
         run = self.run_button = QPushButton("Run query")
         run.setToolTip("Run the SELECT query above (Ctrl+Enter); the SQL tab only reads the workspace")
         run.clicked.connect(self.run_sql)
-        QShortcut(QKeySequence("Ctrl+Return"), self.sql, activated=self.run_sql)
+        QShortcut(QKeySequence("Ctrl+Return"), self.sql, self.run_sql)
         cancel = self.cancel_button = QPushButton("Cancel")
         cancel.setToolTip("Stop the query that is running (Esc)")
         cancel.setEnabled(False)
         cancel.clicked.connect(self.cancel)
-        QShortcut(QKeySequence("Esc"), self, activated=self.cancel)
+        QShortcut(QKeySequence("Esc"), self, self.cancel)
         limit = self.time_limit = QSpinBox()
         limit.setRange(0, 24 * 3600)
         limit.setSingleStep(30)
@@ -57,7 +58,7 @@ class Grid(QWidget):
         limit.setSpecialValueText("no limit")
         limit.setPrefix("Stop after ")
         limit.setToolTip("A query that runs longer is stopped (0: no limit)")
-        limit.setValue(int(QSettings().value(TIME_LIMIT_KEY, TIME_LIMIT_S)))
+        limit.setValue(int_setting(QSettings(), TIME_LIMIT_KEY, TIME_LIMIT_S))
         limit.valueChanged.connect(lambda v: QSettings().setValue(TIME_LIMIT_KEY, v))
         memory = self.memory_limit = QDoubleSpinBox()
         memory.setDecimals(1)
@@ -293,8 +294,8 @@ class Grid(QWidget):
         else:
             self.error.hide()
         self.stats.setText(self._row_count_text())
-        if not getattr(self.model, "_sized", False) and self.model.rowCount():
-            self.model._sized = True  # type: ignore[attr-defined]
+        if not self.model.columns_sized and self.model.rowCount():
+            self.model.columns_sized = True
             model = self.model
 
             def size_once(*_: Any) -> None:  # when the first page has arrived: fit columns to it
@@ -390,7 +391,8 @@ class Grid(QWidget):
             import polars as pl
 
             df = pl.from_arrow(con.sql(q, params=params).to_arrow_table() if params else con.sql(q).to_arrow_table())
-            df.write_excel(path)  # type: ignore[union-attr]
+            assert isinstance(df, pl.DataFrame)  # an Arrow table gives a frame (a Series comes from an array)
+            df.write_excel(path)
             return
         import shutil
 

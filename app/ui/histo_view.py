@@ -153,10 +153,8 @@ def _on_grid(grid: list[Bucket], h: list[tuple[float | None, float | None, int]]
 
 def bucket_range(lo: float | None, hi: float | None, per: float = 1.0) -> str:
     """A bucket as the interval it counts: values above ``lo`` up to and including ``hi`` (in the unit shown)."""
-    if lo is None and hi is None:
-        return "(all)"
     if lo is None:
-        return f"up to {_edge(hi / per, 6)}"  # type: ignore[operator]
+        return "(all)" if hi is None else f"up to {_edge(hi / per, 6)}"
     if hi is None:
         return f"above {_edge(lo / per, 6)}"
     return f"above {_edge(lo / per, 6)} up to {_edge(hi / per, 6)}"
@@ -317,9 +315,10 @@ class HistogramView(QWidget):
         self.story_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.story_area.setWidget(self.story)
         self.story_area.setVisible(False)
-        for area in (self.share_area, self.story_area):  # the window's colour under the lines, in either theme
+        # the window's colour under the lines, in either theme
+        for area, inner in ((self.share_area, self.share), (self.story_area, self.story)):
             area.viewport().setAutoFillBackground(False)
-            area.widget().setAutoFillBackground(False)
+            inner.setAutoFillBackground(False)
         self.filter = QLineEdit()
         self.filter.setPlaceholderText("Filter VM disks / jobs…")
         self.filter.setClearButtonEnabled(True)
@@ -954,7 +953,7 @@ class HistogramView(QWidget):
         pos = f"collection {idxs.index(idx) + 1} of {len(idxs)}" + (f" ({when})" if when else "")
         if s.exact:
             return f"worst: {pos} with {s.share:.1%} of {s.ios:,} I/Os within {ms:g} ms (exact)"
-        lo, hi = pct_pair(*s.bounds, digits=1)
+        lo, hi = pct_pair(s.bounds[0], s.bounds[1], digits=1)
         return f"worst: {pos} with between {lo} and {hi} of {s.ios:,} I/Os within {ms:g} ms (bounds)"
 
     # ---- bars of one collection ------------------------------------------------------------------

@@ -48,16 +48,16 @@ class ImportOptionsDialog(QDialog):
         add_folder = QPushButton("Add folder…")
         add_files.clicked.connect(self._add_files)
         add_folder.clicked.connect(self._add_folder)
-        self.interval = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
-                                       specialValueText="from the file's time stamps")
+        self.interval = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s")
+        self.interval.setSpecialValueText("from the file's time stamps")
         self.interval.setToolTip("Seconds between reports, for logs without time stamps (the 5 of 'iostat 5')")
         self.first_report = QComboBox()
         for label, value in FIRST_REPORT:
             self.first_report.addItem(label, value)
         self.first_report.setToolTip("iostat's first report covers the time since the machine booted, unless the "
                                      "capture was made with -y")
-        self.ram_gb = QDoubleSpinBox(minimum=0, maximum=1_000_000, value=0, decimals=0, suffix=" GB",
-                                     specialValueText="not given")
+        self.ram_gb = QDoubleSpinBox(minimum=0, maximum=1_000_000, value=0, decimals=0, suffix=" GB")
+        self.ram_gb.setSpecialValueText("not given")
         self.ram_gb.setToolTip("IOzone: the tested host's memory; results on files smaller than this were likely "
                                "served from the page cache and are marked so")
         form = QFormLayout()
@@ -119,8 +119,8 @@ class WaitingForInterval(QWidget):
         self.runs: list[dict[str, Any]] = []
         self.setter: Callable[[int, float], str | None] | None = None
         self.all_label = QLabel()
-        self.all_field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
-                                        specialValueText="not set")
+        self.all_field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s")
+        self.all_field.setSpecialValueText("not set")
         self.all_button = QPushButton("Set for all")
         self.all_button.clicked.connect(self._set_all)
         self.all_row = QWidget()
@@ -132,22 +132,23 @@ class WaitingForInterval(QWidget):
         self.inner = QWidget()
         self.grid = QGridLayout(self.inner)
         self.grid.setContentsMargins(0, 0, 0, 0)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(self.inner)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(self.inner)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.all_row)
-        lay.addWidget(self.scroll)
+        lay.addWidget(self.scroll_area)
         self.setVisible(False)
 
     def show_runs(self, runs: list[dict[str, Any]], setter: Callable[[int, float], str | None]) -> None:
         """``runs``: the waiting runs (run_id, name, kind); ``setter(run_id, seconds)`` returns an error or None."""
         self.runs, self.setter = list(runs), setter
         while self.grid.count():
-            w = self.grid.takeAt(0).widget()
+            item = self.grid.takeAt(0)  # never None below count()
+            w = item.widget() if item is not None else None
             if w is not None:
                 w.deleteLater()
         self.fields, self.buttons = {}, {}
@@ -157,8 +158,8 @@ class WaitingForInterval(QWidget):
             label = QLabel(f"{shown(r['name'])} has no time stamps. Seconds between {between}:")
             label.setTextFormat(Qt.TextFormat.PlainText)
             label.setToolTip(shown(r["name"], 1000))
-            field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s",
-                                   specialValueText="not set")
+            field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s")
+            field.setSpecialValueText("not set")
             button = QPushButton("Set interval")
             button.clicked.connect(lambda _c=False, rid=r["run_id"]: self._set(rid))
             self.grid.addWidget(label, row, 0)
@@ -170,7 +171,7 @@ class WaitingForInterval(QWidget):
         self.all_label.setText(f"{len(runs)} runs have no time stamps. The same interval for all of them:")
         self.all_row.setVisible(len(runs) > 1)
         row_h = max(QPushButton("x").sizeHint().height(), QDoubleSpinBox().sizeHint().height()) + 6
-        self.scroll.setFixedHeight(min(len(runs), self.VISIBLE_ROWS) * row_h + 2)
+        self.scroll_area.setFixedHeight(min(len(runs), self.VISIBLE_ROWS) * row_h + 2)
         self.setVisible(bool(runs))
 
     def _set(self, run_id: int) -> None:

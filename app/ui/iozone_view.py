@@ -118,7 +118,7 @@ class RateAxis(pg.AxisItem):
         metrics = QFontMetricsF(self.style["tickFont"] or QApplication.font())
         lo, hi = sorted((minVal, maxVal))
         per_px = size / max(hi - lo, 1e-12)
-        keep = []
+        keep: list[tuple[float | None, list[float]]] = []
         for spacing, vals in ticks:
             width = max((metrics.horizontalAdvance(s) for s in self.tickStrings(vals, self.scale, spacing)),
                         default=0)
@@ -220,7 +220,7 @@ class IozoneView(QWidget):
         self.image: pg.ImageItem | None = None
         self.colorbar = pg.ColorBarItem(values=(0, 1), colorMap=pg.colormap.get("viridis"), label="MB/s",
                                         interactive=False, width=14, colorMapMenu=False)
-        self.colorbar.axis.tickStrings = self.rate_axis_strings  # type: ignore[method-assign]
+        self.colorbar.axis.tickStrings = self.rate_axis_strings
         self.colorbar.axis.setStyle(tickFont=font)
         self.colorbar.axis.setWidth(QFontMetricsF(font).horizontalAdvance("00,000") + 12)  # 45 px cuts "2,000"
         self._colorbar_placed = False
@@ -292,7 +292,7 @@ class IozoneView(QWidget):
                FROM iozone_results i JOIN runs r USING (run_id)
                WHERE list_contains(?, i.run_id) AND i.kb_s IS NOT NULL
                GROUP BY ALL ORDER BY r.run_id, streams, i.test""", [self.run_ids]).fetchall()
-        names = {}
+        names: dict[str, set[int]] = {}
         for run_id, name, *_ in rows:
             names.setdefault(name, set()).add(run_id)
         out: dict[str, dict[str, float]] = {}

@@ -67,8 +67,8 @@ class KneeView(QWidget):
         self.goal_pct = QDoubleSpinBox(minimum=1, maximum=100, value=80, decimals=1, suffix=" %")
         self.threshold = QDoubleSpinBox(minimum=0.001, maximum=100_000, value=50, decimals=3, suffix=" ms")
         self.threshold.setObjectName("knee-threshold")
-        self.per_user = QDoubleSpinBox(minimum=0, maximum=100_000, value=0, decimals=1, suffix=" IOPS",
-                                       specialValueText="the sizing question's")
+        self.per_user = QDoubleSpinBox(minimum=0, maximum=100_000, value=0, decimals=1, suffix=" IOPS")
+        self.per_user.setSpecialValueText("the sizing question's")
         self.per_user.setToolTip("The IOPS one desktop does at the moment that matters (the storm), to turn the "
                                  "load into desktops; 0: the IOPS per user of the sizing question")
         self.per_user.setObjectName("knee-per-user")
@@ -83,8 +83,8 @@ class KneeView(QWidget):
         self.points.setToolTip("fio runs whose jobs are steps one after another (in one file): a point per job")
         for w in (self.statistic, self.profile, self.points):
             w.currentIndexChanged.connect(self._changed)
-        for w in (self.goal_pct, self.threshold, self.per_user):
-            w.valueChanged.connect(self._changed)
+        for spin in (self.goal_pct, self.threshold, self.per_user):
+            spin.valueChanged.connect(self._changed)
         self.add_action = QAction("Add to report", self)
         self.add_action.setToolTip("Add to the report the question how many desktops the storage takes before the "
                                    "response-time goal breaks")
@@ -241,7 +241,9 @@ class KneeView(QWidget):
                 if j in (0, 2, 3, 5):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(i, j, item)
-        self.table.horizontalHeaderItem(3).setText(k.figure_words[:1].upper() + k.figure_words[1:])
+        header = self.table.horizontalHeaderItem(3)
+        if header is not None:  # the table is made with its header (read_only_table)
+            header.setText(k.figure_words[:1].upper() + k.figure_words[1:])
         self._draw(k)
 
     def _draw(self, k: Any) -> None:

@@ -22,8 +22,8 @@ class LazyView(QWidget):
         self._ws = ws
         self._build = build
         self._view: QWidget | None = None
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
+        self._lay = QVBoxLayout(self)
+        self._lay.setContentsMargins(0, 0, 0, 0)
 
     @property
     def built(self) -> bool:
@@ -34,9 +34,9 @@ class LazyView(QWidget):
         """The real view, built now if it was not yet."""
         if self._view is None:
             self._view = self._build(self._ws)
-            self.layout().addWidget(self._view)
+            self._lay.addWidget(self._view)
             if self.isVisible():  # sized and shown now, as if it had been there: its first drawing fits the tab
-                self.layout().activate()
+                self._lay.activate()
                 self._view.show()
         return self._view
 
@@ -48,7 +48,7 @@ class LazyView(QWidget):
     def ws(self, ws: Workspace) -> None:  # File ▸ Open workspace: the view (once built) reads the new one
         self._ws = ws
         if self._view is not None:
-            self._view.ws = ws  # type: ignore[attr-defined]
+            self._view.ws = ws  # type: ignore[attr-defined]  # every view reads its workspace from ws
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 (Qt name)
         self.view  # noqa: B018 (built as the tab is first shown)

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer
-from PySide6.QtGui import QAction, QActionGroup, QColor, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QObject, QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QColor, QDragEnterEvent, QDropEvent, QKeySequence, QScreen
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QMainWindow,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -38,12 +37,14 @@ from app.ui.banner import SinceBootBanner
 from app.ui.desktop import StormScopeApplication, application, open_log_folder
 from app.ui.grid import Grid
 from app.ui.import_options import WaitingForInterval
+from app.ui.importing_window import ImportingWindow
 from app.ui.lazy_view import LazyView
 from app.ui.memory_limit import duckdb_settings
 from app.ui.plot import OverlayPlot
-from app.ui.questions_dock import QuestionsPanel, evidence_tab
+from app.ui.questions_dock import QuestionsPanel
 from app.ui.results_table import ResultsTable, export_chart_with_table
 from app.ui.run_browser import RunBrowser
+from app.ui.settings_values import int_setting, str_list_setting
 from app.ui.single_instance import open_for_window
 from app.ui.theme import THEMES, apply_theme
 from app.ui.views import PHASE_ACTIONS, RUN_ACTIONS, VIEW_TABS, ViewTab
@@ -141,7 +142,18 @@ def disk_full_note(results: list[ImportResult], reopened: bool) -> str:
             f"runs imported before are kept.{rest} Free some space and import {them} again. — ")
 
 
-class MainWindow(QMainWindow):
+
+def _action(text: str, parent: QObject, slot: Callable[[], object],
+            shortcut: QKeySequence | QKeySequence.StandardKey | None = None) -> QAction:
+    """A menu action that calls ``slot`` (without the ``checked`` flag triggered carries, so it never lands in a
+    parameter), with an optional shortcut."""
+    action = QAction(text, parent)
+    if shortcut is not None:
+        action.setShortcut(shortcut)
+    action.triggered.connect(lambda _checked=False: slot())
+    return action
+
+class MainWindow(ImportingWindow):
     def __init__(self, ws_path: Path, settings: QSettings | None = None, ws: Workspace | None = None):
         """The window on the workspace at ``ws_path``; ``ws``: that workspace already opened (by the start's check
         that no other process holds it), else it is opened here."""
@@ -150,7 +162,7 @@ class MainWindow(QMainWindow):
         apply_theme(self.theme_setting())  # before any chart exists: pyqtgraph takes its colours at creation
         self.ws_path = Path(ws_path)
         self.ws = ws if ws is not None else open_for_window(self.ws_path)
-        self.thread: ImportThread | None = None
+        self.import_thread: ImportThread | None = None
         self._reopened_during_import = False  # DuckDB invalidated the database during this import: opened again
         self._closed = False
         self.setAcceptDrops(True)
@@ -276,7 +288,8 @@ class MainWindow(QMainWindow):
 
     def _fit_to_screen(self) -> None:
         """1400 x 860, or 90 % of a smaller screen (a 1366 x 768 laptop)."""
-        screen = self.screen().availableGeometry() if self.screen() else None
+        shown_on: QScreen | None = self.screen()  # None without a screen (the stubs do not say so)
+        screen = shown_on.availableGeometry() if shown_on is not None else None
         w, h = 1400, 860
         if screen is not None and screen.width() > 0:
             w, h = min(w, int(screen.width() * 0.95)), min(h, int(screen.height() * 0.92))
@@ -349,16 +362,13 @@ class MainWindow(QMainWindow):
                                          "Load limit tabs: the "
                                          "question they show goes into the report.", 10000)
 
-    def _view_add_action(self) -> Any:
+    def _view_add_action(self) -> QAction | None:
         page = self.tabs.currentWidget()
         if page is self.overlay_page:
             return self.plot.add_action
-        if page is self.histos:
-            return self.histos.add_action
-        if page is self.sizing:
-            return self.sizing.add_action
         if any(page is self._tab_of(k) for k in VIEW_TABS):  # a view tab with an Add to report of its own
-            return getattr(page, "add_action", None)
+            action = getattr(page, "add_action", None)
+            return action if isinstance(action, QAction) else None
         return None
 
     def add_cap_check(self) -> None:
@@ -373,8 +383,7 @@ class MainWindow(QMainWindow):
         """A question chosen in the Report questions panel: its runs selected, the tab with its evidence shown
         and set as the question was asked."""
         tab = next((t for t in VIEW_TABS.values() if sq.kind in t.kinds), None)
-        view = getattr(self, tab.attr) if tab is not None else \
-            {"overlay": self.plot, "histograms": self.histos, "sizing": self.sizing}[evidence_tab(sq.kind)]
+        view = getattr(self, tab.attr) if tab is not None else self.plot  # else the overlay's question
         self.tabs.setCurrentWidget(self.overlay_page if view is self.plot else view)
         runs = [r for r in sq.question.run_ids_used() if self.ws.run(r) is not None]
         if runs:
@@ -409,37 +418,29 @@ class MainWindow(QMainWindow):
     def _menus(self) -> None:
         m = self.menuBar().addMenu("&File")
         m.setToolTipsVisible(True)  # a disabled action says why (a read-only workspace)
-        self.import_action = QAction("&Import…", self, shortcut=QKeySequence("Ctrl+I"),
-                                     triggered=lambda _checked=False: self.import_dialog())
+        self.import_action = _action("&Import…", self, self.import_dialog, QKeySequence("Ctrl+I"))
         m.addAction(self.import_action)
-        self.import_folder_action = QAction("Import &folder…", self,
-                                            triggered=lambda _checked=False: self.import_folder_dialog())
+        self.import_folder_action = _action("Import &folder…", self, self.import_folder_dialog)
         m.addAction(self.import_folder_action)
-        self.report_folder_action = QAction("Report from fol&der…", self,
-                                            triggered=lambda _checked=False: self.report_from_folder())
+        self.report_folder_action = _action("Report from fol&der…", self, self.report_from_folder)
         self.report_folder_action.setStatusTip("An engagement folder to the report in one go: imported, what its "
                                                "captures cannot say asked once, then the report")
         m.addAction(self.report_folder_action)
-        self.import_options_action = QAction("Import with &options…", self, shortcut=QKeySequence("Ctrl+Shift+I"),
-                                             triggered=lambda _checked=False: self.import_with_options())
+        self.import_options_action = _action("Import with &options…", self, self.import_with_options,
+                                             QKeySequence("Ctrl+Shift+I"))
         m.addAction(self.import_options_action)
-        m.addAction(QAction("&Open workspace…", self, shortcut=QKeySequence.StandardKey.Open,
-                            triggered=self.open_workspace_dialog))
+        m.addAction(_action("&Open workspace…", self, self.open_workspace_dialog, QKeySequence.StandardKey.Open))
         self.recent_menu = m.addMenu("Recent workspaces")
         self._fill_recent()
         m.addSeparator()
-        # triggered(bool) carries Qt's `checked` flag: the slots take no argument, so it never lands in a path
-        self.export_chart_action = QAction("Export &chart…", self, shortcut=QKeySequence("Ctrl+E"),
-                                           triggered=lambda _checked=False: self.export_chart())
+        self.export_chart_action = _action("Export &chart…", self, self.export_chart, QKeySequence("Ctrl+E"))
         m.addAction(self.export_chart_action)
-        self.export_report_action = QAction("Export &report…", self, shortcut=QKeySequence("Ctrl+R"),
-                                            triggered=lambda _checked=False: self.export_report())
+        self.export_report_action = _action("Export &report…", self, self.export_report, QKeySequence("Ctrl+R"))
         m.addAction(self.export_report_action)
         m.addSeparator()
-        m.addAction(QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close))
+        m.addAction(_action("&Quit", self, self.close, QKeySequence.StandardKey.Quit))
         v = self.menuBar().addMenu("&View")
-        self.reset_zoom_action = QAction("&Reset zoom", self, shortcut=QKeySequence("Ctrl+0"),
-                                         triggered=lambda _checked=False: self.reset_zoom())
+        self.reset_zoom_action = _action("&Reset zoom", self, self.reset_zoom, QKeySequence("Ctrl+0"))
         v.addAction(self.reset_zoom_action)
         v.addSeparator()
         for dock in (self.runs_dock, self.import_dock, self.questions_dock):  # a closed panel comes back from here
@@ -457,29 +458,26 @@ class MainWindow(QMainWindow):
             self.theme_actions[key] = a
         r = self.menuBar().addMenu("Re&port")
         r.setToolTipsVisible(True)
-        self.add_to_report_action = QAction("&Add to report", self, shortcut=QKeySequence("Ctrl+Shift+A"),
-                                            triggered=lambda _checked=False: self.add_to_report())
+        self.add_to_report_action = _action("&Add to report", self, self.add_to_report, QKeySequence("Ctrl+Shift+A"))
         self.add_to_report_action.setStatusTip("The question the Overlay, Histograms or Sizing tab shows, into the "
                                                "report")
         r.addAction(self.add_to_report_action)
-        self.add_cap_action = QAction("Add &cap check to report", self,
-                                      triggered=lambda _checked=False: self.add_cap_check())
+        self.add_cap_action = _action("Add &cap check to report", self,
+                                      self.add_cap_check)
         self.add_cap_action.setStatusTip("Whether the overlay's cap held on each selected iostat run, into the report")
         r.addAction(self.add_cap_action)
         r.addSeparator()
-        self.questions_action = QAction("Report &questions", self, shortcut=QKeySequence("Ctrl+Shift+Q"),
-                                        triggered=lambda _checked=False: self.show_questions())
+        self.questions_action = _action("Report &questions", self, self.show_questions, QKeySequence("Ctrl+Shift+Q"))
         r.addAction(self.questions_action)
         r.addAction(self.export_report_action)
         r.addAction(self.report_folder_action)
         h = self.menuBar().addMenu("&Help")
-        self.open_log_action = QAction("Open &log folder", self, triggered=lambda _checked=False: self.open_log())
+        self.open_log_action = _action("Open &log folder", self, self.open_log)
         self.open_log_action.setStatusTip("The folder of StormScope's log and crash reports, to send with a problem")
         h.addAction(self.open_log_action)
-        self.guide_action = QAction("&User guide", self, shortcut=QKeySequence.StandardKey.HelpContents,
-                                    triggered=lambda _checked=False: self.show_guide())
+        self.guide_action = _action("&User guide", self, self.show_guide, QKeySequence.StandardKey.HelpContents)
         h.addAction(self.guide_action)
-        self.about_action = QAction("About StormScope", self, triggered=lambda _checked=False: self.about())
+        self.about_action = _action("About StormScope", self, self.about)
         h.addAction(self.about_action)
 
     def show_guide(self) -> None:
@@ -547,12 +545,12 @@ class MainWindow(QMainWindow):
     def _recent(self) -> list[str]:
         """File ▸ Recent workspaces, newest first: absolute paths (an entry an older version stored relative to the
         folder it was started from is left out: it names no file for certain)."""
-        return [p for p in self.settings.value("recent", [], type=list) if os.path.isabs(p)]
+        return [p for p in str_list_setting(self.settings, "recent") if os.path.isabs(p)]
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         for p in self._recent()[:8]:
-            self.recent_menu.addAction(p, lambda p=p: self.open_recent(Path(p)))
+            self.recent_menu.addAction(p, partial(self.open_recent, Path(p)))
 
     def open_recent(self, path: Path) -> None:
         """A Recent workspaces entry: opened when its file is there; when it is not, the window says so (and offers
@@ -695,7 +693,7 @@ class MainWindow(QMainWindow):
         if self.ws.read_only_reason:  # a drop on a read-only workspace
             self.statusBar().showMessage(f"Not imported: {self.ws.read_only_reason}.", 10000)
             return None
-        if self.thread is not None and self.thread.isRunning():
+        if self.import_thread is not None and self.import_thread.isRunning():
             self.statusBar().showMessage("An import is running; wait for it or cancel it first.", 5000)
             return None
         self.import_dock.show()  # the progress and Cancel
@@ -704,17 +702,17 @@ class MainWindow(QMainWindow):
         self.import_panel.bar.setValue(0)
         self.import_panel.cancel.setEnabled(True)
         self._reopened_during_import = False
-        self.thread = ImportThread(self.ws_path, paths, options or ImportOptions(), self)
-        self.thread.progress.connect(self._progress)
-        self.thread.file_done.connect(self._file_done)
-        self.thread.reopen_needed.connect(self._reopen_for_import)
-        self.thread.done.connect(self._import_done)
-        self.thread.start()
-        return self.thread
+        self.import_thread = ImportThread(self.ws_path, paths, options or ImportOptions(), self)
+        self.import_thread.progress.connect(self._progress)
+        self.import_thread.file_done.connect(self._file_done)
+        self.import_thread.reopen_needed.connect(self._reopen_for_import)
+        self.import_thread.done.connect(self._import_done)
+        self.import_thread.start()
+        return self.import_thread
 
     def cancel_import(self) -> None:
-        if self.thread is not None:
-            self.thread.cancel()
+        if self.import_thread is not None:
+            self.import_thread.cancel()
             self.import_panel.message.setText("Cancelling…")
 
     def _progress(self, fraction: float, message: str) -> None:
@@ -731,7 +729,7 @@ class MainWindow(QMainWindow):
         closed its connection and waits (app/ui/workers.py ImportThread). The window closes its own -- DuckDB keeps
         the invalidated database while any connection of this process is open -- opens the file again under the
         same policy, and lets the import go on with the next file of the drop."""
-        thread = self.thread
+        thread = self.import_thread
         if thread is None:
             return
         self._let_go_of_workspace()
@@ -752,7 +750,7 @@ class MainWindow(QMainWindow):
 
     def _import_done(self, result: Any) -> None:
         self.import_panel.cancel.setEnabled(False)
-        not_started = self.thread.not_started if self.thread is not None else 0
+        not_started = self.import_thread.not_started if self.import_thread is not None else 0
         if isinstance(result, Exception):
             self.import_panel.message.setText(f"Import stopped: {result}")
         else:
@@ -783,7 +781,7 @@ class MainWindow(QMainWindow):
             if new:
                 self.browser.select_runs(shown_first)
                 self.questions.refresh()  # a question may now be answerable
-        self.thread = None
+        self.import_thread = None
         self._show_waiting()
 
     # ---- workspace ------------------------------------------------------------------------------
@@ -795,7 +793,7 @@ class MainWindow(QMainWindow):
             self.open_workspace(Path(path))
 
     def open_workspace(self, path: Path) -> None:
-        if self.thread is not None and self.thread.isRunning():
+        if self.import_thread is not None and self.import_thread.isRunning():
             self.statusBar().showMessage("An import is running; wait for it or cancel it, then open the workspace.",
                                          10000)
             return
@@ -818,14 +816,14 @@ class MainWindow(QMainWindow):
     def _let_go_of_workspace(self) -> None:
         """Stop every view's use of the workspace's connection, before it is closed."""
         self.questions.shutdown()
-        wait_for_jobs(but=self.thread)  # the views' jobs read through it: stopped before it is closed
+        wait_for_jobs(but=self.import_thread)  # the views' jobs read through it: stopped before it is closed
         self.grid.close_model()
 
     def _use_workspace(self, ws: Workspace, path: Path) -> None:
         """Show ``ws`` (just opened) in every view."""
         self.ws_path = path
         self.ws = ws
-        for w in (self.browser, self.plot, self.grid, self.histos, self.iozone, self.bench, self.sizing):
+        for w in (self.browser, self.plot, self.grid, *(self._tab_of(k) for k in VIEW_TABS)):
             w.ws = self.ws
         self.banner.ws = self.ws
         self.questions.reopen(self.ws)
@@ -885,11 +883,11 @@ class MainWindow(QMainWindow):
         state = self.settings.value("state")
         if isinstance(state, QByteArray):
             self.restoreState(state)
-        self.tabs.setCurrentIndex(int(self.settings.value("tab", 0)))
+        self.tabs.setCurrentIndex(int_setting(self.settings, "tab", 0))
         self._remember(self.ws_path)
-        selected = self.settings.value(f"selection/{self.ws_path}", [], type=list)
+        selected = [int(x) for x in str_list_setting(self.settings, f"selection/{self.ws_path}") if x.isdigit()]
         if selected:
-            self.browser.select_runs([int(x) for x in selected])
+            self.browser.select_runs(selected)
         self._show_waiting()
         hints = QApplication.styleHints()
         hints.colorSchemeChanged.connect(self._system_scheme_changed)
@@ -899,15 +897,15 @@ class MainWindow(QMainWindow):
             super().closeEvent(event)
             return
         self._closed = True
-        if self.thread is not None:
+        if self.import_thread is not None:
             # the import's last signals are queued for this window: they must not reach a closed workspace
-            self.thread.file_done.disconnect(self._file_done)
-            self.thread.reopen_needed.disconnect(self._reopen_for_import)
-            self.thread.done.disconnect(self._import_done)
-            self.thread.cancel()
-            self.thread.reopened(Cancelled("the window was closed"))  # if it waits for a reopen, it stops there
-            self.thread.wait()
-            self.thread = None
+            self.import_thread.file_done.disconnect(self._file_done)
+            self.import_thread.reopen_needed.disconnect(self._reopen_for_import)
+            self.import_thread.done.disconnect(self._import_done)
+            self.import_thread.cancel()
+            self.import_thread.reopened(Cancelled("the window was closed"))  # if it waits for a reopen, it stops there
+            self.import_thread.wait()
+            self.import_thread = None
         self.plot.shutdown()
         self.results.shutdown()
         self.questions.shutdown()

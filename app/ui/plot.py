@@ -472,15 +472,18 @@ class OverlayPlot(QWidget):
                               "host's esxtop and its guests' perfmon or iostat line up. Shift + drag a curve to "
                               "move it along the time axis by hand")
         self.marker = QComboBox(editable=True)
-        self.marker.lineEdit().setPlaceholderText("marker name")
+        marker_edit = self.marker.lineEdit()
+        assert marker_edit is not None  # an editable combo box has its line edit
+        marker_edit.setPlaceholderText("marker name")
         self.marker.setToolTip("Align every run on its marker of this name (double-click the chart to add a "
                                "marker to a run; right-click a marker to rename or delete it)")
         self.marker.setMinimumWidth(120)
-        self.marker.lineEdit().editingFinished.connect(self._marker_edited)
+        marker_edit.editingFinished.connect(self._marker_edited)
         self.marker.activated.connect(lambda _i: self._marker_edited())
         self.activity = QDoubleSpinBox(minimum=0, maximum=1e9, value=100, suffix=" IO/s", decimals=0)
         self.activity.setToolTip("First activity = the first of 3 consecutive intervals above this many IOPS")
-        self.cap = QDoubleSpinBox(minimum=0, maximum=1e12, value=0, decimals=0, specialValueText="no cap line")
+        self.cap = QDoubleSpinBox(minimum=0, maximum=1e12, value=0, decimals=0)
+        self.cap.setSpecialValueText("no cap line")
         self.cap.setToolTip("Draw a horizontal cap / threshold line (0 = no cap line)")
         self.log_y = QCheckBox("Log scale")
         self.log_y.setToolTip("Logarithmic value axis (intervals at 0 are not drawn on it)")
@@ -603,14 +606,14 @@ class OverlayPlot(QWidget):
         # two rows: what is drawn, then the cap, the report and the view; each row fits beside a run list of
         # RUN_LIST_WIDTH in a 1280-pixel window (the hint wraps)
         bar = QHBoxLayout()
-        for w in (QLabel("Metric"), self.metric_box, self.device, self.align, self.activity, self.marker,
-                  self.normalise):
-            bar.addWidget(w)
+        for part in (QLabel("Metric"), self.metric_box, self.device, self.align, self.activity, self.marker,
+                     self.normalise):
+            bar.addWidget(part)
         bar.addStretch(1)
         bar2 = QHBoxLayout()
-        for w in (QLabel("Cap"), self.cap, self.cap_button, self.add_button, self.log_y, self.reset_zoom_button,
-                  self.keep_shift_button):
-            bar2.addWidget(w)
+        for tool in (QLabel("Cap"), self.cap, self.cap_button, self.add_button, self.log_y, self.reset_zoom_button,
+                     self.keep_shift_button):
+            bar2.addWidget(tool)
         bar2.addSpacing(12)
         bar2.addWidget(self.hint, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -775,9 +778,9 @@ class OverlayPlot(QWidget):
         hosts = len(self.host_runs())
         host_metric = metric in HOST_METRICS or metric == PER_VM
         if host_metric:
-            what = ("where the latency comes from: the array (DAVG) or the host (KAVG), against the usual guidance"
-                    if metric in HOST_METRICS else "which VM drives the load, and its latency alone and with others")
-            tip = (f"Add to the report, for each of the {hosts} selected esxtop runs, {what}" if hosts else
+            about = ("where the latency comes from: the array (DAVG) or the host (KAVG), against the usual guidance"
+                     if metric in HOST_METRICS else "which VM drives the load, and its latency alone and with others")
+            tip = (f"Add to the report, for each of the {hosts} selected esxtop runs, {about}" if hosts else
                    "Select an esxtop run to add this question to the report")
         elif n >= 2:
             tip = (f"Add to the report the question how the {n} selected iostat runs compare by {figure} (the first "
@@ -1413,7 +1416,7 @@ class OverlayPlot(QWidget):
         if not shown:
             return " "
         word = "collection" if all(has(c.kind, LATENCY_HISTOGRAMS) for c in shown) else "interval"
-        entries = []
+        entries: list[tuple[str, str, str | None]] = []
         for c in shown:
             i = c.index_at(x)
             if i is None:

@@ -128,7 +128,7 @@ class CurveList(QListWidget):
         self._filling = False
 
     def set_row(self, row: int, colour: str, visible: bool) -> None:
-        it = self.item(row)
+        it: QListWidgetItem | None = self.item(row)  # None past the last row (the stubs do not say so)
         if it is None:
             return
         self._filling = True

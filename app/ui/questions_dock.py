@@ -45,6 +45,7 @@ from app.analysis.questions import (
 )
 from app.safe_text import shown
 from app.ui import theme
+from app.ui.tables import cell
 from app.ui.workers import JobThread
 from app.workspace import Workspace
 
@@ -57,11 +58,6 @@ VERDICT_COLOURS = {"met": ("#1b7f3b", "#6fcf8a"), "held": ("#1b7f3b", "#6fcf8a")
 UNDO_MS = 20000  # how long the Undo button of a deletion stays in the status bar
 EMPTY_TEXT = ("No questions yet. On the Overlay, Histograms or Sizing tab, click Add to report (or Report ▸ Add to "
               "report) to put the question you are looking at into the report.")
-
-
-def evidence_tab(kind: str) -> str:
-    """The tab that holds a question's evidence: the overlay, the histograms or the sizing panel."""
-    return {"response_time": "histograms", "sizing": "sizing"}.get(kind, "overlay")
 
 
 class QuestionsPanel(QWidget):
@@ -255,8 +251,9 @@ class QuestionsPanel(QWidget):
             return
         if isinstance(result, Exception):  # a failure of the computation itself (not "cannot answer"): said
             for row in range(self.table.rowCount()):
-                self.table.item(row, COL_VERDICT).setText("–")
-                self.table.item(row, COL_FIGURE).setText(shown(f"The answers could not be computed: {result}", 2000))
+                cell(self.table, row, COL_VERDICT).setText("–")
+                cell(self.table, row, COL_FIGURE).setText(shown(f"The answers could not be computed: {result}",
+                                                                2000))
             return
         self.answers = result
         dark = theme.current() == "dark"
@@ -266,7 +263,7 @@ class QuestionsPanel(QWidget):
                 a = result.get(sq.question_id)
                 if a is None:
                     continue
-                verdict = self.table.item(row, COL_VERDICT)
+                verdict = cell(self.table, row, COL_VERDICT)
                 verdict.setText(a.verdict)
                 colours = VERDICT_COLOURS.get(a.verdict)
                 if colours:
@@ -274,12 +271,12 @@ class QuestionsPanel(QWidget):
                 font = verdict.font()
                 font.setBold(a.verdict != "information")
                 verdict.setFont(font)
-                figure = self.table.item(row, COL_FIGURE)
+                figure = cell(self.table, row, COL_FIGURE)
                 figure.setText(shown(a.number if a.error is None else f"cannot be answered: {a.error}", 2000))
                 tip = [shown(x, 2000) for x in (a.number, str(a.reason)) if x]
                 tip += [f"• {shown(n, 2000)}" for n in a.notes]
                 for col in (COL_VERDICT, COL_FIGURE):
-                    self.table.item(row, col).setToolTip("\n".join(tip))
+                    cell(self.table, row, col).setToolTip("\n".join(tip))
         finally:
             self.table.blockSignals(False)
 
@@ -290,7 +287,7 @@ class QuestionsPanel(QWidget):
         for row in range(self.table.rowCount()):
             verdict = self.table.item(row, COL_VERDICT)
             colours = VERDICT_COLOURS.get(verdict.text()) if verdict is not None else None
-            if colours:
+            if verdict is not None and colours:
                 verdict.setForeground(QColor(colours[1 if dark else 0]))
 
     def shutdown(self) -> None:
@@ -386,7 +383,7 @@ class QuestionsPanel(QWidget):
     def edit_title(self, row: int) -> None:
         """Open the title of row ``row`` for editing (double-click, F2, Rename…)."""
         if 0 <= row < self.table.rowCount():
-            item = self.table.item(row, COL_TITLE)
+            item = cell(self.table, row, COL_TITLE)
             self.table.setCurrentItem(item)
             self.table.editItem(item)
 

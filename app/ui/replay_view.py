@@ -137,8 +137,8 @@ class ReplayView(QWidget):
         self.target_size.setToolTip("The size of that file (fio's size: 256m, 10g …)")
         for w in (self.storm, self.range_box, self.chain, self.shape):
             w.currentIndexChanged.connect(self._inputs_changed)
-        for w in (self.t_from, self.t_to, self.tolerance, self.scale, self.random):
-            w.valueChanged.connect(self._inputs_changed)
+        for spin in (self.t_from, self.t_to, self.tolerance, self.scale, self.random):
+            spin.valueChanged.connect(self._inputs_changed)
 
         form = QFormLayout()
         form.addRow("Storm", self.storm)

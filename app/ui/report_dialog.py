@@ -29,9 +29,8 @@ from PySide6.QtWidgets import (
 from app.ui.sizing_panel import IopsPerUserField
 from app.ui.workers import JobThread
 from app.workspace import Workspace
+from reports.builders import section_keys, section_title
 from reports.options import (
-    SECTION_TITLES,
-    SECTIONS,
     ReportOptions,
     TemplateInvalid,
     list_templates,
@@ -91,16 +90,18 @@ class ReportDialog(QDialog):
         self.page = QComboBox()
         self.page.addItems(["A4", "Letter"])
         self.anonymise = QCheckBox("Anonymise host and device names")
-        self.cap = QDoubleSpinBox(maximum=1e9, decimals=0, specialValueText="none (or each run's own cap tag)")
+        self.cap = QDoubleSpinBox(maximum=1e9, decimals=0)
+        self.cap.setSpecialValueText("none (or each run's own cap tag)")
         self.cap.setToolTip("The IOPS cap to check on every iostat run. Left at none, a run tagged cap_iops=N "
                             "(right-click the run ▸ Tag…) is checked against its own cap.")
-        self.users = QSpinBox(maximum=1_000_000, specialValueText="no sizing")
+        self.users = QSpinBox(maximum=1_000_000)
+        self.users.setSpecialValueText("no sizing")
         self.ipu = IopsPerUserField("25")  # one figure, or a light..heavy users range (8..25), as the guide says
         self.template = QComboBox()
         self.template.addItem("(no template)")
         self.template.addItems(list_templates(ws.con) if not ws.read_only else [])
         self.template.currentTextChanged.connect(self._load_template)
-        self.sections = {k: QCheckBox(SECTION_TITLES[k]) for k in SECTIONS}
+        self.sections = {k: QCheckBox(section_title(k)) for k in section_keys()}
         self.answering = has_questions(ws)
         if self.answering:  # the Answers page takes the executive summary's place
             self.sections["summary"].setEnabled(False)
@@ -110,9 +111,10 @@ class ReportDialog(QDialog):
         self._remembered()
         self.save_as = QLineEdit()
         self.save_as.setPlaceholderText("save these options as a template named…")
-        if getattr(ws, "read_only_reason", None):  # a workspace shown, not changed: no template is saved into it
+        read_only = getattr(ws, "read_only_reason", None)
+        if read_only:  # a workspace shown, not changed: no template is saved into it
             self.save_as.setEnabled(False)
-            self.save_as.setToolTip(ws.read_only_reason)
+            self.save_as.setToolTip(read_only)
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
         n = len(run_ids)
@@ -244,10 +246,14 @@ class ReportDialog(QDialog):
                 return build_report(ws, opt, path, state, not_imported=not_imported)
 
         self.job = JobThread(job, self, connections=[reader.con])
-        self.job.progress.connect(lambda f, m: (self.progress.setValue(int(f * 100)), self.status.setText(m)))
+        self.job.progress.connect(self._progress)
         self.job.done.connect(lambda res: self._done(res, path))
         self.job.start()
         return self.job
+
+    def _progress(self, fraction: float, message: str) -> None:
+        self.progress.setValue(int(fraction * 100))
+        self.status.setText(message)
 
     def _done(self, result: Any, path: str) -> None:
         if isinstance(result, Exception):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -152,14 +153,11 @@ class RunBrowser(QWidget):
     def _apply_search(self, text: str) -> None:
         before = self.selected_runs()  # the runs highlighted (a hidden row is never among them)
         text = text.lower().strip()
-        for i in range(self.tree.topLevelItemCount()):
-            kind = self.tree.topLevelItem(i)
+        for kind in _top_level(self.tree):
             any_kind = False
-            for j in range(kind.childCount()):
-                host = kind.child(j)
+            for host in _children(kind):
                 any_host = False
-                for k in range(host.childCount()):
-                    run = host.child(k)
+                for run in _children(host):
                     hay = " ".join(run.text(c) for c in range(len(COLUMNS))) + f" {host.text(0)} {kind.text(0)}"
                     show = not text or text in hay.lower()
                     run.setHidden(not show)
@@ -221,12 +219,9 @@ class RunBrowser(QWidget):
         if len(wanted) <= most:
             return list(run_ids), ""
         groups: list[tuple[str, list[int]]] = []
-        for i in range(self.tree.topLevelItemCount()):
-            kind = self.tree.topLevelItem(i)
-            for j in range(kind.childCount()):
-                host = kind.child(j)
-                ids = [int(host.child(k).data(0, RUN_ROLE)) for k in range(host.childCount())
-                       if host.child(k).data(0, RUN_ROLE) is not None]
+        for kind in _top_level(self.tree):
+            for host in _children(kind):
+                ids = [int(run.data(0, RUN_ROLE)) for run in _children(host) if run.data(0, RUN_ROLE) is not None]
                 groups.append((f"{kind.text(0)} · {host.text(0)}", [r for r in ids if r in wanted]))
         runs = {r["run_id"]: r for r in self.ws.runs() if r["run_id"] in wanted}
         for label, ids in groups:
@@ -242,11 +237,11 @@ class RunBrowser(QWidget):
         def walk(item: QTreeWidgetItem) -> None:
             if item.data(0, RUN_ROLE) is not None:
                 out.append(item)
-            for c in range(item.childCount()):
-                walk(item.child(c))
+            for child in _children(item):
+                walk(child)
 
-        for i in range(self.tree.topLevelItemCount()):
-            walk(self.tree.topLevelItem(i))
+        for top in _top_level(self.tree):
+            walk(top)
         return out
 
     def _double_clicked(self, item: QTreeWidgetItem) -> None:
@@ -265,7 +260,7 @@ class RunBrowser(QWidget):
         kind = (self.ws.run(ids[0]) or {}).get("kind") if len(ids) == 1 else None
         for key, act in RUN_ACTIONS.items():  # what a view does with one run (Replay as fio job…)
             if has(kind, act.capability):
-                m.addAction(act.text, lambda key=key: self.action_asked.emit(key, ids[0]))
+                m.addAction(act.text, partial(self.action_asked.emit, key, ids[0]))
         first = len(m.actions())  # the actions after it change the workspace
         if len(ids) == 1:
             m.addAction("Rename…", lambda: self.rename(ids[0]))
@@ -282,7 +277,7 @@ class RunBrowser(QWidget):
             iostat = [r["run_id"] for r in runs if has(r.get("kind"), DEVICE_RATES)]
             for label, value in (("First report is since boot", True), ("First report is an interval (iostat -y)",
                                                                           False)):
-                a = m.addAction(label, lambda value=value: self.set_first_report(ids, value))
+                a = m.addAction(label, partial(self.set_first_report, ids, value))
                 a.setCheckable(True)  # ticked when every selected iostat run is so
                 a.setChecked(all((rid in since_boot) == value for rid in iostat))
         self._reading_actions(m, ids, runs, metas)
@@ -307,7 +302,7 @@ class RunBrowser(QWidget):
             orders = dict.fromkeys(o for rd in readings for o in (rd.get("stored"), *(rd.get("others") or {})))
             for order in orders:
                 if order in ORDER_NAMES:
-                    m.addAction(f"Dates are {ORDER_NAMES[order]}", lambda order=order: self.set_date_order(ids, order))
+                    m.addAction(f"Dates are {ORDER_NAMES[order]}", partial(self.set_date_order, ids, order))
         vscsi = [r for r, mt in zip(runs, metas) if has(r.get("kind"), TIME_SERIES)
                  and has(r.get("kind"), LATENCY_HISTOGRAMS) and not mt.get("counts_per_interval")]
         if vscsi:  # vscsiStats counts: ticked as they are read now (detected or said), for every selected such run
@@ -316,7 +311,7 @@ class RunBrowser(QWidget):
             modes = {counts_mode(r)[0] for r in vscsi}
             for label, mode in (("vscsiStats counts are cumulative (never reset)", "cumulative"),
                                 ("vscsiStats counts are per collection (reset with -r)", "per-collection")):
-                a = m.addAction(label, lambda mode=mode: self.set_histogram_counts(ids, mode))
+                a = m.addAction(label, partial(self.set_histogram_counts, ids, mode))
                 a.setCheckable(True)
                 a.setChecked(modes == {mode})
 
@@ -435,3 +430,11 @@ def _meta(run: dict[str, Any]) -> dict[str, Any]:
     if isinstance(meta, str):
         meta = json.loads(meta)
     return meta if isinstance(meta, dict) else {}
+
+
+def _children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:
+    return [c for c in (item.child(i) for i in range(item.childCount())) if c is not None]
+
+
+def _top_level(tree: QTreeWidget) -> list[QTreeWidgetItem]:
+    return [c for c in (tree.topLevelItem(i) for i in range(tree.topLevelItemCount())) if c is not None]

@@ -24,8 +24,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QMainWindow
-
+    from app.ui.importing_window import ImportingWindow
     from app.workspace import Workspace, WorkspaceLocked
 
 CONNECT_MS = 3000
@@ -154,7 +153,7 @@ def locked_at_start(ws_path: Path, e: WorkspaceLocked) -> int:
 class WorkspaceServer(QObject):
     """Listens, in the window's process, for paths other ``main.py gui`` processes hand to the window."""
 
-    def __init__(self, window: QMainWindow):
+    def __init__(self, window: ImportingWindow):
         super().__init__(window)
         self.window = window
         self.pending: list[str] = []
@@ -238,7 +237,7 @@ class WorkspaceServer(QObject):
         self._drain()
 
     def _busy(self) -> bool:
-        thread = getattr(self.window, "thread", None)
+        thread = self.window.import_thread
         return thread is not None and thread.isRunning()
 
     def _raise(self) -> None:
@@ -266,7 +265,7 @@ class WorkspaceServer(QObject):
         self.server.close()
 
 
-def serve(window: QMainWindow) -> WorkspaceServer:
+def serve(window: ImportingWindow) -> WorkspaceServer:
     """Let later ``main.py gui`` starts on the window's workspace hand their files to ``window``."""
     return WorkspaceServer(window)
 

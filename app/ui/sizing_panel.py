@@ -92,10 +92,10 @@ class SizingPanel(QWidget):
         for key, d in pre["disk_types"].items():
             self.disk.addItem(f"{d['label']}: {d['iops']:,} IOPS", key)
         self.disk.setCurrentIndex(max(0, self.disk.findData("sata7k")))
-        self.gb_user = QDoubleSpinBox(minimum=0, maximum=100_000, value=0, decimals=1, suffix=" GB",
-                                      specialValueText="capacity not sized")
-        self.disk_gb = QDoubleSpinBox(minimum=0, maximum=1_000_000, value=0, decimals=0, suffix=" GB",
-                                      specialValueText="–")
+        self.gb_user = QDoubleSpinBox(minimum=0, maximum=100_000, value=0, decimals=1, suffix=" GB")
+        self.gb_user.setSpecialValueText("capacity not sized")
+        self.disk_gb = QDoubleSpinBox(minimum=0, maximum=1_000_000, value=0, decimals=0, suffix=" GB")
+        self.disk_gb.setSpecialValueText("–")
         self.measured = QCheckBox("Measured from the selected iostat run")
         self.measured.setToolTip("Take IOPS per user, the read share and the storm multiplier from the iostat run "
                                  "selected in the run list: steady IOPS / VMs, and peak / steady")
@@ -103,8 +103,8 @@ class SizingPanel(QWidget):
         for w in (self.users, self.read_pct, self.storm, self.gb_user, self.disk_gb, self.vms):
             w.valueChanged.connect(self.compute)
         self.ipu.textChanged.connect(lambda _t: self.compute())
-        for w in (self.profile, self.raid, self.disk):
-            w.currentIndexChanged.connect(self.compute)
+        for combo in (self.profile, self.raid, self.disk):
+            combo.currentIndexChanged.connect(self.compute)
         self.measured.toggled.connect(self.compute)
         self.measured.toggled.connect(self._measured_fields)
         self.ipu.textChanged.connect(lambda _t: self._measured_fields(self.measured.isChecked()))

@@ -27,8 +27,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QPainter, QRegion, QTransform
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QPointF, QRect, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QImage, QImageWriter, QPainter, QRegion, QTransform
 from PySide6.QtSvg import QSvgGenerator, QSvgRenderer
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QStyleOptionGraphicsItem, QWidget
 
@@ -78,12 +78,13 @@ class _Document:
         root = ET.fromstring(svg)
         prefix = f"f{next(self._ids)}_"
         defs = root.find(f"{{{SVG}}}defs")
-        renames = {}
+        renames: dict[str, str] = {}
         if defs is not None:
             for d in list(defs):
-                if d.get("id"):
-                    renames[d.get("id")] = prefix + d.get("id")
-                    d.set("id", renames[d.get("id")])
+                ident = d.get("id")
+                if ident:
+                    renames[ident] = prefix + ident
+                    d.set("id", renames[ident])
                 self.defs.append(d)
         top = root.find(f"{{{SVG}}}g")
         if top is None or not len(top):
@@ -183,7 +184,7 @@ def _bake(group: ET.Element) -> None:
                 k.tag = f"{{{SVG}}}polygon"
                 for a in ("x", "y", "width", "height"):
                     k.attrib.pop(a, None)
-                k.set("points", _points([t.map(px, py) for px, py in ((x, y), (x + w, y), (x + w, y + h),
+                k.set("points", _points([_map_xy(t, px, py) for px, py in ((x, y), (x + w, y), (x + w, y + h),
                                                                         (x, y + h))]))
             else:
                 r = t.mapRect(QRectF(x, y, w, h))
@@ -309,17 +310,19 @@ def _cut_polygon(pts: list[tuple[float, float]], x0: float, y0: float, x1: float
 def _cut_path(k: ET.Element, x0: float, y0: float, x1: float, y1: float) -> list[ET.Element]:
     """A path of straight lines cut to the rectangle: its closed subpaths as filled polygons, its open ones as
     lines (in one path element)."""
-    parts = []
+    parts: list[list[tuple[float, float]]] = []  # the subpaths' points
+    shut: list[bool] = []  # whether each is closed
     for cmd, args in re.findall(r"([MLZmlz])([^MLZmlz]*)", k.get("d", "")):
         pts = [(float(a), float(b)) for a, b in zip(*[iter(NUMBER.findall(args))] * 2)]
         if cmd in "Mm":
-            parts.append([pts, False])
+            parts.append(pts)
+            shut.append(False)
         elif cmd in "Ll" and parts:
-            parts[-1][0] += pts
+            parts[-1] += pts
         elif cmd in "Zz" and parts:
-            parts[-1][1] = True
+            shut[-1] = True
     d = []
-    for pts, closed in parts:
+    for pts, closed in zip(parts, shut):
         if closed:
             poly = _cut_polygon(pts, x0, y0, x1, y1)
             if len(poly) >= 3:
@@ -350,9 +353,7 @@ def _crop_image(k: ET.Element, r: QRectF) -> bool:
     px = QRect(int((keep.x() - box.x()) * sx), int((keep.y() - box.y()) * sy), max(1, int(keep.width() * sx)),
                max(1, int(keep.height() * sy)))
     img = img.copy(px)
-    buf = QBuffer()
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    img.save(buf, "PNG")
+    buf = _png(img)
     k.set(f"{{{XLINK}}}href", "data:image/png;base64," + base64.b64encode(bytes(buf.data().data())).decode("ascii"))
     k.attrib.update({"x": _fmt(box.x() + px.x() / sx), "y": _fmt(box.y() + px.y() / sy),
                      "width": _fmt(px.width() / sx), "height": _fmt(px.height() / sy)})
@@ -382,9 +383,7 @@ def _bake_image(k: ET.Element, t: QTransform) -> None:
     w, h = max(1, math.ceil(r.width() * 2)), max(1, math.ceil(r.height() * 2))
     if w * h <= 16_000_000:  # at twice the page's resolution, each cell a block of its own colour
         img = img.scaled(w, h, Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.FastTransformation)
-    buf = QBuffer()
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    img.save(buf, "PNG")
+    buf = _png(img)
     data = base64.b64encode(bytes(buf.data().data())).decode("ascii")
     k.attrib.pop("href", None)
     k.set(f"{{{XLINK}}}href", f"data:image/png;base64,{data}")
@@ -394,7 +393,22 @@ def _bake_image(k: ET.Element, t: QTransform) -> None:
 
 def _map(t: QTransform, numbers: list[str]) -> list[tuple[float, float]]:
     vals = [float(v) for v in numbers]
-    return [t.map(vals[i], vals[i + 1]) for i in range(0, len(vals) - 1, 2)]
+    return [_map_xy(t, vals[i], vals[i + 1]) for i in range(0, len(vals) - 1, 2)]
+
+
+def _png(img: QImage) -> QBuffer:
+    """``img`` encoded as PNG in a buffer. (QImage.save's stubs want the format as bytes, PySide6 takes only a
+    str there; QImageWriter takes bytes in both.)"""
+    buf = QBuffer()
+    buf.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not QImageWriter(buf, QByteArray(b"PNG")).write(img):
+        raise OSError(f"a {img.width()} x {img.height()} image could not be encoded as PNG")
+    return buf
+
+
+def _map_xy(t: QTransform, x: float, y: float) -> tuple[float, float]:
+    p = t.map(QPointF(x, y))
+    return p.x(), p.y()
 
 
 def _map_path(t: QTransform, d: str) -> str:
@@ -469,9 +483,7 @@ def _picture(w: QWidget, offset: QPoint, page: QSize) -> bytes:
         QWidget.render(w, p, QPoint(0, 0), QRegion(w.rect()), QWidget.RenderFlag.DrawWindowBackground)
     finally:
         p.end()
-    buf = QBuffer()
-    buf.open(QIODevice.OpenModeFlag.WriteOnly)
-    img.save(buf, "PNG")
+    buf = _png(img)
     data = base64.b64encode(bytes(buf.data().data())).decode("ascii")
     return (f'<svg xmlns="{SVG}" xmlns:xlink="{XLINK}" width="{page.width()}" height="{page.height()}"><g>'
             f'<image x="{offset.x()}" y="{offset.y()}" width="{w.width()}" height="{w.height()}" '
@@ -543,7 +555,7 @@ class _Exporter:
             t = item.deviceTransform(to_device)
             box = t.mapRect(item.boundingRect())
             mask = area
-            parent = item.parentItem()
+            parent: QGraphicsItem | None = item.parentItem()  # None at the top (the stubs do not say so)
             while parent is not None:  # a chart's view box clips the curves it holds
                 if parent.flags() & QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape:
                     mask = mask.intersected(parent.deviceTransform(to_device).mapRect(parent.boundingRect()))

@@ -252,6 +252,7 @@ class LazyQueryModel(QAbstractTableModel):
         self.refused = False  # the error is the SQL tab refusing the statement (not one SELECT), not DuckDB's
         self.stopped = False  # the error is the query cancelled or past its time limit, not DuckDB's
         self.dropped: list[str] = []  # computed columns left out: they could not be computed on this table
+        self.columns_sized = False  # the grid fitted its columns to the first rows (once per model)
         self.more_rows = False  # the source has more rows than the view shows (MAX_ROWS) ...
         self.total_rows: int | None = None  # ... this many, when they were counted
         self._described = False
@@ -312,7 +313,8 @@ class LazyQueryModel(QAbstractTableModel):
         return [r[0] for r in desc], [str(r[1]) for r in desc], self.source.select(), dropped
 
     def _where(self) -> tuple[str, list[Any]]:
-        parts, params = [], []
+        parts: list[str] = []
+        params: list[float | str] = []
         for col, text in self.filters.items():
             text = text.strip()
             if not text or col >= len(self.columns):

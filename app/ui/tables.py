@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 
 def read_only_table(header: list[str], name: str, tips: dict[str, str] | None = None) -> QTableWidget:
@@ -21,3 +21,11 @@ def read_only_table(header: list[str], name: str, tips: dict[str, str] | None = 
     t.horizontalHeader().setStretchLastSection(True)
     t.setWordWrap(False)
     return t
+
+
+def cell(table: QTableWidget, row: int, col: int) -> QTableWidgetItem:
+    """The item at ``row``, ``col`` of a table that gives every cell an item when it makes its rows (Qt's
+    ``item`` answers None for a cell without one)."""
+    item = table.item(row, col)
+    assert item is not None, f"{table.objectName() or 'table'}: no item at row {row}, column {col}"
+    return item

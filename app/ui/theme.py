@@ -20,10 +20,9 @@ _current = {"name": "light"}
 
 def system_scheme() -> str:
     """'dark' or 'light' as the operating system says (light when it says nothing, e.g. offscreen)."""
-    app = QApplication.instance()
-    if app is None:
+    if QApplication.instance() is None:
         return "light"
-    return "dark" if app.styleHints().colorScheme() == Qt.ColorScheme.Dark else "light"
+    return "dark" if QApplication.styleHints().colorScheme() == Qt.ColorScheme.Dark else "light"
 
 
 def resolve(name: str) -> str:
@@ -59,8 +58,8 @@ def apply_theme(name: str) -> str:
     pg.setConfigOptions(background=bg, foreground=fg)
     if app is None:
         return scheme
-    app.setPalette(_dark_palette() if scheme == "dark" else app.style().standardPalette())
-    for top in app.topLevelWidgets():  # charts already on screen follow the theme too
+    QApplication.setPalette(_dark_palette() if scheme == "dark" else QApplication.style().standardPalette())
+    for top in QApplication.topLevelWidgets():  # charts already on screen follow the theme too
         if not isValid(top) or top.testAttribute(Qt.WidgetAttribute.WA_DeleteOnClose) and not top.isVisible():
             continue
         for view in top.findChildren(QGraphicsView):

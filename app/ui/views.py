@@ -2,11 +2,13 @@
 
 Each entry names the tab, the module and class of its view and the window attribute that holds it; the window
 adds them in the registry's order between the Overlay and the Grid, each behind a :class:`app.ui.lazy_view.LazyView`
-(the view's module is imported when the tab is first shown: start-up stays quick). A view that emits
-``questions_asked`` has its questions added to the Report questions panel, one that emits ``status_message`` has
-its words shown in the status bar, and a view that holds the evidence of question kinds (``kinds``) is shown, with
-``show_question``, when one of them is chosen there. A new view is one entry here and its module; the window's code
-does not change.
+(the view's module is imported when the tab is first shown: start-up stays quick), and gives each the workspace
+File > Open workspace opens. A view has ``ws`` and ``set_runs(run_ids)`` (the runs selected in the run list: the
+tab on screen follows the selection, the others when next shown). A view that emits ``questions_asked`` has its
+questions added to the Report questions panel, one that emits ``status_message`` has its words shown in the status
+bar, and a view that holds the evidence of question kinds (``kinds``) is shown, with ``show_question``, when one of
+them is chosen there (a question no view claims: the Overlay's). A new view is one entry here and its module; the
+window's code does not change.
 
 What a view does for one run or one stored phase is offered where the user points at it: ``RUN_ACTIONS`` in the run
 list's right-click menu (for the runs whose kind has the capability), ``PHASE_ACTIONS`` in a phase band's right-click
@@ -36,10 +38,11 @@ class ViewTab:
 
 
 VIEW_TABS: Registry[ViewTab] = Registry("view tab")
-VIEW_TABS.add("histograms", ViewTab("Histograms", "app.ui.histo_view", "HistogramView", "histos"), order=20)
+VIEW_TABS.add("histograms", ViewTab("Histograms", "app.ui.histo_view", "HistogramView", "histos", ("response_time",)),
+              order=20)
 VIEW_TABS.add("iozone", ViewTab("IOzone", "app.ui.iozone_view", "IozoneView", "iozone"), order=30)
 VIEW_TABS.add("bench", ViewTab("Iometer / IOmark", "app.ui.bench_view", "BenchResultsView", "bench"), order=40)
-VIEW_TABS.add("sizing", ViewTab("Sizing", "app.ui.sizing_panel", "SizingPanel", "sizing"), order=50)
+VIEW_TABS.add("sizing", ViewTab("Sizing", "app.ui.sizing_panel", "SizingPanel", "sizing", ("sizing",)), order=50)
 VIEW_TABS.add("replay", ViewTab("Storm replay", "app.ui.replay_view", "ReplayView", "replay", ("replay",)), order=60)
 VIEW_TABS.add("knee", ViewTab("Load limit", "app.ui.knee_view", "KneeView", "knee", ("knee",)), order=70)
 

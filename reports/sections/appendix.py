@@ -12,13 +12,15 @@ from reports.content import GLOSSARY, METHOD_PROSE, METHOD_TITLES, Section, Tabl
 from reports.context import ReportContext
 from reports.sections import section
 
+TITLE = "Appendix: sources and methods"
 
-@section("appendix")
+
+@section("appendix", title=TITLE, order=120, in_answers=True)
 def build(ctx: ReportContext) -> Section | None:
     from reports.options import version
 
     opt, an = ctx.opt, ctx.an
-    sec = Section("appendix", "Appendix: sources and methods")
+    sec = Section("appendix", TITLE)
     used = list(dict.fromkeys(k for k, _ in ctx.methods))
     if used:
         tol, thr = _parameters(ctx)

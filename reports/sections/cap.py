@@ -53,7 +53,10 @@ def cap_row(name: str, c: Any, plateau: float | None) -> list[str]:
             fmt(c.plateau), fmt((c.worst_window or {}).get("average")), pct(c.over_cap_share)]
 
 
-@section("cap")
+TITLE = "Cap compliance"
+
+
+@section("cap", title=TITLE, order=40)
 def build(ctx: ReportContext) -> Section | None:
     from app.analysis.cap import cap_report
 
@@ -66,7 +69,7 @@ def build(ctx: ReportContext) -> Section | None:
             q_caps.setdefault(a.evidence.run_ids[0], []).extend(a.evidence.results)
     opt = ctx.opt
     not_capped: dict[tuple[float, str, float], list[tuple[str, float | None]]] = {}
-    sec = Section("cap", "Cap compliance")
+    sec = Section("cap", TITLE)
     rows = []
     for r in ctx.iostat:
         tags = _tags(r)

@@ -29,7 +29,10 @@ def compare_rows(cmp: Any, with_ratio: bool, only: set[str] | None = None) -> li
     return rows
 
 
-@section("compare")
+TITLE = "A/B comparison"
+
+
+@section("compare", title=TITLE, order=100)
 def build(ctx: ReportContext) -> Section | None:
     from app.analysis.compare import compare_runs
 
@@ -40,7 +43,7 @@ def build(ctx: ReportContext) -> Section | None:
     cmp = compare_runs(ctx.ws, [r["run_id"] for r in comparable], ctx.opt.device)
     ctx.values["compare"] = cmp.as_dict()
     ctx.covered.update(r["run_id"] for r in cmp.runs)
-    sec = Section("compare", "A/B comparison")
+    sec = Section("compare", TITLE)
     names = [ctx.name(r["run_id"]) for r in cmp.runs]
     ids = [r["run_id"] for r in cmp.runs]
     # a ratio compares like with like: only when the report holds exactly the runs being compared (two, or the

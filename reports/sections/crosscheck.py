@@ -14,7 +14,10 @@ WORDS = {"read_iops": ("Reads", "IOPS"), "write_iops": ("Writes", "IOPS"), "tota
 # Total is reads + writes on both sides (fio issues no discards or flushes of its own)
 
 
-@section("crosscheck")
+TITLE = "Cross-check: fio against iostat"
+
+
+@section("crosscheck", title=TITLE, order=110, in_answers=True)
 def build(ctx: ReportContext) -> Section | None:
     from app.analysis.crosscheck import crosscheck, find_pairs
 
@@ -44,7 +47,7 @@ def build(ctx: ReportContext) -> Section | None:
     added = sorted(({cc.fio_run_id for cc in checks} | {cc.iostat_run_id for cc in checks}) - mine)
     if added:  # listed among the runs analysed, with their sources, in the appendix (_runs of [] is every run)
         ctx.runs += _runs(ctx.ws, added)
-    sec = Section("crosscheck", "Cross-check: fio against iostat")
+    sec = Section("crosscheck", TITLE)
     agree = sum(cc.verdict == "agree" for cc in checks)
     n = len(checks)
     sec.para("fio reports the I/O it issued; iostat, running at the same time, counts what reached the disk. Where "

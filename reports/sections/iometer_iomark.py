@@ -130,7 +130,10 @@ def _iomark(ctx: ReportContext, out: _Parts, rid: int) -> None:
     ctx.values.setdefault("iometer_iomark", {}).setdefault("iomark", []).append(res.as_dict())
 
 
-@section("iometer_iomark")
+TITLE = "Iometer and IOmark results"
+
+
+@section("iometer_iomark", title=TITLE, order=80, in_answers=True)
 def build(ctx: ReportContext) -> Section | None:
     ids = [r["run_id"] for r in ctx.runs]
     meter = [rid for rid in ids if rid in iometer_runs(ctx.ws)]
@@ -147,7 +150,7 @@ def build(ctx: ReportContext) -> Section | None:
         _comparison(ctx, out, *summaries)
     for rid in mark:
         _iomark(ctx, out, rid)
-    sec = Section("iometer_iomark", "Iometer and IOmark results")
+    sec = Section("iometer_iomark", TITLE)
     for text in out.answers:
         sec.para(text)
     for t in out.tables:

@@ -38,7 +38,10 @@ def best_per_test(ioz: dict[str, Any], n_runs: int) -> dict[str, dict[str, Any]]
     return out
 
 
-@section("iozone")
+TITLE = "IOzone throughput"
+
+
+@section("iozone", title=TITLE, order=70, in_answers=True)
 def build(ctx: ReportContext) -> Section | None:
     from app.analysis.compare import compare_iozone
 
@@ -53,7 +56,7 @@ def build(ctx: ReportContext) -> Section | None:
     tests = best_per_test(ioz, len(runs))
     ctx.covered.update(r["run_id"] for r in runs)
     names = [ctx.name(r) for r in runs]
-    sec = Section("iozone", "IOzone throughput")
+    sec = Section("iozone", TITLE)
     if not tests:
         sec.para(f"The IOzone runs {', '.join(names)} measured no test with the same file and record sizes, so "
                  "their throughput cannot be compared.")

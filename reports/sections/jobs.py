@@ -32,7 +32,10 @@ def _cells(ctx: ReportContext, r: dict[str, Any]) -> list[str]:
             ms(None if mean is None else mean / 1000), ms(None if r["p99_us"] is None else r["p99_us"] / 1000)]
 
 
-@section("jobs")
+TITLE = "Benchmark results"
+
+
+@section("jobs", title=TITLE, order=60)
 def build(ctx: ReportContext) -> Section | None:
     tables = []
     for r in (r for r in ctx.runs if has(r["kind"], JOB_SUMMARY)):
@@ -55,7 +58,7 @@ def build(ctx: ReportContext) -> Section | None:
             [_cells(ctx, x) for x in rows[:MAX_ROWS]], note=more))
     if not tables:
         return None
-    sec = Section("jobs", "Benchmark results")
+    sec = Section("jobs", TITLE)
     sec.para("What each benchmark run reported itself, read and write apart: per job for fio, per target file or "
              "disk for DiskSpd (its threads on that target added up). Queue depth is the I/Os each thread keeps "
              "outstanding. Mean latency and p99 are the tool's own figures. fio measures two latencies: the total "

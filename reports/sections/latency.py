@@ -22,11 +22,14 @@ def share_cells(ls: LatencyShare) -> tuple[str, str]:
     return f"{lo_t} – {hi_t}", est
 
 
-@section("latency")
+TITLE = "Response times"
+
+
+@section("latency", title=TITLE, order=50)
 def build(ctx: ReportContext) -> Section | None:
     if not ctx.histo_runs:
         return None
-    sec = Section("latency", "Response times")
+    sec = Section("latency", TITLE)
     thr, goal = ctx.opt.latency_threshold_ms, ctx.opt.latency_goal_pct
     rows = []
     for r in ctx.histo_runs:

@@ -15,12 +15,15 @@ def log_scale(lines: list[dict], levels: list[float]) -> bool:
     return max(peaks + levels, default=0) > 5 * max(low, 1)
 
 
-@section("overlay")
+TITLE = "I/O over time"
+
+
+@section("overlay", title=TITLE, order=20)
 def build(ctx: ReportContext) -> Section | None:
     series = ctx.series()
     if not series:
         return None
-    sec = Section("overlay", "I/O over time")
+    sec = Section("overlay", TITLE)
     lines = []
     caps: list[float] = []
     boot_left_out: list[str] = []

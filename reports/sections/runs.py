@@ -40,9 +40,12 @@ def _reports(ctx: ReportContext, r: dict) -> str:
     return f"{n:,}"
 
 
-@section("runs")
+TITLE = "Runs analysed"
+
+
+@section("runs", title=TITLE, order=10, in_answers=True)
 def build(ctx: ReportContext) -> Section | None:
-    sec = Section("runs", "Runs analysed")
+    sec = Section("runs", TITLE)
     rows = []
     offsets: list[str] = []
     for r in ctx.runs:

@@ -20,8 +20,11 @@ SIZING_STEPS = {"frontend_iops": "Front-end IOPS", "backend_iops": "Back-end IOP
                 "users_supported": "Users the disks carry"}
 
 
+TITLE = "VDI sizing"
+
+
 def sizing_section(opt: ReportOptions, verdicts: list[str], values: dict[str, Any],
-                   methods: list[tuple[str, Any]], key: str = "sizing", title: str = "VDI sizing") -> Section:
+                   methods: list[tuple[str, Any]], key: str = "sizing", title: str = TITLE) -> Section:
     """Steady and storm cases side by side (the range the consultant gave), then a what-if table."""
     from app.analysis.sizing import parse_iops_range, sizing_cases, what_if
 
@@ -137,7 +140,7 @@ def _sizing_value(key: str, v: Any, sz: Any) -> str:
     return str(v)
 
 
-@section("sizing")
+@section("sizing", title=TITLE, order=90)
 def build(ctx: ReportContext) -> Section | None:
     opt = ctx.opt
     if ctx.sizing_from is not None:

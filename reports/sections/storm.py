@@ -35,12 +35,15 @@ def phase_table(ctx: ReportContext, rep: Any, name: str, offset_s: float, ref: s
                  note=f"From and To: seconds from the {ref}, as on the chart.")
 
 
-@section("storm")
+TITLE = "Storm metrics"
+
+
+@section("storm", title=TITLE, order=30)
 def build(ctx: ReportContext) -> Section | None:
     series = ctx.series()
     if not series:
         return None
-    sec = Section("storm", "Storm metrics")
+    sec = Section("storm", TITLE)
     rows = []
     for r in ctx.iostat:
         if r["run_id"] not in series:

@@ -350,7 +350,7 @@ def test_a_dropped_diskspd_report_is_listed_under_diskspd_and_its_host(window, q
     from tests.conftest import drop_paths
 
     drop_paths(window, [D / "vc_diskspd-2.2.0_write4k_4threads.txt"])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     tree = window.browser.tree
     kinds = {tree.topLevelItem(i).text(0): tree.topLevelItem(i) for i in range(tree.topLevelItemCount())}
     assert "DiskSpd" in kinds  # the name customers read, not the kind's id

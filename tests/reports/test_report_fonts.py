@@ -10,7 +10,8 @@ import sys
 from app.importer import import_file
 from parsers.base import ImportOptions
 from reports import build_report
-from reports.options import SECTIONS, ReportOptions
+from reports.builders import section_keys
+from reports.options import ReportOptions
 from tests.conftest import ROOT, SAMPLES
 from tests.reports.test_report import poppler
 
@@ -79,7 +80,7 @@ def test_every_font_the_report_uses_is_embedded(ws, tmp_path):
     out = tmp_path / "r.pdf"
     sizing = {"users": 100, "iops_per_user": 25, "read_pct": 40, "raid": "10", "disk_iops": 75}
     build_report(ws, ReportOptions(date="x", customer="ACME", confidential="Confidential: ACME only", sizing=sizing,
-                                   sections=list(SECTIONS)), str(out))
+                                   sections=section_keys()), str(out))
     poppler("pdffonts")
     rows = subprocess.run(["pdffonts", str(out)], capture_output=True, text=True, check=True).stdout.splitlines()[2:]
     assert len(rows) >= 2  # DejaVu Sans and its bold at least

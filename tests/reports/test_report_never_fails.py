@@ -223,7 +223,8 @@ def test_a_section_whose_figures_cannot_be_made_says_why_and_the_report_goes_on(
         raise AnalysisError("run 1 has no interval report (only the since-boot report)")
 
     entry = sections.SECTION_BUILDERS._entries["storm"]  # the storm builder, swapped for the test, in its place
-    monkeypatch.setitem(sections.SECTION_BUILDERS._entries, "storm", dataclasses.replace(entry, item=broken))
+    monkeypatch.setitem(sections.SECTION_BUILDERS._entries, "storm",
+                        dataclasses.replace(entry, item=dataclasses.replace(entry.item, build=broken)))
     _imp(ws, write("a.txt", iops_log([10, 200, 900, 1200, 800, 300, 50, 10])))
     out = tmp_path / "r.pdf"
     build_report(ws, ReportOptions(date="x"), str(out))

@@ -194,9 +194,10 @@ def test_a_question_the_data_cannot_answer_says_why_and_has_no_link(qws, tmp_pat
 
 def test_sections_named_with_questions_follow_the_answers(qws, tmp_path):
     """Review finding: with questions, sections the options named were silently left out of the PDF."""
-    from reports.options import ANSWER_SECTIONS
+    from reports.builders import answer_section_keys
 
-    rep = build_report(qws, ReportOptions(date="x", sections=[*ANSWER_SECTIONS, "storm"]), str(tmp_path / "a.pdf"))
+    rep = build_report(qws, ReportOptions(date="x", sections=[*answer_section_keys(), "storm"]),
+                       str(tmp_path / "a.pdf"))
     assert [s.key for s in rep.sections] == ["answers", "q1", "q2", "q3", "runs", "storm", "not_included",
                                              "appendix"]
     only = build_report(qws, ReportOptions(date="x", sections=["overlay"]), str(tmp_path / "b.pdf"))

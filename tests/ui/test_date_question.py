@@ -79,7 +79,7 @@ def test_the_run_list_says_how_dates_were_read_and_its_menu_changes_them(qtbot, 
 
     for name in ("en_GB_iostat-x-t_day.txt", "de_DE_iostat-x-t_day.txt"):  # two drops: no neighbour decides
         window.start_import([str(LOCALES / name)])
-        qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+        qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     window.browser.reload()
     ids = {name: rid for rid, name in window.ws.con.execute("SELECT run_id, name FROM runs").fetchall()}
     tips = {int(it.data(0, Qt.ItemDataRole.UserRole + 1)): it.toolTip(0) for it in window.browser._run_items()}

@@ -55,7 +55,7 @@ def test_a_file_the_system_opens_is_imported_into_the_window(window, qtbot, qapp
     try:
         QApplication.sendEvent(qapp, QFileOpenEvent(str(SAMPLE)))
         qtbot.waitUntil(lambda: [r["name"] for r in window.ws.runs()] == ["storm_fast_iostat-xt"], timeout=20000)
-        qtbot.waitUntil(lambda: window.thread is None or not window.thread.isRunning(), timeout=20000)
+        qtbot.waitUntil(lambda: window.import_thread is None or not window.import_thread.isRunning(), timeout=20000)
     finally:
         qapp.open_files_with(None)
         server.close()

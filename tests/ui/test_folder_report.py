@@ -141,7 +141,7 @@ def test_window_drop_asks_the_folder_questions_once_then_keeps_the_answers(qtbot
     # the same folder dropped again imports nothing new, so nothing is asked again
     window.folder_answers_dialog = None
     drop_paths(window, [folder])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     qtbot.wait(100)
     assert window.folder_answers_dialog is None
 
@@ -150,7 +150,7 @@ def test_window_drop_of_files_that_say_everything_asks_nothing(qtbot, window):
     from tests.conftest import drop_paths
 
     drop_paths(window, [SAMPLES / "fio_randrw_jsonplus.json"])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     qtbot.wait(100)
     assert window.ws.con.execute("SELECT count(*) FROM runs").fetchone()[0] >= 1
     assert getattr(window, "folder_answers_dialog", None) is None

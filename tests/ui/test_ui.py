@@ -120,7 +120,7 @@ def test_import_thread_can_be_cancelled(qtbot, tmp_path):
 def test_title_and_drop_a_folder(qtbot, window):
     assert window.windowTitle() == "StormScope — ws"
     drop_paths(window, [SAMPLES])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     names = {r["name"] for r in window.ws.runs()}
     assert {"storm_fast_iostat-xt", "storm_slow_iostat-xt", "capped_200iops_iostat-d"} <= names
     assert window.import_panel.list.count() >= 6
@@ -292,7 +292,7 @@ def test_every_view_on_the_sample_traces_and_zip_drop(qtbot, window, tmp_path):
             if f.is_file():
                 zf.write(f, f"customer/{f.name}")
     drop_paths(window, [z])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     assert {r["name"] for r in window.ws.runs()} >= {"storm_fast_iostat-xt", "fio_randrw_jsonplus"}
     window.browser.select_runs([r["run_id"] for r in window.ws.runs()])
     qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
@@ -349,7 +349,7 @@ def test_with_questions_the_sections_ticked_in_the_report_dialog_follow_the_answ
 
     from app.analysis import questions as Q
     from app.importer import import_file
-    from reports.options import ANSWER_SECTIONS
+    from reports.builders import answer_section_keys
 
     rid = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"),
                       ImportOptions(first_report="interval")).run_ids[0]
@@ -358,7 +358,8 @@ def test_with_questions_the_sections_ticked_in_the_report_dialog_follow_the_answ
     window.browser.select_runs([rid])
     window.export_report_action.trigger()  # Report ▸ Export report… (Ctrl+R)
     dlg = window.report_dialog
-    assert {k for k, c in dlg.sections.items() if c.isChecked()} == set(ANSWER_SECTIONS)
+    assert {k for k, c in dlg.sections.items() if c.isChecked()} == set(answer_section_keys()) == {
+        "runs", "iozone", "iometer_iomark", "crosscheck", "appendix"}
     assert not dlg.sections["summary"].isEnabled()
     assert "the sections ticked below follow them" in dlg.answers.text()
     box = dlg.sections["overlay"]

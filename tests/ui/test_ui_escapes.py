@@ -108,7 +108,7 @@ def test_hostile_names_are_shown_escaped_in_every_view(qtbot, window, tmp_path, 
     shutil.copy(SAMPLES / "storm_fast_iostat-xt.txt", drop / FILE)
     shutil.copy(SAMPLES / "fio_randrw_jsonplus.json", drop / f"{FILE}.json")
     drop_paths(w, [drop / FILE, drop / f"{FILE}.json"])  # the import panel names the files
-    qtbot.waitUntil(lambda: w.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: w.import_thread is None, timeout=60000)
     # as a received workspace may hold them: the runs, their host, a fio job's name
     w.ws.con.execute("UPDATE runs SET name = ?, host = ?", [RUN, HOST])
     w.ws.con.execute("UPDATE histograms SET device = ?", [HOST])

@@ -32,7 +32,7 @@ def _within(row: list[int], ns: int) -> tuple[int, int]:
 
 def test_fio_logs_dropped_on_the_window_give_the_latency_share_per_collection(qtbot, window):
     drop_paths(window, [HIST, PER_IO, SLAT])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     assert "2 imported, 0 duplicate, 1 failed" in window.import_panel.message.text()
     items = [window.import_panel.list.item(i).text() for i in range(window.import_panel.list.count())]
     assert any(f"{SLAT}: a submission-latency log (_slat)" in t and "_lat or _clat log" in t for t in items), items

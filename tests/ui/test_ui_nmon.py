@@ -14,7 +14,7 @@ EXCERPT = CORPUS / "nmon" / "snippet_atsd-doc_aix-topas_nmon-snapshot-T0009.nmon
 
 def test_nmon_files_dropped_on_the_window_are_drawn_in_the_overlay(qtbot, window):
     drop_paths(window, [SPLIT, AIX, EXCERPT])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     assert "2 imported, 0 duplicate, 1 failed" in window.import_panel.message.text()
     items = [window.import_panel.list.item(i).text() for i in range(window.import_panel.list.count())]
     assert any(f"{EXCERPT}:1: the file starts with 'ZZZZ,T0009" in t for t in items), items

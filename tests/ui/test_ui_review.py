@@ -194,7 +194,7 @@ def test_a_big_drop_lands_on_a_readable_screen(qtbot, tmp_path):
         tabs_y = window.tabs.tabBar().mapTo(window, window.tabs.tabBar().rect().topLeft()).y()
         folder = storm_folder(tmp_path / "engagement", 30)
         drop_paths(window, [folder])
-        qtbot.waitUntil(lambda: window.thread is None, timeout=180000)
+        qtbot.waitUntil(lambda: window.import_thread is None, timeout=180000)
         # what the captures cannot say is asked in a dialog that fits the screen, with one answer for all
         dlg = window.folder_answers_dialog
         assert dlg.isVisible()
@@ -256,7 +256,7 @@ def test_the_import_summary_counts_the_runs_the_waiting_list_shows(qtbot, window
     vscsi = ROOT / "tests" / "fixtures" / "vscsistats" / "vscsiStats-helper_sample_vscsiStats.csv"
     (drop / vscsi.name).write_bytes(vscsi.read_bytes())
     drop_paths(window, [drop])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     waiting = window.import_panel.waiting
     assert len(waiting.fields) == 2
     assert "2 runs without time stamps: set the interval below" in window.import_panel.message.text()
@@ -277,8 +277,8 @@ def test_cancel_says_cancelled_and_counts_the_files_never_started(qtbot, window,
             qtbot.mouseClick(window.import_panel.cancel, Qt.MouseButton.LeftButton)
 
     drop_paths(window, [drop])
-    window.thread.file_done.connect(click_cancel)
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    window.import_thread.file_done.connect(click_cancel)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     panel = window.import_panel
     statuses = [panel.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(panel.list.count())]
     assert statuses.count("cancelled") == 1

@@ -19,7 +19,7 @@ BINARY = SAR / "vm_sysstat-12.6.1_sa23"
 
 def test_sar_files_dropped_on_the_window_are_drawn_in_the_overlay(qtbot, window):
     drop_paths(window, [RESTART, TOTALS, HPUX, BINARY])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     assert "3 imported, 0 duplicate, 1 failed" in window.import_panel.message.text()
     items = [window.import_panel.list.item(i).text() for i in range(window.import_panel.list.count())]
     refused = [t for t in items if BINARY.name in t]

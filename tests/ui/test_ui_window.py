@@ -147,7 +147,7 @@ def test_import_with_options_from_the_file_menu(qtbot, window, monkeypatch):
     monkeypatch.setattr(ImportOptionsDialog, "exec", fill_and_accept)
     window.activateWindow()
     qtbot.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     (run,) = window.ws.runs()
     assert run["interval_s"] == 2.0
     assert run["interval_source"] == "user"
@@ -158,7 +158,7 @@ def test_import_with_options_from_the_file_menu(qtbot, window, monkeypatch):
 def test_runs_waiting_for_an_interval_get_a_field_after_the_import(qtbot, window):
 
     drop_paths(window, [SAMPLES / "capped_200iops_iostat-d.txt"])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     waiting = window.import_panel.waiting
     assert waiting.isVisible()
     assert len(waiting.fields) == 1
@@ -178,7 +178,7 @@ def test_window_stays_within_a_laptop_screen_with_every_run_selected(qtbot, wind
     """A long notes line must wrap, not widen the window; run names stay readable."""
 
     drop_paths(window, [SAMPLES])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     window.browser.tree.selectAll()
     qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
     qtbot.wait(50)
@@ -223,11 +223,11 @@ def test_many_runs_without_time_stamps_keep_the_window_on_the_screen(qtbot, wind
     for k in range(12):
         (folder / f"vm{k:02d}_iostat-d.txt").write_text(text.replace("Linux", f"Linux{' ' * (k + 1)}", 1))
     drop_paths(window, [folder])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=120000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=120000)
     waiting = window.import_panel.waiting
     assert len(waiting.fields) == 12
     assert waiting.all_row.isVisible()
-    assert waiting.scroll.height() < 3 * waiting.buttons[next(iter(waiting.buttons))].sizeHint().height() + 20
+    assert waiting.scroll_area.height() < 3 * waiting.buttons[next(iter(waiting.buttons))].sizeHint().height() + 20
     assert window.height() <= 768
     assert window.minimumSizeHint().height() <= 768
     waiting.all_field.lineEdit().selectAll()
@@ -247,7 +247,7 @@ def test_banner_and_import_list_follow_a_theme_switch(qtbot, window):
     from app.ui import theme
 
     drop_paths(window, [SAMPLES / "storm_fast_iostat-xt.txt"])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     assert window.banner.isVisible()
     try:
         menu_action(window, "View", "Dark").trigger()

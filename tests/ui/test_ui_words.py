@@ -246,7 +246,7 @@ def import_all(qtbot, w: MainWindow, tmp_path: Path) -> dict[str, int]:
     for f in CORPUS_FILES:
         shutil.copy(f, drop / f.name)
     drop_paths(w, [drop])
-    qtbot.waitUntil(lambda: w.thread is None, timeout=120000)
+    qtbot.waitUntil(lambda: w.import_thread is None, timeout=120000)
     return {r["name"]: r["run_id"] for r in w.ws.runs()}
 
 
