@@ -39,9 +39,9 @@ def machine_gb() -> float | None:
 def chosen_gb(settings: QSettings | None = None) -> float | None:
     """The limit the user set, else half the machine's memory; None when neither is known."""
     value = (settings or QSettings()).value(MEMORY_KEY, None)
-    try:
-        gb = float(value) if value not in (None, "") else 0.0
-    except (TypeError, ValueError):
+    try:  # a float, or its text from an INI file; anything else: not set
+        gb = float(value) if isinstance(value, (int, float, str)) and not isinstance(value, bool) else 0.0
+    except ValueError:
         gb = 0.0
     if gb >= LEAST_GB:
         return gb
