@@ -282,7 +282,7 @@ def plan_text(plan: CapturePlan) -> str:
     if plan.questions:
         lines += ["", "The questions it answers:"] + [f"  - {q}" for q in plan.questions]
     for s in plan.systems:
-        lines += ["", f"{SYSTEM_KINDS[s.kind].upper()} {s.host}", *system_steps(plan, s)]
+        lines += ["", f"== {SYSTEM_KINDS[s.kind]} {s.host} ==", *system_steps(plan, s)]
     lines += ["", "SEND BACK", *[f"  [ ] {f.name}  ({f.host}: {f.what})" for f in plan.files()],
               *[f"  [ ] {c}" for c in CHECKLIST]]
     if plan.notes:

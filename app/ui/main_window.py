@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.text import render_stored
+from app.errors import AnalysisError
 from app.migrations import READ_ONLY_REASON
 from app.safe_text import shown
 from app.ui import theme
@@ -124,6 +125,15 @@ class ImportPanel(QWidget):
         item.setData(Qt.ItemDataRole.UserRole, r.status)
         self._colour(item)
         item.setToolTip("\n".join(shown(t, 2000) for t in [r.error or r.path, *map(render_stored, r.warnings)]))
+        self.list.addItem(item)
+        self.list.scrollToBottom()
+
+    def add_plan_check(self, c: Any) -> None:
+        """One line per imported run under its file's: "as planned", or what differs from the capture plan."""
+        item = QListWidgetItem(f"   plan: run {c.run_id} {'as planned' if c.as_planned else '— ' + c.words()}")
+        item.setData(Qt.ItemDataRole.UserRole, "imported" if c.as_planned else "skipped")
+        self._colour(item)
+        item.setToolTip(shown(f"Compared with the capture plan (File ▸ Capture plan…): {c.words()}", 2000))
         self.list.addItem(item)
         self.list.scrollToBottom()
 
@@ -422,6 +432,11 @@ class MainWindow(QMainWindow):
         self.import_options_action = QAction("Import with &options…", self, shortcut=QKeySequence("Ctrl+Shift+I"),
                                              triggered=lambda _checked=False: self.import_with_options())
         m.addAction(self.import_options_action)
+        self.plan_action = QAction("Capture &plan…", self, triggered=lambda _checked=False: self.capture_plan())
+        self.plan_action.setStatusTip("What the customer runs on each system to capture the storm, from the "
+                                      "questions: commands to paste, a PDF, and the check of the captures that come "
+                                      "back")
+        m.addAction(self.plan_action)
         m.addAction(QAction("&Open workspace…", self, shortcut=QKeySequence.StandardKey.Open,
                             triggered=self.open_workspace_dialog))
         self.recent_menu = m.addMenu("Recent workspaces")
@@ -609,6 +624,12 @@ class MainWindow(QMainWindow):
         if dlg.exec() and dlg.chosen_paths():
             self._import_and_ask(dlg.chosen_paths(), dlg.options())
 
+    def capture_plan(self) -> None:
+        from app.ui.plan_dialog import PlanDialog
+
+        self.plan_dialog = PlanDialog(self.ws, self)
+        self.plan_dialog.show()
+
     def import_folder_dialog(self) -> None:
         d = QFileDialog.getExistingDirectory(self, "Import a folder of traces")
         if d:
@@ -724,6 +745,20 @@ class MainWindow(QMainWindow):
         self.import_panel.add_result(r)
         if r.status == "imported":
             self.browser.reload()
+            self._check_against_plan(r.run_ids)
+
+    def _check_against_plan(self, run_ids: list[int]) -> None:
+        """With a capture plan stored, each imported run compared with it, in the import's list."""
+        from app.analysis.capture_plan import check_runs, stored
+
+        try:
+            plan = stored(self.ws)
+            checks = check_runs(self.ws, plan, run_ids) if plan is not None else []
+        except AnalysisError as e:
+            self.import_panel.message.setText(f"The capture plan could not be checked: {e}")
+            return
+        for c in checks:
+            self.import_panel.add_plan_check(c)
 
     def _reopen_for_import(self) -> None:
         """The import thread's database was invalidated by DuckDB (the disk filled up while it wrote a file): it has

@@ -1,0 +1,63 @@
+"""File ▸ Capture plan…: the plan made in the window from the workspace's questions, shown as the text to paste,
+saved as a PDF and kept; then captures dropped on the window are compared with it in the import's list -- through
+the user's path, on the real captures of tests/corpus/plan/ (made here by running the planned commands)."""
+
+import os
+import subprocess
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QDateTime, Qt  # noqa: E402
+from PySide6.QtWidgets import QFileDialog  # noqa: E402
+
+from app.analysis.capture_plan import stored  # noqa: E402
+from tests.conftest import CORPUS, CUSTOMER_FORBIDDEN, drop_paths  # noqa: E402
+
+PLAN = CORPUS / "plan"
+
+
+def _menu_action(window, menu: str, text: str):
+    m = next(a.menu() for a in window.menuBar().actions() if a.text().replace("&", "") == menu)
+    return next(a for a in m.actions() if a.text().replace("&", "") == text)
+
+
+def test_capture_plan_from_the_file_menu_then_the_import_says_as_planned_or_what_differs(qtbot, window, tmp_path,
+                                                                                         monkeypatch):
+    from app.ui.plan_dialog import EXPLAIN
+
+    _menu_action(window, "File", "Capture plan…").trigger()
+    dlg = window.plan_dialog
+    assert dlg.isVisible()
+    assert dlg.problem.text().startswith("A capture plan needs at least one system")
+    assert not dlg.keep_button.isEnabled()
+    qtbot.keyClicks(dlg.linux, "vm")
+    dlg.storm.setValue(1)
+    dlg.lead.setValue(0.5)
+    dlg.tail.setValue(0.5)
+    dlg.known.setChecked(True)
+    dlg.start.setDateTime(QDateTime.fromString("2026-11-29 09:26", "yyyy-MM-dd HH:mm"))
+    text = dlg.preview.toPlainText()
+    assert dlg.problem.text() == ""
+    assert "      S_TIME_FORMAT=ISO LC_ALL=C iostat -dxt -y 5 24 > vm_iostat.txt &\n" in text
+    assert "Start every capture at 2026-11-29 09:25:30 (the storm is expected at 09:26:00)" in text
+    for what, pattern in CUSTOMER_FORBIDDEN.items():
+        assert not pattern.search(EXPLAIN), what
+    qtbot.mouseClick(dlg.copy_button, Qt.MouseButton.LeftButton)
+    from PySide6.QtGui import QGuiApplication
+
+    assert QGuiApplication.clipboard().text() == text
+    pdf = tmp_path / "plan.pdf"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(pdf), "PDF (*.pdf)"))
+    qtbot.mouseClick(dlg.pdf_button, Qt.MouseButton.LeftButton)
+    out = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    assert "S_TIME_FORMAT=ISO LC_ALL=C iostat -dxt -y 5 24 > vm_iostat.txt &" in out
+    qtbot.mouseClick(dlg.keep_button, Qt.MouseButton.LeftButton)
+    plan = stored(window.ws)
+    assert plan is not None
+    assert (plan.count, plan.interval_s) == (24, 5)
+    dlg.close()
+    drop_paths(window, [PLAN / "vm_iostat.txt", PLAN / "vm_iostat-dx_no-t_2s.txt"])
+    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    lines = [window.import_panel.list.item(i).text() for i in range(window.import_panel.list.count())]
+    assert lines[1] == "   plan: run 1 as planned"
+    assert lines[3] == "   plan: run 2 — no time stamps (iostat without -t); interval unknown (planned 5 s)"
