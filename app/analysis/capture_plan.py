@@ -17,7 +17,7 @@ How the plan is made
     * **Which systems capture what** follows the questions: storm profile, compare, cap check, load limit, replay
       and sizing from a measured run read a guest's disk rates over time (Linux: ``iostat`` and ``sar``; Windows:
       perfmon counters through ``typeperf``); where the latency comes from and the load per VM read the host's
-      esxtop (GAVG = KAVG + DAVG per device, the VMs' virtual disks); the response-time goal reads vscsiStats'
+      esxtop, where the time goes reads both a guest and its host's esxtop (GAVG = KAVG + DAVG per device, the VMs' virtual disks); the response-time goal reads vscsiStats'
       latency histograms per VM disk. A system kind the questions need but the plan names no system of is said
       in the plan's notes; systems given are always planned.
     * **Interval**: 5 s (the common default; esxtop's shortest is 2 s); with a cap question, at most half its
@@ -56,8 +56,8 @@ DEFAULT_STORM_MIN = 30.0
 INTERVAL_TOLERANCE = 0.10
 SHORT_SHARE = 0.90
 # question kinds -> what they need captured
-GUEST_KINDS = {"compare", "cap", "storm_profile", "knee", "replay", "sizing"}
-ESXTOP_KINDS = {"latency_source", "vm_load"}
+GUEST_KINDS = {"compare", "cap", "storm_profile", "knee", "replay", "sizing", "latency_path"}
+ESXTOP_KINDS = {"latency_source", "vm_load", "latency_path"}
 HISTOGRAM_KINDS = {"response_time"}
 PERFMON_COUNTERS = (
     r"\PhysicalDisk(*)\Disk Reads/sec", r"\PhysicalDisk(*)\Disk Writes/sec",

@@ -480,6 +480,11 @@ class MainWindow(QMainWindow):
                                       triggered=lambda _checked=False: self.add_cap_check())
         self.add_cap_action.setStatusTip("Whether the overlay's cap held on each selected iostat run, into the report")
         r.addAction(self.add_cap_action)
+        self.latency_path_action = QAction("&Where the time goes…", self,
+                                           triggered=lambda _checked=False: self.ask_latency_path())
+        self.latency_path_action.setStatusTip("A guest's capture beside its host's esxtop: its time in its own queue, "
+                                              "in the hypervisor and in the array, into the report")
+        r.addAction(self.latency_path_action)
         r.addSeparator()
         self.questions_action = QAction("Report &questions", self, shortcut=QKeySequence("Ctrl+Shift+Q"),
                                         triggered=lambda _checked=False: self.show_questions())
@@ -624,6 +629,18 @@ class MainWindow(QMainWindow):
         if dlg.exec() and dlg.chosen_paths():
             self._import_and_ask(dlg.chosen_paths(), dlg.options())
 
+    def ask_latency_path(self) -> None:
+        from app.ui.latency_path_dialog import LatencyPathDialog
+
+        def add(questions: list[Any]) -> list[Any]:
+            added = self.questions.add(questions)
+            if added:
+                self.show_questions()  # where its answer shows
+            return added
+
+        self.latency_path_dialog = LatencyPathDialog(self.ws, add, self)
+        self.latency_path_dialog.show()
+
     def capture_plan(self) -> None:
         from app.ui.plan_dialog import PlanDialog
 
@@ -703,7 +720,8 @@ class MainWindow(QMainWindow):
                                       if reason else "")
         self.read_only_banner.setVisible(reason is not None)
         for a in (self.import_action, self.import_folder_action, self.import_options_action,
-                  self.report_folder_action, self.add_to_report_action, self.add_cap_action):
+                  self.report_folder_action, self.add_to_report_action, self.add_cap_action,
+                  self.latency_path_action):
             a.setEnabled(reason is None)
             a.setToolTip(reason or a.text().replace("&", ""))
         self.browser.read_only = reason

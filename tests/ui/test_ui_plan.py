@@ -61,3 +61,32 @@ def test_capture_plan_from_the_file_menu_then_the_import_says_as_planned_or_what
     lines = [window.import_panel.list.item(i).text() for i in range(window.import_panel.list.count())]
     assert lines[1] == "   plan: run 1 as planned"
     assert lines[3] == "   plan: run 2 — no time stamps (iostat without -t); interval unknown (planned 5 s)"
+
+
+def test_where_the_time_goes_from_the_report_menu_is_added_and_answered(qtbot, window):
+    """Report ▸ Where the time goes…: the guest's capture and its host's esxtop (the constructed pair of
+    tests/fixtures/PROVENANCE.md), added as a question; the Report questions panel answers it."""
+    from app.analysis.questions import LatencyPathQuestion, list_questions
+    from app.ui.latency_path_dialog import EXPLAIN
+    from app.ui.questions_dock import COL_FIGURE, COL_VERDICT
+    from tests.analysis.test_latency_path import GUEST, HOST
+    from tests.ui.test_ui_review import imported
+
+    guest, host = imported(window, GUEST, HOST, first_report="interval")
+    _menu_action(window, "Report", "Where the time goes…").trigger()
+    dlg = window.latency_path_dialog
+    assert dlg.isVisible()
+    for what, pattern in CUSTOMER_FORBIDDEN.items():
+        assert not pattern.search(EXPLAIN), what
+    assert dlg.guest.count() == 1
+    assert dlg.host.count() == 1
+    assert dlg.guest.currentData() == guest
+    assert dlg.host.currentData() == host
+    qtbot.mouseClick(dlg.add_button, Qt.MouseButton.LeftButton)
+    assert [sq.question for sq in list_questions(window.ws)] == [LatencyPathQuestion(guest, host)]
+    assert window.questions_dock.isVisible()
+    qtbot.waitUntil(lambda: window.questions.table.item(0, COL_VERDICT).text() not in ("", "…"), timeout=30000)
+    assert window.questions.table.item(0, COL_VERDICT).text().lower().startswith("information")
+    figure = window.questions.table.item(0, COL_FIGURE).text()
+    assert "in the guest's queue (estimated): 0.87 ms (13.48 %)" in figure
+    assert "in the array (DAVG): 5.56 ms (86.22 %)" in figure
