@@ -17,9 +17,10 @@ How the plan is made
     * **Which systems capture what** follows the questions: storm profile, compare, cap check, load limit, replay
       and sizing from a measured run read a guest's disk rates over time (Linux: ``iostat`` and ``sar``; Windows:
       perfmon counters through ``typeperf``); where the latency comes from and the load per VM read the host's
-      esxtop, where the time goes reads both a guest and its host's esxtop (GAVG = KAVG + DAVG per device, the VMs' virtual disks); the response-time goal reads vscsiStats'
-      latency histograms per VM disk. A system kind the questions need but the plan names no system of is said
-      in the plan's notes; systems given are always planned.
+      esxtop (GAVG = KAVG + DAVG per device, the VMs' virtual disks), where the time goes reads a guest and its
+      host's esxtop both; the response-time goal reads vscsiStats' latency histograms per VM disk. A system
+      kind the questions need but the plan names no system of is said in the plan's notes; systems given are
+      always planned.
     * **Interval**: 5 s (the common default; esxtop's shortest is 2 s); with a cap question, at most half its
       window (each window holds two reports at least: whole seconds, at least 2 s).
     * **Duration**: ``lead_min`` before the storm + the storm + ``tail_min`` after it. The storm's length is the
