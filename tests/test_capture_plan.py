@@ -114,3 +114,23 @@ def test_questions_choose_the_interval_the_tools_and_say_what_the_plan_lacks(ws)
 def test_a_plan_that_cannot_be_followed_is_refused(ws, systems, kw, message):
     with pytest.raises(AnalysisError, match=message):
         derive_plan(ws, systems, **kw)
+
+
+def test_a_stored_plan_this_version_cannot_read_is_said_not_a_crash(tmp_path):
+    """A received workspace whose capture plan is not one StormScope writes: the import and the report say the
+    plan could not be compared; the runs are imported and the report is written."""
+    import duckdb
+
+    ws = str(tmp_path / "ws.duckdb")
+    assert run("plan", "-w", ws, *ARGS, "--save").returncode == 0
+    with duckdb.connect(ws) as con:
+        con.execute("""UPDATE capture_plans SET spec = '{"systems": [{"kind": "mainframe", "host": "x"}]}'""")
+    p = run("import", "-w", ws, str(GOOD[0]))
+    assert p.returncode == 0, p.stderr
+    assert "plan       not checked: the workspace's capture plan cannot be read" in p.stdout
+    rep = tmp_path / "r.pdf"
+    assert run("report", "-w", ws, "-o", str(rep), "--sections", "runs").returncode == 0
+    text = " ".join(subprocess.run(["pdftotext", str(rep), "-"], capture_output=True, text=True,
+                                   check=True).stdout.split())
+    assert "The capture plan stored with the workspace could not be compared" in text
+    assert run("plan", "-w", ws, "--check").returncode == 1

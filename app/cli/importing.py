@@ -106,8 +106,12 @@ def _undecided_dates(ws: Workspace, run_ids: list[int]) -> list[str]:
 def _against_plan(ws: Workspace, run_ids: list[int]) -> list[str]:
     """With a capture plan stored, one line per imported run: "as planned", or what differs from the plan."""
     from app.analysis.capture_plan import check_runs, stored
+    from app.errors import AnalysisError
 
-    plan = stored(ws) if run_ids else None
+    try:
+        plan = stored(ws) if run_ids else None
+    except AnalysisError as e:  # a plan this version cannot read: the import stands, the check is said to fail
+        return [f"not checked: {e}"]
     if plan is None:
         return []
     return [f"run {c.run_id} ({c.file}): {c.words()}" for c in check_runs(ws, plan, run_ids)]

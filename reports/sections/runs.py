@@ -79,8 +79,12 @@ def _against_plan(ctx: ReportContext, rows: list[list[str]], header: list[str]) 
     """With a capture plan stored: a column saying, per run, "as planned" or what differs from the plan, and the
     planned files no run is; the note's words."""
     from app.analysis.capture_plan import check_runs, missing_files, stored
+    from app.errors import AnalysisError
 
-    plan = stored(ctx.ws)
+    try:
+        plan = stored(ctx.ws)
+    except AnalysisError as e:  # a received workspace's plan this version cannot read: said, not hidden
+        return f" The capture plan stored with the workspace could not be compared: {e}."
     if plan is None:
         return ""
     for s in plan.systems:  # the plan's host names are the customer's: anonymised like the files' hosts
