@@ -412,6 +412,8 @@ class MainWindow(QMainWindow):
         if self.ws.read_only_reason:  # the waiting runs' fields: a workspace shown, not changed
             return f"{self.ws.read_only_reason}."
         errors = self.browser.set_interval([run_id], seconds)
+        if not errors:
+            self._check_against_plan([run_id])  # its interval and length can be compared with the plan now
         return errors[0] if errors else None
 
     # ---- menus --------------------------------------------------------------------------------

@@ -61,6 +61,15 @@ def test_capture_plan_from_the_file_menu_then_the_import_says_as_planned_or_what
     lines = [window.import_panel.list.item(i).text() for i in range(window.import_panel.list.count())]
     assert lines[1] == "   plan: run 1 as planned"
     assert lines[3] == "   plan: run 2 — no time stamps (iostat without -t); interval unknown (planned 5 s)"
+    # its interval given under the list: compared again, now with everything that differs
+    waiting = window.import_panel.waiting
+    field = waiting.fields[2]
+    field.lineEdit().selectAll()
+    qtbot.keyClicks(field.lineEdit(), "2")
+    qtbot.mouseClick(waiting.buttons[2], Qt.MouseButton.LeftButton)
+    last = window.import_panel.list.item(window.import_panel.list.count() - 1).text()
+    assert last == ("   plan: run 2 — no time stamps (iostat without -t); interval 2 s instead of 5 s; too short: "
+                    "0.6 min of the planned 2 min")
 
 
 def test_where_the_time_goes_from_the_report_menu_is_added_and_answered(qtbot, window):
