@@ -37,6 +37,8 @@ Versions
        ``read_compatible_from`` stays 3 (a release of schema 3 reads the rows and ignores the sums).
     5. ``clock_offsets``: a run's clock put right against the others' (app.store.clock). A table added, nothing
        changed in meaning: ``read_compatible_from`` stays 3 (an older release aligns on the files' clocks).
+    6. ``capture_plans``: the capture plan the customer follows, which imported runs are checked against
+       (app.store.plan). A table added: ``read_compatible_from`` stays 3 (an older release ignores the plan).
 
 Writing a step that only adds tables or columns: leave ``READ_COMPATIBLE_FROM`` as it is, so that older releases
 still show the workspace (read-only). A step that changes what a stored value means, or how rows are kept, raises
@@ -148,6 +150,11 @@ def _clock_offsets_v5(con: Any) -> None:
         con.execute(stmt)
 
 
+def _capture_plans_v6(con: Any) -> None:
+    for stmt in TABLE["capture_plans"].create_statements():
+        con.execute(stmt)
+
+
 STEPS: list[Step] = [
     Step(2, "every table exists from the start: report_templates (before: made when a template was first "
             "saved), and the tables later releases added to a workspace an older release made", _every_table_of_v2),
@@ -157,6 +164,8 @@ STEPS: list[Step] = [
             "the overlay of a large run reads one row per report", _series_sums_v4),
     Step(5, "clock_offsets: a run's clock put right against the other runs' (estimated from their activity or set "
             "by hand)", _clock_offsets_v5),
+    Step(6, "capture_plans: the capture plan the customer follows, which imported runs are checked against",
+         _capture_plans_v6),
 ]
 
 

@@ -24,7 +24,7 @@ import polars as pl
 from parsers.iostat_columns import METRICS
 
 # the schema a workspace of this StormScope has; app.migrations brings older workspaces up to it
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # the oldest schema whose StormScope reads a workspace of this schema correctly (stored beside its version as
 # ``read_compatible_from``, as SQLite's read-compatibility number and git's repository format do): a release whose
 # schema only ADDS tables or columns keeps the number it found; one that changes what a stored value means, or
@@ -33,6 +33,7 @@ SCHEMA_VERSION = 5
 # Schema 4 added the derived per-report sums (app.series_sums), which a release of schema 3 ignores: it stays 3.
 # Schema 5 added the runs' clock offsets (clock_offsets): an older release reads every stored value as it did and
 # only does not apply the offsets (its clock alignment is the files' clocks, as before they were set): it stays 3.
+# Schema 6 added the capture plan (capture_plans): an older release ignores it: it stays 3.
 READ_COMPATIBLE_FROM = 3
 
 # polars dtype of a stored column, per DuckDB type
@@ -452,6 +453,16 @@ TABLES: tuple[Table, ...] = (
         _c("set_at", "TIMESTAMP", "when it was set (UTC)", not_null=True),
     ), per_run=True, written_by="`clock --accept`, `run --clock-offset`; the window's One clock dialog",
         notes="Every view, question and report puts the run's times on the clock corrected by this offset."),
+
+    Table("capture_plans", "what the customer is asked to capture, and how (not per run)", (
+        _c("name", _V, "key: the plan's name (`plan`: the workspace's plan)", key=True),
+        _c("spec", "JSON", "the plan: `systems` (`kind` linux, esxi or windows, `host`), `interval_s`, `storm_min`, "
+           "`lead_min`, `tail_min`, `storm_start` (ISO, the systems' clock; null: not known), `histograms`, "
+           "`reasons`, `notes`, `questions`", not_null=True),
+        _c("created_at", "TIMESTAMP", "UTC", not_null=True),
+    ), written_by="`plan --save`; the window's Capture plan dialog",
+        notes="Each imported run is checked against it (app/analysis/capture_plan.py): the window's import messages, "
+              "`plan --check` and the report's runs table."),
 
     Table("questions", "the questions a report answers (not per run)", (
         _c("question_id", _I, "key", key=True, default="nextval('question_id_seq')"),

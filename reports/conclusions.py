@@ -127,6 +127,20 @@ def _latency_source(a: Any, n: int) -> str | None:
     return None
 
 
+def _latency_path(a: Any, n: int) -> str | None:
+    lp = a.evidence.results[0] if a.evidence.results else None
+    if lp is None or lp.largest is None:
+        return None
+    share = fmt_pct(lp.shares.get(lp.largest))
+    return {"davg_ms": f"Most of the guest's wait is in the array (DAVG, {share}): look at the array and its paths "
+                       f"before the guests or the hosts ({n}).",
+            "kavg_ms": f"Most of the guest's wait is in the hypervisor (KAVG, {share}): commands queue in ESXi -- "
+                       f"look at the device queue depth and the number of VMs per datastore ({n}).",
+            "guest_ms": f"Most of the guest's wait is in its own queue (estimated, {share}): the guest queues more "
+                        f"than the host and the array take -- look at the guest's queue depth and its load "
+                        f"({n})."}[lp.largest]
+
+
 def _iomark(ctx: Any) -> str:
     """IOmark below its goal in every row: the calculation did not meet the response-time goal (the ETRI paper's
     conclusion: a cache in front of the disks)."""
@@ -152,6 +166,8 @@ def _line(ctx: Any, a: Any, run: str, n: int) -> str | None:
         return _storm(a, run, n)
     if a.kind == "latency_source":
         return _latency_source(a, n)
+    if a.kind == "latency_path":
+        return _latency_path(a, n)
     return None
 
 

@@ -170,7 +170,8 @@ def _period(ws: Workspace, r: dict[str, Any]) -> str:
 
 METHOD_TITLES = {"overlay": "I/O over time", "storm": "Storm metrics", "cap": "Cap compliance",
                  "latency": "Response times", "sizing": "VDI sizing", "compare": "A/B comparison",
-                 "crosscheck": "Cross-check", "latency_source": "Where latency comes from", "vm_load": "Load per VM"}
+                 "crosscheck": "Cross-check", "latency_source": "Where latency comes from", "vm_load": "Load per VM",
+                 "latency_path": "Where the time goes"}
 
 METHOD_PROSE = {
     "overlay": "Each report or sample (an iostat or sar report, an nmon snapshot, a perfmon or esxtop sample) "
@@ -209,6 +210,16 @@ METHOD_PROSE = {
                       "interval. Intervals without commands have no latency and are left out. The guidance values "
                       "(DAVG 20 ms, KAVG 2 ms unless the question says otherwise) are common VMware guidance, not "
                       "a law.",
+    "latency_path": "The guest's response time (iostat await, perfmon Avg. Disk sec/Transfer) and the host's "
+                    "esxtop figures are put on one clock (each run's stored clock offset applied). For each esxtop "
+                    "interval, the guest's await is the mean of the guest intervals that overlap it, each weighted "
+                    "by its I/Os inside it; GAVG, KAVG and DAVG are the host's, weighted by the commands of the "
+                    "chosen devices. In the guest's queue = the guest's await less GAVG: an estimate, as two tools "
+                    "measure over intervals matched on the clock and the host's device also serves other VMs; in "
+                    "the hypervisor = KAVG; in the array = DAVG. Over the capture every interval weighs by the "
+                    "guest's I/Os in it, so that the three parts add up to the mean guest await; a negative guest "
+                    "part is shown as measured, never set to zero. Intervals less than half covered by the guest's "
+                    "capture, or without guest I/O, are left out.",
     "vm_load": "Each VM's commands per second are the sums over its virtual disks as esxtop reports them; its "
                "share is its commands over all VMs' commands in the run. A VM is active in an interval when its "
                "rate is at least 5 % of the busiest VM's busiest interval, alone when no other VM is active; its "

@@ -974,3 +974,95 @@ def render(content: ReportContent, path: str) -> None:
         font = reg
 
     doc.multiBuild(story, canvasmaker=Canvas)
+
+
+# ---- the capture plan: a document for the customer -----------------------------------------------------------------
+def render_plan(plan: Any, path: str, customer: str | None = None, consultant: str | None = None,
+                accent: str = "#1f4e79") -> None:
+    """Write the capture plan (app.analysis.capture_plan.CapturePlan) as a PDF for the customer at ``path``: what
+    to capture and why, per system the commands to paste, and what to send back."""
+    from app.analysis.capture_plan import CHECKLIST, PERFMON_COUNTERS, SYSTEM_KINDS
+    from app.analysis.numbers import fmt_value
+
+    rl_config.invariant = 1
+    reg, bold = _fonts()
+    st = _styles(accent)
+    mono = ParagraphStyle("cmd", parent=st["cell"], fontSize=8.5, leading=11)
+    margin = 18 * mm
+    title = "Capture plan" + (f" for {customer}" if customer else "")
+    doc = _Doc(path, pagesize=A4, leftMargin=margin, rightMargin=margin, topMargin=16 * mm, bottomMargin=18 * mm,
+               title=title, author=consultant or "StormScope", subject="What to capture, and how",
+               creator=f"StormScope {version()}", producer=f"StormScope {version()} (ReportLab)")
+    doc.addPageTemplates([PageTemplate(id="page", frames=[Frame(doc.leftMargin, doc.bottomMargin, doc.width,
+                                                                 doc.height, id="body")])])
+    width = doc.width
+    acc = colors.HexColor(accent)
+
+    def box(lines: list[str]) -> Any:
+        t = Table([[Paragraph("<br/>".join(text(x) for x in lines), mono)]], colWidths=[width])
+        t.setStyle(TableStyle([("BACKGROUND", (0, 0), (-1, -1), colors.HexColor("#f2f2f2")),
+                               ("BOX", (0, 0), (-1, -1), 0.5, colors.HexColor("#bbbbbb")),
+                               ("LEFTPADDING", (0, 0), (-1, -1), 6), ("TOPPADDING", (0, 0), (-1, -1), 4),
+                               ("BOTTOMPADDING", (0, 0), (-1, -1), 5)]))
+        return t
+
+    n, i = plan.count, plan.interval_s
+    story: list[Any] = [Paragraph(text(title), st["title"])]
+    if consultant:
+        story.append(Paragraph(text(f"Prepared by {consultant}"), st["subtitle"]))
+    story.append(Spacer(1, 3 * mm))
+    story.append(_heading("What to capture", st["h1"], 0, "what"))
+    when = (f"Start every capture at {plan.capture_start:%Y-%m-%d %H:%M:%S} on the systems' clocks — "
+            f"{fmt_value(plan.lead_min, 'min')} before the storm expected at {plan.storm_start:%H:%M:%S} — on every "
+            "system at the same time." if plan.storm_start is not None else
+            f"Start every capture together, at least {fmt_value(plan.lead_min, 'min')} before the storm.")
+    for p in (f"Every capture takes a report every {i} s, {n:,} reports: {fmt_value(plan.duration_s / 60, 'min')} "
+              f"({fmt_value(plan.lead_min, 'min')} before the storm, the storm of about "
+              f"{fmt_value(plan.storm_min, 'min')}, {fmt_value(plan.tail_min, 'min')} after it). The commands stop "
+              "by themselves.", when):
+        story += [Paragraph(text(p), st["body"]), Spacer(1, 1.5 * mm)]
+    story.append(Paragraph(text("Why: " + " ".join(plan.reasons)), st["small"]))
+    if plan.questions:
+        story.append(Spacer(1, 1.5 * mm))
+        story.append(Paragraph(text("The questions this capture answers:"), st["small"]))
+        for q in plan.questions:
+            story.append(Paragraph(text(q), st["small"], bulletText="•"))
+    for s in plan.systems:
+        story.append(_heading(f"{SYSTEM_KINDS[s.kind]} {s.host}", st["h1"], 0, f"sys-{s.host}"))
+        if s.kind == "linux":
+            pre = ("As root, in a folder with room for the files. The tools come with sysstat (install it with "
+                   "'apt-get install sysstat' or 'yum install sysstat'). Paste the commands together: both captures "
+                   "run at once and end together.")
+        elif s.kind == "esxi":
+            pre = ("In an SSH session on the host, in a folder on a datastore (not /tmp: it is small)."
+                   + (" The first command starts the latency histograms of every virtual disk; the two after the "
+                      "capture print them and stop them." if plan.histograms else ""))
+        else:
+            pre = (f"In a command prompt. First save this list of counters as {s.host}_counters.txt, one counter a "
+                   "line:")
+        story += [Paragraph(text(pre), st["body"]), Spacer(1, 1.5 * mm)]
+        if s.kind == "windows":
+            story += [box(list(PERFMON_COUNTERS)), Spacer(1, 2 * mm),
+                      Paragraph(text("Then run:"), st["body"]), Spacer(1, 1.5 * mm)]
+        story += [box(plan.commands(s)), Spacer(1, 2 * mm)]
+        files = [f for f in plan.files() if f.host == s.host]
+        story.append(Paragraph(text("It writes " + "; ".join(f"{f.name} ({f.what})" for f in files) + "."),
+                               st["body"]))
+    story.append(_heading("What to send back", st["h1"], 0, "send"))
+    rows = [["☐", f.name, f"{SYSTEM_KINDS[f.system]} {f.host}: {f.what}"] for f in plan.files()]
+    rows += [["☐", c[0].upper() + c[1:], ""] for c in CHECKLIST]
+    t = Table([[Paragraph(text(c), st["cell"]) for c in r] for r in rows],
+                colWidths=[8 * mm, 0.38 * (width - 8 * mm), 0.62 * (width - 8 * mm)])
+    t.setStyle(TableStyle([("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#cccccc")),
+                           ("VALIGN", (0, 0), (-1, -1), "TOP"), ("TEXTCOLOR", (0, 0), (0, -1), acc)]))
+    story.append(t)
+    if plan.notes:
+        story.append(Spacer(1, 3 * mm))
+        for x in plan.notes:
+            story.append(Paragraph(text(x), st["small"], bulletText="•"))
+
+    class Canvas(_NumberedCanvas):
+        footer_left = title
+        font = reg
+
+    doc.multiBuild(story, canvasmaker=Canvas)

@@ -87,18 +87,18 @@ def test_the_old_workspace_is_migrated_and_keeps_every_row(tmp_path):
     assert hashlib.sha256(p.read_bytes()).hexdigest() == FIXTURE_SHA256
     # every table holds rows (but the derived ones, which schema 4 added, and the clock offsets, which schema 5 did)
     derived = {t.name for t in TABLE.values() if t.derived}
-    assert set(before) == set(TABLE) - derived - {"clock_offsets"}, before
+    assert set(before) == set(TABLE) - derived - {"clock_offsets", "capture_plans"}, before
     assert all(before.values()), before
     with Workspace(p) as ws:
-        assert ws.migrated == [2, 3, 4, 5]
-        assert SCHEMA_VERSION == 5
-        assert ws.con.execute("SELECT value FROM workspace_info WHERE key = 'schema_version'").fetchall() == [("5",)]
+        assert ws.migrated == [2, 3, 4, 5, 6]
+        assert SCHEMA_VERSION == 6
+        assert ws.con.execute("SELECT value FROM workspace_info WHERE key = 'schema_version'").fetchall() == [("6",)]
         # and, since the compatibility number exists, the oldest version that reads it: schema 3 (4 only added the
         # derived sums, which a release of schema 3 ignores)
         assert migrations.stored_compatible_from(ws.con) == 3
         after = _counts(ws)
         assert {t: n for t, n in after.items() if t not in derived} == {**before, "workspace_info": 2,
-                                                                         "clock_offsets": 0}
+                                                                         "clock_offsets": 0, "capture_plans": 0}
         # the migration stored the per-report sums of the three iostat runs (their reports, since-boot ones too)
         assert after["series_sums"] == ws.con.execute("SELECT count(DISTINCT (run_id, sample_idx)) FROM "
                                                       "iostat_samples").fetchall()[0][0] > 0
@@ -210,7 +210,7 @@ def test_a_new_file_gets_the_whole_schema_at_once_and_a_file_without_version_is_
         assert list_templates(ws.con) == []
         assert list_phases(ws, 1) == []
     with Workspace(p) as ws:
-        assert ws.migrated == [2, 3, 4, 5]
+        assert ws.migrated == [2, 3, 4, 5, 6]
         assert set(_counts(ws)) == set(TABLE)
 
 

@@ -37,7 +37,7 @@ FIELD_LABELS: dict[str, str] = {
     "disk_gb": "Disk size", "storm_multiplier": "Storm multiplier", "profile": "User profile",
     "davg_ms": "DAVG guidance", "kavg_ms": "KAVG guidance", "statistic": "Judged on", "points": "Load points",
     "replay_run": "Replay", "t_start_s": "From", "t_end_s": "To", "phase": "Phase", "scale": "Scale",
-    "replay_device": "Disks of the replay",
+    "replay_device": "Disks of the replay", "host_run": "Host run", "host_device": "Host device",
 }
 
 # compare figures: key of app.analysis.compare's rows -> customer words, and the series column a chart shows
@@ -465,6 +465,32 @@ class ReplayQuestion(Question):
         return [self.run_id, self.replay_run]
 
 
+@question_kind(order=65)
+@dataclass
+class LatencyPathQuestion(Question):
+    """Where does the time of a guest's I/O go: in the guest's queue, in the hypervisor (KAVG) or in the array
+    (DAVG)? The guest's run (``run_id``: iostat -x or perfmon, its ``device``) beside the host's esxtop run
+    (``host_run``, its ``host_device``) on one clock. app.analysis.latency_path.latency_path"""
+
+    KIND: ClassVar[str] = "latency_path"
+    LABEL: ClassVar[str] = "where the time goes"
+    run_id: int = 0
+    host_run: int = 0
+    device: str | None = None
+    host_device: str | None = None
+
+    def validate(self) -> None:
+        self.run_id = _int("run_id", self.run_id)
+        self.host_run = _int("host_run", self.host_run)
+        if self.host_run == self.run_id:
+            raise QuestionError("the host's capture is another run than the guest's", "host_run")
+        self.device = _opt_text("device", self.device)
+        self.host_device = _opt_text("host_device", self.host_device)
+
+    def run_ids_used(self) -> list[int]:
+        return [self.run_id, self.host_run]
+
+
 # kind -> its name in the window and the PDF (each kind's LABEL), in the registry's order
 KIND_LABELS = {k: c.LABEL for k, c in KINDS.items()}
 
@@ -513,6 +539,9 @@ def describe(q: Question, names: dict[int, str] | None = None) -> str:
                 f"KAVG {fmt_value(q.kavg_ms, 'ms')}), and does it come from the array or the host?")
     if isinstance(q, VmLoadQuestion):
         return f"Which VM drives the load on {name(q.run_id)}?"
+    if isinstance(q, LatencyPathQuestion):
+        return (f"Where does the time of {name(q.run_id)}'s I/O go: in the guest, the hypervisor or the array "
+                f"({name(q.host_run)})?")
     if isinstance(q, KneeQuestion):
         goal = (f"mean response time within {fmt_value(q.threshold_ms, 'ms')}" if q.statistic == "mean" else
                 f"{fmt_pct_value(q.goal_pct)} within {fmt_value(q.threshold_ms, 'ms')}")
@@ -588,6 +617,8 @@ def _check_runs(ws: Workspace, q: Question) -> None:
     for rid in q.run_ids_used():
         if isinstance(q, ReplayQuestion) and rid == q.replay_run:
             key = "replay_run"
+        if isinstance(q, LatencyPathQuestion) and rid == q.host_run:
+            key = "host_run"
         if ws.run(rid) is None:
             raise QuestionError(f"there is no run {rid} in this workspace", key, missing=True)
     _check_step(ws, q)

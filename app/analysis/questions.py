@@ -27,6 +27,11 @@ Kinds (typed dataclasses; ``params`` is their JSON)
     ``latency_source`` :class:`LatencySourceQuestion` is the latency within the guidance, and does it come from
                                                       the array (DAVG) or the host (KAVG)? (run_id, device,
                                                       davg_ms, kavg_ms) -- app.analysis.host_latency.latency_split
+    ``latency_path``   :class:`LatencyPathQuestion`   where the time of a guest's I/O goes: its queue (await −
+                                                      GAVG, estimated), the hypervisor (KAVG), the array (DAVG);
+                                                      a guest run beside an esxtop run on one clock (run_id,
+                                                      host_run, device, host_device) --
+                                                      app.analysis.latency_path.latency_path
     ``vm_load``        :class:`VmLoadQuestion`        which VM drives the load; its latency alone and while
                                                       another VM is active (run_id) -- host_latency.vm_load
     ``knee``           :class:`KneeQuestion`          how many desktops before the response-time goal breaks
@@ -103,6 +108,7 @@ from app.analysis.question_kinds import UNIT_WORDS as UNIT_WORDS
 from app.analysis.question_kinds import CapQuestion as CapQuestion
 from app.analysis.question_kinds import CompareQuestion as CompareQuestion
 from app.analysis.question_kinds import KneeQuestion as KneeQuestion
+from app.analysis.question_kinds import LatencyPathQuestion as LatencyPathQuestion
 from app.analysis.question_kinds import LatencySourceQuestion as LatencySourceQuestion
 from app.analysis.question_kinds import Question as Question
 from app.analysis.question_kinds import QuestionError as QuestionError
@@ -417,6 +423,33 @@ def _answer_latency_source(ws: Workspace, q: LatencySourceQuestion, names: dict[
                   [sp])
     return Answer(None, q.KIND, "", "not met" if where else "met", figures, reason, ev,
                   [f"Guidance: {GUIDANCE_WORDS}.", *sp.notes])
+
+
+@answers(LatencyPathQuestion)
+def _answer_latency_path(ws: Workspace, q: LatencyPathQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.latency_path import PART_WORDS, PARTS, latency_path
+
+    lp = latency_path(ws, q.run_id, q.host_run, q.device, q.host_device)
+    guest, host, m = names[q.run_id], names[q.host_run], lp.mean
+    est = {"guest_ms": " (estimated)", "kavg_ms": "", "davg_ms": ""}
+    figures = [Figure("mean response time in the guest", m["await_ms"], "ms",
+                      f"the guest waited {fmt_value(m['await_ms'], 'ms')} per I/O (its await) over "
+                      f"{lp.intervals:,} intervals")]
+    for p in PARTS:
+        figures.append(Figure(PART_WORDS[p] + est[p], m[p], "ms",
+                              f"{PART_WORDS[p]}{est[p]}: {fmt_value(m[p], 'ms')} ({fmt_pct(lp.shares[p])})"))
+    parts = ", ".join(f"{fmt_value(m[p], 'ms')} ({fmt_pct(lp.shares[p])}) {PART_WORDS[p]}{est[p]}" for p in PARTS)
+    reason = (f"Of the {fmt_value(m['await_ms'], 'ms')} {guest} waited per I/O, {parts}: most of it "
+              f"{PART_WORDS[lp.largest or 'davg_ms']}. Host {host}: GAVG {fmt_value(m['gavg_ms'], 'ms')} = KAVG "
+              f"{fmt_value(m['kavg_ms'], 'ms')} + DAVG {fmt_value(m['davg_ms'], 'ms')}, over the same intervals and "
+              "weighed by the guest's I/O.")
+    w = lp.worst
+    ranges = [] if w is None else [{"run_id": q.host_run, "t_start_s": w["t_start_s"], "t_end_s": w["t_end_s"],
+                                    "label": "longest guest wait"}]
+    ev = Evidence([q.run_id, q.host_run], {q.run_id: lp.guest_devices, q.host_run: lp.host_devices}, ranges, [],
+                  {"column": "latency_path", "unit": "ms", "align": "clock", "stepped": True, "device": q.device},
+                  [lp])
+    return Answer(None, q.KIND, "", "information", figures, reason, ev, list(lp.notes))
 
 
 @answers(VmLoadQuestion)

@@ -27,6 +27,7 @@ COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
     ("mapping", "app.cli.mapping", "MAPPING"), ("report", "app.cli.report", "REPORT"),
     ("export", "app.cli.export", "EXPORT"),
     ("run", "app.cli.runs", "RUN"), ("clock", "app.cli.clock", "CLOCK"),
+    ("plan", "app.cli.plan", "PLAN"),
     ("question", "app.cli.question", "QUESTION"), ("replay", "app.cli.replay", "REPLAY"),
     ("gui", "app.cli.gui", "GUI"))
 COMMAND_NAMES = tuple(name for name, _, _ in COMMAND_MODULES)

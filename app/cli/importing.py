@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
             if not args.json:
                 print_result(step.result)
         undecided = _undecided_dates(ws, [rid for r in results if r.status == "imported" for rid in r.run_ids])
+        planned = _against_plan(ws, [rid for r in results if r.status == "imported" for rid in r.run_ids])
     if args.json:
         out = [r.as_json() for r in results]
         for r, j in zip(results, out):
@@ -72,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"dates      {for_terminal(note)}")
         for line in undecided:
             print(f"dates?     {for_terminal(line)}")
+        for line in planned:
+            print(f"plan       {for_terminal(line)}")
         print(f"{n_ok} imported, {n_dup} duplicate, {n_bad} failed"
               + (f", {n_skip} skipped" if n_skip else ""), file=sys.stderr)
     return 1 if any(r.status == "failed" for r in results) else 0
@@ -98,6 +101,20 @@ def _undecided_dates(ws: Workspace, run_ids: list[int]) -> list[str]:
         out.append(f"run {q.run_id} ({q.file}) reads both ways -- {ways}; stored {ORDER_NAMES[q.readings[0][0]]}: "
                    f"say which with 'main.py run {q.run_id}' {orders}")
     return out
+
+
+def _against_plan(ws: Workspace, run_ids: list[int]) -> list[str]:
+    """With a capture plan stored, one line per imported run: "as planned", or what differs from the plan."""
+    from app.analysis.capture_plan import check_runs, stored
+    from app.errors import AnalysisError
+
+    try:
+        plan = stored(ws) if run_ids else None
+    except AnalysisError as e:  # a plan this version cannot read: the import stands, the check is said to fail
+        return [f"not checked: {e}"]
+    if plan is None:
+        return []
+    return [f"run {c.run_id} ({c.file}): {c.words()}" for c in check_runs(ws, plan, run_ids)]
 
 
 def print_result(r: Any) -> None:

@@ -10,6 +10,8 @@
     question add storm --run ID [--device D] [--phases P] [--every S]
     question add latency-source --run ID [--device D] [--davg-ms MS] [--kavg-ms MS]   (esxtop: array or host?)
     question add vm-load --run ID                                                     (esxtop: load per VM)
+    question add latency-path --run GUEST --host-run HOST [--device D] [--host-device D]
+                      (where the guest's time goes: its queue, the hypervisor, the array; on one clock)
     question add knee --runs ID... [--threshold-ms MS] [--goal-pct P] [--statistic share|mean]
                       [--iops-per-user X | --profile NAME] [--points runs|jobs] [--device D] [--every S]
                       (how many desktops before the response-time goal breaks)
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
 # command-line kind -> the stored kind
 KIND_NAMES = {"compare": "compare", "cap": "cap", "response-time": "response_time", "sizing": "sizing",
               "storm": "storm_profile", "latency-source": "latency_source", "vm-load": "vm_load", "knee": "knee",
-              "replay": "replay"}
+              "replay": "replay", "latency-path": "latency_path"}
 CLI_KIND = {v: k for k, v in KIND_NAMES.items()}
 
 
@@ -80,8 +82,12 @@ def _seconds(text: str) -> tuple[float | None, float | None]:
 
 # flag, parameter key(s), argparse keywords, kinds that take it
 FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
-    ("--run", "run_id", {"type": int, "metavar": "ID", "help": "run id (see 'runs')"},
-     {"cap", "storm_profile", "latency_source", "vm_load", "replay"}),
+    ("--run", "run_id", {"type": int, "metavar": "ID", "help": "run id (see 'runs'); latency-path: the guest's run"},
+     {"cap", "storm_profile", "latency_source", "vm_load", "replay", "latency_path"}),
+    ("--host-run", "host_run", {"type": int, "metavar": "ID", "help": "latency-path: the host's esxtop run"},
+     {"latency_path"}),
+    ("--host-device", "host_device", {"metavar": "D[,D...]", "help": "latency-path: the host's device(s) or VM "
+                                      "disk(s) (default: its physical disks)"}, {"latency_path"}),
     ("--runs", "run_ids", {"type": _ids, "nargs": "+", "metavar": "ID[,ID...]",
                            "help": "run ids; for compare the first is the baseline; for knee the runs at "
                                    "increasing load"}, {"compare", "response_time", "knee"}),
@@ -92,7 +98,7 @@ FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
      {"compare"}),
     ("--phases", "phases", {"choices": ["auto", "stored", "detect", "none"]}, {"compare", "storm_profile"}),
     ("--device", "device", {"metavar": "D[,D...]", "help": "exact device name(s); default: the whole disks"},
-     {"compare", "cap", "storm_profile", "latency_source", "knee", "replay"}),
+     {"compare", "cap", "storm_profile", "latency_source", "knee", "replay", "latency_path"}),
     ("--every", "every_s", {"type": float, "metavar": "S", "help": "resample to S-second means first"},
      {"compare", "storm_profile", "knee", "replay"}),
     ("--cap-iops", "iops_cap", {"type": float, "metavar": "N"}, {"cap"}),
@@ -147,14 +153,14 @@ FIELD_FLAGS.update({"t_start_s": "--range", "t_end_s": "--range", "iops_per_user
                     "kind": "KIND"})
 REQUIRED = {"cap": "run_id", "storm_profile": "run_id", "compare": "run_ids", "response_time": "run_ids",
             "sizing": "users", "latency_source": "run_id", "vm_load": "run_id", "knee": "run_ids",
-            "replay": "run_id"}
+            "replay": "run_id", "latency_path": "run_id"}
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
     pc = CliParser
     qsub = p.add_subparsers(dest="action", metavar="ACTION", parser_class=pc)
     a = qsub.add_parser("add", help="add a question (compare, cap, response-time, sizing, storm, latency-source, "
-                                    "vm-load, knee, replay)")
+                                    "vm-load, knee, replay, latency-path)")
     ksub = a.add_subparsers(dest="kind", metavar="KIND", parser_class=pc)
     for cli_kind, kind in KIND_NAMES.items():
         k = ksub.add_parser(cli_kind, help=f"a {cli_kind} question")

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.text import render_stored
+from app.errors import AnalysisError
 from app.migrations import READ_ONLY_REASON
 from app.safe_text import shown
 from app.ui import theme
@@ -126,6 +127,15 @@ class ImportPanel(QWidget):
         item.setData(Qt.ItemDataRole.UserRole, r.status)
         self._colour(item)
         item.setToolTip("\n".join(shown(t, 2000) for t in [r.error or r.path, *map(render_stored, r.warnings)]))
+        self.list.addItem(item)
+        self.list.scrollToBottom()
+
+    def add_plan_check(self, c: Any) -> None:
+        """One line per imported run under its file's: "as planned", or what differs from the capture plan."""
+        item = QListWidgetItem(f"   plan: run {c.run_id} {'as planned' if c.as_planned else '— ' + c.words()}")
+        item.setData(Qt.ItemDataRole.UserRole, "imported" if c.as_planned else "skipped")
+        self._colour(item)
+        item.setToolTip(shown(f"Compared with the capture plan (File ▸ Capture plan…): {c.words()}", 2000))
         self.list.addItem(item)
         self.list.scrollToBottom()
 
@@ -412,6 +422,8 @@ class MainWindow(ImportingWindow):
         if self.ws.read_only_reason:  # the waiting runs' fields: a workspace shown, not changed
             return f"{self.ws.read_only_reason}."
         errors = self.browser.set_interval([run_id], seconds)
+        if not errors:
+            self._check_against_plan([run_id])  # its interval and length can be compared with the plan now
         return errors[0] if errors else None
 
     # ---- menus --------------------------------------------------------------------------------
@@ -429,6 +441,11 @@ class MainWindow(ImportingWindow):
         self.import_options_action = _action("Import with &options…", self, self.import_with_options,
                                              QKeySequence("Ctrl+Shift+I"))
         m.addAction(self.import_options_action)
+        self.plan_action = _action("Capture &plan…", self, self.capture_plan)
+        self.plan_action.setStatusTip("What the customer runs on each system to capture the storm, from the "
+                                      "questions: commands to paste, a PDF, and the check of the captures that come "
+                                      "back")
+        m.addAction(self.plan_action)
         m.addAction(_action("&Open workspace…", self, self.open_workspace_dialog, QKeySequence.StandardKey.Open))
         self.recent_menu = m.addMenu("Recent workspaces")
         self._fill_recent()
@@ -466,6 +483,10 @@ class MainWindow(ImportingWindow):
                                       self.add_cap_check)
         self.add_cap_action.setStatusTip("Whether the overlay's cap held on each selected iostat run, into the report")
         r.addAction(self.add_cap_action)
+        self.latency_path_action = _action("&Where the time goes…", self, self.ask_latency_path)
+        self.latency_path_action.setStatusTip("A guest's capture beside its host's esxtop: its time in its own queue, "
+                                              "in the hypervisor and in the array, into the report")
+        r.addAction(self.latency_path_action)
         r.addSeparator()
         self.questions_action = _action("Report &questions", self, self.show_questions, QKeySequence("Ctrl+Shift+Q"))
         r.addAction(self.questions_action)
@@ -608,6 +629,24 @@ class MainWindow(ImportingWindow):
         if dlg.exec() and dlg.chosen_paths():
             self._import_and_ask(dlg.chosen_paths(), dlg.options())
 
+    def ask_latency_path(self) -> None:
+        from app.ui.latency_path_dialog import LatencyPathDialog
+
+        def add(questions: list[Any]) -> list[Any]:
+            added = self.questions.add(questions)
+            if added:
+                self.show_questions()  # where its answer shows
+            return added
+
+        self.latency_path_dialog = LatencyPathDialog(self.ws, add, self)
+        self.latency_path_dialog.show()
+
+    def capture_plan(self) -> None:
+        from app.ui.plan_dialog import PlanDialog
+
+        self.plan_dialog = PlanDialog(self.ws, self)
+        self.plan_dialog.show()
+
     def import_folder_dialog(self) -> None:
         d = QFileDialog.getExistingDirectory(self, "Import a folder of traces")
         if d:
@@ -681,7 +720,8 @@ class MainWindow(ImportingWindow):
                                       if reason else "")
         self.read_only_banner.setVisible(reason is not None)
         for a in (self.import_action, self.import_folder_action, self.import_options_action,
-                  self.report_folder_action, self.add_to_report_action, self.add_cap_action):
+                  self.report_folder_action, self.add_to_report_action, self.add_cap_action,
+                  self.latency_path_action):
             a.setEnabled(reason is None)
             a.setToolTip(reason or a.text().replace("&", ""))
         self.browser.read_only = reason
@@ -723,6 +763,20 @@ class MainWindow(ImportingWindow):
         self.import_panel.add_result(r)
         if r.status == "imported":
             self.browser.reload()
+            self._check_against_plan(r.run_ids)
+
+    def _check_against_plan(self, run_ids: list[int]) -> None:
+        """With a capture plan stored, each imported run compared with it, in the import's list."""
+        from app.analysis.capture_plan import check_runs, stored
+
+        try:
+            plan = stored(self.ws)
+            checks = check_runs(self.ws, plan, run_ids) if plan is not None else []
+        except AnalysisError as e:
+            self.import_panel.message.setText(f"The capture plan could not be checked: {e}")
+            return
+        for c in checks:
+            self.import_panel.add_plan_check(c)
 
     def _reopen_for_import(self) -> None:
         """The import thread's database was invalidated by DuckDB (the disk filled up while it wrote a file): it has

@@ -70,6 +70,51 @@ def latency_source(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     return sec
 
 
+@question_section("latency_path")
+def latency_path(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
+    """The guest's await beside the host's GAVG, KAVG and DAVG per interval on one clock, and the split over the
+    capture (app.analysis.latency_path: the answer's result, never recomputed here)."""
+    from app.analysis.latency_path import PART_WORDS, PARTS
+
+    sec = _open(ctx, n, a)
+    if a.error is not None or not a.evidence.results:
+        return sec
+    lp = a.evidence.results[0]
+    guest, host = ctx.name(lp.guest_run), ctx.name(lp.host_run)
+    lines = []
+    for col, label in (("await_ms", f"guest await ({guest})"), ("gavg_ms", f"GAVG ({host})"),
+                       ("davg_ms", "DAVG (array and fabric)"), ("kavg_ms", "KAVG (ESXi kernel)")):
+        t0, t1, y = _steps(lp.frame, col)
+        if any(v is not None for v in y):
+            lines.append({"label": label, "t0": t0, "t": t1, "y": y})
+    w = lp.worst
+    bands = [] if w is None else [{"t0": w["t_start_s"], "t1": w["t_end_s"], "label": "longest guest wait",
+                                   "style": "worst"}]
+    sec.chart(Chart("lines", f"Where the time of {guest}'s I/O goes, beside {host} on one clock",
+                    {"lines": lines, "x": f"seconds from the start of {host}", "y": "ms", "log": False,
+                     "refs": [], "bands": bands}))
+    m = lp.mean
+    est = {"guest_ms": "estimated: the guest's await less GAVG", "kavg_ms": "measured by esxtop",
+           "davg_ms": "measured by esxtop"}
+    rows = [["In the guest (its await)", fmt_value(m["await_ms"], "ms"), "100 %", "measured by the guest"]]
+    rows += [[PART_WORDS[p][0].upper() + PART_WORDS[p][1:], fmt_value(m[p], "ms"), fmt_pct(lp.shares[p]), est[p]]
+             for p in PARTS]
+    sec.table(Table("Time per I/O over the capture", ["Where", "Mean per I/O", "Share", "How it is known"], rows,
+                    note=f"{lp.intervals:,} of {host}'s {lp.host_intervals:,} intervals, each weighted by "
+                         f"{guest}'s I/Os in it. Guest disks: {', '.join(ctx.an.device(d) for d in lp.guest_devices)}"
+                         f"; host devices: {', '.join(ctx.an.device(d) for d in lp.host_devices)}."))
+    f = lp.frame.filter(lp.frame.get_column("await_ms").is_not_null())
+    by_wait = f.sort("await_ms", descending=True, nulls_last=True).head(10).sort("t_start_s")
+    trows = [[f"{r['clock']:%H:%M:%S}", fmt_value(r["await_ms"], "ms"), fmt_value(r["guest_ms"], "ms"),
+              fmt_value(r["kavg_ms"], "ms"), fmt_value(r["davg_ms"], "ms")] for r in by_wait.iter_rows(named=True)]
+    sec.table(Table("The intervals with the longest guest waits", ["Interval from", "Guest await",
+                                                                    "In the guest (estimated)", "KAVG", "DAVG"],
+                    trows, note="The ten intervals in which the guest waited longest, on one clock (the host's)."))
+    _notes(sec, a, ctx)
+    ctx.methods.append(("latency_path", {"guest devices": lp.guest_devices, "host devices": lp.host_devices}))
+    return sec
+
+
 @question_section("vm_load")
 def vm_load(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     sec = _open(ctx, n, a)

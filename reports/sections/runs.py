@@ -67,10 +67,41 @@ def build(ctx: ReportContext) -> Section | None:
                      period, interval,
                      _reports(ctx, r) if r.get("n_samples") and series_kind else "–"])
     given = any(GIVEN in c for row in rows for c in row)
-    sec.table(Table("", ["Run", "Name", "Kind", "Host", "Period", "Interval", "Reports"], rows,
+    header = ["Run", "Name", "Kind", "Host", "Period", "Interval", "Reports"]
+    plan_note = _against_plan(ctx, rows, header)
+    sec.table(Table("", header, rows,
                     note="The runs imported from the customer's trace files (their sources, checksums and import "
                          "warnings: the appendix). Reports: the samples of a run over time that the analyses use "
                          "(iostat reports, vscsiStats collections; a since-boot report left out is not counted); "
                          "benchmark results such as fio and IOzone have none." + (GIVEN_NOTE if given else "")
-                         + (CORRECTED_NOTE + "; ".join(offsets) + "." if offsets else "")))
+                         + (CORRECTED_NOTE + "; ".join(offsets) + "." if offsets else "") + plan_note))
     return sec
+
+
+def _against_plan(ctx: ReportContext, rows: list[list[str]], header: list[str]) -> str:
+    """With a capture plan stored: a column saying, per run, "as planned" or what differs from the plan, and the
+    planned files no run is; the note's words."""
+    from app.analysis.capture_plan import check_runs, missing_files, stored
+    from app.errors import AnalysisError
+
+    try:
+        plan = stored(ctx.ws)
+    except AnalysisError as e:  # a received workspace's plan this version cannot read: said, not hidden
+        return f" The capture plan stored with the workspace could not be compared: {e}."
+    if plan is None:
+        return ""
+    for s in plan.systems:  # the plan's host names are the customer's: anonymised like the files' hosts
+        ctx.an.host(s.host)
+    checks = check_runs(ctx.ws, plan, [r["run_id"] for r in ctx.runs])
+    header.append("Capture plan")
+    for row, c in zip(rows, checks):
+        row.append(c.short_words())
+    missing = missing_files(plan, check_runs(ctx.ws, plan))
+    note = (" Capture plan: each run compared with the plan the customer was given (its interval, its length, time "
+            "stamps, its host, the storm inside it); \"as planned\" when nothing differs.")
+    differ = [c for c in checks if not c.as_planned]
+    if differ:
+        note += " " + " ".join(f"Run {c.run_id}: {c.words()}." for c in differ)
+    if missing:
+        note += " Planned but not received: " + ", ".join(f.name for f in missing) + "."
+    return note

@@ -10,6 +10,9 @@ from parsers.registry import UnknownFormat, detect
 from tests.conftest import CORPUS
 
 EXPECTED = {
+    "plan/vm_iostat.txt": 'iostat-text',
+    "plan/vm_iostat-dx_no-t_2s.txt": 'iostat-text',
+    "plan/vm_sar.txt": 'sar-text',
     "clock/vda_iostat-dxt-ISO_TZ-America-New_York.txt": 'iostat-text',
     "clock/vda_iostat-dxt-ISO_TZ-UTC.txt": 'iostat-text',
     "clock/vda_iostat-dxt-ISO_bursts-A.txt": 'iostat-text',
