@@ -5,9 +5,10 @@ made from the workspace's questions -- shown as the text to paste, copied, writt
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
-from PySide6.QtCore import QDateTime
+from PySide6.QtCore import QDate, QDateTime, QTime
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -76,11 +77,11 @@ class PlanDialog(QDialog):
         form.addRow("Interval", self.interval)
         around = QHBoxLayout()
         self.lead, self.tail = QDoubleSpinBox(), QDoubleSpinBox()
-        for w in (self.lead, self.tail):
-            w.setRange(0, 24 * 60)
-            w.setDecimals(1)
-            w.setValue(10)
-            w.setSuffix(" min")
+        for box in (self.lead, self.tail):
+            box.setRange(0, 24 * 60)
+            box.setDecimals(1)
+            box.setValue(10)
+            box.setSuffix(" min")
         around.addWidget(QLabel("before"))
         around.addWidget(self.lead)
         around.addWidget(QLabel("after"))
@@ -147,11 +148,18 @@ class PlanDialog(QDialog):
         self.tail.setValue(plan.tail_min)
         if plan.storm_start is not None:
             self.known.setChecked(True)
-            self.start.setDateTime(QDateTime(plan.storm_start))
+            t = plan.storm_start
+            self.start.setDateTime(QDateTime(QDate(t.year, t.month, t.day), QTime(t.hour, t.minute, t.second)))
 
     def systems(self) -> list[PlannedSystem]:
         return [PlannedSystem(kind, h) for w, kind in ((self.linux, "linux"), (self.esxi, "esxi"),
                                                         (self.windows, "windows")) for h in hosts(w.text())]
+
+    def _storm_start(self) -> datetime:
+        """The storm's start as typed, to the minute."""
+        t = self.start.dateTime().toPython()
+        assert isinstance(t, datetime)  # a QDateTime gives a datetime
+        return t.replace(second=0, microsecond=0)
 
     def update_plan(self) -> None:
         """The plan from the fields (and the questions); the problem said instead when it cannot be made."""
@@ -159,7 +167,7 @@ class PlanDialog(QDialog):
             self.plan = derive_plan(
                 self.ws, self.systems(), self.storm.value() or None,
                 self.interval.value() if self.interval.value() > 1 else None, self.lead.value(), self.tail.value(),
-                self.start.dateTime().toPython().replace(second=0, microsecond=0) if self.known.isChecked() else None)
+                self._storm_start() if self.known.isChecked() else None)
         except AnalysisError as e:
             self.plan = None
             self.problem.setText(shown(str(e)[0].upper() + str(e)[1:], 500))
