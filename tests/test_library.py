@@ -241,8 +241,10 @@ def test_compare_places_the_storm_among_comparable_engagements(ws_path, tmp_path
     assert per.value == template["peak_iops_per_desktop"]
     assert per.percentile == percentile_of(per.value, [r["peak_iops_per_desktop"] for r in rows])
     assert sorted(per.peers) == sorted(r["peak_iops_per_desktop"] for r in rows)
-    assert a.figures[0].text.startswith(f"peak IOPS per desktop 60.6 IOPS: {Q.ordinal(per.percentile)} percentile "
-                                        f"of {len(rows)} runs from {len(rows)} comparable engagements")
+    assert a.figures[0].text == f"peak IOPS per desktop 60.6 IOPS: {Q.ordinal(per.percentile)} percentile"
+    assert (f"Compared with {len(rows)} comparable past engagements (the same workload (boot storm), the same "
+            "hypervisor (vSphere) and 10 to 40 desktops) of the 50 in the library, storm_fast_iostat-xt's peak IOPS "
+            f"per desktop is higher than {Q.fmt_pct_value(per.percentile)} of their {len(rows)} runs; ") in a.reason
     assert "the same hypervisor (vSphere)" in a.reason
     assert "10 to 40 desktops" in a.reason
 
@@ -275,7 +277,7 @@ def test_cli_add_and_compare(ws_path, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "How does this engagement (storm_fast_iostat-xt) compare with the library?" in out
     assert "peak IOPS per desktop 60.6 IOPS: " in out
-    assert "percentile of" in out
+    assert "percentile" in out
     assert cli_main(["library", "compare", str(ws_path), "--run", "1"]) == 2  # no library named
     assert cli_main(["library", "check", "--library", str(tmp_path / "none")]) == 1
 
@@ -291,3 +293,24 @@ def test_question_kind_from_the_command_line(ws_path, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "comparable past engagements (the same workload (boot storm) and 10 to 40 desktops)" in out
     assert "not filtered on the hypervisor (not stated)" in out
+
+
+def test_report_section_shows_the_comparison(ws_path, tmp_path):
+    from tests.reports.test_report import pdf_text
+
+    lib = tmp_path / "lib"
+    synthetic(lib, _template(ws_path), 20)
+    wsp = tmp_path / "ws.duckdb"
+    _make_ws(wsp)
+    assert cli_main(["question", "add", "library", "--run", "1", "--library", str(lib), "--workload", "boot_storm",
+                     "--hypervisor", "vSphere", "-w", str(wsp)]) == 0
+    with Workspace(wsp, read_only=True) as ws:
+        a = Q.answer(ws, Q.get_question(ws, 3))
+    assert cli_main(["report", "-o", str(tmp_path / "r.pdf"), "-w", str(wsp)]) == 0
+    text = " ".join(pdf_text(tmp_path / "r.pdf").split())
+    res = a.evidence.results[0]
+    assert f"This engagement among {res.comparable_engagements} comparable past engagements" in text
+    per = res.metrics[0]
+    assert (f"peak IOPS per desktop 60.6 IOPS {Q.ordinal(per.percentile)} {Q.fmt_value(per.median, 'IOPS')} "
+            f"{len(per.peers)} {per.engagements}") in text
+    assert a.figures[0].text in text

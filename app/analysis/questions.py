@@ -862,18 +862,18 @@ def _answer_library(ws: Workspace, q: LibraryQuestion, names: dict[int, str]) ->
         if m.percentile is None:
             text = f"{m.label} {val(m)} (too few comparable engagements: {m.engagements})"
         else:
-            text = (f"{m.label} {val(m)}: {ordinal(m.percentile)} percentile of {len(m.peers):,} runs from "
-                    f"{m.engagements:,} comparable engagements")
-            parts.append(f"{m.label} {val(m)} is higher than {fmt_pct_value(m.percentile)} of them")
+            text = f"{m.label} {val(m)}: {ordinal(m.percentile)} percentile"
+            parts.append(f"{m.label} is higher than {fmt_pct_value(m.percentile)} of their {len(m.peers):,} runs")
         figures.append(Figure(m.label, m.percentile, "percentile", text))
-    comparable = " and ".join(res.filters) if res.filters else "any engagement"
+    comparable = (", ".join(res.filters[:-1]) + " and " + res.filters[-1] if len(res.filters) > 1
+                  else res.filters[0] if res.filters else "any engagement")
     if res.comparable_engagements < MIN_PEERS:
         reason = (f"The library holds {res.engagements_in_library:,} engagements, {res.comparable_engagements:,} of "
                   f"them comparable with this one ({comparable}): fewer than {MIN_PEERS}, too few to place {run} "
                   "among them.")
     else:
-        reason = (f"Among {res.comparable_engagements:,} comparable past engagements ({comparable}) of the "
-                  f"{res.engagements_in_library:,} in the library, on {run}: " + "; ".join(parts) + ".")
+        reason = (f"Compared with {res.comparable_engagements:,} comparable past engagements ({comparable}) of the "
+                  f"{res.engagements_in_library:,} in the library, {run}'s " + "; its ".join(parts) + ".")
     notes: list[Any] = []
     if res.unfiltered:
         notes.append("not filtered on " + ", ".join(res.unfiltered))
