@@ -80,7 +80,8 @@ def add(args: argparse.Namespace) -> int:
         print_json(res.manifest)
     else:
         state = "already in the library, unchanged" if res.unchanged else "published"
-        print(f"engagement {res.engagement} {state}: {res.runs} runs, {res.answers} answers"
+        print(f"engagement {res.engagement} {state}: {res.runs} run{'s' * (res.runs != 1)}, {res.answers} "
+              f"answer{'s' * (res.answers != 1)}"
               + (f", {res.samples:,} samples" if res.samples else "") + f" -> {where}")
     return 0
 
