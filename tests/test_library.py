@@ -244,7 +244,7 @@ def test_compare_places_the_storm_among_comparable_engagements(ws_path, tmp_path
     assert a.figures[0].text == f"peak IOPS per desktop 60.6 IOPS: {Q.ordinal(per.percentile)} percentile"
     assert (f"Compared with {len(rows)} comparable past engagements (the same workload (boot storm), the same "
             "hypervisor (vSphere) and 10 to 40 desktops) of the 50 in the library, storm_fast_iostat-xt's peak IOPS "
-            f"per desktop is higher than {Q.fmt_pct_value(per.percentile)} of their {len(rows)} runs; ") in a.reason
+            f"per desktop is higher than {Q.fmt_pct(per.percentile / 100)} of their {len(rows)} runs; ") in a.reason
     assert "the same hypervisor (vSphere)" in a.reason
     assert "10 to 40 desktops" in a.reason
 

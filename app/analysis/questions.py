@@ -863,7 +863,7 @@ def _answer_library(ws: Workspace, q: LibraryQuestion, names: dict[int, str]) ->
             text = f"{m.label} {val(m)} (too few comparable engagements: {m.engagements})"
         else:
             text = f"{m.label} {val(m)}: {ordinal(m.percentile)} percentile"
-            parts.append(f"{m.label} is higher than {fmt_pct_value(m.percentile)} of their {len(m.peers):,} runs")
+            parts.append(f"{m.label} is higher than {fmt_pct(m.percentile / 100)} of their {len(m.peers):,} runs")
         figures.append(Figure(m.label, m.percentile, "percentile", text))
     comparable = (", ".join(res.filters[:-1]) + " and " + res.filters[-1] if len(res.filters) > 1
                   else res.filters[0] if res.filters else "any engagement")

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.analysis.library import WORKLOADS
-from app.analysis.questions import LibraryQuestion, fmt_pct_value
+from app.analysis.questions import LibraryQuestion, fmt_pct
 from app.store.library import LIBRARY_ENV
 from app.ui.workers import JobThread
 from app.workspace import Workspace
@@ -217,7 +217,7 @@ class LibraryDialog(QDialog):
             if m.value is not None:
                 self.chart.plot([(m.value - lo) / span], [y], pen=None, symbol="o", symbolSize=9,
                                 symbolBrush="#c00000", symbolPen=None, name=m.label)
-            pct = f" — higher than {fmt_pct_value(m.percentile)} of them" if m.percentile is not None else ""
+            pct = f" — higher than {fmt_pct(m.percentile / 100)} of them" if m.percentile is not None else ""
             label = pg.TextItem(f"{m.label}{pct}", color="#333333", anchor=(0, 1))
             label.setPos(0, y + 0.45)
             self.chart.addItem(label)
