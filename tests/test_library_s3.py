@@ -85,7 +85,8 @@ def test_the_bucket_reads_as_the_folder_does(aws_env, ws_path, tmp_path):
     upload(lib, "team-library", "vdi")
     local = L.read_library(str(lib), kinds=L.KINDS)
     remote = L.read_library("s3://team-library/vdi", kinds=L.KINDS)
-    assert remote.refused == [] and sorted(remote.manifests) == sorted(local.manifests)
+    assert remote.refused == []
+    assert sorted(remote.manifests) == sorted(local.manifests)
     assert remote.manifests == local.manifests
     for kind in L.KINDS:
         assert remote.table(kind).sort_by("engagement").to_pylist() == \
@@ -95,7 +96,8 @@ def test_the_bucket_reads_as_the_folder_does(aws_env, ws_path, tmp_path):
         here = Q.answer(ws, Q.LibraryQuestion(FAST, str(lib), **q))
         there = Q.answer(ws, Q.LibraryQuestion(FAST, "s3://team-library/vdi", **q))
     assert [f.text for f in there.figures] == [f.text for f in here.figures]
-    assert there.reason == here.reason and here.evidence.results[0].comparable_engagements == 15
+    assert there.reason == here.reason
+    assert here.evidence.results[0].comparable_engagements == 15
 
 
 def test_a_damaged_entry_in_the_bucket_is_refused_by_name(aws_env, ws_path, tmp_path):
