@@ -26,6 +26,12 @@ from tests.conftest import ROOT, SAMPLES
 FAST, SLOW = 1, 2
 
 
+@pytest.fixture(autouse=True)
+def _library_cache(tmp_path, monkeypatch):
+    """The reading cache of these tests in their own folder (never the user's)."""
+    monkeypatch.setenv("STORMSCOPE_LIBRARY_CACHE", str(tmp_path / "library-cache"))
+
+
 def _make_ws(path):
     with Workspace(path) as ws:
         for f in ("storm_fast_iostat-xt.txt", "storm_slow_iostat-xt.txt"):
@@ -314,3 +320,26 @@ def test_report_section_shows_the_comparison(ws_path, tmp_path):
     assert (f"peak IOPS per desktop 60.6 IOPS {Q.ordinal(per.percentile)} {Q.fmt_value(per.median, 'IOPS')} "
             f"{len(per.peers)} {per.engagements}") in text
     assert a.figures[0].text in text
+
+
+def test_the_reading_cache_follows_the_manifests(ws_path, tmp_path):
+    """Read again, the library answers from this computer's cache (the same rows); a newly published engagement is
+    read and added, a removed one is gone, a file whose size changed is refused; the check never uses the cache."""
+    lib = tmp_path / "lib"
+    synthetic(lib, _template(ws_path), 3)
+    first = L.read_library(str(lib)).table("runs").sort_by("engagement")
+    assert list((tmp_path / "library-cache").glob("*-runs.parquet"))
+    assert L.read_library(str(lib)).table("runs").sort_by("engagement").equals(first)
+    synthetic(lib, _template(ws_path), 1, seed=9)
+    (lib / L.MANIFESTS / "synthetic001x00000.json").unlink()
+    got = L.read_library(str(lib))
+    assert sorted(got.table("runs").column("engagement").to_pylist()) == [
+        "synthetic001x00001", "synthetic001x00002", "synthetic009x00000"]
+    assert [r.engagement for r in got.refused] == ["synthetic001x00000"]  # its files without a manifest
+    part = next((lib / "kind=runs" / "engagement=synthetic001x00001").glob("*.parquet"))
+    part.write_bytes(b"y" * part.stat().st_size)  # same size: the cache still answers, the check refuses it
+    assert "synthetic001x00001" in L.read_library(str(lib)).manifests
+    checked = L.read_library(str(lib), verify=True)
+    assert "synthetic001x00001" not in checked.manifests
+    part.write_bytes(b"y" * 10)
+    assert "synthetic001x00001" not in L.read_library(str(lib)).manifests

@@ -21,6 +21,12 @@ from tests.test_library import FAST, _make_ws, _template, synthetic
 SECRET = "not-a-real-secret-7c1f"
 
 
+@pytest.fixture(autouse=True)
+def _library_cache(tmp_path, monkeypatch):
+    """The reading cache of these tests in their own folder (never the user's)."""
+    monkeypatch.setenv("STORMSCOPE_LIBRARY_CACHE", str(tmp_path / "library-cache"))
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

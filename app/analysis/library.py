@@ -85,8 +85,9 @@ def _finite(v: Any) -> float | None:
     return None if v is None or not math.isfinite(float(v)) else float(v)
 
 
-def run_figures(ws: Workspace, run_id: int, desktops: int | None = None) -> dict[str, Any]:
-    """One run's library figures (see the module doc); a figure the run cannot give is None."""
+def run_figures(ws: Workspace, run_id: int, desktops: int | None = None, shares: bool = True) -> dict[str, Any]:
+    """One run's library figures (see the module doc); a figure the run cannot give is None. ``shares``: the
+    shares of I/O within the thresholds too (published; a comparison does not use them)."""
     from app.analysis.sizing import response_time_check
     from app.analysis.storm import storm_report
 
@@ -115,7 +116,7 @@ def run_figures(ws: Workspace, run_id: int, desktops: int | None = None) -> dict
     out["latency_basis"] = None
     for thr in THRESHOLDS_MS:
         out[f"share_within_{thr:g}ms"] = None
-    if has(rf.tool, DEVICE_RATES) or has(rf.tool, LATENCY_HISTOGRAMS):
+    if shares and (has(rf.tool, DEVICE_RATES) or has(rf.tool, LATENCY_HISTOGRAMS)):
         for thr in THRESHOLDS_MS:
             try:
                 rt = response_time_check(ws, run_id, threshold_ms=thr)
@@ -222,9 +223,9 @@ def compare_with_library(ws: Workspace, run_id: int, location: str, *, desktops:
     from app.store.library import LibraryError, read_library
 
     desktops = desktops or measured_desktops(ws, run_id)
-    this = run_figures(ws, run_id, desktops)
+    this = run_figures(ws, run_id, desktops, shares=False)
     try:
-        lib = read_library(location)
+        lib = read_library(location, columns=["workload", "hypervisor", "desktops", *COMPARED])
     except LibraryError as e:
         raise AnalysisError(str(e)) from None
     table = lib.table("runs")

@@ -22,6 +22,12 @@ from tests.conftest import SAMPLES  # noqa: E402
 from tests.test_library import synthetic  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _library_cache(tmp_path, monkeypatch):
+    """The reading cache of these tests in their own folder (never the user's)."""
+    monkeypatch.setenv("STORMSCOPE_LIBRARY_CACHE", str(tmp_path / "library-cache"))
+
+
 def _menu_action(w, menu: str, text: str):
     m = next(a.menu() for a in w.menuBar().actions() if a.text().replace("&", "") == menu)
     return next(a for a in m.actions() if a.text().replace("&", "") == text)
