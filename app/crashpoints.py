@@ -29,8 +29,8 @@ import threading
 from collections.abc import Callable
 
 ENV = "STORMSCOPE_TEST_CRASH_AT"
-PHASES = ("staging", "bulk-insert", "commit", "wal", "checkpoint", "library-staged", "library-moved",
-          "library-manifest")
+PHASES = ("staging", "bulk-insert", "commit", "wal", "checkpoint")  # an import's
+LIBRARY_PHASES = ("library-staged", "library-moved", "library-manifest")  # a publish's (tests/test_library.py)
 
 
 def _armed(phase: str) -> float | None:

@@ -16,6 +16,7 @@ from app.analysis import questions as Q
 from app.analysis.library import engagement_id, percentile_of, run_figures
 from app.analysis.storm import storm_report
 from app.cli import main as cli_main
+from app.crashpoints import LIBRARY_PHASES
 from app.importer import import_file
 from app.library.publish import publish
 from app.store import library as L
@@ -141,7 +142,7 @@ def test_republished_with_other_figures_replaces_the_old_files(ws_path, tmp_path
     assert {r["desktops"] for r in rows} == {40}
 
 
-@pytest.mark.parametrize("phase", ["library-staged", "library-moved", "library-manifest"])
+@pytest.mark.parametrize("phase", LIBRARY_PHASES)
 def test_a_publish_killed_half_way_is_never_visible(ws_path, tmp_path, phase):
     """The process dies (SIGKILL) at each step of a publish: the library still answers with what it held, the
     half-published engagement is named and left out, and publishing again completes it."""
