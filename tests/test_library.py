@@ -131,6 +131,19 @@ def test_publishing_twice_is_one_engagement_and_writes_nothing(ws_path, tmp_path
     assert not (lib / L.STAGING).exists()
 
 
+def test_publishing_again_repairs_a_damaged_file(ws_path, tmp_path):
+    lib = tmp_path / "lib"
+    with Workspace(ws_path, read_only=True) as ws:
+        publish(ws, str(lib))
+        part = next((lib / "kind=runs").rglob("*.parquet"))
+        good = part.read_bytes()
+        part.write_bytes(b"z" * len(good))  # same size, other bytes
+        assert L.read_library(str(lib), verify=True).refused
+        publish(ws, str(lib))
+    assert part.read_bytes() == good
+    assert L.read_library(str(lib), verify=True).refused == []
+
+
 def test_republished_with_other_figures_replaces_the_old_files(ws_path, tmp_path):
     lib = tmp_path / "lib"
     with Workspace(ws_path, read_only=True) as ws:

@@ -176,8 +176,8 @@ def write_engagement(location: str, manifest: dict[str, Any], tables: dict[str, 
         for f in files:  # each file whole or absent in its partition; same content = same name: nothing to do
             target = root / f["path"]
             target.parent.mkdir(parents=True, exist_ok=True)
-            if target.exists() and target.stat().st_size == f["bytes"]:
-                continue
+            if target.exists() and sha256_bytes(target.read_bytes()) == f["sha256"]:
+                continue  # a damaged copy of the same name is replaced
             os.replace(staging / f"{f['kind']}.parquet", target)
             crash_point("library-moved")
         out = {**manifest, "schema_version": SCHEMA_VERSION, "readable_from": READABLE_FROM, "files": files}
