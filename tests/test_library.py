@@ -300,6 +300,8 @@ def test_cli_add_and_compare(ws_path, tmp_path, capsys):
     assert "percentile" in out
     assert cli_main(["library", "compare", str(ws_path), "--run", "1"]) == 2  # no library named
     assert cli_main(["library", "check", "--library", str(tmp_path / "none")]) == 1
+    assert cli_main(["library"]) == 2
+    assert "choose an action: add, compare, check" in capsys.readouterr().err
 
 
 def test_question_kind_from_the_command_line(ws_path, tmp_path, capsys):

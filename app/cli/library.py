@@ -129,5 +129,9 @@ def check(args: argparse.Namespace) -> int:
     return 1 if lib.refused else 0
 
 
+def no_action(args: argparse.Namespace) -> int:
+    raise UsageError("choose an action: add, compare, check")
+
+
 LIBRARY = Command("library", "the engagement library: publish, compare with past engagements, check", arguments,
-                  lambda args: 2)
+                  no_action)

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.analysis.library import WORKLOADS
+from app.analysis.library import WORKLOADS, workspace_runs
 from app.analysis.questions import LibraryQuestion, fmt_pct
 from app.store.library import LIBRARY_ENV
 from app.ui.workers import JobThread
@@ -64,9 +64,9 @@ class LibraryDialog(QDialog):
         row.setContentsMargins(0, 0, 0, 0)
         form.addRow("Library", holder)
         self.run = QComboBox()
-        for r in ws.runs():
-            if has(r["kind"], DEVICE_RATES):
-                self.run.addItem(r["name"], int(r["run_id"]))
+        for r in workspace_runs(ws):
+            if has(r.tool, DEVICE_RATES):
+                self.run.addItem(r.name, r.run_id)
         if run_id is not None and (i := self.run.findData(run_id)) >= 0:
             self.run.setCurrentIndex(i)
         form.addRow("Storm run", self.run)
