@@ -359,3 +359,15 @@ def test_the_reading_cache_follows_the_manifests(ws_path, tmp_path):
     assert "synthetic001x00001" not in checked.manifests
     part.write_bytes(b"y" * 10)
     assert "synthetic001x00001" not in L.read_library(str(lib)).manifests
+
+
+def test_two_engagements_with_the_same_bytes_are_both_read(ws_path, tmp_path):
+    """The cache keys a file by its engagement and its checksum: identical figures under two engagements are two
+    engagements, on the first read and on every later one."""
+    lib = tmp_path / "lib"
+    row = {k: v for k, v in _template(ws_path).items() if k != "started_at"}
+    L.write_engagement(str(lib), {"engagement": "same1"}, {"runs": pa.Table.from_pylist([row])})
+    assert L.read_library(str(lib)).table("runs").column("engagement").to_pylist() == ["same1"]  # now cached
+    L.write_engagement(str(lib), {"engagement": "same2"}, {"runs": pa.Table.from_pylist([row])})
+    for _ in range(2):
+        assert sorted(L.read_library(str(lib)).table("runs").column("engagement").to_pylist()) == ["same1", "same2"]

@@ -331,15 +331,16 @@ def _read_kind(fs: pafs.FileSystem, base: str, lib: Library, kind: str, verify: 
             if sha256_bytes(_read_bytes(fs, path)) != f.get("sha256"):
                 bad[eid] = f"its file {f['path']} does not match its manifest's checksum (damaged)"
     good = [(e, p) for e, p in good if e not in bad]
-    sha = {e: str(f.get("sha256") or "") for e, f in wanted}
+    # the cache's key of a file: its engagement and its checksum (two engagements may hold the same bytes)
+    key = {e: f"{e}:{f.get('sha256') or ''}" for e, f in wanted}
     cached = None if verify else _cache_read(base, kind)
     have = set(cached.column("_sha").to_pylist()) if cached is not None else set()
-    fresh = [(e, p) for e, p in good if not sha[e] or sha[e] not in have]
+    fresh = [(e, p) for e, p in good if key[e].endswith(":") or key[e] not in have]
     table = _read_files(fs, base, kind, fresh, bad) if fresh else None
     if table is not None:
-        table = table.append_column("_sha", pa.array([sha[e] for e in table.column("engagement").to_pylist()],
+        table = table.append_column("_sha", pa.array([key[e] for e in table.column("engagement").to_pylist()],
                                                      pa.string()))
-    keep = {sha[e] for e, _p in good if e not in bad and sha[e]}
+    keep = {key[e] for e, _p in good if e not in bad}
     parts = [t for t in (cached.filter(pc.is_in(cached.column("_sha"), pa.array(sorted(keep), pa.string())))
                          if cached is not None else None, table) if t is not None and t.num_rows]
     whole = pa.concat_tables(parts, promote_options="permissive") if parts else None
