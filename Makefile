@@ -9,7 +9,7 @@ DIST_STAMP := $(VENV)/.installed-dist
 DIST_APP := $(if $(filter Darwin,$(shell uname -s)),dist/StormScope.app,dist/StormScope)
 VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml | head -1)
 
-.PHONY: install run test test-slow lint golden schema-doc bench soak stress clean dist deb install-check
+.PHONY: install run test test-slow lint golden schema-doc bench soak stress clean dist deb install-check library-spark
 
 install: $(STAMP)
 
@@ -48,6 +48,17 @@ golden: install
 # Regenerate docs/schema.md from the table specs in parsers/schema.py (a test fails while it is stale).
 schema-doc: install
 	$(PY) -m app.schema_doc
+
+# The engagement library read by Spark (local mode, its own venv, Java from the system) gets the same figures as
+# DuckDB and as StormScope's comparison (tests/library_spark.py); about 3 minutes here, most of it Spark's start.
+SPARK_VENV := .venv-spark
+library-spark: install
+	test -x $(SPARK_VENV)/bin/python || $(PYTHON) -m venv $(SPARK_VENV)
+	$(SPARK_VENV)/bin/python -m pip install --quiet -r requirements-spark.txt
+	rm -rf build/library-spark
+	$(PY) tests/library_spark.py prepare build/library-spark
+	$(SPARK_VENV)/bin/python tests/library_spark.py spark build/library-spark
+	$(PY) tests/library_spark.py check build/library-spark
 
 bench: install
 	$(PY) benchmarks/bench_formats.py

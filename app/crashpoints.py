@@ -13,6 +13,12 @@ The phases, in the order an import reaches them (app/workspace.py):
 ``commit``       everything is inserted; COMMIT is next
 ``wal``          COMMIT returned: the run is in the write-ahead log, not yet in the database file
 ``checkpoint``   a CHECKPOINT (moving the log into the database file) is running when the kill lands
+
+And in publishing to the engagement library (app/store/library.py):
+
+``library-staged``    every Parquet file is written under the library's _staging/, none moved yet
+``library-moved``     the first file is in its partition, the others and the manifest not yet
+``library-manifest``  every file is in place; the manifest (the commit) is next
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ import threading
 from collections.abc import Callable
 
 ENV = "STORMSCOPE_TEST_CRASH_AT"
-PHASES = ("staging", "bulk-insert", "commit", "wal", "checkpoint")
+PHASES = ("staging", "bulk-insert", "commit", "wal", "checkpoint")  # an import's
+LIBRARY_PHASES = ("library-staged", "library-moved", "library-manifest")  # a publish's (tests/test_library.py)
 
 
 def _armed(phase: str) -> float | None:

@@ -22,7 +22,7 @@ _HELD_IN = re.compile(r"Conflicting lock is held in (?P<exe>.*?) \(PID (?P<pid>\
 # the command line's commands (app.cli.entry.COMMANDS; this module sits below the command line): a process whose
 # first argument is none of them is a window opened on paths
 COMMANDS = {"import", "runs", "sql", "analyze", "compare", "size", "phase", "marker", "mapping", "report", "export",
-            "run", "clock", "plan", "question", "replay"}
+            "run", "clock", "plan", "question", "replay", "library"}
 _DOING = {
     "import": "an import started from the command line",
     "report": "a report being written from the command line",

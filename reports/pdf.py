@@ -625,6 +625,48 @@ def line_chart(chart: Chart, width: float, font: str) -> tuple[Drawing | None, b
     return d, gaps
 
 
+def strip_chart(chart: Chart, width: float, font: str) -> Drawing | None:
+    """One horizontal strip per figure (``strips``: label, value, peers, text): the peers as grey ticks, the value as
+    a red marker, the strip from the lowest to the highest of them (the library comparison's distribution)."""
+    strips = [s for s in chart.data.get("strips") or []
+              if any(plot_value(v) is not None for v in [*s["peers"], s.get("value")])]
+    if not strips:
+        return None
+    row = 11 * mm
+    h = row * len(strips) + 4 * mm
+    d = Drawing(width, h, initialFontName=font)
+    left, right = 46 * mm, 30 * mm
+    pw = width - left - right
+    for i, s in enumerate(strips):
+        vals = [v for v in (plot_value(x) for x in [*s["peers"], s.get("value")]) if v is not None]
+        lo, hi = min(vals), max(vals)
+        span = (hi - lo) or 1.0
+        y = h - 4 * mm - i * row - row / 2
+
+        def x(v: float, lo: float = lo, span: float = span) -> float:
+            return left + (v - lo) / span * pw
+
+        add_label(d, 0, y - 2.5, _cut(s["label"], 34), font, 7)
+        d.add(Line(left, y, left + pw, y, strokeColor=colors.HexColor("#bbbbbb"), strokeWidth=0.6))
+        for v in s["peers"]:
+            pv = plot_value(v)
+            if pv is not None:
+                d.add(Line(x(pv), y - 3, x(pv), y + 3, strokeColor=colors.HexColor("#777777"), strokeWidth=0.6))
+        add_label(d, left, y - 9, _axis_number(lo, s.get("unit")), font, 5.5)
+        add_label(d, left + pw, y - 9, _axis_number(hi, s.get("unit")), font, 5.5, anchor="end")
+        v = plot_value(s.get("value"))
+        if v is not None:
+            d.add(Circle(x(v), y, 2.6, fillColor=colors.HexColor("#c00000"), strokeColor=None))
+        add_label(d, left + pw + 3 * mm, y - 2.5, _cut(s.get("text") or "", 30), font, 6.5)
+    return d
+
+
+def _axis_number(v: float, unit: str | None = None) -> str:
+    if unit == "fraction":
+        return f"{100 * v:.1f} %"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+
+
 def _line_colour(ln: dict[str, Any], i: int) -> Any:
     """A line's own ``colour`` (a meaning the window draws in the same colour: within the goal green), else the
     palette's i-th."""
@@ -826,6 +868,8 @@ def _chart(ch: Chart, width: float, font: str, st: dict[str, ParagraphStyle]) ->
     of the report stay)."""
     if ch.kind == "lines":
         drawing, gaps = line_chart(ch, width, font)
+    elif ch.kind == "strips":
+        drawing, gaps = strip_chart(ch, width, font), False
     else:
         drawing, gaps = heatmap(ch, width, font), False
     if drawing is None:

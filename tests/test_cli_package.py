@@ -25,7 +25,7 @@ def test_every_command_and_subcommand_has_a_handler():
     top = _subparsers(build_parser())
     assert list(top) == [c.name for c in COMMANDS] == ["import", "runs", "sql", "analyze", "compare", "size", "phase",
                                                        "marker", "mapping", "report", "export", "run", "clock",
-                                                       "plan", "question", "replay", "gui"]
+                                                       "plan", "question", "replay", "library", "gui"]
     leaves = {}
 
     def walk(name, p, inherited):  # a subcommand without a handler of its own runs its command's
@@ -39,7 +39,9 @@ def test_every_command_and_subcommand_has_a_handler():
     for c in COMMANDS:
         walk(c.name, top[c.name], None)
     assert all(callable(h) for h in leaves.values())
-    assert len(leaves) == 44  # replay, question add knee, question add replay: issue 32; clock, plan: issue 33
+    # replay, question add knee, question add replay: issue 32; clock, plan, question add latency-path: issue 33;
+    # library add|compare|check and question add library: issue 34
+    assert len(leaves) == 48
     assert "question add response-time" in leaves
     assert {"analyze iometer", "analyze iomark"} <= set(leaves)
     by_name = {c.name: c.handler for c in COMMANDS}

@@ -38,6 +38,7 @@ FIELD_LABELS: dict[str, str] = {
     "davg_ms": "DAVG guidance", "kavg_ms": "KAVG guidance", "statistic": "Judged on", "points": "Load points",
     "replay_run": "Replay", "t_start_s": "From", "t_end_s": "To", "phase": "Phase", "scale": "Scale",
     "replay_device": "Disks of the replay", "host_run": "Host run", "host_device": "Host device",
+    "library": "Library", "desktops": "Desktops", "workload": "Workload", "hypervisor": "Hypervisor",
 }
 
 # compare figures: key of app.analysis.compare's rows -> customer words, and the series column a chart shows
@@ -53,6 +54,9 @@ COMPARE_METRICS: dict[str, tuple[str, str]] = {
     "await_p99_ms": ("99th percentile of interval await", "await_ms"),
     "mean_latency_ms": ("mean latency", "iops"), "latency_p99_ms": ("99th percentile latency (estimate)", "iops"),
 }
+# the kinds of workload a library engagement states (app.analysis.library compares like with like): key -> words
+WORKLOADS = {"boot_storm": "boot storm", "logon_storm": "logon storm", "steady": "steady state",
+             "mixed": "mixed day", "benchmark": "benchmark"}
 UNIT_WORDS = {"IOPS": "IOPS", "kB/s": "kB/s", "s": "s", "I/Os": "I/Os", "ms": "ms", "fraction": "%",
               "ms (estimate)": "ms"}
 
@@ -491,6 +495,32 @@ class LatencyPathQuestion(Question):
         return [self.run_id, self.host_run]
 
 
+@question_kind(order=100)
+@dataclass
+class LibraryQuestion(Question):
+    """How does this engagement's storm (``run_id``) compare with the past engagements of the library at
+    ``library`` (a folder or s3://bucket/prefix; None: the library the environment names)? Comparable: the same
+    ``workload`` and ``hypervisor`` when given, between half and twice the ``desktops`` when known.
+    app.analysis.library.compare_with_library"""
+
+    KIND: ClassVar[str] = "library"
+    LABEL: ClassVar[str] = "library comparison"
+    run_id: int = 0
+    library: str | None = None
+    desktops: int | None = None
+    workload: str | None = None
+    hypervisor: str | None = None
+
+    def validate(self) -> None:
+        self.run_id = _int("run_id", self.run_id)
+        self.library = _opt_text("library", self.library)
+        if self.desktops is not None:
+            self.desktops = _int("desktops", self.desktops)
+        if self.workload is not None:
+            self.workload = _choice("workload", self.workload, list(WORKLOADS))
+        self.hypervisor = _opt_text("hypervisor", self.hypervisor)
+
+
 # kind -> its name in the window and the PDF (each kind's LABEL), in the registry's order
 KIND_LABELS = {k: c.LABEL for k, c in KINDS.items()}
 
@@ -553,6 +583,8 @@ def describe(q: Question, names: dict[int, str] | None = None) -> str:
                  if q.t_end_s is not None else f"from second {q.t_start_s:g}" if q.t_start_s else "the whole run")
         scale = f", IOPS x {q.scale:g}" if q.scale != 1 else ""
         return f"Does {name(q.replay_run)} reproduce the storm of {name(q.run_id)} ({where}{scale})?"
+    if isinstance(q, LibraryQuestion):
+        return f"How does this engagement ({name(q.run_id)}) compare with the library?"
     raise TypeError(type(q))  # pragma: no cover
 
 

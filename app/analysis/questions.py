@@ -42,6 +42,10 @@ Kinds (typed dataclasses; ``params`` is their JSON)
                                                       replay_run, t_start_s/t_end_s or phase, scale, device,
                                                       replay_device, every_s) -- app.analysis.replay.replay_check
 
+    ``library``        :class:`LibraryQuestion`       how does this engagement compare with the library (run_id,
+                                                      library, desktops, workload, hypervisor) --
+                                                      app.analysis.library.compare_with_library
+
 ``question_from_params(kind, params)`` builds and validates one; a bad value raises :class:`QuestionError`
 whose ``field`` is the parameter's key and whose ``str()`` names it in a customer's words
 (``FIELD_LABELS``: "Tolerance: must be 0 % or more, not -5"); the command line maps ``field`` to its flag.
@@ -110,6 +114,7 @@ from app.analysis.question_kinds import CompareQuestion as CompareQuestion
 from app.analysis.question_kinds import KneeQuestion as KneeQuestion
 from app.analysis.question_kinds import LatencyPathQuestion as LatencyPathQuestion
 from app.analysis.question_kinds import LatencySourceQuestion as LatencySourceQuestion
+from app.analysis.question_kinds import LibraryQuestion as LibraryQuestion
 from app.analysis.question_kinds import Question as Question
 from app.analysis.question_kinds import QuestionError as QuestionError
 from app.analysis.question_kinds import ReplayQuestion as ReplayQuestion
@@ -865,6 +870,59 @@ def _answer_replay(ws: Workspace, q: ReplayQuestion, names: dict[int, str]) -> A
     verdict = {"faithful": "met", "approximate": "information", "not faithful": "not met"}[res.verdict]
     ev = Evidence([q.run_id, q.replay_run], {}, [], [], {"column": "replay", "every_s": res.every_s}, [res])
     return Answer(None, q.KIND, "", verdict, figures, reason, ev, [f"measured from {res.basis}", *res.notes])
+
+
+@answers(LibraryQuestion)
+def _answer_library(ws: Workspace, q: LibraryQuestion, names: dict[int, str]) -> Answer:
+    from app.analysis.library import MIN_PEERS, compare_with_library, library_location
+
+    where = library_location(q.library)
+    res = compare_with_library(ws, q.run_id, where, desktops=q.desktops, workload=q.workload,
+                               hypervisor=q.hypervisor)
+    run = names[q.run_id]
+
+    def val(m: Any) -> str:
+        if m.unit == "fraction":
+            return fmt_pct(m.value)
+        if m.unit == "x":
+            return f"{m.value:.2f} x"
+        return fmt_value(m.value, m.unit)
+
+    figures, parts = [], []
+    for m in res.metrics:
+        if m.value is None:
+            continue
+        if m.percentile is None:
+            text = f"{m.label} {val(m)} (too few comparable engagements: {m.engagements})"
+        else:
+            text = f"{m.label} {val(m)}: {ordinal(m.percentile)} percentile"
+            parts.append(f"{m.label} is higher than {fmt_pct(m.percentile / 100)} of their {len(m.peers):,} runs")
+        figures.append(Figure(m.label, m.percentile, "percentile", text))
+    comparable = (", ".join(res.filters[:-1]) + " and " + res.filters[-1] if len(res.filters) > 1
+                  else res.filters[0] if res.filters else "any engagement")
+    if res.comparable_engagements < MIN_PEERS:
+        reason = (f"The library holds {res.engagements_in_library:,} engagements, {res.comparable_engagements:,} of "
+                  f"them comparable with this one ({comparable}): fewer than {MIN_PEERS}, too few to place {run} "
+                  "among them.")
+    else:
+        reason = (f"Compared with {res.comparable_engagements:,} comparable past engagements ({comparable}) of the "
+                  f"{res.engagements_in_library:,} in the library, {run}'s " + "; its ".join(parts) + ".")
+    notes: list[Any] = []
+    if res.unfiltered:
+        notes.append("not filtered on " + ", ".join(res.unfiltered))
+    if next((m for m in res.metrics if m.key == "peak_iops_per_desktop" and m.value is None), None):
+        notes.append("no IOPS per desktop: the number of desktops is not known (give it on the question)")
+    notes += [f"left out of the library: {r}" for r in res.refused] + res.notes
+    notes.append("percentile: the share of the comparable runs below this value, ties counted half")
+    ev = Evidence([q.run_id], {}, [], [], {"column": "library"}, [res])
+    return Answer(None, q.KIND, "", "information", figures, reason, ev, notes)
+
+
+def ordinal(p: float) -> str:
+    """85 -> "85th" (the percentile in words; rounded to a whole number)."""
+    n = int(round(p))
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def what_if(ends: list[tuple[str, Any]]) -> list[dict[str, Any]]:

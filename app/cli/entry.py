@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[tuple[str, str, str], ...] = (
     ("run", "app.cli.runs", "RUN"), ("clock", "app.cli.clock", "CLOCK"),
     ("plan", "app.cli.plan", "PLAN"),
     ("question", "app.cli.question", "QUESTION"), ("replay", "app.cli.replay", "REPLAY"),
+    ("library", "app.cli.library", "LIBRARY"),
     ("gui", "app.cli.gui", "GUI"))
 COMMAND_NAMES = tuple(name for name, _, _ in COMMAND_MODULES)
 

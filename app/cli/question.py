@@ -17,6 +17,8 @@
                       (how many desktops before the response-time goal breaks)
     question add replay --run ID --replay-run ID [--range A..B | --phase NAME] [--scale F] [--device D]
                         [--replay-device D] [--every S]          (does the replay reproduce the storm)
+    question add library --run ID [--library DIR] [--desktops N] [--workload KIND] [--hypervisor NAME]
+                         (how does this engagement compare with the library)
     question list [--json];  question answer [ID...] [--json];  question edit ID [flags of its kind] [--title T]
     question move ID --to POS;  question delete ID
 
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
 # command-line kind -> the stored kind
 KIND_NAMES = {"compare": "compare", "cap": "cap", "response-time": "response_time", "sizing": "sizing",
               "storm": "storm_profile", "latency-source": "latency_source", "vm-load": "vm_load", "knee": "knee",
-              "replay": "replay", "latency-path": "latency_path"}
+              "replay": "replay", "latency-path": "latency_path", "library": "library"}
 CLI_KIND = {v: k for k, v in KIND_NAMES.items()}
 
 
@@ -83,7 +85,7 @@ def _seconds(text: str) -> tuple[float | None, float | None]:
 # flag, parameter key(s), argparse keywords, kinds that take it
 FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
     ("--run", "run_id", {"type": int, "metavar": "ID", "help": "run id (see 'runs'); latency-path: the guest's run"},
-     {"cap", "storm_profile", "latency_source", "vm_load", "replay", "latency_path"}),
+     {"cap", "storm_profile", "latency_source", "vm_load", "replay", "latency_path", "library"}),
     ("--host-run", "host_run", {"type": int, "metavar": "ID", "help": "latency-path: the host's esxtop run"},
      {"latency_path"}),
     ("--host-device", "host_device", {"metavar": "D[,D...]", "help": "latency-path: the host's device(s) or VM "
@@ -146,6 +148,13 @@ FLAGS: list[tuple[str, str, dict[str, Any], set[str]]] = [
      {"latency_source"}),
     ("--kavg-ms", "kavg_ms", {"type": float, "metavar": "MS", "help": "KAVG guidance (default 2)"},
      {"latency_source"}),
+    ("--library", "library", {"metavar": "DIR|s3://BUCKET/PREFIX", "help": "the library (default "
+                              "$STORMSCOPE_LIBRARY)"}, {"library"}),
+    ("--desktops", "desktops", {"type": int, "metavar": "N", "help": "desktops in the storm (default: the VMs of a "
+                                "sizing question measured on the run)"}, {"library"}),
+    ("--workload", "workload", {"metavar": "KIND", "help": "boot_storm | logon_storm | steady | mixed | benchmark"},
+     {"library"}),
+    ("--hypervisor", "hypervisor", {"metavar": "NAME", "help": "e.g. vSphere, Hyper-V, AHV"}, {"library"}),
 ]
 FIELD_FLAGS = {key: flag for flag, key, _kw, _k in FLAGS}
 FIELD_FLAGS.update({"t_start_s": "--range", "t_end_s": "--range", "iops_per_user_storm": "--iops-per-user",
@@ -153,7 +162,7 @@ FIELD_FLAGS.update({"t_start_s": "--range", "t_end_s": "--range", "iops_per_user
                     "kind": "KIND"})
 REQUIRED = {"cap": "run_id", "storm_profile": "run_id", "compare": "run_ids", "response_time": "run_ids",
             "sizing": "users", "latency_source": "run_id", "vm_load": "run_id", "knee": "run_ids",
-            "replay": "run_id", "latency_path": "run_id"}
+            "replay": "run_id", "latency_path": "run_id", "library": "run_id"}
 
 
 def arguments(p: argparse.ArgumentParser) -> None:

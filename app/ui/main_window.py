@@ -360,6 +360,15 @@ class MainWindow(ImportingWindow):
             if self.questions_dock.height() < QUESTIONS_HEIGHT:  # room for a few questions (the user may resize)
                 self.resizeDocks([self.questions_dock], [QUESTIONS_HEIGHT], Qt.Orientation.Vertical)
 
+    def add_to_library(self) -> None:
+        """Report ▸ Add to library…: publish the engagement and compare its storm (app/ui/library_dialog.py)."""
+        from app.ui.library_dialog import LibraryDialog
+
+        runs = self.browser.selected_runs()
+        self.library_dialog = LibraryDialog(self.ws, self, self.settings, self._add_questions,
+                                            runs[0] if runs else None)
+        self.library_dialog.show()
+
     def add_to_report(self) -> None:
         """Report ▸ Add to report (Ctrl+Shift+A): the Add to report of the view on screen."""
         action = self._view_add_action()
@@ -492,6 +501,11 @@ class MainWindow(ImportingWindow):
         r.addAction(self.questions_action)
         r.addAction(self.export_report_action)
         r.addAction(self.report_folder_action)
+        r.addSeparator()
+        self.library_action = QAction("Add to &library…", self, triggered=lambda _checked=False: self.add_to_library())
+        self.library_action.setStatusTip("Publish this engagement to the team's library and see how its storm compares "
+                                         "with past engagements")
+        r.addAction(self.library_action)
         h = self.menuBar().addMenu("&Help")
         self.open_log_action = _action("Open &log folder", self, self.open_log)
         self.open_log_action.setStatusTip("The folder of StormScope's log and crash reports, to send with a problem")

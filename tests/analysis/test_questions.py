@@ -323,8 +323,8 @@ def test_workspace_without_questions_table_lists_none(tmp_path):
      "Reads: must be 100 % or less, not 140"),
     ("storm_profile", {"run_id": 1, "phases": "some"}, "phases", None),
     ("weather", {}, "kind", "Question type: one of compare runs, cap check, response time, sizing, storm profile, "
-                            "latency source, where the time goes, load per VM, load limit, storm replay, "
-                            "not 'weather'"),
+                            "latency source, where the time goes, load per VM, load limit, storm replay, library "
+                            "comparison, not 'weather'"),
 ])
 def test_bad_parameters_name_the_field(kind, params, field, words):
     with pytest.raises(Q.QuestionError) as e:

@@ -71,12 +71,12 @@ def test_every_question_kind_has_its_label_answer_and_evidence_section():
     (@question_section): the three registries name the same kinds."""
     kinds = set(questions.KINDS.keys())
     assert kinds == {"compare", "cap", "response_time", "sizing", "storm_profile", "latency_source", "vm_load", "knee",
-                     "replay", "latency_path"}
+                     "replay", "latency_path", "library"}
     assert set(questions.ANSWERS.keys()) == kinds
     assert set(builders.QUESTION_BUILDERS.keys()) == kinds
     assert all(questions.KINDS[k].LABEL for k in kinds)
     assert list(questions.KIND_LABELS) == ["compare", "cap", "response_time", "sizing", "storm_profile",
-                                           "latency_source", "latency_path", "vm_load", "knee", "replay"]
+                                           "latency_source", "latency_path", "vm_load", "knee", "replay", "library"]
 
 
 def test_the_report_sections_are_found_without_a_list():
