@@ -183,6 +183,10 @@ class Question:
         q.validate()
         return q
 
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        """The question in a customer's words (``name``: a run's name; ``listed``: runs' names joined)."""
+        raise NotImplementedError(type(self).__name__)
+
     def run_ids_used(self) -> list[int]:
         ids = getattr(self, "run_ids", None)
         if ids is not None:
@@ -212,6 +216,9 @@ class CompareQuestion(Question):
         self.phases = _choice("phases", self.phases, PHASE_CHOICES)
         self.device = _opt_text("device", self.device)
         self.every_s = _opt_num("every_s", self.every_s, unit="s")
+
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        return f"How do {listed(self.run_ids)} compare ({COMPARE_METRICS[self.metric][0]})?"
 
 
 @question_kind(order=20)
@@ -243,6 +250,11 @@ class CapQuestion(Question):
                                   unit="%")
         self.window_s = _num("window_s", self.window_s, above=None, at_least=MIN_WINDOW_S, unit="s")
 
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        caps = [fmt_value(c, u) for c, u in ((self.iops_cap, "IOPS"), (self.bw_cap_kbs, "kB/s")) if c is not None]
+        where = f" ({self.device})" if self.device else ""
+        return f"Did the {' and '.join(caps)} cap hold on {name(self.run_id)}{where}?"
+
 
 @question_kind(order=30)
 @dataclass
@@ -267,6 +279,11 @@ class ResponseTimeQuestion(Question):
             self.disks = [str(_opt_text("disks", d)) for d in disks]
         self.threshold_ms = _num("threshold_ms", self.threshold_ms, unit="ms")
         self.goal_pct = _num("goal_pct", self.goal_pct, at_most=100, unit="%")
+
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        what = {"total": "I/O", "read": "reads", "write": "writes"}[self.op]
+        return (f"Is {fmt_pct_value(self.goal_pct)} of {what} answered within {fmt_value(self.threshold_ms, 'ms')} on "
+                f"{listed(self.run_ids)}?")
 
 
 @question_kind(order=40)
@@ -339,6 +356,17 @@ class SizingQuestion(Question):
     def run_ids_used(self) -> list[int]:
         return [] if self.measured_run is None else [self.measured_run]
 
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        if self.iops_per_user is not None:
+            ipu = fmt_value(self.iops_per_user) + (f"–{fmt_value(self.iops_per_user_storm)}"
+                                                if self.iops_per_user_storm is not None else "")
+            load = f"at {ipu} IOPS per user"
+        elif self.measured_run is not None:
+            load = f"at the load measured on {name(self.measured_run)}"
+        else:
+            load = f"with the {self.profile} profile"
+        return f"How many disks for {self.users:,} users {load}?"
+
 
 @question_kind(order=50)
 @dataclass
@@ -357,6 +385,9 @@ class StormQuestion(Question):
         self.device = _opt_text("device", self.device)
         self.phases = _choice("phases", self.phases, PHASE_CHOICES)
         self.every_s = _opt_num("every_s", self.every_s, unit="s")
+
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        return f"Storm profile of {name(self.run_id)}"
 
 
 @question_kind(order=60)
@@ -378,6 +409,12 @@ class LatencySourceQuestion(Question):
         self.davg_ms = _num("davg_ms", self.davg_ms, unit="ms")
         self.kavg_ms = _num("kavg_ms", self.kavg_ms, unit="ms")
 
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        where = f" ({self.device})" if self.device else ""
+        return (f"Is the latency on {name(self.run_id)}{where} within the guidance (DAVG "
+                f"{fmt_value(self.davg_ms, 'ms')}, KAVG {fmt_value(self.kavg_ms, 'ms')}), and does it come from the "
+                "array or the host?")
+
 
 @question_kind(order=70)
 @dataclass
@@ -391,6 +428,9 @@ class VmLoadQuestion(Question):
 
     def validate(self) -> None:
         self.run_id = _int("run_id", self.run_id)
+
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        return f"Which VM drives the load on {name(self.run_id)}?"
 
 
 @question_kind(order=80)
@@ -428,6 +468,13 @@ class KneeQuestion(Question):
             self.profile = _choice("profile", self.profile, list(load_presets()["user_profiles"]))
         self.device = _opt_text("device", self.device)
         self.every_s = _opt_num("every_s", self.every_s, unit="s")
+
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        goal = (f"mean response time within {fmt_value(self.threshold_ms, 'ms')}" if self.statistic == "mean" else
+                f"{fmt_pct_value(self.goal_pct)} within {fmt_value(self.threshold_ms, 'ms')}")
+        runs = listed(self.run_ids) if len(self.run_ids) <= 4 else \
+            f"{len(self.run_ids)} runs ({name(self.run_ids[0])} to {name(self.run_ids[-1])})"
+        return f"How many desktops before the response-time goal ({goal}) breaks on {runs}?"
 
 
 @question_kind(order=90)
@@ -468,6 +515,13 @@ class ReplayQuestion(Question):
     def run_ids_used(self) -> list[int]:
         return [self.run_id, self.replay_run]
 
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        where = (f"phase {self.phase}" if self.phase else f"seconds {self.t_start_s or 0:g}–{self.t_end_s:g}"
+                 if self.t_end_s is not None else f"from second {self.t_start_s:g}" if self.t_start_s
+                 else "the whole run")
+        scale = f", IOPS x {self.scale:g}" if self.scale != 1 else ""
+        return f"Does {name(self.replay_run)} reproduce the storm of {name(self.run_id)} ({where}{scale})?"
+
 
 @question_kind(order=65)
 @dataclass
@@ -493,6 +547,10 @@ class LatencyPathQuestion(Question):
 
     def run_ids_used(self) -> list[int]:
         return [self.run_id, self.host_run]
+
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        return (f"Where does the time of {name(self.run_id)}'s I/O go: in the guest, the hypervisor or the array "
+                f"({name(self.host_run)})?")
 
 
 @question_kind(order=100)
@@ -520,6 +578,9 @@ class LibraryQuestion(Question):
             self.workload = _choice("workload", self.workload, list(WORKLOADS))
         self.hypervisor = _opt_text("hypervisor", self.hypervisor)
 
+    def words(self, name: Callable[[int], str], listed: Callable[[list[int]], str]) -> str:
+        return f"How does this engagement ({name(self.run_id)}) compare with the library?"
+
 
 # kind -> its name in the window and the PDF (each kind's LABEL), in the registry's order
 KIND_LABELS = {k: c.LABEL for k, c in KINDS.items()}
@@ -533,7 +594,7 @@ def question_from_params(kind: str, params: dict[str, Any]) -> Question:
 
 
 def describe(q: Question, names: dict[int, str] | None = None) -> str:
-    """The generated title of a question, in a customer's words."""
+    """The generated title of a question, in a customer's words (each kind words its own: :meth:`Question.words`)."""
     def name(rid: int) -> str:
         return (names or {}).get(rid) or f"run {rid}"
 
@@ -541,51 +602,7 @@ def describe(q: Question, names: dict[int, str] | None = None) -> str:
         parts = [name(r) for r in ids]
         return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
-    if isinstance(q, CompareQuestion):
-        return f"How do {listed(q.run_ids)} compare ({COMPARE_METRICS[q.metric][0]})?"
-    if isinstance(q, CapQuestion):
-        caps = [fmt_value(c, u) for c, u in ((q.iops_cap, "IOPS"), (q.bw_cap_kbs, "kB/s")) if c is not None]
-        where = f" ({q.device})" if q.device else ""
-        return f"Did the {' and '.join(caps)} cap hold on {name(q.run_id)}{where}?"
-    if isinstance(q, ResponseTimeQuestion):
-        what = {"total": "I/O", "read": "reads", "write": "writes"}[q.op]
-        return (f"Is {fmt_pct_value(q.goal_pct)} of {what} answered within {fmt_value(q.threshold_ms, 'ms')} on "
-                f"{listed(q.run_ids)}?")
-    if isinstance(q, SizingQuestion):
-        if q.iops_per_user is not None:
-            ipu = fmt_value(q.iops_per_user) + (f"–{fmt_value(q.iops_per_user_storm)}"
-                                                if q.iops_per_user_storm is not None else "")
-            load = f"at {ipu} IOPS per user"
-        elif q.measured_run is not None:
-            load = f"at the load measured on {name(q.measured_run)}"
-        else:
-            load = f"with the {q.profile} profile"
-        return f"How many disks for {q.users:,} users {load}?"
-    if isinstance(q, StormQuestion):
-        return f"Storm profile of {name(q.run_id)}"
-    if isinstance(q, LatencySourceQuestion):
-        where = f" ({q.device})" if q.device else ""
-        return (f"Is the latency on {name(q.run_id)}{where} within the guidance (DAVG {fmt_value(q.davg_ms, 'ms')}, "
-                f"KAVG {fmt_value(q.kavg_ms, 'ms')}), and does it come from the array or the host?")
-    if isinstance(q, VmLoadQuestion):
-        return f"Which VM drives the load on {name(q.run_id)}?"
-    if isinstance(q, LatencyPathQuestion):
-        return (f"Where does the time of {name(q.run_id)}'s I/O go: in the guest, the hypervisor or the array "
-                f"({name(q.host_run)})?")
-    if isinstance(q, KneeQuestion):
-        goal = (f"mean response time within {fmt_value(q.threshold_ms, 'ms')}" if q.statistic == "mean" else
-                f"{fmt_pct_value(q.goal_pct)} within {fmt_value(q.threshold_ms, 'ms')}")
-        runs = listed(q.run_ids) if len(q.run_ids) <= 4 else \
-            f"{len(q.run_ids)} runs ({name(q.run_ids[0])} to {name(q.run_ids[-1])})"
-        return f"How many desktops before the response-time goal ({goal}) breaks on {runs}?"
-    if isinstance(q, ReplayQuestion):
-        where = (f"phase {q.phase}" if q.phase else f"seconds {q.t_start_s or 0:g}–{q.t_end_s:g}"
-                 if q.t_end_s is not None else f"from second {q.t_start_s:g}" if q.t_start_s else "the whole run")
-        scale = f", IOPS x {q.scale:g}" if q.scale != 1 else ""
-        return f"Does {name(q.replay_run)} reproduce the storm of {name(q.run_id)} ({where}{scale})?"
-    if isinstance(q, LibraryQuestion):
-        return f"How does this engagement ({name(q.run_id)}) compare with the library?"
-    raise TypeError(type(q))  # pragma: no cover
+    return q.words(name, listed)
 
 
 # ---- storage ---------------------------------------------------------------------------------------------

@@ -98,15 +98,14 @@ def publish(ws: Workspace, location: str, *, customer: str | None = None, anonym
             n_samples = tables["samples"].num_rows
     starts = [r.started_at for r in runs]
     ends = [r.ended_at for r in runs]
-    manifest = {
+    last = max((e for e in ends if e is not None), default=None)
+    manifest: dict[str, Any] = {
         "format": "stormscope-library-engagement", "engagement": eid,
         "customer": None if anonymise else (customer or None), "anonymised": anonymise,
-        "first_date": _dates(starts), "last_date": max((e for e in ends if e is not None), default=None),
+        "first_date": _dates(starts), "last_date": None if last is None else last.isoformat(),
         "tools": sorted({r.tool for r in runs}), "runs": len(runs), "workload": workload, "hypervisor": hypervisor,
         "desktops": desktops, "published_at": now_utc(), "stormscope_version": _version(),
     }
-    if manifest["last_date"] is not None:
-        manifest["last_date"] = manifest["last_date"].isoformat()
     before = _existing(location, eid)
     written = write_engagement(location, manifest, tables)
     unchanged = before is not None and before == written

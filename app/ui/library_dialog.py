@@ -97,8 +97,8 @@ class LibraryDialog(QDialog):
         self.progress.hide()
         self.status = QLabel("")
         self.status.setWordWrap(True)
-        self.result = QLabel("")
-        self.result.setWordWrap(True)
+        self.answer_text = QLabel("")  # (not ``result``: QDialog.result() is the dialog's own)
+        self.answer_text.setWordWrap(True)
         self.chart = pg.PlotWidget()
         self.chart.setMinimumHeight(150)
         self.chart.hide()
@@ -122,7 +122,7 @@ class LibraryDialog(QDialog):
         lay.addLayout(form)
         lay.addWidget(self.progress)
         lay.addWidget(self.status)
-        lay.addWidget(self.result)
+        lay.addWidget(self.answer_text)
         lay.addWidget(self.chart)
         lay.addLayout(buttons)
         if ws.read_only_reason:
@@ -153,9 +153,8 @@ class LibraryDialog(QDialog):
         self.settings.setValue(SETTING, where)
         q = self.question()
         reader = self.ws.cursor()
-        opts = {"customer": self.customer.text().strip() or None, "anonymise": self.anonymise.isChecked(),
-                "workload": q.workload, "hypervisor": q.hypervisor, "desktops": q.desktops,
-                "samples": self.samples.isChecked()}
+        customer, anonymise, samples = self.customer.text().strip() or None, self.anonymise.isChecked(), \
+            self.samples.isChecked()
 
         def job(state: Any) -> Any:
             from app.analysis.questions import answer
@@ -165,7 +164,8 @@ class LibraryDialog(QDialog):
                 done = None
                 if publish:
                     state.progress(0.1, "Publishing…")
-                    done = do_publish(ws, where, **opts)
+                    done = do_publish(ws, where, customer=customer, anonymise=anonymise, workload=q.workload,
+                                      hypervisor=q.hypervisor, desktops=q.desktops, samples=samples)
                 state.check()
                 state.progress(0.7, "Comparing…")
                 return done, answer(ws, q)
@@ -194,7 +194,7 @@ class LibraryDialog(QDialog):
         else:
             self.status.setText("")
         self.answer = a
-        self.result.setText(a.reason + ("\n" + "; ".join(str(n) for n in a.notes[:-1]) if a.notes[:-1] else ""))
+        self.answer_text.setText(a.reason + ("\n" + "; ".join(str(n) for n in a.notes[:-1]) if a.notes[:-1] else ""))
         self._chart(a.evidence.results[0])
         self.add_button.setEnabled(True)
 

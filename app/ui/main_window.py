@@ -502,7 +502,7 @@ class MainWindow(ImportingWindow):
         r.addAction(self.export_report_action)
         r.addAction(self.report_folder_action)
         r.addSeparator()
-        self.library_action = QAction("Add to &library…", self, triggered=lambda _checked=False: self.add_to_library())
+        self.library_action = _action("Add to &library…", self, self.add_to_library)
         self.library_action.setStatusTip("Publish this engagement to the team's library and see how its storm compares "
                                          "with past engagements")
         r.addAction(self.library_action)

@@ -58,7 +58,7 @@ def test_add_to_library_publishes_and_shows_the_comparison(qtbot, window, tmp_pa
     assert len(got.manifests) == 13
     assert got.refused == []
     res = d.answer.evidence.results[0]
-    assert d.result.text().startswith(f"Compared with {res.comparable_engagements} comparable past engagements")
+    assert d.answer_text.text().startswith(f"Compared with {res.comparable_engagements} comparable past engagements")
     assert d.chart.isVisible()
     assert len(d.chart.getPlotItem().listDataItems()) == 8
     qtbot.mouseClick(d.add_button, Qt.MouseButton.LeftButton, pos=QPoint(8, d.add_button.height() // 2))
