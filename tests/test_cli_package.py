@@ -41,7 +41,7 @@ def test_every_command_and_subcommand_has_a_handler():
     assert all(callable(h) for h in leaves.values())
     # replay, question add knee, question add replay: issue 32; clock, plan, question add latency-path: issue 33;
     # library add|compare|check and question add library: issue 34
-    assert len(leaves) == 48
+    assert len(leaves) == 49
     assert "question add response-time" in leaves
     assert {"analyze iometer", "analyze iomark"} <= set(leaves)
     by_name = {c.name: c.handler for c in COMMANDS}
