@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.analysis.histograms import LATENCY, AnalysisError, PercentileMs, collection_counts
+from app.analysis.numbers import fmt_value
 from app.analysis.storm import PLATEAU_DEFINITION
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has
 from reports.anonymise import Anonymiser as Anonymiser
@@ -32,8 +33,6 @@ def fmt(v: float | None, digits: int = 0, unit: str = "") -> str:
     if v is None or math.isnan(v):
         return "–"
     if digits == 0:
-        from app.analysis.questions import fmt_value
-
         return fmt_value(v, unit)
     s = f"{v:,.{digits}f}"
     return f"{s} {unit}".strip() if unit else s
@@ -644,7 +643,6 @@ def _workload_rate(ws: Workspace, q: Any, a: Any, an: Anonymiser) -> str:
 
 
 def fmt_value_q(v: float | None, unit: str) -> str:
-    from app.analysis.questions import fmt_value
 
     return fmt_value(v, unit)
 

@@ -75,7 +75,8 @@ error into an ``information`` answer that says why (``Answer.error``), and ``ans
 
 ``evidence_series(ws, answer)`` loads the series a chart draws (aligned and resampled as the question says).
 
-Numbers in texts go through :func:`fmt_value` (one format per quantity and value: whole numbers without
+Numbers in texts go through :func:`app.analysis.numbers.fmt_value` (the report's, the window's and the command
+line's one number format, owned by :mod:`app.analysis.numbers`; one format per quantity and value: whole numbers without
 decimals, other values under 1,000 with one, larger ones rounded to whole; ms with two decimals), time
 ranges through :func:`fmt_span` (26–36 s) and shares through :func:`fmt_pct` (98.90 %); the raw values stay
 in ``Figure.value`` and in the results.
@@ -88,11 +89,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.analysis.numbers import fmt_pct as fmt_pct
-from app.analysis.numbers import fmt_pct_value as fmt_pct_value
-from app.analysis.numbers import fmt_span as fmt_span
-from app.analysis.numbers import fmt_value as fmt_value
-from app.analysis.numbers import pct_bounds
+from app.analysis.numbers import fmt_pct, fmt_pct_value, fmt_span, fmt_value, pct_bounds
 from app.analysis.question_kinds import COMPARE_METRICS as COMPARE_METRICS
 from app.analysis.question_kinds import FIELD_LABELS as FIELD_LABELS
 from app.analysis.question_kinds import KIND_LABELS as KIND_LABELS

@@ -3,7 +3,7 @@ disk), do they agree, and if not, why may that be."""
 
 from __future__ import annotations
 
-from app.analysis.questions import fmt_value
+from app.analysis.numbers import fmt_value
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, has
 from reports.content import Section, Table
 from reports.context import ReportContext

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.analysis.questions import COMPARE_METRICS, fmt_pct, fmt_pct_value, fmt_span, fmt_value, one_interval_burst
+from app.analysis.numbers import fmt_pct, fmt_pct_value, fmt_span, fmt_value
+from app.analysis.questions import COMPARE_METRICS, one_interval_burst
 from app.analysis.text import pct_bounds
 from parsers.kinds import IOMARK, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
 from reports.conclusions import verdict_words
