@@ -339,7 +339,7 @@ def cap_report(ws: Workspace, run_id: int, device: str | None = None, *, iops_ca
                     "above) | not capped (median interval above the cap) | too short",
     }
     notes = list(s.notes)
-    tool = kind_label((ws.run(run_id) or {}).get("kind") or "iostat")
+    tool = kind_label(ws.kind_of(run_id) or "iostat")
     notes.append(f"{tool} counts every I/O of the device: I/O of other processes on it counts against the cap too")
     return CapResult(
         run_id, s.run_name, held, verdict, tolerance_pct,

@@ -118,6 +118,7 @@ from app.analysis.question_kinds import list_questions as list_questions
 from app.analysis.question_kinds import move_question as move_question
 from app.analysis.question_kinds import question_from_params as question_from_params
 from app.errors import AnalysisError, Note
+from app.run import Run
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, IOMARK, JOB_SUMMARY, LATENCY_HISTOGRAMS, has
 from parsers.plugins import Registry
@@ -190,7 +191,7 @@ def answers(kind: type[Question]) -> Callable[[Callable[..., Answer]], Callable[
 
 
 def run_names(ws: Workspace) -> dict[int, str]:
-    return {int(r["run_id"]): r["name"] for r in ws.runs()}
+    return {int(r.run_id): r.name for r in ws.runs()}
 
 
 def answer(ws: Workspace, question: Question | StoredQuestion, names: dict[int, str] | None = None) -> Answer:
@@ -218,7 +219,7 @@ def evidence_series(ws: Workspace, a: Answer) -> list[Any]:
     t = 0 at the reference, so compared runs share one axis)."""
     from app.analysis.series import runs_on_one_axis
 
-    rids = [rid for rid in a.evidence.run_ids if (run := ws.run(rid)) is not None and has(run["kind"], DEVICE_RATES)]
+    rids = [rid for rid in a.evidence.run_ids if (run := ws.run(rid)) is not None and has(run.kind, DEVICE_RATES)]
     chart = a.evidence.chart
     return runs_on_one_axis(ws, rids, chart.get("device"), align_mode=chart.get("align", "start"),
                             every_s=chart.get("every_s"))
@@ -501,7 +502,7 @@ def _storm_ab(cmp: Any, base: str, other: str) -> str:
     return out + f"; {other if soon_other else base} peaks sooner: {when}."
 
 
-def _run(ws: Workspace, run_id: int) -> dict[str, Any]:
+def _run(ws: Workspace, run_id: int) -> Run:
     run = ws.run(run_id)
     if run is None:
         raise AnalysisError(f"there is no run {run_id} in this workspace (was it deleted?)")
@@ -520,7 +521,7 @@ def _response_rows(ws: Workspace, q: ResponseTimeQuestion,
 
     rows: list[tuple[int, str | None, dict[str, Any]]] = []
     for rid in q.run_ids:
-        kind = _run(ws, rid)["kind"]
+        kind = _run(ws, rid).kind
         found = _disks(ws, rid) if has(kind, LATENCY_HISTOGRAMS) else []
         disks: list[str | None]
         if q.disks is not None and not has(kind, DEVICE_RATES):
@@ -562,7 +563,7 @@ def _answer_response(ws: Workspace, q: ResponseTimeQuestion, names: dict[int, st
     def where(rid: int, d: str | None) -> str:
         if d is None:
             return names[rid]
-        if has(_run(ws, rid)["kind"], JOB_SUMMARY):
+        if has(_run(ws, rid).kind, JOB_SUMMARY):
             return f"{names[rid]}, job {d}"
         words = vm_disk_words(d)  # a vscsiStats VM disk in words: "VM 2099979, disk scsi0:0"
         return f"{names[rid]}, {words}" if words != d else f"{names[rid]}, disk {d}"
@@ -639,7 +640,7 @@ def _worst_stretch(ws: Workspace, rows: list[tuple[int, str | None, dict[str, An
 
     worst: tuple[float, str] | None = None
     for rid in dict.fromkeys(r[0] for r in rows):
-        if not (has(_run(ws, rid)["kind"], TIME_SERIES) and has(_run(ws, rid)["kind"], LATENCY_HISTOGRAMS)):
+        if not (has(_run(ws, rid).kind, TIME_SERIES) and has(_run(ws, rid).kind, LATENCY_HISTOGRAMS)):
             continue
         disks = {d for r, d, _x in rows if r == rid and d is not None}
         for disk in vm_timeline(ws, rid, q.threshold_ms).disks:

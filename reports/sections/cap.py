@@ -72,19 +72,19 @@ def build(ctx: ReportContext) -> Section | None:
         tags = _tags(r)
         iops_cap = opt.iops_cap if opt.iops_cap is not None else _float(tags.get("cap_iops"))
         bw_cap = opt.bw_cap_kbs if opt.bw_cap_kbs is not None else _float(tags.get("cap_bw_kbs"))
-        if r["run_id"] not in series:
+        if r.run_id not in series:
             continue
         results = [] if iops_cap is None and bw_cap is None else [
-            cap_report(ctx.ws, r["run_id"], opt.device, iops_cap=iops_cap, bw_cap_kbs=bw_cap,
+            cap_report(ctx.ws, r.run_id, opt.device, iops_cap=iops_cap, bw_cap_kbs=bw_cap,
                        tolerance_pct=opt.tolerance_pct)]
-        results += [x for x in q_caps.get(r["run_id"], []) if _cap_key(x) not in map(_cap_key, results)]
+        results += [x for x in q_caps.get(r.run_id, []) if _cap_key(x) not in map(_cap_key, results)]
         if not results:
             continue
-        ctx.values.setdefault("cap", {})[r["run_id"]] = results[0].as_dict()
-        ctx.covered.add(r["run_id"])
-        ctx.cap_runs.add(r["run_id"])
-        if r["run_id"] not in ctx.plateaus:
-            ctx.plateaus[r["run_id"]] = ctx.storm(r["run_id"]).run.plateau_iops
+        ctx.values.setdefault("cap", {})[r.run_id] = results[0].as_dict()
+        ctx.covered.add(r.run_id)
+        ctx.cap_runs.add(r.run_id)
+        if r.run_id not in ctx.plateaus:
+            ctx.plateaus[r.run_id] = ctx.storm(r.run_id).run.plateau_iops
         name = ctx.name(r)
         for res in results:
             for c in res.checks:
@@ -94,7 +94,7 @@ def build(ctx: ReportContext) -> Section | None:
                     not_capped.setdefault((c.cap, unit, c.tolerance_pct), []).append((name, c.plateau))
                 else:
                     ctx.verdicts.append(v)
-                rows.append(cap_row(name, c, ctx.plateaus.get(r["run_id"])))
+                rows.append(cap_row(name, c, ctx.plateaus.get(r.run_id)))
                 sec.para(ctx.an.text(f"{name}: {_cap_sentence(c)}."))
             ctx.methods.append(("cap", res.method))
     for (cap, unit, tol_pct), runs_over in not_capped.items():  # one line for all runs clearly over a cap

@@ -132,7 +132,7 @@ def _iomark(ctx: ReportContext, out: _Parts, rid: int) -> None:
 
 @section("iometer_iomark")
 def build(ctx: ReportContext) -> Section | None:
-    ids = [r["run_id"] for r in ctx.runs]
+    ids = [r.run_id for r in ctx.runs]
     meter = [rid for rid in ids if rid in iometer_runs(ctx.ws)]
     mark = [rid for rid in ids if rid in iomark_runs(ctx.ws)]
     if not meter and not mark:

@@ -27,7 +27,7 @@ def build(ctx: ReportContext) -> Section | None:
     boot_kept: list[str] = []
     no_iops: list[str] = []
     for r in ctx.iostat:
-        s = series.get(r["run_id"])
+        s = series.get(r.run_id)
         if s is None or s.frame.height == 0:
             continue
         if s.frame.get_column("iops").null_count() == s.frame.height:  # throughput or latency only: no IOPS line
@@ -35,7 +35,7 @@ def build(ctx: ReportContext) -> Section | None:
             continue
         lines.append({"label": ctx.name(r), "t0": s.col("t_start_s").tolist(), "t": s.col("t_end_s").tolist(),
                       "y": s.col("iops").tolist()})
-        ctx.covered.add(r["run_id"])
+        ctx.covered.add(r.run_id)
         cap = ctx.opt.iops_cap if ctx.opt.iops_cap is not None else _float(_tags(r).get("cap_iops"))
         if cap is not None and cap not in caps:
             caps.append(cap)

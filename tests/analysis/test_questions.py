@@ -34,7 +34,7 @@ def _import_samples(path):
                         (VSCSI, ImportOptions())):
             r = import_file(ws, str(f), opts)
             assert r.status == "imported", r.error
-        assert [r["run_id"] for r in ws.runs()] == [CAPPED, FAST, SLOW, FIO, VS]
+        assert [r.run_id for r in ws.runs()] == [CAPPED, FAST, SLOW, FIO, VS]
 
 
 @pytest.fixture(scope="module")

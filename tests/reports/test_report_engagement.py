@@ -189,7 +189,7 @@ def test_every_number_prints_one_way(engagement):
 
 def test_no_page_shows_flags_code_names_internal_references_or_paths(engagement):
     ws, _ids, _content, pages, _anon = engagement
-    names = sorted({r["name"] for r in ws.runs()} | {ws.run(r["run_id"])["source_path"].rsplit("/", 1)[-1]
+    names = sorted({r.name for r in ws.runs()} | {ws.run(r.run_id).source_path.rsplit("/", 1)[-1]
                                                       for r in ws.runs()}, key=len, reverse=True)
     found = []
     for i, page in enumerate(pages, 1):

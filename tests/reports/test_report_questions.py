@@ -94,7 +94,7 @@ def test_answers_page_carries_each_verdict_with_the_analyses_numbers(qws, tmp_pa
     # customer words: no flags, code identifiers or paths (run and file names are data)
     clean = page
     for rid in ids.values():
-        clean = clean.replace(qws.run(rid)["name"], "«data»")
+        clean = clean.replace(qws.run(rid).name, "«data»")
     found = [f"{what}: {x.group(0)!r}" for what, rx in CUSTOMER_FORBIDDEN.items() for x in rx.finditer(clean)]
     assert not found, found
     # no filesystem path
