@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from app.analysis.cap import Cap
 from app.analysis.histograms import AnalysisError
 from app.run import Run
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, has
@@ -52,6 +53,11 @@ class ReportContext:
     @property
     def histo_runs(self) -> list[Run]:
         return [r for r in self.runs if has(r.kind, LATENCY_HISTOGRAMS)]
+
+    def given_cap(self) -> Cap:
+        """The report's own cap (it may name no figure): which cap applies to a run is
+        :func:`app.analysis.cap.which_cap`'s to say."""
+        return Cap(self.opt.iops_cap, self.opt.bw_cap_kbs, "total", self.opt.tolerance_pct, "the report's cap")
 
     def run(self, run_id: int) -> Run:
         """A run of the workspace (the report's or another a question uses)."""

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from app.analysis.cap import DEFAULT_TOLERANCE_PCT, CapCheck, check_mean
+from app.analysis.cap import Cap as Cap  # (re-exported: where the Iometer callers import it)
+from app.analysis.cap import CapCheck, check_mean, which_cap
 from app.analysis.question_kinds import CapQuestion, ResponseTimeQuestion, list_questions
 from app.analysis.sizing_presets import DEFAULTS as SIZING_DEFAULTS
 from app.errors import AnalysisError
@@ -50,20 +51,6 @@ OP_COLUMNS = {"total": ("iops", "mb_s"), "read": ("read_iops", "read_mb_s"), "wr
 
 
 # ---- Iometer --------------------------------------------------------------------------------------------
-@dataclass
-class Cap:
-    """A cap to judge and where it comes from."""
-
-    iops: float | None = None
-    bw_kbs: float | None = None
-    op: str = "total"
-    tolerance_pct: float = DEFAULT_TOLERANCE_PCT
-    source: str = "given"  # given | question | run tag
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
 @dataclass
 class IometerRow:
     """One test's figures for one target (or for all targets together)."""
@@ -176,27 +163,11 @@ def iometer_rows(ws: Workspace, run_id: int) -> list[IometerRow]:
 
 
 def cap_for_run(ws: Workspace, run_id: int, given: Cap | None = None) -> Cap | None:
-    """The cap to judge: the one given, else a cap question's on this run, else the run's tags (module doc)."""
-    if given is not None and (given.iops is not None or given.bw_kbs is not None):
-        return given
-    for sq in list_questions(ws):
-        q = sq.question
-        if isinstance(q, CapQuestion) and q.run_id == run_id:
-            return Cap(q.iops_cap, q.bw_cap_kbs, q.op, q.tolerance_pct, "question")
-    run = ws.run(run_id)
-    tags = {} if run is None else run.tags
-    iops, bw = _number(tags.get("cap_iops")), _number(tags.get("cap_bw_kbs"))
-    if iops is None and bw is None:
-        return None
-    tol = given.tolerance_pct if given is not None else DEFAULT_TOLERANCE_PCT
-    return Cap(iops, bw, "total", tol, "run tag")
-
-
-def _number(v: Any) -> float | None:
-    try:
-        return None if v is None else float(v)
-    except (TypeError, ValueError):
-        return None
+    """The cap that applies to the run: :func:`app.analysis.cap.which_cap` over the cap given, the run's cap
+    questions and its tags (the one rule; module doc)."""
+    asked = [Cap(q.iops_cap, q.bw_cap_kbs, q.op, q.tolerance_pct, "question") for sq in list_questions(ws)
+             if isinstance(q := sq.question, CapQuestion) and q.run_id == run_id]
+    return which_cap(given, asked, ws.run(run_id))
 
 
 def judge_caps(row: IometerRow, cap: Cap) -> list[CapCheck]:

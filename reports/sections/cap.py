@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reports.content import Section, Table, _cap_sentence, _float, _tags, fmt, num, pct
+from reports.content import Section, Table, _cap_sentence, fmt, num, pct
 from reports.context import ReportContext
 from reports.sections import section
 
@@ -55,6 +55,7 @@ def cap_row(name: str, c: Any, plateau: float | None) -> list[str]:
 
 @section("cap")
 def build(ctx: ReportContext) -> Section | None:
+    from app.analysis.bench_results import cap_for_run
     from app.analysis.cap import cap_report
 
     series = ctx.series()
@@ -69,14 +70,13 @@ def build(ctx: ReportContext) -> Section | None:
     sec = Section("cap", "Cap compliance")
     rows = []
     for r in ctx.iostat:
-        tags = _tags(r)
-        iops_cap = opt.iops_cap if opt.iops_cap is not None else _float(tags.get("cap_iops"))
-        bw_cap = opt.bw_cap_kbs if opt.bw_cap_kbs is not None else _float(tags.get("cap_bw_kbs"))
         if r.run_id not in series:
             continue
-        results = [] if iops_cap is None and bw_cap is None else [
-            cap_report(ctx.ws, r.run_id, opt.device, iops_cap=iops_cap, bw_cap_kbs=bw_cap,
-                       tolerance_pct=opt.tolerance_pct)]
+        # the cap that applies (app.analysis.cap.which_cap); a cap question's is judged by its answer, below
+        applies = cap_for_run(ctx.ws, r.run_id, ctx.given_cap())
+        results = [] if applies is None or applies.source == "question" else [
+            cap_report(ctx.ws, r.run_id, opt.device, iops_cap=applies.iops, bw_cap_kbs=applies.bw_kbs,
+                       op=applies.op, tolerance_pct=applies.tolerance_pct)]
         results += [x for x in q_caps.get(r.run_id, []) if _cap_key(x) not in map(_cap_key, results)]
         if not results:
             continue

@@ -10,7 +10,6 @@ from app.analysis.bench_results import (
     GOAL_SOURCE,
     THRESHOLD_MS,
     VERDICT_CELLS,
-    Cap,
     IometerSummary,
     cap_text,
     compare_iometer,
@@ -56,8 +55,7 @@ class _Parts:
 
 
 def _iometer(ctx: ReportContext, out: _Parts, rid: int) -> IometerSummary:
-    opt = ctx.opt
-    given = Cap(opt.iops_cap, opt.bw_cap_kbs, "total", opt.tolerance_pct, "the report's cap")
+    given = ctx.given_cap()
     res = iometer_summary(ctx.ws, rid, given, name=ctx.name(rid))
     for r in res.rows:
         ctx.an.device(r.target)

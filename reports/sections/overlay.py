@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reports.content import Chart, Section, _device_rule, _float, _names, _tags, num
+from reports.content import Chart, Section, _device_rule, _names, num
 from reports.context import ReportContext
 from reports.sections import section
 
@@ -17,6 +17,8 @@ def log_scale(lines: list[dict], levels: list[float]) -> bool:
 
 @section("overlay")
 def build(ctx: ReportContext) -> Section | None:
+    from app.analysis.bench_results import cap_for_run
+
     series = ctx.series()
     if not series:
         return None
@@ -36,9 +38,9 @@ def build(ctx: ReportContext) -> Section | None:
         lines.append({"label": ctx.name(r), "t0": s.col("t_start_s").tolist(), "t": s.col("t_end_s").tolist(),
                       "y": s.col("iops").tolist()})
         ctx.covered.add(r.run_id)
-        cap = ctx.opt.iops_cap if ctx.opt.iops_cap is not None else _float(_tags(r).get("cap_iops"))
-        if cap is not None and cap not in caps:
-            caps.append(cap)
+        cap = cap_for_run(ctx.ws, r.run_id, ctx.given_cap())  # the one rule (app.analysis.cap.which_cap)
+        if cap is not None and cap.iops is not None and cap.op == "total" and cap.iops not in caps:
+            caps.append(cap.iops)
         (boot_left_out if s.since_boot_excluded else boot_kept).append(ctx.name(r))
     first = next(iter(series.values()))
     ref = first.align.get("reference", "start of the run")
