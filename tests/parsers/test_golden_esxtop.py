@@ -102,7 +102,7 @@ def test_device_figures_equal_the_file_read_by_hand(ws):
     assert (run.host, run.os, run.interval_s) == (host, "VMware ESXi", 5.0)
     assert (meta["utc_offset"], meta["time_zone"]) == ("+00:00", "UTC")
     assert meta["date_order"] == "month/day/year (as esxtop batch mode writes it)"
-    assert r.warnings == ()  # esxtop always writes month/day: no undecided-order warning
+    assert r.warnings == []  # esxtop always writes month/day: no undecided-order warning
     assert meta["devices_by_layer"] == {"adapter": 2, "disk": 2, "total": 3, "vm_disk": 6, "world": 3}
     assert meta["objects_not_read"]["Physical Disk Path"] == 2 * 2 * 23
     assert "Device Q Depth" in meta["counters_not_stored"]

@@ -104,10 +104,10 @@ def test_values_read_by_hand_from_the_files(ws):
                                        "idle": 47.7}
     runs = {r.name: r for r in (ws.run(i) for i in rid.values())}
     aix = runs["nmon2influxdb_aixlpar"]
-    assert (aix["host"], aix["os"], aix["tool_version"], aix["interval_s"], aix["n_samples"], aix["n_devices"]) == (
+    assert (aix.host, aix.os, aix.tool_version, aix.interval_s, aix.n_samples, aix.n_devices) == (
         "aixlpar", "AIX 7.1.3.30", "topas_nmon", 300.0, 187, 8)
     split = runs["vm_nmon-16n_loop-partitions_l3-split_D"]
-    assert (split["tool_version"], split["os"], split["n_devices"]) == ("nmon 16n", "Linux 6.18.44-fc-v595", 6)
+    assert (split.tool_version, split.os, split.n_devices) == ("nmon 16n", "Linux 6.18.44-fc-v595", 6)
 
 
 def test_every_disk_value_of_the_split_capture_equals_the_file(ws):

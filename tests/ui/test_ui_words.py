@@ -160,8 +160,7 @@ def data_words(w: MainWindow) -> list[str]:
     """The user's own data the window may show as it is: run names, file names and paths, hosts, devices."""
     words: set[str] = set()
     for r in w.ws.runs():
-        full = w.ws.run(r.run_id) or {}
-        for v in (r.name, full.source_path, full.host):
+        for v in (r.name, r.source_path, r.host):
             if v:
                 words.add(str(v))
                 words.add(Path(str(v)).name)
