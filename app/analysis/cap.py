@@ -96,6 +96,17 @@ def which_cap(given: Cap | None, asked: Sequence[Cap], run: Run | None) -> Cap |
     return Cap(iops, bw, "total", given.tolerance_pct if given is not None else DEFAULT_TOLERANCE_PCT, "run tag")
 
 
+def set_aside(applied: Cap, run: Run) -> str | None:
+    """What the run's tags say that :func:`which_cap` did not use because a cap given or asked came first, in
+    words ("a 500 IOPS cap"); None when the tags name no other cap. Said beside the verdict: never a silent choice."""
+    if applied.source == "run tag":
+        return None
+    tagged = [(run.tag_number("cap_iops"), "IOPS", applied.iops), (run.tag_number("cap_bw_kbs"), "kB/s",
+                                                                     applied.bw_kbs)]
+    other = [f"{v:,g} {unit}" for v, unit, used in tagged if v is not None and v != used]
+    return f"a {' and '.join(other)} cap" if other else None
+
+
 METRICS = {  # metric -> (column per op, unit)
     "iops": ({"total": "iops", "read": "read_iops", "write": "write_iops"}, "IOPS"),
     "bw": ({"total": "kbs", "read": "read_kbs", "write": "write_kbs"}, "kB/s"),

@@ -56,7 +56,7 @@ def cap_row(name: str, c: Any, plateau: float | None) -> list[str]:
 @section("cap")
 def build(ctx: ReportContext) -> Section | None:
     from app.analysis.bench_results import cap_for_run
-    from app.analysis.cap import cap_report
+    from app.analysis.cap import cap_report, set_aside
 
     series = ctx.series()
     if not series:
@@ -86,6 +86,10 @@ def build(ctx: ReportContext) -> Section | None:
         if r.run_id not in ctx.plateaus:
             ctx.plateaus[r.run_id] = ctx.storm(r.run_id).run.plateau_iops
         name = ctx.name(r)
+        aside = None if applies is None else set_aside(applies, r)
+        if aside is not None and applies is not None:
+            who = "the cap question's" if applies.source == "question" else "the report's"
+            sec.para(ctx.an.text(f"{name}: the run's tag names {aside}; {who} cap is the one judged."))
         for res in results:
             for c in res.checks:
                 v = cap_verdict(c, name)

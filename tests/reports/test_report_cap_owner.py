@@ -55,3 +55,6 @@ def test_the_report_and_the_iometer_rule_read_the_same_cap(ws):
     assert judged == [200.0]  # old: the tag's 500 first, then the question's 200
     cap_table = next(t for s in content.sections if s.key == "cap" for t in s.tables)
     assert [row[1] for row in cap_table.rows] == ["200 IOPS"]
+    cap_section = next(s for s in content.sections if s.key == "cap")
+    assert ("capped_200iops_iostat-d: the run's tag names a 500 IOPS cap; the cap question's cap is the one judged."
+            in cap_section.paragraphs)  # the tag set aside is said, never silently dropped
