@@ -485,8 +485,7 @@ def _record_encoding(ws: Workspace, run_ids: list[int], encoding: str) -> None:
     import json
 
     for rid in run_ids:
-        meta = (ws.run(rid) or {}).get("meta") or {}
-        meta = json.loads(meta) if isinstance(meta, str) else dict(meta)
+        meta = ws.meta_of(rid).as_dict()
         if "encoding" in meta:
             continue
         meta["encoding"] = encoding
@@ -672,7 +671,6 @@ def _suggested_interval(warnings: list[str] | None) -> float | None:
 
 def open_questions(ws: Workspace, run_ids: Iterable[int]) -> list[RunQuestion]:
     """The runs among ``run_ids`` that need an interval or a first-report answer, in run order."""
-    import json
 
     from parsers.kinds import DEVICE_RATES, TIME_SERIES, has
 
@@ -681,15 +679,14 @@ def open_questions(ws: Workspace, run_ids: Iterable[int]) -> list[RunQuestion]:
         run = ws.run(rid)
         if run is None:
             continue
-        name, source = Path(run["source_path"]).name, run["source_path"]
-        if has(run["kind"], TIME_SERIES) and not run["interval_s"]:
-            out.append(RunQuestion(rid, name, source, "interval", _suggested_interval(run["warnings"])))
-        meta = json.loads(run["meta"]) if isinstance(run["meta"], str) else (run["meta"] or {})
-        if has(run["kind"], DEVICE_RATES) and str(meta.get("first_report") or "").startswith(ASSUMED_SINCE_BOOT):
+        name, source = Path(run.source_path).name, run.source_path
+        if has(run.kind, TIME_SERIES) and not run.interval_s:
+            out.append(RunQuestion(rid, name, source, "interval", _suggested_interval(list(run.warnings))))
+        if has(run.kind, DEVICE_RATES) and (run.meta.text("first_report") or "").startswith(ASSUMED_SINCE_BOOT):
             out.append(RunQuestion(rid, name, source, "first_report"))
-        if isinstance(meta.get("date_reading"), dict):
+        if run.meta.obj("date_reading"):
             out.append(RunQuestion(rid, name, source, "date_order",
-                                   readings=_readings(meta["date_reading"], run["started_at"], run["ended_at"])))
+                                   readings=_readings(run.meta.obj("date_reading"), run.started_at, run.ended_at)))
     return out
 
 
@@ -713,36 +710,33 @@ def settle_dates(ws: Workspace, run_ids: Iterable[int]) -> list[str]:
     """The file's neighbours, the last evidence of its date order: a run whose dates read both ways takes the order
     that decided a run of the same host and tool in the same drop (:mod:`parsers.dates`). Returns what was
     decided so, one sentence per run."""
-    import json
 
     from parsers.dates import ORDER_NAMES
 
     runs = [r for r in (ws.run(rid) for rid in sorted(set(run_ids))) if r is not None]
 
-    def meta_of(r: dict[str, Any]) -> dict[str, Any]:
-        return json.loads(r["meta"]) if isinstance(r["meta"], str) else dict(r["meta"] or {})
-
     decided: dict[tuple[Any, str], tuple[str, str]] = {}  # (host, kind) -> (order, file) of a decided run
     for r in runs:
-        said = str(meta_of(r).get("date_order") or "")
+        said = r.meta.text("date_order") or ""
         order = next((o for o, words in ORDER_NAMES.items() if said.startswith(words + " (")), None)
-        if order is None or "date_reading" in meta_of(r) or "set by the user" in said or "same drop" in said \
-                or not r["host"]:
+        if order is None or r.meta.has("date_reading") or "set by the user" in said or "same drop" in said \
+                or not r.host:
             continue
-        if decided.setdefault((r["host"], r["kind"]), (order, Path(r["source_path"]).name))[0] != order:
-            decided[(r["host"], r["kind"])] = ("", "")  # neighbours that disagree decide nothing
+        if decided.setdefault((r.host, r.kind), (order, Path(r.source_path).name))[0] != order:
+            decided[(r.host, r.kind)] = ("", "")  # neighbours that disagree decide nothing
     notes = []
     for r in runs:
-        reading = meta_of(r).get("date_reading")
-        found = decided.get((r["host"], r["kind"]))
-        if not isinstance(reading, dict) or not found or not found[0]:
+        reading = r.meta.obj("date_reading")
+        found = decided.get((r.host, r.kind))
+        if not reading or not found or not found[0]:
             continue
         order, file = found
-        if order != reading.get("stored") and order not in (reading.get("others") or {}):
+        others = reading.get("others")
+        if order != reading.get("stored") and not (isinstance(others, dict) and order in others):
             continue
         how = f"like {file}, of the same host and tool in the same drop, whose own dates decide it"
-        ws.set_date_order(r["run_id"], order, how)
-        notes.append(f"{Path(r['source_path']).name}: dates read {ORDER_NAMES[order]}, {how}")
+        ws.set_date_order(r.run_id, order, how)
+        notes.append(f"{Path(r.source_path).name}: dates read {ORDER_NAMES[order]}, {how}")
     return notes
 
 

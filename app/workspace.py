@@ -29,6 +29,7 @@ from app.crashpoints import crash_during, crash_point
 from app.migrations import READ_ONLY_REASON, check_readable, migrate, read_only_note, shadow_missing_columns
 from app.migrations import WorkspaceReadOnly as WorkspaceReadOnly  # noqa: F401 (re-exported: callers catch it)
 from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-exported: callers catch it)
+from app.run import Run, RunMeta
 from app.safe_open import SQLRefused, check_expression, connect, read_only_transaction
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
 from app.series_sums import MAX_CHECKED, default_choice, device_figures, find_stacked, store_sums
@@ -420,19 +421,38 @@ class Workspace:
         rel = self.con.sql(sql, params=params) if params else self.con.sql(sql)
         return pl.from_arrow(rel.to_arrow_table())  # type: ignore[return-value]  # from_arrow of a Table is a DataFrame (a Series only of an Array)
 
-    def runs(self) -> list[dict[str, Any]]:
-        cur = self.con.execute(
-            "SELECT run_id, name, kind, format, host, started_at, ended_at, interval_s, interval_source, "
-            "n_samples, n_devices, n_rows, tags, source_path, source_sha256, warnings FROM runs ORDER BY run_id")
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r)) for r in cur.fetchall()]
+    def runs(self) -> list[Run]:
+        """Every run, in the order they were imported."""
+        return self._runs("", [])
 
-    def run(self, run_id: int) -> dict[str, Any] | None:
-        cur = self.con.execute("SELECT * FROM runs WHERE run_id = ?", [run_id])
-        rows = cur.fetchall()
-        if not rows:
-            return None
-        return dict(zip([d[0] for d in cur.description], rows[0]))
+    def run(self, run_id: int) -> Run | None:
+        found = self._runs("WHERE r.run_id = ?", [run_id])
+        return found[0] if found else None
+
+    def kind_of(self, run_id: int) -> str | None:
+        """The run's kind (None: no such run)."""
+        run = self.run(run_id)
+        return None if run is None else run.kind
+
+    def name_of(self, run_id: int) -> str:
+        """The run's name; its number when there is no such run (deleted meanwhile)."""
+        run = self.run(run_id)
+        return str(run_id) if run is None else run.name
+
+    def meta_of(self, run_id: int) -> RunMeta:
+        """The run's ``meta`` (empty: no such run)."""
+        run = self.run(run_id)
+        return RunMeta() if run is None else run.meta
+
+    def _runs(self, where: str, params: list[Any]) -> list[Run]:
+        has_offsets = self.__dict__.get("_has_clock_offsets")  # a read-only workspace older than them has none
+        if has_offsets is None:  # (tables are made when the workspace opens: asked once)
+            has_offsets = self.__dict__["_has_clock_offsets"] = has_table(self, "clock_offsets")
+        offset = "(SELECT offset_s FROM clock_offsets c WHERE c.run_id = r.run_id)" if has_offsets else "NULL"
+        cur = self.con.execute(f"SELECT r.*, {offset} AS clock_offset_s FROM runs r {where} ORDER BY r.run_id",
+                               params)
+        cols = [d[0] for d in cur.description]
+        return [Run.from_row(dict(zip(cols, row))) for row in cur.fetchall()]
 
     def find_duplicate(self, sha: str) -> list[int]:
         return [r[0] for r in self.con.execute(
@@ -607,15 +627,15 @@ class Workspace:
         run = self.run(run_id)
         if run is None:
             raise ValueError(f"no run {run_id}")
-        if not has(run["kind"], TIME_SERIES):
+        if not has(run.kind, TIME_SERIES):
             labels = [kind_label(k) for k in kinds_with(TIME_SERIES)]
-            raise ValueError(f"run {run_id} is a {run['kind']} run: only {', '.join(labels[:-1])} and {labels[-1]} "
+            raise ValueError(f"run {run_id} is a {run.kind} run: only {', '.join(labels[:-1])} and {labels[-1]} "
                              "runs take an interval this way")
         from parsers.registry import timed_tables  # the format registry is loaded when first needed (start-up)
 
-        tables = timed_tables(run["kind"])
-        if run["interval_source"] == "timestamps":
-            raise ValueError(f"run {run_id} has timestamps: its interval ({run['interval_s']:g} s) comes from them")
+        tables = timed_tables(run.kind)
+        if run.interval_source == "timestamps":
+            raise ValueError(f"run {run_id} has timestamps: its interval ({run.interval_s:g} s) comes from them")
         if not seconds > 0:
             raise ValueError("the interval must be a positive number of seconds")
         with self.transaction():
@@ -623,14 +643,14 @@ class Workspace:
                 self.con.execute(f"UPDATE {t} SET t_s = sample_idx * ? WHERE run_id = ?", [float(seconds), run_id])
             self.con.execute("UPDATE runs SET interval_s = ?, interval_source = 'user' WHERE run_id = ?",
                              [float(seconds), run_id])
-            if has(run["kind"], DEVICE_RATES):
+            if has(run.kind, DEVICE_RATES):
                 store_sums(self.con, run_id)  # every report's t_s changed
             self._drop_warnings(run_id, "{fix:set_interval}", "--interval SECONDS")
 
     def set_first_report(self, run_id: int, since_boot: bool) -> None:
         """Say whether an iostat run's first report covers the time since boot (iostat without -y)."""
         run = self.run(run_id)
-        if run is None or not has(run["kind"], DEVICE_RATES):  # iostat's first report
+        if run is None or not has(run.kind, DEVICE_RATES):  # iostat's first report
             raise ValueError(f"run {run_id} is not an iostat run")
         how = "since-boot (set by the user)" if since_boot else "interval (set by the user)"
         with self.transaction():
@@ -645,7 +665,7 @@ class Workspace:
         """Say how a vscsiStats run's collections relate: ``cumulative`` (never reset, each prints the running
         total), ``per-collection`` (reset with -r each time) or ``auto`` (what the importer detected)."""
         run = self.run(run_id)
-        if run is None or not (has(run["kind"], TIME_SERIES) and has(run["kind"], LATENCY_HISTOGRAMS)):
+        if run is None or not (has(run.kind, TIME_SERIES) and has(run.kind, LATENCY_HISTOGRAMS)):
             raise ValueError(f"run {run_id} is not a vscsiStats run")
         if mode not in ("cumulative", "per-collection", "auto"):
             raise ValueError(f"histogram counts: cumulative, per-collection or auto, not {mode!r}")
@@ -670,7 +690,7 @@ class Workspace:
             raise ValueError(f"no run {run_id}")
         if order not in ORDER_NAMES:
             raise ValueError(f"the date order is one of {', '.join(ORDER_NAMES)}, not {order!r}")
-        meta = json.loads(run["meta"]) if isinstance(run["meta"], str) else dict(run["meta"] or {})
+        meta = run.meta.as_dict()
         reading = meta.get("date_reading")
         if not isinstance(reading, dict):
             said = meta.get("date_order")
@@ -682,7 +702,7 @@ class Workspace:
         if mapping is None:
             raise ValueError(f"run {run_id}'s dates do not read {ORDER_NAMES[order]}")
         shift = {d: (datetime.fromisoformat(o) - datetime.fromisoformat(d)).days for d, o in mapping.items()}
-        tables = [t for t in timed_tables(run["kind"]) if "ts" in TABLE[t].column_names]
+        tables = [t for t in timed_tables(run.kind) if "ts" in TABLE[t].column_names]
         meta.pop("date_reading", None)
         meta["date_order"] = f"{ORDER_NAMES[order]} ({how or 'set by the user: the file reads both ways'})"
         with self.transaction():
@@ -706,7 +726,7 @@ class Workspace:
                 finally:
                     self.con.unregister("_shift")
             self.con.execute("UPDATE runs SET meta = ? WHERE run_id = ?", [json.dumps(meta), run_id])
-            if has(run["kind"], DEVICE_RATES):
+            if has(run.kind, DEVICE_RATES):
                 store_sums(self.con, run_id)  # the sums keep each report's clock time
             self._drop_warnings(run_id, "{fix:date_order}")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.analysis.questions import fmt_pct, fmt_pct_value, fmt_value
+from app.analysis.numbers import fmt_pct, fmt_pct_value, fmt_value
 
 
 def main_check(a: Any) -> Any | None:

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.analysis.histograms import LATENCY, AnalysisError, PercentileMs, collection_counts
+from app.analysis.numbers import fmt_value
 from app.analysis.storm import PLATEAU_DEFINITION
+from app.run import Run
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, TIME_SERIES, has
 from reports.anonymise import Anonymiser as Anonymiser
 from reports.options import ReportOptions
@@ -32,8 +34,6 @@ def fmt(v: float | None, digits: int = 0, unit: str = "") -> str:
     if v is None or math.isnan(v):
         return "–"
     if digits == 0:
-        from app.analysis.questions import fmt_value
-
         return fmt_value(v, unit)
     s = f"{v:,.{digits}f}"
     return f"{s} {unit}".strip() if unit else s
@@ -125,38 +125,33 @@ class ReportContent:
     notes: list[str] = field(default_factory=list)  # what the writer of the report should know (a logo left out)
 
 
-def _runs(ws: Workspace, ids: list[int]) -> list[dict[str, Any]]:
-    out = []
-    for r in ws.runs():
-        if not ids or r["run_id"] in ids:
-            full = ws.run(r["run_id"]) or {}
-            out.append({**r, **full})
-    return out
+def _runs(ws: Workspace, ids: list[int]) -> list[Run]:
+    return [r for r in ws.runs() if not ids or r.run_id in ids]
 
 
-def _period(ws: Workspace, r: dict[str, Any]) -> str:
+def _period(ws: Workspace, r: Run) -> str:
     """From the start of the first interval to the end of the last. iostat stamps a report at its end, so
     the first interval starts one interval before the first kept report's time stamp (the since-boot report,
     when left out, covers the time before). A run with a clock offset (app.store.clock) is on its corrected
     clock."""
-    start, end = r.get("started_at"), r.get("ended_at")
-    if has(r["kind"], DEVICE_RATES):  # iostat stamps a report at its end
+    start, end = r.started_at, r.ended_at
+    if has(r.kind, DEVICE_RATES):  # iostat stamps a report at its end
         row = ws.con.execute("SELECT min(ts), max(ts) FROM iostat_samples WHERE run_id = ? AND NOT since_boot",
-                             [r["run_id"]]).fetchone()
-        if row and row[0] is not None and r.get("interval_s"):
+                             [r.run_id]).fetchone()
+        if row and row[0] is not None and r.interval_s:
             from datetime import timedelta
 
-            start, end = row[0] - timedelta(seconds=float(r["interval_s"])), row[1]
-    elif has(r["kind"], LATENCY_HISTOGRAMS) and has(r["kind"], TIME_SERIES) and end and r.get("interval_s"):
+            start, end = row[0] - timedelta(seconds=float(r.interval_s)), row[1]
+    elif has(r.kind, LATENCY_HISTOGRAMS) and has(r.kind, TIME_SERIES) and end and r.interval_s:
         # a collection (vscsiStats) is stamped when it starts
         from datetime import timedelta
 
-        end = end + timedelta(seconds=float(r["interval_s"]))
+        end = end + timedelta(seconds=float(r.interval_s))
     if not start:
         return "no timestamps"
     from app.store.clock import get_offset
 
-    offset = get_offset(ws, r["run_id"])  # on the one clock of the report, as every view puts the run
+    offset = get_offset(ws, r.run_id)  # on the one clock of the report, as every view puts the run
     if offset is not None:
         from datetime import timedelta
 
@@ -358,8 +353,8 @@ def duckdb_errors() -> tuple[type[BaseException], ...]:
     return (duckdb.BinderException, duckdb.CatalogException)
 
 
-def _tags(run: dict[str, Any]) -> dict[str, str]:
-    return dict(run.get("tags") or {})
+def _tags(run: Run) -> dict[str, str]:
+    return dict(run.tags or {})
 
 
 def collect(ws: Workspace, opt: ReportOptions, not_imported: list[tuple[str, str]] | None = None) -> ReportContent:
@@ -384,7 +379,7 @@ def collect(ws: Workspace, opt: ReportOptions, not_imported: list[tuple[str, str
         ids = sorted(set(ids) | {rid for sq in stored for rid in sq.question.run_ids_used()})
     runs = _runs(ws, ids) if ids or not stored else []
     if opt.runs:
-        missing = set(opt.runs) - {r["run_id"] for r in runs}
+        missing = set(opt.runs) - {r.run_id for r in runs}
         if missing:
             raise AnalysisError(f"no run {', '.join(map(str, sorted(missing)))} in this workspace")
     an = _anonymiser(ws, opt)
@@ -394,7 +389,7 @@ def collect(ws: Workspace, opt: ReportOptions, not_imported: list[tuple[str, str
             an.runs.setdefault(name.rsplit(".", 1)[0], f"file {k} of the folder")
             an.parts(name, digits_only=True)
     answered = _answers(ws, an) if stored else []
-    ctx = ReportContext(ws, opt, an, runs, answered=answered, values={"runs": [r["run_id"] for r in runs]})
+    ctx = ReportContext(ws, opt, an, runs, answered=answered, values={"runs": [r.run_id for r in runs]})
     sections = _sections(ctx, builders, not_imported or [])
     ctx.verdicts += _skipped_verdicts(ctx.skipped)
     if not opt.full_paths or opt.anonymise:  # file names only (anonymised: never the consultant's folders)
@@ -466,7 +461,7 @@ def _not_included(ctx: Any, not_imported: list[tuple[str, str]]) -> Section | No
     gives a figure of -- an IOzone, Iometer, esxtop or fio run never drops out without a word."""
     from parsers.kinds import kind_label
 
-    scope = ctx.opt.runs or [int(r["run_id"]) for r in ctx.ws.runs()]
+    scope = ctx.opt.runs or [int(r.run_id) for r in ctx.ws.runs()]
     left = [rid for rid in scope if rid not in ctx.covered]
     if not left and not not_imported:
         return None
@@ -482,7 +477,7 @@ def _not_included(ctx: Any, not_imported: list[tuple[str, str]]) -> Section | No
         for rid in left:
             run = ctx.ws.run(rid)
             if run is not None:
-                by_kind.setdefault(kind_label(run["kind"]), []).append(ctx.name(run))
+                by_kind.setdefault(kind_label(run.kind), []).append(ctx.name(run))
         parts = []
         n = 0
         for kind, names in by_kind.items():
@@ -520,15 +515,15 @@ def _anonymiser(ws: Workspace, opt: ReportOptions) -> Anonymiser:
         return an
     an.customer(opt.customer)
     for r in ws.runs():
-        an.host(r.get("host"))
-        an.parts(r.get("host"))
-        an.parts(r.get("name"), digits_only=True)
-        an.run(int(r["run_id"]), r.get("name"))
-        src = str((ws.run(r["run_id"]) or {}).get("source_path") or "").replace("\\", "/").rsplit("/", 1)[-1]
+        an.host(r.host)
+        an.parts(r.host)
+        an.parts(r.name, digits_only=True)
+        an.run(int(r.run_id), r.name)
+        src = r.source_path.replace("\\", "/").rsplit("/", 1)[-1]
         if len(src) >= 2:  # the file's name (and its stem) hold the customer's host and device names
-            an.runs.setdefault(src, an.file(src, int(r["run_id"])))
-            an.runs.setdefault(src.rsplit(".", 1)[0], an.file(src, int(r["run_id"])))
-    ids = [r["run_id"] for r in ws.runs()]
+            an.runs.setdefault(src, an.file(src, int(r.run_id)))
+            an.runs.setdefault(src.rsplit(".", 1)[0], an.file(src, int(r.run_id)))
+    ids = [r.run_id for r in ws.runs()]
     if ids and "vm" in ws.table_columns("iostat_samples"):  # esxtop's VMs: "VM 1", never "device 13"
         for (vm,) in ws.con.execute(f"SELECT DISTINCT vm FROM iostat_samples WHERE vm IS NOT NULL AND run_id IN "
                                     f"({', '.join('?' for _ in ids)}) ORDER BY 1", ids).fetchall():
@@ -619,7 +614,7 @@ def _answers(ws: Workspace, an: Anonymiser) -> list[tuple[Any, Any]]:
 
     if not list_questions(ws):
         return []
-    return answer_all(ws, {int(r["run_id"]): an.run(int(r["run_id"]), r["name"]) if an.enabled else an.text(r["name"])
+    return answer_all(ws, {int(r.run_id): an.run(int(r.run_id), r.name) if an.enabled else an.text(r.name)
                            for r in ws.runs()})
 
 
@@ -634,9 +629,9 @@ def _workload_rate(ws: Workspace, q: Any, a: Any, an: Anonymiser) -> str:
     from parsers.kinds import JOB_SUMMARY
 
     run = ws.run(q.run_id)
-    if a.error is not None or not a.evidence.results or run is None or not has(run["kind"], DEVICE_RATES):
+    if a.error is not None or not a.evidence.results or run is None or not has(run.kind, DEVICE_RATES):
         return ""
-    fios = [int(r["run_id"]) for r in ws.runs() if has(r["kind"], JOB_SUMMARY)]
+    fios = [int(r.run_id) for r in ws.runs() if has(r.kind, JOB_SUMMARY)]
     out = []
     for fio_id, io_id in find_pairs(ws, [*fios, q.run_id]):
         cc = crosscheck(ws, fio_id, io_id)
@@ -647,14 +642,13 @@ def _workload_rate(ws: Workspace, q: Any, a: Any, an: Anonymiser) -> str:
         if m.fio is None:
             continue
         unit = "IOPS" if metric == "iops" else "kB/s"
-        out.append(f" The workload's own rate: fio ({an.text((ws.run(fio_id) or {}).get('name'))}) reported "
+        out.append(f" The workload's own rate: fio ({an.text(ws.name_of(fio_id))}) reported "
                    f"{fmt_value_q(m.fio, unit)} over its job; the disk's total above counts every process on it "
                    f"({fmt_value_q(m.iostat, unit)} over the same intervals).")
     return "".join(out)
 
 
 def fmt_value_q(v: float | None, unit: str) -> str:
-    from app.analysis.questions import fmt_value
 
     return fmt_value(v, unit)
 
@@ -762,10 +756,10 @@ def _heatmap(ws: Workspace, run_id: int, an: Anonymiser) -> Chart | None:
             c = [n for _, _, n in samples[s]][: len(buckets)]
             grid[i, : len(c)] = c
         panels.append({"label": _vm_disk(dev, an), "labels": labels, "grid": grid.tolist()})
-    run = ws.run(run_id) or {}
+    run = ws.run(run_id)
     return Chart("heatmap", "Latency histogram of each collection (colour = I/O count on a logarithmic scale, "
                             "beside each panel)",
-                 {"panels": panels, "interval_s": run.get("interval_s")})
+                 {"panels": panels, "interval_s": None if run is None else run.interval_s})
 
 
 VSCSI_DEVICE = re.compile(r"^(\d+):(\d+) \((.+)\)$")

@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from app.analysis.cap import Cap
 from app.analysis.histograms import AnalysisError
+from app.run import Run
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, has
 from reports.anonymise import Anonymiser
 from reports.options import ReportOptions
@@ -25,7 +27,7 @@ class ReportContext:
     ws: Workspace
     opt: ReportOptions
     an: Anonymiser
-    runs: list[dict[str, Any]]
+    runs: list[Run]
     answered: list[tuple[Any, Any]] = field(default_factory=list)  # (StoredQuestion, Answer) in stored order
     verdicts: list[str] = field(default_factory=list)  # the executive summary (a report without questions)
     methods: list[tuple[str, Any]] = field(default_factory=list)  # (analysis key, method) for the appendix
@@ -45,32 +47,39 @@ class ReportContext:
         return set(self.opt.sections_for(bool(self.answered)))
 
     @property
-    def iostat(self) -> list[dict[str, Any]]:
-        return [r for r in self.runs if has(r["kind"], DEVICE_RATES)]
+    def iostat(self) -> list[Run]:
+        return [r for r in self.runs if has(r.kind, DEVICE_RATES)]
 
     @property
-    def histo_runs(self) -> list[dict[str, Any]]:
-        return [r for r in self.runs if has(r["kind"], LATENCY_HISTOGRAMS)]
+    def histo_runs(self) -> list[Run]:
+        return [r for r in self.runs if has(r.kind, LATENCY_HISTOGRAMS)]
 
-    def run(self, run_id: int) -> dict[str, Any]:
+    def given_cap(self) -> Cap:
+        """The report's own cap (it may name no figure): which cap applies to a run is
+        :func:`app.analysis.cap.which_cap`'s to say."""
+        return Cap(self.opt.iops_cap, self.opt.bw_cap_kbs, "total", self.opt.tolerance_pct, "the report's cap")
+
+    def run(self, run_id: int) -> Run:
         """A run of the workspace (the report's or another a question uses)."""
         run = self.ws.run(run_id)
         if run is None:
             raise AnalysisError(f"there is no run {run_id} in this workspace (was it deleted?)")
         return run
 
-    def name(self, r: dict[str, Any] | int) -> str:
+    def name(self, r: Run | int) -> str:
         """A run's name as the report prints it (anonymised when asked)."""
         if isinstance(r, int):
-            r = next((x for x in self.runs if x["run_id"] == r), None) or self.ws.run(r) or {"run_id": r,
-                                                                                             "name": f"run {r}"}
-        return self.an.run(int(r["run_id"]), r.get("name")) if self.an.enabled else self.an.text(r["name"])
+            found = next((x for x in self.runs if x.run_id == r), None) or self.ws.run(r)
+            run_id, name = (r, f"run {r}") if found is None else (found.run_id, found.name)
+        else:
+            run_id, name = r.run_id, r.name
+        return self.an.run(run_id, name) if self.an.enabled else self.an.text(name)
 
     def names(self) -> dict[int, str]:
         """Run id -> printed name, for every run of the workspace (questions may name runs outside the report);
         read once per report."""
         if self._names is None:
-            self._names = {int(r["run_id"]): self.name(r) for r in self.ws.runs()}
+            self._names = {int(r.run_id): self.name(r) for r in self.ws.runs()}
         return self._names
 
     def series(self) -> dict[int, Any]:
@@ -82,16 +91,16 @@ class ReportContext:
             self._series = {}
             for r in self.iostat:
                 try:
-                    s = load_series(self.ws, r["run_id"], self.opt.device)
+                    s = load_series(self.ws, r.run_id, self.opt.device)
                     if self.opt.align == "activity":
                         try:
                             s = align(s, "activity")
                         except AnalysisError:
                             s = align(s, "start")
-                    self._series[r["run_id"]] = s
+                    self._series[r.run_id] = s
                 except AnalysisError as e:  # said in the summary, with why: not left out without a word
                     self.skipped.setdefault(_reason(str(e)), []).append(self.name(r))
-                    self.covered.add(int(r["run_id"]))
+                    self.covered.add(int(r.run_id))
         return self._series
 
     def storm(self, run_id: int, phases: str = "auto") -> Any:

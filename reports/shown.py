@@ -9,8 +9,10 @@ after it) written visibly, ``<U+202E>`` (see :mod:`app.safe_text`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from app.run import Run
 from app.safe_text import for_display
 from app.workspace import Workspace
 
@@ -36,10 +38,10 @@ class ShownWorkspace(Workspace):
         w.cut = []
         return w
 
-    def runs(self) -> list[dict[str, Any]]:
+    def runs(self) -> list[Run]:
         return [self._shown(r) for r in super().runs()]
 
-    def run(self, run_id: int) -> dict[str, Any] | None:
+    def run(self, run_id: int) -> Run | None:
         r = super().run(run_id)
         return None if r is None else self._shown(r)
 
@@ -50,15 +52,16 @@ class ShownWorkspace(Workspace):
             self.cut.append(note)
         return shown
 
-    def _shown(self, r: dict[str, Any]) -> dict[str, Any]:
-        out = dict(r)
-        rid = r.get("run_id")
-        for key, limit in LIMITS.items():
-            if isinstance(out.get(key), str):
-                out[key] = self._show(rid, FIELD_WORDS[key], out[key], limit)
-        if isinstance(out.get("tags"), dict):
-            out["tags"] = {self._show(rid, "tag", str(k), TAG_LIMIT): self._show(rid, "tag", str(v), TAG_LIMIT)
-                           for k, v in out["tags"].items()}
-        if isinstance(out.get("warnings"), list):
-            out["warnings"] = [self._show(rid, "import warning", str(w), WARNING_LIMIT) for w in out["warnings"]]
-        return out
+    def _shown(self, r: Run) -> Run:
+        rid = r.run_id
+
+        def text(key: str, v: str | None) -> str | None:
+            return None if v is None else self._show(rid, FIELD_WORDS[key], v, LIMITS[key])
+
+        tags = {self._show(rid, "tag", str(k), TAG_LIMIT): self._show(rid, "tag", str(v), TAG_LIMIT)
+                for k, v in r.tags.items()}
+        warnings = tuple(self._show(rid, "import warning", str(w), WARNING_LIMIT) for w in r.warnings)
+        return replace(r, name=text("name", r.name) or "", host=text("host", r.host), os=text("os", r.os),
+                       tool_version=text("tool_version", r.tool_version),
+                       source_path=text("source_path", r.source_path) or "", format=text("format", r.format) or "",
+                       tags=tags, warnings=warnings)

@@ -17,7 +17,6 @@ shown to catch): what a format declares (parsers.semantics) against what its fil
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -41,14 +40,14 @@ def contract_problems(ws: Workspace, run_ids: list[int], fmt: Any) -> list[str]:
     for rid in run_ids:
         run = ws.run(rid)
         assert run is not None
-        where = f"run {run['name']!r} ({fmt.id})"
+        where = f"run {run.name!r} ({fmt.id})"
         n = ws.con.execute(f"SELECT count(*) FROM {sem.main_table} WHERE run_id = ?", [rid]).fetchall()[0][0]
-        if run["n_rows"] != n:
-            out.append(f"{where}: runs.n_rows is {run['n_rows']}, its main table {sem.main_table} has {n} rows")
+        if run.n_rows != n:
+            out.append(f"{where}: runs.n_rows is {run.n_rows}, its main table {sem.main_table} has {n} rows")
         if n == 0 and not any(ws.con.execute(f"SELECT count(*) FROM {t} WHERE run_id = ?", [rid]).fetchall()[0][0]
                               for t in fmt.tables):  # iostat -c has CPU figures only
             out.append(f"{where}: no row in any of its tables")
-        meta = json.loads(run["meta"]) if run["meta"] else {}
+        meta = run.meta.as_dict() if run.meta else {}
         out += [f"{where}: {p}" for p in sem.meta_problems(meta, caps)]
         if "iostat_samples" in fmt.tables:
             out += [f"{where}: {p}" for p in _device_problems(ws, rid, sem)]

@@ -22,15 +22,15 @@ def snapshot(ws: Workspace, path: Path, options: ImportOptions | None = None) ->
     for rid in res.run_ids:
         r = ws.run(rid)
         runs.append({
-            "name": r["name"], "kind": r["kind"], "format": r["format"], "host": r["host"], "os": r["os"],
-            "tool_version": r["tool_version"],
-            "file_date": str(r["file_date"]) if r["file_date"] else None,
-            "started_at": str(r["started_at"]) if r["started_at"] else None,
-            "ended_at": str(r["ended_at"]) if r["ended_at"] else None,
-            "interval_s": r["interval_s"], "interval_source": r["interval_source"],
-            "n_samples": r["n_samples"], "n_devices": r["n_devices"], "n_rows": r["n_rows"],
-            "meta": json.loads(r["meta"]) if r["meta"] else {},
-            "warnings": [w.replace(path.name, "<file>") for w in (r["warnings"] or [])],
+            "name": r.name, "kind": r.kind, "format": r.format, "host": r.host, "os": r.os,
+            "tool_version": r.tool_version,
+            "file_date": str(r.file_date) if r.file_date else None,
+            "started_at": str(r.started_at) if r.started_at else None,
+            "ended_at": str(r.ended_at) if r.ended_at else None,
+            "interval_s": r.interval_s, "interval_source": r.interval_source,
+            "n_samples": r.n_samples, "n_devices": r.n_devices, "n_rows": r.n_rows,
+            "meta": r.meta.as_dict() if r.meta else {},
+            "warnings": [w.replace(path.name, "<file>") for w in (r.warnings or [])],
         })
     ids = ",".join(str(i) for i in res.run_ids)
     for table in (t for t in RUN_TABLES if not TABLE[t].derived):  # what the file says, not what is made of it

@@ -157,8 +157,7 @@ def test_a_utf16_file_is_read_and_its_encoding_recorded(ws, tmp_path, bom):
     res = _results(ws, [f])
     assert res[0].status == "imported", res[0].error
     run = ws.run(res[0].run_ids[0])
-    meta = json.loads(run["meta"]) if isinstance(run["meta"], str) else run["meta"]
-    assert meta["encoding"] == "utf-16"
+    assert run.meta.text("encoding") == "utf-16"
     # the same figures as the UTF-8 file
     ref = Workspace(tmp_path / "ref.duckdb")
     rid = _results(ref, [TYPEPERF])[0].run_ids[0]
@@ -171,12 +170,11 @@ def test_a_tgz_dropped_on_the_window_imports_its_traces(qtbot, window, tmp_path)
     bundle = _tgz(tmp_path / "drop.tar.gz", [("a/storm.txt", SAMPLES / "storm_fast_iostat-xt.txt"), ("b/sar.txt", SAR)])
     drop_paths(window, [bundle])
     qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
-    assert sorted(r["kind"] for r in window.ws.runs()) == ["iostat", "sar"]
+    assert sorted(r.kind for r in window.ws.runs()) == ["iostat", "sar"]
 
 
 def _meta(ws, rid):
-    m = ws.run(rid)["meta"]
-    return json.loads(m) if isinstance(m, str) else m
+    return ws.run(rid).meta.as_dict()
 
 
 def test_windows_1252_names_decode_and_the_encoding_is_recorded(ws, tmp_path):

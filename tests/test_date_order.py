@@ -70,8 +70,8 @@ def test_a_neighbour_of_the_same_host_and_tool_in_the_drop_decides(tmp_path):
         assert notes == ["en_GB_iostat-x-t_day.txt: dates read day/month/year, like en_GB_iostat-x-t_midnight.txt, "
                          "of the same host and tool in the same drop, whose own dates decide it"]
         assert open_questions(ws, [day]) == [q for q in open_questions(ws, [day]) if q.what != "date_order"]
-        assert ws.run(day)["started_at"].isoformat() == "2026-03-05T10:15:00"
-        assert not any("{fix:date_order}" in w for w in ws.run(day)["warnings"])  # asked no more
+        assert ws.run(day).started_at.isoformat() == "2026-03-05T10:15:00"
+        assert not any("{fix:date_order}" in w for w in ws.run(day).warnings)  # asked no more
 
 
 def test_another_tool_or_a_disagreeing_neighbour_decides_nothing(tmp_path):
@@ -95,8 +95,8 @@ def test_the_workspace_refuses_an_order_a_run_cannot_take(tmp_path):
         with pytest.raises(ValueError, match="one of DMY, MDY, YMD, YDM"):
             ws.set_date_order(day, "day-first")
         ws.set_date_order(day, "MDY")  # the stored reading confirmed: times stay, the question is gone
-        assert ws.run(day)["started_at"].isoformat() == "2026-05-03T10:15:00"
-        assert "date_reading" not in json.loads(ws.run(day)["meta"])
+        assert ws.run(day).started_at.isoformat() == "2026-05-03T10:15:00"
+        assert "date_reading" not in ws.run(day).meta.as_dict()
         sums = ws.con.execute("SELECT min(ts)::VARCHAR FROM series_sums WHERE run_id = ?", [day]).fetchall()
         assert sums == [("2026-05-03 10:15:00",)]
 

@@ -18,7 +18,7 @@ from tests.test_cli import run
 @pytest.fixture
 def filled(ws):
     import_paths(ws, [SAMPLES], ImportOptions())
-    rid = ws.runs()[-1]["run_id"]
+    rid = ws.runs()[-1].run_id
     ws.con.execute("INSERT INTO markers VALUES (?, 'login storm', 12.5)", [rid])
     return ws
 
@@ -55,7 +55,7 @@ def test_every_table_reads_back_equal_with_the_documented_columns(filled, tmp_pa
         assert got.schema == want.schema, t.name  # the same Arrow types as DuckDB gives for the table
         assert sorted_rows(got).equals(sorted_rows(want)), t.name
     # per-run tables in one folder per run; the others one file
-    runs = {r["run_id"] for r in filled.runs() if r["kind"] == "iostat"}
+    runs = {r.run_id for r in filled.runs() if r.kind == "iostat"}
     assert {p.name for p in (out / "iostat_samples").iterdir()} == {f"run_id={r}" for r in runs}
     assert [p.name for p in (out / "runs").iterdir()] == ["part-0.parquet"]
     assert json.loads((out / "stormscope.json").read_text())["schema_version"] == manifest["schema_version"]

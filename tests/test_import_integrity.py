@@ -78,7 +78,7 @@ def test_time_going_backwards_never_gives_negative_or_overlapping_times(ws, tmp_
     warning = next(w for w in r.warnings if "were left out" in w and "time" in w)
     assert warning.startswith(f"joined.txt:{first_dropped}: the time goes back to 2026-11-22 ")
     assert "10 reports were left out" in warning
-    assert ws.run(r.run_ids[0])["n_samples"] == 60
+    assert ws.run(r.run_ids[0]).n_samples == 60
 
 
 def test_repeated_identical_timestamps_are_not_called_missing_timestamps(ws, tmp_path):
@@ -92,8 +92,8 @@ def test_repeated_identical_timestamps_are_not_called_missing_timestamps(ws, tmp
     assert not any("no timestamps" in w for w in r.warnings), r.warnings
     warning = next(w for w in r.warnings if "left out" in w)
     assert warning.startswith(f"same_time.txt:{line_of(text, stamp, 1)}: the time stays at ")
-    assert ws.run(r.run_ids[0])["interval_source"] == "timestamps"
-    assert ws.run(r.run_ids[0])["n_samples"] == 59
+    assert ws.run(r.run_ids[0]).interval_source == "timestamps"
+    assert ws.run(r.run_ids[0]).n_samples == 59
 
 
 def test_every_report_at_one_time_is_said_so(ws, tmp_path):
@@ -142,7 +142,7 @@ def test_a_file_that_changes_during_import_fails_clearly_and_is_not_stored(ws, t
     monkeypatch.undo()
     # the complete file, imported once the tool is done, is no "duplicate" of a half
     again = imported(ws, path)
-    assert ws.run(again.run_ids[0])["n_samples"] == 60
+    assert ws.run(again.run_ids[0]).n_samples == 60
 
 
 def test_what_is_stored_is_what_was_hashed(ws, tmp_path):
@@ -153,8 +153,8 @@ def test_what_is_stored_is_what_was_hashed(ws, tmp_path):
     path.write_bytes(FAST.read_bytes())
     r = imported(ws, path)
     run = ws.run(r.run_ids[0])
-    assert run["source_sha256"] == hashlib.sha256(FAST.read_bytes()).hexdigest()
-    assert run["source_size"] == FAST.stat().st_size
+    assert run.source_sha256 == hashlib.sha256(FAST.read_bytes()).hexdigest()
+    assert run.source_size == FAST.stat().st_size
     assert not list(tmp_path.rglob("snapshot-*"))  # the private copy is gone
 
 
@@ -213,7 +213,7 @@ def test_disk_full_is_said_and_does_not_poison_the_next_files_of_the_drop(ws, tm
     assert first.error == (f"{FAST}: the disk holding the workspace is full (No space left on device): nothing of "
                            "this file was stored; free some space and import it again")
     assert second.status == "imported", second.error
-    assert [r["source_path"] for r in ws.runs()] == [str((SAMPLES / "storm_slow_iostat-xt.txt").resolve())]
+    assert [r.source_path for r in ws.runs()] == [str((SAMPLES / "storm_slow_iostat-xt.txt").resolve())]
 
 
 def test_a_file_name_that_is_not_utf8_imports_with_its_odd_byte_shown(ws, tmp_path):
@@ -224,7 +224,7 @@ def test_a_file_name_that_is_not_utf8_imports_with_its_odd_byte_shown(ws, tmp_pa
     r = import_file(ws, str(path), ImportOptions())
     assert r.status == "imported", r.error
     assert r.path == f"{tmp_path}/customer-\\xff-host.txt"
-    assert ws.runs()[0]["name"] == "customer-\\xff-host"
+    assert ws.runs()[0].name == "customer-\\xff-host"
 
 
 def test_json_nested_200k_deep_is_a_clear_error(ws, tmp_path):

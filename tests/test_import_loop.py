@@ -42,10 +42,10 @@ def test_steps_in_order_with_sources_inside_the_archive(tmp_path, ws, archive):
     assert got == {"top.txt": "imported", "vm1/day1/a.txt": "imported", "vm2/b.txt": "imported",
                    "vm2/README.md": "skipped", "more.zip/deep/inner.txt": "imported"}
     # the run remembers where the user's file is (inside the archive), never the temporary copy
-    sources = sorted(r["source_path"] for r in ws.runs())
+    sources = sorted(r.source_path for r in ws.runs())
     assert sources == sorted(str((archive / p).resolve()) for p in
                              ["top.txt", "vm1/day1/a.txt", "vm2/b.txt", "more.zip/deep/inner.txt"])
-    assert {r["name"] for r in ws.runs()} == {"top", "a", "b", "inner"}
+    assert {r.name for r in ws.runs()} == {"top", "a", "b", "inner"}
 
 
 def test_an_archive_in_a_folder_is_unpacked_and_the_temporary_copy_removed(tmp_path, ws, archive, monkeypatch):
@@ -177,5 +177,5 @@ def test_dropping_an_archive_on_the_window_lists_its_members(qtbot, window, tmp_
     texts = [window.import_panel.list.item(i).text() for i in range(2)]
     assert texts[0].startswith("imported   capped_200iops_iostat-d.txt")
     assert "storm_fast_iostat-xt.txt" in texts[1]
-    assert {r["source_path"] for r in window.ws.runs()} == {
+    assert {r.source_path for r in window.ws.runs()} == {
         str((z / "captures" / n).resolve()) for n in ["storm_fast_iostat-xt.txt", "capped_200iops_iostat-d.txt"]}

@@ -112,7 +112,7 @@ def test_the_old_workspace_is_migrated_and_keeps_every_row(tmp_path):
 def test_a_read_only_open_of_the_old_workspace_reads_the_new_columns_as_null_and_writes_nothing(tmp_path):
     p = _old(tmp_path)
     with Workspace(p, read_only=True) as ws:
-        iostat = next(r["run_id"] for r in ws.runs() if r["kind"] == "iostat")
+        iostat = next(r.run_id for r in ws.runs() if r.kind == "iostat")
         assert ws.con.execute("SELECT count(*), count(layer), count(davg_ms) FROM iostat_samples "
                               "WHERE run_id = ?", [iostat]).fetchone()[1:] == (0, 0)
         assert [c for c, *_ in ws.con.execute("DESCRIBE iostat_samples").fetchall()] == \

@@ -70,7 +70,7 @@ def test_a_compatible_newer_workspace_opens_read_only_only(tmp_path):
     with Workspace(path, read_only=True) as ws:
         assert ws.read_only_note == (f"{path} was made by a newer StormScope (schema {NEWER}): opened read-only -- "
                                      "this version shows it and reports on it correctly, but cannot change it.")
-        assert [r["name"] for r in ws.runs()] == ["storm_fast_iostat-xt"]
+        assert [r.name for r in ws.runs()] == ["storm_fast_iostat-xt"]
     assert sha(path) == digest
 
 

@@ -410,4 +410,4 @@ def test_a_workspace_whose_last_block_was_freed_is_not_taken_for_one_cut_short(t
         assert delete_marker(ws, rid, "x")
     assert p.stat().st_size == size  # the block given back
     with Workspace(p, read_only=True) as ws:
-        assert [r["run_id"] for r in ws.runs()] == [rid]
+        assert [r.run_id for r in ws.runs()] == [rid]

@@ -28,10 +28,10 @@ def test_fast_storm_peaks_at_1212_iops_in_report_21(ws):
     assert r.status == "imported"
     assert peak(ws, r.run_ids[0]) == (20, 1212.0)
     run = ws.run(r.run_ids[0])
-    assert run["host"] == "vm"
-    assert run["interval_s"] == 1.0
-    assert run["n_samples"] == 60
-    assert run["tool_version"] == "sysstat 12.3+ (from the columns)"
+    assert run.host == "vm"
+    assert run.interval_s == 1.0
+    assert run.n_samples == 60
+    assert run.tool_version == "sysstat 12.3+ (from the columns)"
 
 
 def test_slow_storm_reaches_the_four_job_level(ws):
@@ -45,10 +45,10 @@ def test_slow_storm_reaches_the_four_job_level(ws):
 def test_capped_run_without_timestamps(ws):
     r = import_file(ws, str(SAMPLES / "capped_200iops_iostat-d.txt"), ImportOptions(interval_s=2))
     run = ws.run(r.run_ids[0])
-    assert run["interval_s"] == 2
-    assert run["interval_source"] == "user"
-    assert run["n_samples"] == 30
-    assert "since-boot (proved" in run["meta"]
+    assert run.interval_s == 2
+    assert run.interval_source == "user"
+    assert run.n_samples == 30
+    assert "since-boot (proved" in run.meta.json()
     got = ws.con.execute("SELECT sample_idx, since_boot, t_s, tps FROM iostat_samples WHERE run_id = ? AND "
                          "device = 'vda' AND sample_idx IN (0, 1, 16) ORDER BY 1", [r.run_ids[0]]).fetchall()
     assert got == [(0, True, 0.0, 3397.28), (1, False, 2.0, 201.0), (16, False, 32.0, 112375.5)]

@@ -219,7 +219,7 @@ def test_gui_hands_its_paths_to_the_window_that_has_the_workspace_open(tmp_path,
     assert window.returncode == 0, err
     assert "Traceback" not in err
     with Workspace(ws, read_only=True) as w:
-        assert [r["name"] for r in w.runs()] == ["storm_fast_iostat-xt"]
+        assert [r.name for r in w.runs()] == ["storm_fast_iostat-xt"]
     assert not stale.exists()  # the window removed its socket when it closed
 
 
@@ -259,7 +259,7 @@ def test_paths_handed_over_during_an_import_are_imported_after_it(window, qtbot,
     assert window.ws.runs() == []
     busy.running = False
     window.import_thread = None
-    qtbot.waitUntil(lambda: [r["name"] for r in window.ws.runs()] == ["storm_fast_iostat-xt"], timeout=20000)
+    qtbot.waitUntil(lambda: [r.name for r in window.ws.runs()] == ["storm_fast_iostat-xt"], timeout=20000)
     qtbot.waitUntil(lambda: window.import_thread is None, timeout=20000)
     server.close()
 

@@ -25,15 +25,16 @@ most users of a row that meets the goal.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from app.analysis.cap import DEFAULT_TOLERANCE_PCT, CapCheck, check_mean
+from app.analysis.cap import Cap as Cap  # (re-exported: where the Iometer callers import it)
+from app.analysis.cap import CapCheck, check_mean, which_cap
 from app.analysis.question_kinds import CapQuestion, ResponseTimeQuestion, list_questions
 from app.analysis.sizing_presets import DEFAULTS as SIZING_DEFAULTS
 from app.errors import AnalysisError
+from app.run import Run
 from app.workspace import has_table
 
 if TYPE_CHECKING:
@@ -50,20 +51,6 @@ OP_COLUMNS = {"total": ("iops", "mb_s"), "read": ("read_iops", "read_mb_s"), "wr
 
 
 # ---- Iometer --------------------------------------------------------------------------------------------
-@dataclass
-class Cap:
-    """A cap to judge and where it comes from."""
-
-    iops: float | None = None
-    bw_kbs: float | None = None
-    op: str = "total"
-    tolerance_pct: float = DEFAULT_TOLERANCE_PCT
-    source: str = "given"  # given | question | run tag
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
 @dataclass
 class IometerRow:
     """One test's figures for one target (or for all targets together)."""
@@ -126,12 +113,12 @@ def _query(ws: Workspace, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     return [dict(zip(cols, r)) for r in cur.fetchall()]
 
 
-def _lengths(run: dict[str, Any]) -> dict[int, float]:
+def _lengths(run: Run) -> dict[int, float]:
     """Each test's length (s) from its time stamps: the one before it and the one after its results."""
-    meta = run.get("meta")
-    meta = json.loads(meta) if isinstance(meta, str) else (meta or {})
     out: dict[int, float] = {}
-    for t in meta.get("result_sets") or []:
+    for t in run.meta.items("result_sets"):
+        if not isinstance(t, dict):
+            continue
         try:
             a, b = datetime.fromisoformat(t["started"]), datetime.fromisoformat(t["results_at"])
         except (KeyError, TypeError, ValueError):
@@ -176,29 +163,11 @@ def iometer_rows(ws: Workspace, run_id: int) -> list[IometerRow]:
 
 
 def cap_for_run(ws: Workspace, run_id: int, given: Cap | None = None) -> Cap | None:
-    """The cap to judge: the one given, else a cap question's on this run, else the run's tags (module doc)."""
-    if given is not None and (given.iops is not None or given.bw_kbs is not None):
-        return given
-    for sq in list_questions(ws):
-        q = sq.question
-        if isinstance(q, CapQuestion) and q.run_id == run_id:
-            return Cap(q.iops_cap, q.bw_cap_kbs, q.op, q.tolerance_pct, "question")
-    run = ws.run(run_id) or {}
-    tags = run.get("tags") or {}
-    if isinstance(tags, str):
-        tags = json.loads(tags)
-    iops, bw = _number(tags.get("cap_iops")), _number(tags.get("cap_bw_kbs"))
-    if iops is None and bw is None:
-        return None
-    tol = given.tolerance_pct if given is not None else DEFAULT_TOLERANCE_PCT
-    return Cap(iops, bw, "total", tol, "run tag")
-
-
-def _number(v: Any) -> float | None:
-    try:
-        return None if v is None else float(v)
-    except (TypeError, ValueError):
-        return None
+    """The cap that applies to the run: :func:`app.analysis.cap.which_cap` over the cap given, the run's cap
+    questions and its tags (the one rule; module doc)."""
+    asked = [Cap(q.iops_cap, q.bw_cap_kbs, q.op, q.tolerance_pct, "question") for sq in list_questions(ws)
+             if isinstance(q := sq.question, CapQuestion) and q.run_id == run_id]
+    return which_cap(given, asked, ws.run(run_id))
 
 
 def judge_caps(row: IometerRow, cap: Cap) -> list[CapCheck]:
@@ -232,8 +201,8 @@ def _judged_rows(rows: list[IometerRow]) -> list[IometerRow]:
 def iometer_summary(ws: Workspace, run_id: int, cap: Cap | None = None, name: str | None = None) -> IometerSummary:
     """Per test and target the figures, and whether the known cap held (module doc)."""
     rows = iometer_rows(ws, run_id)
-    run = ws.run(run_id) or {}
-    run_name = name or str(run.get("name") or f"run {run_id}")
+    run = ws.run(run_id)
+    run_name = name or (f"run {run_id}" if run is None else run.name)
     known = cap_for_run(ws, run_id, cap)
     notes = ["Iometer reports one average per test: IOPS and MB/s are the test's mean rates, the maximum response "
              "time the slowest single I/O it saw."]
@@ -361,8 +330,8 @@ def compare_iometer(ws: Workspace, run_a: int, run_b: int, names: dict[int, str]
     """Two Iometer runs matched on access specification and target (module doc); ratio = b / a."""
     names = names or {}
     ra, rb = iometer_rows(ws, run_a), iometer_rows(ws, run_b)
-    na = names.get(run_a) or str((ws.run(run_a) or {}).get("name"))
-    nb = names.get(run_b) or str((ws.run(run_b) or {}).get("name"))
+    na = names.get(run_a) or ws.name_of(run_a)
+    nb = names.get(run_b) or ws.name_of(run_b)
     bmap = {(r.access_spec, r.target): r for r in rb}
     by_spec = {r.access_spec: r for r in rb}
     rows: list[dict[str, Any]] = []
@@ -483,7 +452,7 @@ def iomark_summary(ws: Workspace, run_id: int, threshold_ms: float | None = None
     meets = None if not judged else all(r.meets for r in judged)
     ok_users = [r.users for r in judged if r.meets and r.users is not None]
     users = max(ok_users) if ok_users else None
-    run_name = name or str(run.get("name") or f"run {run_id}")
+    run_name = name or str(run.name or f"run {run_id}")
     notes = ["Each IOmark result row is its own measurement (a configuration or a phase): the run's verdict is its "
              "lowest row's, never an average of rows."]
     if col is None:

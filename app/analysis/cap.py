@@ -29,6 +29,13 @@ and a few % of tolerance absorb.
 iostat sees every I/O of the device: on a shared device, I/O from other processes counts against the
 cap too. Read-only or write-only checks (``op``) help when only one side is capped.
 
+Which cap applies to a run is decided here and nowhere else (:func:`which_cap`): a cap given for the job (the
+command line's, the report's) if it names a figure, else the run's cap question (the first asked), else the run's
+tags (``cap_iops``, ``cap_bw_kbs``, kB = 1,024 bytes). The first that exists is used whole: a given IOPS cap is not
+combined with a bandwidth cap from a tag (a cap nobody stated). ``app.analysis.bench_results.cap_for_run`` reads
+the stored questions and the run for it; the Iometer verdicts, the report's cap section and its chart's cap line
+all ask that.
+
 A time range (``t_range``, seconds of the run's time axis) judges only the reports whose midpoint lies
 in ``[from, to)``: the verdict for a zoomed chart (``analyze cap --from S --to S``).
 """
@@ -36,6 +43,7 @@ in ``[from, to)``: the verdict for a zoomed chart (``analyze cap --from S --to S
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,11 +53,59 @@ from app.analysis.series import AnalysisError, Series, load_series, weighted_per
 from parsers.kinds import kind_label
 
 if TYPE_CHECKING:
+    from app.run import Run
     from app.workspace import Workspace
 
 DEFAULT_TOLERANCE_PCT = 5.0
 DEFAULT_WINDOW_S = 10.0
 MIN_WINDOW_S = 10.0
+
+@dataclass(frozen=True)
+class Cap:
+    """A cap to judge and where it comes from."""
+
+    iops: float | None = None
+    bw_kbs: float | None = None
+    op: str = "total"
+    tolerance_pct: float = DEFAULT_TOLERANCE_PCT
+    source: str = "given"  # given (or the words of who gave it: "the report's cap") | question | run tag
+
+    @property
+    def names_a_figure(self) -> bool:
+        return self.iops is not None or self.bw_kbs is not None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"iops": self.iops, "bw_kbs": self.bw_kbs, "op": self.op, "tolerance_pct": self.tolerance_pct,
+                "source": self.source}
+
+
+def which_cap(given: Cap | None, asked: Sequence[Cap], run: Run | None) -> Cap | None:
+    """THE rule for which cap applies to a run (module doc): ``given`` (the job's) if it names a figure, else the
+    first of ``asked`` (the run's cap questions, in the order asked), else the run's tags judged on the total with
+    the job's tolerance; None: no cap is known."""
+    if given is not None and given.names_a_figure:
+        return given
+    for c in asked:
+        if c.names_a_figure:
+            return c
+    if run is None:
+        return None
+    iops, bw = run.tag_number("cap_iops"), run.tag_number("cap_bw_kbs")
+    if iops is None and bw is None:
+        return None
+    return Cap(iops, bw, "total", given.tolerance_pct if given is not None else DEFAULT_TOLERANCE_PCT, "run tag")
+
+
+def set_aside(applied: Cap, run: Run) -> str | None:
+    """What the run's tags say that :func:`which_cap` did not use because a cap given or asked came first, in
+    words ("a 500 IOPS cap"); None when the tags name no other cap. Said beside the verdict: never a silent choice."""
+    if applied.source == "run tag":
+        return None
+    tagged = [(run.tag_number("cap_iops"), "IOPS", applied.iops), (run.tag_number("cap_bw_kbs"), "kB/s",
+                                                                     applied.bw_kbs)]
+    other = [f"{v:,g} {unit}" for v, unit, used in tagged if v is not None and v != used]
+    return f"a {' and '.join(other)} cap" if other else None
+
 
 METRICS = {  # metric -> (column per op, unit)
     "iops": ({"total": "iops", "read": "read_iops", "write": "write_iops"}, "IOPS"),
@@ -339,7 +395,7 @@ def cap_report(ws: Workspace, run_id: int, device: str | None = None, *, iops_ca
                     "above) | not capped (median interval above the cap) | too short",
     }
     notes = list(s.notes)
-    tool = kind_label((ws.run(run_id) or {}).get("kind") or "iostat")
+    tool = kind_label(ws.kind_of(run_id) or "iostat")
     notes.append(f"{tool} counts every I/O of the device: I/O of other processes on it counts against the cap too")
     return CapResult(
         run_id, s.run_name, held, verdict, tolerance_pct,

@@ -17,7 +17,6 @@ baseline is 0 or missing).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +24,7 @@ import polars as pl
 
 from app.analysis.histograms import AnalysisError, latency_share
 from app.analysis.storm import StormMetrics, StormParams, storm_report
+from app.run import Run
 from app.workspace import Workspace, has_table
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, THROUGHPUT_GRID, has
 
@@ -82,11 +82,8 @@ def _fio_summary(ws: Workspace, run_id: int) -> dict[str, float | None]:
 def _printed_p99_ms(ws: Workspace, run_id: int) -> float | None:
     """The 99th percentile of all I/O (reads and writes) as the tool printed it for the whole run: DiskSpd's
     percentile table (``runs.meta.latency_percentiles_ms.total``), exact, not from buckets."""
-    meta = (ws.run(run_id) or {}).get("meta") or {}
-    if isinstance(meta, str):
-        meta = json.loads(meta)
-    total = (meta.get("latency_percentiles_ms") or {}).get("total") or {}
-    v = total.get("p99")
+    total = ws.meta_of(run_id).obj("latency_percentiles_ms").get("total")
+    v = total.get("p99") if isinstance(total, dict) else None
     return float(v) if isinstance(v, (int, float)) else None
 
 
@@ -126,44 +123,44 @@ def compare_runs(ws: Workspace, run_ids: list[int], device: str | None = None, *
     """Compare runs (the first is the baseline). See the module doc."""
     if len(run_ids) < 2:
         raise AnalysisError("compare needs at least two runs")
-    runs = []
+    runs: list[Run] = []
     for rid in run_ids:
-        r = ws.run(rid)
-        if r is None:
+        found = ws.run(rid)
+        if found is None:
             raise AnalysisError(f"no run {rid} in this workspace")
-        runs.append({"run_id": rid, "name": r["name"], "kind": r["kind"]})
+        runs.append(found)
     notes: list[str] = []
-    kinds = {r["kind"] for r in runs}
+    kinds = {r.kind for r in runs}
     per_run: list[dict[str, float | None] | None] = []
     per_phase: list[dict[str, dict[str, float | None]]] = []
     reports = {}
     thr = threshold_iops
     for r in runs:
-        if not has(r["kind"], DEVICE_RATES):
+        if not has(r.kind, DEVICE_RATES):
             continue
         if thr is None:
-            first = storm_report(ws, r["run_id"], device, phases="none", every_s=every_s)
+            first = storm_report(ws, r.run_id, device, phases="none", every_s=every_s)
             # half the first run with IOPS' peak (a run without request counts has no level to give)
             thr = None if first.run.peak_iops is None else 0.5 * first.run.peak_iops
-        reports[r["run_id"]] = storm_report(ws, r["run_id"], device, StormParams(threshold_iops=thr),
+        reports[r.run_id] = storm_report(ws, r.run_id, device, StormParams(threshold_iops=thr),
                                             phases=phases, every_s=every_s)
     phase_match = "none"
     for r in runs:
-        rid = r["run_id"]
+        rid = r.run_id
         if rid in reports:
             rep = reports[rid]
             per_run.append(_flat(rep.run))
             per_phase.append({ph.name: _flat(m) for ph, m in rep.phases})
             phase_match = "name" if rep.phase_source == "stored" or phase_match == "name" else "position"
             notes += [f"run {rid}: {n}" for n in rep.notes]
-        elif has(r["kind"], JOB_SUMMARY):
+        elif has(r.kind, JOB_SUMMARY):
             per_run.append(_fio_summary(ws, rid))
             per_phase.append({})
         else:
             per_run.append(None)
             per_phase.append({})
-            if not has(r["kind"], THROUGHPUT_GRID):  # compared row by row below
-                notes.append(f"run {rid} is a {r['kind']} run: no run-level metrics to compare")
+            if not has(r.kind, THROUGHPUT_GRID):  # compared row by row below
+                notes.append(f"run {rid} is a {r.kind} run: no run-level metrics to compare")
     rates, jobs = any(has(k, DEVICE_RATES) for k in kinds), any(has(k, JOB_SUMMARY) for k in kinds)
     metric_list = STORM_METRICS if rates else FIO_METRICS
     if rates and jobs:
@@ -183,7 +180,8 @@ def compare_runs(ws: Workspace, run_ids: list[int], device: str | None = None, *
         "fio": "fio's own iops / bw / total_ios per direction summed over jobs; latency = I/O-weighted lat mean; "
                "p99 from json+ bins (interpolated inside its bucket: an estimate)" if jobs else None,
     }
-    return Comparison(runs, method, metrics, phase_rows, compare_iozone(ws, run_ids), notes)
+    listed: list[dict[str, Any]] = [{"run_id": r.run_id, "name": r.name, "kind": r.kind} for r in runs]
+    return Comparison(listed, method, metrics, phase_rows, compare_iozone(ws, run_ids), notes)
 
 
 def compare_iozone(ws: Workspace, run_ids: list[int]) -> dict[str, Any]:

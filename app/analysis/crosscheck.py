@@ -43,7 +43,6 @@ whole intervals in the window make iostat's mean coarse.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -51,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from app.errors import AnalysisError
+from app.run import Run
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, has, kind_label, kinds_with
 
 if TYPE_CHECKING:
@@ -121,18 +121,19 @@ class CrossCheck:
 
 
 # ---- runs and windows ------------------------------------------------------------------------------------
-def _run(ws: Workspace, run_id: int, capability: str) -> dict[str, Any]:
+def _run(ws: Workspace, run_id: int, capability: str) -> Run:
     r = ws.run(run_id)
     if r is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
-    if not has(r["kind"], capability):
-        raise AnalysisError(f"run {run_id} holds {kind_label(r['kind'])} data; this side of the cross-check takes a "
+    if not has(r.kind, capability):
+        raise AnalysisError(f"run {run_id} holds {kind_label(r.kind)} data; this side of the cross-check takes a "
                             "run of " + ", ".join(sorted(kind_label(k) for k in kinds_with(capability))))
     return r
 
 
-def _meta(run: dict[str, Any]) -> dict[str, Any]:
-    return json.loads(run["meta"]) if run.get("meta") else {}
+def _meta(run: Run) -> dict[str, Any]:
+    """The run's meta for reading fio's nested job records (declared objects and lists of the fio formats)."""
+    return run.meta.as_dict()
 
 
 def _clock_shift(ws: Workspace, run_id: int) -> timedelta:
@@ -179,8 +180,8 @@ def _fio_window_as_filed(ws: Workspace, run_id: int) -> Window | None:
             spans.append((end - timedelta(seconds=float(rt)), end))
             basis = "fio's report time minus the longest runtime of its jobs"
     if not spans:
-        if run.get("started_at") and run.get("ended_at"):
-            return Window(run["started_at"], run["ended_at"], "the run's start and end times (whole seconds)")
+        if run.started_at and run.ended_at:
+            return Window(run.started_at, run.ended_at, "the run's start and end times (whole seconds)")
         return None
     return Window(min(s for s, _e in spans), max(e for _s, e in spans), basis)
 
@@ -206,7 +207,7 @@ def _seconds(v: Any) -> float:
         return 0.0
 
 
-def _fio_disks(run: dict[str, Any]) -> list[str]:
+def _fio_disks(run: Run) -> list[str]:
     meta = _meta(run)
     names: list[Any] = [d.get("name") for d in (meta.get("disk_util") or []) if isinstance(d, dict) and d.get("name")]
     for j in (meta.get("job_times") or {}).get("jobs") or []:
@@ -245,26 +246,26 @@ def find_pairs(ws: Workspace, run_ids: list[int]) -> list[tuple[int, int]]:
     which, the fio job's window overlapping the iostat run's reports, and the fio job's disk among iostat's
     devices."""
     runs = [r for r in (ws.run(i) for i in run_ids) if r is not None]
-    fios = [r for r in runs if has(r["kind"], JOB_SUMMARY)]
-    iostats = [r for r in runs if has(r["kind"], DEVICE_RATES)]
+    fios = [r for r in runs if has(r.kind, JOB_SUMMARY)]
+    iostats = [r for r in runs if has(r.kind, DEVICE_RATES)]
     out = []
     for f in fios:
-        win = fio_window(ws, f["run_id"])
+        win = fio_window(ws, f.run_id)
         disks = _fio_disks(f)
         if win is None or not disks:
             continue
         for s in iostats:
-            if f.get("host") and s.get("host") and f["host"] != s["host"]:
+            if f.host and s.host and f.host != s.host:
                 continue
-            span = _iostat_span(ws, s["run_id"])
+            span = _iostat_span(ws, s.run_id)
             if span is None:
                 continue
-            first = span[0] - timedelta(seconds=float(s.get("interval_s") or 0))
+            first = span[0] - timedelta(seconds=float(s.interval_s or 0))
             if win.end <= first or win.start >= span[1]:
                 continue
-            if _pick_disk(disks, _iostat_devices(ws, s["run_id"])) is None:
+            if _pick_disk(disks, _iostat_devices(ws, s.run_id)) is None:
                 continue
-            out.append((f["run_id"], s["run_id"]))
+            out.append((f.run_id, s.run_id))
     return out
 
 
@@ -286,7 +287,7 @@ def _fio_figures(ws: Workspace, run_id: int) -> dict[str, float | None]:
     return out
 
 
-def _fio_options(run: dict[str, Any]) -> dict[str, set[str]]:
+def _fio_options(run: Run) -> dict[str, set[str]]:
     """Per option (direct, buffered, ramp_time), the values the run's jobs used."""
     meta = _meta(run)
     jobs = (meta.get("job_times") or {}).get("jobs") or []
@@ -323,7 +324,7 @@ def crosscheck(ws: Workspace, fio_run_id: int, iostat_run_id: int, tolerance: fl
         disk = _pick_disk(_fio_disks(frun), devices)
     if disk is None or disk not in devices:
         return None
-    interval = irun.get("interval_s")
+    interval = irun.interval_s
     df = ws.query("SELECT ts, r_s, w_s, d_s, f_s, rkb_s, wkb_s, dkb_s, rrqm_s, wrqm_s FROM iostat_samples "
                   "WHERE run_id = ? AND device = ? AND NOT since_boot AND ts IS NOT NULL ORDER BY ts",
                   [iostat_run_id, disk])
@@ -366,9 +367,9 @@ def crosscheck(ws: Workspace, fio_run_id: int, iostat_run_id: int, tolerance: fl
     if left_out:
         notes.append(f"{left_out} iostat interval(s) cut by the window's edges (fio's first or last partial second, "
                      "or within a second of them: iostat prints whole seconds) are left out")
-    if any(r.get("host") is None for r in (frun, irun)):
+    if any(r.host is None for r in (frun, irun)):
         notes.append("the host of " + " and ".join(k for k, r in (("the fio run", frun), ("the iostat run", irun))
-                                                   if r.get("host") is None) + " is not in its file: the pairing "
+                                                   if r.host is None) + " is not in its file: the pairing "
                      "rests on the time window and the disk name")
     summary = _summary(measures, verdict, disk, inside.height, float(interval), tolerance)
     method = {

@@ -19,7 +19,6 @@ The ``*_from_workspace`` functions read a workspace; everything else is pure.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from app.errors import AnalysisError, Note  # re-exported: reports.context and others import them from here
+from app.run import Run
 from parsers.kinds import FIO, JOB_SUMMARY, TIME_SERIES, has, kind_label
 
 if TYPE_CHECKING:
@@ -255,7 +255,7 @@ def seq_share(buckets: Iterable[Bucket]) -> float | None:
 
 
 # ---- over the workspace ------------------------------------------------------------------------
-def _run(ws: Workspace, run_id: int) -> dict[str, Any]:
+def _run(ws: Workspace, run_id: int) -> Run:
     r = ws.run(run_id)
     if r is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
@@ -269,7 +269,7 @@ def _frame(ws: Workspace, sql: str, params: list[Any]) -> pl.DataFrame:
 HISTOGRAM_COUNTS = ("cumulative", "per-collection")
 
 
-def counts_mode(run: dict[str, Any]) -> tuple[str, str]:
+def counts_mode(run: Run) -> tuple[str, str]:
     """How a vscsiStats run's collections relate: ``("cumulative" | "per-collection", why)``.
 
     vscsiStats accumulates until it is reset (``-r``); a loop that never resets prints, in every
@@ -277,18 +277,18 @@ def counts_mode(run: dict[str, Any]) -> tuple[str, str]:
     previous collection's, and the run's total is the last collection. The importer detects it
     (no bucket count ever falls); the user can say otherwise (the run menu, or the command line's ``run``).
     """
-    meta = json.loads(run["meta"]) if run.get("meta") else {}
-    if not has(run.get("kind"), TIME_SERIES):  # one histogram per job (fio)
+    meta = run.meta
+    if not has(run.kind, TIME_SERIES):  # one histogram per job (fio)
         return "per-collection", "one set of histograms per job"
-    user = meta.get("histogram_counts")
-    if user in HISTOGRAM_COUNTS:
+    user = meta.text("histogram_counts")
+    if user is not None and user in HISTOGRAM_COUNTS:
         return user, f"{user} (set by the user)"
-    if meta.get("counts_look_cumulative"):
+    if meta.flag("counts_look_cumulative"):
         return "cumulative", ("cumulative (detected: no bucket count ever falls from one collection to the next, "
                               "so vscsiStats was not reset between collections); each collection's I/Os are its "
                               "counts minus the previous collection's")
-    if meta.get("counts_per_interval"):  # a format whose rows are per interval by definition says why (fio hist logs)
-        return "per-collection", str(meta["counts_per_interval"])
+    if meta.text("counts_per_interval"):  # a format whose rows are per interval by definition says why (fio hist logs)
+        return "per-collection", str(meta.text("counts_per_interval"))
     return "per-collection", "per collection (the counts fall between collections: vscsiStats was reset)"
 
 
@@ -464,10 +464,10 @@ def latency_share(ws: Workspace, run_id: int, threshold_ms: float = 50.0, op: st
     df = load_buckets(ws, run_id, LATENCY, op, device)
     if df.height == 0:
         why, fix = "", None
-        if run["kind"] == FIO:  # fio's own semantics: its histograms come from json+ bins
+        if run.kind == FIO:  # fio's own semantics: its histograms come from json+ bins
             why, fix = " (fio JSON without json+ 'bins': {fix})", "fio_json_plus"
-        elif has(run["kind"], JOB_SUMMARY):  # DiskSpd and other benchmarks: percentiles only, in their job table
-            why = f" ({kind_label(run['kind'])} prints latency percentiles, not a histogram: see its job table)"
+        elif has(run.kind, JOB_SUMMARY):  # DiskSpd and other benchmarks: percentiles only, in their job table
+            why = f" ({kind_label(run.kind)} prints latency percentiles, not a histogram: see its job table)"
         what = f" for devices matching {device!r}" if device else ""
         raise AnalysisError(f"run {run_id} has no latency histogram (op {op}){what}{why}", fix)
     stats = load_stats(ws, run_id, device)
@@ -481,31 +481,26 @@ def latency_share(ws: Workspace, run_id: int, threshold_ms: float = 50.0, op: st
             None if r.lo is None else r.lo / 1000, None if r.hi is None else r.hi / 1000,
             None if r.estimate is None else r.estimate / 1000, r.exact)
     return LatencyShare(
-        run_id=run_id, kind=run["kind"], op=op, threshold_ms=threshold_ms,
+        run_id=run_id, kind=run.kind, op=op, threshold_ms=threshold_ms,
         devices=sorted(df.get_column("device").unique().to_list()), samples=df.get_column("sample_idx").n_unique(),
         within=s, percentiles_ms=pct, counts=counts_mode(run)[1],
-        source="completion latency (clat) bins of fio json+" if has(run["kind"], JOB_SUMMARY)
-               else _meta(run).get("histogram_source")  # the format names its histograms (fio hist logs)
+        source="completion latency (clat) bins of fio json+" if has(run.kind, JOB_SUMMARY)
+               else run.meta.text("histogram_source")  # the format names its histograms (fio hist logs)
                or "vscsiStats latency histogram (measured at the VM's virtual SCSI disk)")
-
-
-def _meta(run: dict[str, Any]) -> dict[str, Any]:
-    meta = json.loads(run["meta"]) if run.get("meta") else {}
-    return meta if isinstance(meta, dict) else {}
 
 
 def histo_summary(ws: Workspace, run_id: int, device: str | None = None) -> dict[str, Any]:
     """Per sample and series: IOPS, KB/s and MB/s, read/write IOPS, mean latency, sequential share, share <= 50 ms."""
     run = _run(ws, run_id)
     notes: list[str] = []
-    if has(run["kind"], JOB_SUMMARY):
+    if has(run.kind, JOB_SUMMARY):
         rows = _fio_rows(ws, run_id, device)
         interval = None
-        if run["kind"] == FIO:  # fio's own latency semantics
+        if run.kind == FIO:  # fio's own latency semantics
             notes.append("fio: 'mean lat' is fio's total latency (submission + completion, lat); the <= 50 ms share "
                          "comes from the completion-latency (clat) bins of json+")
     else:
-        interval = run.get("interval_s")
+        interval = run.interval_s
         if not interval:
             notes.append(Note("the interval is unknown: IOPS and KB/s need it (set it with {fix})", "set_interval",
                               run_id=run_id))
@@ -517,7 +512,7 @@ def histo_summary(ws: Workspace, run_id: int, device: str | None = None) -> dict
     if not rows:
         what = f" for devices matching {device!r}" if device else ""
         raise AnalysisError(f"run {run_id} has no histogram{what}")
-    return {"run_id": run_id, "kind": run["kind"], "interval_s": interval, "notes": notes, "samples": rows}
+    return {"run_id": run_id, "kind": run.kind, "interval_s": interval, "notes": notes, "samples": rows}
 
 
 def _vscsi_rows(ws: Workspace, run_id: int, device: str | None, interval: float | None) -> list[dict[str, Any]]:

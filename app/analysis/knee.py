@@ -266,7 +266,7 @@ def _ramp_points(ws: Workspace, run_id: int, name: str, statistic: str, threshol
     from app.analysis.series import load_series, resample
 
     if statistic != "mean":
-        kind = kind_label(ws.run(run_id)["kind"])  # type: ignore[index]  # load_points checked the run exists
+        kind = kind_label(ws.kind_of(run_id) or "?")  # load_points checked the run exists
         raise AnalysisError(f"run {run_id}: {kind} gives each interval's mean response time (await), not the share of "
                             "I/Os within a threshold: judge the mean response time")
     s = load_series(ws, run_id, device)
@@ -310,15 +310,15 @@ def load_points(ws: Workspace, run_ids: list[int], *, statistic: str = "share", 
         run = ws.run(rid)
         if run is None:
             raise AnalysisError(f"there is no run {rid} in this workspace")
-        name = run["name"]
-        if has(run["kind"], JOB_SUMMARY) and has(run["kind"], LATENCY_HISTOGRAMS):
+        name = run.name
+        if has(run.kind, JOB_SUMMARY) and has(run.kind, LATENCY_HISTOGRAMS):
             got = _fio_points(ws, rid, name, statistic, threshold_ms, goal_pct, points == "jobs", notes)
         elif rid in iometer:
             got = _iometer_points(ws, rid, name, statistic, threshold_ms)
-        elif has(run["kind"], DEVICE_RATES):
+        elif has(run.kind, DEVICE_RATES):
             got = _ramp_points(ws, rid, name, statistic, threshold_ms, device, every_s)
         else:
-            raise AnalysisError(f"run {rid} is a {kind_label(run['kind'])} run: the load steps come from fio runs, "
+            raise AnalysisError(f"run {rid} is a {kind_label(run.kind)} run: the load steps come from fio runs, "
                                 "Iometer results or a run of device rates with a ramp (iostat, sar, ...)")
         for p in got:
             p.order = k

@@ -84,7 +84,8 @@ error into an ``information`` answer that says why (``Answer.error``), and ``ans
 
 ``evidence_series(ws, answer)`` loads the series a chart draws (aligned and resampled as the question says).
 
-Numbers in texts go through :func:`fmt_value` (one format per quantity and value: whole numbers without
+Numbers in texts go through :func:`app.analysis.numbers.fmt_value` (the report's, the window's and the command
+line's one number format, owned by :mod:`app.analysis.numbers`; one format per quantity and value: whole numbers without
 decimals, other values under 1,000 with one, larger ones rounded to whole; ms with two decimals), time
 ranges through :func:`fmt_span` (26–36 s) and shares through :func:`fmt_pct` (98.90 %); the raw values stay
 in ``Figure.value`` and in the results.
@@ -97,11 +98,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.analysis.numbers import fmt_pct as fmt_pct
-from app.analysis.numbers import fmt_pct_value as fmt_pct_value
-from app.analysis.numbers import fmt_span as fmt_span
-from app.analysis.numbers import fmt_value as fmt_value
-from app.analysis.numbers import pct_bounds
+from app.analysis.numbers import fmt_pct, fmt_pct_value, fmt_span, fmt_value, pct_bounds
 from app.analysis.question_kinds import COMPARE_METRICS as COMPARE_METRICS
 from app.analysis.question_kinds import FIELD_LABELS as FIELD_LABELS
 from app.analysis.question_kinds import KIND_LABELS as KIND_LABELS
@@ -132,6 +129,7 @@ from app.analysis.question_kinds import list_questions as list_questions
 from app.analysis.question_kinds import move_question as move_question
 from app.analysis.question_kinds import question_from_params as question_from_params
 from app.errors import AnalysisError, Note
+from app.run import Run
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, IOMARK, JOB_SUMMARY, LATENCY_HISTOGRAMS, has
 from parsers.plugins import Registry
@@ -204,7 +202,7 @@ def answers(kind: type[Question]) -> Callable[[Callable[..., Answer]], Callable[
 
 
 def run_names(ws: Workspace) -> dict[int, str]:
-    return {int(r["run_id"]): r["name"] for r in ws.runs()}
+    return {int(r.run_id): r.name for r in ws.runs()}
 
 
 def answer(ws: Workspace, question: Question | StoredQuestion, names: dict[int, str] | None = None) -> Answer:
@@ -232,7 +230,7 @@ def evidence_series(ws: Workspace, a: Answer) -> list[Any]:
     t = 0 at the reference, so compared runs share one axis)."""
     from app.analysis.series import runs_on_one_axis
 
-    rids = [rid for rid in a.evidence.run_ids if (run := ws.run(rid)) is not None and has(run["kind"], DEVICE_RATES)]
+    rids = [rid for rid in a.evidence.run_ids if (run := ws.run(rid)) is not None and has(run.kind, DEVICE_RATES)]
     chart = a.evidence.chart
     return runs_on_one_axis(ws, rids, chart.get("device"), align_mode=chart.get("align", "start"),
                             every_s=chart.get("every_s"))
@@ -542,7 +540,7 @@ def _storm_ab(cmp: Any, base: str, other: str) -> str:
     return out + f"; {other if soon_other else base} peaks sooner: {when}."
 
 
-def _run(ws: Workspace, run_id: int) -> dict[str, Any]:
+def _run(ws: Workspace, run_id: int) -> Run:
     run = ws.run(run_id)
     if run is None:
         raise AnalysisError(f"there is no run {run_id} in this workspace (was it deleted?)")
@@ -561,7 +559,7 @@ def _response_rows(ws: Workspace, q: ResponseTimeQuestion,
 
     rows: list[tuple[int, str | None, dict[str, Any]]] = []
     for rid in q.run_ids:
-        kind = _run(ws, rid)["kind"]
+        kind = _run(ws, rid).kind
         found = _disks(ws, rid) if has(kind, LATENCY_HISTOGRAMS) else []
         disks: list[str | None]
         if q.disks is not None and not has(kind, DEVICE_RATES):
@@ -603,7 +601,7 @@ def _answer_response(ws: Workspace, q: ResponseTimeQuestion, names: dict[int, st
     def where(rid: int, d: str | None) -> str:
         if d is None:
             return names[rid]
-        if has(_run(ws, rid)["kind"], JOB_SUMMARY):
+        if has(_run(ws, rid).kind, JOB_SUMMARY):
             return f"{names[rid]}, job {d}"
         words = vm_disk_words(d)  # a vscsiStats VM disk in words: "VM 2099979, disk scsi0:0"
         return f"{names[rid]}, {words}" if words != d else f"{names[rid]}, disk {d}"
@@ -680,7 +678,7 @@ def _worst_stretch(ws: Workspace, rows: list[tuple[int, str | None, dict[str, An
 
     worst: tuple[float, str] | None = None
     for rid in dict.fromkeys(r[0] for r in rows):
-        if not (has(_run(ws, rid)["kind"], TIME_SERIES) and has(_run(ws, rid)["kind"], LATENCY_HISTOGRAMS)):
+        if not (has(_run(ws, rid).kind, TIME_SERIES) and has(_run(ws, rid).kind, LATENCY_HISTOGRAMS)):
             continue
         disks = {d for r, d, _x in rows if r == rid and d is not None}
         for disk in vm_timeline(ws, rid, q.threshold_ms).disks:

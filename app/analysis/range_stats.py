@@ -231,9 +231,8 @@ def vscsi_series(ws: Workspace, run_id: int, device: str) -> Series:
     rows.sort(key=lambda r: r["t_start_s"])
     schema = {c: (pl.Int64 if c == "sample_idx" else pl.Float64) for c in SERIES_COLUMNS}
     frame = pl.DataFrame(rows, schema=schema)
-    run = ws.run(run_id) or {}
     choice = DeviceChoice(device, [device], {}, "one VM disk (vscsiStats)")
-    return Series(run_id, run.get("name", str(run_id)), frame, choice, float(interval),
+    return Series(run_id, ws.name_of(run_id), frame, choice, float(interval),
                   "histogram count / collection interval (vscsiStats)", notes=list(summary.get("notes") or []))
 
 
@@ -293,7 +292,7 @@ def compute_row(ws: Workspace, spec: CurveSpec, cap: float | None = None,
             row.figures = curve_figures(spec.values, spec.t_range, m)
             capped = cap is not None and cap > 0 and spec.metric in CAP_METRICS
             if not capped and not has(spec.kind, LATENCY_HISTOGRAMS):  # the curve says all: no series to load
-                row.run_name = str((ws.run(spec.run_id) or {}).get("name", spec.run_id))
+                row.run_name = ws.name_of(spec.run_id)
                 if spec.t_range is not None:
                     row.notes.append(f"{range_text(spec.t_range)} (reports whose midpoint lies in it)")
                 return row

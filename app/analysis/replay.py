@@ -375,8 +375,8 @@ def _shape(ws: Workspace, shape_run: int | None, random_pct: float | None, queue
         run = ws.run(shape_run)
         if run is None:
             raise AnalysisError(f"no run {shape_run} in this workspace")
-        if not has(run["kind"], LATENCY_HISTOGRAMS):
-            raise AnalysisError(f"run {shape_run} is a {kind_label(run['kind'])} run: request sizes and seek distances "
+        if not has(run.kind, LATENCY_HISTOGRAMS):
+            raise AnalysisError(f"run {shape_run} is a {kind_label(run.kind)} run: request sizes and seek distances "
                                 "come from a vscsiStats run's histograms")
         split = _io_length_split(ws, shape_run)
         if split:
@@ -430,8 +430,8 @@ def plan_replay(ws: Workspace, run_id: int, *, device: str | None = None, t_star
     run = ws.run(run_id)
     if run is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
-    if not has(run["kind"], DEVICE_RATES):
-        raise AnalysisError(f"run {run_id} is a {kind_label(run['kind'])} run: a replay needs I/O over time per "
+    if not has(run.kind, DEVICE_RATES):
+        raise AnalysisError(f"run {run_id} is a {kind_label(run.kind)} run: a replay needs I/O over time per "
                             "interval (iostat, sar, nmon, perfmon, esxtop, Get-Counter or fio logs); a vscsiStats "
                             "run can give the request sizes and seek distances of one")
     if not (math.isfinite(scale) and scale > 0):
@@ -462,11 +462,11 @@ def plan_replay(ws: Workspace, run_id: int, *, device: str | None = None, t_star
     phases = phases_of(rows, tolerance_pct)
     queue_source = "aqu-sz" if any(x["q"] is not None for x in rows) else \
         "Little's law" if any(x["await"] is not None for x in rows) else "assumed"
-    shape = _shape(ws, shape_run, random_pct, queue_source, notes, run["kind"])
+    shape = _shape(ws, shape_run, random_pct, queue_source, notes, run.kind)
     t0 = rows[0]["t0"]
     measured = replace(s, frame=s.frame.with_columns(pl.col("t_start_s") - t0, pl.col("t_end_s") - t0))
     rule = "whole disks" if s.devices.requested is None else "the devices asked for"
-    return ReplayPlan(run_id, run["name"], run["kind"], list(s.devices.used), f"{rule}: {', '.join(s.devices.used)}",
+    return ReplayPlan(run_id, run.name, run.kind, list(s.devices.used), f"{rule}: {', '.join(s.devices.used)}",
                       rows[0]["t0"], rows[-1]["t1"], label, s.interval_s, float(tolerance_pct), float(scale), chain,
                       rate_process, phases, shape, measured, notes)
 
@@ -713,14 +713,14 @@ def _replay_series(ws: Workspace, run_id: int, device: str | None) -> tuple[Seri
     run = ws.run(run_id)
     if run is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
-    if has(run["kind"], DEVICE_RATES):
+    if has(run.kind, DEVICE_RATES):
         s = load_series(ws, run_id, device)
-        return s, f"{kind_label(run['kind'])} captured during the replay ({', '.join(s.devices.used)})"
-    if has(run["kind"], JOB_SUMMARY):
+        return s, f"{kind_label(run.kind)} captured during the replay ({', '.join(s.devices.used)})"
+    if has(run.kind, JOB_SUMMARY):
         return _fio_series(ws, run_id), ("fio's own report of the replay: each job's IOPS over its phase, placed at "
                                          "the second its name gives -- it shows whether each phase got its rate, "
                                          "not whether it ran at the right time")
-    raise AnalysisError(f"run {run_id} is a {kind_label(run['kind'])} run: a replay is checked from iostat (or sar, "
+    raise AnalysisError(f"run {run_id} is a {kind_label(run.kind)} run: a replay is checked from iostat (or sar, "
                         "nmon, perfmon ...) captured during it, or from fio's report of it")
 
 
@@ -799,7 +799,7 @@ def replay_check(ws: Workspace, original_run: int, replay_run: int, *, t_start_s
     rep, basis = _replay_series(ws, replay_run, replay_device)
     # fio's own report has no time line: each job's IOPS are placed at the second its name gives, so the first
     # dimension says whether each phase got its rate, not whether the I/O came at the right second
-    timed = has((ws.run(replay_run) or {}).get("kind"), DEVICE_RATES)
+    timed = has(ws.kind_of(replay_run), DEVICE_RATES)
     step = float(every_s or max(plan.interval_s, 1.0))
     o_t, o = _grid(orig, step)
     r_t, r = _grid(rep, step)
@@ -876,7 +876,7 @@ def replay_check(ws: Workspace, original_run: int, replay_run: int, *, t_start_s
     judged = [d.verdict for d in dims[:3] if d.verdict != "not measured"]
     order = ["faithful", "approximate", "not faithful"]
     verdict = max(judged, key=order.index) if judged else "not faithful"
-    names = {int(x["run_id"]): x["name"] for x in ws.runs()}
+    names = {int(x.run_id): x.name for x in ws.runs()}
     return ReplayCheck(original_run, replay_run, names[original_run], names[replay_run], scale, plan.range_label,
                        lag, step, [float(x - o_t[0]) for x in o_t], o_iops.tolist(), r_iops.tolist(), dims, verdict,
                        basis, notes, timed)

@@ -35,6 +35,7 @@ import polars as pl
 
 from app.analysis.histograms import AnalysisError
 from app.errors import Note
+from app.run import Run
 from app.series_sums import (  # noqa: F401 (re-exported: the device rules and figures are the series')
     ALL_FIGURES,
     DEFAULT_OPS,
@@ -129,12 +130,12 @@ def device_names(ws: Workspace, run_ids: list[int]) -> list[str]:
     return sorted(names)
 
 
-def _iostat_run(ws: Workspace, run_id: int) -> dict[str, Any]:
+def _iostat_run(ws: Workspace, run_id: int) -> Run:
     run = ws.run(run_id)
     if run is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
-    if not has(run["kind"], DEVICE_RATES):
-        raise AnalysisError(f"run {run_id} is a {run['kind']} run: series, storm and cap analyses need iostat reports")
+    if not has(run.kind, DEVICE_RATES):
+        raise AnalysisError(f"run {run_id} is a {run.kind} run: series, storm and cap analyses need iostat reports")
     return run
 
 
@@ -213,20 +214,16 @@ class Series:
         return replace(self, frame=self.frame.filter((mid >= t_start) & (mid < t_end)))
 
 
-def _sample_spans(df: pl.DataFrame, run: dict[str, Any], interval: float) -> pl.DataFrame | None:
+def _sample_spans(df: pl.DataFrame, run: Run, interval: float) -> pl.DataFrame | None:
     """Each report's length in seconds when the format's rates cover the time since the previous sample
     (``runs.meta.sample_span``: perfmon, esxtop, nmon): the gap to the previous report's time; the first report
     covers ``first_snapshot_covers_s`` where the file says so, else the interval. None: every report covers the
     interval (iostat: it sleeps the interval; its stamps are rounded to the second, their gaps would add jitter)."""
-    meta = run.get("meta") or {}
-    if isinstance(meta, str):
-        import json
-        meta = json.loads(meta)
-    if meta.get("sample_span") != "since_previous":
+    if run.meta.text("sample_span") != "since_previous":
         return None
     t = df.select("sample_idx", "t_s").unique("sample_idx").sort("sample_idx")
-    first = meta.get("first_snapshot_covers_s")
-    first_dt = float(first) if isinstance(first, (int, float)) and first > 0 else interval
+    first = run.meta.number("first_snapshot_covers_s")
+    first_dt = first if first is not None and first > 0 else interval
     return t.select("sample_idx", pl.col("t_s").diff().fill_null(first_dt).alias("dt"))
 
 
@@ -392,7 +389,7 @@ def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
     if g.get_column("t_missing").any():
         raise AnalysisError(f"run {run_id} has no report times (its log has no time stamps): set the interval with "
                             "{fix} (the 5 of 'iostat 5')", "set_interval", run_id=run_id)
-    interval = run.get("interval_s")
+    interval = run.interval_s
     ts = g.get_column("t_s").unique().sort().to_numpy()
     if not interval:
         diffs = np.diff(ts)
@@ -410,15 +407,15 @@ def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
     t0 = float(frame.get_column("t_start_s").min())  # type: ignore[arg-type]  # a number: the frame has reports
     frame = frame.with_columns(pl.col("t_start_s") - t0, pl.col("t_end_s") - t0)
     formula = []
-    sysstat = run["kind"] == IOSTAT and run.get("format") in ("iostat-text", "iostat-json")  # sysstat's columns
+    sysstat = run.kind == IOSTAT and run.format in ("iostat-text", "iostat-json")  # sysstat's columns
     if used_x and sysstat:
         names = {"r": "r/s", "w": "w/s", "d": "d/s", "f": "f/s"}
         formula.append(" + ".join(names[o] for o in ops) + " (-x reports; columns the file lacks count 0)")
     elif used_x:
-        formula.append(f"reads + writes per second as {kind_label(run['kind'])} reports them")
+        formula.append(f"reads + writes per second as {kind_label(run.kind)} reports them")
     if used_tps:
         formula.append("tps (plain reports: reads + writes + discards)" if sysstat else
-                       f"transfers per second as {kind_label(run['kind'])} reports them (no read/write split)")
+                       f"transfers per second as {kind_label(run.kind)} reports them (no read/write split)")
     if used_x and used_tps:
         notes.append("the run mixes extended and plain reports")
     if boot:
@@ -435,7 +432,7 @@ def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
     first_dt = float(frame.get_column("dt_s")[0])  # the first sample's length: the interval, or what it covers
     clock0 = None if first_ts is None else first_ts - timedelta(seconds=first_dt + (zone or 0.0))
     clock0, offset, clock_note, placed, zone_known = _on_stored_clock(ws, run_id, clock0, zone is not None)
-    return Series(run_id, run["name"], frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes,
+    return Series(run_id, run.name, frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes,
                   clock0_utc=clock0, zone_known=zone_known, figures=wanted, clock_offset_s=offset,
                   clock_note=clock_note, clock_placed=placed)
 
@@ -454,7 +451,7 @@ def _on_stored_clock(ws: Workspace, run_id: int, clock0: datetime | None, zone_k
                 f"its clock corrected by {stored.words()}", False, zone_known)
     ref_id = stored.reference_run_id
     ref = None if ref_id is None else ws.run(ref_id)
-    if ref_id is None or ref is None or ref.get("started_at") is None:  # no reference with a clock of its own
+    if ref_id is None or ref is None or ref.started_at is None:  # no reference with a clock of its own
         return None, 0.0, "", False, zone_known
     r = load_series(ws, ref_id)
     if r.clock0_utc is None:
@@ -474,13 +471,9 @@ def fmt_offset(offset_s: float) -> str:
 _OFFSET = re.compile(r"^(?:UTC|GMT)?\s*([+-])(\d{1,2}):?(\d{2})?$")
 
 
-def utc_offset_s(run: dict[str, Any]) -> float | None:
+def utc_offset_s(run: Run) -> float | None:
     """The run's clock minus UTC in seconds, when its file says (``meta.utc_offset`` "+01:00", "-0400", "+02")."""
-    meta = run.get("meta") or {}
-    if isinstance(meta, str):
-        import json
-        meta = json.loads(meta)
-    m = _OFFSET.match(str(meta.get("utc_offset") or "").strip())
+    m = _OFFSET.match((run.meta.text("utc_offset") or "").strip())
     if not m:
         return None
     sign = -1.0 if m.group(1) == "-" else 1.0

@@ -386,7 +386,7 @@ def response_time_check(ws: Workspace, run_id: int, *, threshold_ms: float = 50.
     if run is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
     goal = goal_pct / 100.0
-    out: dict[str, Any] = {"run_id": run_id, "kind": run["kind"], "threshold_ms": threshold_ms, "goal_pct": goal_pct,
+    out: dict[str, Any] = {"run_id": run_id, "kind": run.kind, "threshold_ms": threshold_ms, "goal_pct": goal_pct,
                            "op": op}
     if has_table(ws, "iomark_results") and op == "total":
         got = _iomark_share(ws, run_id, threshold_ms)
@@ -396,7 +396,7 @@ def response_time_check(ws: Workspace, run_id: int, *, threshold_ms: float = 50.
                     "label": label, "passed": share >= goal, "rows": rows,
                     "method": "the share IOmark reports; several result rows are separate measurements "
                               "(configurations or phases), so the check takes the lowest, never a blend"}
-    if has(run["kind"], DEVICE_RATES):
+    if has(run.kind, DEVICE_RATES):
         s = load_series(ws, run_id, device, ops=("r", "w", "d", "f") if op == "total" else (op[0],))
         aw, ios = s.col("await_ms"), s.col("ios")
         ok = ~np.isnan(aw) & (ios > 0)

@@ -70,6 +70,7 @@ from app.analysis.histograms import (
 )
 from app.analysis.numbers import fmt_value
 from app.errors import Note
+from app.run import Run
 from parsers.kinds import LATENCY_HISTOGRAMS, TIME_SERIES, has
 
 if TYPE_CHECKING:
@@ -276,13 +277,13 @@ class VmTimeline:
 
 
 # ---- the analysis -----------------------------------------------------------------------------------
-def _times(ws: Workspace, run_id: int, run: dict[str, Any], samples: list[int]) -> tuple[
+def _times(ws: Workspace, run_id: int, run: Run, samples: list[int]) -> tuple[
         dict[int, tuple[float, float]], str | None]:
     """sample_idx -> (start s since the first collection, length s); empty when lengths are unknown."""
-    interval = run.get("interval_s")
+    interval = run.interval_s
     if not interval:
         return {}, None
-    src = run.get("interval_source")
+    src = run.interval_source
     t_by = {int(i): t for i, t in ws.con.execute(
         "SELECT DISTINCT sample_idx, t_s FROM histograms WHERE run_id = ?", [run_id]).fetchall()}
     out: dict[int, tuple[float, float]] = {}
@@ -354,8 +355,8 @@ def vm_timeline(ws: Workspace, run_id: int, threshold_ms: float = 50.0,
     run = ws.run(run_id)
     if run is None:
         raise AnalysisError(f"no run {run_id} in this workspace")
-    if not (has(run["kind"], TIME_SERIES) and has(run["kind"], LATENCY_HISTOGRAMS)):
-        raise AnalysisError(f"run {run_id} is a {run['kind']} run: the VM timeline needs vscsiStats histograms")
+    if not (has(run.kind, TIME_SERIES) and has(run.kind, LATENCY_HISTOGRAMS)):
+        raise AnalysisError(f"run {run_id} is a {run.kind} run: the VM timeline needs vscsiStats histograms")
     stats = load_stats(ws, run_id)
     if stats.height == 0:
         raise AnalysisError(f"run {run_id} has no histogram")
@@ -450,8 +451,8 @@ def vm_timeline(ws: Workspace, run_id: int, threshold_ms: float = 50.0,
         "phases": "consecutive active collections of a disk with the same other disks active; alone = none",
         "counts": mode_why,
     }
-    return VmTimeline(run_id, run.get("name") or str(run_id), threshold_ms, run.get("interval_s"),
-                      run.get("interval_source"), known, mode, disks, story, method, notes)
+    return VmTimeline(run_id, run.name or str(run_id), threshold_ms, run.interval_s,
+                      run.interval_source, known, mode, disks, story, method, notes)
 
 
 def _total(d: dict[str, int]) -> int:

@@ -12,6 +12,7 @@ from app.safe_text import for_terminal
 
 if TYPE_CHECKING:
     from app.analysis.clock import ClockMatch
+    from app.workspace import Workspace
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -29,20 +30,20 @@ def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true")
 
 
-def _candidates(ws: object, reference: int) -> list[int]:
+def _candidates(ws: Workspace, reference: int) -> list[int]:
     from app.analysis.series import load_series
     from app.errors import AnalysisError
     from parsers.kinds import DEVICE_RATES, has
 
     out = []
-    for r in ws.runs():  # type: ignore[attr-defined]  # a Workspace
-        if r["run_id"] == reference or not has(r["kind"], DEVICE_RATES):
+    for r in ws.runs():
+        if r.run_id == reference or not has(r.kind, DEVICE_RATES):
             continue
         try:
-            load_series(ws, r["run_id"])  # type: ignore[arg-type]  # a Workspace
+            load_series(ws, r.run_id)
         except AnalysisError:
             continue  # no interval report, or no interval known: nothing to match (the runs list says why)
-        out.append(r["run_id"])
+        out.append(r.run_id)
     return out
 
 
@@ -51,7 +52,7 @@ def _list(args: argparse.Namespace) -> int:
 
     with open_workspace(args) as ws:
         offsets = list_offsets(ws)
-        names = {r["run_id"]: r["name"] for r in ws.runs()}
+        names = {r.run_id: r.name for r in ws.runs()}
     if args.json:
         print_json([o.as_dict() for o in offsets.values()])
         return 0

@@ -33,16 +33,16 @@ def list_runs(args: argparse.Namespace) -> int:
         return 0
     for r in runs:
         period = ""
-        if r["started_at"]:
-            period = f"{r['started_at']:%Y-%m-%d %H:%M:%S}"
-            if r["ended_at"]:
-                period += f" → {r['ended_at']:%H:%M:%S}"
-        interval = f"{r['interval_s']:g} s" if r["interval_s"] else "interval ?"
-        tags = for_terminal(" ".join(f"{k}={v}" for k, v in (r["tags"] or {}).items()))
-        name, host = for_terminal(r["name"])[:40], for_terminal(r["host"] or "-")  # names from files: one line each
-        print(f"{r['run_id']:>4}  {r['kind']:<8} {name:<40} {host:<20} "
-              f"{r['n_samples'] or 0:>5} reports  {r['n_devices'] or 0:>3} devices  {interval:<10} {period} {tags}"
-              + (f" clock {fmt_offset(offsets[r['run_id']].offset_s)}" if r["run_id"] in offsets else ""))
+        if r.started_at:
+            period = f"{r.started_at:%Y-%m-%d %H:%M:%S}"
+            if r.ended_at:
+                period += f" → {r.ended_at:%H:%M:%S}"
+        interval = f"{r.interval_s:g} s" if r.interval_s else "interval ?"
+        tags = for_terminal(" ".join(f"{k}={v}" for k, v in (r.tags or {}).items()))
+        name, host = for_terminal(r.name)[:40], for_terminal(r.host or "-")  # names from files: one line each
+        print(f"{r.run_id:>4}  {r.kind:<8} {name:<40} {host:<20} "
+              f"{r.n_samples or 0:>5} reports  {r.n_devices or 0:>3} devices  {interval:<10} {period} {tags}"
+              + (f" clock {fmt_offset(offsets[r.run_id].offset_s)}" if r.run_id in offsets else ""))
     return 0
 
 
@@ -80,7 +80,7 @@ def change_run(args: argparse.Namespace) -> int:
         try:
             if args.delete:
                 ws.delete_run(args.run_id)
-                print(f"deleted run {args.run_id} ({for_terminal(run['name'])})")
+                print(f"deleted run {args.run_id} ({for_terminal(run.name)})")
                 return 0
             if args.interval is not None:
                 ws.set_interval(args.run_id, args.interval)
@@ -98,7 +98,7 @@ def change_run(args: argparse.Namespace) -> int:
             if args.clear_clock_offset:
                 clear_offset(ws, args.run_id)
             if args.tag:
-                tags = dict(run["tags"] or {})
+                tags = dict(run.tags or {})
                 for t in args.tag:
                     if "=" not in t:
                         print(f"error: --tag wants KEY=VALUE, got {t!r}", file=sys.stderr)
@@ -109,11 +109,12 @@ def change_run(args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 1
-        run = ws.run(args.run_id) or {}
+        after = ws.run(args.run_id)
         offset = get_offset(ws, args.run_id)
-    interval = f"{run['interval_s']:g} s ({run['interval_source']})" if run.get("interval_s") else "interval unknown"
-    print(f"run {args.run_id}: {for_terminal(run['name'])} · {interval} · "
-          f"tags {for_terminal(dict(run.get('tags') or {}))}"
+    run = after or run  # (deleted meanwhile: as it was)
+    interval = f"{run.interval_s:g} s ({run.interval_source})" if run.interval_s else "interval unknown"
+    print(f"run {args.run_id}: {for_terminal(run.name)} · {interval} · "
+          f"tags {for_terminal(dict(run.tags))}"
           + (f" · clock offset {offset.words()}" if offset is not None else ""))
     return 0
 

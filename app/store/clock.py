@@ -96,10 +96,10 @@ def set_offset(ws: Workspace, run_id: int, offset_s: float, *, reference_run_id:
         raise ValueError(f"unknown offset source {source!r}")
     if reference_run_id == run_id:
         raise AnalysisError(f"run {run_id} cannot be matched against itself")
-    if (ws.run(run_id) or {}).get("started_at") is None and reference_run_id is None:
+    if (run := ws.run(run_id)) is not None and run.started_at is None and reference_run_id is None:
         raise AnalysisError(f"run {run_id} has no time stamps: it is placed on the clock of a run that has them, "
                             "from their activity or by hand against that run")
-    if reference_run_id is not None and (ws.run(reference_run_id) or {}).get("started_at") is None:
+    if reference_run_id is not None and (ref := ws.run(reference_run_id)) is not None and ref.started_at is None:
         raise AnalysisError(f"run {reference_run_id} has no time stamps: another run cannot be put on its clock")
     with ws.transaction():
         ws.con.execute("DELETE FROM clock_offsets WHERE run_id = ?", [run_id])

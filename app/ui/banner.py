@@ -7,7 +7,6 @@ moves when it comes and goes."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -187,10 +186,7 @@ class SinceBootBanner(QFrame):
         self.setVisible(True)
 
     def _stored(self, run_id: int) -> str:
-        meta = (self.ws.run(run_id) or {}).get("meta") or {}
-        if isinstance(meta, str):
-            meta = json.loads(meta)
-        return str(meta.get("first_report") or "")
+        return self.ws.meta_of(run_id).text("first_report") or ""
 
     def _keep_first(self) -> None:
         affected = list(self.affected)

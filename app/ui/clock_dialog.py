@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from app.run import Run
 from app.safe_text import shown
 from app.ui.tables import cell
 from app.ui.workers import JobThread
@@ -36,9 +37,9 @@ EXPLAIN = ("Captures from several machines rarely share a clock. StormScope comp
            "report then use the corrected clock and say so.")
 
 
-def clock_runs(ws: Workspace) -> list[dict[str, Any]]:
+def clock_runs(ws: Workspace) -> list[Run]:
     """The runs that can be put on one clock: disk rates (those without time stamps are placed on the reference's)."""
-    return [r for r in ws.runs() if has(r["kind"], DEVICE_RATES)]
+    return [r for r in ws.runs() if has(r.kind, DEVICE_RATES)]
 
 
 class ClockDialog(QDialog):
@@ -62,10 +63,10 @@ class ClockDialog(QDialog):
         row = QHBoxLayout()
         row.addWidget(QLabel("Reference run (its clock is kept):"))
         self.reference = QComboBox()
-        dated = [r for r in self.runs if r["started_at"] is not None]  # a reference needs a clock of its own
+        dated = [r for r in self.runs if r.started_at is not None]  # a reference needs a clock of its own
         for r in dated:
-            self.reference.addItem(f"{r['run_id']} · {shown(r['name'], 80)}", r["run_id"])
-        ids = [r["run_id"] for r in dated]
+            self.reference.addItem(f"{r.run_id} · {shown(r.name, 80)}", r.run_id)
+        ids = [r.run_id for r in dated]
         if reference in ids:
             self.reference.setCurrentIndex(ids.index(reference))
         self.reference.currentIndexChanged.connect(lambda _i: self.estimate())
@@ -106,7 +107,7 @@ class ClockDialog(QDialog):
 
     def others(self) -> list[int]:
         ref = self.reference_id()
-        return [r["run_id"] for r in self.runs if r["run_id"] != ref]
+        return [r.run_id for r in self.runs if r.run_id != ref]
 
     # ---- estimating, off the GUI thread ------------------------------------------------------------------------
     def estimate(self) -> None:
@@ -144,7 +145,7 @@ class ClockDialog(QDialog):
     def _fill(self, ids: list[int]) -> None:
         from app.store.clock import get_offset
 
-        names = {r["run_id"]: r["name"] for r in self.runs}
+        names = {r.run_id: r.name for r in self.runs}
         self.table.setRowCount(len(ids))
         for row, rid in enumerate(ids):
             item = QTableWidgetItem(f"{rid} · {shown(names[rid], 80)}")

@@ -151,8 +151,7 @@ class Grid(QWidget):
         """A run's rows, in report order; pages are fetched by row id so any scroll position is instant."""
         from parsers.registry import main_table
 
-        run = self.ws.run(run_id) or {}
-        table = main_table(run.get("kind")) or "iostat_samples"
+        table = main_table(self.ws.kind_of(run_id)) or "iostat_samples"
         order = "sample_idx, _rid" if table in ("iostat_samples", "histograms") else "_rid"
         self.sql.setPlainText(f"SELECT * FROM {table} WHERE run_id = {int(run_id)}")
         self.current_table = table

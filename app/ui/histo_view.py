@@ -373,7 +373,7 @@ class HistogramView(QWidget):
 
     # ---- selection -----------------------------------------------------------------------------
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), LATENCY_HISTOGRAMS)]
+        self.run_ids = [r for r in run_ids if has(self.ws.kind_of(r), LATENCY_HISTOGRAMS)]
         metrics = []
         if self.run_ids:
             rows = self.ws.con.execute(
@@ -493,8 +493,10 @@ class HistogramView(QWidget):
         out: list[Series] = []
         several = len(self.run_ids) > 1
         for rid in self.run_ids:
-            run = self.ws.run(rid) or {}
-            kind = run.get("kind", "")
+            run = self.ws.run(rid)
+            if run is None:  # deleted meanwhile
+                continue
+            kind = run.kind
             # each collection's own counts (a cumulative vscsiStats run is differenced); 'all' of a fio job is its
             # reads and writes added up, bucket by bucket (fio keeps no all-I/O histogram)
             df = load_buckets(self.ws, rid, metric, op)
@@ -511,9 +513,9 @@ class HistogramView(QWidget):
                 by_dev.setdefault(d, {}).setdefault(s, []).append((lo, hi, int(n)))
             for dev, samples in by_dev.items():
                 label = series_label(kind, dev)
-                run_name = shown(run.get("name", str(rid)))
+                run_name = shown(run.name)
                 name = f"{run_name} · {label}" if several and label != run_name else label
-                out.append(Series(name, rid, dev, kind, samples, t_s, ts, run.get("interval_s")))
+                out.append(Series(name, rid, dev, kind, samples, t_s, ts, run.interval_s))
         return out
 
     def _matching(self, series: list[Series]) -> list[Series]:
@@ -588,7 +590,7 @@ class HistogramView(QWidget):
         self._show_share()
 
     def _run_name(self, rid: int) -> str:
-        return shown(str((self.ws.run(rid) or {}).get("name", rid)))
+        return shown(self.ws.name_of(rid))
 
     # ---- heatmaps --------------------------------------------------------------------------------
     def _clear_bars(self) -> None:
@@ -863,8 +865,8 @@ class HistogramView(QWidget):
 
         out = []
         for rid in self.run_ids:
-            run = self.ws.run(rid) or {}
-            if not (has(run.get("kind"), TIME_SERIES) and has(run.get("kind"), LATENCY_HISTOGRAMS)):
+            kind = self.ws.kind_of(rid)
+            if not (has(kind, TIME_SERIES) and has(kind, LATENCY_HISTOGRAMS)):
                 continue
             try:
                 story = vm_timeline(self.ws, rid, float(ms)).story
@@ -896,7 +898,7 @@ class HistogramView(QWidget):
     def _device_share(self, rid: int, dev: str, ms: float, op: str) -> str:
         from app.analysis.histograms import AnalysisError, latency_share
 
-        kind = (self.ws.run(rid) or {}).get("kind", "")
+        kind = self.ws.kind_of(rid) or ""
         label = series_label(kind, dev)
         try:
             r = latency_share(self.ws, rid, ms, op, device=dev)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.run import Run
 from app.safe_text import shown
 from parsers.base import ImportOptions
 from parsers.kinds import LATENCY_HISTOGRAMS, has
@@ -116,7 +117,7 @@ class WaitingForInterval(QWidget):
         super().__init__(parent)
         self.fields: dict[int, QDoubleSpinBox] = {}
         self.buttons: dict[int, QPushButton] = {}
-        self.runs: list[dict[str, Any]] = []
+        self.runs: list[Run] = []
         self.setter: Callable[[int, float], str | None] | None = None
         self.all_label = QLabel()
         self.all_field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s")
@@ -143,7 +144,7 @@ class WaitingForInterval(QWidget):
         lay.addWidget(self.scroll_area)
         self.setVisible(False)
 
-    def show_runs(self, runs: list[dict[str, Any]], setter: Callable[[int, float], str | None]) -> None:
+    def show_runs(self, runs: list[Run], setter: Callable[[int, float], str | None]) -> None:
         """``runs``: the waiting runs (run_id, name, kind); ``setter(run_id, seconds)`` returns an error or None."""
         self.runs, self.setter = list(runs), setter
         while self.grid.count():
@@ -153,20 +154,20 @@ class WaitingForInterval(QWidget):
                 w.deleteLater()
         self.fields, self.buttons = {}, {}
         for row, r in enumerate(runs):
-            between = "its collections" if has(r.get("kind"), LATENCY_HISTOGRAMS) \
+            between = "its collections" if has(r.kind, LATENCY_HISTOGRAMS) \
                 else "its reports (the 5 of 'iostat 5')"
-            label = QLabel(f"{shown(r['name'])} has no time stamps. Seconds between {between}:")
+            label = QLabel(f"{shown(r.name)} has no time stamps. Seconds between {between}:")
             label.setTextFormat(Qt.TextFormat.PlainText)
-            label.setToolTip(shown(r["name"], 1000))
+            label.setToolTip(shown(r.name, 1000))
             field = QDoubleSpinBox(minimum=0, maximum=86400, value=0, decimals=2, suffix=" s")
             field.setSpecialValueText("not set")
             button = QPushButton("Set interval")
-            button.clicked.connect(lambda _c=False, rid=r["run_id"]: self._set(rid))
+            button.clicked.connect(lambda _c=False, rid=r.run_id: self._set(rid))
             self.grid.addWidget(label, row, 0)
             self.grid.addWidget(field, row, 1)
             self.grid.addWidget(button, row, 2)
-            self.fields[r["run_id"]] = field
-            self.buttons[r["run_id"]] = button
+            self.fields[r.run_id] = field
+            self.buttons[r.run_id] = button
         self.grid.setColumnStretch(0, 1)
         self.all_label.setText(f"{len(runs)} runs have no time stamps. The same interval for all of them:")
         self.all_row.setVisible(len(runs) > 1)
@@ -188,5 +189,5 @@ class WaitingForInterval(QWidget):
             self.all_field.setFocus()
             return
         for r in self.runs:
-            self.setter(r["run_id"], seconds)
+            self.setter(r.run_id, seconds)
         self.interval_set.emit()

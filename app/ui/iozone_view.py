@@ -6,7 +6,6 @@ IOzone prints kB/s with 1 kB = 1,024 bytes; the view shows MB/s = kB/s / 1,024 (
 from __future__ import annotations
 
 import html
-import json
 import math
 from typing import Any
 
@@ -279,7 +278,7 @@ class IozoneView(QWidget):
         return has_table(self.ws, "iozone_results")
 
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), THROUGHPUT_GRID)]
+        self.run_ids = [r for r in run_ids if has(self.ws.kind_of(r), THROUGHPUT_GRID)]
         self.reload()
 
     def summary(self) -> dict[str, dict[str, float]]:
@@ -516,10 +515,7 @@ class IozoneView(QWidget):
                                                  test))
 
     def _cache_text(self, run_id: int, n_cached: int, n_cells: int, test: str) -> str:
-        meta = (self.ws.run(run_id) or {}).get("meta") or {}
-        if isinstance(meta, str):
-            meta = json.loads(meta)
-        pc = meta.get("page_cache") or {}
+        pc: dict[str, Any] = self.ws.meta_of(run_id).obj("page_cache")
         ram = pc.get("ram_gb")
         empty = (f" Blank cells: sizes IOzone did not run for {test_name(test)}." if n_cells < self.image_cells()
                  else "")

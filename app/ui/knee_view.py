@@ -155,7 +155,7 @@ class KneeView(QWidget):
         from app.analysis.bench_results import iometer_runs
 
         iometer = iometer_runs(self.ws)
-        self.run_ids = [r for r in run_ids if r in iometer or _usable((self.ws.run(r) or {}).get("kind"))]
+        self.run_ids = [r for r in run_ids if r in iometer or _usable(self.ws.kind_of(r))]
         self.compute()
 
     def _changed(self, *_a: Any) -> None:
@@ -225,7 +225,7 @@ class KneeView(QWidget):
         self.notes.setText("\n".join(f"• {shown(named(self.ws, str(n)[:1].upper() + str(n)[1:]), 1000)}"
                                       for n in res.notes))
         k = res.evidence.results[0]
-        names = {int(r["run_id"]): r["name"] for r in self.ws.runs()}
+        names = {int(r.run_id): r.name for r in self.ws.runs()}
         rows = []
         deciding = {id(k.held), id(k.broke)}
         for i, p in enumerate(k.points, 1):

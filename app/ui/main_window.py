@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from app.analysis.text import render_stored
 from app.errors import AnalysisError
 from app.migrations import READ_ONLY_REASON
+from app.run import Run
 from app.safe_text import shown
 from app.ui import theme
 from app.ui.banner import SinceBootBanner
@@ -414,10 +415,10 @@ class MainWindow(ImportingWindow):
         self.statusBar().showMessage("The first report now counts as an interval (Undo on the banner, or right-click "
                                      "the run ▸ First report is since boot).", 15000)
 
-    def _waiting_runs(self) -> list[dict[str, Any]]:
+    def _waiting_runs(self) -> list[Run]:
         """The runs over time that have neither time stamps nor an interval: the list under the import list, and
         the count the import's summary gives."""
-        return [r for r in self.ws.runs() if has(r["kind"], TIME_SERIES) and not r["interval_s"]]
+        return [r for r in self.ws.runs() if has(r.kind, TIME_SERIES) and not r.interval_s]
 
     def _show_waiting(self) -> None:
         """Runs without time stamps or interval, each with a field to set it, under the import list."""

@@ -196,7 +196,7 @@ def vm_curves(ws: Workspace, run_id: int, name: str, align_mode: str = "start", 
     for vm, per in vm_rates(ws, run_id).items():
         y = np.array([per.get(int(i)) for i in idx], dtype=float)
         # the curve's devices are the VM's virtual disks: the figures table sums exactly what the curve draws
-        out.append(_record(run_id, name, f"{name} · {vm}", (ws.run(run_id) or {}).get("kind", IOSTAT),
+        out.append(_record(run_id, name, f"{name} · {vm}", ws.kind_of(run_id) or IOSTAT,
                            ",".join(disks.get(vm, [])), ts, te, y, note, float(s.offset_s)))
         note = ""
     return out
@@ -252,8 +252,7 @@ def _on_clock(ws: Workspace, run_ids: list[int], device: str | None, figures: se
 
     loaded = []
     for rid in run_ids:
-        run = ws.run(rid) or {}
-        if has(run.get("kind"), DEVICE_RATES):
+        if has(ws.kind_of(rid), DEVICE_RATES):
             try:
                 loaded.append(load_series(ws, rid, device, figures=figures))
             except AnalysisError:
@@ -326,15 +325,15 @@ def vm_stories(ws: Workspace, run_ids: list[int], metric: str) -> list[str]:
         return []
     out = []
     for rid in run_ids:
-        run = ws.run(rid) or {}
-        if not has(run.get("kind"), HOST_LATENCY):
+        run = ws.run(rid)
+        if run is None or not has(run.kind, HOST_LATENCY):
             continue
         try:
             story = vm_load(ws, rid).story
         except AnalysisError:
             continue  # (its curve's note says why)
         if story:
-            out.append(f"{shown(run.get('name', str(rid)))}: " + " ".join(shown(x) for x in story))
+            out.append(f"{shown(run.name)}: " + " ".join(shown(x) for x in story))
     return out
 
 
@@ -687,15 +686,15 @@ class OverlayPlot(QWidget):
     def set_runs(self, run_ids: list[int]) -> None:
         """Draw the selected runs that hold data over time; the others are named under the chart with the tab that
         shows them (the run list highlights them: what is selected and not drawn is said, never silently left)."""
-        runs = {r: self.ws.run(r) or {} for r in run_ids}
-        self.run_ids = [r for r in run_ids if has(runs[r].get("kind"), TIME_SERIES)]
+        kinds = {r: self.ws.kind_of(r) for r in run_ids}
+        self.run_ids = [r for r in run_ids if has(kinds[r], TIME_SERIES)]
         others = [r for r in run_ids if r not in self.run_ids]
         bench: set[int] = set()
         if others:
             from app.analysis.bench_results import iomark_runs, iometer_runs
 
             bench = iometer_runs(self.ws) | iomark_runs(self.ws)
-        self.not_drawn = [f"{shown(runs[r].get('name', str(r)))}: {elsewhere(runs[r].get('kind'), r in bench)}"
+        self.not_drawn = [f"{shown(self.ws.name_of(r))}: {elsewhere(kinds[r], r in bench)}"
                           for r in others]
         self._report_actions()
         self.reload()
@@ -713,11 +712,11 @@ class OverlayPlot(QWidget):
     def iostat_runs(self) -> list[int]:
         """The selected runs a compare, cap or storm question can be asked of (iostat runs: they have the time
         series these analyses read)."""
-        return [r for r in self.run_ids if has((self.ws.run(r) or {}).get("kind"), DEVICE_RATES)]
+        return [r for r in self.run_ids if has(self.ws.kind_of(r), DEVICE_RATES)]
 
     def host_runs(self) -> list[int]:
         """The selected runs with a hypervisor's latency split and VM disks (esxtop)."""
-        return [r for r in self.run_ids if has((self.ws.run(r) or {}).get("kind"), HOST_LATENCY)]
+        return [r for r in self.run_ids if has(self.ws.kind_of(r), HOST_LATENCY)]
 
     def _device(self) -> str | None:
         text = _chosen(self.device)
@@ -879,11 +878,11 @@ class OverlayPlot(QWidget):
                     else ({}, None)
                 for i, rid in enumerate(runs):
                     state.progress(i / max(1, len(runs)), "loading")
-                    run = ws.run(rid) or {}
-                    name = run.get("name", str(rid))
+                    kind = ws.kind_of(rid) or IOSTAT
+                    name = ws.name_of(rid)
                     markers = list_markers(ws, rid)
                     marks[rid] = {"markers": markers, "phases": list_phases(ws, rid)}
-                    if has(run.get("kind"), LATENCY_HISTOGRAMS):  # histograms per collection
+                    if has(kind, LATENCY_HISTOGRAMS):  # histograms per collection
                         recs = vscsi_series(ws, rid, name, metric)
                         off, note = 0.0, ""
                         if mode == "marker" and marker in markers:
@@ -912,10 +911,10 @@ class OverlayPlot(QWidget):
                     except AnalysisError as e:
                         empty = np.zeros(0)
                         why = str(e).replace(f"run {rid} ", "", 1)  # shown after the run's name, not its number
-                        curves.append(_record(rid, name, name, run.get("kind", IOSTAT), device, empty, empty, empty,
+                        curves.append(_record(rid, name, name, kind, device, empty, empty, empty,
                                               why))
                         continue
-                    curves.append(_record(rid, name, name, run.get("kind", IOSTAT), device, ts, te, y, note, off,
+                    curves.append(_record(rid, name, name, kind, device, ts, te, y, note, off,
                                           w))
                 story = vm_stories(ws, runs, metric)
             return {"devices": names, "curves": curves, "marks": marks, "clock": clock, "story": story}
@@ -1198,7 +1197,7 @@ class OverlayPlot(QWidget):
         menu = QMenu(self)
         actions = {}
         if kind == "phase":  # what a view does with a stored phase (Replay as fio job…)
-            kind_of_run = (self.ws.run(run_id) or {}).get("kind")
+            kind_of_run = self.ws.kind_of(run_id)
             actions = {menu.addAction(act.text): key for key, act in PHASE_ACTIONS.items()
                        if has(kind_of_run, act.capability)}
             if actions:
@@ -1209,7 +1208,7 @@ class OverlayPlot(QWidget):
         if chosen in actions:
             self.phase_action.emit(actions[chosen], run_id, name)
             return
-        run_name = (self.ws.run(run_id) or {}).get("name", str(run_id))
+        run_name = self.ws.name_of(run_id)
         if chosen is delete:
             self._store(kind, (delete_marker if kind == "marker" else delete_phase, run_id, name))
         elif chosen is rename:
@@ -1349,9 +1348,11 @@ class OverlayPlot(QWidget):
         if i is None or i >= len(self.curves) or self.align.currentIndex() != 3 or self.normalise.isChecked():
             return None
         c = self.curves[i]
-        run = self.ws.run(c.run_id) or {}
-        on_clock = run.get("started_at") is not None or get_offset(self.ws, c.run_id) is not None
-        if not c.offset or not has(run.get("kind"), DEVICE_RATES) or not on_clock or self.ws.read_only_reason:
+        run = self.ws.run(c.run_id)
+        if run is None:
+            return None
+        on_clock = run.started_at is not None or get_offset(self.ws, c.run_id) is not None
+        if not c.offset or not has(run.kind, DEVICE_RATES) or not on_clock or self.ws.read_only_reason:
             return None
         return c
 

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 
 from app.analysis.replay import DEFAULT_TOLERANCE_PCT, ReplayCheck, ReplayPlan, plan_replay, render_job, replay_check
 from app.errors import AnalysisError
+from app.run import Run
 from app.safe_text import shown, shown_html
 from app.ui.plot_steps import step_xy
 from app.ui.tables import read_only_table
@@ -267,7 +268,7 @@ class ReplayView(QWidget):
         self.set_runs([])
 
     # ---- the runs -----------------------------------------------------------------------------------------
-    def _runs(self) -> list[dict[str, Any]]:
+    def _runs(self) -> list[Run]:
         return self.ws.runs()
 
     def set_runs(self, run_ids: list[int]) -> None:
@@ -275,22 +276,22 @@ class ReplayView(QWidget):
         replay's capture."""
         self.run_ids = list(run_ids)
         runs = self._runs()
-        storms = [r for r in runs if has(r["kind"], DEVICE_RATES)]
-        chosen = next((r for r in run_ids if any(s["run_id"] == r for s in storms)), None)
+        storms = [r for r in runs if has(r.kind, DEVICE_RATES)]
+        chosen = next((r for r in run_ids if any(s.run_id == r for s in storms)), None)
         if chosen is None:
-            chosen = self.storm.currentData() if any(s["run_id"] == self.storm.currentData() for s in storms) else None
+            chosen = self.storm.currentData() if any(s.run_id == self.storm.currentData() for s in storms) else None
         self._filling = True
         try:
             self.storm.clear()
             for r in storms:
-                self.storm.addItem(shown(r["name"]), r["run_id"])
+                self.storm.addItem(shown(r.name), r.run_id)
             if chosen is not None:
                 self.storm.setCurrentIndex(self.storm.findData(chosen))
             self.shape.clear()
             self.shape.addItem("average sizes, random share above", None)
             for r in runs:
-                if has(r["kind"], LATENCY_HISTOGRAMS) and not has(r["kind"], JOB_SUMMARY):
-                    self.shape.addItem(shown(r["name"]), r["run_id"])
+                if has(r.kind, LATENCY_HISTOGRAMS) and not has(r.kind, JOB_SUMMARY):
+                    self.shape.addItem(shown(r.name), r.run_id)
             self._fill_replays(preferred=next((r for r in run_ids if r != chosen), None))
             self._fill_ranges()
         finally:
@@ -302,8 +303,8 @@ class ReplayView(QWidget):
         storm = self.storm.currentData()
         self.replay_box.clear()
         for r in self._runs():
-            if r["run_id"] != storm and (has(r["kind"], DEVICE_RATES) or has(r["kind"], JOB_SUMMARY)):
-                self.replay_box.addItem(shown(r["name"]), r["run_id"])
+            if r.run_id != storm and (has(r.kind, DEVICE_RATES) or has(r.kind, JOB_SUMMARY)):
+                self.replay_box.addItem(shown(r.name), r.run_id)
         if current is not None and self.replay_box.findData(current) >= 0:
             self.replay_box.setCurrentIndex(self.replay_box.findData(current))
         self.check_action.setEnabled(self.replay_box.count() > 0 and self.plan is not None)

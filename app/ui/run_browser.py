@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.run import Run, RunMeta
 from app.safe_text import has_controls, shown
 from app.workspace import Workspace
 from parsers.dates import ORDER_NAMES
@@ -39,21 +39,21 @@ RENAME_REFUSED = ("A run name cannot hold control characters (line breaks, tabs,
                   "controls: the name was not changed.")
 
 
-def describe_period(r: dict[str, Any], offset: Any = None) -> str:
+def describe_period(r: Run, offset: Any = None) -> str:
     """When the run ran: its clock times; without them, whether its times are known from an interval the user set
     (the file gives no clock time: it said "no timestamps" even then); else that it has no time stamps. ``offset``:
     the run's stored clock offset (app.store.clock), said after the times as the file printed them."""
     from app.store.clock import fmt_offset
 
-    if r.get("started_at"):
-        s = f"{r['started_at']:%Y-%m-%d %H:%M:%S}"
-        if r.get("ended_at"):
-            s += f" → {r['ended_at']:%H:%M:%S}"
+    if r.started_at:
+        s = f"{r.started_at:%Y-%m-%d %H:%M:%S}"
+        if r.ended_at:
+            s += f" → {r.ended_at:%H:%M:%S}"
         return s + (f" (its clock corrected by {fmt_offset(offset.offset_s)})" if offset is not None else "")
-    if r.get("interval_s"):
+    if r.interval_s:
         placed = (f"; placed {fmt_offset(offset.offset_s)} from run {offset.reference_run_id}'s start"
                   if offset is not None and offset.reference_run_id is not None else "")
-        return f"no clock time (a report every {r['interval_s']:g} s{placed})"
+        return f"no clock time (a report every {r.interval_s:g} s{placed})"
     return "no timestamps"
 
 
@@ -114,17 +114,16 @@ class RunBrowser(QWidget):
         groups: dict[tuple[str, str], QTreeWidgetItem] = {}
         kinds: dict[str, QTreeWidgetItem] = {}
         by_folder = self.group_by.currentIndex() == 1
-        metas = dict(self.ws.con.execute("SELECT run_id, meta FROM runs").fetchall())  # (what a tooltip says)
         from app.store.clock import list_offsets
 
         offsets = list_offsets(self.ws)
         for r in self.ws.runs():
-            kind = r["kind"]
-            host = r["host"] or "(unknown host)"
+            kind = r.kind
+            host = r.host or "(unknown host)"
             if by_folder:
                 from pathlib import Path
 
-                folder = Path(r["source_path"] or "?")
+                folder = Path(r.source_path or "?")
                 kind, host = str(folder.parent.parent.name or "/"), folder.parent.name or "/"
             host = shown(host)  # names from files: control and bidi characters shown, not obeyed; bounded
             if kind not in kinds:
@@ -133,16 +132,16 @@ class RunBrowser(QWidget):
             if (kind, host) not in groups:
                 groups[(kind, host)] = QTreeWidgetItem(kinds[kind], [host])
                 groups[(kind, host)].setFlags(Qt.ItemFlag.ItemIsEnabled)
-            interval = f"{r['interval_s']:g} s" if r["interval_s"] else "?"
-            tags = shown(" ".join(f"{k}={v}" for k, v in (r["tags"] or {}).items()))
+            interval = f"{r.interval_s:g} s" if r.interval_s else "?"
+            tags = shown(" ".join(f"{k}={v}" for k, v in r.tags.items()))
             item = QTreeWidgetItem(groups[(kind, host)], [
-                shown(r["name"]), describe_period(r, offsets.get(r["run_id"])), interval, str(r["n_devices"] or 0),
-                str(r["n_samples"] or 0),
+                shown(r.name), describe_period(r, offsets.get(r.run_id)), interval, str(r.n_devices or 0),
+                str(r.n_samples or 0),
                 tags])
-            item.setData(0, RUN_ROLE, r["run_id"])
-            item.setToolTip(0, f"{shown(r['name'])}\n{shown(r['source_path'], 1000)}"
-                            + _dates_line({"meta": metas.get(r["run_id"])}))
-            if r["run_id"] in selected:
+            item.setData(0, RUN_ROLE, r.run_id)
+            item.setToolTip(0, f"{shown(r.name)}\n{shown(r.source_path, 1000)}"
+                            + _dates_line(r))
+            if r.run_id in selected:
                 item.setSelected(True)
         self.tree.expandAll()
         for i in range(len(COLUMNS)):
@@ -223,9 +222,9 @@ class RunBrowser(QWidget):
             for host in _children(kind):
                 ids = [int(run.data(0, RUN_ROLE)) for run in _children(host) if run.data(0, RUN_ROLE) is not None]
                 groups.append((f"{kind.text(0)} · {host.text(0)}", [r for r in ids if r in wanted]))
-        runs = {r["run_id"]: r for r in self.ws.runs() if r["run_id"] in wanted}
+        runs = {r.run_id: r for r in self.ws.runs() if r.run_id in wanted}
         for label, ids in groups:
-            timed = [r for r in ids if has(runs[r]["kind"], TIME_SERIES) and runs[r]["interval_s"]]
+            timed = [r for r in ids if has(runs[r].kind, TIME_SERIES) and runs[r].interval_s]
             if timed:
                 return timed[:most], label
         first = [r for _label, ids in groups for r in ids][:most]
@@ -257,7 +256,7 @@ class RunBrowser(QWidget):
 
         m = QMenu(self)
         m.addAction("Open in grid", lambda: self.open_grid.emit(ids[0]))
-        kind = (self.ws.run(ids[0]) or {}).get("kind") if len(ids) == 1 else None
+        kind = self.ws.kind_of(ids[0]) if len(ids) == 1 else None
         for key, act in RUN_ACTIONS.items():  # what a view does with one run (Replay as fio job…)
             if has(kind, act.capability):
                 m.addAction(act.text, partial(self.action_asked.emit, key, ids[0]))
@@ -265,23 +264,23 @@ class RunBrowser(QWidget):
         if len(ids) == 1:
             m.addAction("Rename…", lambda: self.rename(ids[0]))
         m.addAction("Tag…", lambda: self.tag(ids))
-        runs = [self.ws.run(r) or {} for r in ids]
-        metas = [_meta(r) for r in runs]
+        runs = [r for r in (self.ws.run(rid) for rid in ids) if r is not None]
+        metas = [r.meta for r in runs]
         # only what applies to the selected runs: an interval where the file has no times of its own
-        if any(has(r.get("kind"), TIME_SERIES) and r.get("interval_source") != "timestamps" for r in runs):
+        if any(has(r.kind, TIME_SERIES) and r.interval_source != "timestamps" for r in runs):
             m.addAction("Set interval…", lambda: self.set_interval(ids))
-        if any("first_report" in mt for mt in metas):  # a tool whose first report may cover the time since boot
+        if any(mt.has("first_report") for mt in metas):  # a tool whose first report may cover the time since boot
             since_boot = {rid for (rid,) in self.ws.con.execute(
                 "SELECT DISTINCT run_id FROM iostat_samples WHERE since_boot AND list_contains(?, run_id)",
                 [ids]).fetchall()}
-            iostat = [r["run_id"] for r in runs if has(r.get("kind"), DEVICE_RATES)]
+            iostat = [r.run_id for r in runs if has(r.kind, DEVICE_RATES)]
             for label, value in (("First report is since boot", True), ("First report is an interval (iostat -y)",
                                                                           False)):
                 a = m.addAction(label, partial(self.set_first_report, ids, value))
                 a.setCheckable(True)  # ticked when every selected iostat run is so
                 a.setChecked(all((rid in since_boot) == value for rid in iostat))
         self._reading_actions(m, ids, runs, metas)
-        if any(has(r.get("kind"), DEVICE_RATES) for r in runs):
+        if any(has(r.kind, DEVICE_RATES) for r in runs):
             m.addAction("Put on one clock…", lambda: self.one_clock(ids[0]))
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
@@ -293,18 +292,21 @@ class RunBrowser(QWidget):
         self.menu = m  # the menu on screen (tests read it)
         m.exec(self.tree.viewport().mapToGlobal(pos))
 
-    def _reading_actions(self, m: QMenu, ids: list[int], runs: list[dict[str, Any]],
-                         metas: list[dict[str, Any]]) -> None:
+    def _reading_actions(self, m: QMenu, ids: list[int], runs: list[Run],
+                         metas: list[RunMeta]) -> None:
         """How the selected runs' files are read where they cannot say it themselves: day/month order, vscsiStats
         counts."""
-        readings = [mt["date_reading"] for mt in metas if isinstance(mt.get("date_reading"), dict)]
+        readings = [rd for mt in metas if (rd := mt.obj("date_reading"))]
         if readings:  # dates that read both ways: the orders they read in
-            orders = dict.fromkeys(o for rd in readings for o in (rd.get("stored"), *(rd.get("others") or {})))
+            orders: dict[object, None] = {}
+            for rd in readings:
+                others = rd.get("others")
+                orders.update(dict.fromkeys((rd.get("stored"), *(others if isinstance(others, dict) else {}))))
             for order in orders:
-                if order in ORDER_NAMES:
+                if isinstance(order, str) and order in ORDER_NAMES:
                     m.addAction(f"Dates are {ORDER_NAMES[order]}", partial(self.set_date_order, ids, order))
-        vscsi = [r for r, mt in zip(runs, metas) if has(r.get("kind"), TIME_SERIES)
-                 and has(r.get("kind"), LATENCY_HISTOGRAMS) and not mt.get("counts_per_interval")]
+        vscsi = [r for r, mt in zip(runs, metas) if has(r.kind, TIME_SERIES)
+                 and has(r.kind, LATENCY_HISTOGRAMS) and not mt.text("counts_per_interval")]
         if vscsi:  # vscsiStats counts: ticked as they are read now (detected or said), for every selected such run
             from app.analysis.histograms import counts_mode
 
@@ -319,7 +321,7 @@ class RunBrowser(QWidget):
         """Rename… in the run menu: the box shows the current name as the window does (escaped); what the user types
         is stored as typed, but a control or text-direction character is refused, saying why."""
         run = self.ws.run(run_id)
-        name, ok = QInputDialog.getText(self, "Rename run", "Name:", text=shown(run["name"]) if run else "")
+        name, ok = QInputDialog.getText(self, "Rename run", "Name:", text=shown(run.name) if run else "")
         if ok and has_controls(name):
             QMessageBox.warning(self, "Rename run", RENAME_REFUSED)
             return
@@ -393,7 +395,7 @@ class RunBrowser(QWidget):
         new = dict(t.split("=", 1) for t in text.split() if "=" in t)
         for rid in run_ids:
             run = self.ws.run(rid)
-            tags = dict(run["tags"] or {}) if run else {}
+            tags = dict(run.tags or {}) if run else {}
             tags.update(new)
             self.ws.set_tags(rid, tags)
         self.reload()
@@ -401,7 +403,7 @@ class RunBrowser(QWidget):
 
     def delete(self, run_ids: list[int], confirm: bool = True) -> None:
         if confirm:
-            names = ", ".join(shown((self.ws.run(r) or {}).get("name", str(r))) for r in run_ids[:5])
+            names = ", ".join(shown(self.ws.name_of(r)) for r in run_ids[:5])
             more = f" and {len(run_ids) - 5} more" if len(run_ids) > 5 else ""
             answer = QMessageBox.question(
                 self, "Delete runs", f"Delete {names}{more} from the workspace?\n"
@@ -414,22 +416,15 @@ class RunBrowser(QWidget):
         self.runs_changed.emit()
 
 
-def _dates_line(run: dict[str, Any]) -> str:
+def _dates_line(run: Run) -> str:
     """The tooltip's line saying how the run's dates were read, and why (or that the user is still to say)."""
-    said = _meta(run).get("date_order")
+    said = run.meta.text("date_order")
     if not said:
         return ""
-    if isinstance(_meta(run).get("date_reading"), dict):
+    if run.meta.obj("date_reading"):
         return f"\nDates: {said.split(' (')[0]}, assumed: the file reads both ways (right-click to say which)"
     return f"\nDates read {shown(str(said), 300)}"
 
-
-def _meta(run: dict[str, Any]) -> dict[str, Any]:
-    """A run's ``meta`` as a dict (stored as JSON text)."""
-    meta = run.get("meta") or {}
-    if isinstance(meta, str):
-        meta = json.loads(meta)
-    return meta if isinstance(meta, dict) else {}
 
 
 def _children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:

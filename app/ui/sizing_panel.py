@@ -175,7 +175,7 @@ class SizingPanel(QWidget):
         self.table.resizeRowsToContents()
 
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), DEVICE_RATES)]
+        self.run_ids = [r for r in run_ids if has(self.ws.kind_of(r), DEVICE_RATES)]
         if self.measured.isChecked():
             self.compute()
 

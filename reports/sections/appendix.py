@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
 
 from app.analysis.text import render_stored
+from app.run import Run
 from parsers.kinds import kind_label
 from reports.content import GLOSSARY, METHOD_PROSE, METHOD_TITLES, Section, Table, _tags, num
 from reports.context import ReportContext
@@ -36,21 +35,21 @@ def build(ctx: ReportContext) -> Section | None:
              "imported with the same settings, and the same report options give the same figures and a "
              "byte-identical PDF.")
     for r in ctx.runs:
-        warn = [report_warning(w) for w in r.get("warnings") or []]
-        src = str(r.get("source_path") or "")
+        warn = [report_warning(w) for w in r.warnings or []]
+        src = str(r.source_path or "")
         # anonymised: no file name (it holds the customer's hosts) and never the consultant's folders
-        shown = (an.file(src, int(r["run_id"])) if an.enabled else src if opt.full_paths
+        shown = (an.file(src, int(r.run_id)) if an.enabled else src if opt.full_paths
                  else src.replace("\\", "/").rsplit("/", 1)[-1])
         # anonymised: a tag's words are the consultant's notes about the customer (a site, a team): only numbers
         tags = ", ".join(f"{k} = {v if not an.enabled or _number(v) else 'withheld'}"
                          for k, v in sorted(_tags(r).items()))
         sec.para(an.text(
-            f"Run {r['run_id']} · {shown} · {kind_label(r['kind'])}, "
-            f"{r.get('tool_version') or 'version not stated'} · "
-            + ((an.host(r["host"]) if an.enabled else f"host {r['host']}") if r.get("host") else "host not stated")
+            f"Run {r.run_id} · {shown} · {kind_label(r.kind)}, "
+            f"{r.tool_version or 'version not stated'} · "
+            + ((an.host(r.host) if an.enabled else f"host {r.host}") if r.host else "host not stated")
             + (f" · tags: {tags}" if tags else "") + dates_read(r)
             + (f" · import warnings: {' | '.join(warn)}" if warn else " · no import warnings"))
-            + f" · SHA-256 {r.get('source_sha256') or '–'}")
+            + f" · SHA-256 {r.source_sha256 or '–'}")
     cut = getattr(ctx.ws, "cut", [])
     if cut:
         sec.para("Names cut short. Some names the files give are too long to print: " + "; ".join(cut) + ".")
@@ -79,16 +78,13 @@ def _number(v: object) -> bool:
     return True
 
 
-def dates_read(r: dict[str, Any]) -> str:
+def dates_read(r: Run) -> str:
     """How the run's dates were read and why: the file's evidence, a file beside it, or the consultant -- and, while
     nobody has said, that the order is assumed."""
-    meta = r.get("meta") or {}
-    if isinstance(meta, str):
-        meta = json.loads(meta)
-    said = meta.get("date_order") if isinstance(meta, dict) else None
+    said = r.meta.text("date_order")
     if not said:
         return ""
-    if isinstance(meta.get("date_reading"), dict):
+    if r.meta.obj("date_reading"):
         return (f" · dates read {str(said).split(' (')[0]}, ASSUMED: the file's dates read both ways and nobody "
                 "said which")
     return f" · dates read {said}"

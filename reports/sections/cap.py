@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reports.content import Section, Table, _cap_sentence, _float, _tags, fmt, num, pct
+from reports.content import Section, Table, _cap_sentence, fmt, num, pct
 from reports.context import ReportContext
 from reports.sections import section
 
@@ -58,7 +58,8 @@ TITLE = "Cap compliance"
 
 @section("cap", title=TITLE, order=40)
 def build(ctx: ReportContext) -> Section | None:
-    from app.analysis.cap import cap_report
+    from app.analysis.bench_results import cap_for_run
+    from app.analysis.cap import cap_report, set_aside
 
     series = ctx.series()
     if not series:
@@ -72,23 +73,26 @@ def build(ctx: ReportContext) -> Section | None:
     sec = Section("cap", TITLE)
     rows = []
     for r in ctx.iostat:
-        tags = _tags(r)
-        iops_cap = opt.iops_cap if opt.iops_cap is not None else _float(tags.get("cap_iops"))
-        bw_cap = opt.bw_cap_kbs if opt.bw_cap_kbs is not None else _float(tags.get("cap_bw_kbs"))
-        if r["run_id"] not in series:
+        if r.run_id not in series:
             continue
-        results = [] if iops_cap is None and bw_cap is None else [
-            cap_report(ctx.ws, r["run_id"], opt.device, iops_cap=iops_cap, bw_cap_kbs=bw_cap,
-                       tolerance_pct=opt.tolerance_pct)]
-        results += [x for x in q_caps.get(r["run_id"], []) if _cap_key(x) not in map(_cap_key, results)]
+        # the cap that applies (app.analysis.cap.which_cap); a cap question's is judged by its answer, below
+        applies = cap_for_run(ctx.ws, r.run_id, ctx.given_cap())
+        results = [] if applies is None or applies.source == "question" else [
+            cap_report(ctx.ws, r.run_id, opt.device, iops_cap=applies.iops, bw_cap_kbs=applies.bw_kbs,
+                       op=applies.op, tolerance_pct=applies.tolerance_pct)]
+        results += [x for x in q_caps.get(r.run_id, []) if _cap_key(x) not in map(_cap_key, results)]
         if not results:
             continue
-        ctx.values.setdefault("cap", {})[r["run_id"]] = results[0].as_dict()
-        ctx.covered.add(r["run_id"])
-        ctx.cap_runs.add(r["run_id"])
-        if r["run_id"] not in ctx.plateaus:
-            ctx.plateaus[r["run_id"]] = ctx.storm(r["run_id"]).run.plateau_iops
+        ctx.values.setdefault("cap", {})[r.run_id] = results[0].as_dict()
+        ctx.covered.add(r.run_id)
+        ctx.cap_runs.add(r.run_id)
+        if r.run_id not in ctx.plateaus:
+            ctx.plateaus[r.run_id] = ctx.storm(r.run_id).run.plateau_iops
         name = ctx.name(r)
+        aside = None if applies is None else set_aside(applies, r)
+        if aside is not None and applies is not None:
+            who = "the cap question's" if applies.source == "question" else "the report's"
+            sec.para(ctx.an.text(f"{name}: the run's tag names {aside}; {who} cap is the one judged."))
         for res in results:
             for c in res.checks:
                 v = cap_verdict(c, name)
@@ -97,7 +101,7 @@ def build(ctx: ReportContext) -> Section | None:
                     not_capped.setdefault((c.cap, unit, c.tolerance_pct), []).append((name, c.plateau))
                 else:
                     ctx.verdicts.append(v)
-                rows.append(cap_row(name, c, ctx.plateaus.get(r["run_id"])))
+                rows.append(cap_row(name, c, ctx.plateaus.get(r.run_id)))
                 sec.para(ctx.an.text(f"{name}: {_cap_sentence(c)}."))
             ctx.methods.append(("cap", res.method))
     for (cap, unit, tol_pct), runs_over in not_capped.items():  # one line for all runs clearly over a cap

@@ -37,10 +37,10 @@ def build(ctx: ReportContext) -> Section | None:
     from app.analysis.compare import compare_runs
 
     series = ctx.series()
-    comparable = [r for r in ctx.iostat if r["run_id"] in series]
+    comparable = [r for r in ctx.iostat if r.run_id in series]
     if len(comparable) < 2:
         return None
-    cmp = compare_runs(ctx.ws, [r["run_id"] for r in comparable], ctx.opt.device)
+    cmp = compare_runs(ctx.ws, [r.run_id for r in comparable], ctx.opt.device)
     ctx.values["compare"] = cmp.as_dict()
     ctx.covered.update(r["run_id"] for r in cmp.runs)
     sec = Section("compare", TITLE)

@@ -3,7 +3,7 @@ disk), do they agree, and if not, why may that be."""
 
 from __future__ import annotations
 
-from app.analysis.questions import fmt_value
+from app.analysis.numbers import fmt_value
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, has
 from reports.content import Section, Table
 from reports.context import ReportContext
@@ -22,11 +22,11 @@ def build(ctx: ReportContext) -> Section | None:
     from app.analysis.crosscheck import crosscheck, find_pairs
 
     # a pair counts when either of its runs is in the report: the other source of the same disk is evidence too
-    mine = {r["run_id"] for r in ctx.runs}
+    mine = {r.run_id for r in ctx.runs}
     # the other side of a pair may be any run of the workspace, but only the report's runs need a partner: fio
     # runs when the report has iostat runs, iostat runs when it has fio runs (reading the span of every iostat run
     # of a large workspace for a report of one run took 1.7 s of its 3.4 s)
-    kinds = {int(r["run_id"]): r["kind"] for r in ctx.ws.runs()}
+    kinds = {int(r.run_id): r.kind for r in ctx.ws.runs()}
     fio_wanted = any(has(kinds.get(i, ""), DEVICE_RATES) for i in mine)
     iostat_wanted = any(has(kinds.get(i, ""), JOB_SUMMARY) for i in mine)
     candidates = [rid for rid, k in kinds.items()

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.analysis.host_latency import GUIDANCE_WORDS
-from app.analysis.questions import fmt_pct, fmt_value
+from app.analysis.numbers import fmt_pct, fmt_value
 from reports.content import Chart, Section, Table
 from reports.context import ReportContext
 from reports.sections import question_section

@@ -10,7 +10,6 @@ from app.analysis.bench_results import (
     GOAL_SOURCE,
     THRESHOLD_MS,
     VERDICT_CELLS,
-    Cap,
     IometerSummary,
     cap_text,
     compare_iometer,
@@ -56,8 +55,7 @@ class _Parts:
 
 
 def _iometer(ctx: ReportContext, out: _Parts, rid: int) -> IometerSummary:
-    opt = ctx.opt
-    given = Cap(opt.iops_cap, opt.bw_cap_kbs, "total", opt.tolerance_pct, "the report's cap")
+    given = ctx.given_cap()
     res = iometer_summary(ctx.ws, rid, given, name=ctx.name(rid))
     for r in res.rows:
         ctx.an.device(r.target)
@@ -135,7 +133,7 @@ TITLE = "Iometer and IOmark results"
 
 @section("iometer_iomark", title=TITLE, order=80, in_answers=True)
 def build(ctx: ReportContext) -> Section | None:
-    ids = [r["run_id"] for r in ctx.runs]
+    ids = [r.run_id for r in ctx.runs]
     meter = [rid for rid in ids if rid in iometer_runs(ctx.ws)]
     mark = [rid for rid in ids if rid in iomark_runs(ctx.ws)]
     if not meter and not mark:

@@ -47,21 +47,21 @@ def build(ctx: ReportContext) -> Section | None:
 
     runs, seen = [], set()
     for r in ctx.runs:  # the same file imported under two names is one measurement, never compared with itself
-        if has(r["kind"], THROUGHPUT_GRID) and r.get("source_sha256") not in seen:
+        if has(r.kind, THROUGHPUT_GRID) and r.source_sha256 not in seen:
             runs.append(r)
-            seen.add(r.get("source_sha256"))
+            seen.add(r.source_sha256)
     if len(runs) < 2:
         return None
-    ioz = compare_iozone(ctx.ws, [r["run_id"] for r in runs])
+    ioz = compare_iozone(ctx.ws, [r.run_id for r in runs])
     tests = best_per_test(ioz, len(runs))
-    ctx.covered.update(r["run_id"] for r in runs)
+    ctx.covered.update(r.run_id for r in runs)
     names = [ctx.name(r) for r in runs]
     sec = Section("iozone", TITLE)
     if not tests:
         sec.para(f"The IOzone runs {', '.join(names)} measured no test with the same file and record sizes, so "
                  "their throughput cannot be compared.")
         return sec
-    ctx.values["iozone"] = {"runs": [r["run_id"] for r in runs], "best_kbs": {t: b["best"] for t, b in tests.items()}}
+    ctx.values["iozone"] = {"runs": [r.run_id for r in runs], "best_kbs": {t: b["best"] for t, b in tests.items()}}
     rows = []
     wins = [0] * len(runs)
     ratios: list[float] = []

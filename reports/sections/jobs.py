@@ -38,12 +38,12 @@ TITLE = "Benchmark results"
 @section("jobs", title=TITLE, order=60)
 def build(ctx: ReportContext) -> Section | None:
     tables = []
-    for r in (r for r in ctx.runs if has(r["kind"], JOB_SUMMARY)):
-        rows = _rows(ctx, r["run_id"])
+    for r in (r for r in ctx.runs if has(r.kind, JOB_SUMMARY)):
+        rows = _rows(ctx, r.run_id)
         if not rows:
             continue
-        label = kind_label(r["kind"])
-        ctx.covered.add(r["run_id"])
+        label = kind_label(r.kind)
+        ctx.covered.add(r.run_id)
         more = f"The first {MAX_ROWS} of {len(rows)} rows are shown." if len(rows) > MAX_ROWS else ""
         # say which latency each column measures where the tool measures several: fio's mean is of the total
         # latency (submission + completion, as every section of the report takes it), its percentiles usually of

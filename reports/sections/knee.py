@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.analysis.knee import FIT_COLOUR, POINT_COLOURS
-from app.analysis.questions import fmt_value
+from app.analysis.numbers import fmt_value
 from reports.content import Chart, Section, Table, ms
 from reports.context import ReportContext
 from reports.sections import question_section

@@ -35,14 +35,14 @@ def build(ctx: ReportContext) -> Section | None:
     for r in ctx.histo_runs:
         name = ctx.name(r)
         try:
-            ls = latency_share(ctx.ws, r["run_id"], thr)
+            ls = latency_share(ctx.ws, r.run_id, thr)
         except AnalysisError as e:
             why = _customer_error(str(e))
             sec.para(ctx.an.text(f"{name} {why}." if why.startswith(("has ", "is ")) else f"{name}: {why}."))
-            ctx.covered.add(r["run_id"])  # said why here: not a run left out without a word
+            ctx.covered.add(r.run_id)  # said why here: not a run left out without a word
             continue
-        ctx.values.setdefault("latency", {})[r["run_id"]] = ls.as_dict()
-        ctx.covered.add(r["run_id"])
+        ctx.values.setdefault("latency", {})[r.run_id] = ls.as_dict()
+        ctx.covered.add(r.run_id)
         share_txt, est = share_cells(ls)
         if ls.exact:
             ctx.verdicts.append(f"{share_txt} of I/O completed within {num(thr)} ms on {name} "
@@ -54,9 +54,9 @@ def build(ctx: ReportContext) -> Section | None:
         p = ls.percentiles_ms
         rows.append([name, count(ls.ios), share_txt, "exact" if ls.exact else "bounds",
                      _pctl(p.get("p95")), _pctl(p.get("p99"))])
-        counts = f" Histogram counts: {ls.counts}." if has(r["kind"], TIME_SERIES) else ""
+        counts = f" Histogram counts: {ls.counts}." if has(r.kind, TIME_SERIES) else ""
         sec.para(ctx.an.text(f"{name}: {ls.method}. From the {ls.source}.{counts}"))
-        heat = _heatmap(ctx.ws, r["run_id"], ctx.an) if has(r["kind"], TIME_SERIES) else None
+        heat = _heatmap(ctx.ws, r.run_id, ctx.an) if has(r.kind, TIME_SERIES) else None
         if heat:
             sec.chart(heat)
     if rows:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reports.content import Chart, Section, _device_rule, _float, _names, _tags, num
+from reports.content import Chart, Section, _device_rule, _names, num
 from reports.context import ReportContext
 from reports.sections import section
 
@@ -20,6 +20,8 @@ TITLE = "I/O over time"
 
 @section("overlay", title=TITLE, order=20)
 def build(ctx: ReportContext) -> Section | None:
+    from app.analysis.bench_results import cap_for_run
+
     series = ctx.series()
     if not series:
         return None
@@ -30,7 +32,7 @@ def build(ctx: ReportContext) -> Section | None:
     boot_kept: list[str] = []
     no_iops: list[str] = []
     for r in ctx.iostat:
-        s = series.get(r["run_id"])
+        s = series.get(r.run_id)
         if s is None or s.frame.height == 0:
             continue
         if s.frame.get_column("iops").null_count() == s.frame.height:  # throughput or latency only: no IOPS line
@@ -38,10 +40,10 @@ def build(ctx: ReportContext) -> Section | None:
             continue
         lines.append({"label": ctx.name(r), "t0": s.col("t_start_s").tolist(), "t": s.col("t_end_s").tolist(),
                       "y": s.col("iops").tolist()})
-        ctx.covered.add(r["run_id"])
-        cap = ctx.opt.iops_cap if ctx.opt.iops_cap is not None else _float(_tags(r).get("cap_iops"))
-        if cap is not None and cap not in caps:
-            caps.append(cap)
+        ctx.covered.add(r.run_id)
+        cap = cap_for_run(ctx.ws, r.run_id, ctx.given_cap())  # the one rule (app.analysis.cap.which_cap)
+        if cap is not None and cap.iops is not None and cap.op == "total" and cap.iops not in caps:
+            caps.append(cap.iops)
         (boot_left_out if s.since_boot_excluded else boot_kept).append(ctx.name(r))
     first = next(iter(series.values()))
     ref = first.align.get("reference", "start of the run")

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.analysis.questions import COMPARE_METRICS, fmt_pct, fmt_pct_value, fmt_span, fmt_value, one_interval_burst
+from app.analysis.numbers import fmt_pct, fmt_pct_value, fmt_span, fmt_value
+from app.analysis.questions import COMPARE_METRICS, one_interval_burst
 from app.analysis.text import pct_bounds
 from parsers.kinds import IOMARK, LATENCY_HISTOGRAMS, TIME_SERIES, has, kind_label
 from reports.conclusions import verdict_words
@@ -272,7 +273,7 @@ def response(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                          "true share lies in, with a clearly marked estimate by linear interpolation."))
     for rid in a.evidence.run_ids:
         run = ctx.ws.run(rid)
-        if run and has(run["kind"], TIME_SERIES) and has(run["kind"], LATENCY_HISTOGRAMS):
+        if run and has(run.kind, TIME_SERIES) and has(run.kind, LATENCY_HISTOGRAMS):
             drawn = _per_vm(ctx, sec, rid, q.threshold_ms, q.goal_pct, a.evidence.devices.get(rid))
             heat = None if drawn else _heatmap(ctx.ws, rid, ctx.an)  # the VM charts say it per collection already
             if heat:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from app.run import Run
 from app.store.clock import fmt_offset, get_offset
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, has, kind_label
 from reports.content import Section, Table, _period, fmt
@@ -21,19 +20,16 @@ GIVEN_NOTE = (" Given: not in the trace file but the consultant's answer — the
               "not).")
 
 
-def _first_report_given(r: dict) -> bool:
+def _first_report_given(r: Run) -> bool:
     """The consultant said whether the run's first report covers the time since boot (the file could not)."""
-    meta = r.get("meta") or {}
-    if isinstance(meta, str):
-        meta = json.loads(meta)
-    return "set by the user" in str(meta.get("first_report") or "")
+    return "set by the user" in (r.meta.text("first_report") or "")
 
 
-def _reports(ctx: ReportContext, r: dict) -> str:
-    n = int(r["n_samples"])
-    if has(r["kind"], DEVICE_RATES):  # iostat's since-boot report is not counted
+def _reports(ctx: ReportContext, r: Run) -> str:
+    n = int(r.n_samples or 0)
+    if has(r.kind, DEVICE_RATES):  # iostat's since-boot report is not counted
         boot = ctx.ws.con.execute("SELECT count(DISTINCT sample_idx) FROM iostat_samples WHERE run_id = ? AND "
-                                  "since_boot", [r["run_id"]]).fetchall()[0][0]
+                                  "since_boot", [r.run_id]).fetchall()[0][0]
         n -= int(boot or 0)
         if _first_report_given(r):
             return f"{n:,}{GIVEN}"
@@ -49,23 +45,23 @@ def build(ctx: ReportContext) -> Section | None:
     rows = []
     offsets: list[str] = []
     for r in ctx.runs:
-        series_kind = has(r["kind"], TIME_SERIES)
-        interval = fmt(r.get("interval_s"), 0 if (r.get("interval_s") or 0) >= 1 else 2, "s") \
-            if r.get("interval_s") else ("unknown" if series_kind else "–")
-        if r.get("interval_s") and r.get("interval_source") == "user":
+        series_kind = has(r.kind, TIME_SERIES)
+        interval = fmt(r.interval_s, 0 if (r.interval_s or 0) >= 1 else 2, "s") \
+            if r.interval_s else ("unknown" if series_kind else "–")
+        if r.interval_s and r.interval_source == "user":
             interval += GIVEN
         period = _period(ctx.ws, r)
-        offset = get_offset(ctx.ws, r["run_id"])
+        offset = get_offset(ctx.ws, r.run_id)
         if offset is not None and period != "no timestamps":
             period += CORRECTED
-            offsets.append(f"run {r['run_id']}'s clock is corrected by {offset.words()}")
+            offsets.append(f"run {r.run_id}'s clock is corrected by {offset.words()}")
         elif offset is not None and offset.reference_run_id is not None:  # no clock of its own: placed on another's
             period += f" (placed on run {offset.reference_run_id}'s clock)"
-            offsets.append(f"run {r['run_id']}, without time stamps, starts {fmt_offset(offset.offset_s)} from run "
+            offsets.append(f"run {r.run_id}, without time stamps, starts {fmt_offset(offset.offset_s)} from run "
                            f"{offset.reference_run_id}'s start ({offset.how(against=False)})")
-        rows.append([str(r["run_id"]), ctx.name(r), kind_label(r["kind"]), ctx.an.host(r.get("host")),
+        rows.append([str(r.run_id), ctx.name(r), kind_label(r.kind), ctx.an.host(r.host),
                      period, interval,
-                     _reports(ctx, r) if r.get("n_samples") and series_kind else "–"])
+                     _reports(ctx, r) if r.n_samples and series_kind else "–"])
     given = any(GIVEN in c for row in rows for c in row)
     header = ["Run", "Name", "Kind", "Host", "Period", "Interval", "Reports"]
     plan_note = _against_plan(ctx, rows, header)

@@ -46,14 +46,14 @@ def build(ctx: ReportContext) -> Section | None:
     sec = Section("storm", TITLE)
     rows = []
     for r in ctx.iostat:
-        if r["run_id"] not in series:
+        if r.run_id not in series:
             continue
-        rep = ctx.storm(r["run_id"])
+        rep = ctx.storm(r.run_id)
         m = rep.run
-        ctx.values.setdefault("storm", {})[r["run_id"]] = m.as_dict()
-        ctx.plateaus[r["run_id"]] = m.plateau_iops
+        ctx.values.setdefault("storm", {})[r.run_id] = m.as_dict()
+        ctx.plateaus[r.run_id] = m.plateau_iops
         rows.append(storm_row(ctx.name(r), m))
-        ctx.covered.add(r["run_id"])
+        ctx.covered.add(r.run_id)
         if m.peak_iops is not None:
             plateau = ("" if m.plateau_iops is None else ", in a single interval (a burst, no sustained level)"
                        if one_interval_burst(m) else f", held a plateau of {fmt(m.plateau_iops)} IOPS")
@@ -64,7 +64,7 @@ def build(ctx: ReportContext) -> Section | None:
                                 + (f", and settled {fmt(m.settle_time_s, 0)} s after the peak."
                                    if m.settle_time_s is not None else "."))
         if rep.phases:
-            ser = series[r["run_id"]]
+            ser = series[r.run_id]
             sec.table(phase_table(ctx, rep, ctx.name(r), float(ser.align.get("offset_s", 0.0) or 0.0),
                                   ser.align.get("reference", "start of the run")))
         ctx.methods.append(("storm", rep.method))

@@ -1,6 +1,5 @@
 """Series: device choice (no double counting), IOPS formula, since-boot exclusion, resampling, alignment."""
 
-import json
 
 import pytest
 
@@ -207,8 +206,7 @@ def test_a_sample_that_covers_the_time_since_the_previous_one_is_as_long_as_that
     assert "each sample covers the time since the previous one (from the time stamps)" in s.notes
     linux = import_file(ws, str(CORPUS / "nmon" / "vm_nmon-16n_loop-partitions_l3-split_D.nmon"),
                         ImportOptions()).run_ids[0]
-    first = ws.run(linux)["meta"]
-    first = (json.loads(first) if isinstance(first, str) else first)["first_snapshot_covers_s"]
+    first = ws.run(linux).meta.number("first_snapshot_covers_s")
     assert load_series(ws, linux).frame.get_column("dt_s")[0] == first
 
 

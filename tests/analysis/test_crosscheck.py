@@ -81,7 +81,7 @@ def runs(ws):
 # ---- the fio parser keeps what places a job in time ---------------------------------------------------------
 def test_fio_import_keeps_report_time_runtime_and_options(ws):
     r = import_file(ws, str(CC / "loop0_randread-direct_fio.json"), ImportOptions())
-    meta = json.loads(ws.run(r.run_ids[0])["meta"])["job_times"]
+    meta = ws.run(r.run_ids[0]).meta.as_dict()["job_times"]
     raw = raw_fio("loop0_randread-direct")
     assert meta["report_timestamp_ms"] == raw["doc"]["timestamp_ms"]
     assert meta["utc_offset_s"] == 0  # captured on a UTC machine: 'time' is 'timestamp'
@@ -95,7 +95,7 @@ def test_fio_import_keeps_job_start_where_fio_prints_it(ws):
     path = CORPUS / "fio" / "BlizzardDiskMark_fio-3.39-jsonplus-macos.json"
     doc = json.loads(path.read_text()[path.read_text().index("{"):])
     r = import_file(ws, str(path), ImportOptions())
-    meta = json.loads(ws.run(r.run_ids[0])["meta"])["job_times"]
+    meta = ws.run(r.run_ids[0]).meta.as_dict()["job_times"]
     (job,) = meta["jobs"]
     assert job["job_start_ms"] == doc["jobs"][0]["job_start"]
     assert job["job_runtime_ms"] == doc["jobs"][0]["job_runtime"]

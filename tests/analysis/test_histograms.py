@@ -199,9 +199,9 @@ def test_looped_collections_with_timestamps_and_two_disks(ws, write):
         text += stamp + "\n" + seed_collection() + seed_collection("8195 (scsi0:1)")
     r = imported(ws, write("loop.csv", text))
     run = ws.run(r.run_ids[0])
-    assert (run["n_samples"], run["n_devices"], run["interval_s"], run["interval_source"]) == (3, 2, 60.0, "timestamps")
-    assert str(run["started_at"]) == "2020-03-03 10:00:00"
-    assert str(run["ended_at"]) == "2020-03-03 10:02:00"
+    assert (run.n_samples, run.n_devices, run.interval_s, run.interval_source) == (3, 2, 60.0, "timestamps")
+    assert str(run.started_at) == "2020-03-03 10:00:00"
+    assert str(run.ended_at) == "2020-03-03 10:02:00"
     t = ws.con.execute("SELECT DISTINCT sample_idx, t_s, device FROM histograms ORDER BY ALL").fetchall()
     assert t == [(i, 60.0 * i, d) for i in range(3) for d in ("2099979:8194 (scsi0:0)", "2099979:8195 (scsi0:1)")]
     res = histo_summary(ws, r.run_ids[0], device="scsi0:1")
@@ -213,7 +213,7 @@ def test_looped_collections_with_timestamps_and_two_disks(ws, write):
 def test_appended_collections_without_separators_split_on_repeated_histograms(ws, write):
     r = imported(ws, write("loop.csv", seed_collection() * 4), interval_s=30)
     run = ws.run(r.run_ids[0])
-    assert (run["n_samples"], run["interval_source"]) == (4, "user")
+    assert (run.n_samples, run.interval_source) == (4, "user")
     assert any("look cumulative" in w for w in r.warnings) is False
 
 
@@ -222,7 +222,7 @@ def test_cumulative_collections_are_flagged(ws, write):
     b = block(("latency_us", "all"), [0, 0, 9, 7, 0, 0, 0, 0, 0, 0, 0], LAT_LIMITS, (20, 400, 100, 16))
     r = imported(ws, write("cum.csv", a + b), interval_s=60)
     assert any("look cumulative" in w for w in r.warnings)
-    assert json.loads(ws.run(r.run_ids[0])["meta"])["counts_look_cumulative"] is True
+    assert ws.run(r.run_ids[0]).meta.as_dict()["counts_look_cumulative"] is True
 
 
 def cumulative_file(write, reset_before_third=False):
@@ -276,11 +276,11 @@ def test_a_reset_inside_a_cumulative_run_starts_the_count_again(ws, write):
 
 def test_the_user_says_how_the_collections_relate(ws, write, tmp_path):
     rid = imported(ws, cumulative_file(write), interval_s=60).run_ids[0]
-    assert any("{fix:counts_per_collection}" in w for w in ws.run(rid)["warnings"])
+    assert any("{fix:counts_per_collection}" in w for w in ws.run(rid).warnings)
     ws.set_histogram_counts(rid, "per-collection")
     ls = latency_share(ws, rid, 50)
     assert (ls.ios, ls.counts) == (129_000, "per-collection (set by the user)")
-    assert not any("{fix:counts_per_collection}" in w for w in ws.run(rid)["warnings"])  # answered: no stale warning
+    assert not any("{fix:counts_per_collection}" in w for w in ws.run(rid).warnings)  # answered: no stale warning
     ws.set_histogram_counts(rid, "auto")
     assert latency_share(ws, rid, 50).ios == 50_000
     with pytest.raises(ValueError, match="cumulative, per-collection or auto, not 'sometimes'"):
@@ -330,7 +330,7 @@ def test_truncated_last_collection_is_dropped_with_a_warning(ws, write):
     full = seed_collection()
     cut = "\n".join(full.splitlines()[:40])  # the file ends inside the 2nd collection's 2nd histogram
     r = imported(ws, write("cut.csv", full + cut), interval_s=60)
-    assert ws.run(r.run_ids[0])["n_samples"] == 1
+    assert ws.run(r.run_ids[0]).n_samples == 1
     assert any(w.startswith("cut.csv:") and "ends inside a histogram" in w for w in r.warnings)
 
 
@@ -453,7 +453,7 @@ def test_fio_client_server_output_keeps_hosts_apart_and_skips_the_sum(ws, write)
         {**job, "hostname": "h1"}, {**job, "hostname": "h2"}, {**job, "jobname": "All clients"}]}
     r = imported(ws, write("cs.json", json.dumps(doc)))
     assert ws.con.execute("SELECT device FROM fio_jobs ORDER BY 1").fetchall() == [("h1: rr",), ("h2: rr",)]
-    assert "client_aggregate" in json.loads(ws.run(r.run_ids[0])["meta"])
+    assert "client_aggregate" in ws.run(r.run_ids[0]).meta.as_dict()
 
 
 def test_a_file_cut_between_two_blocks_leaves_the_incomplete_part_out(ws, write):
@@ -466,4 +466,4 @@ def test_a_file_cut_between_two_blocks_leaves_the_incomplete_part_out(ws, write)
     assert ws.con.execute("SELECT count(*) FROM histograms WHERE metric = 'latency_us'").fetchall() == [(0,)]
     r = imported(ws, write("cut2.csv", one + one[: one.index("Histogram: latency of IOs")]), interval_s=60)
     assert any("the last collection has 3 of the 6 histograms" in w for w in r.warnings)
-    assert ws.run(r.run_ids[0])["n_samples"] == 1
+    assert ws.run(r.run_ids[0]).n_samples == 1

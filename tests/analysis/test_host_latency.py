@@ -20,6 +20,7 @@ import pytest  # noqa: E402
 
 from app.analysis import questions as Q  # noqa: E402
 from app.analysis.host_latency import latency_split, vm_load, vm_rates  # noqa: E402
+from app.analysis.numbers import fmt_pct
 from app.importer import import_file  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
@@ -152,7 +153,7 @@ def test_vm_load_sums_each_vms_virtual_disks_as_the_file_prints_them(ws):
     assert vl.vms[0].peak_commands_s == pytest.approx(max(by_vm[top]), rel=1e-9)
     assert sum(v.share for v in vl.vms) == pytest.approx(1.0)
     a = Q.answer(ws, Q.VmLoadQuestion(rid))
-    assert a.reason.startswith(f"{top} drove {Q.fmt_pct(vl.vms[0].share)} of the VMs' commands")
+    assert a.reason.startswith(f"{top} drove {fmt_pct(vl.vms[0].share)} of the VMs' commands")
 
 
 def test_the_overlay_shows_davg_with_its_guidance_and_adds_the_question_to_the_report(qtbot, window):

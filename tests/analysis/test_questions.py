@@ -10,6 +10,7 @@ from app.analysis import questions as Q
 from app.analysis.cap import cap_report
 from app.analysis.compare import compare_runs
 from app.analysis.histograms import latency_share
+from app.analysis.numbers import fmt_pct, fmt_span, fmt_value
 from app.analysis.sizing import measured_inputs, response_time_check, size_vdi
 from app.analysis.sizing_presets import load_presets
 from app.analysis.storm import storm_report
@@ -33,7 +34,7 @@ def _import_samples(path):
                         (VSCSI, ImportOptions())):
             r = import_file(ws, str(f), opts)
             assert r.status == "imported", r.error
-        assert [r["run_id"] for r in ws.runs()] == [CAPPED, FAST, SLOW, FIO, VS]
+        assert [r.run_id for r in ws.runs()] == [CAPPED, FAST, SLOW, FIO, VS]
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +124,7 @@ def test_storm_profile_matches_storm_report(sws):
     assert a.verdict == "information"
     assert (a.figures[0].value, m.peak_iops, m.time_to_peak_s, m.settle_time_s) == (1212, 1212, 16, 28)
     assert a.figures[1].value == m.plateau_iops
-    assert a.number == f"peak 1,212 IOPS at 20–21 s; plateau {Q.fmt_value(m.plateau_iops, 'IOPS')}"
+    assert a.number == f"peak 1,212 IOPS at 20–21 s; plateau {fmt_value(m.plateau_iops, 'IOPS')}"
     assert "16 s after the first activity" in a.reason
     assert "settled 28 s after the peak" in a.reason
     rep = a.evidence.results[0]
@@ -230,7 +231,7 @@ def test_sizing_measured_from_a_run(sws):
     assert [f.value for f in a.figures] == [steady.disks_layout, storm.disks_layout]
     assert a.evidence.results[-1] == m
     assert a.evidence.run_ids == [FAST]
-    assert f"steady {Q.fmt_value(m['steady_iops'], 'IOPS')}, peak 1,212 IOPS" in a.reason
+    assert f"steady {fmt_value(m['steady_iops'], 'IOPS')}, peak 1,212 IOPS" in a.reason
 
 
 # ---- storage -------------------------------------------------------------------------------------------
@@ -382,13 +383,13 @@ def test_words_are_for_customers(sws):
 
 
 def test_number_formats():
-    assert [Q.fmt_value(v, "IOPS") for v in (1212, 203.44, 65715.66, 0.25)] == [
+    assert [fmt_value(v, "IOPS") for v in (1212, 203.44, 65715.66, 0.25)] == [
         "1,212 IOPS", "203.4 IOPS", "65,716 IOPS", "0.2 IOPS"]
-    assert Q.fmt_value(50, "ms") == "50 ms"
-    assert Q.fmt_value(0.347, "ms") == "0.35 ms"
-    assert Q.fmt_value(2.5, "s") == "2.5 s"
-    assert Q.fmt_span(20, 21) == "20–21 s"
-    assert Q.fmt_pct(0.98876) == "98.88 %"
+    assert fmt_value(50, "ms") == "50 ms"
+    assert fmt_value(0.347, "ms") == "0.35 ms"
+    assert fmt_value(2.5, "s") == "2.5 s"
+    assert fmt_span(20, 21) == "20–21 s"
+    assert fmt_pct(0.98876) == "98.88 %"
 
 
 # ---- the command line -----------------------------------------------------------------------------------

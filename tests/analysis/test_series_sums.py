@@ -46,7 +46,7 @@ def _same(a, b) -> bool:
 
 
 def _device_runs(ws: Workspace) -> list[int]:
-    return [r["run_id"] for r in ws.runs() if has(r["kind"], DEVICE_RATES)]
+    return [r.run_id for r in ws.runs() if has(r.kind, DEVICE_RATES)]
 
 
 def assert_stored_equals_live(ws: Workspace, rids: list[int] | None = None,
@@ -85,11 +85,11 @@ def corpus_ws(tmp_path_factory) -> Workspace:
 
 
 def test_the_stored_sums_give_the_series_the_rows_give_for_every_corpus_run(corpus_ws):
-    kinds = {r["kind"] for r in corpus_ws.runs() if has(r["kind"], DEVICE_RATES)}
+    kinds = {r.kind for r in corpus_ws.runs() if has(r.kind, DEVICE_RATES)}
     assert {"iostat", "sar", "nmon", "esxtop", "perfmon"} <= kinds, kinds
     assert assert_stored_equals_live(corpus_ws) >= 60
     # a device choice other than the default, or other ops, is summed from the rows as before
-    rid = next(r["run_id"] for r in corpus_ws.runs() if r["name"] == "storm_fast_iostat-xt")
+    rid = next(r.run_id for r in corpus_ws.runs() if r.name == "storm_fast_iostat-xt")
     assert series._stored_sums(corpus_ws, rid, None, ("r", "w"), series.ALL_FIGURES) is None
     one = series.list_devices(corpus_ws, rid).used[0]
     assert series._stored_sums(corpus_ws, rid, one, series_sums.DEFAULT_OPS, series.ALL_FIGURES) is None \
@@ -102,15 +102,15 @@ def test_answers_given_after_import_recompute_the_sums(corpus_ws):
     such runs; the answers take the same path for each of a group, and checking all took 40 s)."""
     picked: dict[tuple, list[int]] = {}
     for r in corpus_ws.runs():
-        if has(r["kind"], DEVICE_RATES):
+        if has(r.kind, DEVICE_RATES):
             first = corpus_ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples WHERE run_id = ? AND "
-                                          "sample_idx = 0", [r["run_id"]]).fetchall()[0][0]
-            group = picked.setdefault((r["kind"], r["interval_source"], first), [])
+                                          "sample_idx = 0", [r.run_id]).fetchall()[0][0]
+            group = picked.setdefault((r.kind, r.interval_source, first), [])
             if len(group) < 2:
-                group.append(r["run_id"])
-                if r["interval_source"] != "timestamps":
-                    corpus_ws.set_interval(r["run_id"], 3.0)
-                corpus_ws.set_first_report(r["run_id"], not first)
+                group.append(r.run_id)
+                if r.interval_source != "timestamps":
+                    corpus_ws.set_interval(r.run_id, 3.0)
+                corpus_ws.set_first_report(r.run_id, not first)
     assert {k[0] for k in picked} >= {"iostat", "sar", "nmon", "esxtop", "perfmon"}, picked
     assert len({k[1] for k in picked}) >= 2, picked
     assert {True, False} <= {k[2] for k in picked}, picked
@@ -130,7 +130,7 @@ def test_the_command_line_answers_keep_the_sums_right(tmp_path, capsys):
     assert _cli("import", str(SAMPLES / "capped_200iops_iostat-d.txt"), str(SAMPLES / "storm_fast_iostat-xt.txt"),
                 "-w", wsp) == 0
     with Workspace(wsp, read_only=True) as ws:
-        capped, storm = (next(r["run_id"] for r in ws.runs() if r["name"] == n)
+        capped, storm = (next(r.run_id for r in ws.runs() if r.name == n)
                          for n in ("capped_200iops_iostat-d", "storm_fast_iostat-xt"))
         assert isinstance(_outcome(ws, capped, None, True)[0], str)  # no time stamps yet: the same error both ways
         assert_stored_equals_live(ws)
@@ -155,7 +155,7 @@ def test_the_run_menu_answers_keep_the_sums_right(qtbot, window, monkeypatch):
     monkeypatch.setattr(QInputDialog, "getDouble", lambda *a, **k: (2.0, True))  # the user types 2
     run_menu(qtbot, window, capped, click="Set interval…")
     run_menu(qtbot, window, storm, click="First report is an interval (iostat -y)")
-    assert window.ws.run(capped)["interval_s"] == 2.0
+    assert window.ws.run(capped).interval_s == 2.0
     assert series.load_series(window.ws, storm).since_boot_excluded == []
     assert_stored_equals_live(window.ws, [capped, storm])
     run_menu(qtbot, window, storm, click="First report is since boot")
@@ -234,7 +234,7 @@ def test_a_read_only_open_of_an_older_workspace_sums_the_rows(tmp_path):
 
     p = _old(tmp_path)
     with Workspace(p, read_only=True) as ws:
-        rid = next(r["run_id"] for r in ws.runs() if r["kind"] == "iostat")
+        rid = next(r.run_id for r in ws.runs() if r.kind == "iostat")
         assert series._stored_sums(ws, rid, None, series_sums.DEFAULT_OPS, series.ALL_FIGURES) is None
         assert series.load_series(ws, rid).frame.height > 0
     with Workspace(p) as ws:  # migrated: the sums are stored, and equal the rows'

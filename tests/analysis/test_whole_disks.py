@@ -5,8 +5,6 @@ import -- while the two sides of a real mirror stay two disks."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from app.analysis.series import list_devices, run_series
@@ -36,8 +34,8 @@ def test_sar_device_numbers_stacked_on_a_disk_are_counted_once(ws):
     assert [round(x, 2) for x in s.frame["iops"].to_list()] == [6.7, 0.9, 1.0, 0.9, 4.5, 0.0]
     assert [round(x, 2) for x in s.frame["kbs"].to_list()] == [496.8, 14.0, 8.0, 8.8, 269.2, 0.0]
     run = ws.run(rid)
-    assert "dev254-1" in json.loads(run["meta"])["stacked_by_data"]
-    assert any(w.startswith("'dev254-1' is left out of whole-disk figures") for w in run["warnings"])
+    assert "dev254-1" in run.meta.as_dict()["stacked_by_data"]
+    assert any(w.startswith("'dev254-1' is left out of whole-disk figures") for w in run.warnings)
     summed = ws.con.execute("SELECT device FROM series_devices WHERE run_id = ? AND summed ORDER BY 1",
                             [rid]).fetchall()
     assert summed == [("dev253-0",), ("dev254-0",)]  # the stored sums agree with the choice
@@ -48,7 +46,7 @@ def test_the_two_sides_of_a_mirror_stay_two_disks(ws, rel):
     """Solaris root mirrors (sd5/sd9, sd0/sd3) do nearly the same I/O, never the same to the digit report after
     report, and are disks by name: both are summed."""
     rid = _run(ws, rel)
-    assert "stacked_by_data" not in json.loads(ws.run(rid)["meta"])
+    assert "stacked_by_data" not in ws.run(rid).meta.as_dict()
     assert not any("its figures equal" in why for why in list_devices(ws, rid).excluded.values())
 
 

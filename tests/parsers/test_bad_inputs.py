@@ -49,7 +49,7 @@ def test_truncated_report_keeps_complete_reports(ws, write):
     assert r.status == "imported"
     assert any(w.startswith("cut.txt:13: the file ends in the middle of a report") for w in r.warnings)
     assert ws.con.execute("SELECT count(*), max(sample_idx) FROM iostat_samples").fetchall() == [(2, 1)]
-    assert ws.run(r.run_ids[0])["n_samples"] == 2
+    assert ws.run(r.run_ids[0]).n_samples == 2
 
 
 def test_truncated_first_report_is_an_error(ws, write):

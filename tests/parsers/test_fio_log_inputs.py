@@ -3,7 +3,6 @@ stored), or what the importer could not know said in a warning. Every input is a
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -90,7 +89,7 @@ def test_trim_rows_of_a_histogram_log_are_left_out_with_a_warning(ws, tmp_path):
     r = import_file(ws, str(path), ImportOptions())
     assert r.status == "imported", r.error
     run = ws.run(r.run_ids[0])
-    assert any(f"{trimmed:,} trim I/Os are not stored" in w for w in run["warnings"])
+    assert any(f"{trimmed:,} trim I/Os are not stored" in w for w in run.warnings)
     assert ws.con.execute("SELECT count(*) FROM histogram_stats WHERE sample_idx = 0").fetchall() == [(1,)]
 
 
@@ -107,8 +106,8 @@ def test_the_json_report_of_the_same_job_settles_the_latency_unit(ws, tmp_path, 
     r = import_file(ws, str(path), ImportOptions())
     assert r.status == "imported", r.error
     run = ws.run(r.run_ids[0])
-    assert not run["warnings"]  # not a guess
-    meta = json.loads(run["meta"])
+    assert not run.warnings  # not a guess
+    meta = run.meta.as_dict()
     assert meta["latency_unit_in_file"] == unit
     assert json_name in meta["latency_unit_from"]
     first = ws.con.execute("SELECT w_await_ms FROM iostat_samples WHERE sample_idx = 0").fetchall()[0][0]

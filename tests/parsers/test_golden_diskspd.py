@@ -53,7 +53,7 @@ def _jobs(ws, rid):
 
 
 def _meta(ws, rid):
-    return json.loads(ws.run(rid)["meta"])
+    return ws.run(rid).meta.as_dict()
 
 
 # ---- values read by hand from the text reports ------------------------------------------------------------
@@ -75,8 +75,8 @@ def test_one_thread_mix_is_diskspds_own_total_rows_and_percentiles(ws):
         ("randrw", "4KiB", "1", "1", "diskspd", 30.01)
     assert read["pct_of"] == "lat"
     run = ws.run(rid)
-    assert (run["kind"], run["format"], run["host"]) == ("diskspd", "diskspd-text", "QuickTest2")
-    assert str(run["started_at"]) == "2021-04-16 19:03:38"
+    assert (run.kind, run.format, run.host) == ("diskspd", "diskspd-text", "QuickTest2")
+    assert str(run.started_at) == "2021-04-16 19:03:38"
     meta = _meta(ws, rid)
     assert meta["utc_offset"] == "+00:00"
     assert meta["targets"][0]["write_pct"] == 30
@@ -130,7 +130,7 @@ def test_diskspd_2_2_total_latency_distribution(ws):
     assert (w["ios"], w["iops"], w["lat_mean_us"]) == (5083, 508.09, 125800.0)
     assert (w["p50_us"], w["p99_us"], w["p9999_us"]) == (140008.0, 161752.0, 164312.0)
     run = ws.run(rid)
-    assert run["tool_version"] == "DiskSpd 2.2+ (from the layout)"
+    assert run.tool_version == "DiskSpd 2.2+ (from the layout)"
     assert _meta(ws, rid)["command_line"].endswith(r"-Rtext C:\diskspd-test.dat")
 
 
@@ -138,7 +138,7 @@ def test_a_report_cut_down_by_hand_is_said_and_its_total_row_used(ws):
     """vc_diskspd-2.2.0_write4k_800threads_trimmed.txt: 'thread count: 800' but two thread rows; one target, so
     the total row (2017883745 I/Os, 2242082.85 I/O per s) is the target's figure."""
     r = _imported(ws, D / "vc_diskspd-2.2.0_write4k_800threads_trimmed.txt")
-    warnings = ws.run(r.run_ids[0])["warnings"]
+    warnings = ws.run(r.run_ids[0]).warnings
     assert any(":39: timespan 1: the report lists 2 of its 800 threads" in w for w in warnings)
     assert any("add up to 4,620,363 I/Os" in w and "says 2,017,883,745" in w for w in warnings)
     (w,) = _jobs(ws, r.run_ids[0])
@@ -169,7 +169,7 @@ def test_xml_with_latency_matches_the_file_read_with_elementtree(ws):
     assert read["p995_us"] is None  # DiskSpd prints no 99.5th percentile
     meta = _meta(ws, rid)
     assert meta["io_buckets"]["count"] == len(ts.findall("Iops/Bucket")) == 120
-    assert ws.run(rid)["tool_version"] == "DiskSpd 2.0.21a"
+    assert ws.run(rid).tool_version == "DiskSpd 2.0.21a"
 
 
 def test_xml_without_latency_sums_its_threads(ws):
@@ -340,7 +340,7 @@ def test_several_timespans_are_one_run_each(ws, tmp_path):
     f.write_text(two)
     r = _imported(ws, f)
     assert len(r.run_ids) == 2
-    names = [ws.run(i)["name"] for i in r.run_ids]
+    names = [ws.run(i).name for i in r.run_ids]
     assert names == ["two — timespan 1", "two — timespan 2"]
     assert [_jobs(ws, i)[0]["ios"] for i in r.run_ids] == [90970, sum(c // 2 for c in (22645, 22623, 22548, 23154))]
     assert [_jobs(ws, i)[0]["groupid"] for i in r.run_ids] == [1, 2]

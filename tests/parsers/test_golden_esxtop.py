@@ -98,8 +98,8 @@ def test_device_figures_equal_the_file_read_by_hand(ws):
     # row 1 typed from the file: "03/02/2026 07:55:05" (the generator's 5 s), UTC
     assert (rows[1]["ts"], rows[1]["t_s"]) == (datetime(2026, 3, 2, 7, 55, 5), 5.0)
     run = ws.run(rid)
-    meta = json.loads(run["meta"])
-    assert (run["host"], run["os"], run["interval_s"]) == (host, "VMware ESXi", 5.0)
+    meta = run.meta.as_dict()
+    assert (run.host, run.os, run.interval_s) == (host, "VMware ESXi", 5.0)
     assert (meta["utc_offset"], meta["time_zone"]) == ("+00:00", "UTC")
     assert meta["date_order"] == "month/day/year (as esxtop batch mode writes it)"
     assert r.warnings == []  # esxtop always writes month/day: no undecided-order warning
@@ -139,7 +139,7 @@ def test_older_names_with_uuids_a_local_host_and_midnight(ws):
     head, data = _table(UUIDS)
     r = _imported(ws, UUIDS)
     rid = r.run_ids[0]
-    assert ws.run(rid)["host"] == "local"
+    assert ws.run(rid).host == "local"
     rows = _rows(ws, rid, "AND layer = 'vm_disk'")
     assert {x["device"] for x in rows} == {"VDI-001 (564d0000-0000-4000-8000-000000000000):scsi0:0",
                                            "VDI-002 (564d0001-0000-4000-8000-000000000001):scsi0:0"}
@@ -156,7 +156,7 @@ def test_chunks_of_few_cells_give_the_same_rows(ws, monkeypatch):
     """Rows are converted in chunks bounded by cells (the width of the selection): a chunk of 2,000 cells (a
     couple of rows) imports exactly what one chunk does."""
     whole = _rows(ws, _imported(ws, THREE).run_ids[0])
-    ws.delete_run(ws.runs()[0]["run_id"])
+    ws.delete_run(ws.runs()[0].run_id)
     monkeypatch.setattr(parsers.pdh, "CHUNK_CELLS", 2000)
     parts = _rows(ws, _imported(ws, THREE).run_ids[0])
     strip = [{k: v for k, v in x.items() if k != "run_id"} for x in whole]

@@ -7,7 +7,6 @@ Regenerate with `STORMSCOPE_REGEN_GOLDEN=1 pytest tests/test_golden_fio_log.py`,
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from datetime import datetime
@@ -110,9 +109,9 @@ def test_fio_plot_bandwidth_log_read_by_hand(ws):
     assert len(rows) == 120
     assert rows[0] == (0, 0.0, None, None, None, 448.0, None, None)
     assert rows[1] == (1, 0.501, None, None, None, 368.0, None, None)
-    assert (run["kind"], run["interval_s"], run["interval_source"], run["n_samples"]) == \
+    assert (run.kind, run.interval_s, run.interval_source, run.n_samples) == \
         ("fio-log", 0.5, "timestamps", 120)
-    assert run["started_at"] is None  # the log has no wall clock
+    assert run.started_at is None  # the log has no wall clock
 
 
 def test_windowed_latency_log_read_by_hand_with_the_unit_from_the_histogram_log_next_to_it(ws, tmp_path):
@@ -123,15 +122,15 @@ def test_windowed_latency_log_read_by_hand_with_the_unit_from_the_histogram_log_
     assert len(rows) == len(_lines(path)) // 2 == 12
     assert rows[0] == (0, 0.0, pytest.approx(0.430691), pytest.approx(0.573862), None, None)
     assert rows[-1] == (11, 5.5, pytest.approx(0.344348), pytest.approx(0.317708), None, None)
-    assert "vm_fio-3.33_randrw-avg500_clat_hist.1.log" in run["meta"]  # the evidence for nanoseconds
-    assert not run["warnings"]
+    assert "vm_fio-3.33_randrw-avg500_clat_hist.1.log" in run.meta.json()  # the evidence for nanoseconds
+    assert not run.warnings
     # alone in a folder, the same values only fit nanoseconds and microseconds alike: a guess, said as one
     other = Workspace(tmp_path / "other.duckdb")
     try:
         alone = _run(other, shutil.copy(path, tmp_path / path.name))[1]
     finally:
         other.close()
-    assert any("latencies taken as nanoseconds" in w and "1000 times too small" in w for w in alone["warnings"])
+    assert any("latencies taken as nanoseconds" in w and "1000 times too small" in w for w in alone.warnings)
 
 
 def test_windowed_iops_log_read_by_hand(ws):
@@ -144,7 +143,7 @@ def test_windowed_iops_log_read_by_hand(ws):
 def test_fio_plot_latency_log_unit_from_the_values_size_with_a_warning(ws):
     rid, run = _run(ws, FIO / "fio-plot_random-read-depth-1_lat.1.log")
     assert _samples(ws, rid, "w_await_ms")[0] == (0, 0.0, pytest.approx(8.58586))  # "506, 8585860, 1, 0": ns
-    assert any("nanoseconds" in w and "over a second per I/O in microseconds" in w for w in run["warnings"])
+    assert any("nanoseconds" in w and "over a second per I/O in microseconds" in w for w in run.warnings)
 
 
 def test_unix_epoch_log_has_a_utc_wall_clock(ws):
@@ -155,8 +154,8 @@ def test_unix_epoch_log_has_a_utc_wall_clock(ws):
     assert rows == [(datetime(2026, 11, 23, 22, 46, 39, 358000), 0.0, 151.0),
                     (datetime(2026, 11, 23, 22, 46, 40, 358000), 1.0, 149.0),
                     (datetime(2026, 11, 23, 22, 46, 41, 358000), 2.0, 150.0)]
-    assert (run["started_at"], run["ended_at"]) == (rows[0][0], rows[-1][0])
-    assert json.loads(run["meta"])["utc_offset"] == "+00:00"
+    assert (run.started_at, run.ended_at) == (rows[0][0], rows[-1][0])
+    assert run.meta.text("utc_offset") == "+00:00"
     # fio's JSON report of the job was written at 22:46:42 UTC, after the last window: the clock is the same one
     rid, run = _run(ws, FIO / "vm_fio-3.33_randwrite-epoch_clat_hist.1.log")
     assert ws.con.execute("SELECT DISTINCT ts FROM histograms WHERE run_id = ? ORDER BY ts", [rid]).fetchall()[0] == \
@@ -183,8 +182,8 @@ def test_per_io_latency_log_counts_every_io_fio_reported(ws):
     assert mean_ms == pytest.approx(0.347622051667, rel=1e-9)
     assert rows[0][5] == pytest.approx(sum(ln[1] for ln in lines if ln[0] < 1000) / 200 / 1e6)
     assert all(r[6] is None for r in rows)  # no write in the job: no write figure
-    assert run["tool_version"] == "fio 3.28+"  # the priority in hexadecimal (log_prio)
-    assert (run["interval_s"], run["interval_source"]) == (1.0, "timestamps")
+    assert run.tool_version == "fio 3.28+"  # the priority in hexadecimal (log_prio)
+    assert (run.interval_s, run.interval_source) == (1.0, "timestamps")
 
 
 def test_per_io_bandwidth_log_gives_the_same_rates_as_the_latency_log_of_the_job(ws):
@@ -199,7 +198,7 @@ def test_an_interval_given_at_import_sets_the_per_io_samples(ws):
     rid, run = _run(ws, FIO / "vm_fio-3.33_randread-per-io_lat.1.log", interval_s=0.5)
     rows = _samples(ws, rid, "r_s")
     assert len(rows) == 6
-    assert (run["interval_s"], run["interval_source"]) == (0.5, "user")
+    assert (run.interval_s, run.interval_source) == (0.5, "user")
     lines = _lines(FIO / "vm_fio-3.33_randread-per-io_lat.1.log")
     assert rows[0][2] == sum(1 for ln in lines if ln[0] < 500) / 0.5
 
@@ -214,7 +213,7 @@ def test_histogram_log_counts_equal_the_rows_of_the_file(ws):
         assert sorted(c for (c,) in got) == sorted(sum(ln[3:]) for ln in lines)
         assert ws.con.execute("SELECT sum(count) FROM histograms WHERE run_id = ?", [rid]).fetchall()[0][0] == \
             sum(sum(ln[3:]) for ln in lines)
-        assert run["n_rows"] == ws.con.execute("SELECT count(*) FROM histograms WHERE run_id = ?",
+        assert run.n_rows == ws.con.execute("SELECT count(*) FROM histograms WHERE run_id = ?",
                                                [rid]).fetchall()[0][0]
 
 
@@ -228,7 +227,7 @@ def test_histogram_log_bins_read_by_hand(ws):
     assert ws.con.execute(q, [rid, 1, 1.0]).fetchall() == [(0.0, 1.0, 1)]
     assert ws.con.execute(q, [rid, 0, 23.0]).fetchall() == [(22.0, 23.0, 2)]
     assert ws.con.execute(q, [rid, 0, 129.0]).fetchall() == [(127.0, 129.0, 73)]
-    assert (run["kind"], run["interval_s"], run["n_samples"]) == ("fio-hist", 1.0, 9)
+    assert (run.kind, run.interval_s, run.n_samples) == ("fio-hist", 1.0, 9)
     # fio 3.33 (1856 bins, ns), coarseness 2: bin k sums fio's bins 4k .. 4k+3; the first row's bin 112 holds fio's
     # bins 448-451: 4096 .. 4351 ns (64 ns each from 4096 ns), stored as (4.095, 4.351] µs
     rid, run = _run(ws, FIO / "vm_fio-3.33_randread-coarse2_clat_hist.1.log")
@@ -236,7 +235,7 @@ def test_histogram_log_bins_read_by_hand(ws):
     assert len(first) == 3 + 464
     assert first[3 + 112] == 3
     assert ws.con.execute(q, [rid, 0, 4.351]).fetchall() == [(4.095, 4.351, 3)]
-    assert run["tool_version"] == "fio 2.99+ (bins in ns)"
+    assert run.tool_version == "fio 2.99+ (bins in ns)"
 
 
 def test_histogram_log_gives_the_latency_share_over_time(ws):
@@ -298,7 +297,7 @@ def test_histogram_log_decodes_as_fiologparser_hist(ws, path):
     percs = [float(h[:-1]) for h in header[6:-1]]
     n_bins = len(_lines(path)[0]) - 3
     rid, run = _run(ws, path)
-    unit = 1000.0 if run["tool_version"].endswith("(bins in ns)") else 1.0  # stored µs -> the log's unit
+    unit = 1000.0 if run.tool_version.endswith("(bins in ns)") else 1.0  # stored µs -> the log's unit
     coarseness = {1216: 0, 1856: 0, 464: 2}[n_bins]
     values, lower = _their_bin_values(n_bins, coarseness)
     index = {int(v): i for i, v in enumerate(lower)}

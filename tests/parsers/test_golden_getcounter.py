@@ -9,7 +9,6 @@ Regenerate with `STORMSCOPE_REGEN_GOLDEN=1 pytest tests/test_golden_getcounter.p
 from __future__ import annotations
 
 import csv
-import json
 from datetime import datetime
 
 import pytest
@@ -87,7 +86,7 @@ def test_values_and_times_read_by_hand(ws):
     assert got[0][0] == datetime(2020, 12, 29, 18, 34, 28, 308000)
     assert got[0][2] == 0.433  # Avg. Disk sec/Read 0.000433 s
     run = ws.run(r.run_ids[0])
-    assert (run["kind"], run["host"], run["interval_s"], run["n_samples"], run["n_devices"]) == (
+    assert (run.kind, run.host, run.interval_s, run.n_samples, run.n_devices) == (
         "getcounter", "gorans2", 10.031, 4, 2)
 
 
@@ -137,7 +136,7 @@ def test_an_invalid_sample_is_missing_not_zero(ws, write):
     r = _imported(ws, p)
     got = ws.con.execute("SELECT sample_idx, ts, r_s, w_s FROM iostat_samples ORDER BY 1").fetchall()
     assert got == [(0, datetime(2024, 3, 14, 10, 0, 5), 12.5, None), (1, datetime(2024, 3, 14, 10, 0, 10), 13.0, 4.0)]
-    meta = json.loads(ws.run(r.run_ids[0])["meta"])
+    meta = ws.run(r.run_ids[0]).meta.as_dict()
     assert (meta["invalid_values"], meta["date_order"]) == (
         1, "month/day/year (the date 3/14/2024 10:00:05 does not exist read day/month/year)")  # 14 is no month
 

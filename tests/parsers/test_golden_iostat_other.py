@@ -113,7 +113,7 @@ def test_illumos_await_and_queue_are_the_sums_of_their_two_columns(ws):
     r = _row(ws, rid, 0, "zones")
     assert (r["aqu_sz"], r["await_ms"]) == (3.4, 8.9)
     run = ws.run(rid)
-    assert "await = wsvc_t + asvc_t" in run["meta"]
+    assert "await = wsvc_t + asvc_t" in run.meta.json()
 
 
 def test_illumos_whole_disks_leave_out_the_pool_ram_disk_and_lofi_device(ws):
@@ -143,7 +143,7 @@ def test_zpool_verbose_values_read_by_hand(ws):
     assert _row(ws, rid, 2, "tank/cache/loop3")["wkb_s"] == 20.6 * 1024
     assert _row(ws, rid, 2, "tank/mirror")["layer"] == "volume"
     run = ws.run(rid)
-    assert (run["interval_s"], run["n_samples"]) == (2.0, 6)
+    assert (run.interval_s, run.n_samples) == (2.0, 6)
 
 
 def test_zpool_series_counts_the_disks_once(ws):
@@ -163,7 +163,7 @@ def test_zpool_epoch_stamps_and_ops_printed_with_k(ws):
     r = _row(ws, rid, 2, "tank")
     assert r["ts"] == datetime(2026, 11, 23, 22, 34, 2)  # seconds since 1970 in UTC
     assert (r["r_s"], r["w_s"], r["rkb_s"], r["wkb_s"]) == (22.0, 819.0, 91.1, 34.9 * 1024)
-    assert '"utc_offset": "+00:00"' in ws.run(rid)["meta"]
+    assert '"utc_offset": "+00:00"' in ws.run(rid).meta.json()
     rid = _run(ws, "zfs-fuse-0.7.0_zpool-iostat_one-pool.txt", interval_s=1.0)
     # one pool without -v: one line per report; "tank  48.9M   451M      2  1.07K  12.0K  49.8M"
     r = _row(ws, rid, 2, "tank")

@@ -4,7 +4,6 @@ read by hand from each file (independently of the parsers) hold.
 Regenerate with `STORMSCOPE_REGEN_GOLDEN=1 pytest tests/test_golden_iozone_hdparm.py`, and review the diff.
 """
 
-import json
 import re
 
 import pytest
@@ -101,9 +100,9 @@ def test_iozone_3434_values_read_by_hand(ws):
     assert cells[("write", 2097152, 4096)] == 4339063
     assert cells[("freread", 2097152, 4096)] == 6736193
     run = ws.run(rid)
-    meta = json.loads(run["meta"])
-    assert run["tool_version"] == "IOzone 3.434"
-    assert str(run["started_at"]) == "2018-02-14 14:29:28"
+    meta = run.meta.as_dict()
+    assert run.tool_version == "IOzone 3.434"
+    assert str(run.started_at) == "2018-02-14 14:29:28"
     assert meta["command_line"] == "iozone -a -n 1g -g 2g -y 512k -q 4m -f /tmp/testme"
     assert meta["options"]["-y"] == "512k"
     assert meta["options"]["-a"] is True
@@ -117,7 +116,7 @@ def test_iozone_3327_values_read_by_hand(ws):
     rid = r.run_ids[0]
     cells = _cells(ws, rid)
     # old "KB" / "Kbytes/sec" spellings: still kB/s
-    meta = json.loads(ws.run(rid)["meta"])
+    meta = ws.run(rid).meta.as_dict()
     assert (meta["unit"], meta["unit_line"], meta["version"]) == ("kB/s", "Output is in Kbytes/sec", "3.327")
     # line 26: "8 8 1300272 992567 1164854 65560 ..." (a write value touching nothing, an odd 65560 reread)
     assert cells[("write", 8, 8)] == 1300272
@@ -190,7 +189,7 @@ def test_iozone_throughput_308_read_by_hand(ws):
         1135221.11, 33978.11, 91808.22, 449924.38, 227044.22, 10452.00)
     assert rows["write"]["kb_s"] == 246059.19
     assert rows["pread"]["parent"] == 1222923.59
-    meta = json.loads(ws.run(rid)["meta"])
+    meta = ws.run(rid).meta.as_dict()
     # the -R "Throughput report" repeats the 11 children figures: checked, not stored twice
     assert meta["throughput_report_values_checked"] == 11
     assert meta["version"] == "3.308"
@@ -214,7 +213,7 @@ def test_page_cache_judged_per_result_against_ram(ws):
     ws.delete_run(r.run_ids[0])
     r = _imported(ws, path)
     assert {x["page_cache_likely"] for x in _rows(ws, r.run_ids[0], "iozone_results")} == {None}
-    assert json.loads(ws.run(r.run_ids[0])["meta"])["page_cache"]["likely"] is None
+    assert ws.run(r.run_ids[0]).meta.as_dict()["page_cache"]["likely"] is None
 
 
 # ---- hdparm, read by hand -------------------------------------------------------------------------------
@@ -233,7 +232,7 @@ def test_hdparm_values_read_by_hand(ws):
     rows, r = _hd(ws, "snippet_hdparm-t_repeated-runs_with-prompts.txt")
     assert rows == [("/dev/sda", "disk", 0, 456, 3.01, 151.45, True, None),
                     ("/dev/sda", "disk", 1, 442, 3.00, 147.29, True, None)]
-    assert json.loads(ws.run(r.run_ids[0])["meta"])["commands"] == ["~$ sudo hdparm -t /dev/sda"]
+    assert ws.run(r.run_ids[0]).meta.as_dict()["commands"] == ["~$ sudo hdparm -t /dev/sda"]
     # 2003 wording: "Timing buffer-cache reads", "=213.33" without a space; two devices
     rows, _ = _hd(ws, "snippet_lkml2003_hdparm-tT_old-format.txt")
     assert rows == [("/dev/md1", "cached", 0, 128, 0.60, 213.33, True, None),
@@ -250,5 +249,5 @@ def test_hdparm_failures_are_failed_measurements(ws):
                     ("/dev/sda1", "disk", 0, None, None, None, False, err)]
     assert any(w.endswith(f"disk read test failed: {err}") for w in r.warnings)
     run = ws.run(r.run_ids[0])
-    assert run["n_rows"] == 2
-    assert json.loads(run["meta"])["failed"] == 2
+    assert run.n_rows == 2
+    assert run.meta.as_dict()["failed"] == 2

@@ -102,12 +102,12 @@ def test_values_read_by_hand_from_the_files(ws):
     # AIX CPU_ALL has no Steal%: CPU_ALL,T0187,20.0,31.8,0.5,47.7,,28
     assert _cpu(ws, rid[AIX], 186) == {"user": 20.0, "nice": None, "system": 31.8, "iowait": 0.5, "steal": None,
                                        "idle": 47.7}
-    runs = {r["name"]: r for r in (ws.run(i) for i in rid.values())}
+    runs = {r.name: r for r in (ws.run(i) for i in rid.values())}
     aix = runs["nmon2influxdb_aixlpar"]
-    assert (aix["host"], aix["os"], aix["tool_version"], aix["interval_s"], aix["n_samples"], aix["n_devices"]) == (
+    assert (aix.host, aix.os, aix.tool_version, aix.interval_s, aix.n_samples, aix.n_devices) == (
         "aixlpar", "AIX 7.1.3.30", "topas_nmon", 300.0, 187, 8)
     split = runs["vm_nmon-16n_loop-partitions_l3-split_D"]
-    assert (split["tool_version"], split["os"], split["n_devices"]) == ("nmon 16n", "Linux 6.18.44-fc-v595", 6)
+    assert (split.tool_version, split.os, split.n_devices) == ("nmon 16n", "Linux 6.18.44-fc-v595", 6)
 
 
 def test_every_disk_value_of_the_split_capture_equals_the_file(ws):
@@ -150,7 +150,7 @@ def test_a_disk_list_that_changes_leaves_the_unnamed_values_out_and_says_so(ws):
                          [rid]).fetchall()
     assert got == [(0, "loop0"), (0, "vda"), (1, "loop0"), (1, "vda")]
     assert ws.con.execute("SELECT count(*) FROM cpu_samples WHERE run_id = ?", [rid]).fetchall()[0][0] == 20
-    (warning,) = ws.run(rid)["warnings"]
+    (warning,) = ws.run(rid).warnings
     # DISKBUSY,T0003,4.0,0.0,101.00 is line 379; its header DISKBUSY,Disk %Busy vm,loop0,vda is line 28
     assert warning.startswith(f"{GROWS.name}:379: from snapshot T0003 on, nmon's list of disks changed (DISKBUSY: 3 "
                               "values where its header (line 28) names 2 disks)")
@@ -210,9 +210,9 @@ def test_a_file_cut_while_nmon_wrote_it_loses_its_last_snapshot_only(ws, write):
     path = write("cut.nmon", text[:cut])
     r = _imported(ws, path)
     run = ws.run(r.run_ids[0])
-    assert (run["n_samples"], str(run["ended_at"])) == (13, "2026-11-23 22:24:15")
+    assert (run.n_samples, str(run.ended_at)) == (13, "2026-11-23 22:24:15")
     n = text[:cut].count("\n") + 1
-    assert run["warnings"] == [f"cut.nmon:{n}: the file ends in the middle of snapshot T0014 (its last line is cut "
+    assert list(run.warnings) == [f"cut.nmon:{n}: the file ends in the middle of snapshot T0014 (its last line is cut "
                                "short): that snapshot was left out"]
 
 

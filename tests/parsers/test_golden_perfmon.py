@@ -6,7 +6,6 @@ Regenerate with `STORMSCOPE_REGEN_GOLDEN=1 pytest tests/test_golden_perfmon.py`,
 """
 
 import csv
-import json
 import re
 from datetime import datetime
 
@@ -94,8 +93,8 @@ def test_typeperf_values_equal_the_file_read_by_hand(ws):
     assert [x["t_s"] for x in _rows(ws, r.run_ids[0], "PhysicalDisk(0 C:)")] == pytest.approx([0, 10.03, 20.061,
                                                                                                30.093])
     run = ws.run(r.run_ids[0])
-    meta = json.loads(run["meta"])
-    assert (run["host"], run["interval_s"], run["interval_source"]) == ("GORANS2", 10.031, "timestamps")
+    meta = run.meta.as_dict()
+    assert (run.host, run.interval_s, run.interval_source) == ("GORANS2", 10.031, "timestamps")
     assert "utc_offset" not in meta  # typeperf writes no zone
     assert "Current Disk Queue Length" in meta["counters_not_stored"]
     assert "Split IO/Sec" in meta["counters_not_stored"]
@@ -123,9 +122,9 @@ def test_german_and_french_headers_read_like_the_english_log(ws, name):
     b = [{k: v for k, v in x.items() if k not in strip} for x in _rows(ws, other.run_ids[0])]
     assert a == b
     assert {x["device"] for x in b} == {"PhysicalDisk(0 C:)", "PhysicalDisk(_Total)"}  # English object names
-    meta = json.loads(ws.run(other.run_ids[0])["meta"])
+    meta = ws.run(other.run_ids[0]).meta.as_dict()
     assert meta.get("encoding") == ("cp1252" if "cp1252" in name else None)
-    assert meta["counters_not_stored"] == json.loads(ws.run(en.run_ids[0])["meta"])["counters_not_stored"]
+    assert meta["counters_not_stored"] == ws.run(en.run_ids[0]).meta.as_dict()["counters_not_stored"]
 
 
 def test_every_translated_name_reaches_its_english_counter():
@@ -155,7 +154,7 @@ def test_the_zone_and_bias_of_the_snippet_once_its_value_is_whole(ws, write):
     text = (CORPUS / "perfmon" / CUT).read_text().replace("7.0625001143654654e", "7.0625001143654654e0")
     r = _imported(ws, write("whole.csv", text))
     run = ws.run(r.run_ids[0])
-    meta = json.loads(run["meta"])
+    meta = run.meta.as_dict()
     assert (meta["utc_offset"], meta["time_zone"], meta["pdh_bias_min"]) == ("-04:00", "Eastern Daylight Time", 240)
     assert meta["objects_not_read"] == {"Memory": 1}
     rows = _rows(ws, r.run_ids[0])
@@ -163,7 +162,7 @@ def test_the_zone_and_bias_of_the_snippet_once_its_value_is_whole(ws, write):
     assert [x["aqu_sz"] for x in rows] == pytest.approx([0.070625001143654654, 0.028829087316668804,
                                                          0.020239260004978679])
     assert rows[0]["ts"] == datetime(2002, 9, 8, 12, 35, 45, 166000)
-    assert run["interval_s"] == 15.002
+    assert run.interval_s == 15.002
 
 
 # ---- layout variants -----------------------------------------------------------------------------------
@@ -185,7 +184,7 @@ def test_german_locale_dates_and_decimal_commas(ws, write):
     assert [(x["ts"], x["r_s"], x["util_pct"]) for x in rows] == [
         (datetime(2024, 4, 3, 9, 0), 12.5, 0.0),  # idle 101.25 %: utilisation clipped at 0
         (datetime(2024, 4, 3, 9, 0, 15), 7.25, 59.5)]
-    meta = json.loads(ws.run(r.run_ids[0])["meta"])
+    meta = ws.run(r.run_ids[0]).meta.as_dict()
     assert (meta["decimal_comma"], meta["encoding"]) == (True, "cp1252")
     assert meta["date_order"].startswith("day/month/year (the file's words: dates like '03.04.2024' are printed by "
                                          "the locales ")  # dotted dates: no locale writes them month first
@@ -205,7 +204,7 @@ def test_the_date_order_is_decided_by_all_rows(ws, write):
     assert any("the dates read both ways ('03/04/2024 10:00:00'" in w and "{fix:date_order}" in w
                for w in amb.warnings)
     assert _rows(ws, amb.run_ids[0])[0]["ts"] == datetime(2024, 3, 4, 10, 0)  # stored month first until the user says
-    assert json.loads(ws.run(amb.run_ids[0])["meta"])["date_reading"] == {
+    assert ws.run(amb.run_ids[0]).meta.as_dict()["date_reading"] == {
         "stored": "MDY", "others": {"DMY": {"2024-03-04": "2024-04-03"}}}
 
 
@@ -217,16 +216,16 @@ def test_several_hosts_are_several_runs(ws, write):
     r = _imported(ws, write("relog.csv", _log(cols, [["04/22/2024 08:00:00.000", "1", "2", "3", "10", "5", "85",
                                                       "9", "900"]])))
     assert len(r.run_ids) == 2
-    runs = {ws.run(i)["host"]: i for i in r.run_ids}
+    runs = {ws.run(i).host: i for i in r.run_ids}
     assert set(runs) == {"VDI-01", "VDI-02"}
-    assert ws.run(runs["VDI-01"])["name"] == "relog — VDI-01"
+    assert ws.run(runs["VDI-01"]).name == "relog — VDI-01"
     one = {x["device"]: (x["r_s"], x["layer"]) for x in _rows(ws, runs["VDI-01"])}
     assert one == {"PhysicalDisk(0 C:)": (1.0, "disk"), "LogicalDisk(C:)": (3.0, "volume")}  # host case ignored
     assert {x["device"]: x["r_s"] for x in _rows(ws, runs["VDI-02"])} == {"PhysicalDisk(0 C:)": 2.0}
     cpu = ws.con.execute("SELECT user, system, idle FROM cpu_samples WHERE run_id = ?", [runs["VDI-02"]]).fetchall()
     assert cpu == [(10.0, 5.0, 85.0)]
-    assert ws.run(runs["VDI-02"])["n_rows"] == 1  # iostat_samples rows: the CPU row is not counted
-    meta = json.loads(ws.run(runs["VDI-02"])["meta"])
+    assert ws.run(runs["VDI-02"]).n_rows == 1  # iostat_samples rows: the CPU row is not counted
+    meta = ws.run(runs["VDI-02"]).meta.as_dict()
     assert meta["objects_not_read"] == {"Memory": 1, "Processor": 1}
 
 
@@ -332,7 +331,7 @@ def test_spanish_counter_names_in_cp1252(ws, write):
         ("PhysicalDisk(_Total)", "total", 7.25, None, None, None)]
     assert [x[0] for x in ws.con.execute("SELECT user FROM cpu_samples WHERE run_id = ? ORDER BY sample_idx",
                                          [r.run_ids[0]]).fetchall()] == [20.5, 10.0]
-    assert json.loads(ws.run(r.run_ids[0])["meta"])["encoding"] == "cp1252"
+    assert ws.run(r.run_ids[0]).meta.as_dict()["encoding"] == "cp1252"
 
 
 def test_a_log_of_queue_lengths_only_is_imported(ws, write):
@@ -353,4 +352,4 @@ def test_a_log_of_queue_lengths_only_is_imported(ws, write):
     assert any("the queue length of PhysicalDisk(1 D:) is estimated from Current Disk Queue Length" in w
                for w in r.warnings)
     # D's average read queue length alone is no queue length: recognised, not stored, and said so
-    assert json.loads(ws.run(r.run_ids[0])["meta"])["counters_not_stored"] == ["Avg. Disk Read Queue Length"]
+    assert ws.run(r.run_ids[0]).meta.as_dict()["counters_not_stored"] == ["Avg. Disk Read Queue Length"]

@@ -88,10 +88,10 @@ def test_sysstat_12_values_read_by_hand_and_restart(ws):
     assert ws.con.execute("SELECT sample_idx, t_s FROM iostat_samples WHERE run_id = ? ORDER BY 1",
                           [rid]).fetchall() == [(0, 0.0), (1, 10.0), (2, 20.0), (3, 30.0), (4, 2056.0)]
     run = ws.run(rid)
-    assert (run["interval_s"], run["n_samples"], run["kind"], run["format"]) == (10.0, 5, "sar", "sar-text")
+    assert (run.interval_s, run.n_samples, run.kind, run.format) == (10.0, 5, "sar", "sar-text")
     assert '"restarts": ["2019-04-18 13:37:29 LINUX RESTART (9 CPU)", "2019-04-18 13:54:09 LINUX RESTART (10 CPU)"]' \
-        in run["meta"]
-    assert any("the host restarted at 2019-04-18 13:54:09" in w for w in run["warnings"])
+        in run.meta.json()
+    assert any("the host restarted at 2019-04-18 13:54:09" in w for w in run.warnings)
 
 
 def test_sar_never_covers_the_time_since_boot(ws):
@@ -113,13 +113,13 @@ def test_old_sysstat_sectors_and_device_numbers(ws):
     assert choice.used == ["dev8-0", "dev8-16"]
     assert set(choice.excluded) == {"dev253-0", "dev253-1", "dev253-2"}
     run = ws.run(rid)
-    assert (run["interval_s"], run["n_samples"], str(run["file_date"])) == (600.0, 36, "2016-03-28")
+    assert (run.interval_s, run.n_samples, str(run.file_date)) == (600.0, 36, "2016-03-28")
     # the LINUX RESTART at 08:51:10 came before the first sample: no segment, no warning about it
-    assert '"segments": 1' in run["meta"]
-    assert not any("restarted" in w for w in run["warnings"])
-    assert any("dev253-0, dev253-1, dev253-2 have major numbers" in w for w in run["warnings"])
+    assert '"segments": 1' in run.meta.json()
+    assert not any("restarted" in w for w in run.warnings)
+    assert any("dev253-0, dev253-1, dev253-2 have major numbers" in w for w in run.warnings)
     # the sar -b totals of the same file are left out: the per-device report is read
-    assert "I/O totals (sar -b): left out" in run["meta"]
+    assert "I/O totals (sar -b): left out" in run.meta.json()
     assert ws.con.execute("SELECT count(*) FROM iostat_samples WHERE device = 'all I/O'").fetchall() == [(0,)]
 
 
@@ -173,8 +173,8 @@ def test_twelve_hour_clock_over_midnight(ws):
     assert _row(ws, rid, datetime(2026, 11, 23, 23, 59, 58), "vda")["tps"] == 1401.5
     assert _row(ws, rid, datetime(2026, 11, 24, 0, 0), "vda")["tps"] == 830.5
     run = ws.run(rid)
-    assert '"restarts": ["2026-11-24 00:00:06 LINUX RESTART (2 CPU)"]' in run["meta"]
-    assert str(run["ended_at"]) == "2026-11-24 00:00:17"
+    assert '"restarts": ["2026-11-24 00:00:06 LINUX RESTART (2 CPU)"]' in run.meta.json()
+    assert str(run.ended_at) == "2026-11-24 00:00:17"
 
 
 def test_human_units(ws):
@@ -184,7 +184,7 @@ def test_human_units(ws):
     assert (r["rkb_s"], r["wkb_s"], r["dkb_s"], r["areq_kb"], r["util_pct"]) == (3.7 * 1024, 34.5 * 1024, 6.0, 43.6,
                                                                                   4.2)
     assert abs(r["rkb_s"] - 3768.0) <= 0.05 * 1024  # the exact figure (sar -d -p) is within the printed digit
-    assert '"human_units": true' in ws.run(rid)["meta"]
+    assert '"human_units": true' in ws.run(rid).meta.json()
 
 
 def test_live_sar_b_and_d(ws):
@@ -193,7 +193,7 @@ def test_live_sar_b_and_d(ws):
     r = _row(ws, rid, datetime(2026, 11, 23, 22, 51, 23), "vda")
     assert (r["tps"], r["rkb_s"], r["wkb_s"], r["dkb_s"], r["util_pct"]) == (766.0, 1664.0, 2592.0, 24.0, 20.8)
     run = ws.run(rid)
-    assert (run["interval_s"], run["n_samples"]) == (1.0, 4)
+    assert (run.interval_s, run.n_samples) == (1.0, 4)
 
 
 def test_sadf_utc_and_the_interval_column(ws):
@@ -202,10 +202,10 @@ def test_sadf_utc_and_the_interval_column(ws):
     r = _row(ws, rid, datetime(2019, 4, 18, 13, 54, 35), "cciss/c0d0")
     assert (r["tps"], r["await_ms"]) == (32402.95, 0.1)
     run = ws.run(rid)
-    assert '"utc_offset": "+00:00"' in run["meta"]
+    assert '"utc_offset": "+00:00"' in run.meta.json()
     assert any("the interval column says 22, 31, 39 s while the time stamps are 10 s apart" in w
-               for w in run["warnings"])
-    assert '"comments": ["Testing sysstat!"]' in run["meta"]
+               for w in run.warnings)
+    assert '"comments": ["Testing sysstat!"]' in run.meta.json()
     choice = list_devices(ws, rid)
     assert "cciss/c0d0p2" in choice.excluded
     assert "cciss/c0d0" in choice.used
@@ -239,8 +239,8 @@ def test_sysstat_11_device_numbers_of_boot_time_majors_are_counted_as_disks_and_
     assert (r["tps"], r["wkb_s"], r["svctm_ms"], r["layer"]) == (6.7, 496.8, 1.01, "disk")
     run = ws.run(rid)
     assert any("they are counted as disks, unless their figures prove them stacked on others" in w
-               for w in run["warnings"])
-    assert (run["interval_s"], run["n_samples"]) == (10.0, 6)
+               for w in run.warnings)
+    assert (run.interval_s, run.n_samples) == (10.0, 6)
 
 
 def test_two_days_appended_and_two_hosts_in_one_file(ws, tmp_path):
@@ -257,7 +257,7 @@ def test_two_days_appended_and_two_hosts_in_one_file(ws, tmp_path):
     hosts.write_text(text + "\n" + text.replace("SYSSTAT.TEST", "OTHER.HOST"))
     r = import_file(ws, str(hosts), ImportOptions())
     assert r.status == "imported", r.error
-    assert sorted(ws.run(i)["host"] for i in r.run_ids) == ["OTHER.HOST", "SYSSTAT.TEST"]
+    assert sorted(ws.run(i).host for i in r.run_ids) == ["OTHER.HOST", "SYSSTAT.TEST"]
     assert any(w.startswith("host OTHER.HOST: the host restarted at 2019-04-18 13:37:29") for w in r.warnings)
 
 
@@ -280,7 +280,7 @@ def test_hpux_block_rows_without_time(ws):
     r = _row(ws, rid, datetime(2018, 3, 21, 0, 5, 1), "disk3")
     assert (r["tps"], r["kb_s"], r["await_ms"]) == (8.0, 55.5, 4.19)
     run = ws.run(rid)
-    assert (run["interval_s"], run["n_samples"], run["n_devices"], run["os"]) == (300.0, 16, 67, "HP-UX B.11.31 U ia64")
+    assert (run.interval_s, run.n_samples, run.n_devices, run.os) == (300.0, 16, 67, "HP-UX B.11.31 U ia64")
 
 
 def test_hpux_peak_summed_from_the_file_text(ws):
@@ -330,7 +330,7 @@ def test_aix_kbs_and_os(ws):
     assert (r["util_pct"], r["tps"], r["kb_s"], r["await_ms"], r["svctm_ms"]) == (8.0, 37.0, 30932.0, 4.0, 4.0)
     assert _row(ws, rid, datetime(2020, 4, 20, 0, 2), "asm/localapps-108")["layer"] == "volume"
     run = ws.run(rid)
-    assert (run["os"], run["host"], run["n_samples"]) == ("AIX 7.2", "tacora1", 2)
+    assert (run.os, run.host, run.n_samples) == ("AIX 7.2", "tacora1", 2)
 
 
 # ---- bad input: an error naming the line, nothing stored ------------------------------------------------------------
@@ -364,7 +364,7 @@ def test_a_cp1252_device_name_is_read_and_the_encoding_said(ws, tmp_path):
     r = import_file(ws, str(path), ImportOptions())
     assert r.status == "imported", r.error
     assert ws.con.execute("SELECT count(*) FROM iostat_samples WHERE device = 'désk101'").fetchall() == [(16,)]
-    assert '"encoding": "cp1252"' in ws.run(r.run_ids[0])["meta"]
+    assert '"encoding": "cp1252"' in ws.run(r.run_ids[0]).meta.json()
 
 
 def test_large_files_stream_in_chunks(ws, monkeypatch):

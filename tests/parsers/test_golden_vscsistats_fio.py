@@ -88,7 +88,7 @@ def test_vscsistats_counts_equal_the_file(ws):
                                           "interarrival_us") for o in ("all", "read", "write")} \
         | {"seek_closest16_lbn/all"}
     run = ws.run(rid)
-    assert (run["kind"], run["n_samples"], run["n_devices"], run["n_rows"]) == ("vscsistats", 1, 1, 295)
+    assert (run.kind, run.n_samples, run.n_devices, run.n_rows) == ("vscsistats", 1, 1, 295)
 
 
 def test_vscsistats_latency_share_of_the_corpus_file(ws):

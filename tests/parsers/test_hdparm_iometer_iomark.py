@@ -68,7 +68,7 @@ def test_hdparm_direct_kb_per_second_notes_and_short_reads(ws, write):
                    ("/dev/nvme0n1", "cached", False, 0, 2, pytest.approx(660.59 / 1024), True, None),
                    ("/dev/nvme0n1", "disk", False, 0, 4, 1.11, True, None),
                    ("/dev/nvme0n1", "disk", False, 1, None, None, False, "read(2097152) returned 1048576 bytes")]
-    meta = json.loads(ws.run(r.run_ids[0])["meta"])
+    meta = ws.run(r.run_ids[0]).meta.as_dict()
     assert meta["device_notes"] == {"/dev/sda": "USB to SATA adapter"}
     assert meta["commands"] == ["$ sudo hdparm -tT --direct /dev/sda /dev/nvme0n1"]
     assert any(w.startswith("more.txt:11: text that is not hdparm timing output ignored") for w in r.warnings)
@@ -121,9 +121,9 @@ def test_iometer_example_equals_the_file(ws):
     assert stored[2]["target"] == "CPU 0"
     assert stored[2]["cpu_pct"] == 13.1
     run = ws.run(r.run_ids[0])
-    assert run["tool_version"] == "Iometer 1.1.0"
-    assert str(run["started_at"]) == "2024-03-14 10:00:00"
-    assert json.loads(run["meta"])["mbps_header"] == ["MiBps (Binary)"]
+    assert run.tool_version == "Iometer 1.1.0"
+    assert str(run.started_at) == "2024-03-14 10:00:00"
+    assert run.meta.as_dict()["mbps_header"] == ["MiBps (Binary)"]
 
 
 def iometer_file(mbps_names=("MBps", "Read MBps", "Write MBps"), sets=1, rows_text=None):
@@ -152,8 +152,8 @@ def test_iometer_header_variants_all_give_mb_s(ws, write, names):
     assert got[0] == (0, "all", 100, 0.39, 0.23, 10.5, 80.25, 7.5, "set 0")
     assert got[4] == (1, "all", 101, 0.39, 0.23, 10.5, 80.25, 7.5, "set 1")
     assert len(got) == 8
-    assert json.loads(ws.run(r.run_ids[0])["meta"])["mbps_header"] == [names[0]]
-    assert ws.run(r.run_ids[0])["n_samples"] == 2
+    assert ws.run(r.run_ids[0]).meta.as_dict()["mbps_header"] == [names[0]]
+    assert ws.run(r.run_ids[0]).n_samples == 2
 
 
 @pytest.mark.parametrize(("text", "line", "message"), [
@@ -186,7 +186,7 @@ def test_iomark_example_layout(ws):
            for x in rows(ws, "SELECT * FROM iomark_results ORDER BY row_idx")]
     assert got == [("VDI-IOmark", "steady", 96, None, 3.0, False, 7),
                    ("VDI-IOmark", "steady", 96, None, 27.0, False, 8)]
-    meta = json.loads(ws.run(r.run_ids[0])["meta"])
+    meta = ws.run(r.run_ids[0]).meta.as_dict()
     assert meta["layout"] == "StormScope IOmark results v1"
     assert meta["notes"]["goal"].startswith("at least 80 %")
     assert "EXAMPLE LAYOUT" in EXAMPLE_IOMARK.read_text().splitlines()[0]
@@ -208,8 +208,8 @@ def test_iomark_tab_separated_with_extra_columns(ws, write):
     assert json.loads(got[0]["extra"]) == {"Array": "A1"}
     assert got[1]["extra"] is None
     run = ws.run(r.run_ids[0])
-    assert str(run["started_at"]) == "2024-03-14 10:00:00"
-    assert json.loads(run["meta"])["delimiter"] == "tab"
+    assert str(run.started_at) == "2024-03-14 10:00:00"
+    assert run.meta.as_dict()["delimiter"] == "tab"
 
 
 @pytest.mark.parametrize(("text", "line", "message"), [
@@ -291,8 +291,8 @@ def test_import_through_a_mapping(ws, write):
     assert got == [("IOmark-VM", "boot storm", 120, 5400.5, 84.2, 38.5, 71.5, '{"Comment": "peak at login"}', 3),
                    ("IOmark-VM", "steady", 120, 1800.0, 22.1, 9.2, 99.1, None, 4)]
     run = ws.run(r.run_ids[0])
-    assert (run["kind"], run["format"]) == ("iomark", "iomark-mapped")
-    assert json.loads(run["meta"])["mapping"]["columns"]["iops"] == "Total IOPS"
+    assert (run.kind, run.format) == ("iomark", "iomark-mapped")
+    assert run.meta.as_dict()["mapping"]["columns"]["iops"] == "Total IOPS"
 
 
 def test_a_csv_without_the_mapped_columns_fails_at_its_header(ws, write):
@@ -366,7 +366,7 @@ def test_import_ram_gb_flags_the_page_cache(tmp_path, capsys):
     assert code == 0
     assert "page cache likely: 11 of 11 results" in out
     with Workspace(ws, read_only=True) as w:
-        meta = json.loads(w.run(1)["meta"])
+        meta = w.run(1).meta.as_dict()
     assert meta["page_cache"] == {"ram_gb": 16.0, "ram_source": "--ram-gb", "likely": True, "results_likely": 11,
                                   "results_judged": 11, "why": "11 of 11 results use a data set (file size x "
                                                                "processes) smaller than the RAM (16 GB)"}

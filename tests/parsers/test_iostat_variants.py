@@ -1,6 +1,5 @@
 """Hand-made iostat variants: locales, clocks, roll-over, device churn, first-report logic."""
 
-import json
 from datetime import datetime
 
 import pytest
@@ -58,9 +57,9 @@ def test_date_and_clock_forms(ws, write, banner, stamps, expected):
     assert [g[1] for g in got] == expected
     assert [g[2] for g in got] == [0.0, 5.0]
     run = ws.run(r.run_ids[0])
-    assert run["interval_s"] == 5.0
-    assert run["interval_source"] == "timestamps"
-    assert run["started_at"] == expected[0]
+    assert run.interval_s == 5.0
+    assert run.interval_source == "timestamps"
+    assert run.started_at == expected[0]
 
 
 def test_time_only_stamps_roll_over_midnight(ws, write):
@@ -83,7 +82,7 @@ def test_ambiguous_day_month_is_said(ws, write):
     stored month first, the other reading kept, and the user asked."""
     r = imported(ws, write, log("03/04/2024", ["03/04/2024 10:00:00", "03/04/2024 10:00:05"], ROWS2))
     assert any("the dates read both ways" in w and "{fix:date_order}" in w for w in r.warnings)
-    meta = json.loads(ws.run(r.run_ids[0])["meta"])
+    meta = ws.run(r.run_ids[0]).meta.as_dict()
     assert meta["date_reading"] == {"stored": "MDY", "others": {"DMY": {"2024-03-04": "2024-04-03"}}}
 
 
@@ -93,7 +92,7 @@ def test_devices_appear_and_vanish_mid_run(ws, write):
     r = imported(ws, write, log("03/14/2024", stamps, reports))
     got = ws.con.execute("SELECT sample_idx, device, r_s FROM iostat_samples ORDER BY 1, 2").fetchall()
     assert got == [(0, "sda", 1.0), (1, "dm-3", 5.0), (1, "sda", 2.0), (2, "dm-3", 6.0)]
-    assert ws.run(r.run_ids[0])["n_devices"] == 2
+    assert ws.run(r.run_ids[0]).n_devices == 2
 
 
 def test_no_timestamps_needs_the_interval(ws, write):
@@ -101,7 +100,7 @@ def test_no_timestamps_needs_the_interval(ws, write):
     r = imported(ws, write, text)
     assert any("{fix:set_interval}" in w for w in r.warnings)
     assert [g[2] for g in sample_times(ws)] == [None, None, None]
-    assert ws.run(r.run_ids[0])["interval_source"] == "unknown"
+    assert ws.run(r.run_ids[0]).interval_source == "unknown"
 
 
 def test_interval_given_by_the_user(ws, write):
@@ -109,8 +108,8 @@ def test_interval_given_by_the_user(ws, write):
     r = imported(ws, write, text, interval_s=5)
     assert [g[2] for g in sample_times(ws)] == [0.0, 5.0, 10.0]
     run = ws.run(r.run_ids[0])
-    assert run["interval_s"] == 5
-    assert run["interval_source"] == "user"
+    assert run.interval_s == 5
+    assert run.interval_source == "user"
 
 
 def test_first_report_modes(ws, write, tmp_path):
@@ -127,9 +126,9 @@ def test_saying_what_the_first_report_is_answers_the_warning(ws, write):
     """The warning asks how iostat ran; once the user says so, it is gone (a report must not print it)."""
     text = log("03/14/2024", ["03/14/2024 10:00:00", "03/14/2024 10:00:05"], ROWS2)
     rid = imported(ws, write, text, name="a.txt").run_ids[0]
-    assert any("{fix:first_report_interval}" in w for w in ws.run(rid)["warnings"])
+    assert any("{fix:first_report_interval}" in w for w in ws.run(rid).warnings)
     ws.set_first_report(rid, False)
-    assert not any("{fix:first_report_interval}" in w for w in ws.run(rid)["warnings"])
+    assert not any("{fix:first_report_interval}" in w for w in ws.run(rid).warnings)
     assert ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples").fetchall() == [(False,)]
 
 
@@ -181,7 +180,7 @@ def test_appended_invocation_of_the_same_host(ws, write):
     assert any("new iostat banner" in w for w in r.warnings)
     flags = ws.con.execute("SELECT sample_idx, since_boot FROM iostat_samples ORDER BY 1").fetchall()
     assert flags == [(0, True), (1, False), (2, True), (3, False)]
-    assert ws.run(r.run_ids[0])["interval_s"] == 5.0
+    assert ws.run(r.run_ids[0]).interval_s == 5.0
 
 
 def test_small_chunks_give_the_same_result(ws, write, tmp_path):
@@ -204,7 +203,7 @@ def test_day_month_order_revealed_late_rewrites_the_times(ws, write):
     r = imported(ws, write, log("12/03/2024", stamps, ROWS2), chunk_bytes=64)
     assert [g[1] for g in sample_times(ws)] == [datetime(2024, 3, 12, 23, 59, 55), datetime(2024, 3, 13, 0, 0)]
     assert [g[2] for g in sample_times(ws)] == [0.0, 5.0]
-    assert ws.run(r.run_ids[0])["file_date"].isoformat() == "2024-03-12"
+    assert ws.run(r.run_ids[0]).file_date.isoformat() == "2024-03-12"
 
 
 @pytest.mark.parametrize("chunk_bytes", [None, 300])

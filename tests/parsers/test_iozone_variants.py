@@ -1,7 +1,6 @@
 """IOzone layouts the corpus does not show (built here the way IOzone's printf writes them), and bad
 IOzone input: a clear error naming the line, and nothing left in the workspace."""
 
-import json
 
 import pytest
 
@@ -115,7 +114,7 @@ def test_ops_and_microseconds_units(ws, write):
     r = imported(ws, write("usop.txt", banner(unit_line="Microseconds/op Mode. Output is in microseconds per "
                                                         "operation.") + table(HEAD_3434, W_3434, rows)))
     assert cells(ws, r.run_ids[0], "us_per_op")[("reread", 65536, 64)] == 1500
-    assert json.loads(ws.run(r.run_ids[0])["meta"])["unit"] == "us/op"
+    assert ws.run(r.run_ids[0]).meta.as_dict()["unit"] == "us/op"
 
 
 def test_two_runs_in_one_file(ws, write):
@@ -126,8 +125,8 @@ def test_two_runs_in_one_file(ws, write):
     assert len(r.run_ids) == 2
     assert cells(ws, r.run_ids[0]) == expected(rows1)
     assert cells(ws, r.run_ids[1]) == expected(rows2)
-    assert [ws.run(i)["tool_version"] for i in r.run_ids] == ["IOzone 3.434", "IOzone 3.489"]
-    assert ws.run(r.run_ids[1])["name"] == "two — run 2"
+    assert [ws.run(i).tool_version for i in r.run_ids] == ["IOzone 3.434", "IOzone 3.489"]
+    assert ws.run(r.run_ids[1]).name == "two — run 2"
 
 
 # ---- -R report blocks ----------------------------------------------------------------------------------
@@ -147,7 +146,7 @@ def test_report_repeating_the_table_is_checked_not_stored_twice(ws, write):
     r = imported(ws, write("with_report.txt", text))
     rid = r.run_ids[0]
     assert cells(ws, rid) == expected(rows)  # 65 table cells, nothing added from the report
-    meta = json.loads(ws.run(rid)["meta"])
+    meta = ws.run(rid).meta.as_dict()
     assert meta["report_values_checked_against_table"] == 10
     assert meta["excel_report"] is True
     assert any("Reader report gives 777 for 64 kB / 64 kB records, the table 700" in w for w in r.warnings)
@@ -199,7 +198,7 @@ def test_throughput_l1_u3_with_report(ws, write):
                    ("write", 1, 1000.0, 1000.0, 1048576, 256, True, 75.82),
                    ("write", 2, 2000.0, 1000.0, 1048576, 256, True, 75.82),
                    ("write", 3, 3000.0, 1000.0, 1048576, 256, False, 75.82)]
-    meta = json.loads(ws.run(rid)["meta"])
+    meta = ws.run(rid).meta.as_dict()
     assert meta["throughput_report_values_checked"] == 6
     assert meta["threads"] == [1, 2, 3]
     assert meta["page_cache"]["likely"] is True
@@ -221,7 +220,7 @@ def test_o_direct_means_no_page_cache(ws, write):
     r = imported(ws, write("direct.txt", text), ram_gb=64)
     assert {v for (v,) in ws.con.execute("SELECT DISTINCT page_cache_likely FROM iozone_results").fetchall()} == {
         False}
-    meta = json.loads(ws.run(r.run_ids[0])["meta"])
+    meta = ws.run(r.run_ids[0]).meta.as_dict()
     assert meta["o_direct"] is True
     assert meta["page_cache"]["likely"] is False
     assert not any("page cache" in w for w in r.warnings)
@@ -292,7 +291,7 @@ def test_output_that_starts_at_run_began_keeps_its_settings(ws, tmp_path, name):
     for path in (CORPUS / "iozone" / name, cut):
         r = import_file(ws, str(path), ImportOptions())
         assert r.status == "imported", r.error
-        meta = json.loads(ws.run(r.run_ids[0])["meta"])
+        meta = ws.run(r.run_ids[0]).meta.as_dict()
         got[path.name] = ({k: meta.get(k) for k in ("mode", "command_line", "unit", "unit_line", "settings")},
                           [w.split(": ", 1)[1] for w in r.warnings])
     assert got[cut.name] == got[name]

@@ -164,14 +164,14 @@ def test_every_value_and_time_is_the_one_the_capture_printed(ws, name):
     assert r.status == "imported", r.error
     rid = r.run_ids[0]
     asked = [q for q in open_questions(ws, [rid]) if q.what == "date_order"]
-    meta = json.loads(ws.run(rid)["meta"])
+    meta = ws.run(rid).meta.as_dict()
     truth = ORDER[_locale(name)]
     if name in UNDECIDED:  # never a silent guess: the question is asked, with both readings
         assert asked, f"{name}: its dates read both ways and nobody was asked"
         assert {o for o, _f, _l in asked[0].readings} == {"DMY", "MDY"}
         assert any("{fix:date_order}" in w for w in r.warnings)
         ws.set_date_order(rid, truth)  # the consultant answers with the truth
-        meta = json.loads(ws.run(rid)["meta"])
+        meta = ws.run(rid).meta.as_dict()
         assert meta["date_order"].endswith("(set by the user: the file reads both ways)")
     else:
         assert not asked, f"{name}: asked, though {meta['date_order']}"
@@ -190,8 +190,8 @@ def test_every_value_and_time_is_the_one_the_capture_printed(ws, name):
         for c, v in values.items():
             assert got[c] == v, (key, c, got[c], v)
     run = ws.run(rid)
-    assert (run["started_at"], run["ended_at"]) == (times[0], times[-1])
-    assert run["file_date"] == times[0].date()
+    assert (run.started_at, run.ended_at) == (times[0], times[-1])
+    assert run.file_date == times[0].date()
     if cpu:
         got_cpu = ws.query("SELECT * FROM cpu_samples WHERE run_id = ? ORDER BY sample_idx", [rid]).to_dicts()
         assert [c["ts"] for c in got_cpu] == times

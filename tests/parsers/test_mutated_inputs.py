@@ -155,7 +155,7 @@ def test_a_log_cut_inside_its_last_report_leaves_that_report_out(ws, write, cut,
     assert r.status == "imported", r.error
     assert any("the incomplete last report was left out" in w and why in w for w in r.warnings), r.warnings
     assert stored(ws) == [(0, "sda", 5.0), (0, "sdb", 0.32)]
-    assert ws.run(r.run_ids[0])["n_samples"] == 1
+    assert ws.run(r.run_ids[0]).n_samples == 1
 
 
 def test_a_complete_log_without_its_final_blank_line_is_kept_whole(ws, write):

@@ -96,7 +96,7 @@ def test_verdicts_in_the_pdf_are_the_analyses_numbers(ws_samples, tmp_path):
     assert "Executive summary" in text
     assert "Appendix: sources and methods" in text
     for rid in ws.ids.values():
-        assert ws.run(rid)["source_sha256"] in text
+        assert ws.run(rid).source_sha256 in text
 
 
 def test_parameters_print_as_given_and_small_figures_keep_their_digits(ws_samples, tmp_path):
@@ -157,7 +157,7 @@ def test_hostile_host_name_prints_literally(ws, tmp_path):
     f.write_text(text)
     r = import_file(ws, str(f), ImportOptions(first_report="interval", name="<i>run</i> & co"))
     assert r.status == "imported", r.error
-    assert ws.run(r.run_ids[0])["host"] == HOSTILE
+    assert ws.run(r.run_ids[0]).host == HOSTILE
     out = tmp_path / "h.pdf"
     build_report(ws, ReportOptions(date="x", customer="<script>alert(1)</script>"), str(out))
     t = pdf_text(out)

@@ -197,8 +197,8 @@ def test_no_flags_code_names_internal_files_or_paths_in_the_pdf(engagement, tmp_
     out = tmp_path / "w.pdf"
     build_report(engagement, ReportOptions(date="x", iops_cap=200, sizing=SIZING_MULT), str(out))
     text = flat(pdf_text(out, layout=False))
-    data = [engagement.run(i)["name"] for i in engagement.ids.values()]
-    data += [Path(engagement.run(i)["source_path"]).name for i in engagement.ids.values()] + ["cap_iops"]
+    data = [engagement.run(i).name for i in engagement.ids.values()]
+    data += [Path(engagement.run(i).source_path).name for i in engagement.ids.values()] + ["cap_iops"]
     clean = text
     for d in sorted(data, key=len, reverse=True):
         clean = clean.replace(d, "«data»")
@@ -256,8 +256,8 @@ def test_anonymise_covers_names_inside_file_names_paths_tags_and_notes(ws, tmp_p
     out = tmp_path / "a.pdf"
     build_report(ws, ReportOptions(date="x", anonymise=True), str(out))
     text = flat(pdf_text(out, layout=False))
-    assert ws.run(rid)["host"] == "dbhost01"
-    assert ws.run(rid)["name"] == "vm_vda_iostat"
+    assert ws.run(rid).host == "dbhost01"
+    assert ws.run(rid).name == "vm_vda_iostat"
     for secret in ("vda", "dbhost01", "zram0", "secret-dir", str(tmp_path)):
         assert secret not in text, secret
     # a run's name is its file's (host and device inside): "run 1"; a tag's words are withheld (issue 26)
@@ -337,7 +337,7 @@ def test_iozone_units_and_sizes_and_error_wording_are_for_customers(ws, tmp_path
     assert "5,218,171" in text  # write, the second run's best: whole kB/s with separators
     assert "5218171" not in text
     assert "÷" in text
-    assert f"{ws.run(fio)['name']} has no latency histogram" in text
+    assert f"{ws.run(fio).name} has no latency histogram" in text
     assert f"run {fio} " not in text
     assert "(op all)" not in text
     assert a

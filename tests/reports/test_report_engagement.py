@@ -22,6 +22,7 @@ from app.analysis.cap import cap_report
 from app.analysis.compare import compare_runs
 from app.analysis.crosscheck import crosscheck
 from app.analysis.histograms import latency_share
+from app.analysis.numbers import fmt_value
 from app.analysis.sizing import size_vdi
 from app.analysis.storm import storm_report
 from app.importer import import_file
@@ -147,7 +148,7 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     # 6. the 300 IOPS limit of the fio job held, and fio's own figures agree with iostat's on the same disk
     c = cap_report(ws, ids["limited"], None, iops_cap=300).checks[0]
     assert c.held is True
-    assert f"Held · worst 10 s window {Q.fmt_value(c.worst_window['average'], 'IOPS')} vs cap 300 IOPS + 5 % = " \
+    assert f"Held · worst 10 s window {fmt_value(c.worst_window['average'], 'IOPS')} vs cap 300 IOPS + 5 % = " \
            "315 IOPS." in page1
     # the workload's own rate beside the disk's total (fio's figure for the job; iostat counts every process)
     assert ("The workload's own rate: fio (loop0_randread-direct_fio) reported 300.0 IOPS over its job; the disk's "
@@ -165,7 +166,7 @@ def test_each_verdict_carries_the_numbers_the_analyses_compute(engagement):
     read = cc.measure("read_iops")
     # one table, one row per pair: each judged figure fio's first, then iostat's, then the ratio
     assert (f"loop0_randread-direct_fio loop0_randread-direct_iostat loop0 30 s, 28 intervals reads "
-            f"{Q.fmt_value(read.fio)} against {Q.fmt_value(read.iostat)} IOPS ({read.ratio:.2f}×)") in text
+            f"{fmt_value(read.fio)} against {fmt_value(read.iostat)} IOPS ({read.ratio:.2f}×)") in text
     assert "Cross-check: fio's own figures and iostat's agree within 10 % on 1 of 1 disk." in page1
 
 
@@ -188,7 +189,7 @@ def test_every_number_prints_one_way(engagement):
 
 def test_no_page_shows_flags_code_names_internal_references_or_paths(engagement):
     ws, _ids, _content, pages, _anon = engagement
-    names = sorted({r["name"] for r in ws.runs()} | {ws.run(r["run_id"])["source_path"].rsplit("/", 1)[-1]
+    names = sorted({r.name for r in ws.runs()} | {ws.run(r.run_id).source_path.rsplit("/", 1)[-1]
                                                       for r in ws.runs()}, key=len, reverse=True)
     found = []
     for i, page in enumerate(pages, 1):

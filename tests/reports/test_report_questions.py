@@ -9,6 +9,7 @@ import pytest
 
 from app.analysis import questions as Q
 from app.analysis.cap import cap_report
+from app.analysis.numbers import fmt_value
 from app.analysis.sizing import size_vdi
 from app.analysis.storm import storm_report
 from app.importer import import_file
@@ -77,8 +78,8 @@ def test_answers_page_carries_each_verdict_with_the_analyses_numbers(qws, tmp_pa
     assert "Evidence: section 1" in cap_b
     assert f"light users (8 IOPS each): {steady} disks; heavy users (25 IOPS each): {storm} disks" in sizing_b
     assert "Evidence: section 2" in sizing_b
-    assert f"peaked at {Q.fmt_value(m.peak_iops, 'IOPS')}" in storm_b
-    assert f"(plateau) was {Q.fmt_value(m.plateau_iops, 'IOPS')}" in storm_b
+    assert f"peaked at {fmt_value(m.peak_iops, 'IOPS')}" in storm_b
+    assert f"(plateau) was {fmt_value(m.plateau_iops, 'IOPS')}" in storm_b
     assert "Evidence: section 3" in storm_b
     # one evidence section per question: the cap checked on the capped run only, sizing 18 and 54
     text = " ".join(pages)
@@ -93,7 +94,7 @@ def test_answers_page_carries_each_verdict_with_the_analyses_numbers(qws, tmp_pa
     # customer words: no flags, code identifiers or paths (run and file names are data)
     clean = page
     for rid in ids.values():
-        clean = clean.replace(qws.run(rid)["name"], "«data»")
+        clean = clean.replace(qws.run(rid).name, "«data»")
     found = [f"{what}: {x.group(0)!r}" for what, rx in CUSTOMER_FORBIDDEN.items() for x in rx.finditer(clean)]
     assert not found, found
     # no filesystem path

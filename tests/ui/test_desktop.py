@@ -54,7 +54,7 @@ def test_a_file_the_system_opens_is_imported_into_the_window(window, qtbot, qapp
     qapp.open_files_with(server.enqueue)  # what run_gui does
     try:
         QApplication.sendEvent(qapp, QFileOpenEvent(str(SAMPLE)))
-        qtbot.waitUntil(lambda: [r["name"] for r in window.ws.runs()] == ["storm_fast_iostat-xt"], timeout=20000)
+        qtbot.waitUntil(lambda: [r.name for r in window.ws.runs()] == ["storm_fast_iostat-xt"], timeout=20000)
         qtbot.waitUntil(lambda: window.import_thread is None or not window.import_thread.isRunning(), timeout=20000)
     finally:
         qapp.open_files_with(None)
@@ -128,7 +128,7 @@ def test_a_windowed_start_without_stdout_and_stderr_opens_takes_files_and_closes
     # Qt's offscreen platform writes its notices to the process's stderr itself (not through sys.stderr)
     assert [line for line in err.splitlines() if not line.startswith("This plugin does not support")] == []
     with Workspace(ws, read_only=True) as w:
-        assert [r["name"] for r in w.runs()] == ["storm_fast_iostat-xt"]
+        assert [r.name for r in w.runs()] == ["storm_fast_iostat-xt"]
     log = (tmp_path / "state" / "StormScope" / "log" / "stormscope.log").read_text()
     assert log.count(" INFO stormscope: StormScope ") == 2  # both starts logged
     assert "Traceback" not in log

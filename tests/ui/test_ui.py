@@ -121,7 +121,7 @@ def test_title_and_drop_a_folder(qtbot, window):
     assert window.windowTitle() == "StormScope — ws"
     drop_paths(window, [SAMPLES])
     qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
-    names = {r["name"] for r in window.ws.runs()}
+    names = {r.name for r in window.ws.runs()}
     assert {"storm_fast_iostat-xt", "storm_slow_iostat-xt", "capped_200iops_iostat-d"} <= names
     assert window.import_panel.list.count() >= 6
     assert "imported" in window.import_panel.message.text()
@@ -293,8 +293,8 @@ def test_every_view_on_the_sample_traces_and_zip_drop(qtbot, window, tmp_path):
                 zf.write(f, f"customer/{f.name}")
     drop_paths(window, [z])
     qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
-    assert {r["name"] for r in window.ws.runs()} >= {"storm_fast_iostat-xt", "fio_randrw_jsonplus"}
-    window.browser.select_runs([r["run_id"] for r in window.ws.runs()])
+    assert {r.name for r in window.ws.runs()} >= {"storm_fast_iostat-xt", "fio_randrw_jsonplus"}
+    window.browser.select_runs([r.run_id for r in window.ws.runs()])
     qtbot.waitUntil(lambda: not window.plot.loading, timeout=30000)
     devices = [window.plot.device.itemText(i) for i in range(window.plot.device.count())]
     assert devices[0] == "whole disks"
@@ -316,24 +316,24 @@ def test_interval_and_first_report_set_after_import(qtbot, window):
     from app.importer import import_file
 
     rid = import_file(window.ws, str(SAMPLES / "capped_200iops_iostat-d.txt"), ImportOptions()).run_ids[0]
-    assert window.ws.run(rid)["interval_source"] == "unknown"
-    asks = window.ws.run(rid)["warnings"]
+    assert window.ws.run(rid).interval_source == "unknown"
+    asks = window.ws.run(rid).warnings
     assert any("{fix:set_interval}" in w for w in asks)
     window.browser.reload()
     assert window.browser.set_interval([rid], 2.0) == []
     run = window.ws.run(rid)
-    assert run["interval_s"] == 2.0
-    assert run["interval_source"] == "user"
-    assert not any("{fix:set_interval}" in w for w in run["warnings"])  # answered: the report must not ask again
+    assert run.interval_s == 2.0
+    assert run.interval_source == "user"
+    assert not any("{fix:set_interval}" in w for w in run.warnings)  # answered: the report must not ask again
     assert window.ws.con.execute("SELECT max(t_s) FROM iostat_samples WHERE run_id = ?", [rid]).fetchall() == [(58.0,)]
     window.browser.select_runs([rid])
     qtbot.waitUntil(lambda: not window.plot.loading and bool(window.plot.curves), timeout=30000)
     window.browser.set_first_report([rid], False)
     assert window.ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples WHERE run_id = ?",
                                  [rid]).fetchall() == [(False,)]
-    assert "interval (set by the user)" in window.ws.run(rid)["meta"]
+    assert "interval (set by the user)" in window.ws.run(rid).meta.json()
     answered = ("{fix:set_interval}", "{fix:first_report_interval}")
-    assert window.ws.run(rid)["warnings"] == [w for w in asks if not any(a in w for a in answered)]
+    assert list(window.ws.run(rid).warnings) == [w for w in asks if not any(a in w for a in answered)]
     storm = import_file(window.ws, str(SAMPLES / "storm_fast_iostat-xt.txt"), ImportOptions()).run_ids[0]
     assert "has timestamps" in window.browser.set_interval([storm], 5.0)[0]
 

@@ -116,7 +116,7 @@ def test_hostile_names_are_shown_escaped_in_every_view(qtbot, window, tmp_path, 
     w.browser.runs_changed.emit()  # what a rename emits: the views read the names again
     texts = check("drop")
     assert any(FILE_SHOWN in v for _k, v in texts), "the import panel names the file, escaped"
-    rids = [int(r["run_id"]) for r in w.ws.runs()]
+    rids = [int(r.run_id) for r in w.ws.runs()]
     rid = rids[0]
     w.browser.select_runs([])
     w.browser.select_runs(rids)  # the overlay chart, its legend (the curve list beside it) and the results table
@@ -172,9 +172,9 @@ def test_hostile_names_are_shown_escaped_in_every_view(qtbot, window, tmp_path, 
     assert prefilled == [RUN_SHOWN]
     assert refusals == ["A run name cannot hold control characters (line breaks, tabs, escape sequences) or "
                         "text-direction controls: the name was not changed."]
-    assert w.ws.run(rid)["name"] == RUN
+    assert w.ws.run(rid).name == RUN
     w.browser.rename(rid)
     assert len(refusals) == 2
-    assert w.ws.run(rid)["name"] == RUN
+    assert w.ws.run(rid).name == RUN
     check("after rename")
     assert leaks == [], "\n".join(map(repr, leaks))

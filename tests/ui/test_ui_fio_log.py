@@ -36,8 +36,8 @@ def test_fio_logs_dropped_on_the_window_give_the_latency_share_per_collection(qt
     assert "2 imported, 0 duplicate, 1 failed" in window.import_panel.message.text()
     items = [window.import_panel.list.item(i).text() for i in range(window.import_panel.list.count())]
     assert any(f"{SLAT}: a submission-latency log (_slat)" in t and "_lat or _clat log" in t for t in items), items
-    runs = {r["name"]: r for r in window.ws.runs()}
-    rid = runs["vm_fio-3.33_randrw-avg500_clat_hist.1"]["run_id"]
+    runs = {r.name: r for r in window.ws.runs()}
+    rid = runs["vm_fio-3.33_randrw-avg500_clat_hist.1"].run_id
 
     window.browser.select_runs([rid])
     h = click_tab(qtbot, window, "Histograms")
@@ -73,7 +73,7 @@ def test_fio_logs_dropped_on_the_window_give_the_latency_share_per_collection(qt
                                      f"{sum(u for u, _n in per) / n_write:.1%} of {n_write:,} I/Os within 1 ms (exact)")
 
     # the per-I/O latency log in the Overlay: 200 reads a second, 600 in all as fio's JSON report of the job says
-    window.browser.select_runs([runs["vm_fio-3.33_randread-per-io_lat.1"]["run_id"]])
+    window.browser.select_runs([runs["vm_fio-3.33_randread-per-io_lat.1"].run_id])
     click_tab(qtbot, window, "Overlay")
     plot = window.plot
     qtbot.waitUntil(lambda: not plot.loading and len(plot.curves) == 1, timeout=30000)

@@ -18,8 +18,8 @@ def test_nmon_files_dropped_on_the_window_are_drawn_in_the_overlay(qtbot, window
     assert "2 imported, 0 duplicate, 1 failed" in window.import_panel.message.text()
     items = [window.import_panel.list.item(i).text() for i in range(window.import_panel.list.count())]
     assert any(f"{EXCERPT}:1: the file starts with 'ZZZZ,T0009" in t for t in items), items
-    runs = {r["name"]: r for r in window.ws.runs()}
-    assert {r["kind"] for r in runs.values()} == {"nmon"}
+    runs = {r.name: r for r in window.ws.runs()}
+    assert {r.kind for r in runs.values()} == {"nmon"}
     click_tab(qtbot, window, "Overlay")
     plot = window.plot
     qtbot.waitUntil(lambda: not plot.loading and len(plot.curves) == 2 and not window.results.loading,
@@ -30,7 +30,7 @@ def test_nmon_files_dropped_on_the_window_are_drawn_in_the_overlay(qtbot, window
     qtbot.waitUntil(lambda: len(window.results.rows) >= 2, timeout=30000)  # the figures table below the chart
     assert [r.label for r in window.results.rows][:2] == [c.label for c in plot.curves]
     # the split capture on one partition, picked in the device box: DISKREADS,T0005,79240.9,79240.9,0.0
-    window.browser.select_runs([runs["vm_nmon-16n_loop-partitions_l3-split_D"]["run_id"]])
+    window.browser.select_runs([runs["vm_nmon-16n_loop-partitions_l3-split_D"].run_id])
     qtbot.waitUntil(lambda: not plot.loading and len(plot.curves) == 1, timeout=30000)
     devices = [plot.device.itemText(i) for i in range(plot.device.count())]
     assert devices == ["whole disks", "loop0", "loop0p1", "loop0p2", "loop1", "loop2", "vda"]

@@ -16,8 +16,8 @@ def test_drop_perfmon_esxtop_and_a_blg(qtbot, window, tmp_path):
     blg.write_bytes(b'"(PDH-BIN 4.0)"\n' + bytes([0x42, 0x4C, 0x01, 0x00]) + b"\x00" * 64)
     drop_paths(window, [TYPEPERF, ESXTOP, blg])
     qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
-    runs = {r["name"]: r for r in window.ws.runs()}
-    assert {r["kind"] for r in runs.values()} == {"perfmon", "esxtop"}
+    runs = {r.name: r for r in window.ws.runs()}
+    assert {r.kind for r in runs.values()} == {"perfmon", "esxtop"}
     items = [window.import_panel.list.item(i).text() for i in range(window.import_panel.list.count())]
     refused = [t for t in items if "DataCollector01.blg" in t]
     assert len(refused) == 1

@@ -57,7 +57,7 @@ def test_capture_plan_from_the_file_menu_then_the_import_says_as_planned_or_what
     assert (plan.count, plan.interval_s) == (24, 5)
     dlg.close()
     drop_paths(window, [PLAN / "vm_iostat.txt", PLAN / "vm_iostat-dx_no-t_2s.txt"])
-    qtbot.waitUntil(lambda: window.thread is None, timeout=60000)
+    qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     lines = [window.import_panel.list.item(i).text() for i in range(window.import_panel.list.count())]
     assert lines[1] == "   plan: run 1 as planned"
     assert lines[3] == "   plan: run 2 — no time stamps (iostat without -t); interval unknown (planned 5 s)"

@@ -308,7 +308,7 @@ def test_words_for_customers(qtbot, window, table, tmp_path):
     forbidden = {"flag": re.compile(r"(?<![\w-])--[a-z]"), "main.py": re.compile(r"main\.py"),
                  "seed": re.compile(r"\bseed \d", re.I), "file": re.compile(r"domain\.md|shared/"),
                  "identifier": re.compile(r"\b[a-z]+_[a-z_]+\b")}
-    names = sorted((run["name"] for run in window.ws.runs()), key=len, reverse=True)
+    names = sorted((run.name for run in window.ws.runs()), key=len, reverse=True)
     for text in texts:
         for n in names:  # the user's file names are theirs
             text = text.replace(n, "")

@@ -202,12 +202,12 @@ def test_a_big_drop_lands_on_a_readable_screen(qtbot, tmp_path):
         assert dlg.all_first is not None
         dlg.reject()  # as imported: the first reports left out (iostat's default)
         settled(qtbot, window)
-        new = [r["run_id"] for r in window.ws.runs()]
+        new = [r.run_id for r in window.ws.runs()]
         assert len(new) == 30
         # a sensible selection: the first host's first 8 runs, not all 30; the import line says so
         picked = window.browser.selected_runs()
         assert len(picked) == 8
-        assert len({window.ws.run(r)["host"] for r in picked}) == 1
+        assert len({window.ws.run(r).host for r in picked}) == 1
         assert "8 of the 30 new runs are selected" in window.import_panel.message.text()
         # the banner: one line, the tab bar did not move; the reasons on demand
         banner = window.banner

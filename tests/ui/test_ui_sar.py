@@ -28,8 +28,8 @@ def test_sar_files_dropped_on_the_window_are_drawn_in_the_overlay(qtbot, window)
     message = refused[0].split(f"{BINARY.name}: ", 1)[1]  # after the file's path
     for word, pattern in CUSTOMER_FORBIDDEN.items():
         assert not pattern.search(message), word
-    runs = {r["name"]: r for r in window.ws.runs()}
-    assert {r["kind"] for r in runs.values()} == {"sar"}
+    runs = {r.name: r for r in window.ws.runs()}
+    assert {r.kind for r in runs.values()} == {"sar"}
     click_tab(qtbot, window, "Overlay")
     plot = window.plot
     qtbot.waitUntil(lambda: not plot.loading and len(plot.curves) == 3 and not window.results.loading,
@@ -41,7 +41,7 @@ def test_sar_files_dropped_on_the_window_are_drawn_in_the_overlay(qtbot, window)
                      "ksar_hpux-sar": 6216.0}
     qtbot.waitUntil(lambda: len(window.results.rows) >= 3, timeout=30000)  # the figures table below the chart
     # the restart run alone: its two segments on the wall clock, nothing drawn between 22:50:21 and 22:50:24
-    window.browser.select_runs([runs["vm_sysstat-12.6.1_sar-d-p_restart"]["run_id"]])
+    window.browser.select_runs([runs["vm_sysstat-12.6.1_sar-d-p_restart"].run_id])
     qtbot.waitUntil(lambda: not plot.loading and len(plot.curves) == 1, timeout=30000)
     c = plot.curves[0]
     # 2 s samples 22:50:09 .. 22:50:21 cover 0-14 s; after the restart 22:50:26 .. 22:50:32 cover 17-25 s

@@ -149,8 +149,8 @@ def test_import_with_options_from_the_file_menu(qtbot, window, monkeypatch):
     qtbot.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: window.import_thread is None, timeout=60000)
     (run,) = window.ws.runs()
-    assert run["interval_s"] == 2.0
-    assert run["interval_source"] == "user"
+    assert run.interval_s == 2.0
+    assert run.interval_source == "user"
     assert window.ws.con.execute("SELECT bool_or(since_boot) FROM iostat_samples").fetchall() == [(False,)]
     assert window.options_dialog.result() == QDialog.DialogCode.Accepted
 
@@ -167,7 +167,7 @@ def test_runs_waiting_for_an_interval_get_a_field_after_the_import(qtbot, window
     qtbot.keyClicks(field.lineEdit(), "2")
     qtbot.mouseClick(waiting.buttons[rid], Qt.MouseButton.LeftButton)
     run = window.ws.run(rid)
-    assert run["interval_s"] == 2.0
+    assert run.interval_s == 2.0
     assert not waiting.isVisible()
     assert window.ws.con.execute("SELECT max(t_s) FROM iostat_samples WHERE run_id = ?", [rid]).fetchall() == [(58.0,)]
     # the import message no longer points at a list that is gone
@@ -233,7 +233,7 @@ def test_many_runs_without_time_stamps_keep_the_window_on_the_screen(qtbot, wind
     waiting.all_field.lineEdit().selectAll()
     qtbot.keyClicks(waiting.all_field.lineEdit(), "2")
     qtbot.mouseClick(waiting.all_button, Qt.MouseButton.LeftButton)
-    assert all(r["interval_s"] == 2.0 for r in window.ws.runs())
+    assert all(r.interval_s == 2.0 for r in window.ws.runs())
     assert not waiting.isVisible()
 
 

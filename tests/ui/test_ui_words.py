@@ -160,8 +160,7 @@ def data_words(w: MainWindow) -> list[str]:
     """The user's own data the window may show as it is: run names, file names and paths, hosts, devices."""
     words: set[str] = set()
     for r in w.ws.runs():
-        full = w.ws.run(r["run_id"]) or {}
-        for v in (r.get("name"), full.get("source_path"), full.get("host")):
+        for v in (r.name, r.source_path, r.host):
             if v:
                 words.add(str(v))
                 words.add(Path(str(v)).name)
@@ -247,7 +246,7 @@ def import_all(qtbot, w: MainWindow, tmp_path: Path) -> dict[str, int]:
         shutil.copy(f, drop / f.name)
     drop_paths(w, [drop])
     qtbot.waitUntil(lambda: w.import_thread is None, timeout=120000)
-    return {r["name"]: r["run_id"] for r in w.ws.runs()}
+    return {r.name: r.run_id for r in w.ws.runs()}
 
 
 def test_the_window_speaks_to_customers(qtbot, window, tmp_path, monkeypatch):
@@ -448,7 +447,7 @@ def test_stored_import_warnings_name_the_menu_in_the_window_and_the_command_in_t
 
     with Workspace(tmp_path / "w.duckdb") as ws:
         r = import_file(ws, str(SAMPLES / "capped_200iops_iostat-d.txt"), ImportOptions())
-        stored = ws.run(r.run_ids[0])["warnings"]
+        stored = ws.run(r.run_ids[0]).warnings
     assert any("{fix:set_interval}" in w for w in stored)
     window = [render_stored(w) for w in stored]
     cli = [render_stored(w, "cli", r.run_ids[0]) for w in stored]
