@@ -108,7 +108,7 @@ def test_anonymised_by_default_no_name_reaches_the_library(ws_path, tmp_path):
     lib = tmp_path / "lib"
     with Workspace(ws_path, read_only=True) as ws:
         publish(ws, str(lib), customer="Contoso Bank", samples=True)
-        hosts = {r["host"] for r in ws.runs() if r.get("host")}
+        hosts = {r.host for r in ws.runs() if r.host}
     blob = b"".join(p.read_bytes() for p in lib.rglob("*") if p.is_file())
     for name in ("storm_fast", "storm_slow", "Contoso", *hosts):
         assert name.encode() not in blob, name

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 from app.errors import AnalysisError
 
 if TYPE_CHECKING:
+    from app.run import Run
     from app.workspace import Workspace
 
 SYSTEM_KINDS = {"linux": "Linux guest", "esxi": "ESXi host", "windows": "Windows desktop"}
@@ -187,11 +188,11 @@ def _check_systems(systems: list[PlannedSystem]) -> None:
         seen.add(name.lower())
 
 
-def _run_minutes(r: dict[str, Any]) -> float | None:
-    if r.get("started_at") is not None and r.get("ended_at") is not None:
-        return (r["ended_at"] - r["started_at"]).total_seconds() / 60.0 + (r.get("interval_s") or 0) / 60.0
-    if r.get("n_samples") and r.get("interval_s"):
-        return float(r["n_samples"]) * float(r["interval_s"]) / 60.0
+def _run_minutes(r: Run) -> float | None:
+    if r.started_at is not None and r.ended_at is not None:
+        return (r.ended_at - r.started_at).total_seconds() / 60.0 + (r.interval_s or 0) / 60.0
+    if r.n_samples and r.interval_s:
+        return float(r.n_samples) * float(r.interval_s) / 60.0
     return None
 
 
@@ -239,7 +240,7 @@ def derive_plan(ws: Workspace | None, systems: list[PlannedSystem], storm_min: f
         if measured:
             m, r = max(measured, key=lambda x: x[0])
             storm = math.ceil(m)
-            reasons.append(f"Storm length {fmt_value(storm, 'min')}: the longest run the questions name ({r['name']}, "
+            reasons.append(f"Storm length {fmt_value(storm, 'min')}: the longest run the questions name ({r.name}, "
                            f"{fmt_value(m, 'min')}), rounded up.")
         else:
             storm = DEFAULT_STORM_MIN
@@ -259,7 +260,7 @@ def derive_plan(ws: Workspace | None, systems: list[PlannedSystem], storm_min: f
         reasons.append("vscsiStats histograms: " + ("a response-time goal is judged on the latency histograms per VM "
                                                     "disk." if kinds & HISTOGRAM_KINDS else
                                                     "no question yet: the histograms are collected too."))
-    names = {r["run_id"]: r["name"] for r in ws.runs()} if ws is not None else {}
+    names = {r.run_id: r.name for r in ws.runs()} if ws is not None else {}
     return CapturePlan(list(systems), interval, storm, float(lead_min), float(tail_min), storm_start, histograms,
                        reasons, notes, [q.heading(names) for q in qs])
 
@@ -342,15 +343,15 @@ def _short(host: str | None) -> str | None:
     return None if not host else host.split(".")[0].lower()
 
 
-def _match(plan: CapturePlan, r: dict[str, Any], file: str) -> tuple[PlannedFile | None, bool]:
+def _match(plan: CapturePlan, r: Run, file: str) -> tuple[PlannedFile | None, bool]:
     """The planned file a run is, and whether it is that file (False: only a capture of the same tool, from a host
     the plan does not name -- still checked against it, but it does not stand in for the planned file)."""
     files = plan.files()
     for f in files:
         if f.name.lower() == file.lower():
             return f, True
-    tool = TOOL_OF_KIND.get(str(r.get("kind")))
-    host = _short(r.get("host"))
+    tool = TOOL_OF_KIND.get(r.kind)
+    host = _short(r.host)
     for f in files:
         if f.tool == tool and _short(f.host) == host:
             return f, True
@@ -367,9 +368,9 @@ def check_run(ws: Workspace, plan: CapturePlan, run_id: int) -> FileCheck:
     r = ws.run(run_id)
     if r is None:
         raise AnalysisError(f"there is no run {run_id}")
-    file = PurePath(str(r["source_path"]).replace("\\", "/")).name
+    file = PurePath(str(r.source_path).replace("\\", "/")).name
     f, same = _match(plan, r, file)
-    tool = TOOL_OF_KIND.get(str(r.get("kind")))
+    tool = TOOL_OF_KIND.get(r.kind)
     diffs: list[str] = []
     short: list[str] = []
 
@@ -378,40 +379,40 @@ def check_run(ws: Workspace, plan: CapturePlan, run_id: int) -> FileCheck:
         diffs.append(text)
 
     hosts = {_short(s.host) for s in plan.systems}
-    host = _short(r.get("host")) or _short(file.split("_")[0])
+    host = _short(r.host) or _short(file.split("_")[0])
     if host not in hosts:
-        add("other host", f"host {r.get('host') or file.split('_')[0]} is not in the plan (planned: "
+        add("other host", f"host {r.host or file.split('_')[0]} is not in the plan (planned: "
                      f"{', '.join(s.host for s in plan.systems)})")
     if tool is None:
-        add("not planned", f"the plan asks for no {r.get('kind')} capture")
+        add("not planned", f"the plan asks for no {r.kind} capture")
     if f is None:
         return FileCheck(run_id, file, None, diffs or ["not a file the plan asks for"], short or ["not planned"])
     planned = f.name if same else None
     if f.tool == "vscsiStats":  # histograms: no time series to check
         return FileCheck(run_id, file, planned, diffs, short)
-    if r.get("started_at") is None:
+    if r.started_at is None:
         add("no time stamps", "no time stamps" + (" (iostat without -t)" if f.tool == "iostat" else ""))
     if f.tool == "iostat" and not ws.con.execute(
             "SELECT count(*) FROM iostat_samples WHERE run_id = ? AND r_s IS NOT NULL", [run_id]).fetchall()[0][0]:
         add("no -x", "no extended statistics (iostat without -x)")
-    interval = r.get("interval_s")
+    interval = r.interval_s
     if interval is None:
         add("interval unknown", f"interval unknown (planned {plan.interval_s} s)")
     elif abs(interval - plan.interval_s) > INTERVAL_TOLERANCE * plan.interval_s:
         add("other interval", f"interval {fmt_value(interval, 's')} instead of {plan.interval_s} s")
-    n = r.get("n_samples") or 0
+    n = r.n_samples or 0
     boot = ws.con.execute("SELECT count(DISTINCT sample_idx) FROM iostat_samples WHERE run_id = ? AND since_boot",
                           [run_id]).fetchall()[0][0] or 0
     covered = (n - int(boot)) * interval if interval else None  # no interval: its length is not known either
     if covered is not None and covered < SHORT_SHARE * plan.duration_s:
         add("too short", f"too short: {fmt_value(covered / 60, 'min')} of the planned "
                      f"{fmt_value(plan.duration_s / 60, 'min')}")
-    if plan.storm_start is not None and r.get("started_at") is not None:
+    if plan.storm_start is not None and r.started_at is not None:
         off = get_offset(ws, run_id)
         shift = timedelta(seconds=off.offset_s if off is not None else 0.0)
         # a report is stamped at its end: the capture covers from one interval before its first stamp
-        start = r["started_at"] + shift - timedelta(seconds=interval or 0)
-        end = r["ended_at"] + shift
+        start = r.started_at + shift - timedelta(seconds=interval or 0)
+        end = (r.ended_at or r.started_at) + shift  # (a run of one report: it ends where it starts)
         storm_end = plan.storm_start + timedelta(minutes=plan.storm_min)
         if start > plan.storm_start or end < storm_end:
             add("storm outside", f"the storm ({plan.storm_start:%H:%M:%S}–{storm_end:%H:%M:%S}) is not inside the "
@@ -420,7 +421,7 @@ def check_run(ws: Workspace, plan: CapturePlan, run_id: int) -> FileCheck:
 
 
 def check_runs(ws: Workspace, plan: CapturePlan, run_ids: list[int] | None = None) -> list[FileCheck]:
-    ids = run_ids if run_ids is not None else [r["run_id"] for r in ws.runs()]
+    ids = run_ids if run_ids is not None else [r.run_id for r in ws.runs()]
     return [check_run(ws, plan, rid) for rid in ids]
 
 

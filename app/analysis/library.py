@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from app.analysis.series import AnalysisError
 from parsers.kinds import DEVICE_RATES, LATENCY_HISTOGRAMS, has
 
 if TYPE_CHECKING:
+    from app.run import Run
     from app.workspace import Workspace
 
 FIGURES_VERSION = 1
@@ -42,20 +44,19 @@ COMPARED: dict[str, tuple[str, str]] = {
 }
 
 
-# ---- the one place a run's fields are read (the typed run replaces this at merge) ---------------------------
+# ---- the one place a run's fields are read ------------------------------------------------------------------
 @dataclass
 class RunFields:
     run_id: int
     name: str
     tool: str
-    started_at: Any
-    ended_at: Any
+    started_at: datetime | None
+    ended_at: datetime | None
     source_sha256: str | None
 
 
-def run_fields(run: dict[str, Any]) -> RunFields:
-    return RunFields(int(run["run_id"]), str(run["name"]), str(run["kind"]), run.get("started_at"),
-                     run.get("ended_at"), run.get("source_sha256"))
+def run_fields(run: Run) -> RunFields:
+    return RunFields(run.run_id, run.name, run.kind, run.started_at, run.ended_at, run.source_sha256)
 
 
 def workspace_runs(ws: Workspace) -> list[RunFields]:

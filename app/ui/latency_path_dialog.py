@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout
 
+from app.run import Run
 from app.safe_text import shown
 from app.workspace import Workspace
 from parsers.kinds import DEVICE_RATES, HOST_LATENCY, has
@@ -18,8 +19,8 @@ EXPLAIN = ("A command the guest issues waits in the guest's own queue, then in t
            "first if their clocks differ.")
 
 
-def _runs(ws: Workspace, cap: str, without: str | None = None) -> list[dict[str, Any]]:
-    return [r for r in ws.runs() if has(r["kind"], cap) and (without is None or not has(r["kind"], without))]
+def _runs(ws: Workspace, cap: str, without: str | None = None) -> list[Run]:
+    return [r for r in ws.runs() if has(r.kind, cap) and (without is None or not has(r.kind, without))]
 
 
 class LatencyPathDialog(QDialog):
@@ -34,11 +35,11 @@ class LatencyPathDialog(QDialog):
         form = QFormLayout()
         self.guest, self.host = QComboBox(), QComboBox()
         for r in _runs(ws, DEVICE_RATES, without=HOST_LATENCY):
-            self.guest.addItem(shown(f"{r['run_id']}: {r['name']}" + (f" ({r['host']})" if r.get("host") else ""),
-                                     200), r["run_id"])
+            self.guest.addItem(shown(f"{r.run_id}: {r.name}" + (f" ({r.host})" if r.host else ""),
+                                     200), r.run_id)
         for r in _runs(ws, HOST_LATENCY):
-            self.host.addItem(shown(f"{r['run_id']}: {r['name']}" + (f" ({r['host']})" if r.get("host") else ""),
-                                    200), r["run_id"])
+            self.host.addItem(shown(f"{r.run_id}: {r.name}" + (f" ({r.host})" if r.host else ""),
+                                    200), r.run_id)
         self.guest_device, self.host_device = QLineEdit(), QLineEdit()
         self.guest_device.setPlaceholderText("its whole disks")
         self.host_device.setPlaceholderText("its physical disks")

@@ -88,7 +88,7 @@ def _against_plan(ctx: ReportContext, rows: list[list[str]], header: list[str]) 
         return ""
     for s in plan.systems:  # the plan's host names are the customer's: anonymised like the files' hosts
         ctx.an.host(s.host)
-    checks = check_runs(ctx.ws, plan, [r["run_id"] for r in ctx.runs])
+    checks = check_runs(ctx.ws, plan, [r.run_id for r in ctx.runs])
     header.append("Capture plan")
     for row, c in zip(rows, checks):
         row.append(c.short_words())
