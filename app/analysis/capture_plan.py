@@ -67,6 +67,8 @@ PERFMON_COUNTERS = (
     r"\PhysicalDisk(*)\Avg. Disk sec/Read", r"\PhysicalDisk(*)\Avg. Disk sec/Write",
     r"\PhysicalDisk(*)\Avg. Disk sec/Transfer", r"\PhysicalDisk(*)\Avg. Disk Queue Length",
     r"\PhysicalDisk(*)\% Idle Time")
+# the tools a plan asks for (a tool is not a run kind: the kinds' tools are looked up in TOOL_OF_KIND)
+IOSTAT_TOOL, VSCSISTATS_TOOL = "iostat", "vscsiStats"
 # a run's kind -> the planned tool that makes it
 TOOL_OF_KIND = {"iostat": "iostat", "sar": "sar", "esxtop": "esxtop", "vscsistats": "vscsiStats",
                 "perfmon": "typeperf"}
@@ -388,11 +390,11 @@ def check_run(ws: Workspace, plan: CapturePlan, run_id: int) -> FileCheck:
     if f is None:
         return FileCheck(run_id, file, None, diffs or ["not a file the plan asks for"], short or ["not planned"])
     planned = f.name if same else None
-    if f.tool == "vscsiStats":  # histograms: no time series to check
+    if f.tool == VSCSISTATS_TOOL:  # histograms: no time series to check
         return FileCheck(run_id, file, planned, diffs, short)
     if r.started_at is None:
-        add("no time stamps", "no time stamps" + (" (iostat without -t)" if f.tool == "iostat" else ""))
-    if f.tool == "iostat" and not ws.con.execute(
+        add("no time stamps", "no time stamps" + (" (iostat without -t)" if f.tool == IOSTAT_TOOL else ""))
+    if f.tool == IOSTAT_TOOL and not ws.con.execute(
             "SELECT count(*) FROM iostat_samples WHERE run_id = ? AND r_s IS NOT NULL", [run_id]).fetchall()[0][0]:
         add("no -x", "no extended statistics (iostat without -x)")
     interval = r.interval_s

@@ -422,11 +422,17 @@ def _read_all(fs: pafs.FileSystem, good: list[tuple[str, str]], columns: list[st
         import duckdb
 
         want = "*" if columns is None else ", ".join(f'"{c}"' for c in dict.fromkeys([*columns, "engagement"]))
-        con = duckdb.connect()
+        from app.safe_open import connect
+
+        # under the safe-open policy, like every connection StormScope makes: in memory, reading only the
+        # library's folder, its configuration locked; the file names are a parameter (a name with a quote in a
+        # received library can never become SQL)
+        paths = [p for _e, p in good]
+        folder = os.path.commonpath([os.path.dirname(p) for p in paths])
+        con = connect(":memory:", read_only=False, allowed_dirs=[folder], check=False)
         try:
-            return con.sql(f"SELECT {want} FROM read_parquet({[p for _e, p in good]!r}, hive_partitioning = true, "
-                           "union_by_name = true)").to_arrow_table().drop_columns(
-                [c for c in ("kind",) if columns is None])
+            return con.sql(f"SELECT {want} FROM read_parquet(?, hive_partitioning = true, union_by_name = true)",
+                           params=[paths]).to_arrow_table().drop_columns([c for c in ("kind",) if columns is None])
         except duckdb.Error:
             return None
         finally:

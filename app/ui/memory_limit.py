@@ -27,7 +27,8 @@ def machine_gb() -> float | None:
                         ("virtual_avail", ctypes.c_ulonglong), ("extended", ctypes.c_ulonglong)]
         status = _Status()
         status.length = ctypes.sizeof(_Status)
-        if not ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined]
+        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]  # windll exists on Windows only
+        if not kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):
             return None
         return status.total / 1e9
     try:

@@ -40,7 +40,7 @@ def test_esxtop_golden(ws, path):
 
 def test_the_files_and_what_is_missing():
     assert [p.name for p in FILES] == ["esxtop_gen_10vms_1lun_queue.csv", "esxtop_gen_3vms.csv",
-                                      "esxtop_gen_uuids_local.csv"]
+                                      "esxtop_gen_pair_vm_iostat.csv", "esxtop_gen_uuids_local.csv"]
     assert {p.name for p in (GOLDEN / "esxtop").iterdir()} == {p.name for p in FILES}
     assert not (CORPUS / "esxtop").exists()  # a real capture goes there (with its golden) once one is found
     assert "esxtop batch CSV (`esxtop -b`): no sample found" in (CORPUS / "MANIFEST.md").read_text()
