@@ -279,7 +279,8 @@ class IozoneView(QWidget):
         return has_table(self.ws, "iozone_results")
 
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), THROUGHPUT_GRID)]
+        runs = self.ws.runs_by_id(run_ids)  # one query for the whole selection
+        self.run_ids = [r for r in run_ids if has(runs.get(r, {}).get("kind"), THROUGHPUT_GRID)]
         self.reload()
 
     def summary(self) -> dict[str, dict[str, float]]:

@@ -270,7 +270,8 @@ class RunBrowser(QWidget):
         if len(ids) == 1:
             m.addAction("Rename…", lambda: self.rename(ids[0]))
         m.addAction("Tag…", lambda: self.tag(ids))
-        runs = [self.ws.run(r) or {} for r in ids]
+        by_id = self.ws.runs_by_id(ids)  # one query for the whole selection
+        runs = [by_id.get(r, {}) for r in ids]
         metas = [_meta(r) for r in runs]
         # only what applies to the selected runs: an interval where the file has no times of its own
         if any(has(r.get("kind"), TIME_SERIES) and r.get("interval_source") != "timestamps" for r in runs):

@@ -175,7 +175,8 @@ class SizingPanel(QWidget):
         self.table.resizeRowsToContents()
 
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if has((self.ws.run(r) or {}).get("kind"), DEVICE_RATES)]
+        runs = self.ws.runs_by_id(run_ids)  # one query for the whole selection
+        self.run_ids = [r for r in run_ids if has(runs.get(r, {}).get("kind"), DEVICE_RATES)]
         if self.measured.isChecked():
             self.compute()
 
