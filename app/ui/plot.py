@@ -931,6 +931,8 @@ class OverlayPlot(QWidget):
         self.loading = True
         self.readout.setText("loading…" if runs else " ")
         self._jobs = [j for j in getattr(self, "_jobs", []) if j.isRunning()]  # older loads still finishing
+        for older in self._jobs:  # superseded: their curves would be thrown away (a load of thousands of runs
+            older.cancel()  # would otherwise go on for minutes beside the new one); cancel does not wait
         job_thread = JobThread(job, self, connections=[reader.con])
         job_thread.done.connect(lambda res, gen=gen: self._draw(res, gen))
         self._jobs.append(job_thread)
