@@ -137,8 +137,10 @@ def has_table(ws_or_con: Any, name: str) -> bool:
     """Whether the workspace (a :class:`Workspace` or its DuckDB connection) has table ``name``: a workspace
     opened read-only cannot be migrated, so it may lack a table a later release added."""
     con = getattr(ws_or_con, "con", ws_or_con)
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                            [name]).fetchall()[0][0])
+    # DuckDB's own catalog functions: what information_schema.tables lists (tables and views), in less than half its
+    # time -- this is asked once per run by several analyses, thousands of times in a report of thousands of runs
+    return bool(con.execute("SELECT count(*) FROM (SELECT table_name FROM duckdb_tables() UNION ALL SELECT view_name "
+                            "FROM duckdb_views() WHERE NOT internal) WHERE table_name = ?", [name]).fetchall()[0][0])
 
 
 def rollback(con: Any, error: BaseException) -> None:

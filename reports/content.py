@@ -126,12 +126,10 @@ class ReportContent:
 
 
 def _runs(ws: Workspace, ids: list[int]) -> list[dict[str, Any]]:
-    out = []
-    for r in ws.runs():
-        if not ids or r["run_id"] in ids:
-            full = ws.run(r["run_id"]) or {}
-            out.append({**r, **full})
-    return out
+    wanted = set(ids)
+    rows = [r for r in ws.runs() if not ids or r["run_id"] in wanted]
+    full = ws.runs_by_id(r["run_id"] for r in rows)  # one query, not one per run
+    return [{**r, **full.get(r["run_id"], {})} for r in rows]
 
 
 def _period(ws: Workspace, r: dict[str, Any]) -> str:
@@ -467,8 +465,9 @@ def _not_included(ctx: Any, not_imported: list[tuple[str, str]]) -> Section | No
                  f"{'are' if many else 'is'} not in this report: {shown}{more}.")
     if left:
         by_kind: dict[str, list[str]] = {}
+        rows = ctx.ws.runs_by_id(left)  # one query for the runs left out, however many
         for rid in left:
-            run = ctx.ws.run(rid)
+            run = rows.get(rid)
             if run is not None:
                 by_kind.setdefault(kind_label(run["kind"]), []).append(ctx.name(run))
         parts = []
@@ -507,16 +506,18 @@ def _anonymiser(ws: Workspace, opt: ReportOptions) -> Anonymiser:
     if not opt.anonymise:
         return an
     an.customer(opt.customer)
-    for r in ws.runs():
+    runs = ws.runs()
+    sources = {rid: r.get("source_path") for rid, r in ws.runs_by_id(r["run_id"] for r in runs).items()}
+    for r in runs:
         an.host(r.get("host"))
         an.parts(r.get("host"))
         an.parts(r.get("name"), digits_only=True)
         an.run(int(r["run_id"]), r.get("name"))
-        src = str((ws.run(r["run_id"]) or {}).get("source_path") or "").replace("\\", "/").rsplit("/", 1)[-1]
+        src = str(sources.get(r["run_id"]) or "").replace("\\", "/").rsplit("/", 1)[-1]
         if len(src) >= 2:  # the file's name (and its stem) hold the customer's host and device names
             an.runs.setdefault(src, an.file(src, int(r["run_id"])))
             an.runs.setdefault(src.rsplit(".", 1)[0], an.file(src, int(r["run_id"])))
-    ids = [r["run_id"] for r in ws.runs()]
+    ids = [r["run_id"] for r in runs]
     if ids and "vm" in ws.table_columns("iostat_samples"):  # esxtop's VMs: "VM 1", never "device 13"
         for (vm,) in ws.con.execute(f"SELECT DISTINCT vm FROM iostat_samples WHERE vm IS NOT NULL AND run_id IN "
                                     f"({', '.join('?' for _ in ids)}) ORDER BY 1", ids).fetchall():

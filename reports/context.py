@@ -38,6 +38,7 @@ class ReportContext:
     sizing_from: tuple[Any, Any] | None = None  # the sizing question the VDI sizing section shows
     _series: dict[int, Any] | None = None
     _names: dict[int, str] | None = None
+    _by_id: dict[int, dict[str, Any]] = field(default_factory=dict)
     _storms: dict[tuple[int, str], Any] = field(default_factory=dict)
 
     @property
@@ -62,8 +63,9 @@ class ReportContext:
     def name(self, r: dict[str, Any] | int) -> str:
         """A run's name as the report prints it (anonymised when asked)."""
         if isinstance(r, int):
-            r = next((x for x in self.runs if x["run_id"] == r), None) or self.ws.run(r) or {"run_id": r,
-                                                                                             "name": f"run {r}"}
+            if len(self._by_id) != len(self.runs):  # the report's runs by id (a lookup, not a scan per name)
+                self._by_id = {int(x["run_id"]): x for x in self.runs}
+            r = self._by_id.get(r) or self.ws.run(r) or {"run_id": r, "name": f"run {r}"}
         return self.an.run(int(r["run_id"]), r.get("name")) if self.an.enabled else self.an.text(r["name"])
 
     def names(self) -> dict[int, str]:
