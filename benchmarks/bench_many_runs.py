@@ -9,7 +9,9 @@ on the window's thread records the **longest stall**: the longest time the windo
 click. The yardstick is a frame's budget at 60 Hz (16.7 ms): the stall is printed in frames too.
 
 ``--root DIR`` measures the StormScope checkout at DIR instead of this one (e.g. the code before a fix) with the
-same workspaces and steps; ``--limit`` stops a step that runs longer (printed as such).
+same workspaces and steps; ``--limit`` stops a step that runs longer (printed as such). Last, the report of one
+run of the workspace, anonymised (``main.py report --runs 1 --anonymise``), in seconds: it must not grow with the
+runs the workspace holds.
 
     QT_QPA_PLATFORM=offscreen python benchmarks/bench_many_runs.py [--runs 1000 5013] [--root DIR]
 """
@@ -22,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -124,6 +127,11 @@ def main() -> None:
                 note = "" if r["done"] else f"  (stopped after {args.limit:g} s, still working)"
                 print(f"  {r['step']:14} {r['wall']:8.1f} {r['stall'] * 1000:17.0f} {r['stall'] / FRAME_S:10.1f}{note}",
                       flush=True)
+            t = time.perf_counter()
+            subprocess.run([sys.executable, str(args.root / "main.py"), "report", "-w", str(ws), "-o",
+                            str(Path(tmp) / "one.pdf"), "--runs", "1", "--anonymise"], check=True,
+                           capture_output=True, timeout=args.limit)
+            print(f"  report of one run, anonymised: {time.perf_counter() - t:.1f} s", flush=True)
 
 
 if __name__ == "__main__":

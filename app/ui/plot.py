@@ -935,8 +935,16 @@ class OverlayPlot(QWidget):
             older.cancel()  # would otherwise go on for minutes beside the new one); cancel does not wait
         job_thread = JobThread(job, self, connections=[reader.con])
         job_thread.done.connect(lambda res, gen=gen: self._draw(res, gen))
+        if len(runs) > 1:  # a load of many runs says how far it is (thousands of runs take minutes)
+            n_runs = len(runs)
+            job_thread.progress.connect(lambda f, _m, gen=gen: self._loading(f, n_runs, gen))
         self._jobs.append(job_thread)
         job_thread.start()
+
+    def _loading(self, fraction: float, n: int, gen: int) -> None:
+        text = f"loading the curves of {n:,} runs… {int(fraction * 100)} %"
+        if gen == self._generation and self.loading and self.readout.text() != text:
+            self.readout.setText(text)
 
     def _give_colours(self, curves: list[Curve]) -> None:
         """Each drawn curve a colour no other drawn curve has. A curve keeps the colour it had this session (by run
