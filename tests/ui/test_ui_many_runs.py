@@ -79,4 +79,7 @@ def test_many_runs_selected_queries_on_the_window_thread_do_not_grow(qtbot, tmp_
     for a minute at Ctrl+A and minutes at the Histograms tab)."""
     few = gui_queries(qtbot, tmp_path, 3)
     many = gui_queries(qtbot, tmp_path, 40)
-    assert many == few
+    assert many["select all"] == few["select all"], (few, many)
+    # a tab's refresh may land while the next tab is clicked (a deferred redraw): the clicks' sum is what must not
+    # grow (seen on the integrated code: Storm replay 10 and Overlay 0 with 40 runs, 6 and 4 with 3)
+    assert sum(many.values()) == sum(few.values()), (few, many)
