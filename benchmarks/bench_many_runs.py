@@ -59,7 +59,7 @@ def pump(s):
         app.processEvents()
         time.sleep(0.005)
 def busy():
-    return win.thread is not None or win.plot.loading or win.results.busy
+    return win.import_thread is not None or win.plot.loading or win.results.busy
 def step(name, act):
     pump(0.3)
     gaps.clear(); last[0] = t = time.perf_counter()
