@@ -138,8 +138,10 @@ def has_table(ws_or_con: Any, name: str) -> bool:
     """Whether the workspace (a :class:`Workspace` or its DuckDB connection) has table ``name``: a workspace
     opened read-only cannot be migrated, so it may lack a table a later release added."""
     con = getattr(ws_or_con, "con", ws_or_con)
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?",
-                            [name]).fetchall()[0][0])
+    # DuckDB's own catalog functions: what information_schema.tables lists (tables and views), in less than half its
+    # time -- this is asked once per run by several analyses, thousands of times in a report of thousands of runs
+    return bool(con.execute("SELECT count(*) FROM (SELECT table_name FROM duckdb_tables() UNION ALL SELECT view_name "
+                            "FROM duckdb_views() WHERE NOT internal) WHERE table_name = ?", [name]).fetchall()[0][0])
 
 
 def rollback(con: Any, error: BaseException) -> None:
@@ -453,6 +455,14 @@ class Workspace:
                                params)
         cols = [d[0] for d in cur.description]
         return [Run.from_row(dict(zip(cols, row))) for row in cur.fetchall()]
+
+    def runs_by_id(self, run_ids: Iterable[int]) -> dict[int, Run]:
+        """The given runs by id, in one query: a selection of thousands of runs costs one round trip, not one per
+        run. Ids not in the workspace are absent from the result."""
+        ids = sorted({int(r) for r in run_ids})
+        if not ids:
+            return {}
+        return {r.run_id: r for r in self._runs("WHERE r.run_id IN (SELECT unnest(?::BIGINT[]))", [ids])}
 
     def find_duplicate(self, sha: str) -> list[int]:
         return [r[0] for r in self.con.execute(

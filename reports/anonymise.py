@@ -94,12 +94,28 @@ class Anonymiser:
             return s or ""
         import re
 
-        known = {**self.words, **self.vms, **self.hosts, **self.devices, **self.vm_names, **self.runs}
-        for real, alias in sorted(known.items(), key=lambda kv: -len(kv[0])):
-            if len(real) >= 2:
+        sizes = (len(self.words), len(self.vms), len(self.hosts), len(self.devices), len(self.vm_names),
+                 len(self.runs))
+        if getattr(self, "_known_sizes", None) != sizes:  # the names only grow (setdefault): sorted once per growth
+            known = {**self.words, **self.vms, **self.hosts, **self.devices, **self.vm_names, **self.runs}
+            self._known = [(real, _fold(real), alias)
+                           for real, alias in sorted(known.items(), key=lambda kv: -len(kv[0])) if len(real) >= 2]
+            self._known_sizes = sizes
+        low = _fold(s)
+        for real, real_low, alias in self._known:
+            # a name not in the text (in any case) cannot match: skipped without a regular expression (a workspace of
+            # thousands of runs knows thousands of names, and the report has thousands of texts)
+            if real_low in low:
                 s = re.sub(rf"(?<![A-Za-z0-9]){re.escape(real)}(?![A-Za-z0-9])", alias, s,
                            flags=re.IGNORECASE if real in self.words or real in self.hosts else 0)
+                low = _fold(s)
         return s
+
+
+def _fold(s: str) -> str:
+    """``s`` case-folded so that a name the regular expression matches ignoring case is a substring of the folded
+    text: Python's IGNORECASE also matches dotless and dotted i with i, which casefold leaves apart."""
+    return s.casefold().replace("\u0131", "i").replace("i\u0307", "i")
 
 
 TOOL_WORDS = {"iostat", "perfmon", "typeperf", "nmon", "sar", "sadf", "fio", "esxtop", "vscsistats", "iozone",

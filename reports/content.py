@@ -474,8 +474,9 @@ def _not_included(ctx: Any, not_imported: list[tuple[str, str]]) -> Section | No
                  f"{'are' if many else 'is'} not in this report: {shown}{more}.")
     if left:
         by_kind: dict[str, list[str]] = {}
+        rows = ctx.ws.runs_by_id(left)  # one query for the runs left out, however many
         for rid in left:
-            run = ctx.ws.run(rid)
+            run = rows.get(rid)
             if run is not None:
                 by_kind.setdefault(kind_label(run.kind), []).append(ctx.name(run))
         parts = []

@@ -40,6 +40,7 @@ class ReportContext:
     sizing_from: tuple[Any, Any] | None = None  # the sizing question the VDI sizing section shows
     _series: dict[int, Any] | None = None
     _names: dict[int, str] | None = None
+    _by_id: dict[int, Run] = field(default_factory=dict)
     _storms: dict[tuple[int, str], Any] = field(default_factory=dict)
 
     @property
@@ -69,7 +70,9 @@ class ReportContext:
     def name(self, r: Run | int) -> str:
         """A run's name as the report prints it (anonymised when asked)."""
         if isinstance(r, int):
-            found = next((x for x in self.runs if x.run_id == r), None) or self.ws.run(r)
+            if len(self._by_id) != len(self.runs):  # the report's runs by id (a lookup, not a scan per name)
+                self._by_id = {x.run_id: x for x in self.runs}
+            found = self._by_id.get(r) or self.ws.run(r)
             run_id, name = (r, f"run {r}") if found is None else (found.run_id, found.name)
         else:
             run_id, name = r.run_id, r.name

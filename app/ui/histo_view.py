@@ -373,7 +373,8 @@ class HistogramView(QWidget):
 
     # ---- selection -----------------------------------------------------------------------------
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if has(self.ws.kind_of(r), LATENCY_HISTOGRAMS)]
+        runs = self.ws.runs_by_id(run_ids)  # one query for the whole selection
+        self.run_ids = [r for r in run_ids if has((runs[r].kind if r in runs else None), LATENCY_HISTOGRAMS)]
         metrics = []
         if self.run_ids:
             rows = self.ws.con.execute(

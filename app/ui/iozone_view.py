@@ -278,7 +278,8 @@ class IozoneView(QWidget):
         return has_table(self.ws, "iozone_results")
 
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if has(self.ws.kind_of(r), THROUGHPUT_GRID)]
+        runs = self.ws.runs_by_id(run_ids)  # one query for the whole selection
+        self.run_ids = [r for r in run_ids if has((runs[r].kind if r in runs else None), THROUGHPUT_GRID)]
         self.reload()
 
     def summary(self) -> dict[str, dict[str, float]]:

@@ -155,7 +155,8 @@ class KneeView(QWidget):
         from app.analysis.bench_results import iometer_runs
 
         iometer = iometer_runs(self.ws)
-        self.run_ids = [r for r in run_ids if r in iometer or _usable(self.ws.kind_of(r))]
+        runs = self.ws.runs_by_id(run_ids)  # one query for the whole selection
+        self.run_ids = [r for r in run_ids if r in iometer or _usable(runs[r].kind if r in runs else None)]
         self.compute()
 
     def _changed(self, *_a: Any) -> None:

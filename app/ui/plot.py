@@ -445,9 +445,10 @@ class OverlayPlot(QWidget):
         super().__init__(parent)
         self.ws = ws
         self.run_ids: list[int] = []
+        self._kinds: dict[int, str | None] = {}  # run -> kind of the selected runs (read in one query)
         self.loading = False
         self.curves: list[Curve] = []
-        self.items: list[pg.PlotDataItem] = []
+        self.items: list[pg.PlotDataItem | None] = []  # per curve; None for a curve never drawn yet (_item)
         self._colours: dict[tuple[int, str | None], str] = {}  # session memory: curve key -> colour
         self._hidden: set[tuple[int, str | None]] = set()
         self._marks: dict[int, dict[str, Any]] = {}  # run id -> {"markers": {name: t}, "phases": [Phase]}
@@ -686,15 +687,18 @@ class OverlayPlot(QWidget):
     def set_runs(self, run_ids: list[int]) -> None:
         """Draw the selected runs that hold data over time; the others are named under the chart with the tab that
         shows them (the run list highlights them: what is selected and not drawn is said, never silently left)."""
-        kinds = {r: self.ws.kind_of(r) for r in run_ids}
-        self.run_ids = [r for r in run_ids if has(kinds[r], TIME_SERIES)]
-        others = [r for r in run_ids if r not in self.run_ids]
+        found = self.ws.runs_by_id(run_ids)  # one query for the whole selection, not one per run
+        # what iostat_runs and host_runs ask, asked once
+        self._kinds = {r: found[r].kind if r in found else None for r in run_ids}
+        self.run_ids = [r for r in run_ids if has(self._kinds[r], TIME_SERIES)]
+        drawn = set(self.run_ids)
+        others = [r for r in run_ids if r not in drawn]
         bench: set[int] = set()
         if others:
             from app.analysis.bench_results import iomark_runs, iometer_runs
 
             bench = iometer_runs(self.ws) | iomark_runs(self.ws)
-        self.not_drawn = [f"{shown(self.ws.name_of(r))}: {elsewhere(kinds[r], r in bench)}"
+        self.not_drawn = [f"{shown(found[r].name if r in found else str(r))}: {elsewhere(self._kinds[r], r in bench)}"
                           for r in others]
         self._report_actions()
         self.reload()
@@ -712,11 +716,17 @@ class OverlayPlot(QWidget):
     def iostat_runs(self) -> list[int]:
         """The selected runs a compare, cap or storm question can be asked of (iostat runs: they have the time
         series these analyses read)."""
-        return [r for r in self.run_ids if has(self.ws.kind_of(r), DEVICE_RATES)]
+        return [r for r in self.run_ids if has(self._kind(r), DEVICE_RATES)]
 
     def host_runs(self) -> list[int]:
         """The selected runs with a hypervisor's latency split and VM disks (esxtop)."""
-        return [r for r in self.run_ids if has(self.ws.kind_of(r), HOST_LATENCY)]
+        return [r for r in self.run_ids if has(self._kind(r), HOST_LATENCY)]
+
+    def _kind(self, run_id: int) -> str | None:
+        """The kind of a selected run, as read by set_runs (a run the chart was given otherwise is asked)."""
+        if run_id not in self._kinds:
+            self._kinds[run_id] = self.ws.kind_of(run_id)
+        return self._kinds[run_id]
 
     def _device(self) -> str | None:
         text = _chosen(self.device)
@@ -874,12 +884,14 @@ class OverlayPlot(QWidget):
             marks: dict[int, dict[str, Any]] = {}
             with reader as ws:
                 names = device_names(ws, runs)  # stored at import: no scan of every row
+                run_rows = ws.runs_by_id(runs)
                 clocked, clock = _on_clock(ws, runs, device, metric_figures(metric)) if mode == "clock" \
                     else ({}, None)
                 for i, rid in enumerate(runs):
                     state.progress(i / max(1, len(runs)), "loading")
-                    kind = ws.kind_of(rid) or IOSTAT
-                    name = ws.name_of(rid)
+                    run = run_rows.get(rid)
+                    kind = (run.kind if run is not None else None) or IOSTAT
+                    name = run.name if run is not None else str(rid)
                     markers = list_markers(ws, rid)
                     marks[rid] = {"markers": markers, "phases": list_phases(ws, rid)}
                     if has(kind, LATENCY_HISTOGRAMS):  # histograms per collection
@@ -922,10 +934,20 @@ class OverlayPlot(QWidget):
         self.loading = True
         self.readout.setText("loading…" if runs else " ")
         self._jobs = [j for j in getattr(self, "_jobs", []) if j.isRunning()]  # older loads still finishing
+        for older in self._jobs:  # superseded: their curves would be thrown away (a load of thousands of runs
+            older.cancel()  # would otherwise go on for minutes beside the new one); cancel does not wait
         job_thread = JobThread(job, self, connections=[reader.con])
         job_thread.done.connect(lambda res, gen=gen: self._draw(res, gen))
+        if len(runs) > 1:  # a load of many runs says how far it is (thousands of runs take minutes)
+            n_runs = len(runs)
+            job_thread.progress.connect(lambda f, _m, gen=gen: self._loading(f, n_runs, gen))
         self._jobs.append(job_thread)
         job_thread.start()
+
+    def _loading(self, fraction: float, n: int, gen: int) -> None:
+        text = f"loading the curves of {n:,} runs… {int(fraction * 100)} %"
+        if gen == self._generation and self.loading and self.readout.text() != text:
+            self.readout.setText(text)
 
     def _give_colours(self, curves: list[Curve]) -> None:
         """Each drawn curve a colour no other drawn curve has. A curve keeps the colour it had this session (by run
@@ -1020,7 +1042,9 @@ class OverlayPlot(QWidget):
             notes.insert(0, f"{MAX_CURVES} of the {len(shown_now)} curves are drawn, each in a colour of its own: tick "
                             "others in the list beside the chart after unticking some, or select fewer runs")
         self._give_colours(self.curves)
-        self.items = [self._curve_item(c) for c in self.curves]
+        # only the drawn curves get a plot item (thousands of selected runs: at most MAX_CURVES items built on the
+        # window's thread); an unticked curve gets its item when it is ticked (_item)
+        self.items = [self._curve_item(c) if c.visible else None for c in self.curves]
         self.curve_list.fill([(c.label, c.colour, c.visible) for c in self.curves])
         self.story.setText("\n".join(result.get("story") or []))
         self.story.setVisible(bool(self.story.text()))
@@ -1032,6 +1056,15 @@ class OverlayPlot(QWidget):
         self._fit_value_axis()
         self.show_notes(notes)
         self.curves_changed.emit()
+
+    def _item(self, row: int) -> pg.PlotDataItem:
+        """The plot item of curve ``row``, built the first time it is needed."""
+        item = self.items[row]
+        if item is None:
+            c = self.curves[row]
+            item = self.items[row] = self._curve_item(c)
+            item.setPos(c.offset, 0)
+        return item
 
     def _curve_item(self, c: Curve) -> pg.PlotDataItem:
         x, y = step_xy(c.t_start, c.t, c.y)
@@ -1243,10 +1276,10 @@ class OverlayPlot(QWidget):
         used = {x.colour for x in self.curves if x.visible and x is not c}
         if visible and c.colour in used:  # its colour is another drawn curve's: the first free one instead
             c.colour = self._colours[c.key] = next(x for x in PALETTE if x not in used)
-            self.items[row].setPen(pg.mkPen(c.colour, width=2))
+            self._item(row).setPen(pg.mkPen(c.colour, width=2))
         c.visible = visible
         (self._hidden.discard if visible else self._hidden.add)(c.key)
-        self.items[row].setVisible(visible)
+        self._item(row).setVisible(visible)
         self.curve_list.set_row(row, c.colour, visible)
         self._draw_marks()
         self.curves_changed.emit()
@@ -1260,7 +1293,7 @@ class OverlayPlot(QWidget):
             return
         c.colour = colour.name()
         self._colours[c.key] = c.colour
-        self.items[row].setPen(pg.mkPen(c.colour, width=2))
+        self._item(row).setPen(pg.mkPen(c.colour, width=2))
         self.curve_list.set_row(row, c.colour, c.visible)
         self._draw_marks()
         self.curves_changed.emit()
@@ -1328,7 +1361,7 @@ class OverlayPlot(QWidget):
         """Move one curve along the time axis (Shift + drag); the readout, crosshair and its marks follow."""
         c = self.curves[index]
         c.offset += dx
-        self.items[index].setPos(c.offset, 0)
+        self._item(index).setPos(c.offset, 0)
         self._place_marks()
         unit = "" if self.normalise.isChecked() else " s"
         self.readout.setText(f"{c.label} shifted by {c.offset:+.{3 if unit == '' else 1}f}{unit}")

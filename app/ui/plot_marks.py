@@ -81,7 +81,19 @@ def label_fill() -> QColor:
     return c
 
 
+_SWATCHES: dict[tuple[str, bool], QIcon] = {}
+
+
 def swatch(colour: str, visible: bool = True) -> QIcon:
+    """The 14 px square of a curve's colour (filled: drawn; outlined: hidden). Made once per colour and state: a
+    list of thousands of curves shares a dozen icons."""
+    icon = _SWATCHES.get((colour, visible))
+    if icon is None:
+        icon = _SWATCHES[(colour, visible)] = _swatch(colour, visible)
+    return icon
+
+
+def _swatch(colour: str, visible: bool) -> QIcon:
     pm = QPixmap(14, 14)
     pm.fill(QColor(colour) if visible else QColor(0, 0, 0, 0))
     if not visible:  # an outline only: the curve is hidden
@@ -118,6 +130,7 @@ class CurveList(QListWidget):
     def fill(self, rows: list[tuple[str, str, bool]]) -> None:
         """(label, colour, visible) per curve."""
         self._filling = True
+        self.setUpdatesEnabled(False)  # one layout for the whole list, not one per row
         self.clear()
         for label, colour, visible in rows:
             it = QListWidgetItem(swatch(colour, visible), label)
@@ -125,6 +138,7 @@ class CurveList(QListWidget):
             it.setFlags(it.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             it.setCheckState(Qt.CheckState.Checked if visible else Qt.CheckState.Unchecked)
             self.addItem(it)
+        self.setUpdatesEnabled(True)
         self._filling = False
 
     def set_row(self, row: int, colour: str, visible: bool) -> None:

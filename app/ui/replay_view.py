@@ -292,17 +292,17 @@ class ReplayView(QWidget):
             for r in runs:
                 if has(r.kind, LATENCY_HISTOGRAMS) and not has(r.kind, JOB_SUMMARY):
                     self.shape.addItem(shown(r.name), r.run_id)
-            self._fill_replays(preferred=next((r for r in run_ids if r != chosen), None))
+            self._fill_replays(preferred=next((r for r in run_ids if r != chosen), None), runs=runs)
             self._fill_ranges()
         finally:
             self._filling = False
         self.recompute()
 
-    def _fill_replays(self, preferred: int | None = None) -> None:
+    def _fill_replays(self, preferred: int | None = None, runs: list[Run] | None = None) -> None:
         current = preferred if preferred is not None else self.replay_box.currentData()
         storm = self.storm.currentData()
         self.replay_box.clear()
-        for r in self._runs():
+        for r in runs if runs is not None else self._runs():  # set_runs' list: the runs table read once
             if r.run_id != storm and (has(r.kind, DEVICE_RATES) or has(r.kind, JOB_SUMMARY)):
                 self.replay_box.addItem(shown(r.name), r.run_id)
         if current is not None and self.replay_box.findData(current) >= 0:

@@ -264,7 +264,8 @@ class RunBrowser(QWidget):
         if len(ids) == 1:
             m.addAction("Rename…", lambda: self.rename(ids[0]))
         m.addAction("Tag…", lambda: self.tag(ids))
-        runs = [r for r in (self.ws.run(rid) for rid in ids) if r is not None]
+        by_id = self.ws.runs_by_id(ids)  # one query for the whole selection
+        runs = [by_id[r] for r in ids if r in by_id]
         metas = [r.meta for r in runs]
         # only what applies to the selected runs: an interval where the file has no times of its own
         if any(has(r.kind, TIME_SERIES) and r.interval_source != "timestamps" for r in runs):

@@ -175,7 +175,8 @@ class SizingPanel(QWidget):
         self.table.resizeRowsToContents()
 
     def set_runs(self, run_ids: list[int]) -> None:
-        self.run_ids = [r for r in run_ids if has(self.ws.kind_of(r), DEVICE_RATES)]
+        runs = self.ws.runs_by_id(run_ids)  # one query for the whole selection
+        self.run_ids = [r for r in run_ids if has((runs[r].kind if r in runs else None), DEVICE_RATES)]
         if self.measured.isChecked():
             self.compute()
 
