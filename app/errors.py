@@ -56,8 +56,8 @@ FIXES: dict[str, dict[str, str]] = {
         "window": "the run's right-click menu ▸ vscsiStats counts are per collection",
     },
     "device_pick": {
-        "cli": "--device NAMES",
-        "window": "in the chart's device box",
+        "cli": "'main.py run {run_id} --whole-disks NAMES' (or --device NAMES for one analysis)",
+        "window": "with the run's right-click menu ▸ Whole disks… (or in the chart's device box for one chart)",
     },
     "date_order": {
         "cli": "'main.py run {run_id} --date-order day-first' (or month-first), or --date-order when importing",

@@ -63,9 +63,24 @@ class DeviceChoice:
     used: list[str]
     excluded: dict[str, str] = field(default_factory=dict)  # device -> reason
     rule: str = ""
+    chosen: bool = False  # the whole disks are the consultant's choice (Whole disks… in the run menu)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"requested": self.requested, "used": self.used, "excluded": self.excluded, "rule": self.rule}
+        return {"requested": self.requested, "used": self.used, "excluded": self.excluded, "rule": self.rule,
+                "chosen": self.chosen}
+
+
+@dataclass(frozen=True)
+class DeviceRules:
+    """What a run's record says of its devices beyond their names and layers (``runs.meta``): the devices its own
+    figures prove stacked on others (device -> the proof), and the whole disks the consultant chose (empty: the
+    rules' choice)."""
+
+    stacked: dict[str, str] = field(default_factory=dict)
+    chosen: tuple[str, ...] = ()
+
+
+NO_RULES = DeviceRules()
 
 
 _TRAILING_DIGITS = re.compile(r"\d+\Z")
@@ -119,20 +134,110 @@ def _classify_layers(layers: dict[str, str]) -> DeviceChoice:
 
 
 def default_choice(devices: list[tuple[str, bool]] | list[tuple[str, bool, str | None]],
-                   requested: str | None = None, stacked: dict[str, str] | None = None) -> DeviceChoice:
+                   requested: str | None = None, rules: DeviceRules = NO_RULES) -> DeviceChoice:
     """The whole-disk choice from ``(name, is_group)`` or ``(name, is_group, layer)`` tuples: where the rows carry a
     ``layer`` (the format says what each device is), the physical disks; otherwise the name rules of
     :data:`parsers.layers.LINUX_NAMES` (partitions, stacked dm/md/loop/bcache/DRBD/zvol devices, ``-g`` groups).
-    ``requested``: None or ``"disks"``, as asked. ``stacked``: the devices the run's own figures prove stacked on
-    others (:func:`find_stacked`, ``runs.meta.stacked_by_data``), left out with the proof as the reason."""
+    ``requested``: None or ``"disks"``, as asked. ``rules.stacked``: the devices the run's own figures prove stacked
+    on others (:func:`find_stacked`, ``runs.meta.stacked_by_data``), left out with the proof as the reason.
+    ``rules.chosen``: the whole disks the consultant chose (``runs.meta.whole_disks``, checked by
+    :func:`check_whole_disks` when chosen): they are used instead, and the rules' own choice is named beside them."""
     choice = _by_rules(devices, requested)
-    proven = [d for d in choice.used if stacked and d in stacked]
-    if not proven or len(proven) == len(choice.used):
-        return choice
-    assert stacked is not None
-    excluded = dict(sorted({**choice.excluded, **{d: stacked[d] for d in proven}}.items()))
-    return DeviceChoice(choice.requested, [d for d in choice.used if d not in stacked], excluded,
-                        f"{choice.rule}; devices whose figures are the sum of others' left out (stacked on them)")
+    stacked = rules.stacked
+    proven = [d for d in choice.used if d in stacked]
+    if proven and len(proven) < len(choice.used):
+        excluded = dict(sorted({**choice.excluded, **{d: stacked[d] for d in proven}}.items()))
+        choice = DeviceChoice(choice.requested, [d for d in choice.used if d not in stacked], excluded,
+                              f"{choice.rule}; devices whose figures are the sum of others' left out (stacked on them)")
+    return _as_chosen(choice, devices, rules.chosen) if rules.chosen else choice
+
+
+CHOSEN_LEFT_OUT = "a whole disk by StormScope's rules, left out by the consultant's choice"
+
+
+def _as_chosen(rules_choice: DeviceChoice, devices: list[tuple[str, bool]] | list[tuple[str, bool, str | None]],
+               chosen: tuple[str, ...]) -> DeviceChoice:
+    """The consultant's whole disks in place of the rules' (which the rule names, so the report can say both)."""
+    names = sorted({d[0] for d in devices})
+    want = set(chosen)
+    used = [n for n in names if n in want]
+    if not used:  # a choice that names none of the run's devices (the run's rows were replaced): the rules'
+        return rules_choice
+    excluded = {n: rules_choice.excluded.get(n, CHOSEN_LEFT_OUT) for n in names if n not in want}
+    own = rules_choice.used
+    shown = ", ".join(own[:6]) + (f" and {len(own) - 6} more" if len(own) > 6 else "")
+    return DeviceChoice(rules_choice.requested, used, excluded,
+                        f"whole disks chosen by the consultant: {len(used)} of the run's {len(names)} devices; "
+                        f"StormScope's own choice: {shown or 'none'}", chosen=True)
+
+
+def run_devices(con: Any, run_id: int) -> list[tuple[str, bool, str | None]]:
+    """The run's distinct devices (name, is_group, layer), by name."""
+    return [(str(d), bool(g), la) for d, g, la in con.execute(
+        "SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ? ORDER BY 1", [run_id]).fetchall()]
+
+
+def whole_disk_choice(con: Any, run_id: int) -> DeviceChoice:
+    """The run's whole disks now: the consultant's choice where there is one, else the rules'."""
+    return default_choice(run_devices(con, run_id), rules=device_rules(con, run_id))
+
+
+def rules_choice(con: Any, run_id: int) -> DeviceChoice:
+    """StormScope's own whole disks for the run, whatever the consultant chose (the report names both)."""
+    return default_choice(run_devices(con, run_id), rules=DeviceRules(device_rules(con, run_id).stacked))
+
+
+def device_roles(devices: list[tuple[str, bool, str | None]]) -> dict[str, str]:
+    """What each device is, in words, by the same rules as :func:`default_choice`: its declared layer, else a
+    ``-g`` group row, a partition of another device of the run, a stacked device by its name, or a disk."""
+    names = {d[0] for d in devices}
+    out: dict[str, str] = {}
+    for name, group, layer in devices:
+        if layer:
+            la = LAYER_VOCABULARY.get(layer)
+            out[name] = (la.left_out.split(" (")[0] or "physical disk") if la else layer
+        elif group:
+            out[name] = "-g group row"
+        elif (parent := partition_parent(name, names)) is not None:
+            out[name] = f"partition of {parent}"
+        elif (rule := LINUX_NAMES.stacked_rule(name)) is not None:
+            out[name] = f"{rule.family} device"
+        else:
+            out[name] = "disk"
+    return out
+
+
+def _kind_of_role(role: str) -> str:
+    return "partition" if role.startswith("partition of ") else role
+
+
+def check_whole_disks(con: Any, run_id: int, chosen: list[str]) -> str | None:
+    """Why ``chosen`` cannot be the run's whole disks (None: it can): each device must be the run's; all of one
+    kind (a disk beside a volume, a stacked device, a group row or its own partition would count some I/O twice);
+    and none whose every report equals the sum of others chosen (:func:`find_stacked`: stacked on them)."""
+    if not chosen:
+        return "choose at least one device"
+    roles = device_roles(run_devices(con, run_id))
+    unknown = [d for d in chosen if d not in roles]
+    if unknown:
+        return f"the run has no device {', '.join(repr(d) for d in unknown[:5])}"
+    kinds: dict[str, str] = {}
+    for d in sorted(set(chosen)):
+        kinds.setdefault(_kind_of_role(roles[d]), d)
+    if len(kinds) > 1:
+        (k1, d1), (k2, d2) = list(kinds.items())[:2]
+        return (f"{d1} ({roles[d1]}) and {d2} ({roles[d2]}) are different kinds of device: one may hold the other's "
+                "I/O, which would be counted twice; choose devices of one kind")
+    parents = [(d, p) for d in chosen if (p := partition_parent(d, set(chosen))) is not None]
+    if parents:
+        d, p = parents[0]
+        return f"{d} is a partition of {p}: its I/O is counted in {p}'s, so both would count it twice"
+    if 2 <= len(set(chosen)) <= MAX_CHECKED:
+        found = find_stacked(device_figures(con, run_id, sorted(set(chosen))), set(chosen))
+        if found:
+            d, why = sorted(found.items())[0]
+            return f"{d}: {why}; summed with them, the same I/O would be counted twice"
+    return None
 
 
 def _by_rules(devices: list[tuple[str, bool]] | list[tuple[str, bool, str | None]],
@@ -304,7 +409,7 @@ def store_sums(con: Any, run_id: int, reports: list[int] | None = None) -> None:
                           [run_id]).fetchall()
     if not devices:
         return
-    used = set(default_choice([(d, bool(g), la) for d, g, la in devices], stacked=proven_stacked(con, run_id)).used)
+    used = set(default_choice([(d, bool(g), la) for d, g, la in devices], rules=device_rules(con, run_id)).used)
     con.execute("INSERT INTO series_devices SELECT ?, unnest(?::VARCHAR[]), unnest(?::BOOLEAN[]), "
                 "unnest(?::VARCHAR[]), unnest(?::BOOLEAN[])",
                 [run_id, [d[0] for d in devices], [bool(d[1]) for d in devices], [d[2] for d in devices],
@@ -332,13 +437,18 @@ def current(con: Any, run_id: int, ops: tuple[str, ...] = DEFAULT_OPS) -> bool:
 MAX_CHECKED = 64  # whole-disk devices a run may have for the check (pairs and triples of them are tried)
 
 
-def proven_stacked(con: Any, run_id: int) -> dict[str, str]:
-    """``runs.meta.stacked_by_data``: each device the run's figures prove stacked on others -> the proof."""
+def device_rules(con: Any, run_id: int) -> DeviceRules:
+    """The run's :class:`DeviceRules` from ``runs.meta``: ``stacked_by_data`` (each device the run's figures prove
+    stacked on others -> the proof) and ``whole_disks`` (the consultant's choice)."""
     rows = con.execute("SELECT meta FROM runs WHERE run_id = ?", [run_id]).fetchall()
     meta = rows[0][0] if rows else None
     meta = json.loads(meta) if isinstance(meta, str) else (meta or {})
-    found = meta.get("stacked_by_data") if isinstance(meta, dict) else None
-    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+    if not isinstance(meta, dict):
+        return NO_RULES
+    found = meta.get("stacked_by_data")
+    chosen = meta.get("whole_disks")
+    return DeviceRules({str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {},
+                       tuple(str(d) for d in chosen) if isinstance(chosen, list) else ())
 
 
 def device_figures(con: Any, run_id: int, devices: list[str]) -> pl.DataFrame:

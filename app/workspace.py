@@ -32,7 +32,7 @@ from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-
 from app.run import Run, RunMeta
 from app.safe_open import SQLRefused, check_expression, connect, read_only_transaction
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
-from app.series_sums import MAX_CHECKED, default_choice, device_figures, find_stacked, store_sums
+from app.series_sums import MAX_CHECKED, DeviceChoice, default_choice, device_figures, find_stacked, store_sums
 from app.staging import StagingArea
 from app.stored_values import check as check_values
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
@@ -739,6 +739,35 @@ class Workspace:
             if has(run.kind, DEVICE_RATES):
                 store_sums(self.con, run_id)  # the sums keep each report's clock time
             self._drop_warnings(run_id, "{fix:date_order}")
+
+    def set_whole_disks(self, run_id: int, devices: list[str] | None) -> DeviceChoice:
+        """The devices every whole-disk figure of a run sums, as the consultant chose them (``runs.meta.whole_disks``;
+        None or empty: StormScope's rules again). A choice that would count some I/O twice is refused with why
+        (:func:`app.series_sums.check_whole_disks`: ValueError). The stored sums are made again in the same
+        transaction; the import warnings that name a device left out as stacked are said again by the rules, or
+        dropped while the consultant's choice stands. Returns the choice now in force."""
+        from app.series_sums import check_whole_disks, whole_disk_choice
+
+        run = self.run(run_id)
+        if run is None:
+            raise ValueError(f"no run {run_id}")
+        if not has(run.kind, DEVICE_RATES):
+            raise ValueError(f"run {run_id} is a {kind_label(run.kind)} run: it has no devices to sum")
+        chosen = sorted(dict.fromkeys(devices or []))
+        if chosen and (why := check_whole_disks(self.con, run_id, chosen)) is not None:
+            raise ValueError(f"these devices cannot be run {run_id}'s whole disks: {why}")
+        meta = run.meta.as_dict()
+        if chosen:
+            meta["whole_disks"] = chosen
+        else:
+            meta.pop("whole_disks", None)
+        with self.transaction():
+            self.con.execute("UPDATE runs SET meta = ? WHERE run_id = ?", [json.dumps(meta), run_id])
+            self._drop_warnings(run_id, "{fix:device_pick}")
+            if not chosen:
+                _prove_stacking(self.con, run_id)  # the rules' choice again, with its warnings
+            store_sums(self.con, run_id)
+        return whole_disk_choice(self.con, run_id)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

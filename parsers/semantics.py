@@ -137,6 +137,9 @@ TEXT, INT, NUM, BOOL, LIST, OBJ = (MetaType.TEXT, MetaType.INTEGER, MetaType.NUM
 STORED_BY_STORMSCOPE: tuple[tuple[MetaKey, str | None], ...] = (
     (MetaKey("stacked_by_data", OBJ, "devices the run's own figures prove stacked on other whole disks (every report "
              "equal to their sum), left out of whole-disk figures: device -> the proof, in words"), "device_rates"),
+    (MetaKey("whole_disks", LIST, "the devices the consultant chose as the run's whole disks (Whole disks… in the run "
+             "menu), summed by every whole-disk figure instead of the rules' choice; absent: the rules' choice"),
+     "device_rates"),
     (MetaKey("encoding", TEXT, "the file's text encoding when it is not UTF-8 (`cp1252`, `latin-1`), recorded by the "
              "import"), None),
     (MetaKey("first_report", TEXT, "how the first report was classified (since boot or an interval) and why; "

@@ -42,12 +42,14 @@ from app.series_sums import (  # noqa: F401 (re-exported: the device rules and f
     FIGURES,
     LAYER_NAMES,
     LAYERS,
+    NO_RULES,
     DeviceChoice,
+    DeviceRules,
     current,
     default_choice,
+    device_rules,
     partition_parent,
     per_report_sql,
-    proven_stacked,
     stored_devices,
     sums_select,
 )
@@ -72,7 +74,7 @@ FIGURE_OF_COLUMN = {c: f for f, (cols, _) in FIGURES.items() for c in cols}
 
 # ---- devices ------------------------------------------------------------------------------------
 def classify_devices(devices: list[tuple[str, bool]] | list[tuple[str, bool, str | None]],
-                     requested: str | None = None, stacked: dict[str, str] | None = None) -> DeviceChoice:
+                     requested: str | None = None, rules: DeviceRules = NO_RULES) -> DeviceChoice:
     """Pick the devices to sum from ``(name, is_group)`` or ``(name, is_group, layer)`` tuples.
 
     ``requested``: None (or ``"disks"``) = whole disks; otherwise comma-separated exact device names. Where the
@@ -80,7 +82,7 @@ def classify_devices(devices: list[tuple[str, bool]] | list[tuple[str, bool, str
     the name rules of iostat apply (partitions, stacked dm/md/loop devices, ``-g`` groups).
     """
     if not requested or requested == "disks":
-        return default_choice(devices, requested, stacked)
+        return default_choice(devices, requested, rules)
     names = sorted({d[0] for d in devices})
     name_set = set(names)
     want = [d.strip() for d in requested.split(",") if d.strip()]
@@ -107,7 +109,7 @@ def list_devices(ws: Workspace, run_id: int) -> DeviceChoice:
     _iostat_run(ws, run_id)
     rows = ws.con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
                           [run_id]).fetchall()
-    return classify_devices([(d, bool(g), la) for d, g, la in rows], stacked=proven_stacked(ws.con, run_id))
+    return classify_devices([(d, bool(g), la) for d, g, la in rows], rules=device_rules(ws.con, run_id))
 
 
 def device_names(ws: Workspace, run_ids: list[int]) -> list[str]:
@@ -268,7 +270,7 @@ def _live_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, .
     """The sums from the run's rows: any device choice and ops (seconds for a 10 M-row run)."""
     devices = ws.con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
                              [run_id]).fetchall()
-    choice = classify_devices([(d, bool(g), la) for d, g, la in devices], device, proven_stacked(ws.con, run_id))
+    choice = classify_devices([(d, bool(g), la) for d, g, la in devices], device, device_rules(ws.con, run_id))
     if not choice.used:
         raise AnalysisError(f"run {run_id} has no device rows")
     boot = [r[0] for r in ws.con.execute("SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ? AND "
@@ -323,7 +325,7 @@ def _stored_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
     stored = stored_devices(ws.con, run_id)
     if stored is None:
         return None
-    choice = classify_devices([(d, g, la) for d, g, la, _s in stored], device, proven_stacked(ws.con, run_id))
+    choice = classify_devices([(d, g, la) for d, g, la, _s in stored], device, device_rules(ws.con, run_id))
     if not choice.used:
         raise AnalysisError(f"run {run_id} has no device rows")
     if set(choice.used) != {d for d, _g, _la, s in stored if s} or not current(ws.con, run_id):

@@ -1,13 +1,25 @@
 """``main.py runs`` lists the runs; ``main.py run ID ...`` changes what a file could not say (interval, first
-report, histogram counts), renames, tags or deletes a run."""
+report, histogram counts, whole disks), renames, tags or deletes a run."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from app.cli.common import Command, UsageError, add_workspace_arg, open_workspace, print_json, workspace_path
+from app.cli.common import (
+    Command,
+    UsageError,
+    add_workspace_arg,
+    key_values,
+    open_workspace,
+    print_json,
+    workspace_path,
+)
 from app.safe_text import for_terminal
+
+if TYPE_CHECKING:
+    from app.workspace import Workspace
 
 
 def list_arguments(p: argparse.ArgumentParser) -> None:
@@ -59,12 +71,26 @@ def change_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--date-order", choices=["day-first", "month-first", "year-first"], metavar="ORDER",
                    help="how the run's dates read when its file could not decide (05/03/26: day-first is 5 March, "
                         "month-first 3 May): day-first, month-first or year-first")
+    p.add_argument("--whole-disks", metavar="DEVICES",
+                   help="the devices every whole-disk figure of the run sums, comma-separated (sdb,sdc), instead "
+                        "of StormScope's choice; 'rules' goes back to StormScope's choice. A choice that would count "
+                        "some I/O twice (a disk with its partition, a volume with a disk, a device that is the sum "
+                        "of others) is refused, saying why")
     p.add_argument("--rename", metavar="NAME")
     p.add_argument("--tag", action="append", default=[], metavar="K=V", help="add or change a tag (repeatable)")
     p.add_argument("--clock-offset", type=float, metavar="S",
                    help="seconds added to the run's clock to put it on the others' (+37: its clock is 37 s behind)")
     p.add_argument("--clear-clock-offset", action="store_true", help="back to the file's own clock")
     p.add_argument("--delete", action="store_true", help="delete the run (the source file is not touched)")
+
+
+def _set_whole_disks(ws: Workspace, run_id: int, said: str) -> None:
+    """``--whole-disks sdb,sdc`` (or ``rules``): stored, and the devices now summed printed with whose choice."""
+    want = [] if said.strip() == "rules" else [d.strip() for d in said.split(",") if d.strip()]
+    if said.strip() != "rules" and not want:
+        raise UsageError("--whole-disks wants device names (sdb,sdc) or 'rules'")
+    choice = ws.set_whole_disks(run_id, want)
+    print(f"whole disks: {for_terminal(', '.join(choice.used))} ({for_terminal(choice.rule)})")
 
 
 def change_run(args: argparse.Namespace) -> int:
@@ -91,6 +117,8 @@ def change_run(args: argparse.Namespace) -> int:
             if args.date_order:
                 ws.set_date_order(args.run_id, {"day-first": "DMY", "month-first": "MDY",
                                                 "year-first": "YMD"}[args.date_order])
+            if args.whole_disks:
+                _set_whole_disks(ws, args.run_id, args.whole_disks)
             if args.rename:
                 ws.rename_run(args.run_id, args.rename)
             if args.clock_offset is not None:
@@ -98,14 +126,7 @@ def change_run(args: argparse.Namespace) -> int:
             if args.clear_clock_offset:
                 clear_offset(ws, args.run_id)
             if args.tag:
-                tags = dict(run.tags or {})
-                for t in args.tag:
-                    if "=" not in t:
-                        print(f"error: --tag wants KEY=VALUE, got {t!r}", file=sys.stderr)
-                        return 2
-                    k, v = t.split("=", 1)
-                    tags[k.strip()] = v
-                ws.set_tags(args.run_id, tags)
+                ws.set_tags(args.run_id, {**(run.tags or {}), **key_values(args.tag, "--tag")})
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 1
@@ -120,6 +141,6 @@ def change_run(args: argparse.Namespace) -> int:
 
 
 RUNS = Command("runs", "list the runs in the workspace", list_arguments, list_runs)
-RUN = Command("run", "set a run's interval, first-report kind, histogram counts or clock offset; rename, tag or "
-              "delete it",
+RUN = Command("run", "set a run's interval, first-report kind, histogram counts, whole disks or clock offset; "
+              "rename, tag or delete it",
               change_arguments, change_run)

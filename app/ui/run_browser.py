@@ -283,6 +283,8 @@ class RunBrowser(QWidget):
         self._reading_actions(m, ids, runs, metas)
         if any(has(r.kind, DEVICE_RATES) for r in runs):
             m.addAction("Put on one clock…", lambda: self.one_clock(ids[0]))
+        if len(runs) == 1 and has(runs[0].kind, DEVICE_RATES):
+            m.addAction("Whole disks…", lambda: self.whole_disks(ids[0]))
         m.addSeparator()
         m.addAction(f"Delete {len(ids)} run{'s' if len(ids) > 1 else ''}…", lambda: self.delete(ids))
         if self.read_only:  # a newer StormScope's workspace: shown, never changed -- said in each tooltip
@@ -359,12 +361,23 @@ class RunBrowser(QWidget):
         from app.ui.clock_dialog import ClockDialog
 
         dlg = ClockDialog(self.ws, reference, self)
-        dlg.changed.connect(self._clock_changed)
+        dlg.changed.connect(self._changed_here)
         dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.clock_dialog = dlg  # the dialog on screen (tests drive it)
         dlg.open()
 
-    def _clock_changed(self) -> None:
+    def whole_disks(self, run_id: int) -> None:
+        """Whole disks… in the run menu: which of the run's devices every whole-disk figure sums
+        (app/ui/whole_disks_dialog.py); the views follow what it stores."""
+        from app.ui.whole_disks_dialog import WholeDisksDialog
+
+        dlg = WholeDisksDialog(self.ws, run_id, self)
+        dlg.changed.connect(self._changed_here)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.whole_disks_dialog = dlg  # the dialog on screen (tests drive it)
+        dlg.open()
+
+    def _changed_here(self) -> None:
         self.reload()
         self.runs_changed.emit()
 

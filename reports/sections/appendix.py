@@ -47,7 +47,7 @@ def build(ctx: ReportContext) -> Section | None:
             f"Run {r.run_id} · {shown} · {kind_label(r.kind)}, "
             f"{r.tool_version or 'version not stated'} · "
             + ((an.host(r.host) if an.enabled else f"host {r.host}") if r.host else "host not stated")
-            + (f" · tags: {tags}" if tags else "") + dates_read(r)
+            + (f" · tags: {tags}" if tags else "") + dates_read(r) + whole_disks_said(ctx, r)
             + (f" · import warnings: {' | '.join(warn)}" if warn else " · no import warnings"))
             + f" · SHA-256 {r.source_sha256 or '–'}")
     cut = getattr(ctx.ws, "cut", [])
@@ -88,6 +88,23 @@ def dates_read(r: Run) -> str:
         return (f" · dates read {str(said).split(' (')[0]}, ASSUMED: the file's dates read both ways and nobody "
                 "said which")
     return f" · dates read {said}"
+
+
+def whole_disks_said(ctx: ReportContext, r: Run) -> str:
+    """The whole disks the consultant chose for the run (Whole disks… in the run menu), beside StormScope's own."""
+    chosen = [str(d) for d in r.meta.items("whole_disks")]
+    if not chosen:
+        return ""
+    from app.series_sums import rules_choice
+
+    own = rules_choice(ctx.ws.con, r.run_id).used
+    an = ctx.an
+
+    def names(ds: list[str]) -> str:
+        return ", ".join(an.device(d) for d in ds[:8]) + (f" and {len(ds) - 8} more" if len(ds) > 8 else "")
+
+    return (f" · whole disks chosen by the consultant: {names(chosen)} (StormScope's rules would sum "
+            f"{names(own) or 'none'})")
 
 
 def _parameters(ctx: ReportContext) -> tuple[str, str]:

@@ -70,3 +70,85 @@ def test_name_rules_for_devices_that_are_not_this_host_s_disks():
     assert {n: why.split(" ")[0] for n, why in choice.excluded.items()} == {
         "nvme0c0n1": "one", "nvme0c1n1": "one", "emcpowera": "PowerPath", "emcpowera1": "partition", "rbd0": "Ceph",
         "nbd3": "network", "VxVM12000": "Veritas", "zram1": "compressed"}
+
+
+# ---- the consultant's whole disks (Whole disks… in the run menu; run ID --whole-disks) ----------------------------
+def _cli(capsys, *args: str) -> tuple[int, str, str]:
+    from app.cli.entry import main as cli_main
+
+    try:
+        rc = cli_main(list(args))
+    except SystemExit as e:  # argparse: a usage error
+        rc = int(e.code or 0)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_whole_disks_chosen_on_the_command_line_are_what_every_figure_sums(tmp_path, capsys):
+    """ksar's sar -d: the rules sum dev253-0 + dev254-0 and leave out dev254-1 (proven stacked on dev253-0). The
+    consultant may sum the volume instead of the disk under it; a choice that counts its I/O twice (the volume with
+    the disk under it) is refused with the proof; 'rules' gives StormScope's choice back, with its warning."""
+    from app.workspace import Workspace
+
+    wsp = str(tmp_path / "ws.duckdb")
+    src = str(CORPUS / "sar/ksar_sar-11.6.1-full-output.txt")
+    assert _cli(capsys, "import", src, "-w", wsp, "--date-order", "month-first")[0] == 0
+    rc, out, err = _cli(capsys, "run", "1", "-w", wsp, "--whole-disks", "dev254-1,dev253-0")
+    assert rc == 1
+    assert "cannot be run 1's whole disks: dev254-1: its figures equal dev253-0's in every report" in err
+    assert "the same I/O would be counted twice" in err
+    rc, out, err = _cli(capsys, "run", "1", "-w", wsp, "--whole-disks", "dev254-1,dev254-0")
+    assert rc == 0, err
+    assert out.startswith("whole disks: dev254-0, dev254-1 (whole disks chosen by the consultant: 2 of the run's 3 "
+                          "devices; StormScope's own choice: dev253-0, dev254-0)")
+    with Workspace(wsp) as ws:
+        choice = list_devices(ws, 1)
+        assert (choice.used, choice.chosen) == (["dev254-0", "dev254-1"], True)
+        assert choice.excluded == {"dev253-0": "a whole disk by StormScope's rules, left out by the consultant's "
+                                               "choice"}
+        # the same figures as before: dev254-1 does dev253-0's I/O (the proof), so the sum is unchanged
+        assert [round(x, 2) for x in run_series(ws, 1).frame["kbs"].to_list()] == [496.8, 14.0, 8.0, 8.8, 269.2, 0.0]
+        summed = ws.con.execute("SELECT device FROM series_devices WHERE run_id = 1 AND summed ORDER BY 1").fetchall()
+        assert summed == [("dev254-0",), ("dev254-1",)]  # the stored sums follow the choice
+        assert not any("is left out of whole-disk figures" in w for w in ws.run(1).warnings)  # no longer true
+    rc, out, err = _cli(capsys, "run", "1", "-w", wsp, "--whole-disks", "dev254-0")
+    with Workspace(wsp) as ws:
+        assert [round(x, 2) for x in run_series(ws, 1).frame["kbs"].to_list()] == [0.0] * 6  # an idle disk alone
+    rc, out, err = _cli(capsys, "run", "1", "-w", wsp, "--whole-disks", "rules")
+    assert rc == 0
+    assert out.startswith("whole disks: dev253-0, dev254-0 (whole disks: ")
+    with Workspace(wsp) as ws:
+        assert "whole_disks" not in ws.run(1).meta.as_dict()
+        assert list_devices(ws, 1).chosen is False
+        assert any(w.startswith("'dev254-1' is left out of whole-disk figures") for w in ws.run(1).warnings)
+    assert _cli(capsys, "run", "1", "-w", wsp, "--whole-disks", " , ")[0] == 2
+
+
+@pytest.mark.parametrize(("rel", "devices", "why"), [
+    ("locales/C_iostat-x-t_day.txt", "vda,zram0", "vda (disk) and zram0 (zram device) are different kinds of device"),
+    ("locales/C_iostat-x-t_day.txt", "vda,sdz", "the run has no device 'sdz'"),
+    ("iostat/sysstat-tests_iostat-p-ALL.txt", "sda1,sda", "sda (disk) and sda1 (partition of sda) are different"),
+    ("iostat/jc_centos-7.7_iostat-mx.txt", "sda,dm-0", "dm-0 (dm/md/loop device) and sda (disk) are different"),
+])
+def test_a_choice_that_could_count_some_io_twice_is_refused(ws, rel, devices, why):
+    rid = _run(ws, rel)
+    with pytest.raises(ValueError, match="cannot be run .* whole disks") as e:
+        ws.set_whole_disks(rid, devices.split(","))
+    assert why in str(e.value)
+    assert "whole_disks" not in ws.run(rid).meta.as_dict()
+
+
+def test_partitions_of_one_disk_may_be_its_whole_disks(ws):
+    """sysstat's iostat -p ALL: sda's partitions in place of sda (no I/O counted twice: they do not overlap)."""
+    rid = _run(ws, "iostat/sysstat-tests_iostat-p-ALL.txt")
+    choice = ws.set_whole_disks(rid, ["sda1", "sda2"])
+    assert (choice.used, choice.chosen) == (["sda1", "sda2"], True)
+
+
+def test_what_each_device_is():
+    from app.series_sums import device_roles
+
+    roles = device_roles([("sda", False, None), ("sda1", False, None), ("dm-0", False, None), ("sdb", True, None),
+                          ("C:", False, "volume")])
+    assert roles == {"sda": "disk", "sda1": "partition of sda", "dm-0": "dm/md/loop device", "sdb": "-g group row",
+                     "C:": "volume"}
