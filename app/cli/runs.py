@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from app.cli.common import Command, UsageError, add_workspace_arg, open_workspace, print_json, workspace_path
 from app.safe_text import for_terminal
@@ -59,12 +60,30 @@ def change_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--date-order", choices=["day-first", "month-first", "year-first"], metavar="ORDER",
                    help="how the run's dates read when its file could not decide (05/03/26: day-first is 5 March, "
                         "month-first 3 May): day-first, month-first or year-first")
+    p.add_argument("--counters-by-place", choices=["confirm", "reject"],
+                   help="a perfmon run whose counter names StormScope does not know, read by their place in the log: "
+                        "confirm that reading, or reject it (their values are left out)")
     p.add_argument("--rename", metavar="NAME")
     p.add_argument("--tag", action="append", default=[], metavar="K=V", help="add or change a tag (repeatable)")
     p.add_argument("--clock-offset", type=float, metavar="S",
                    help="seconds added to the run's clock to put it on the others' (+37: its clock is 37 s behind)")
     p.add_argument("--clear-clock-offset", action="store_true", help="back to the file's own clock")
     p.add_argument("--delete", action="store_true", help="delete the run (the source file is not touched)")
+
+
+def _set_readings(ws: Any, args: argparse.Namespace) -> None:
+    """How the run's file is read where it cannot say it itself (ValueError for a run it does not apply to)."""
+    if args.interval is not None:
+        ws.set_interval(args.run_id, args.interval)
+    if args.first_report:
+        ws.set_first_report(args.run_id, args.first_report == "since-boot")
+    if args.histogram_counts:
+        ws.set_histogram_counts(args.run_id, args.histogram_counts)
+    if args.date_order:
+        ws.set_date_order(args.run_id, {"day-first": "DMY", "month-first": "MDY",
+                                        "year-first": "YMD"}[args.date_order])
+    if args.counters_by_place:
+        ws.set_counters_by_place(args.run_id, args.counters_by_place == "confirm")
 
 
 def change_run(args: argparse.Namespace) -> int:
@@ -82,15 +101,7 @@ def change_run(args: argparse.Namespace) -> int:
                 ws.delete_run(args.run_id)
                 print(f"deleted run {args.run_id} ({for_terminal(run.name)})")
                 return 0
-            if args.interval is not None:
-                ws.set_interval(args.run_id, args.interval)
-            if args.first_report:
-                ws.set_first_report(args.run_id, args.first_report == "since-boot")
-            if args.histogram_counts:
-                ws.set_histogram_counts(args.run_id, args.histogram_counts)
-            if args.date_order:
-                ws.set_date_order(args.run_id, {"day-first": "DMY", "month-first": "MDY",
-                                                "year-first": "YMD"}[args.date_order])
+            _set_readings(ws, args)
             if args.rename:
                 ws.rename_run(args.run_id, args.rename)
             if args.clock_offset is not None:

@@ -254,6 +254,7 @@ EXPECTED = {
     "nmon/vm_nmon-16n_loop-partitions_l3-split_D.nmon": 'nmon-csv',
     "perfmon/derived_de-DE_cp1252_from_typeperf-si10_GORANS2.csv": 'perfmon-csv',
     "perfmon/derived_fr-FR_from_typeperf-si10_GORANS2.csv": 'perfmon-csv',
+    "perfmon/derived_unknown-names_from_typeperf-si10_GORANS2.csv": 'perfmon-csv',
     "perfmon/snippet_preparePerfLog-pod_perfmon-csv_PhysicalDisk.csv": 'perfmon-csv',
     "perfmon/snippet_typeperf-si10_PhysicalDisk-star_GORANS2.csv": 'perfmon-csv',
     "perfmon/time-series-sensors_perfmon_LogicalDisk-Total_EXCERPT.csv": 'perfmon-csv',
