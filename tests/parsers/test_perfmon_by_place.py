@@ -156,6 +156,38 @@ def test_a_log_missing_counters_of_the_object_is_not_read_by_place(tmp_path):
     assert "no counter StormScope reads (41 columns; objects: Object A)" in r["error"]
 
 
+CPU_UNKNOWN = CORPUS / "perfmon" / "derived_unknown-names_from_typeperf-si10_Processor-star_GS-1-WIN.csv"
+CPU_ENGLISH = CORPUS / "perfmon" / "snippet_typeperf-si10_Processor-star_GS-1-WIN.csv"
+
+
+def test_the_processor_object_read_by_place(tmp_path):
+    """Processor(*)\\* in unknown names: _Total's % User Time, % Privileged Time and % Idle Time (places 2, 3, 9 of
+    15) go to the CPU figures, as from the English capture."""
+    import duckdb
+
+    with open(CPU_UNKNOWN, newline="", encoding="utf-8") as fh:
+        head, *rows = list(csv.reader(fh))
+    col = {q: head.index(f"\\\\GS-1-WIN\\Object B(_Total)\\Counter {k:02d}")
+           for q, k in (("user", 2), ("system", 3), ("idle", 9))}
+    want = [(r[0], float(r[col["user"]]), float(r[col["system"]]), float(r[col["idle"]])) for r in rows]
+    got = {}
+    for name, path in (("unknown", CPU_UNKNOWN), ("english", CPU_ENGLISH)):
+        ws = tmp_path / f"{name}.duckdb"
+        p = cli("import", str(path), "-w", str(ws))
+        assert p.returncode == 0, p.stdout + p.stderr
+        con = duckdb.connect(str(ws), read_only=True)
+        got[name] = con.execute("SELECT strftime(ts, '%m/%d/%Y %H:%M:%S.%g'), user, system, idle FROM cpu_samples "
+                                "ORDER BY ts").fetchall()
+        con.close()
+    assert got["unknown"] == want
+    assert got["english"] == want
+    [meta] = meta_of(tmp_path / "unknown.duckdb")
+    assert meta["counters_by_place"]["names"] == {"Object B\\Counter 02": "Processor\\% User Time",
+                                                   "Object B\\Counter 03": "Processor\\% Privileged Time",
+                                                   "Object B\\Counter 09": "Processor\\% Idle Time"}
+    assert meta["counters_by_place"]["columns"] == {"cpu": ["idle", "system", "user"]}
+
+
 # ---- the translation tables ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("spelled", "canon"), [
     ("Disco fisico", "PhysicalDisk"), ("Физический диск", "PhysicalDisk"), ("Dysk fizyczny", "PhysicalDisk"),
