@@ -188,6 +188,38 @@ def test_the_processor_object_read_by_place(tmp_path):
     assert meta["counters_by_place"]["columns"] == {"cpu": ["idle", "system", "user"]}
 
 
+def test_a_known_object_with_a_name_not_known_reads_that_one_by_place(tmp_path):
+    """A German log whose idle-time counter is spelled in a way StormScope does not know (the spellings differ by
+    Windows version): that column alone is read by its place (20 of 21), the rest by name; util_pct as from the
+    English capture."""
+    german = CORPUS / "perfmon" / "derived_de-DE_cp1252_from_typeperf-si10_GORANS2.csv"
+    raw = german.read_bytes()
+    assert raw.count("\\Leerlaufzeit (%)\"".encode("cp1252")) == 2
+    odd = tmp_path / "de_other-spelling.csv"
+    odd.write_bytes(raw.replace("\\Leerlaufzeit (%)\"".encode("cp1252"), "\\Zeit im Leerlauf\"".encode("cp1252")))
+    ws = tmp_path / "w.duckdb"
+    p = cli("import", str(odd), "-w", str(ws))
+    assert p.returncode == 0, p.stdout + p.stderr
+    [meta] = meta_of(ws)
+    assert meta["counters_by_place"]["names"] == {"Physikalischer Datenträger\\Zeit im Leerlauf":
+                                                  "PhysicalDisk\\% Idle Time"}
+    assert meta["counters_by_place"]["columns"] == {"PhysicalDisk(0 C:)": ["util_pct"],
+                                                    "PhysicalDisk(_Total)": ["util_pct"]}
+    assert stored(ws) == expected()
+
+
+def test_a_known_name_at_another_place_rules_the_order_out(tmp_path):
+    """One column named as a counter StormScope knows, but at another counter's place: the log is not in Windows'
+    order, so nothing is read by place (the file fails naming its objects, as before)."""
+    text = UNKNOWN.read_text(encoding="utf-8").replace("\\Counter 05\"", "\\Disk Reads/sec\"")
+    odd = tmp_path / "odd.csv"
+    odd.write_text(text, encoding="utf-8")
+    p = cli("import", str(odd), "-w", str(tmp_path / "w.duckdb"), "--json")
+    [r] = json.loads(p.stdout)
+    assert r["status"] == "failed"
+    assert "no counter StormScope reads" in r["error"]
+
+
 # ---- the translation tables ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("spelled", "canon"), [
     ("Disco fisico", "PhysicalDisk"), ("Физический диск", "PhysicalDisk"), ("Dysk fizyczny", "PhysicalDisk"),
