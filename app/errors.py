@@ -63,6 +63,11 @@ FIXES: dict[str, dict[str, str]] = {
         "cli": "'main.py run {run_id} --date-order day-first' (or month-first), or --date-order when importing",
         "window": "the question after the import (or the run's right-click menu ▸ Dates are…)",
     },
+    "counters_by_place": {
+        "cli": "'main.py run {run_id} --counters-by-place confirm' (or reject), or --counters-by-place read when "
+               "importing",
+        "window": "the question after the import (or the run's right-click menu ▸ Counters read by their place…)",
+    },
     "store_phases": {
         "cli": "phase add / phase detect --save",
         "window": "added by hand or saved from a detection",

@@ -646,9 +646,10 @@ class RunQuestion:
     """What one imported run needs the user to say before its figures are complete: ``what`` is ``interval``
     (a time series without timestamps: its times are empty until its interval is known), ``first_report``
     (iostat's first report was taken to cover the time since boot, iostat's default, because the file cannot
-    prove -y) or ``date_order`` (its dates read both ways: ``readings`` holds each order with the first and last
-    time the run would have read so, the stored one first). ``suggested``: what the file hints at (an estimate,
-    never applied by itself)."""
+    prove -y), ``date_order`` (its dates read both ways: ``readings`` holds each order with the first and last
+    time the run would have read so, the stored one first) or ``counters_by_place`` (perfmon counters whose names
+    StormScope does not know, read by their place in the log: ``names`` pairs each with what it was read as).
+    ``suggested``: what the file hints at (an estimate, never applied by itself)."""
 
     run_id: int
     file: str  # the file's name, as the user knows it
@@ -656,6 +657,7 @@ class RunQuestion:
     what: str
     suggested: float | None = None
     readings: tuple[tuple[str, datetime | None, datetime | None], ...] = ()
+    names: tuple[tuple[str, str], ...] = ()  # counters_by_place: (counter as printed, what its place says it is)
 
 
 def _suggested_interval(warnings: list[str] | None) -> float | None:
@@ -684,6 +686,11 @@ def open_questions(ws: Workspace, run_ids: Iterable[int]) -> list[RunQuestion]:
             out.append(RunQuestion(rid, name, source, "interval", _suggested_interval(list(run.warnings))))
         if has(run.kind, DEVICE_RATES) and (run.meta.text("first_report") or "").startswith(ASSUMED_SINCE_BOOT):
             out.append(RunQuestion(rid, name, source, "first_report"))
+        placed = run.meta.obj("counters_by_place")
+        names = placed.get("names")
+        if placed.get("state") == "not confirmed" and isinstance(names, dict):
+            out.append(RunQuestion(rid, name, source, "counters_by_place",
+                                   names=tuple((str(k), str(v)) for k, v in names.items())))
         if run.meta.obj("date_reading"):
             out.append(RunQuestion(rid, name, source, "date_order",
                                    readings=_readings(run.meta.obj("date_reading"), run.started_at, run.ended_at)))
@@ -748,6 +755,10 @@ def answer(ws: Workspace, q: RunQuestion, value: float | str) -> None:
         ws.set_interval(q.run_id, float(value))
     elif q.what == "date_order":
         ws.set_date_order(q.run_id, str(value))
+    elif q.what == "counters_by_place":
+        if value not in ("confirm", "reject"):
+            raise ValueError(f"counters read by their place: confirm or reject, not {value!r}")
+        ws.set_counters_by_place(q.run_id, value == "confirm")
     elif value in ("since-boot", "interval"):
         ws.set_first_report(q.run_id, value == "since-boot")
     else:

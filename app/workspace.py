@@ -769,6 +769,42 @@ class Workspace:
             store_sums(self.con, run_id)
         return whole_disk_choice(self.con, run_id)
 
+    def set_counters_by_place(self, run_id: int, confirmed: bool) -> None:
+        """Say whether a perfmon run's counters known by their place in the log, not their names (a Windows display
+        language StormScope has no names for: ``runs.meta.counters_by_place``), are what their place says.
+        Confirmed: kept, and said so. Rejected: the columns made from them are emptied (missing, not zero), the
+        stored sums made again, and the run says so. ValueError for a run without such counters."""
+        run = self.run(run_id)
+        if run is None:
+            raise ValueError(f"no run {run_id}")
+        meta = run.meta.as_dict()
+        placed = meta.get("counters_by_place")
+        if not isinstance(placed, dict):
+            raise ValueError(f"run {run_id} has no counters read by their place in the log")
+        if str(placed.get("state", "")).startswith("rejected") and confirmed:
+            raise ValueError(f"run {run_id}'s counters read by their place were rejected and their values left "
+                             "out: import the file again to read them")
+        with self.transaction():
+            if not confirmed:
+                for device, columns in (placed.get("columns") or {}).items():
+                    table = "cpu_samples" if device == "cpu" else "iostat_samples"
+                    have = set(self.table_columns(table))
+                    cols = [c for c in columns if c in have]
+                    if not cols:
+                        continue
+                    sets = ", ".join(f"{c} = NULL" for c in cols)
+                    if table == "cpu_samples":
+                        self.con.execute(f"UPDATE {table} SET {sets} WHERE run_id = ?", [run_id])
+                    else:
+                        self.con.execute(f"UPDATE {table} SET {sets} WHERE run_id = ? AND device = ?",
+                                         [run_id, device])
+                if has(run.kind, DEVICE_RATES):
+                    store_sums(self.con, run_id)
+            placed["state"] = "confirmed by the user" if confirmed else "rejected by the user: their values left out"
+            meta["counters_by_place"] = placed
+            self.con.execute("UPDATE runs SET meta = ? WHERE run_id = ?", [json.dumps(meta), run_id])
+            self._drop_warnings(run_id, "{fix:counters_by_place}")
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """One transaction: committed when the block ends, rolled back when it raises."""

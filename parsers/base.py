@@ -240,6 +240,7 @@ class ImportOptions:
     mapping: dict[str, Any] | None = None  # a saved column mapping for CSV/TSV results (parsers.iomark)
     source_folder: str | None = None  # where the file was found: its companion files are looked for there
     date_order: str | None = None  # DMY | MDY | YMD: how to read dates the file itself cannot decide (None: ask)
+    counters_by_place: str | None = None  # "read": the user confirms perfmon counters known by their place (None: ask)
 
 
 @dataclass

@@ -226,6 +226,9 @@ PDH_META: tuple[MetaKey, ...] = (
     MetaKey("time_zone", TEXT, "the time zone the header names"),
     MetaKey("pdh_bias_min", INT, "the header's bias: UTC = local time + bias minutes"),
     MetaKey("devices_by_layer", OBJ, "devices per layer (`device`: rows without one)"),
+    MetaKey("counters_by_place", OBJ, "counters known by their place in the log, not their names: `names` (as "
+            "printed -> in English), `columns` (the stored columns that come from them, per device or `cpu`) and "
+            "`state` (not confirmed, confirmed when imported, confirmed by the user, rejected by the user)"),
 )
 
 
@@ -241,6 +244,7 @@ class Source:
     quantity: str
     layer: str | None = None
     vm: str | None = None
+    by_place: str | None = None  # "Object\\Counter" (English) of a column known by its place, not its name
 
 
 @dataclass
@@ -249,6 +253,7 @@ class DeviceSpec:
     layer: str | None
     vm: str | None
     quantities: dict[str, int] = field(default_factory=dict)  # quantity -> position among the selected columns
+    by_place: set[str] = field(default_factory=set)  # the quantities known by their place in the log, not names
 
 
 Classify = Callable[[CounterPath], "Source | None"]
@@ -269,6 +274,8 @@ class FormatSpec:
     check: Callable[[dict[tuple[str, str], DeviceSpec], WarnFn], None] | None = None
     prepare: Callable[[list[CounterPath]], Classify] | None = None  # a classifier built from all the header's paths
     month_first: bool = False  # the tool always writes MM/DD/YYYY (ESXi): no warning when no day above 12 says so
+    # the values of a device whose columns are known by their place: a sentence when they contradict that reading
+    verify: Callable[[dict[str, np.ndarray]], str | None] | None = None
 
 
 # ---- time stamps --------------------------------------------------------------------------------------------
@@ -446,6 +453,7 @@ def _separators(s: pl.Series, n: int, k: int, column_major: bool) -> tuple[bool,
 class _Run:
     key: str
     devices: dict[tuple[str, str], DeviceSpec]  # (table, device or "") -> spec
+    by_place: dict[str, str] = field(default_factory=dict)  # "Object\\Counter" as printed -> in English
 
 
 
@@ -526,6 +534,9 @@ class PdhReader:
             run = runs.setdefault(host, _Run(host, {}))
             dev = run.devices.setdefault((src.table, src.device or ""), DeviceSpec(src.device, src.layer, src.vm))
             dev.quantities[src.quantity] = len(cols)
+            if src.by_place is not None:
+                dev.by_place.add(src.quantity)
+                run.by_place[f"{cp.obj}\\{cp.counter}"] = src.by_place
             cols.append(i)
         if not runs:
             objs = sorted({p.obj for p in unread})
@@ -535,7 +546,24 @@ class PdhReader:
         if self.spec.check is not None:
             for run in runs.values():
                 self.spec.check(run.devices, self.warn)
+        for run in runs.values():
+            self._said_by_place(run)
         return cols, runs, unread
+
+    def _said_by_place(self, run: _Run) -> None:
+        """Columns known by their place in the log, not their names (a display language StormScope has no names
+        for): said in a warning that asks the user to confirm -- unless the user already did (the import option)."""
+        if not run.by_place:
+            return
+        pairs = list(run.by_place.items())
+        shown = "; ".join(f"{k} = {v}" for k, v in pairs[:3]) + (" …" if len(pairs) > 3 else "")
+        if self.opt.counters_by_place == "read":
+            self.warn(f"{len(pairs)} counter names StormScope does not know were read by their place in the log "
+                      f"and their values, as you confirmed: {shown}", self.header.line)
+        else:
+            self.warn(f"{len(pairs)} counter names StormScope does not know (a Windows display language it has no "
+                      f"names for) look by their place in the log and their values like {shown}: read so until you "
+                      "confirm or reject it with {fix:counters_by_place}", self.header.line)
 
     def columns(self) -> list[int]:
         """The positions of the columns the format reads (what a benchmark's yardstick reads too)."""
@@ -689,7 +717,12 @@ class PdhReader:
             columns: dict[str, list[np.ndarray]] = {}
             missing = np.full(n, np.nan)  # shared by every device that lacks a figure (only read, never written)
             for j, d in enumerate(devs):
-                out = self.spec.derive[table]({q: vals[:, pos] for q, pos in d.quantities.items()}, n)
+                q = {q: vals[:, pos] for q, pos in d.quantities.items()}
+                if d.by_place and self.spec.verify is not None and (problem := self.spec.verify(q)) is not None:
+                    raise ParseError(f"the counters of {d.device or 'the processors'} have names StormScope does not "
+                                     f"know, and their values do not match what their place in the log says they "
+                                     f"are: {problem}", None)
+                out = self.spec.derive[table](q, n)
                 for m in out:
                     columns.setdefault(m, [missing] * j)
                 for m, parts in columns.items():
@@ -772,12 +805,27 @@ class PdhReader:
         if not dating.decided:
             meta["date_reading"] = rows.reading(dating)
         meta["devices_by_layer"] = _by_layer(run)
+        if run.by_place:
+            meta["counters_by_place"] = {
+                "names": dict(sorted(run.by_place.items())),
+                "columns": {d.device or "cpu": self._columns_by_place(t, d) for (t, _), d in run.devices.items()
+                            if d.by_place},
+                "state": "confirmed when imported" if self.opt.counters_by_place == "read" else "not confirmed"}
         if unread is not None:
             meta.update(self.spec.describe_unread(
                 [p for p in unread if p.host is None or p.host.casefold() == run.key.casefold()]))
         return RunInfo(kind=self.spec.kind, host=run.key, tool_version=f"{self.spec.tool} (PDH-{h.fmt} {h.version})",
                        os=self.spec.os, file_date=ts[0].date() if ts else None, started_at=ts[0] if ts else None,
                        interval_s=interval, interval_source="timestamps" if interval else None, meta=meta)
+
+
+    def _columns_by_place(self, table: str, d: DeviceSpec) -> list[str]:
+        """The stored columns of ``d`` whose values come from a counter known by its place: the device's columns
+        made with and without those counters (each counter a value of its own) differ there."""
+        given = {q: np.array([float(k + 1)]) for k, q in enumerate(sorted(d.quantities))}
+        every = self.spec.derive[table](given, 1)
+        named = self.spec.derive[table]({q: v for q, v in given.items() if q not in d.by_place}, 1)
+        return sorted(c for c, v in every.items() if c not in named or not np.array_equal(named[c], v))
 
 
 def _by_layer(run: _Run) -> dict[str, int]:

@@ -32,6 +32,10 @@ def arguments(p: argparse.ArgumentParser) -> None:
                    help="how to read dates the files themselves cannot decide (05/03/26: day-first is 5 March, "
                         "month-first 3 May): day-first, month-first or year-first; files whose own dates decide "
                         "keep theirs")
+    p.add_argument("--counters-by-place", choices=["read"],
+                   help="perfmon logs in a Windows display language StormScope has no counter names for: read the "
+                        "counters it recognises by their place in the log and their values, as confirmed (without "
+                        "this they are read and marked not confirmed)")
     p.add_argument("--json", action="store_true", help="print a JSON list of results")
 
 
@@ -40,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if args.interval is not None and args.interval <= 0:
         raise UsageError("--interval must be a positive number of seconds")
     opts = ImportOptions(interval_s=args.interval, first_report=args.first_report, name=args.name, tags=tags,
-                         date_order=DATE_ORDERS.get(args.date_order or ""))
+                         date_order=DATE_ORDERS.get(args.date_order or ""), counters_by_place=args.counters_by_place)
     if args.ram_gb is not None and args.ram_gb <= 0:
         raise UsageError("--ram-gb must be a positive number of GB")
     opts.ram_gb = args.ram_gb
@@ -56,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
             if not args.json:
                 print_result(step.result)
         undecided = _undecided_dates(ws, [rid for r in results if r.status == "imported" for rid in r.run_ids])
+        unconfirmed = _unconfirmed_counters(ws, [rid for r in results if r.status == "imported" for rid in r.run_ids])
         planned = _against_plan(ws, [rid for r in results if r.status == "imported" for rid in r.run_ids])
     if args.json:
         out = [r.as_json() for r in results]
@@ -73,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"dates      {for_terminal(note)}")
         for line in undecided:
             print(f"dates?     {for_terminal(line)}")
+        for line in unconfirmed:
+            print(f"counters?  {for_terminal(line)}")
         for line in planned:
             print(f"plan       {for_terminal(line)}")
         print(f"{n_ok} imported, {n_dup} duplicate, {n_bad} failed"
@@ -100,6 +107,22 @@ def _undecided_dates(ws: Workspace, run_ids: list[int]) -> list[str]:
         orders = " or ".join(f"--date-order {words[o]}" for o, _f, _l in q.readings if o in words)
         out.append(f"run {q.run_id} ({q.file}) reads both ways -- {ways}; stored {ORDER_NAMES[q.readings[0][0]]}: "
                    f"say which with 'main.py run {q.run_id}' {orders}")
+    return out
+
+
+def _unconfirmed_counters(ws: Workspace, run_ids: list[int]) -> list[str]:
+    """One line per run whose perfmon counters were read by their place in the log and not yet confirmed: what each
+    was read as, and the command that confirms or rejects it."""
+    from app.importer import open_questions
+
+    out = []
+    for q in open_questions(ws, run_ids):
+        if q.what != "counters_by_place":
+            continue
+        names = "; ".join(f"{k} = {v}" for k, v in q.names[:4]) + (f" (and {len(q.names) - 4} more)"
+                                                                    if len(q.names) > 4 else "")
+        out.append(f"run {q.run_id} ({q.file}): counter names StormScope does not know, read by their place in the "
+                   f"log as {names}: confirm with 'main.py run {q.run_id} --counters-by-place confirm' (or reject)")
     return out
 
 

@@ -76,6 +76,9 @@ def change_arguments(p: argparse.ArgumentParser) -> None:
                         "of StormScope's choice; 'rules' goes back to StormScope's choice. A choice that would count "
                         "some I/O twice (a disk with its partition, a volume with a disk, a device that is the sum "
                         "of others) is refused, saying why")
+    p.add_argument("--counters-by-place", choices=["confirm", "reject"],
+                   help="a perfmon run whose counter names StormScope does not know, read by their place in the log: "
+                        "confirm that reading, or reject it (their values are left out)")
     p.add_argument("--rename", metavar="NAME")
     p.add_argument("--tag", action="append", default=[], metavar="K=V", help="add or change a tag (repeatable)")
     p.add_argument("--clock-offset", type=float, metavar="S",
@@ -93,6 +96,23 @@ def _set_whole_disks(ws: Workspace, run_id: int, said: str) -> None:
     print(f"whole disks: {for_terminal(', '.join(choice.used))} ({for_terminal(choice.rule)})")
 
 
+def _set_readings(ws: Workspace, args: argparse.Namespace) -> None:
+    """How the run's file is read where it cannot say it itself (ValueError for a run it does not apply to)."""
+    if args.interval is not None:
+        ws.set_interval(args.run_id, args.interval)
+    if args.first_report:
+        ws.set_first_report(args.run_id, args.first_report == "since-boot")
+    if args.histogram_counts:
+        ws.set_histogram_counts(args.run_id, args.histogram_counts)
+    if args.date_order:
+        ws.set_date_order(args.run_id, {"day-first": "DMY", "month-first": "MDY",
+                                        "year-first": "YMD"}[args.date_order])
+    if args.counters_by_place:
+        ws.set_counters_by_place(args.run_id, args.counters_by_place == "confirm")
+    if args.whole_disks:
+        _set_whole_disks(ws, args.run_id, args.whole_disks)
+
+
 def change_run(args: argparse.Namespace) -> int:
     from app.store.clock import clear_offset, get_offset, set_offset
 
@@ -108,17 +128,7 @@ def change_run(args: argparse.Namespace) -> int:
                 ws.delete_run(args.run_id)
                 print(f"deleted run {args.run_id} ({for_terminal(run.name)})")
                 return 0
-            if args.interval is not None:
-                ws.set_interval(args.run_id, args.interval)
-            if args.first_report:
-                ws.set_first_report(args.run_id, args.first_report == "since-boot")
-            if args.histogram_counts:
-                ws.set_histogram_counts(args.run_id, args.histogram_counts)
-            if args.date_order:
-                ws.set_date_order(args.run_id, {"day-first": "DMY", "month-first": "MDY",
-                                                "year-first": "YMD"}[args.date_order])
-            if args.whole_disks:
-                _set_whole_disks(ws, args.run_id, args.whole_disks)
+            _set_readings(ws, args)
             if args.rename:
                 ws.rename_run(args.run_id, args.rename)
             if args.clock_offset is not None:

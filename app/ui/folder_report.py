@@ -5,7 +5,9 @@ The folder is imported (files already in the workspace are recognised and kept a
 cannot say is asked once, in one dialog for the whole folder (each capture without time stamps: its interval;
 each iostat capture whose first report the file cannot prove: since boot or an interval; and once for all the
 captures whose dates read both ways -- 05/03/26, 5 March or 3 May --, listing each with its first and last time
-read either way); then the report dialog opens on the folder's runs.
+read either way; and once for all the perfmon logs whose counter names StormScope does not know, read by their
+place in the log: each file with what its columns were read as, and one choice, read so or leave them out); then
+the report dialog opens on the folder's runs.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from PySide6.QtWidgets import (
 from app.safe_text import shown
 from parsers.dates import ORDER_NAMES
 
+GROUPED = ("date_order", "counters_by_place")  # asked once for all the files (one choice), not one field each
+
 FIRST_REPORT_CHOICES = [
     ("Since boot (iostat's default): leave it out", "since-boot"),
     ("An interval (iostat ran with -y): keep it", "interval"),
@@ -56,8 +60,10 @@ class FolderAnswersDialog(QDialog):
         form = QFormLayout()
         self.dates = [q for q in questions if q.what == "date_order"]
         self.date_box = self._dates_group(self.dates) if self.dates else None
+        self.placed = [q for q in questions if q.what == "counters_by_place"]
+        self.placed_box = self._placed_group(self.placed) if self.placed else None
         for q in questions:
-            if q.what == "date_order":
+            if q.what in GROUPED:
                 continue
             field: QDoubleSpinBox | QComboBox
             if q.what == "interval":
@@ -96,6 +102,8 @@ class FolderAnswersDialog(QDialog):
         self.buttons = buttons
         lay = QVBoxLayout(self)
         lay.addWidget(intro)
+        if self.placed_box is not None:
+            lay.addWidget(self.placed_box)
         if self.date_box is not None:
             lay.addWidget(self.date_box)
         for row in self.all_rows:
@@ -110,14 +118,14 @@ class FolderAnswersDialog(QDialog):
         screen = self.screen().availableGeometry() if self.screen() is not None else None
         most = int(screen.height() * 0.75) if screen is not None and screen.height() > 0 else 600
         need = rows.sizeHint().height() + 24
-        dates = self.date_box.sizeHint().height() if self.date_box is not None else 0
+        dates = sum(b.sizeHint().height() for b in (self.date_box, self.placed_box) if b is not None)
         self.scroll_area.setMinimumHeight(min(need, max(120, most - 200 - dates)))
         self.resize(max(self.sizeHint().width(), rows.sizeHint().width() + 40), min(most, self.sizeHint().height()))
 
     def _for_all(self) -> list[QWidget]:
         """With several questions of a kind: one line that answers them all (the rows below can still differ)."""
         out: list[QWidget] = []
-        asked = [q for q in self.questions if q.what != "date_order"]  # one field each (the dates: one choice)
+        asked = [q for q in self.questions if q.what not in GROUPED]  # one field each (the grouped: one choice)
         intervals = [f for q, f in zip(asked, self.fields) if q.what == "interval"]
         firsts = [f for q, f in zip(asked, self.fields) if q.what != "interval"]
         if len(intervals) > 1:
@@ -193,6 +201,43 @@ class FolderAnswersDialog(QDialog):
             lay.addWidget(b)
         return box
 
+    def _placed_group(self, placed: list[Any]) -> QGroupBox:
+        """One question for every perfmon log whose counter names StormScope does not know: each file with what its
+        columns were read as by their place in the log, and one choice for all of them."""
+        box = QGroupBox("Counter names in a language StormScope does not know")
+        lay = QVBoxLayout(box)
+        intro = QLabel("These Windows performance logs use counter names StormScope has no translation for. By their "
+                       "place in the log and their values, the columns look like the counters below (an object and "
+                       "its counters are listed by Windows in the same order in every language). They are read so "
+                       "until you say:")
+        intro.setWordWrap(True)
+        lay.addWidget(intro)
+        lines = []
+        for q in placed:
+            lines.append(f"{shown(q.file)}:")
+            lines += [f"    {shown(k, 120)}  →  {shown(v, 120)}" for k, v in q.names]
+        text = QLabel("\n".join(lines))
+        text.setTextFormat(Qt.TextFormat.PlainText)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        files = QScrollArea()
+        files.setWidget(text)
+        files.setWidgetResizable(True)
+        files.setFrameShape(QFrame.Shape.StyledPanel)
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        tallest = int(screen.height() * 0.3) if screen is not None and screen.height() > 0 else 240
+        files.setMaximumHeight(max(80, min(tallest, text.sizeHint().height() + 8)))
+        self.placed_files = files
+        lay.addWidget(files)
+        self.placed_choice = QButtonGroup(box)
+        for i, (words, value) in enumerate((("Yes, these columns are those counters: read them so", "confirm"),
+                                            ("No: leave their values out", "reject"))):
+            b = QRadioButton(words)
+            b.setProperty("value", value)
+            b.setChecked(i == 0)
+            self.placed_choice.addButton(b, i)
+            lay.addWidget(b)
+        return box
+
     def date_order(self) -> str | None:
         """The order chosen for the captures whose dates read both ways."""
         b = self.date_choice.checkedButton() if self.dates else None
@@ -203,7 +248,9 @@ class FolderAnswersDialog(QDialog):
         out: list[tuple[Any, float | str]] = []
         order = self.date_order()
         out += [(q, order) for q in self.dates if order is not None and order in {o for o, _f, _l in q.readings}]
-        for q, f in zip([q for q in self.questions if q.what != "date_order"], self.fields):
+        b = self.placed_choice.checkedButton() if self.placed else None
+        out += [(q, str(b.property("value"))) for q in self.placed if b is not None]
+        for q, f in zip([q for q in self.questions if q.what not in GROUPED], self.fields):
             if q.what == "interval":
                 if f.value() > 0:
                     out.append((q, f.value()))
@@ -212,7 +259,7 @@ class FolderAnswersDialog(QDialog):
         return out
 
     def _check(self) -> None:
-        missing = [shown(q.file) for q, f in zip([q for q in self.questions if q.what != "date_order"], self.fields)
+        missing = [shown(q.file) for q, f in zip([q for q in self.questions if q.what not in GROUPED], self.fields)
                    if q.what == "interval" and f.value() <= 0]
         if missing:
             self.status.setText(f"Give the seconds between reports of {', '.join(missing)}: without them its "

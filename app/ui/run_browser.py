@@ -140,7 +140,7 @@ class RunBrowser(QWidget):
                 tags])
             item.setData(0, RUN_ROLE, r.run_id)
             item.setToolTip(0, f"{shown(r.name)}\n{shown(r.source_path, 1000)}"
-                            + _dates_line(r))
+                            + _dates_line(r) + _placed_line(r))
             if r.run_id in selected:
                 item.setSelected(True)
         self.tree.expandAll()
@@ -308,6 +308,12 @@ class RunBrowser(QWidget):
             for order in orders:
                 if isinstance(order, str) and order in ORDER_NAMES:
                     m.addAction(f"Dates are {ORDER_NAMES[order]}", partial(self.set_date_order, ids, order))
+        placed = [rid for rid, mt in zip(ids, metas) if (mt.obj("counters_by_place") or {}).get("state")
+                  in ("not confirmed", "confirmed when imported", "confirmed by the user")]
+        if placed:  # perfmon counters read by their place in the log, not their names
+            m.addAction("Counters read by their place are right", partial(self.set_counters_by_place, placed, True))
+            m.addAction("Counters read by their place are wrong: leave their values out",
+                        partial(self.set_counters_by_place, placed, False))
         vscsi = [r for r, mt in zip(runs, metas) if has(r.kind, TIME_SERIES)
                  and has(r.kind, LATENCY_HISTOGRAMS) and not mt.text("counts_per_interval")]
         if vscsi:  # vscsiStats counts: ticked as they are read now (detected or said), for every selected such run
@@ -389,6 +395,11 @@ class RunBrowser(QWidget):
         passed over)."""
         self._set_each(run_ids, lambda rid: self.ws.set_date_order(rid, order))
 
+    def set_counters_by_place(self, run_ids: list[int], confirmed: bool) -> None:
+        """Counters read by their place … in the run menu: confirm or reject a perfmon run's counters whose names
+        StormScope does not know."""
+        self._set_each(run_ids, lambda rid: self.ws.set_counters_by_place(rid, confirmed))
+
     def set_histogram_counts(self, run_ids: list[int], mode: str) -> None:
         self._set_each(run_ids, lambda rid: self.ws.set_histogram_counts(rid, mode))
 
@@ -439,6 +450,18 @@ def _dates_line(run: Run) -> str:
         return f"\nDates: {said.split(' (')[0]}, assumed: the file reads both ways (right-click to say which)"
     return f"\nDates read {shown(str(said), 300)}"
 
+
+
+def _placed_line(run: Run) -> str:
+    """The tooltip's line for perfmon counters read by their place in the log, not their names."""
+    placed = run.meta.obj("counters_by_place")
+    if not placed:
+        return ""
+    state = str(placed.get("state", ""))
+    names = placed.get("names")
+    n = len(names) if isinstance(names, dict) else 0
+    return (f"\n{n} counters read by their place in the log (names in a language StormScope does not know): {state}"
+            + (" (right-click to confirm or reject)" if state == "not confirmed" else ""))
 
 
 def _children(item: QTreeWidgetItem) -> list[QTreeWidgetItem]:

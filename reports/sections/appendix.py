@@ -47,7 +47,7 @@ def build(ctx: ReportContext) -> Section | None:
             f"Run {r.run_id} · {shown} · {kind_label(r.kind)}, "
             f"{r.tool_version or 'version not stated'} · "
             + ((an.host(r.host) if an.enabled else f"host {r.host}") if r.host else "host not stated")
-            + (f" · tags: {tags}" if tags else "") + dates_read(r) + whole_disks_said(ctx, r)
+            + (f" · tags: {tags}" if tags else "") + dates_read(r) + counters_read(r) + whole_disks_said(ctx, r)
             + (f" · import warnings: {' | '.join(warn)}" if warn else " · no import warnings"))
             + f" · SHA-256 {r.source_sha256 or '–'}")
     cut = getattr(ctx.ws, "cut", [])
@@ -76,6 +76,24 @@ def _number(v: object) -> bool:
     except ValueError:
         return False
     return True
+
+
+def counters_read(r: Run) -> str:
+    """Perfmon counters whose names StormScope does not know (a Windows display language it has no names for), read
+    by their place in the log: how many, and whether the consultant confirmed it -- while nobody has, ASSUMED."""
+    placed = r.meta.obj("counters_by_place")
+    if not placed:
+        return ""
+    names = placed.get("names")
+    n = len(names) if isinstance(names, dict) else 0
+    state = str(placed.get("state", ""))
+    if state == "not confirmed":
+        return (f" · {n} counters read by their place in the log, ASSUMED: their names are in a language StormScope "
+                "does not know and nobody confirmed the reading")
+    if state.startswith("rejected"):
+        return (f" · {n} counters whose names StormScope does not know: rejected by the consultant, their values "
+                "left out")
+    return f" · {n} counters read by their place in the log (names in a language StormScope does not know), {state}"
 
 
 def dates_read(r: Run) -> str:

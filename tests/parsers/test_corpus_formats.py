@@ -254,8 +254,11 @@ EXPECTED = {
     "nmon/vm_nmon-16n_loop-partitions_l3-split_D.nmon": 'nmon-csv',
     "perfmon/derived_de-DE_cp1252_from_typeperf-si10_GORANS2.csv": 'perfmon-csv',
     "perfmon/derived_fr-FR_from_typeperf-si10_GORANS2.csv": 'perfmon-csv',
+    "perfmon/derived_unknown-names_from_typeperf-si10_GORANS2.csv": 'perfmon-csv',
+    "perfmon/derived_unknown-names_from_typeperf-si10_Processor-star_GS-1-WIN.csv": 'perfmon-csv',
     "perfmon/snippet_preparePerfLog-pod_perfmon-csv_PhysicalDisk.csv": 'perfmon-csv',
     "perfmon/snippet_typeperf-si10_PhysicalDisk-star_GORANS2.csv": 'perfmon-csv',
+    "perfmon/snippet_typeperf-si10_Processor-star_GS-1-WIN.csv": 'perfmon-csv',
     "perfmon/time-series-sensors_perfmon_LogicalDisk-Total_EXCERPT.csv": 'perfmon-csv',
     "replay/storm_fast_replay_startdelay-linear_a.fio": None,  # a fio job file StormScope wrote: not a trace
     "replay/storm_fast_replay_startdelay-linear_a_fio.json": 'fio-json',
