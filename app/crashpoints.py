@@ -19,6 +19,7 @@ And in publishing to the engagement library (app/store/library.py):
 ``library-staged``    every Parquet file is written under the library's _staging/, none moved yet
 ``library-moved``     the first file is in its partition, the others and the manifest not yet
 ``library-manifest``  every file is in place; the manifest (the commit) is next
+``library-index``     the engagement is committed; the library's rewritten index is written, its INDEX.json next
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ unchanged and gets the same figures as DuckDB and as StormScope's own comparison
     python tests/library_spark.py check DIR     the three agree (counts exactly, values to 1e-9), or exit 1
 
 Both engines read the files the manifests list (a half-published engagement's files are never read), with the
-hive layout's kind=/engagement= columns from the paths. Not a pytest module: it needs a second venv."""
+hive layout's kind=/engagement= columns from the paths; StormScope answers from the library's index (_index/, which
+the engines never read), so the check also says the index gives the engines' figures. Not a pytest module: it needs a
+second venv."""
 
 from __future__ import annotations
 
@@ -79,7 +81,17 @@ def prepare(out: Path) -> None:
             row["mean_await_ms"] = this["mean_await_ms"] * rnd.uniform(0.5, 40)
             write_engagement(str(lib), {"engagement": f"synthetic{i:03d}", "synthetic": True},
                              {"runs": pa.Table.from_pylist([row])})
+        import os
+
+        from app.store.library import INDEX, read_library
+
+        os.environ["STORMSCOPE_LIBRARY_CACHE"] = str(out / "cache")  # a first read: StormScope answers from the index
         a = Q.answer(ws, Q.LibraryQuestion(1, str(lib), 20, "boot_storm", "vSphere"))
+    # the library Spark reads holds its index (under _index/, which Spark's and DuckDB's hive reading skip), and
+    # StormScope's answer came from that index
+    assert (lib / INDEX / "INDEX.json").exists()
+    got = read_library(str(lib), _cache=False)
+    assert got.index_rows == len(got.manifests) == 61, (got.index_rows, got.index_notes)
     v = {m: this[m] for m in METRICS} | {"engagement": eid}
     (out / "this.json").write_text(json.dumps(v))
     con = duckdb.connect()

@@ -6,10 +6,12 @@ engagements compared against are synthetic: the real run's figures at varied sca
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from app.analysis import questions as Q
@@ -49,8 +51,9 @@ def ws_path(tmp_path_factory):
     return p
 
 
-def synthetic(root, template, n, seed=1, workload="boot_storm", hypervisor="vSphere"):
-    """``n`` synthetic engagements: ``template`` (a real run's figures) with IOPS, desktops and latency scaled."""
+def synthetic(root, template, n, seed=1, workload="boot_storm", hypervisor="vSphere", index=True):
+    """``n`` synthetic engagements: ``template`` (a real run's figures) with IOPS, desktops and latency scaled
+    (``index`` False: published as an older StormScope did, without rewriting the library's index)."""
     import random
 
     rnd = random.Random(seed)
@@ -67,7 +70,8 @@ def synthetic(root, template, n, seed=1, workload="boot_storm", hypervisor="vSph
         row.pop("started_at", None)
         eid = f"synthetic{seed:03d}x{i:05d}"
         L.write_engagement(str(root), {"engagement": eid, "synthetic": True, "workload": workload,
-                                       "hypervisor": hypervisor, "desktops": d}, {"runs": pa.Table.from_pylist([row])})
+                                       "hypervisor": hypervisor, "desktops": d}, {"runs": pa.Table.from_pylist([row])},
+                           index=index)
 
 
 # ---- publishing -------------------------------------------------------------------------------------------
@@ -198,14 +202,18 @@ def test_damaged_entries_are_refused_by_name_and_the_rest_answers(ws_path, tmp_p
     garbled = parts[1]  # same size, other bytes: a reader finds it is not Parquet
     garbled.write_bytes(b"x" * garbled.stat().st_size)
     (lib / L.MANIFESTS / "synthetic001x00002.json").write_text("{ not json")
-    got = L.read_library(str(lib))
-    refused = {r.engagement: r.reason for r in got.refused}
-    assert set(refused) == {"synthetic001x00000", "synthetic001x00001", "synthetic001x00002"}
-    assert "bytes, its manifest says" in refused["synthetic001x00000"]
-    assert "cannot be read as Parquet" in refused["synthetic001x00001"]
-    assert "its manifest cannot be read" in refused["synthetic001x00002"]
-    assert sorted(got.manifests) == ["synthetic001x00003", "synthetic001x00004"]
-    assert got.table("runs").num_rows == 2
+    for use_index in (False, True):  # from every file; from the library's index (each file's checksum checked)
+        got = L.read_library(str(lib), use_index=use_index)
+        refused = {r.engagement: r.reason for r in got.refused}
+        assert set(refused) == {"synthetic001x00000", "synthetic001x00001", "synthetic001x00002"}
+        assert "bytes, its manifest says" in refused["synthetic001x00000"]
+        assert ("does not match its manifest's checksum" if use_index else "cannot be read as Parquet") in \
+            refused["synthetic001x00001"]
+        assert "its manifest cannot be read" in refused["synthetic001x00002"]
+        assert sorted(got.manifests) == ["synthetic001x00003", "synthetic001x00004"]
+        assert got.table("runs").num_rows == 2
+        assert got.index_rows == (2 if use_index else 0)
+        L._cache_file(str(lib.resolve()), "runs").unlink(missing_ok=True)
 
 
 def test_check_names_a_file_whose_checksum_does_not_match(ws_path, tmp_path, capsys):
@@ -371,3 +379,198 @@ def test_two_engagements_with_the_same_bytes_are_both_read(ws_path, tmp_path):
     L.write_engagement(str(lib), {"engagement": "same2"}, {"runs": pa.Table.from_pylist([row])})
     for _ in range(2):
         assert sorted(L.read_library(str(lib)).table("runs").column("engagement").to_pylist()) == ["same1", "same2"]
+
+
+# ---- the library's index ------------------------------------------------------------------------------------
+COMPARED_COLUMNS = ["workload", "hypervisor", "desktops", "peak_iops_per_desktop", "peak_to_plateau", "read_share",
+                    "mean_await_ms"]
+
+
+def _rows(lib, **kw):
+    """The runs rows as a comparison reads them (no reading cache: each read as a first one on this computer)."""
+    got = L.read_library(str(lib), columns=COMPARED_COLUMNS, _cache=False, **kw)
+    rows = sorted(got.table("runs").to_pylist(), key=lambda r: json.dumps(r, sort_keys=True, default=str))
+    return got, rows
+
+
+def _index_agrees(lib):
+    """The library read through its index and from every file: the same rows, the same engagements refused."""
+    fast, rows = _rows(lib)
+    slow, slow_rows = _rows(lib, use_index=False)
+    assert rows == slow_rows
+    assert sorted(fast.manifests) == sorted(slow.manifests)
+    assert [str(r) for r in fast.refused] == [str(r) for r in slow.refused]
+    return fast
+
+
+def test_a_publish_writes_the_index_and_a_comparison_reads_it(ws_path, tmp_path):
+    lib = tmp_path / "lib"
+    synthetic(lib, _template(ws_path), 4)
+    desc = json.loads((lib / L.INDEX / L.INDEX_FILE).read_text())
+    assert desc["runs"]["engagements"] == 4
+    assert (lib / desc["runs"]["path"]).exists()
+    got = _index_agrees(lib)
+    assert (got.indexed, got.index_rows, got.index_notes) == (4, 4, [])
+    # publishing the same engagement again changes nothing, the index neither
+    before = sorted(p.name for p in (lib / L.INDEX).iterdir())
+    m = json.loads((lib / L.MANIFESTS / "synthetic001x00000.json").read_text())
+    runs = pq.read_table(lib / m["files"][0]["path"], partitioning=None)
+    L.write_engagement(str(lib), {k: m[k] for k in ("engagement", "synthetic", "workload", "hypervisor",
+                                                   "desktops")}, {"runs": runs})
+    assert sorted(p.name for p in (lib / L.INDEX).iterdir()) == before
+    assert json.loads((lib / L.INDEX / L.INDEX_FILE).read_text()) == desc
+    # the hive reading of the partitions (DuckDB, Spark) never meets the index
+    import duckdb
+
+    n = duckdb.sql(f"SELECT count(*) FROM read_parquet('{lib}/kind=runs/*/*.parquet', hive_partitioning = true)")
+    assert n.fetchall()[0][0] == 4
+
+
+def test_an_old_library_without_an_index_answers_the_same(ws_path, tmp_path):
+    lib = tmp_path / "lib"
+    synthetic(lib, _template(ws_path), 3, index=False)
+    assert not (lib / L.INDEX).exists()
+    got = _index_agrees(lib)
+    assert got.index_rows == 0
+    assert got.index_notes == ["the library has no index yet (made by an older StormScope): every engagement read "
+                               "from its own files; the next publish writes one"]
+    assert L.write_index(str(lib)) == "the library's index now holds 3 engagements"
+    assert _index_agrees(lib).index_rows == 3
+
+
+def _garble(p):
+    data = bytearray(p.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    p.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(("damage", "line"), [
+    ("parquet", "the library's index _index/runs-{sha}.parquet does not match its checksum (damaged): not used, "
+                "every engagement read from its own files"),
+    ("truncated", "the library's index _index/runs-{sha}.parquet does not match its checksum (damaged): not used, "
+                  "every engagement read from its own files"),
+    ("missing", "the library's index _index/runs-{sha}.parquet is missing: not used, every engagement read from its "
+                "own files"),
+    ("description", "the library's index _index/INDEX.json cannot be read (JSONDecodeError): not used, every "
+                    "engagement read from its own files"),
+    ("no-runs", "the library's index _index/INDEX.json is damaged (KeyError: 'runs'): not used, every engagement "
+                "read from its own files"),
+])
+def test_a_damaged_index_is_refused_by_name_and_the_library_answers(ws_path, tmp_path, damage, line):
+    lib = tmp_path / "lib"
+    synthetic(lib, _template(ws_path), 4)
+    desc_p = lib / L.INDEX / L.INDEX_FILE
+    desc = json.loads(desc_p.read_text())
+    part = lib / desc["runs"]["path"]
+    if damage == "parquet":
+        _garble(part)
+    elif damage == "truncated":
+        part.write_bytes(part.read_bytes()[:200])
+    elif damage == "missing":
+        part.unlink()
+    elif damage == "description":
+        desc_p.write_text(desc_p.read_text()[:40])
+    elif damage == "no-runs":
+        desc_p.write_text(json.dumps({k: v for k, v in desc.items() if k != "runs"}))
+    got = _index_agrees(lib)
+    assert got.index_rows == 0
+    assert got.refused == []
+    assert got.index_notes == [line.format(sha=desc["runs"]["sha256"][:16])]
+    assert len(got.manifests) == 4
+    # the next publish writes a good index again
+    synthetic(lib, _template(ws_path), 1, seed=5)
+    got = _index_agrees(lib)
+    assert (got.index_rows, got.index_notes) == (5, [])
+
+
+def test_a_stale_index_answers_the_same_and_names_each_engagement(ws_path, tmp_path):
+    """Published without rewriting the index (an older StormScope, or a publish that lost the race to write it),
+    withdrawn, republished with other figures: each read from its files or left out, named; the rest from the
+    index."""
+    lib = tmp_path / "lib"
+    template = _template(ws_path)
+    synthetic(lib, template, 5)
+    synthetic(lib, template, 2, seed=7, index=False)  # added
+    for kind_dir in (lib / "kind=runs").glob("engagement=synthetic001x00000"):  # withdrawn
+        shutil.rmtree(kind_dir)
+    (lib / L.MANIFESTS / "synthetic001x00000.json").unlink()
+    m_p = lib / L.MANIFESTS / "synthetic001x00001.json"  # republished with other figures, index not rewritten
+    m = json.loads(m_p.read_text())
+    other = {**{k: v for k, v in template.items() if k != "started_at"}, "run": "run 1", "desktops": 30,
+             "workload": "boot_storm", "hypervisor": "vSphere", "peak_iops_per_desktop": 999.0}
+    L.write_engagement(str(lib), {k: m[k] for k in ("engagement", "synthetic", "workload", "hypervisor")} |
+                       {"desktops": 30}, {"runs": pa.Table.from_pylist([other])}, index=False)
+    (lib / L.MANIFESTS / "synthetic001x00002.json").write_text(  # the manifest alone edited: its digest changed
+        json.dumps(json.loads((lib / L.MANIFESTS / "synthetic001x00002.json").read_text()) | {"desktops": 11}))
+    got = _index_agrees(lib)
+    assert sorted(got.manifests) == ["synthetic001x00001", "synthetic001x00002", "synthetic001x00003",
+                                     "synthetic001x00004", "synthetic007x00000", "synthetic007x00001"]
+    assert got.index_rows == 2
+    assert got.index_notes == [
+        "not in the library's index (published by an older StormScope, or while another publish rewrote the "
+        "index), read from their own files: synthetic007x00000, synthetic007x00001",
+        "changed since the library's index was written (their manifest is not the one indexed), read from their "
+        "own files: synthetic001x00001, synthetic001x00002",
+        "in the library's index but no longer in the library, their indexed rows not used: synthetic001x00000"]
+    _got, rows = _rows(lib)
+    assert [r["peak_iops_per_desktop"] for r in rows if r["engagement"] == "synthetic001x00001"] == [999.0]
+    L.write_index(str(lib))
+    got = _index_agrees(lib)
+    assert (got.index_rows, got.index_notes) == (6, [])
+
+
+def test_an_index_of_a_newer_stormscope_is_read_around_and_never_rewritten(ws_path, tmp_path):
+    lib = tmp_path / "lib"
+    synthetic(lib, _template(ws_path), 3)
+    desc_p = lib / L.INDEX / L.INDEX_FILE
+    newer = json.loads(desc_p.read_text()) | {"index_version": 2, "index_readable_from": 2}
+    desc_p.write_text(json.dumps(newer))
+    got = _index_agrees(lib)
+    assert got.index_notes == ["the library's index was made by a newer StormScope (index readable from version "
+                               "2, this one reads 1): not used, every engagement read from its own files"]
+    files = sorted(p.name for p in (lib / L.INDEX).iterdir())
+    synthetic(lib, _template(ws_path), 1, seed=3)  # a publish leaves the newer index as it is
+    assert json.loads(desc_p.read_text()) == newer
+    assert sorted(p.name for p in (lib / L.INDEX).iterdir()) == files
+    assert len(_index_agrees(lib).manifests) == 4
+
+
+def test_a_publish_killed_before_its_index_is_in_the_answer(ws_path, tmp_path):
+    """Killed after its engagement's commit, before the index's: the engagement is in the library (read from its
+    files, named), the index it left behind is never read half-written."""
+    lib = tmp_path / "lib"
+    synthetic(lib, _template(ws_path), 3)
+    code = ("import sys; from app.workspace import Workspace; from app.library.publish import publish\n"
+            f"ws = Workspace({str(ws_path)!r}, read_only=True)\npublish(ws, {str(lib)!r})\n")
+    env = {**os.environ, "STORMSCOPE_TEST_CRASH_AT": "library-index"}
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert p.returncode == -9, p.stderr
+    with Workspace(ws_path, read_only=True) as ws:
+        eid = engagement_id(ws)
+    got = _index_agrees(lib)
+    assert eid in got.manifests
+    assert len(got.manifests) == 4
+    assert got.index_rows == 3
+    assert got.index_notes == [f"not in the library's index (published by an older StormScope, or while another "
+                               f"publish rewrote the index), read from their own files: {eid}"]
+
+
+def test_two_publishers_at_once_lose_no_engagement(ws_path, tmp_path):
+    """Two processes publish into one library at the same time: whichever index is written last, every engagement
+    of both is in the answer, with the figures read from the files."""
+    lib = tmp_path / "lib"
+    template = _template(ws_path)
+    synthetic(lib, template, 2)
+    (tmp_path / "template.json").write_text(json.dumps({k: v for k, v in template.items() if k != "started_at"}))
+    code = ("import json, sys; sys.path.insert(0, '.'); from tests.test_library import synthetic\n"
+            f"synthetic({str(lib)!r}, json.loads(open({str(tmp_path / 'template.json')!r}).read()), 6, "
+            "seed=int(sys.argv[1]))\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(seed)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+             for seed in (11, 12)]
+    for p in procs:
+        _out, err = p.communicate()
+        assert p.returncode == 0, err
+    got = _index_agrees(lib)
+    assert len(got.manifests) == 14
+    assert got.refused == []
+    assert got.table("runs").num_rows == 14

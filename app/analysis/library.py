@@ -161,6 +161,7 @@ class LibraryComparison:
     metrics: list[MetricComparison]
     refused: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    index_notes: list[str] = field(default_factory=list)  # how the library's index served (upkeep, not the answer)
 
     def as_dict(self) -> dict[str, Any]:
         return {**{k: v for k, v in self.__dict__.items() if k != "metrics"},
@@ -235,6 +236,7 @@ def compare_with_library(ws: Workspace, run_id: int, location: str, *, desktops:
                           hypervisor=hypervisor, desktops=desktops, total_engagements=len(lib.manifests))
     res.refused = [str(r) for r in lib.refused]
     res.notes = list(lib.notes)
+    res.index_notes = list(lib.index_notes)
     return res
 
 

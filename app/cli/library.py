@@ -106,6 +106,8 @@ def compare(args: argparse.Namespace) -> int:
             print(f"  {m.label}: comparable runs {min(m.peers):.4g} .. median {m.median:.4g} .. {max(m.peers):.4g}")
     for n in a.notes:
         print(f"note: {n}")
+    for n in res.index_notes:
+        print(f"library index: {n}")
     return 0
 
 
@@ -119,11 +121,15 @@ def check(args: argparse.Namespace) -> int:
         raise CommandFailed(str(e)) from None
     if args.json:
         print_json({"engagements": sorted(lib.manifests), "refused": [str(r) for r in lib.refused],
-                    "notes": lib.notes, "schema_version": lib.schema_version})
+                    "notes": lib.notes, "schema_version": lib.schema_version,
+                    "index": {"current_for": lib.indexed, "notes": lib.index_notes}})
     else:
         print(f"{where}: {len(lib.manifests)} engagements readable (library schema {lib.schema_version})")
         for n in lib.notes:
             print(f"note: {n}")
+        print(f"library index: current for {lib.indexed:,} of the {len(lib.manifests):,} engagements")
+        for n in lib.index_notes:
+            print(f"library index: {n}")
     for r in lib.refused:
         print(f"refused: {r}", file=sys.stderr)
     return 1 if lib.refused else 0
