@@ -154,10 +154,9 @@ def connect(path: str | os.PathLike, read_only: bool, allowed_dirs: Iterable[str
         raise
     try:
         fresh = _lock_down(con, [str(d) for d in allowed_dirs], dict(settings or {}))
-        if fresh and check:
+        if fresh and check and on_disk:  # a file this open created holds nothing anybody else wrote
             check_objects(con, path)
-            if on_disk:
-                _check_whole(con, path)
+            _check_whole(con, path)
     except duckdb.Error as e:
         con.close()
         damaged = _damaged(path, e) if on_disk else None

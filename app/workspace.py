@@ -335,6 +335,7 @@ class Workspace:
         self._for_import = for_import
         self._settings = {**(IMPORT_SETTINGS if for_import else {}), **(settings or {})}
         self.before_reopen: Callable[[], None] | None = None  # see reopen()
+        created = not self.path.exists()  # made by this open: nothing in it to check but what StormScope writes
         try:
             self.con = self._connect()
         except duckdb.IOException as e:
@@ -359,7 +360,8 @@ class Workspace:
             else:
                 self.migrated = migrate(self.con, self.path)
                 self.staging.remove_stale()  # this process holds the write lock: no other import is running
-            check_values(self.con, self.path)  # a value StormScope never stores: refused, naming table, row, column
+            if not created:  # a value StormScope never stores: refused, naming table, row, column
+                check_values(self.con, self.path)
         except BaseException:
             self.con.close()
             raise

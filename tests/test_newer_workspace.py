@@ -164,7 +164,7 @@ def test_the_window_opens_a_compatible_newer_workspace_read_only(qtbot, window, 
     assert menu[1][:2] == ("Replay as fio job…", True)  # it writes a job file, not the workspace
     assert [t for t, *_ in menu[2:]] == ["Rename…", "Tag…", "First report is since boot",
                                           "First report is an interval (iostat -y)", "Put on one clock…",
-                                          "Delete 1 run…"]
+                                          "Whole disks…", "Delete 1 run…"]
     assert all((enabled, tip) == (False, READ_ONLY_REASON) for _t, enabled, tip in menu[2:]), menu
     assert not window.grid.add_column_button.isEnabled()
     # the overlay's own Add to report (its button) stores nothing and says why
