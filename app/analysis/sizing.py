@@ -409,8 +409,9 @@ def response_time_check(ws: Workspace, run_id: int, *, threshold_ms: float = 50.
                 "label": "INTERVAL-LEVEL: I/Os of the reports whose mean await is within the threshold; single "
                          "I/Os inside a report vary around that mean, so this is not a per-I/O share",
                 "passed": share >= goal, "intervals": int(ok.sum()),
-                "method": "sum of I/Os (rate x interval) in reports with await <= threshold / all I/Os with an await",
-                "devices": s.devices.as_dict()}
+                "method": "sum of I/Os (rate x interval) in reports with await <= threshold / all I/Os with an await"
+                          + (f"; {s.gap_words()}: left out" if s.gap_count else ""),
+                "missing_reports": int(s.gap_mask().sum()), "devices": s.devices.as_dict()}
     res = latency_share(ws, run_id, threshold_ms, "all" if op == "total" else op, device)
     lo, hi = res.bounds
     if lo is not None and lo >= goal:
