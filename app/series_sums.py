@@ -290,17 +290,26 @@ def find_gaps(con: Any, run_id: int, devices: list[str] | None, idle_rule: bool 
     in it has zero I/O) leaves a device out of a report because it was idle: there (``idle_rule``), an absent
     device is no gap (:func:`omits_idle`; the import's warning says it was taken as idle)."""
     devs = "" if devices is None else " AND list_contains(?, device)"
-    params: list[Any] = [run_id, *([] if devices is None else [devices]), run_id]
-    rows = con.execute(f"""
-        WITH d AS (SELECT DISTINCT sample_idx, device FROM iostat_samples WHERE run_id = ?{devs}),
-        reps AS (SELECT sample_idx, row_number() OVER (ORDER BY sample_idx) AS k
-                 FROM (SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ?)),
-        span AS (SELECT device, min(sample_idx) AS lo, max(sample_idx) AS hi, count(*) AS n FROM d GROUP BY device),
-        holed AS (SELECT s.device, s.lo, s.hi FROM span s JOIN reps a ON a.sample_idx = s.lo
-                  JOIN reps b ON b.sample_idx = s.hi WHERE b.k - a.k + 1 > s.n)
-        SELECT h.device, r.sample_idx FROM holed h JOIN reps r ON r.sample_idx BETWEEN h.lo AND h.hi
+    some = [] if devices is None else [devices]
+    # one pass over the rows: each device's first and last report and its rows (a device is in a report once:
+    # the import refuses a file that lists one twice), against the reports between them
+    holed = con.execute(f"""
+        WITH reps AS (SELECT sample_idx, row_number() OVER (ORDER BY sample_idx) AS k
+                      FROM (SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ?)),
+        span AS (SELECT device, min(sample_idx) AS lo, max(sample_idx) AS hi, count(*) AS n FROM iostat_samples
+                 WHERE run_id = ?{devs} GROUP BY device)
+        SELECT s.device FROM span s JOIN reps a ON a.sample_idx = s.lo JOIN reps b ON b.sample_idx = s.hi
+        WHERE b.k - a.k + 1 > s.n ORDER BY 1""", [run_id, run_id, *some]).fetchall()
+    if not holed:
+        return {}
+    rows = con.execute("""
+        WITH d AS (SELECT DISTINCT sample_idx, device FROM iostat_samples
+                   WHERE run_id = ? AND list_contains(?, device)),
+        reps AS (SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ?),
+        span AS (SELECT device, min(sample_idx) AS lo, max(sample_idx) AS hi FROM d GROUP BY device)
+        SELECT h.device, r.sample_idx FROM span h JOIN reps r ON r.sample_idx BETWEEN h.lo AND h.hi
         WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.device = h.device AND d.sample_idx = r.sample_idx)
-        ORDER BY 1, 2""", params).fetchall()
+        ORDER BY 1, 2""", [run_id, [h[0] for h in holed], run_id]).fetchall()
     out: dict[str, list[int]] = {}
     for device, idx in rows:
         out.setdefault(str(device), []).append(int(idx))

@@ -366,8 +366,12 @@ def _stored_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
                                                 "NOT since_boot", [run_id, sample_idx]).fetchall()[0][0]
         return found
 
+    # a gap report's stored sums are NULL (a report's flags are never NULL otherwise): the rows are read for the
+    # missing devices' names only when the run has one
+    holes = g.filter(pl.col("any_x").is_null()).height
     every_device = all(s for *_x, s in stored)
-    return _Sums(choice, boot, g, clock, find_gaps(ws.con, run_id, None if every_device else choice.used))
+    gaps = find_gaps(ws.con, run_id, None if every_device else choice.used) if holes else {}
+    return _Sums(choice, boot, g, clock, gaps)
 
 
 _MEMO: ContextVar[dict[tuple[Any, ...], Series] | None] = ContextVar("series_memo", default=None)
