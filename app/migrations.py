@@ -39,6 +39,10 @@ Versions
        changed in meaning: ``read_compatible_from`` stays 3 (an older release aligns on the files' clocks).
     6. ``capture_plans``: the capture plan the customer follows, which imported runs are checked against
        (app.store.plan). A table added: ``read_compatible_from`` stays 3 (an older release ignores the plan).
+    7. Whole-disk gaps (app.series_sums.find_gaps): a report where a summed device is missing in the middle of
+       the run has NULL sums (``sums_version`` 2), and the run's warnings name it. No table changes; the stored
+       sums of every device-rate run are computed again. ``read_compatible_from`` stays 3: an older release does
+       not use sums of another version (it sums the rows as it always did).
 
 Writing a step that only adds tables or columns: leave ``READ_COMPATIBLE_FROM`` as it is, so that older releases
 still show the workspace (read-only). A step that changes what a stored value means, or how rows are kept, raises
@@ -155,6 +159,16 @@ def _capture_plans_v6(con: Any) -> None:
         con.execute(stmt)
 
 
+def _whole_disk_gaps_v7(con: Any) -> None:
+    from app.series_sums import name_gaps, store_sums
+    from parsers.kinds import DEVICE_RATES, has
+
+    for run_id, kind in con.execute("SELECT run_id, kind FROM runs ORDER BY run_id").fetchall():
+        if has(kind, DEVICE_RATES):
+            name_gaps(con, run_id)
+            store_sums(con, run_id)
+
+
 STEPS: list[Step] = [
     Step(2, "every table exists from the start: report_templates (before: made when a template was first "
             "saved), and the tables later releases added to a workspace an older release made", _every_table_of_v2),
@@ -166,6 +180,9 @@ STEPS: list[Step] = [
             "by hand)", _clock_offsets_v5),
     Step(6, "capture_plans: the capture plan the customer follows, which imported runs are checked against",
          _capture_plans_v6),
+    Step(7, "whole-disk figures: a report where a disk is missing in the middle of the run is a gap (missing, "
+            "not a smaller sum, not 0 IOPS): the stored sums are computed again and each run names its gaps in a "
+            "warning", _whole_disk_gaps_v7),
 ]
 
 

@@ -39,7 +39,7 @@ from parsers.layers import LAYERS as LAYER_VOCABULARY
 from parsers.layers import LINUX_NAMES
 
 # bump whenever per_report_sql, the row rules or the device classification change what the stored sums hold
-SUMS_VERSION = 1
+SUMS_VERSION = 2  # 2: a report where a summed device is missing mid-run is a gap (NULL sums), not a smaller sum
 DEFAULT_OPS = ("r", "w", "d", "f")  # the series' default: every request the device saw
 
 
@@ -303,6 +303,10 @@ _EMPTY = {"have_rw": "NULL::BOOLEAN", "awa": "NULL::BOOLEAN", "kba": "NULL::BOOL
           "aw_n": "NULL::HUGEINT"}
 
 
+# what a sum of a gap report is (typed as the sum would be)
+_GAP = {**_EMPTY, "any_x": "NULL::BOOLEAN", "any_p": "NULL::BOOLEAN"}
+
+
 def _rows_sql(ops: tuple[str, ...]) -> str:
     """Each row's contribution to its report's sums (``FROM iostat_samples``, without a WHERE).
 
@@ -342,40 +346,167 @@ def _rows_sql(ops: tuple[str, ...]) -> str:
         FROM iostat_samples"""
 
 
-def sums_select(figures: frozenset[str], stored: bool = False) -> str:
+def sums_select(figures: frozenset[str], stored: bool = False, gaps: list[int] | None = None) -> str:
     """The select list of the per-report sums of ``figures`` (IOPS always), the others NULL: aggregates over the
-    rows of :func:`_rows_sql`, or (``stored``) the columns of ``series_sums`` typed as the aggregates are."""
+    rows of :func:`_rows_sql`, or (``stored``) the columns of ``series_sums`` typed as the aggregates are.
+    ``gaps``: the reports (``sample_idx``) where a summed device is missing (:func:`find_gaps`): every sum of
+    theirs is NULL -- missing, never the smaller sum of the devices that are there."""
     wanted = {a for f in figures | {"iops"} for a in FIGURES[f][1]}
+    hole = f"list_contains({_int_list(gaps)}, sample_idx)" if gaps and not stored else ""
 
     def made(a: str) -> str:
         if not stored:
-            return AGGREGATES[a]
+            typed = _GAP.get(a, "NULL::DOUBLE")
+            return f"CASE WHEN {hole} THEN {typed} ELSE {AGGREGATES[a]} END" if hole else AGGREGATES[a]
         return "aw_n::HUGEINT" if a == "aw_n" else a  # stored as BIGINT (a count), summed as HUGEINT
 
     return ", ".join(f"{made(a) if a in wanted else _EMPTY.get(a, 'NULL::DOUBLE')} AS {a}" for a in AGGREGATES)
 
 
-def per_report_sql(ops: tuple[str, ...], figures: frozenset[str] = ALL_FIGURES, every_device: bool = False) -> str:
+def _int_list(values: list[int] | None) -> str:
+    """A literal list of integers for the SQL text (report numbers StormScope computed: never user text)."""
+    return "[" + ",".join(str(int(v)) for v in sorted(set(values or ()))) + "]::BIGINT[]"
+
+
+def _rows_where(every_device: bool, gaps: list[int] | None) -> str:
+    """The device filter of the rows summed (``?``: the devices unless ``every_device``); a gap report keeps every
+    row of its own, so that it is there (with its time) even when none of its rows is of a summed device."""
+    if every_device:
+        return ""
+    if gaps:
+        return f" AND (list_contains(?, device) OR list_contains({_int_list(gaps)}, sample_idx))"
+    return " AND list_contains(?, device)"
+
+
+# ---- gaps: a summed device missing from reports in the middle of the run ----------------------------------
+def find_gaps(con: Any, run_id: int, devices: list[str] | None, idle_rule: bool = True) -> dict[str, list[int]]:
+    """Per summed device (``devices``; None: every device of the run), the reports (``sample_idx``) of the run it is
+    missing from between its first and its last report. Such a report has no figure of the device: its whole-disk
+    sums are a gap (missing), not the sum of the others, which would pass for the disk going idle.
+
+    A device that first appears after the run's start or is gone before its end (hot-plug, a disk added or removed)
+    is no gap: the whole-disk figures are the devices there at each report (the warning says so,
+    :func:`gap_warning`). The reports of the run are those any of its rows belongs to (a report where no summed
+    device is there at all is a gap too, for every device present before and after it). Linear in the devices and
+    rows: each device's first and last report are compared with how many reports lie between them, and only a
+    device with fewer rows than that is looked at report by report.
+
+    A file that lists only active devices (iostat -z, sar -z, HP-UX sar -d: no row of a summed device anywhere
+    in it has zero I/O) leaves a device out of a report because it was idle: there (``idle_rule``), an absent
+    device is no gap (:func:`omits_idle`; the import's warning says it was taken as idle)."""
+    devs = "" if devices is None else " AND list_contains(?, device)"
+    some = [] if devices is None else [devices]
+    # one pass over the rows: each device's first and last report and its rows (a device is in a report once:
+    # the import refuses a file that lists one twice), against the reports between them
+    holed = con.execute(f"""
+        WITH reps AS (SELECT sample_idx, row_number() OVER (ORDER BY sample_idx) AS k
+                      FROM (SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ?)),
+        span AS (SELECT device, min(sample_idx) AS lo, max(sample_idx) AS hi, count(*) AS n FROM iostat_samples
+                 WHERE run_id = ?{devs} GROUP BY device)
+        SELECT s.device FROM span s JOIN reps a ON a.sample_idx = s.lo JOIN reps b ON b.sample_idx = s.hi
+        WHERE b.k - a.k + 1 > s.n ORDER BY 1""", [run_id, run_id, *some]).fetchall()
+    if not holed:
+        return {}
+    rows = con.execute("""
+        WITH d AS (SELECT DISTINCT sample_idx, device FROM iostat_samples
+                   WHERE run_id = ? AND list_contains(?, device)),
+        reps AS (SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ?),
+        span AS (SELECT device, min(sample_idx) AS lo, max(sample_idx) AS hi FROM d GROUP BY device)
+        SELECT h.device, r.sample_idx FROM span h JOIN reps r ON r.sample_idx BETWEEN h.lo AND h.hi
+        WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.device = h.device AND d.sample_idx = r.sample_idx)
+        ORDER BY 1, 2""", [run_id, [h[0] for h in holed], run_id]).fetchall()
+    out: dict[str, list[int]] = {}
+    for device, idx in rows:
+        out.setdefault(str(device), []).append(int(idx))
+    if out and idle_rule and omits_idle(con, run_id):
+        return {}
+    return out
+
+
+def omits_idle(con: Any, run_id: int) -> bool:
+    """The run lists only active devices: no row of any of its devices is all zero -- requests,
+    throughput, utilisation, queue and await (iostat -z, sar -z and HP-UX sar -d leave an idle device out of a
+    report; HP-UX prints a device busy 0.05 % with 0 requests, rounded)."""
+    n_zero = " + ".join(f"coalesce(abs({c}), 0)" for c in ("r_s", "w_s", "d_s", "f_s", "tps", "rkb_s", "wkb_s",
+                                                              "wdkb_s", "kb_s", "util_pct", "aqu_sz", "await_ms"))
+    found = con.execute(f"SELECT 1 FROM iostat_samples WHERE run_id = ? AND NOT since_boot AND ({n_zero}) = 0 LIMIT 1",
+                        [run_id]).fetchall()
+    return not found
+
+
+def gap_reports(gaps: dict[str, list[int]]) -> list[int]:
+    """Every report (``sample_idx``) where a summed device is missing, sorted."""
+    return sorted({i for v in gaps.values() for i in v})
+
+
+def ranges(idx: list[int]) -> list[tuple[int, int]]:
+    """Consecutive report numbers as (first, last) ranges: 39, 40, 41, 43 -> (39, 41), (43, 43)."""
+    out: list[tuple[int, int]] = []
+    for i in sorted(idx):
+        if out and i == out[-1][1] + 1:
+            out[-1] = (out[-1][0], i)
+        else:
+            out.append((i, i))
+    return out
+
+
+GAP_DEVICES_NAMED = 5  # devices a gap warning names (then "and N more")
+
+
+def gap_warning(gaps: dict[str, list[int]], times: dict[int, str] | None = None, idle: bool = False) -> str | None:
+    """One line naming the devices missing from reports in the middle of the run, with the reports (1-based, as in
+    the file) and their clock times where known; None without a gap."""
+    if not gaps:
+        return None
+    times = times or {}
+
+    def span(a: int, b: int) -> str:
+        where = f"report {a + 1}" if a == b else f"reports {a + 1}–{b + 1}"
+        ta, tb = times.get(a), times.get(b)
+        when = "" if ta is None else f" ({ta})" if a == b or tb is None else f" ({ta} – {tb})"
+        return where + when
+
+    parts = []
+    for d in sorted(gaps, key=lambda x: (-len(gaps[x]), x))[:GAP_DEVICES_NAMED]:
+        rs = ranges(gaps[d])
+        shown = ", ".join(span(a, b) for a, b in rs[:4]) + (f" and {len(rs) - 4} more ranges" if len(rs) > 4 else "")
+        parts.append(f"{d[:60]} from {shown}")
+    more = f"; and {len(gaps) - GAP_DEVICES_NAMED} more devices" if len(gaps) > GAP_DEVICES_NAMED else ""
+    n = len(gap_reports(gaps))
+    if idle:
+        return (f"whole-disk figures take a disk absent from a report as idle: a disk is missing from {n} "
+                f"report{'s' if n != 1 else ''} in the middle of the run ({'; '.join(parts)}{more}), and the file "
+                "lists no idle disk anywhere, as iostat -z, sar -z and HP-UX sar print only the active ones: those "
+                "reports count it as 0 I/O")
+    return (f"whole-disk figures have a gap: a disk is missing from {n} report{'s' if n != 1 else ''} in the middle "
+            f"of the run ({'; '.join(parts)}{more}); those reports are left out of the whole-disk figures "
+            "(missing, not 0 IOPS)")
+
+
+def per_report_sql(ops: tuple[str, ...], figures: frozenset[str] = ALL_FIGURES, every_device: bool = False,
+                   gaps: list[int] | None = None) -> str:
     """Per analysed report, the sums over the chosen devices (``?`` 1: the run, ``?`` 2: the devices, left out with
     ``every_device``: the run has no other device), in DuckDB: a 10 M-row run is aggregated where it is stored,
     never pulled into memory row by row. Only the sums of ``figures`` are made (the others are NULL): DuckDB then
     reads only the columns they need -- the overlay's first curve (IOPS) reads a third of them. Since-boot
-    reports are left out. Row rules: :func:`_rows_sql`."""
-    devices = "" if every_device else " AND list_contains(?, device)"
-    return f"""SELECT sample_idx, min(t_s) AS t_s, bool_or(t_s IS NULL) AS t_missing, {sums_select(figures)}
-        FROM ({_rows_sql(ops)} WHERE run_id = ? AND NOT since_boot{devices}) GROUP BY sample_idx ORDER BY sample_idx"""
+    reports are left out. Row rules: :func:`_rows_sql`. ``gaps``: the reports whose sums are missing
+    (:func:`find_gaps`)."""
+    return f"""SELECT sample_idx, min(t_s) AS t_s, bool_or(t_s IS NULL) AS t_missing, {sums_select(figures, gaps=gaps)}
+        FROM ({_rows_sql(ops)} WHERE run_id = ? AND NOT since_boot{_rows_where(every_device, gaps)})
+        GROUP BY sample_idx ORDER BY sample_idx"""
 
 
-def _stored_sql(every_device: bool, some_reports: bool) -> str:
+def _stored_sql(every_device: bool, some_reports: bool, gaps: list[int] | None = None) -> str:
     """The rows of ``series_sums`` for a run (``?``: the run, the run again, then the devices unless
     ``every_device``, then the reports with ``some_reports``): :func:`per_report_sql`'s sums of every figure for
     the default ops, per report AND since-boot flag (so that a flag turned later needs no other sums), with the
     clock time printed with the report's first chosen row."""
-    devices = "" if every_device else " AND list_contains(?, device)"
     reports = " AND list_contains(?, sample_idx)" if some_reports else ""
     return f"""SELECT ? AS run_id, sample_idx, since_boot, min(t_s) AS t_s, bool_or(t_s IS NULL) AS t_missing,
-        min(ts) AS ts, {sums_select(ALL_FIGURES)}, '{",".join(DEFAULT_OPS)}' AS ops, {SUMS_VERSION} AS sums_version
-        FROM ({_rows_sql(DEFAULT_OPS)} WHERE run_id = ?{devices}{reports}) GROUP BY sample_idx, since_boot"""
+        min(ts) AS ts, {sums_select(ALL_FIGURES, gaps=gaps)}, '{",".join(DEFAULT_OPS)}' AS ops,
+        {SUMS_VERSION} AS sums_version
+        FROM ({_rows_sql(DEFAULT_OPS)} WHERE run_id = ?{_rows_where(every_device, gaps)}{reports})
+        GROUP BY sample_idx, since_boot"""
 
 
 def _store_reports(con: Any, run_id: int, summed: list[str], every_device: bool, reports: list[int] | None) -> None:
@@ -383,7 +514,8 @@ def _store_reports(con: Any, run_id: int, summed: list[str], every_device: bool,
     none of whose rows is of a summed device (the series still names it as left out)."""
     some = reports is not None
     params: list[Any] = [run_id, run_id] + ([] if every_device else [summed]) + ([reports] if some else [])
-    con.execute(f"INSERT INTO series_sums BY NAME {_stored_sql(every_device, some)}", params)
+    gaps = gap_reports(find_gaps(con, run_id, None if every_device else summed))
+    con.execute(f"INSERT INTO series_sums BY NAME {_stored_sql(every_device, some, gaps)}", params)
     if every_device:
         return
     con.execute(f"""INSERT INTO series_sums (run_id, sample_idx, since_boot, ops, sums_version)
@@ -431,6 +563,57 @@ def current(con: Any, run_id: int, ops: tuple[str, ...] = DEFAULT_OPS) -> bool:
         "SELECT count(*), list(DISTINCT sums_version), list(DISTINCT ops) FROM series_sums WHERE run_id = ?",
         [run_id]).fetchall()[0]
     return bool(n) and versions == [SUMS_VERSION] and kinds == [",".join(ops)]
+
+
+def name_gaps(con: Any, run_id: int) -> list[str]:
+    """The warning naming the whole disks missing from reports in the middle of the run (app.series_sums.find_gaps):
+    those reports' whole-disk figures are a gap, not a smaller sum. Added to the run's warnings (once: a line of
+    the same start is replaced); returns the line added ([] without a gap)."""
+    devices = con.execute("SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ?",
+                          [run_id]).fetchall()
+    used = default_choice([(d, bool(g), la) for d, g, la in devices], rules=device_rules(con, run_id)).used
+    gaps = find_gaps(con, run_id, used, idle_rule=False) if used else {}
+    idle = bool(gaps) and omits_idle(con, run_id)
+    idx = gap_reports(gaps)
+    times = {int(i): t.strftime("%Y-%m-%d %H:%M:%S") for i, t in con.execute(
+        "SELECT sample_idx, min(ts) FROM iostat_samples WHERE run_id = ? AND list_contains(?, sample_idx) "
+        "AND ts IS NOT NULL GROUP BY 1", [run_id, idx]).fetchall()} if idx else {}
+    lines = [x for x in (gap_warning(gaps, times, idle), _hot_plug_line(con, run_id, used)) if x]
+    con.execute("UPDATE runs SET warnings = list_filter(coalesce(warnings, []), lambda w: NOT starts_with(w, ?) "
+                "AND NOT starts_with(w, ?) AND NOT starts_with(w, ?)) WHERE run_id = ?",
+                [GAP_WARNING_START, HOT_PLUG_START, IDLE_START, run_id])
+    if lines:
+        con.execute("UPDATE runs SET warnings = list_concat(warnings, ?) WHERE run_id = ?", [lines, run_id])
+    return lines
+
+
+GAP_WARNING_START = "whole-disk figures have a gap:"
+HOT_PLUG_START = "the whole disks change during the run:"
+IDLE_START = "whole-disk figures take a disk absent from a report as idle:"
+
+
+def _hot_plug_line(con: Any, run_id: int, used: list[str]) -> str | None:
+    """A line naming the whole disks that appear after the run's first report or are gone before its last (hot-plug,
+    a disk added or removed): no gap -- the whole-disk figures are the disks there at each report --, but a total
+    that changes what it covers is said."""
+    if not used:
+        return None
+    rows = con.execute("""WITH r AS (SELECT min(sample_idx) AS lo, max(sample_idx) AS hi FROM iostat_samples
+                                     WHERE run_id = ? AND NOT since_boot)
+        SELECT device, min(sample_idx), max(sample_idx), any_value(r.lo), any_value(r.hi) FROM iostat_samples, r
+        WHERE run_id = ? AND NOT since_boot AND list_contains(?, device) GROUP BY device ORDER BY device""",
+                       [run_id, run_id, used]).fetchall()
+    late = [(d, lo) for d, lo, _hi, rlo, _rhi in rows if lo > rlo]
+    gone = [(d, hi) for d, _lo, hi, _rlo, rhi in rows if hi < rhi]
+    if not late and not gone:
+        return None
+    words = [f"{d[:60]} from report {lo + 1}" for d, lo in late[:5]] + (
+        [f"{len(late) - 5} more from later reports"] if len(late) > 5 else [])
+    words += [f"{d[:60]} up to report {hi + 1}" for d, hi in gone[:5]] + (
+        [f"{len(gone) - 5} more gone before the end"] if len(gone) > 5 else [])
+    return (f"{HOT_PLUG_START} {'; '.join(words)} (the file lists them only there); each report's whole-disk "
+            "figures are the sum of the disks it lists, so a total before a disk appears or after it is gone does "
+            "not include it")
 
 
 # ---- devices the figures prove stacked ----------------------------------------------------------------

@@ -32,7 +32,15 @@ from app.migrations import WorkspaceTooNew as WorkspaceTooNew  # noqa: F401 (re-
 from app.run import Run, RunMeta
 from app.safe_open import SQLRefused, check_expression, connect, read_only_transaction
 from app.safe_open import WorkspaceRefused as WorkspaceRefused  # noqa: F401 (re-exported: callers catch it)
-from app.series_sums import MAX_CHECKED, DeviceChoice, default_choice, device_figures, find_stacked, store_sums
+from app.series_sums import (
+    MAX_CHECKED,
+    DeviceChoice,
+    default_choice,
+    device_figures,
+    find_stacked,
+    name_gaps,
+    store_sums,
+)
 from app.staging import StagingArea
 from app.stored_values import check as check_values
 from app.workspace_lock import WorkspaceLocked as WorkspaceLocked  # noqa: F401 (re-exported: callers catch it)
@@ -529,6 +537,7 @@ class Workspace:
                 _check_values(con, rid)
                 if has(con.execute("SELECT kind FROM runs WHERE run_id = ?", [rid]).fetchall()[0][0], DEVICE_RATES):
                     warnings += _prove_stacking(con, rid)  # no whole-disk figure counts a device twice
+                    warnings += name_gaps(con, rid)  # a disk missing mid-run: a gap, never a smaller sum
                     store_sums(con, rid)  # the default series' per-report sums (app.series_sums)
             if before_commit is not None:
                 before_commit()
@@ -769,6 +778,7 @@ class Workspace:
             if not chosen:
                 _prove_stacking(self.con, run_id)  # the rules' choice again, with its warnings
             store_sums(self.con, run_id)
+            name_gaps(self.con, run_id)  # the gaps of the devices now summed
         return whole_disk_choice(self.con, run_id)
 
     def set_counters_by_place(self, run_id: int, confirmed: bool) -> None:

@@ -24,7 +24,7 @@ import polars as pl
 from parsers.iostat_columns import METRICS
 
 # the schema a workspace of this StormScope has; app.migrations brings older workspaces up to it
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 # the oldest schema whose StormScope reads a workspace of this schema correctly (stored beside its version as
 # ``read_compatible_from``, as SQLite's read-compatibility number and git's repository format do): a release whose
 # schema only ADDS tables or columns keeps the number it found; one that changes what a stored value means, or
@@ -34,6 +34,8 @@ SCHEMA_VERSION = 6
 # Schema 5 added the runs' clock offsets (clock_offsets): an older release reads every stored value as it did and
 # only does not apply the offsets (its clock alignment is the files' clocks, as before they were set): it stays 3.
 # Schema 6 added the capture plan (capture_plans): an older release ignores it: it stays 3.
+# Schema 7 makes a report where a whole disk is missing mid-run a gap (NULL sums, sums_version 2): an older release
+# does not use sums of another version: it stays 3.
 READ_COMPATIBLE_FROM = 3
 
 # polars dtype of a stored column, per DuckDB type
@@ -523,7 +525,9 @@ TABLES: tuple[Table, ...] = (
         notes="Derived data: the sums the overlay, the analyses and the report read instead of aggregating every row "
               "of a run (`app/series_sums.py`). Each sum is over the summed devices' rows (`series_devices`), each "
               "value rounded to 12 decimals and added exactly. A report whose since-boot rows have no summed device "
-              "has a row with NULL sums. Not part of the Parquet export (docs/parquet.md)."),
+              "has a row with NULL sums, and so has a gap report: one a summed device is missing from between its "
+              "first and last report (missing, never the smaller sum of the others; `sums_version` 2). "
+              "Not part of the Parquet export (docs/parquet.md)."),
 )
 
 TABLE: dict[str, Table] = {t.name: t for t in TABLES}

@@ -90,9 +90,9 @@ def test_the_old_workspace_is_migrated_and_keeps_every_row(tmp_path):
     assert set(before) == set(TABLE) - derived - {"clock_offsets", "capture_plans"}, before
     assert all(before.values()), before
     with Workspace(p) as ws:
-        assert ws.migrated == [2, 3, 4, 5, 6]
-        assert SCHEMA_VERSION == 6
-        assert ws.con.execute("SELECT value FROM workspace_info WHERE key = 'schema_version'").fetchall() == [("6",)]
+        assert ws.migrated == [2, 3, 4, 5, 6, 7]
+        assert SCHEMA_VERSION == 7
+        assert ws.con.execute("SELECT value FROM workspace_info WHERE key = 'schema_version'").fetchall() == [("7",)]
         # and, since the compatibility number exists, the oldest version that reads it: schema 3 (4 only added the
         # derived sums, which a release of schema 3 ignores)
         assert migrations.stored_compatible_from(ws.con) == 3
@@ -210,7 +210,7 @@ def test_a_new_file_gets_the_whole_schema_at_once_and_a_file_without_version_is_
         assert list_templates(ws.con) == []
         assert list_phases(ws, 1) == []
     with Workspace(p) as ws:
-        assert ws.migrated == [2, 3, 4, 5, 6]
+        assert ws.migrated == [2, 3, 4, 5, 6, 7]
         assert set(_counts(ws)) == set(TABLE)
 
 

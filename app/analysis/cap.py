@@ -134,6 +134,7 @@ class CapCheck:
     over_cap_share_strict: float | None = None
     over_spans: list[dict[str, Any]] = field(default_factory=list)
     burst: dict[str, Any] | None = None
+    missing_reports: int = 0  # gap reports (a summed disk missing): not judged, no window spans them
 
     def as_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "median_interval": self.plateau}
@@ -268,7 +269,9 @@ def check_cap(s: Series, metric: str, cap: float, *, op: str = "total", toleranc
     k = max(1, math.ceil(window_s / interval - 1e-9))
     chk = CapCheck(metric, op, unit, cap, tolerance_pct, limit, k * interval, k)
 
-    judged = np.ones(len(v), dtype=bool)
+    gap = s.gap_mask()  # a gap report has no figure: never judged as 0, and no window spans it
+    chk.missing_reports = int(gap.sum())
+    judged = ~gap
     if burst_s:
         start = burst_start_s
         if start is None:
@@ -338,6 +341,15 @@ def check_cap(s: Series, metric: str, cap: float, *, op: str = "total", toleranc
         chk.explanation = (f"all {chk.windows_judged} {k * interval:g} s windows average at or below "
                            f"{limit:,.1f} {u} (cap {cap:,.6g} + {tolerance_pct:g} %); worst {avgs[w]:,.1f} {u}, "
                            f"median interval {chk.plateau:,.1f} {u}")
+    return _with_gaps(chk)
+
+
+def _with_gaps(chk: CapCheck) -> CapCheck:
+    """The explanation says how many reports were missing (a gap: left out, no window spans them)."""
+    n = chk.missing_reports
+    if n:
+        chk.explanation += (f"; {n} report{'s' if n != 1 else ''} missing (a disk absent: a gap) left out, and no "
+                            "window spans them")
     return chk
 
 

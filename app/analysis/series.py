@@ -48,8 +48,11 @@ from app.series_sums import (  # noqa: F401 (re-exported: the device rules and f
     current,
     default_choice,
     device_rules,
+    find_gaps,
+    gap_reports,
     partition_parent,
     per_report_sql,
+    ranges,
     stored_devices,
     sums_select,
 )
@@ -167,6 +170,12 @@ class Series:
     clock_note: str = ""  # what the offset is, in words ("" without one)
     clock_placed: bool = False  # no time stamps of its own: clock0_utc = its reference run's + clock_offset_s
     figures: frozenset[str] = ALL_FIGURES  # the figures loaded (load_series(figures=...)); the others' columns empty
+    gaps: dict[str, list[int]] = field(default_factory=dict)  # device -> reports (sample_idx) it is missing from
+
+    @property
+    def gap_count(self) -> int:
+        """How many of the series' reports are a gap (a summed device missing): their figures are NULL."""
+        return len(gap_reports(self.gaps))
 
     def _loaded(self, column: str) -> None:
         figure = FIGURE_OF_COLUMN.get(column)
@@ -193,6 +202,7 @@ class Series:
             "since_boot": SINCE_BOOT_NOTE,
             "align": self.align,
             "resample_s": self.every_s,
+            "gaps": {d: [[a + 1, b + 1] for a, b in ranges(v)] for d, v in self.gaps.items()},
         }
         if self.every_s:
             m["resample"] = (f"{self.every_s:g} s bins; each report's rate is spread evenly over its interval and "
@@ -207,8 +217,23 @@ class Series:
             out["points"] = self.frame.to_dicts()
         return out
 
+    def gap_mask(self) -> np.ndarray:
+        """Per row of the frame: a gap report (a summed device missing: every figure NULL, :attr:`gaps`). A
+        resampled series has none (:func:`resample` leaves gap reports out: a bin's ``coverage`` says so)."""
+        if not self.gaps or self.every_s or self.frame.height == 0:
+            return np.zeros(self.frame.height, dtype=bool)
+        return np.isin(self.frame.get_column("sample_idx").to_numpy(), gap_reports(self.gaps))
+
     def duration_s(self) -> float:
-        return float(self.frame.get_column("dt_s").sum()) if self.frame.height else 0.0
+        """The seconds with data: every report's length, gap reports left out (missing is not idle time)."""
+        if not self.frame.height:
+            return 0.0
+        return float(self.frame.get_column("dt_s").to_numpy()[~self.gap_mask()].sum())
+
+    def gap_words(self) -> str:
+        """"N reports missing (a disk absent from them)" for a figure's caption; "" without a gap."""
+        n = int(self.gap_mask().sum()) if not self.every_s else self.gap_count
+        return f"{n} report{'s' if n != 1 else ''} missing (a disk absent from them: a gap, not 0)" if n else ""
 
     def window(self, t_start: float, t_end: float) -> Series:
         """The reports whose midpoint lies in [t_start, t_end)."""
@@ -263,6 +288,7 @@ class _Sums:
     boot: list[int]
     g: pl.DataFrame
     clock: Callable[[int], datetime | None]
+    gaps: dict[str, list[int]] = field(default_factory=dict)
 
 
 def _live_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, ...], wanted: frozenset[str]
@@ -276,10 +302,12 @@ def _live_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, .
     boot = [r[0] for r in ws.con.execute("SELECT DISTINCT sample_idx FROM iostat_samples WHERE run_id = ? AND "
                                          "since_boot ORDER BY 1", [run_id]).fetchall()]
     every_device = set(choice.used) == {d for d, _g, _la in devices}
+    gaps = find_gaps(ws.con, run_id, None if every_device else choice.used)
     import duckdb
 
     try:
-        g = ws.query(per_report_sql(ops, wanted, every_device), [run_id] if every_device else [run_id, choice.used])
+        g = ws.query(per_report_sql(ops, wanted, every_device, gap_reports(gaps)),
+                     [run_id] if every_device else [run_id, choice.used])
     except duckdb.ConversionException as e:  # the exact sums cast to DECIMAL: an infinite value cannot be summed
         named = _not_finite(ws, run_id)
         if named is None:
@@ -295,7 +323,7 @@ def _live_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str, .
         found: datetime | None = ws.con.execute(sql, params).fetchall()[0][0]
         return found
 
-    return _Sums(choice, boot, g, clock)
+    return _Sums(choice, boot, g, clock, gaps)
 
 
 def _not_finite(ws: Workspace, run_id: int) -> AnalysisError | None:
@@ -340,7 +368,12 @@ def _stored_sums(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
                                                 "NOT since_boot", [run_id, sample_idx]).fetchall()[0][0]
         return found
 
-    return _Sums(choice, boot, g, clock)
+    # a gap report's stored sums are NULL (a report's flags are never NULL otherwise): the rows are read for the
+    # missing devices' names only when the run has one
+    holes = g.filter(pl.col("any_x").is_null()).height
+    every_device = all(s for *_x, s in stored)
+    gaps = find_gaps(ws.con, run_id, None if every_device else choice.used) if holes else {}
+    return _Sums(choice, boot, g, clock, gaps)
 
 
 _MEMO: ContextVar[dict[tuple[Any, ...], Series] | None] = ContextVar("series_memo", default=None)
@@ -429,6 +462,11 @@ def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
         notes.append("no request counts in this run (CPU-only, throughput-only or latency-only reports): no IOPS"
                      + ("; await is the plain mean of the values (nothing to weight them by)"
                         if "await" in wanted and g.get_column("aw_n").sum() else ""))
+    analysed = set(g.get_column("sample_idx").to_list())
+    gaps = {d: [i for i in v if i in analysed] for d, v in sums.gaps.items()}
+    gaps = {d: v for d, v in gaps.items() if v}
+    if gaps:
+        notes.append(gap_note(gaps))
     first_ts = sums.clock(int(g.sort("t_s").get_column("sample_idx")[0]))
     zone = utc_offset_s(run)
     first_dt = float(frame.get_column("dt_s")[0])  # the first sample's length: the interval, or what it covers
@@ -436,7 +474,18 @@ def _load_series(ws: Workspace, run_id: int, device: str | None, ops: tuple[str,
     clock0, offset, clock_note, placed, zone_known = _on_stored_clock(ws, run_id, clock0, zone is not None)
     return Series(run_id, run.name, frame, choice, interval, "; ".join(formula) or "none", boot, notes=notes,
                   clock0_utc=clock0, zone_known=zone_known, figures=wanted, clock_offset_s=offset,
-                  clock_note=clock_note, clock_placed=placed)
+                  clock_note=clock_note, clock_placed=placed, gaps=gaps)
+
+
+def gap_note(gaps: dict[str, list[int]]) -> str:
+    """The series' note on its gaps: how many reports are missing and which device, where."""
+    n = len(gap_reports(gaps))
+    named = "; ".join(f"{d[:MAX_NAME_SHOWN]} missing from " + ", ".join(
+        f"report {a + 1}" if a == b else f"reports {a + 1}–{b + 1}" for a, b in ranges(v)[:4])
+        + (" …" if len(ranges(v)) > 4 else "") for d, v in sorted(gaps.items())[:5])
+    more = f"; {len(gaps) - 5} more devices" if len(gaps) > 5 else ""
+    return (f"gap: {n} report{'s' if n != 1 else ''} without whole-disk figures ({named}{more}): missing, not 0 "
+            "IOPS; left out of every figure")
 
 
 def _on_stored_clock(ws: Workspace, run_id: int, clock0: datetime | None, zone_known: bool
@@ -547,7 +596,10 @@ def resample(s: Series, every_s: float) -> Series:
     have = {c: np.zeros(nb) for c in rate_cols}
     aw_num, aw_den = np.zeros(nb), np.zeros(nb)
     vals = {c: f.get_column(c).to_list() for c in [*rate_cols, "await_ms"]}
+    gap = s.gap_mask()
     for i in range(f.height):
+        if gap[i]:  # a gap report is no data: its time is not covered (a bin of gaps only is left out)
+            continue
         a, b = float(ts[i]), float(te[i])
         first = max(k0, math.floor(a / every_s + 1e-9))
         last = min(k1 - 1, math.ceil(b / every_s - 1e-9) - 1)

@@ -358,7 +358,7 @@ def measured_inputs(ws: Workspace, run_id: int, vms: int, *, device: str | None 
         if start is None or not len(active):
             raise AnalysisError(f"run {run_id} has no activity: give a steady run or phase")
         basis = s.window(start, float(s.col("t_end_s")[active[-1]]))
-        steady = float(np.median(basis.col("iops")))
+        steady = float(np.nanmedian(basis.col("iops")))  # a gap report (a disk missing) is skipped, never 0
         how = "median interval IOPS from the first to the last activity (rough: give a steady run or phase)"
     if steady <= 0:
         raise AnalysisError("the steady level is 0 IOPS: no multiplier can be derived")
@@ -370,6 +370,8 @@ def measured_inputs(ws: Workspace, run_id: int, vms: int, *, device: str | None 
     return {
         "iops_per_user": steady / vms, "read_pct": read_pct, "storm_multiplier": peak / steady,
         "peak_iops": peak, "steady_iops": steady, "vms": vms, "run_id": run_id,
+        # gap reports (a disk missing) of the run and of the steady run: skipped by the peak and the steady level
+        "missing_reports": int(s.gap_mask().sum()) + (int(basis.gap_mask().sum()) if steady_run is not None else 0),
         "source": f"measured from run {s.run_name}, {vms} VMs",
         "method": {"peak": "highest interval IOPS" + (f" after resampling to {every_s:g} s" if every_s else ""),
                    "steady": how, "iops_per_user": "steady / VMs", "storm_multiplier": "peak / steady",
@@ -407,8 +409,9 @@ def response_time_check(ws: Workspace, run_id: int, *, threshold_ms: float = 50.
                 "label": "INTERVAL-LEVEL: I/Os of the reports whose mean await is within the threshold; single "
                          "I/Os inside a report vary around that mean, so this is not a per-I/O share",
                 "passed": share >= goal, "intervals": int(ok.sum()),
-                "method": "sum of I/Os (rate x interval) in reports with await <= threshold / all I/Os with an await",
-                "devices": s.devices.as_dict()}
+                "method": "sum of I/Os (rate x interval) in reports with await <= threshold / all I/Os with an await"
+                          + (f"; {s.gap_words()}: left out" if s.gap_count else ""),
+                "missing_reports": int(s.gap_mask().sum()), "devices": s.devices.as_dict()}
     res = latency_share(ws, run_id, threshold_ms, "all" if op == "total" else op, device)
     lo, hi = res.bounds
     if lo is not None and lo >= goal:

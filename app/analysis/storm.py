@@ -112,6 +112,7 @@ class StormMetrics:
     iops_percentiles: dict[str, float | None] = field(default_factory=dict)
     await_percentiles_ms: dict[str, float | None] = field(default_factory=dict)
     mean_await_ms: float | None = None
+    missing_reports: int = 0  # gap reports (a summed disk missing) in the span: left out of every figure
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -125,7 +126,9 @@ def storm_metrics(s: Series, params: StormParams | None = None) -> StormMetrics:
         return StormMetrics(None, None, 0, 0.0)
     iops, dt = s.col("iops"), s.col("dt_s")
     ts, te = s.col("t_start_s"), s.col("t_end_s")
-    m = StormMetrics(float(ts.min()), float(te.max()), f.height, float(dt.sum()))
+    gap = s.gap_mask()
+    m = StormMetrics(float(ts.min()), float(te.max()), f.height - int(gap.sum()), s.duration_s(),
+                     missing_reports=int(gap.sum()))
     if np.isnan(iops).all():  # no request figures (a bandwidth- or latency-only log): no IOPS, never 0 IOPS
         return _without_iops(s, m)
     i = int(np.nanargmax(iops))

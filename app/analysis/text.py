@@ -110,7 +110,10 @@ def _metrics_lines(m: StormMetrics, indent: str = "") -> list[str]:
     if not m.intervals:
         return [indent + "no intervals"]
     L = []
-    L.append(f"{indent}span {m.t_start_s:g}-{m.t_end_s:g} s, {m.intervals} intervals, {m.duration_s:g} s of data")
+    missing = (f"; {m.missing_reports} report{'s' if m.missing_reports != 1 else ''} missing (a disk absent: a gap, "
+               "left out, not 0 IOPS)") if m.missing_reports else ""
+    L.append(f"{indent}span {m.t_start_s:g}-{m.t_end_s:g} s, {m.intervals} intervals, {m.duration_s:g} s of data"
+             f"{missing}")
     if m.peak_iops is None:
         L.append(f"{indent}no IOPS: the run has no request counts (throughput or latency only)")
         if m.peak_kbs is not None:

@@ -211,6 +211,7 @@ def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = 
     its interval; None for a rate). The note says what was assumed. ``on_clock``: the run's series already put on
     the common clock, and what its clock assumes (:func:`_on_clock`)."""
     s, note = _aligned(ws, run_id, device, align_mode, activity_iops, marker, on_clock, metric_figures(metric))
+    note = "; ".join(x for x in (s.gap_words(), note) if x)  # a gap breaks the line: say why, first
     what = METRICS[metric]
     ts, te = s.col("t_start_s"), s.col("t_end_s")
     if isinstance(what, str):

@@ -130,7 +130,10 @@ def cap(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
                     note="Windows: every run of consecutive intervals at least the window long, sliding one interval "
                          "at a time; the verdict judges their averages against the limit. Time above the limit: the "
                          "share of the judged time spent in single intervals above it. Median interval: the median "
-                         "rate of all judged intervals, idle ones included."))
+                         "rate of all judged intervals, idle ones included."
+                         + "".join(f" {c.missing_reports} report{'s' if c.missing_reports != 1 else ''} missing (a "
+                                   "disk absent from them: a gap): not judged, and no window spans them, never "
+                                   "counted as 0." for c in res.checks[:1] if c.missing_reports)))
     _notes(sec, a, ctx)  # no phase table: the windows answer the cap question (the phases are a storm's)
     ctx.methods.append(("cap", res.method))
     return sec
@@ -172,6 +175,9 @@ def storm(ctx: ReportContext, n: int, sq: Any, a: Any) -> Section:
     rows.insert(1, ["Peak at", fmt_span(m.peak_t_start_s, m.peak_t_end_s)])
     if m.read_share is not None:
         rows.append(["Reads", fmt_pct(m.read_share) + ("" if m.read_share_basis == "I/Os" else " (by kB)")])
+    if m.missing_reports:  # a disk absent from reports mid-run: those reports are a gap, not 0 IOPS
+        rows.append(["Reports missing", f"{m.missing_reports} (a disk absent from them: left out of every figure, "
+                                        "not counted as 0 IOPS)"])
     sec.table(Table("Storm figures", ["Figure", "Value"], rows, widths=[0.45, 0.55],
                     note="To peak: from the start of the first activity to the end of the peak interval. Settle: from "
                          "the peak to the first 3 consecutive intervals below 10 % of the peak. Await is interval-"
