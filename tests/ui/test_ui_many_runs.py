@@ -136,3 +136,42 @@ def test_overlay_reads_markers_and_phases_once_for_all_selected_runs(qtbot, tmp_
     assert marks[2]["markers"] == {"login": 12.0}
     assert [(p.name, p.t_start_s, p.t_end_s) for p in marks[2]["phases"]] == [("boot", 0.0, 30.0)]
     assert all(marks[r] == {"markers": {}, "phases": []} for r in marks if r != 2)
+
+
+def test_storm_replay_drop_downs_read_no_whole_run_rows(qtbot, tmp_path, monkeypatch):
+    """Ctrl+A over 40 runs, then a click on the Storm replay tab: its drop-downs are filled from the runs' ids, kinds
+    and names (one light query), never from every run's whole row made into a Run (before: the whole runs table
+    read on every selection, 17 s at 100,000 runs on the window's thread)."""
+    from app.ui.main_window import MainWindow
+    from app.workspace import Workspace
+
+    path = many_runs_workspace(tmp_path / "replay.duckdb", 40)
+    window = MainWindow(path, QSettings(str(tmp_path / "replay.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    whole = [0]
+    real = Workspace.runs
+
+    def counting(self):
+        whole[0] += 1
+        return real(self)
+
+    try:
+        settled(qtbot, window)
+        monkeypatch.setattr(Workspace, "runs", counting)
+        window.browser.tree.setFocus()
+        qtbot.keyClick(window.browser.tree, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        settled(qtbot, window)
+        click_tab(qtbot, window, "Storm replay")
+        qtbot.wait(200)
+        settled(qtbot, window)
+        replay = window.replay
+        assert replay.storm.count() == 40
+        assert replay.storm.currentData() == 1
+        assert replay.replay_box.count() == 39
+        assert replay.replay_box.currentData() == 2
+        assert whole[0] == 0
+    finally:
+        monkeypatch.undo()
+        dispose_window(qtbot, window)
