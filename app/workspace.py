@@ -471,6 +471,9 @@ class Workspace:
         cols = [d[0] for d in cur.description]
         return [Run.from_row(dict(zip(cols, row))) for row in cur.fetchall()]
 
+    def run_count(self) -> int:
+        return int(self.con.execute("SELECT count(*) FROM runs").fetchall()[0][0])
+
     def run_heads(self) -> list[RunHead]:
         """Every run's id, kind, name, host and file, in the order they were imported: what naming and choosing
         among all runs needs, read in one query without making a :class:`Run` of each (100,000 runs: half a second

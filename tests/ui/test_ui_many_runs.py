@@ -175,3 +175,64 @@ def test_storm_replay_drop_downs_read_no_whole_run_rows(qtbot, tmp_path, monkeyp
     finally:
         monkeypatch.undo()
         dispose_window(qtbot, window)
+
+
+def test_export_report_of_more_runs_than_a_report_covers_says_so_and_writes_the_busiest(qtbot, tmp_path,
+                                                                                         monkeypatch):
+    """Ctrl+A over 40 runs, Report ▸ Export report…, Save: the dialog says the report covers the busiest
+    MAX_RUNS (here 5) of the 40 selected runs, and the PDF it writes covers those and lists the others under Not
+    included. Before: "The report covers the 40 selected runs", and every one was toured (100,000: never ended)."""
+    import reports.content
+    from app.ui.main_window import MainWindow
+    from tests.reports.test_report import flat, pdf_text
+    from tests.ui.test_ui import _export_from_menu
+
+    monkeypatch.setattr(reports.content, "MAX_RUNS", 5)
+    path = many_runs_workspace(tmp_path / "export.duckdb", 40)
+    window = MainWindow(path, QSettings(str(tmp_path / "export.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    out = tmp_path / "r.pdf"
+    try:
+        settled(qtbot, window)
+        window.browser.tree.setFocus()
+        qtbot.keyClick(window.browser.tree, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        settled(qtbot, window)
+        dlg = _export_from_menu(qtbot, window, out, monkeypatch)
+        assert dlg.progress.value() == 100 or "Wrote" in dlg.status.text()
+    finally:
+        dispose_window(qtbot, window)
+    text = flat(pdf_text(out))
+    assert "This report covers the 5 busiest of the 40 runs it was made for" in text
+    assert "the other 35 are not analysed here: iostat:" in text
+
+
+def test_the_report_dialog_says_what_a_report_of_many_runs_covers(qtbot, tmp_path):
+    """Report ▸ Export report… with 40 runs selected, a report covering at most 30: the dialog says so before it is
+    written, in the numbers the PDF will print."""
+    from app.ui.main_window import MainWindow
+    from reports.content import MAX_RUNS
+
+    path = many_runs_workspace(tmp_path / "dialog.duckdb", MAX_RUNS + 10)
+    window = MainWindow(path, QSettings(str(tmp_path / "dialog.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        settled(qtbot, window)
+        window.export_report_action.trigger()
+        assert window.report_dialog.status.text() == (
+            f"No run selected: the report covers the {MAX_RUNS} busiest of the {MAX_RUNS + 10} runs of the workspace "
+            "(by peak IOPS); the others are listed under Not included.")
+        window.report_dialog.close()
+        window.browser.tree.setFocus()
+        qtbot.keyClick(window.browser.tree, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        settled(qtbot, window)
+        window.export_report_action.trigger()
+        assert window.report_dialog.status.text() == (
+            f"The report covers the {MAX_RUNS} busiest of the {MAX_RUNS + 10} selected runs (by peak IOPS); the "
+            "others are listed under Not included.")
+        window.report_dialog.close()
+    finally:
+        dispose_window(qtbot, window)
