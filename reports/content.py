@@ -125,8 +125,43 @@ class ReportContent:
     notes: list[str] = field(default_factory=list)  # what the writer of the report should know (a logo left out)
 
 
-def _runs(ws: Workspace, ids: list[int]) -> list[Run]:
-    return [r for r in ws.runs() if not ids or r.run_id in ids]
+MAX_RUNS = 30  # runs a report covers: of more, the busiest (by peak IOPS); the others are counted
+MAX_QUESTIONS = 50  # questions a report answers: the first ones in their order; the others are counted
+
+
+@dataclass
+class Scope:
+    """How much of what the report was asked to cover it covers: ``questions`` stored, the first ``answered`` of them
+    answered; of ``runs`` it was made for (selected, or the whole workspace), those in ``beyond`` left out (more
+    than MAX_RUNS: the busiest are covered)."""
+
+    questions: int
+    answered: int
+    runs: int
+    beyond: list[int] = field(default_factory=list)
+
+    def sentence(self, here: bool = False) -> str:
+        """What the report covers of the runs it was made for, on page 1 or (``here``) leading the list of the
+        others in the "Not included" box."""
+        covered, other = self.runs - len(self.beyond), len(self.beyond)
+        first = (f"This report covers the {covered:,} busiest of the {self.runs:,} runs it was made for (by peak "
+                 "IOPS: the busiest interval, summed over the whole disks; runs without I/O over time come after)")
+        if here:
+            return f"{first}; the other {other:,} are not analysed here"
+        return f"{first}; the other {other:,} are listed under Not included."
+
+
+def _busiest(ws: Workspace, ids: list[int], n: int) -> tuple[list[int], list[int]]:
+    """The ``n`` runs of ``ids`` with the highest peak IOPS (one query over the stored sums: runs without them,
+    such as fio or IOzone runs, come after, in the order they were imported), and the others, each in import
+    order."""
+    from app.series_sums import peak_iops
+    from app.workspace import has_table
+
+    peaks = peak_iops(ws.con, ids) if has_table(ws, "series_sums") else {}
+    ranked = sorted(ids, key=lambda rid: (-peaks[rid], rid) if rid in peaks else (math.inf, rid))
+    top = set(ranked[:n])
+    return [rid for rid in ids if rid in top], [rid for rid in ids if rid not in top]
 
 
 def _period(ws: Workspace, r: Run) -> str:
@@ -334,16 +369,16 @@ def _devices(ws: Workspace, ids: list[int]) -> list[str]:
     if not ids:
         return []
     out: list[str] = []
-    marks = ", ".join("?" for _ in ids)
     for table in ("iostat_samples", "histograms", "histogram_stats"):
-        try:
-            rows = ws.con.execute(f"SELECT DISTINCT device FROM {table} WHERE run_id IN ({marks}) AND device IS NOT "
-                                  "NULL ORDER BY 1", ids).fetchall()
+        try:  # the runs' ids as one list (a semi-join), not one parameter each: 100,000 runs are one query
+            rows = ws.con.execute(f"SELECT DISTINCT device FROM {table} WHERE run_id IN (SELECT unnest(?::BIGINT[])) "
+                                  "AND device IS NOT NULL ORDER BY 1", [ids]).fetchall()
         except duckdb_errors() as e:  # a table without a device column in an older workspace
             if "device" not in str(e):
                 raise
             continue
-        out += [str(r[0]) for r in rows if r[0] and str(r[0]) not in out]
+        seen = set(out)
+        out += [str(r[0]) for r in rows if r[0] and str(r[0]) not in seen]
     return out
 
 
@@ -373,23 +408,39 @@ def collect(ws: Workspace, opt: ReportOptions, not_imported: list[tuple[str, str
 
     builders.load()
     ws = ShownWorkspace.of(ws)  # names from files bounded and made visible (reports.shown)
-    stored = list_questions(ws)
-    ids = list(opt.runs)
-    if stored:  # a report is the answers to the questions, not a tour of every run; it holds every run they use
-        ids = sorted(set(ids) | {rid for sq in stored for rid in sq.question.run_ids_used()})
-    runs = _runs(ws, ids) if ids or not stored else []
+    asked = list_questions(ws)
+    stored = asked[:MAX_QUESTIONS]  # the first ones in their order; the others are counted in "Not included"
+    needed = {rid for sq in stored for rid in sq.question.run_ids_used()}
+    heads = ws.run_heads()
+    known = {h.run_id for h in heads}
     if opt.runs:
-        missing = set(opt.runs) - {r.run_id for r in runs}
+        missing = set(opt.runs) - known
         if missing:
             raise AnalysisError(f"no run {', '.join(map(str, sorted(missing)))} in this workspace")
+    # a report is the answers to the questions, not a tour of every run; it holds every run they use; a tour (or
+    # the runs the report was made for) covers at most MAX_RUNS, the busiest (Scope)
+    tour = list(dict.fromkeys(opt.runs)) if opt.runs else [] if stored else [h.run_id for h in heads]
+    scope = Scope(len(asked), len(stored), len(tour))
+    extra = [rid for rid in tour if rid not in needed]
+    if len(extra) > MAX_RUNS:
+        extra, scope.beyond = _busiest(ws, extra, MAX_RUNS)
+    chosen = (needed & known) | set(extra)
+    by_id = ws.runs_by_id(chosen)
+    runs = [by_id[rid] for rid in sorted(by_id)]
     an = _anonymiser(ws, opt)
     for k, (name, _why) in enumerate(not_imported or [], 1):  # a failed file's name holds the customer's hosts too
         if an.enabled and len(name) >= 2:
             an.runs.setdefault(name, f"file {k} of the folder")
             an.runs.setdefault(name.rsplit(".", 1)[0], f"file {k} of the folder")
             an.parts(name, digits_only=True)
-    answered = _answers(ws, an) if stored else []
+    answered = _answers(ws, an, stored) if stored else []
     ctx = ReportContext(ws, opt, an, runs, answered=answered, values={"runs": [r.run_id for r in runs]})
+    ctx.scope = scope
+    if scope.beyond:
+        ctx.values["runs_not_covered"] = len(scope.beyond)
+        ctx.verdicts.append(scope.sentence())
+    if scope.questions > scope.answered:
+        ctx.values["questions_not_answered"] = scope.questions - scope.answered
     sections = _sections(ctx, builders, not_imported or [])
     ctx.verdicts += _skipped_verdicts(ctx.skipped)
     if not opt.full_paths or opt.anonymise:  # file names only (anonymised: never the consultant's folders)
@@ -399,6 +450,9 @@ def collect(ws: Workspace, opt: ReportOptions, not_imported: list[tuple[str, str
 
     if answered:
         first = _answers_section(ws, answered, sections, opt, an, ctx.values)
+        if scope.questions > scope.answered:  # said where the answers are read, as well as in the box
+            first.para(f"These are the answers to the first {scope.answered:,} of the {scope.questions:,} questions "
+                       "asked in this workspace; the others are listed under Not included.")
     elif "summary" in ctx.want:
         first = Section("summary", "Executive summary")
         for v in ctx.verdicts or ["No analysis in this report produced a verdict."]:
@@ -459,13 +513,20 @@ def _not_included(ctx: Any, not_imported: list[tuple[str, str]]) -> Section | No
     """What the report leaves out, said once in a box: the files of the drop that could not be imported, and the
     runs of the report's scope (the runs it was made for, else the whole workspace) that no answer or section
     gives a figure of -- an IOzone, Iometer, esxtop or fio run never drops out without a word."""
-    from parsers.kinds import kind_label
-
-    scope = ctx.opt.runs or [int(r.run_id) for r in ctx.ws.runs()]
-    left = [rid for rid in scope if rid not in ctx.covered]
-    if not left and not not_imported:
+    made_for: Scope = ctx.scope or Scope(0, 0, 0)
+    beyond = set(made_for.beyond)
+    scope = ctx.opt.runs or [h.run_id for h in ctx.ws.run_heads()]
+    left = [rid for rid in scope if rid not in ctx.covered and rid not in beyond]
+    unasked = made_for.questions - made_for.answered
+    if not left and not not_imported and not beyond and not unasked:
         return None
     sec = Section("not_included", "Not included")
+    if unasked:
+        sec.para(f"{made_for.questions:,} questions are asked in this workspace: this report answers the first "
+                 f"{made_for.answered:,}, in the order they were asked; questions {made_for.answered + 1:,} to "
+                 f"{made_for.questions:,} are not answered here.")
+    if beyond:
+        sec.para(f"{made_for.sentence(here=True)}: {_runs_by_kind(ctx, sorted(beyond))}.")
     if not_imported:
         shown = "; ".join(ctx.an.text(f"{name} ({_import_why(name, why)})") for name, why in not_imported[:MAX_LISTED])
         more = f"; and {len(not_imported) - MAX_LISTED:,} more" if len(not_imported) > MAX_LISTED else ""
@@ -473,27 +534,36 @@ def _not_included(ctx: Any, not_imported: list[tuple[str, str]]) -> Section | No
         sec.para(f"{len(not_imported):,} file{'s' if many else ''} of the folder could not be read and "
                  f"{'are' if many else 'is'} not in this report: {shown}{more}.")
     if left:
-        by_kind: dict[str, list[str]] = {}
-        rows = ctx.ws.runs_by_id(left)  # one query for the runs left out, however many
-        for rid in left:
-            run = rows.get(rid)
-            if run is not None:
-                by_kind.setdefault(kind_label(run.kind), []).append(ctx.name(run))
-        parts = []
-        n = 0
-        for kind, names in by_kind.items():
-            listed = names[: max(0, MAX_LISTED - n)]
-            n += len(listed)
-            parts.append(f"{kind}: " + (", ".join(listed) if listed else "")
-                         + (f"{' and ' if listed else ''}{len(names) - len(listed):,} more" if len(names) > len(listed)
-                            else ""))
+        parts = _runs_by_kind(ctx, left)
         many = len(left) != 1
         them = "them" if many else "it"
         why = (f"no question of this report is about {them}" if ctx.answered else
                f"no section of this report gives a figure of {them}")
         sec.para(f"{len(left):,} imported run{'s' if many else ''} {'are' if many else 'is'} not analysed here "
-                 f"({why}): {'; '.join(parts)}.")
+                 f"({why}): {parts}.")
     return sec
+
+
+def _runs_by_kind(ctx: Any, ids: list[int]) -> str:
+    """The runs ``ids`` by kind, the first MAX_LISTED named and the others counted ("iostat: a, b and 99,970
+    more"), reading only the rows of the runs named."""
+    from parsers.kinds import kind_label
+
+    heads = {h.run_id: h for h in ctx.ws.run_heads()}
+    by_kind: dict[str, list[int]] = {}
+    for rid in ids:
+        if (h := heads.get(rid)) is not None:
+            by_kind.setdefault(kind_label(h.kind), []).append(rid)
+    named = ctx.ws.runs_by_id([rid for rids in by_kind.values() for rid in rids[:MAX_LISTED]])
+    parts = []
+    n = 0
+    for kind, rids in by_kind.items():
+        listed = [ctx.name(named[rid]) for rid in rids[: max(0, MAX_LISTED - n)] if rid in named]
+        n += len(listed)
+        parts.append(f"{kind}: " + (", ".join(listed) if listed else "")
+                     + (f"{' and ' if listed else ''}{len(rids) - len(listed):,} more" if len(rids) > len(listed)
+                        else ""))
+    return "; ".join(parts)
 
 
 def _import_why(name: str, error: str) -> str:
@@ -515,19 +585,20 @@ def _anonymiser(ws: Workspace, opt: ReportOptions) -> Anonymiser:
     if not opt.anonymise:
         return an
     an.customer(opt.customer)
-    for r in ws.runs():
+    heads = ws.run_heads()
+    for r in heads:
         an.host(r.host)
         an.parts(r.host)
         an.parts(r.name, digits_only=True)
-        an.run(int(r.run_id), r.name)
+        an.run(r.run_id, r.name)
         src = r.source_path.replace("\\", "/").rsplit("/", 1)[-1]
         if len(src) >= 2:  # the file's name (and its stem) hold the customer's host and device names
-            an.runs.setdefault(src, an.file(src, int(r.run_id)))
-            an.runs.setdefault(src.rsplit(".", 1)[0], an.file(src, int(r.run_id)))
-    ids = [r.run_id for r in ws.runs()]
+            an.runs.setdefault(src, an.file(src, r.run_id))
+            an.runs.setdefault(src.rsplit(".", 1)[0], an.file(src, r.run_id))
+    ids = [r.run_id for r in heads]
     if ids and "vm" in ws.table_columns("iostat_samples"):  # esxtop's VMs: "VM 1", never "device 13"
-        for (vm,) in ws.con.execute(f"SELECT DISTINCT vm FROM iostat_samples WHERE vm IS NOT NULL AND run_id IN "
-                                    f"({', '.join('?' for _ in ids)}) ORDER BY 1", ids).fetchall():
+        for (vm,) in ws.con.execute("SELECT DISTINCT vm FROM iostat_samples WHERE vm IS NOT NULL ORDER BY 1"
+                                    ).fetchall():  # every run's: the whole workspace
             an.vm_name(str(vm))
     for dev in _devices(ws, ids):
         if dev in an.vm_names:
@@ -609,14 +680,13 @@ VERDICT_WORDS = {"met": "Met", "not met": "Not met", "held": "Held", "not held":
                  "information": "Information"}
 
 
-def _answers(ws: Workspace, an: Anonymiser) -> list[tuple[Any, Any]]:
-    """``answer_all`` with the report's run names (anonymised ones when asked)."""
-    from app.analysis.questions import answer_all, list_questions
+def _answers(ws: Workspace, an: Anonymiser, stored: list[Any]) -> list[tuple[Any, Any]]:
+    """The ``stored`` questions with their answers (``answer_stored``), with the report's run names (anonymised
+    ones when asked)."""
+    from app.analysis.questions import answer_stored
 
-    if not list_questions(ws):
-        return []
-    return answer_all(ws, {int(r.run_id): an.run(int(r.run_id), r.name) if an.enabled else an.text(r.name)
-                           for r in ws.runs()})
+    names = {h.run_id: an.run(h.run_id, h.name) if an.enabled else an.text(h.name) for h in ws.run_heads()}
+    return [(sq, answer_stored(ws, sq, names)) for sq in stored]
 
 
 TIMES = re.compile(r"(?<=\d) x (?=the baseline)|(?<=IOPS) x (?=storm multiplier)")  # '0.67 x' -> '0.67 ×'
@@ -632,7 +702,7 @@ def _workload_rate(ws: Workspace, q: Any, a: Any, an: Anonymiser) -> str:
     run = ws.run(q.run_id)
     if a.error is not None or not a.evidence.results or run is None or not has(run.kind, DEVICE_RATES):
         return ""
-    fios = [int(r.run_id) for r in ws.runs() if has(r.kind, JOB_SUMMARY)]
+    fios = [h.run_id for h in ws.run_heads() if has(h.kind, JOB_SUMMARY)]
     out = []
     for fio_id, io_id in find_pairs(ws, [*fios, q.run_id]):
         cc = crosscheck(ws, fio_id, io_id)

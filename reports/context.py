@@ -37,6 +37,7 @@ class ReportContext:
     cap_runs: set[int] = field(default_factory=set)  # runs the Cap compliance section checked
     covered: set[int] = field(default_factory=set)  # runs some answer or section gives a figure of
     findings: list[tuple[str, str]] = field(default_factory=list)  # (what, answer) of sections no question asked
+    scope: Any = None  # how much of what it was asked to cover the report covers (reports.content.Scope)
     sizing_from: tuple[Any, Any] | None = None  # the sizing question the VDI sizing section shows
     _series: dict[int, Any] | None = None
     _names: dict[int, str] | None = None
@@ -82,7 +83,8 @@ class ReportContext:
         """Run id -> printed name, for every run of the workspace (questions may name runs outside the report);
         read once per report."""
         if self._names is None:
-            self._names = {int(r.run_id): self.name(r) for r in self.ws.runs()}
+            self._names = {h.run_id: self.an.run(h.run_id, h.name) if self.an.enabled else self.an.text(h.name)
+                           for h in self.ws.run_heads()}
         return self._names
 
     def series(self) -> dict[int, Any]:

@@ -9,12 +9,13 @@ after it) written visibly, ``<U+202E>`` (see :mod:`app.safe_text`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 from app.run import Run
 from app.safe_text import for_display
-from app.workspace import Workspace
+from app.workspace import RunHead, Workspace
 
 LIMITS = {"name": 200, "host": 200, "os": 200, "tool_version": 200, "source_path": 1000, "format": 100}
 TAG_LIMIT = 200
@@ -40,6 +41,22 @@ class ShownWorkspace(Workspace):
 
     def runs(self) -> list[Run]:
         return [self._shown(r) for r in super().runs()]
+
+    def runs_by_id(self, run_ids: Iterable[int]) -> dict[int, Run]:
+        return {rid: self._shown(r) for rid, r in super().runs_by_id(run_ids).items()}
+
+    def run_heads(self) -> list[RunHead]:
+        """Every run's head with its shown names, read once per report (nothing writes while a report is built)."""
+        heads: list[RunHead] | None = self.__dict__.get("_shown_heads")
+        if heads is None:
+            heads = self.__dict__["_shown_heads"] = [self._shown_head(h) for h in super().run_heads()]
+        return heads
+
+    def _shown_head(self, h: RunHead) -> RunHead:
+        rid = h.run_id
+        host = None if h.host is None else self._show(rid, FIELD_WORDS["host"], h.host, LIMITS["host"])
+        return replace(h, name=self._show(rid, FIELD_WORDS["name"], h.name, LIMITS["name"]), host=host,
+                       source_path=self._show(rid, FIELD_WORDS["source_path"], h.source_path, LIMITS["source_path"]))
 
     def run(self, run_id: int) -> Run | None:
         r = super().run(run_id)

@@ -47,3 +47,31 @@ def many_runs_workspace(path: Path, n: int, trace: Path = TRACE, interval_s: flo
     finally:
         ws.close()
     return path
+
+
+def many_questions_workspace(path: Path, n: int, trace: Path = TRACE, interval_s: float | None = 1.0) -> Path:
+    """A new workspace at ``path`` with one run (``trace``) and ``n`` questions on it, each a storm profile of that
+    run: one asked as a user does, copied ``n - 1`` times in SQL (positions 2 to ``n``, the question id sequence
+    advanced past the copies); returns ``path``."""
+    from app.analysis.question_kinds import StormQuestion, add_question
+    from app.importer import import_file
+    from app.workspace import Workspace
+    from parsers.base import ImportOptions
+
+    ws = Workspace(path)
+    try:
+        result = import_file(ws, str(trace), ImportOptions(first_report="interval", interval_s=interval_s))
+        assert result.run_ids == [1], (result.status, result.run_ids)
+        add_question(ws, StormQuestion(run_id=1))
+        con = ws.con
+        con.execute("BEGIN")
+        con.execute("INSERT INTO questions (question_id, position, kind, title, params, created_at) "
+                    "SELECT 1 + k, 1 + k, kind, title, params, created_at FROM questions, range(1, ?) AS r(k) "
+                    "WHERE question_id = 1", [n])
+        if n > 1:
+            con.execute("SELECT max(nextval('question_id_seq')) FROM range(?)", [n - 1])
+        con.execute("COMMIT")
+        assert con.execute("SELECT count(*), max(position) FROM questions").fetchone() == (n, n)
+    finally:
+        ws.close()
+    return path

@@ -202,7 +202,7 @@ def answers(kind: type[Question]) -> Callable[[Callable[..., Answer]], Callable[
 
 
 def run_names(ws: Workspace) -> dict[int, str]:
-    return {int(r.run_id): r.name for r in ws.runs()}
+    return {h.run_id: h.name for h in ws.run_heads()}  # the names only: no Run made of each of 100,000 runs
 
 
 def answer(ws: Workspace, question: Question | StoredQuestion, names: dict[int, str] | None = None) -> Answer:

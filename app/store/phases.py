@@ -80,6 +80,29 @@ def list_markers(ws: Workspace, run_id: int) -> dict[str, float]:
         "SELECT name, t_s FROM markers WHERE run_id = ? ORDER BY t_s, name", [run_id]).fetchall()}
 
 
+def markers_of_runs(ws: Workspace, run_ids: list[int]) -> dict[int, dict[str, float]]:
+    """:func:`list_markers` of each of ``run_ids`` (runs without markers map to {}), in one query however many."""
+    out: dict[int, dict[str, float]] = {int(r): {} for r in run_ids}
+    if not out or not has_table(ws, "markers"):
+        return out
+    for rid, n, t in ws.con.execute("SELECT run_id, name, t_s FROM markers WHERE run_id IN "
+                                    "(SELECT unnest(?::BIGINT[])) ORDER BY run_id, t_s, name", [list(out)]).fetchall():
+        out[int(rid)][n] = float(t)
+    return out
+
+
+def phases_of_runs(ws: Workspace, run_ids: list[int]) -> dict[int, list[Phase]]:
+    """:func:`list_phases` of each of ``run_ids`` (runs without phases map to []), in one query however many."""
+    out: dict[int, list[Phase]] = {int(r): [] for r in run_ids}
+    if not out or not has_table(ws, "phases"):
+        return out
+    for rid, n, a, b, src in ws.con.execute(
+            "SELECT run_id, name, t_start_s, t_end_s, source FROM phases WHERE run_id IN "
+            "(SELECT unnest(?::BIGINT[])) ORDER BY run_id, t_start_s, name", [list(out)]).fetchall():
+        out[int(rid)].append(Phase(n, float(a), float(b), src))
+    return out
+
+
 def add_marker(ws: Workspace, run_id: int, name: str, t_s: float) -> None:
     _check_run(ws, run_id)
     if not name.strip():

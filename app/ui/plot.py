@@ -163,8 +163,10 @@ def metric_figures(metric: str) -> set[str]:
 
 
 def _aligned(ws: Workspace, run_id: int, device: str | None, align_mode: str, activity_iops: float,
-             marker: str | None, on_clock: Any, figures: set[str] | None = None) -> tuple[Any, str]:
-    """The run's series aligned as the chart says, and what was assumed."""
+             marker: str | None, on_clock: Any, figures: set[str] | None = None,
+             markers: dict[str, float] | None = None) -> tuple[Any, str]:
+    """The run's series aligned as the chart says, and what was assumed (``markers``: the run's, when already
+    read)."""
     from app.analysis.histograms import AnalysisError
     from app.analysis.series import align, load_series
     from app.store.phases import list_markers
@@ -177,19 +179,20 @@ def _aligned(ws: Workspace, run_id: int, device: str | None, align_mode: str, ac
             elif not marker:
                 raise AnalysisError("no marker name given")
             else:
-                s = align(s, f"marker:{marker}", markers=list_markers(ws, run_id))
+                s = align(s, f"marker:{marker}", markers=list_markers(ws, run_id) if markers is None else markers)
         except AnalysisError as e:
             note = f"{e}; aligned on its start"
     return s, note
 
 
 def vm_curves(ws: Workspace, run_id: int, name: str, align_mode: str = "start", activity_iops: float = 100.0,
-              marker: str | None = None, on_clock: Any = None) -> list[dict[str, Any]]:
+              marker: str | None = None, on_clock: Any = None, markers: dict[str, float] | None = None
+              ) -> list[dict[str, Any]]:
     """One curve per VM of an esxtop run: its commands per second, summed over its virtual disks, on the run's
     aligned axis (app.analysis.host_latency.vm_rates)."""
     from app.analysis.host_latency import vm_disks, vm_rates
 
-    s, note = _aligned(ws, run_id, None, align_mode, activity_iops, marker, on_clock, {"iops"})
+    s, note = _aligned(ws, run_id, None, align_mode, activity_iops, marker, on_clock, {"iops"}, markers)
     ts, te, idx = s.col("t_start_s"), s.col("t_end_s"), s.frame.get_column("sample_idx").to_list()
     disks = vm_disks(ws, run_id)
     out = []
@@ -203,14 +206,16 @@ def vm_curves(ws: Workspace, run_id: int, name: str, align_mode: str = "start", 
 
 
 def _iostat_curve(ws: Workspace, run_id: int, metric: str, device: str | None = None, align_mode: str = "start",
-                  activity_iops: float = 100.0, marker: str | None = None, on_clock: Any = None
+                  activity_iops: float = 100.0, marker: str | None = None, on_clock: Any = None,
+                  markers: dict[str, float] | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, str, float, np.ndarray | None]:
     """(interval start, interval end, value, note, offset, weights) of a run on the analyses' time axis: whole
     disks, since-boot report left out, aligned like the command line's series analysis; ``offset`` is the seconds
     subtracted by the alignment; ``weights`` what each value weighs in a mean (a time per request: the requests of
     its interval; None for a rate). The note says what was assumed. ``on_clock``: the run's series already put on
     the common clock, and what its clock assumes (:func:`_on_clock`)."""
-    s, note = _aligned(ws, run_id, device, align_mode, activity_iops, marker, on_clock, metric_figures(metric))
+    s, note = _aligned(ws, run_id, device, align_mode, activity_iops, marker, on_clock, metric_figures(metric),
+                       markers)
     note = "; ".join(x for x in (s.gap_words(), note) if x)  # a gap breaks the line: say why, first
     what = METRICS[metric]
     ts, te = s.col("t_start_s"), s.col("t_end_s")
@@ -879,13 +884,14 @@ class OverlayPlot(QWidget):
         def job(state: Any) -> dict[str, Any]:
             from app.analysis.histograms import AnalysisError
             from app.analysis.series import device_names
-            from app.store.phases import list_markers, list_phases
+            from app.store.phases import markers_of_runs, phases_of_runs
 
             curves: list[dict[str, Any]] = []
             marks: dict[int, dict[str, Any]] = {}
             with reader as ws:
                 names = device_names(ws, runs)  # stored at import: no scan of every row
                 run_rows = ws.runs_by_id(runs)
+                all_markers, all_phases = markers_of_runs(ws, runs), phases_of_runs(ws, runs)  # one query each
                 clocked, clock = _on_clock(ws, runs, device, metric_figures(metric)) if mode == "clock" \
                     else ({}, None)
                 for i, rid in enumerate(runs):
@@ -893,8 +899,8 @@ class OverlayPlot(QWidget):
                     run = run_rows.get(rid)
                     kind = (run.kind if run is not None else None) or IOSTAT
                     name = run.name if run is not None else str(rid)
-                    markers = list_markers(ws, rid)
-                    marks[rid] = {"markers": markers, "phases": list_phases(ws, rid)}
+                    markers = all_markers.get(rid, {})
+                    marks[rid] = {"markers": markers, "phases": all_phases.get(rid, [])}
                     if has(kind, LATENCY_HISTOGRAMS):  # histograms per collection
                         recs = vscsi_series(ws, rid, name, metric)
                         off, note = 0.0, ""
@@ -917,10 +923,10 @@ class OverlayPlot(QWidget):
                         continue
                     try:
                         if metric == PER_VM:
-                            curves += vm_curves(ws, rid, name, mode, activity, marker, clocked.get(rid))
+                            curves += vm_curves(ws, rid, name, mode, activity, marker, clocked.get(rid), markers)
                             continue
                         ts, te, y, note, off, w = _iostat_curve(ws, rid, metric, device, mode, activity, marker,
-                                                                clocked.get(rid))
+                                                                clocked.get(rid), markers)
                     except AnalysisError as e:
                         empty = np.zeros(0)
                         why = str(e).replace(f"run {rid} ", "", 1)  # shown after the run's name, not its number

@@ -40,12 +40,11 @@ from PySide6.QtWidgets import (
 
 from app.analysis.replay import DEFAULT_TOLERANCE_PCT, ReplayCheck, ReplayPlan, plan_replay, render_job, replay_check
 from app.errors import AnalysisError
-from app.run import Run
 from app.safe_text import shown, shown_html
 from app.ui.plot_steps import step_xy
 from app.ui.tables import read_only_table
 from app.ui.workers import JobThread
-from app.workspace import Workspace
+from app.workspace import RunHead, Workspace
 from parsers.kinds import DEVICE_RATES, JOB_SUMMARY, LATENCY_HISTOGRAMS, has
 
 EMPTY = ("Select a run of I/O over time (iostat, sar, nmon, perfmon, esxtop …) in the run list, or right-click it ▸ "
@@ -268,8 +267,10 @@ class ReplayView(QWidget):
         self.set_runs([])
 
     # ---- the runs -----------------------------------------------------------------------------------------
-    def _runs(self) -> list[Run]:
-        return self.ws.runs()
+    def _runs(self) -> list[RunHead]:
+        """Every run's id, kind and name (the drop-downs need no more): one light query, not a Run made of each
+        (100,000 runs: half a second instead of twenty)."""
+        return self.ws.run_heads()
 
     def set_runs(self, run_ids: list[int]) -> None:
         """The selection of the run list: its first run of I/O over time is the storm, the next selected run the
@@ -277,9 +278,10 @@ class ReplayView(QWidget):
         self.run_ids = list(run_ids)
         runs = self._runs()
         storms = [r for r in runs if has(r.kind, DEVICE_RATES)]
-        chosen = next((r for r in run_ids if any(s.run_id == r for s in storms)), None)
+        storm_ids = {s.run_id for s in storms}
+        chosen = next((r for r in run_ids if r in storm_ids), None)
         if chosen is None:
-            chosen = self.storm.currentData() if any(s.run_id == self.storm.currentData() for s in storms) else None
+            chosen = self.storm.currentData() if self.storm.currentData() in storm_ids else None
         self._filling = True
         try:
             self.storm.clear()
@@ -298,7 +300,7 @@ class ReplayView(QWidget):
             self._filling = False
         self.recompute()
 
-    def _fill_replays(self, preferred: int | None = None, runs: list[Run] | None = None) -> None:
+    def _fill_replays(self, preferred: int | None = None, runs: list[RunHead] | None = None) -> None:
         current = preferred if preferred is not None else self.replay_box.currentData()
         storm = self.storm.currentData()
         self.replay_box.clear()

@@ -59,6 +59,22 @@ def has_questions(ws: Workspace) -> bool:
 USER_FIELDS = ("consultant", "company", "logo")  # who writes the report: remembered per user (QSettings)
 
 
+def covers(ws: Workspace, run_ids: list[int]) -> str:
+    """What the report will cover, as the dialog says it before it is written: the selected runs, or every run, at
+    most MAX_RUNS of them -- the busiest (reports.content)."""
+    from reports.content import MAX_RUNS
+
+    n = len(run_ids)
+    total = n or ws.run_count()
+    if total > MAX_RUNS:
+        of = f"{total:,} selected runs" if n else f"{total:,} runs of the workspace"
+        said = (f"the report covers the {MAX_RUNS} busiest of the {of} (by peak IOPS); the others are listed under "
+                "Not included.")
+        return said[:1].upper() + said[1:] if n else f"No run selected: {said}"
+    return ("No run selected: the report covers every run." if not n else
+            f"The report covers the {n} selected run{'s' if n != 1 else ''}.")
+
+
 class ReportDialog(QDialog):
     """The report's options; the heading is remembered between exports.
 
@@ -117,9 +133,7 @@ class ReportDialog(QDialog):
             self.save_as.setToolTip(read_only)
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
-        n = len(run_ids)
-        self.status = QLabel("No run selected: the report covers every run." if not n else
-                             f"The report covers the {n} selected run{'s' if n != 1 else ''}.")
+        self.status = QLabel(covers(ws, run_ids))
 
         form = QFormLayout()
         form.addRow("Template", self.template)

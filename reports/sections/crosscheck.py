@@ -26,7 +26,7 @@ def build(ctx: ReportContext) -> Section | None:
     # the other side of a pair may be any run of the workspace, but only the report's runs need a partner: fio
     # runs when the report has iostat runs, iostat runs when it has fio runs (reading the span of every iostat run
     # of a large workspace for a report of one run took 1.7 s of its 3.4 s)
-    kinds = {int(r.run_id): r.kind for r in ctx.ws.runs()}
+    kinds = {h.run_id: h.kind for h in ctx.ws.run_heads()}
     fio_wanted = any(has(kinds.get(i, ""), DEVICE_RATES) for i in mine)
     iostat_wanted = any(has(kinds.get(i, ""), JOB_SUMMARY) for i in mine)
     candidates = [rid for rid, k in kinds.items()
@@ -42,11 +42,10 @@ def build(ctx: ReportContext) -> Section | None:
             ctx.covered.update((fio_id, io_id))
     if not checks:
         return None
-    from reports.content import _runs
-
     added = sorted(({cc.fio_run_id for cc in checks} | {cc.iostat_run_id for cc in checks}) - mine)
-    if added:  # listed among the runs analysed, with their sources, in the appendix (_runs of [] is every run)
-        ctx.runs += _runs(ctx.ws, added)
+    if added:  # listed among the runs analysed, with their sources, in the appendix
+        found = ctx.ws.runs_by_id(added)
+        ctx.runs += [found[rid] for rid in added if rid in found]
     sec = Section("crosscheck", TITLE)
     agree = sum(cc.verdict == "agree" for cc in checks)
     n = len(checks)

@@ -83,3 +83,156 @@ def test_many_runs_selected_queries_on_the_window_thread_do_not_grow(qtbot, tmp_
     # a tab's refresh may land while the next tab is clicked (a deferred redraw): the clicks' sum is what must not
     # grow (seen on the integrated code: Storm replay 10 and Overlay 0 with 40 runs, 6 and 4 with 3)
     assert sum(many.values()) == sum(few.values()), (few, many)
+
+
+def overlay_reads(qtbot, tmp_path, monkeypatch, n: int) -> tuple[int, dict[int, dict]]:
+    """The per-run marker and phase reads of the overlay's loading job after Ctrl+A in the run list of ``n`` runs
+    (run 2 with a marker and a phase), and the marks the chart got."""
+    import app.store.phases as ph
+    from app.ui.main_window import MainWindow
+
+    path = many_runs_workspace(tmp_path / f"marks{n}.duckdb", n)
+    from app.workspace import Workspace
+
+    ws = Workspace(path)
+    try:
+        ph.add_marker(ws, 2, "login", 12.0)
+        ph.add_phase(ws, 2, "boot", 0.0, 30.0)
+    finally:
+        ws.close()
+    reads = [0]
+    for name in ("list_markers", "list_phases"):
+        real = getattr(ph, name)
+
+        def counting(*a, _real=real, **k):
+            reads[0] += 1
+            return _real(*a, **k)
+
+        monkeypatch.setattr(ph, name, counting)
+    settings = QSettings(str(tmp_path / f"marks{n}.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(path, settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        settled(qtbot, window)
+        window.browser.tree.setFocus()
+        qtbot.keyClick(window.browser.tree, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        settled(qtbot, window)
+        assert window.browser.selected_runs() == list(range(1, n + 1))
+        marks = dict(window.plot._marks)
+    finally:
+        dispose_window(qtbot, window)
+        monkeypatch.undo()
+    return reads[0], marks
+
+
+def test_overlay_reads_markers_and_phases_once_for_all_selected_runs(qtbot, tmp_path, monkeypatch):
+    """Ctrl+A over 40 runs: the overlay's job reads the runs' markers and phases in one query each, not two
+    queries per run (before: 80 reads for 40 runs, 10,026 for 5,013), and each run gets its own."""
+    reads, marks = overlay_reads(qtbot, tmp_path, monkeypatch, 40)
+    assert reads == 0
+    assert sorted(marks) == list(range(1, 41))
+    assert marks[2]["markers"] == {"login": 12.0}
+    assert [(p.name, p.t_start_s, p.t_end_s) for p in marks[2]["phases"]] == [("boot", 0.0, 30.0)]
+    assert all(marks[r] == {"markers": {}, "phases": []} for r in marks if r != 2)
+
+
+def test_storm_replay_drop_downs_read_no_whole_run_rows(qtbot, tmp_path, monkeypatch):
+    """Ctrl+A over 40 runs, then a click on the Storm replay tab: its drop-downs are filled from the runs' ids, kinds
+    and names (one light query), never from every run's whole row made into a Run (before: the whole runs table
+    read on every selection, 17 s at 100,000 runs on the window's thread)."""
+    from app.ui.main_window import MainWindow
+    from app.workspace import Workspace
+
+    path = many_runs_workspace(tmp_path / "replay.duckdb", 40)
+    window = MainWindow(path, QSettings(str(tmp_path / "replay.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    whole = [0]
+    real = Workspace.runs
+
+    def counting(self):
+        whole[0] += 1
+        return real(self)
+
+    try:
+        settled(qtbot, window)
+        monkeypatch.setattr(Workspace, "runs", counting)
+        window.browser.tree.setFocus()
+        qtbot.keyClick(window.browser.tree, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        settled(qtbot, window)
+        click_tab(qtbot, window, "Storm replay")
+        qtbot.wait(200)
+        settled(qtbot, window)
+        replay = window.replay
+        assert replay.storm.count() == 40
+        assert replay.storm.currentData() == 1
+        assert replay.replay_box.count() == 39
+        assert replay.replay_box.currentData() == 2
+        assert whole[0] == 0
+    finally:
+        monkeypatch.undo()
+        dispose_window(qtbot, window)
+
+
+def test_export_report_of_more_runs_than_a_report_covers_says_so_and_writes_the_busiest(qtbot, tmp_path,
+                                                                                         monkeypatch):
+    """Ctrl+A over 40 runs, Report ▸ Export report…, Save: the dialog says the report covers the busiest
+    MAX_RUNS (here 5) of the 40 selected runs, and the PDF it writes covers those and lists the others under Not
+    included. Before: "The report covers the 40 selected runs", and every one was toured (100,000: never ended)."""
+    import reports.content
+    from app.ui.main_window import MainWindow
+    from tests.reports.test_report import flat, pdf_text
+    from tests.ui.test_ui import _export_from_menu
+
+    monkeypatch.setattr(reports.content, "MAX_RUNS", 5)
+    path = many_runs_workspace(tmp_path / "export.duckdb", 40)
+    window = MainWindow(path, QSettings(str(tmp_path / "export.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    out = tmp_path / "r.pdf"
+    try:
+        settled(qtbot, window)
+        window.browser.tree.setFocus()
+        qtbot.keyClick(window.browser.tree, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        settled(qtbot, window)
+        dlg = _export_from_menu(qtbot, window, out, monkeypatch)
+        assert dlg.progress.value() == 100 or "Wrote" in dlg.status.text()
+    finally:
+        dispose_window(qtbot, window)
+    text = flat(pdf_text(out))
+    assert "This report covers the 5 busiest of the 40 runs it was made for" in text
+    assert "the other 35 are not analysed here: iostat:" in text
+
+
+def test_the_report_dialog_says_what_a_report_of_many_runs_covers(qtbot, tmp_path):
+    """Report ▸ Export report… with 40 runs selected, a report covering at most 30: the dialog says so before it is
+    written, in the numbers the PDF will print."""
+    from app.ui.main_window import MainWindow
+    from reports.content import MAX_RUNS
+
+    path = many_runs_workspace(tmp_path / "dialog.duckdb", MAX_RUNS + 10)
+    window = MainWindow(path, QSettings(str(tmp_path / "dialog.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        settled(qtbot, window)
+        window.export_report_action.trigger()
+        assert window.report_dialog.status.text() == (
+            f"No run selected: the report covers the {MAX_RUNS} busiest of the {MAX_RUNS + 10} runs of the workspace "
+            "(by peak IOPS); the others are listed under Not included.")
+        window.report_dialog.close()
+        window.browser.tree.setFocus()
+        qtbot.keyClick(window.browser.tree, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+        settled(qtbot, window)
+        window.export_report_action.trigger()
+        assert window.report_dialog.status.text() == (
+            f"The report covers the {MAX_RUNS} busiest of the {MAX_RUNS + 10} selected runs (by peak IOPS); the "
+            "others are listed under Not included.")
+        window.report_dialog.close()
+    finally:
+        dispose_window(qtbot, window)
