@@ -491,8 +491,11 @@ class LazyQueryModel(QAbstractTableModel):
 
         end = time.monotonic() + timeout_s
         while time.monotonic() < end:
-            missing = [r for r in rows if self.row(r) is None]
-            if not missing and (self._rows or not self.is_loading()):
+            if self.error is not None:  # the query failed: no row will come (it waited the whole timeout)
+                return
+            loading = self.is_loading()
+            missing = [r for r in rows if self.row(r) is None and (loading or r < self._rows)]
+            if not missing and (self._rows or not loading):
                 return
             QCoreApplication.processEvents()
             time.sleep(0.002)
