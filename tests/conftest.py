@@ -60,6 +60,14 @@ SLOW = (
     "tests/test_sql_read_only.py::test_main_py_sql_refuses_every_writing_statement",
     "tests/test_newer_workspace.py::test_cli_reads_with_one_note_and_refuses_every_write",
     "tests/test_import_integrity.py::test_escape_sequences_and_bidi_controls_in_a_host_name_never_reach_the_terminal",
+    # the whole corpus imported again for the answers given after import (50 s on a quiet machine)
+    "tests/analysis/test_series_sums.py::test_answers_given_after_import_recompute_the_sums",
+    # workspaces of thousands of runs and questions: the scaling of the window and the report
+    "tests/ui/test_ui_many_runs.py",
+    "tests/reports/test_report_big_workspace.py",
+    "tests/ui/test_window_close.py::test_closing_the_window_while_the_overlay_loads_a_thousand_runs",
+    # the chunked walk over every chunk size of a large generated file
+    "tests/parsers/test_iostat_bulk.py::test_the_chunk_walk_reads_what_the_line_by_line_walk_reads",
 )
 
 
