@@ -31,12 +31,15 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from parsers.layers import LAYERS as LAYER_VOCABULARY
 from parsers.layers import LINUX_NAMES
+
+if TYPE_CHECKING:
+    from duckdb import DuckDBPyConnection as Con
 
 # bump whenever per_report_sql, the row rules or the device classification change what the stored sums hold
 SUMS_VERSION = 2  # 2: a report where a summed device is missing mid-run is a gap (NULL sums), not a smaller sum
@@ -171,18 +174,18 @@ def _as_chosen(rules_choice: DeviceChoice, devices: list[tuple[str, bool]] | lis
                         f"StormScope's own choice: {shown or 'none'}", chosen=True)
 
 
-def run_devices(con: Any, run_id: int) -> list[tuple[str, bool, str | None]]:
+def run_devices(con: Con, run_id: int) -> list[tuple[str, bool, str | None]]:
     """The run's distinct devices (name, is_group, layer), by name."""
     return [(str(d), bool(g), la) for d, g, la in con.execute(
         "SELECT DISTINCT device, is_group, layer FROM iostat_samples WHERE run_id = ? ORDER BY 1", [run_id]).fetchall()]
 
 
-def whole_disk_choice(con: Any, run_id: int) -> DeviceChoice:
+def whole_disk_choice(con: Con, run_id: int) -> DeviceChoice:
     """The run's whole disks now: the consultant's choice where there is one, else the rules'."""
     return default_choice(run_devices(con, run_id), rules=device_rules(con, run_id))
 
 
-def rules_choice(con: Any, run_id: int) -> DeviceChoice:
+def rules_choice(con: Con, run_id: int) -> DeviceChoice:
     """StormScope's own whole disks for the run, whatever the consultant chose (the report names both)."""
     return default_choice(run_devices(con, run_id), rules=DeviceRules(device_rules(con, run_id).stacked))
 
@@ -211,7 +214,7 @@ def _kind_of_role(role: str) -> str:
     return "partition" if role.startswith("partition of ") else role
 
 
-def check_whole_disks(con: Any, run_id: int, chosen: list[str]) -> str | None:
+def check_whole_disks(con: Con, run_id: int, chosen: list[str]) -> str | None:
     """Why ``chosen`` cannot be the run's whole disks (None: it can): each device must be the run's; all of one
     kind (a disk beside a volume, a stacked device, a group row or its own partition would count some I/O twice);
     and none whose every report equals the sum of others chosen (:func:`find_stacked`: stacked on them)."""
@@ -379,7 +382,7 @@ def _rows_where(every_device: bool, gaps: list[int] | None) -> str:
 
 
 # ---- gaps: a summed device missing from reports in the middle of the run ----------------------------------
-def find_gaps(con: Any, run_id: int, devices: list[str] | None, idle_rule: bool = True) -> dict[str, list[int]]:
+def find_gaps(con: Con, run_id: int, devices: list[str] | None, idle_rule: bool = True) -> dict[str, list[int]]:
     """Per summed device (``devices``; None: every device of the run), the reports (``sample_idx``) of the run it is
     missing from between its first and its last report. Such a report has no figure of the device: its whole-disk
     sums are a gap (missing), not the sum of the others, which would pass for the disk going idle.
@@ -423,7 +426,7 @@ def find_gaps(con: Any, run_id: int, devices: list[str] | None, idle_rule: bool 
     return out
 
 
-def omits_idle(con: Any, run_id: int) -> bool:
+def omits_idle(con: Con, run_id: int) -> bool:
     """The run lists only active devices: no row of any of its devices is all zero -- requests,
     throughput, utilisation, queue and await (iostat -z, sar -z and HP-UX sar -d leave an idle device out of a
     report; HP-UX prints a device busy 0.05 % with 0 requests, rounded)."""
@@ -509,7 +512,7 @@ def _stored_sql(every_device: bool, some_reports: bool, gaps: list[int] | None =
         GROUP BY sample_idx, since_boot"""
 
 
-def _store_reports(con: Any, run_id: int, summed: list[str], every_device: bool, reports: list[int] | None) -> None:
+def _store_reports(con: Con, run_id: int, summed: list[str], every_device: bool, reports: list[int] | None) -> None:
     """Insert the sums of the run's ``reports`` (None: all), and a row without sums for each since-boot report
     none of whose rows is of a summed device (the series still names it as left out)."""
     some = reports is not None
@@ -525,7 +528,7 @@ def _store_reports(con: Any, run_id: int, summed: list[str], every_device: bool,
                 [run_id, *([reports] if some else []), run_id])
 
 
-def store_sums(con: Any, run_id: int, reports: list[int] | None = None) -> None:
+def store_sums(con: Con, run_id: int, reports: list[int] | None = None) -> None:
     """(Re)compute the stored sums of a run's default series, inside the caller's transaction: every report, or
     only ``reports`` (their rows changed, the run's devices did not) when the run has sums of this version."""
     if reports is not None:
@@ -550,14 +553,14 @@ def store_sums(con: Any, run_id: int, reports: list[int] | None = None) -> None:
         _store_reports(con, run_id, sorted(used), used == {d[0] for d in devices}, None)
 
 
-def stored_devices(con: Any, run_id: int) -> list[tuple[str, bool, str | None, bool]] | None:
+def stored_devices(con: Con, run_id: int) -> list[tuple[str, bool, str | None, bool]] | None:
     """The run's devices as stored (name, is_group, layer, summed); None when the run has none stored."""
     rows = con.execute("SELECT device, is_group, layer, summed FROM series_devices WHERE run_id = ?",
                        [run_id]).fetchall()
     return [(d, bool(g), la, bool(s)) for d, g, la, s in rows] or None
 
 
-def current(con: Any, run_id: int, ops: tuple[str, ...] = DEFAULT_OPS) -> bool:
+def current(con: Con, run_id: int, ops: tuple[str, ...] = DEFAULT_OPS) -> bool:
     """The run has stored sums, all of this :data:`SUMS_VERSION` and for ``ops``."""
     n, versions, kinds = con.execute(
         "SELECT count(*), list(DISTINCT sums_version), list(DISTINCT ops) FROM series_sums WHERE run_id = ?",
@@ -565,7 +568,7 @@ def current(con: Any, run_id: int, ops: tuple[str, ...] = DEFAULT_OPS) -> bool:
     return bool(n) and versions == [SUMS_VERSION] and kinds == [",".join(ops)]
 
 
-def name_gaps(con: Any, run_id: int) -> list[str]:
+def name_gaps(con: Con, run_id: int) -> list[str]:
     """The warning naming the whole disks missing from reports in the middle of the run (app.series_sums.find_gaps):
     those reports' whole-disk figures are a gap, not a smaller sum. Added to the run's warnings (once: a line of
     the same start is replaced); returns the line added ([] without a gap)."""
@@ -592,7 +595,7 @@ HOT_PLUG_START = "the whole disks change during the run:"
 IDLE_START = "whole-disk figures take a disk absent from a report as idle:"
 
 
-def _hot_plug_line(con: Any, run_id: int, used: list[str]) -> str | None:
+def _hot_plug_line(con: Con, run_id: int, used: list[str]) -> str | None:
     """A line naming the whole disks that appear after the run's first report or are gone before its last (hot-plug,
     a disk added or removed): no gap -- the whole-disk figures are the disks there at each report --, but a total
     that changes what it covers is said."""
@@ -620,7 +623,7 @@ def _hot_plug_line(con: Any, run_id: int, used: list[str]) -> str | None:
 MAX_CHECKED = 64  # whole-disk devices a run may have for the check (pairs and triples of them are tried)
 
 
-def device_rules(con: Any, run_id: int) -> DeviceRules:
+def device_rules(con: Con, run_id: int) -> DeviceRules:
     """The run's :class:`DeviceRules` from ``runs.meta``: ``stacked_by_data`` (each device the run's figures prove
     stacked on others -> the proof) and ``whole_disks`` (the consultant's choice)."""
     rows = con.execute("SELECT meta FROM runs WHERE run_id = ?", [run_id]).fetchall()
@@ -634,7 +637,7 @@ def device_rules(con: Any, run_id: int) -> DeviceRules:
                        tuple(str(d) for d in chosen) if isinstance(chosen, list) else ())
 
 
-def device_figures(con: Any, run_id: int, devices: list[str]) -> pl.DataFrame:
+def device_figures(con: Con, run_id: int, devices: list[str]) -> pl.DataFrame:
     """Per report and device: kB read, kB written (the total where the file does not split them) and requests."""
     rel = con.sql(
         "SELECT sample_idx, device, coalesce(rkb_s, 0.0) AS r, "
@@ -701,7 +704,7 @@ def find_stacked(figures: pl.DataFrame, candidates: set[str], min_active: int = 
     return out
 
 
-def peak_iops(con: Any, run_ids: list[int]) -> dict[int, float]:
+def peak_iops(con: Con, run_ids: list[int]) -> dict[int, float]:
     """Run id -> the highest IOPS of one report of its stored default series, for each of ``run_ids`` that has sums
     of this version (the others are absent), in one query however many runs: the busiest runs of a workspace of
     100,000 are found without loading a series."""

@@ -182,7 +182,7 @@ def _measured(table: str) -> list[str]:
             and any(c.unit.startswith(u) for u in _MEASURED_UNITS)]
 
 
-def _check_values(con: Any, run_id: int, tables: set[str] | None = None) -> None:
+def _check_values(con: duckdb.DuckDBPyConnection, run_id: int, tables: set[str] | None = None) -> None:
     """No measurement of the run is negative, not a number, infinite or beyond :data:`MAX_VALUE` (the parsers refuse
     what they can with file:line; this is the net under every format): fio's ``total_ios: -5000`` was stored as a
     count, and a rate of 1e308 failed later, in the stored sums, naming neither file nor line. ``tables``: the

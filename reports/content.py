@@ -25,6 +25,7 @@ from reports.shown import ShownWorkspace
 
 if TYPE_CHECKING:
     from app.workspace import Workspace
+    from reports.context import ReportContext
 
 
 def fmt(v: float | None, digits: int = 0, unit: str = "") -> str:
@@ -544,7 +545,7 @@ def _not_included(ctx: Any, not_imported: list[tuple[str, str]]) -> Section | No
     return sec
 
 
-def _runs_by_kind(ctx: Any, ids: list[int]) -> str:
+def _runs_by_kind(ctx: ReportContext, ids: list[int]) -> str:
     """The runs ``ids`` by kind, the first MAX_LISTED named and the others counted ("iostat: a, b and 99,970
     more"), reading only the rows of the runs named."""
     from parsers.kinds import kind_label

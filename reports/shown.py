@@ -53,10 +53,11 @@ class ShownWorkspace(Workspace):
         return heads
 
     def _shown_head(self, h: RunHead) -> RunHead:
-        rid = h.run_id
-        host = None if h.host is None else self._show(rid, FIELD_WORDS["host"], h.host, LIMITS["host"])
-        return replace(h, name=self._show(rid, FIELD_WORDS["name"], h.name, LIMITS["name"]), host=host,
-                       source_path=self._show(rid, FIELD_WORDS["source_path"], h.source_path, LIMITS["source_path"]))
+        def show(field: str, value: str) -> str:
+            return self._show(h.run_id, FIELD_WORDS[field], value, LIMITS[field])
+
+        return replace(h, name=show("name", h.name), host=None if h.host is None else show("host", h.host),
+                       source_path=show("source_path", h.source_path))
 
     def run(self, run_id: int) -> Run | None:
         r = super().run(run_id)

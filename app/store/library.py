@@ -51,6 +51,7 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -108,6 +109,10 @@ class Library:
 
     def table(self, kind: str) -> pa.Table | None:
         return self.tables.get(kind)
+
+    def files(self, kind: str) -> list[tuple[str, Mapping[str, Any]]]:
+        """(engagement, its manifest's entry) of every good engagement's file of ``kind``."""
+        return [(eid, f) for eid, m in self.manifests.items() for f in m["files"] if f["kind"] == kind]
 
 
 # ---- where the library is --------------------------------------------------------------------------------
@@ -173,10 +178,10 @@ def write_engagement(location: str, manifest: dict[str, Any], tables: dict[str, 
     out = _write_engagement(location, manifest, tables)
     if index:
         write_index(location)
-    return out
+    return dict(out)
 
 
-def _write_engagement(location: str, manifest: dict[str, Any], tables: dict[str, pa.Table]) -> dict[str, Any]:
+def _write_engagement(location: str, manifest: dict[str, Any], tables: dict[str, pa.Table]) -> Mapping[str, object]:
     if location.startswith("s3://"):
         raise LibraryError("publish into a local or shared folder; a bucket is filled by copying that folder "
                            "(see the user guide: sharing a library)")
@@ -282,7 +287,7 @@ def write_index(location: str) -> str:
     table = lib.table("runs")
     if table is None or table.num_rows == 0:
         return "the library holds no readable runs: no index written"
-    runs_sha = {eid: f.get("sha256") for eid, m in lib.manifests.items() for f in m["files"] if f["kind"] == "runs"}
+    runs_sha = {eid: f.get("sha256") for eid, f in lib.files("runs")}
     eids = table.column("engagement").to_pylist()
     table = table.append_column("_file_sha256", pa.array([runs_sha.get(e) for e in eids], pa.string()))
     table = table.append_column("_manifest_sha256", pa.array([lib.digests[e] for e in eids], pa.string()))
@@ -479,7 +484,7 @@ def _current_rows(table: pa.Table, lib: Library) -> pa.Table:
     made_from: dict[str, set[tuple[str, str]]] = {}
     for e, f, m in zip(*(table.column(c).to_pylist() for c in ("engagement", "_file_sha256", "_manifest_sha256"))):
         made_from.setdefault(str(e), set()).add((f, m))
-    runs_sha = {eid: f.get("sha256") for eid, m in lib.manifests.items() for f in m["files"] if f["kind"] == "runs"}
+    runs_sha = {eid: f.get("sha256") for eid, f in lib.files("runs")}
     refused = {r.engagement for r in lib.refused}
     gone = sorted(set(made_from) - set(lib.manifests) - refused)
     missing, changed, current = [], [], []
@@ -524,7 +529,7 @@ def _read_kind(fs: pafs.FileSystem, base: str, lib: Library, kind: str, verify: 
     """The ``kind`` table of every good engagement: each file checked against its manifest (size, or sha256 with
     ``verify``), an engagement with a bad file refused whole. Its rows come from this computer's reading cache,
     else from the library's ``index`` (rows keyed as the cache's), else from the file itself."""
-    wanted = [(eid, f) for eid, m in lib.manifests.items() for f in m["files"] if f["kind"] == kind]
+    wanted = lib.files(kind)
     if not wanted:
         return
     infos = fs.get_file_info([f"{base}/{f['path']}" for _e, f in wanted])
@@ -579,7 +584,7 @@ def _read_kind(fs: pafs.FileSystem, base: str, lib: Library, kind: str, verify: 
         lib.tables[kind] = table
 
 
-def _check_indexed(fs: pafs.FileSystem, indexed: list[tuple[str, str]], file_of: dict[str, dict[str, Any]],
+def _check_indexed(fs: pafs.FileSystem, indexed: list[tuple[str, str]], file_of: Mapping[str, Mapping[str, Any]],
                    bad: dict[str, str]) -> None:
     """A row of the index stands for its file only while the file is that file: each one's sha256 checked (a
     thousand small files read and hashed: a tenth of what parsing them costs)."""
@@ -688,7 +693,7 @@ def _with_engagement(t: pa.Table, eid: str) -> pa.Table:
 
 def manifest_paths(lib: Library, kind: str) -> list[str]:
     """The files of ``kind`` the library's good manifests list (relative to its root): what Spark reads."""
-    return [f["path"] for m in lib.manifests.values() for f in m["files"] if f["kind"] == kind]
+    return [f["path"] for _eid, f in lib.files(kind)]
 
 
 def now_utc() -> str:

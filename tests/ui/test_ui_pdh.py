@@ -22,7 +22,8 @@ def test_drop_perfmon_esxtop_and_a_blg(qtbot, window, tmp_path):
     refused = [t for t in items if "DataCollector01.blg" in t]
     assert len(refused) == 1
     assert "convert it with: relog file.blg -f csv -o file.csv" in refused[0]
+    words = refused[0].replace(str(blg), "")  # the file's own path is the user's (a temporary folder may hold a_b)
     for word, pattern in CUSTOMER_FORBIDDEN.items():
-        assert not pattern.search(refused[0]), word
+        assert not pattern.search(words), word
     # the new runs are selected: one curve each, over their physical disks
     qtbot.waitUntil(lambda: not window.plot.loading and len(window.plot.curves) == 2, timeout=30000)
