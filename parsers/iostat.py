@@ -54,6 +54,8 @@ from parsers.base import (
     WarnFn,
     decode,
 )
+from parsers.bulk import blank_separated as _plain_fields
+from parsers.bulk import plain_numbers, read_fields
 from parsers.dates import Words
 from parsers.iostat_columns import (
     COLUMNS,
@@ -112,48 +114,6 @@ def _cpu_before(cpu: array, n_samples: int) -> array:
         if cpu[i] < n_samples:
             keep.extend(cpu[i: i + width])
     return keep
-
-
-_SEP = 0x1F  # the unit separator: never in a row that _plain_fields accepts (printable ASCII only; a \x1f in a
-# damaged log sends its rows to the careful path, which splits lines without it)
-_SEP_CHAR = chr(_SEP)
-
-
-def _plain_fields(text: bytes, ncol: int, nrows: int, device_last: bool) -> bytes | None:
-    """Device rows as CSV with one separator byte between fields, for polars' CSV reader; None when a row needs
-    the careful path: a byte other than printable ASCII and line breaks (tabs, control characters, non-ASCII
-    names), an empty row, blanks at a row's end (or start, device first: ``-g`` groups, pasted rows), a row
-    that has not ``ncol`` fields, or not ``nrows`` rows.
-
-    Device first, each blank run becomes the separator and zeros ("sda   1.50  12.00" -> "sda|0001.50|0012.00"):
-    a number read with leading zeros is the same number, and anything else stays no number. Device last (a
-    leading blank run there), each blank run is cut to one separator instead."""
-    a = np.frombuffer(text, dtype=np.uint8)
-    nl = np.flatnonzero(a == 10)
-    if nl.size != nrows - 1 or np.count_nonzero((a - 32) > 94) != nl.size:
-        return None
-    starts = np.concatenate(([0], nl + 1))
-    ends = np.append(nl, a.size)
-    if bool((ends <= starts).any()) or bool((a[ends - 1] == 32).any()):
-        return None
-    if not device_last and bool((a[starts] == 32).any()):
-        return None
-    blank = a == 32
-    first = np.zeros(a.size, dtype=bool)
-    np.greater(blank[1:], blank[:-1], out=first[1:])  # a blank after a non-blank
-    first[starts] = False  # a device-last row's leading blanks separate nothing
-    # the fields add up, and the first row has its count (the CSV reader takes it as the count of all rows);
-    # that no row is short (so none long) is checked on reading
-    if np.count_nonzero(first) != nrows * (ncol - 1) or np.count_nonzero(first[:ends[0]]) != ncol - 1:
-        return None
-    if device_last:
-        b = a[~blank | first]
-        b[b == 32] = _SEP
-    else:
-        b = np.left_shift(blank.view(np.uint8), 4)  # a blank (0x20) | 0x10 is "0" (0x30); other bytes | 0 stay
-        b |= a  # (issue 31: a bit or instead of np.where, the same bytes, ~1.9x faster)
-        b[first] = _SEP
-    return b.tobytes()
 
 
 # the run kind of both iostat formats (text here, JSON in parsers.iostat_json)
@@ -936,21 +896,18 @@ class _Parser:
         if data is None:
             return None
         names = [f"c{i}" for i in range(ncol)]
-        raw = pl.read_csv(io.BytesIO(data), has_header=False, separator=_SEP_CHAR, quote_char=None,
-                          new_columns=names, schema=dict.fromkeys(names, pl.String), truncate_ragged_lines=True)
-        if raw.height != nrows or raw.get_column(names[-1]).null_count():
+        raw = read_fields(data, ncol, nrows)
+        if raw is None:
             return None  # a row short of fields (so, as the separators add up, another one long)
         first = 0 if h.device_last else 1
-        exprs = [pl.col(names[-1] if h.device_last else names[0]).alias("device")]
-        values = []
-        for i, (canon, factor) in enumerate(zip(h.canon, h.factors)):
-            if canon is not None:
-                exprs.append(pl.col(names[i + first]).cast(pl.Float64, strict=False).mul(factor).alias(canon))
-                values.append(canon)
-        out = raw.select(exprs)
-        if values and not out.select(pl.all_horizontal([pl.col(c).is_finite() & (pl.col(c) >= 0) for c in values])
-                                     .fill_null(False).all()).item():
+        specs = [(names[i + first], canon, factor) for i, (canon, factor) in enumerate(zip(h.canon, h.factors))
+                 if canon is not None]
+        values = [name for _src, name, _f in specs]
+        nums = plain_numbers(raw, specs)
+        if nums is None:
             return None  # a value that is no number, NaN, infinite or negative: the careful path says where
+        out = pl.concat([raw.select(pl.col(names[-1] if h.device_last else names[0]).alias("device")), nums],
+                        how="horizontal")
         sample = pl.Series("sample_idx", np.repeat(np.asarray(p.sample, dtype=np.int64), counts))
         ts, t_s = self._times(p, counts, sample)
         idx = pl.Series("_i", np.arange(nrows))

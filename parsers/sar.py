@@ -63,6 +63,13 @@ Which devices are disks (``layer``)
 Every report covers the interval before its time stamp (``runs.interval_s``: the median gap between the
 samples of a segment); sar never prints averages since boot, so no sample is left out for that.
 
+How it is read (issue 31): in chunks of whole lines (:mod:`parsers.bulk`). Banners, headers, summaries, restarts
+and comments are walked line by line; the device rows of a Linux disk report -- nearly all of a file's bytes -- are
+cut into fields and converted a column at a time, each time stamp read once per sample. Rows that are not plain
+(decimal commas, ``-h`` units, ``N/A``, CJK clocks or localized morning/afternoon words, ``sar -b``'s totals,
+Solaris/HP-UX/AIX, ``sadf -dh``, a bad value) are read line by line, which names a bad line; both ways store the
+same rows (``tests/parsers/test_sar_bulk.py``).
+
 Binary ``saDD`` files (sadc's daily data files) are recognised by their magic number and refused with the
 ``sadf``/``sar`` command that turns them into text. A sar file with no disk report is refused with the reports it
 has. Bad input stops the import with a ParseError naming the line; nothing of the file is stored.
@@ -78,6 +85,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from parsers.base import (
@@ -90,8 +98,16 @@ from parsers.base import (
     RunInfo,
     RunStart,
     SampleTimes,
-    TextLines,
     WarnFn,
+)
+from parsers.bulk import (
+    Chunks,
+    blank_blocks,
+    blank_separated,
+    ends_in_block,
+    plain_numbers,
+    plain_rows,
+    read_fields,
 )
 from parsers.dates import ORDER_NAMES, Dated, Words, ampm_pattern, decide, is_pm, month_number, read
 from parsers.kinds import DEVICE_RATES, TIME_SERIES, register_kind
@@ -104,6 +120,7 @@ from parsers.textutil import DATE_ORDER_FIX, split_stamp
 KIND = register_kind("sar", "sar", {TIME_SERIES, DEVICE_RATES})
 
 CHUNK_ROWS = 50_000
+BULK = True  # read plain runs of rows in bulk (parsers.bulk); False: line by line (the differential test compares)
 ALL_IO = "all I/O"  # the device of sar -b's system totals
 BINARY_HINT = ("a binary sar data file (saDD, written by sadc): StormScope reads sar's text. Convert it on a Linux "
                "host with sysstat: sadf -d saDD -- -d -p > sar.csv (or LC_ALL=C sar -d -p -f saDD > sar.txt)")
@@ -272,7 +289,6 @@ class _Clock:
 
 
 # ---- lines ---------------------------------------------------------------------------------------------------------
-_Lines = TextLines  # (line number, text), streamed; its encoding goes to runs.meta.encoding
 
 
 # ---- values ----------------------------------------------------------------------------------------------------------
@@ -377,6 +393,21 @@ class _Series:
     ignored: set[str] = field(default_factory=set)  # its columns not stored
     banner: int = 0  # the banner whose date dates the samples being read
     bases: list[int] = field(default_factory=list)  # per sample: the banner that dated it
+    frames: list[pl.DataFrame] = field(default_factory=list)  # rows read in bulk (after those of rows before them)
+    framed: int = 0  # the rows in frames
+
+    @property
+    def pending(self) -> int:
+        return len(self.rows) + self.framed
+
+    def add_frame(self, frame: pl.DataFrame) -> None:
+        """Rows read in bulk (:func:`_bulk_rows`), after the rows read so far."""
+        if self.rows:
+            self.frames.append(_row_frame(self.rows))
+            self.framed += len(self.rows)
+            self.rows = []
+        self.frames.append(frame)
+        self.framed += frame.height
 
     def add(self, ts: datetime, device: str, values: list[Any], n: int) -> None:
         if self.cur is None or ts != self.cur:
@@ -396,6 +427,17 @@ class _Series:
         self.devices.add(device)
         assert self.t0 is not None
         self.rows.append((self.sample, ts, (ts - self.t0).total_seconds(), device, False, *values))
+
+
+_KEYS = ("sample_idx", "ts", "t_s", "device", "since_boot")
+_NAMES = [*_KEYS, *VALUE_COLUMNS]
+_SCHEMA = pl.Schema(frame_schema("iostat_samples", _NAMES))
+_SCHEMA_KEYS = pl.Schema(frame_schema("iostat_samples", _KEYS))
+
+
+def _row_frame(rows: list[tuple]) -> pl.DataFrame:
+    """Rows read line by line (sample_idx, ts, t_s, device, since_boot, *VALUE_COLUMNS) as a frame."""
+    return pl.DataFrame(rows, schema=_SCHEMA, orient="row")
 
 
 @dataclass
@@ -496,19 +538,16 @@ class _Run:
         if not self.started:
             self.started = True
             yield RunStart(self.key, self.info)
-        if self.disk.rows and (final or len(self.disk.rows) >= CHUNK_ROWS):
+        if self.disk.pending and (final or self.disk.pending >= CHUNK_ROWS):
             yield self._rows(self.disk)
 
     def _rows(self, s: _Series) -> Rows:
-        rows, s.rows = s.rows, []
-        s.n_rows += len(rows)
-        cols = list(zip(*rows))
-        names = ["sample_idx", "ts", "t_s", "device", "since_boot", *VALUE_COLUMNS]
-        data = {name: list(c) for name, c in zip(names, cols)}
-        keep = [n for n in names if n in ("sample_idx", "ts", "t_s", "device", "since_boot")
-                or any(v is not None for v in data[n])]
-        return Rows(self.key, "iostat_samples",
-                    pl.DataFrame({k: data[k] for k in keep}, schema=frame_schema("iostat_samples", keep)))
+        frames = [*s.frames, _row_frame(s.rows)] if s.rows else s.frames
+        s.rows, s.frames, s.framed = [], [], 0
+        frame = pl.concat(frames) if len(frames) > 1 else frames[0]
+        s.n_rows += frame.height
+        keep = [n for n in frame.columns if n in _KEYS or frame.get_column(n).null_count() < frame.height]
+        return Rows(self.key, "iostat_samples", frame.select(keep))
 
     def finish(self, warn: WarnFn, options: ImportOptions, values: _Values, encoding: str, several: bool = False
                ) -> Iterator[Event]:
@@ -525,7 +564,7 @@ class _Run:
             raise ParseError(f"this sar file has no disk figures: it holds {_join(have)}. {NO_DISK}", None)
         s = self.io if use_io else self.disk
         yield from self.send()
-        if s.rows:
+        if s.pending:
             yield self._rows(s)
         yield from self.dating(s, options, values, warn)
         self._interval(s, warn, options)
@@ -715,13 +754,21 @@ class SarTextFormat:
         return 0.4 if UNIX_BANNER.match(first) else 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
-        yield from _TextParser(path, options, state, warn).events()
+        yield from _TextParser(path, options, state, warn, BULK).events()
+
+
+_UNTIMED = re.compile(rb"^[^0-9\n]", re.M)  # a line that does not start with a time
 
 
 class _TextParser:
-    def __init__(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn):
+    """sar's text: banners, headers, summaries and special lines walked line by line; the rows of a Linux disk
+    report's block after its header read in bulk (:mod:`parsers.bulk`) where they are plain, else line by line
+    (``bulk`` False: always)."""
+
+    def __init__(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn, bulk: bool = True):
         self.path, self.options, self.warn = path, options, warn
-        self.lines = _Lines(path, "a sar report", state)
+        self.lines = Chunks(path, "a sar report", state)
+        self.bulk = bulk
         self.values = _Values()
         self.runs: dict[str, _Run] = {}
         self.run: _Run | None = None
@@ -738,8 +785,19 @@ class _TextParser:
         self._time_cache: tuple[str, _Time | None] = ("", None)  # the last line's time as printed, and read
 
     def events(self) -> Iterator[Event]:
-        for n, line in self.lines:
-            yield from self._line(n, line)
+        continued = False
+        for first, chunk in self.lines:
+            for line, part, rows in blank_blocks(chunk, first, continued):
+                # the rows that start with a time, in bulk; what follows them (sar -f's Average: rows) line by line
+                cut = _UNTIMED.search(part) if rows and self.bulk else None
+                timed = (part[:cut.start()] if cut else part) if rows and self.bulk else b""
+                if timed and self._bulk(timed):
+                    part, line = part[len(timed):], line + timed.count(b"\n")
+                    if self.run is not None and self.run.disk.pending >= CHUNK_ROWS:
+                        yield from self.run.send()
+                for n, text in self.lines.lines(part, line):
+                    yield from self._line(n, text)
+            continued = ends_in_block(chunk)
         if not self.runs:
             raise ParseError("no sar banner line (Linux 5.15 (host) 04/18/19 _x86_64_ (8 CPU), or SunOS/HP-UX/AIX "
                              "host … date): the file does not start as sar prints it", 1)
@@ -788,6 +846,71 @@ class _TextParser:
             self._row(ts, toks, n)
             if len(self.run.disk.rows) >= CHUNK_ROWS:
                 yield from self.run.send()
+
+    def _bulk(self, part: bytes) -> bool:
+        """The rows ``part`` (whole lines of a block after its header) of a Linux disk report stored in bulk, as
+        :meth:`_line` would store them line by line; False (nothing changed) when any needs the line path: not plain
+        (:func:`parsers.bulk.plain_rows`: CJK clocks, localized morning/afternoon words), a value that is no plain
+        number (decimal commas, -h units, N/A), a restart or comment, a field short or long, no time or another
+        clock, a time going back, a device twice in one sample."""
+        run, header = self.run, self.header
+        if run is None or self.system != "Linux" or self.section != "disk" or self.in_average:
+            return False
+        text = part.rstrip(b"\n")
+        if b"RESTART" in text or b"COM" in text:
+            return False
+        nl = plain_rows(text)
+        if nl is None:
+            return False
+        row0 = text[:nl[0]] if nl.size else text
+        lt = _leading_time(row0.decode())
+        if lt is None:
+            return False
+        ntime = len(row0[: len(row0) - len(lt[1].encode())].split())
+        ncol, nrows = ntime + len(header), nl.size + 1
+        data = blank_separated(text, ncol, nrows, device_last=True)
+        raw = None if data is None else read_fields(data, ncol, nrows)
+        if raw is None:
+            return False
+        plan = _plan(header)
+        nums = plain_numbers(raw, [(f"c{ntime + i}", VALUE_COLUMNS[col], factor)
+                                   for i, col, factor, _unit, _name in plan])
+        if nums is None:
+            return False
+        stamps = raw.get_column("c0") if ntime == 1 else \
+            raw.select(pl.concat_str([f"c{i}" for i in range(ntime)], separator=" ")).to_series()
+        change = np.flatnonzero(stamps.ne(stamps.shift(1)).fill_null(True).to_numpy())
+        clock = self.clocks["disk"]
+        saved = dict(vars(clock))
+        times, read = [], []
+        for stamp in stamps.gather(change).to_list():
+            lt = _leading_time(stamp)
+            if lt is None or lt[1].strip():
+                vars(clock).update(saved)
+                return False
+            read.append((stamp, lt[0]))
+            times.append(clock.at(lt[0]))
+        rows = _bulk_rows(run.disk, times, change, nrows, raw.get_column(f"c{ntime + self.dev_at}"))
+        if rows is None:
+            vars(clock).update(saved)
+            return False
+        # what the line path notes on the way: the file's first times (its words), the first row's gap after its
+        # header, the time of the line before
+        cached = self._time_cache[0]
+        for stamp, t in read:
+            if stamp != cached and len(run.words.times) < 3:
+                run.words.add_time(t.text)
+            cached = stamp
+        if self.first_row and self.header_time is not None and times[0] > self.header_time:
+            run.disk.header_gaps.append((times[0] - self.header_time).total_seconds())
+        self.first_row = False
+        self.block_time = times[-1]
+        self._time_cache = (read[-1][0], read[-1][1])
+        layers = {d: run.number_layer(d) for d in rows.get_column("device").unique(maintain_order=True).to_list()}
+        frame = pl.concat([rows, nums], how="horizontal").with_columns(
+            pl.col("device").replace_strict(layers, return_dtype=pl.String).alias("layer"))
+        _commit_bulk(run.disk, rows, frame)
+        return True
 
     def _banner(self, m: re.Match[str], n: int) -> None:
         g = m.groupdict()
@@ -973,13 +1096,35 @@ class SadfFormat:
         return 0.95 if lines and SADF_HEADER.match(lines[0]) else 0.0
 
     def parse(self, path: str, options: ImportOptions, state: JobState, warn: WarnFn) -> Iterator[Event]:
-        yield from _SadfParser(path, state).events(options, warn)
+        yield from _SadfParser(path, state, BULK).events(options, warn)
+
+
+_SADF_HEADERS = re.compile(rb"^[ \t]*#[^\n]*\n?", re.M)
+
+
+def _sadf_parts(chunk: bytes, line: int) -> Iterator[tuple[int, bytes, bool]]:
+    """(number of its first line, whole lines, whether it is a header line) of ``chunk``: each header (``#`` …)
+    line alone, the lines between them together."""
+    at = 0
+    for m in _SADF_HEADERS.finditer(chunk):
+        if m.start() > at:
+            yield line, chunk[at:m.start()], False
+            line += chunk.count(b"\n", at, m.start())
+        yield line, m.group(0), True
+        line += 1
+        at = m.end()
+    if at < len(chunk):
+        yield line, chunk[at:], False
 
 
 class _SadfParser:
-    def __init__(self, path: str, state: JobState):
+    """``sadf -d``: the header lines and special records walked line by line; each run of device rows between two
+    headers read in bulk (:mod:`parsers.bulk`) where it is plain, else line by line (``bulk`` False: always)."""
+
+    def __init__(self, path: str, state: JobState, bulk: bool = True):
         self.path = path
-        self.lines = _Lines(path, "a sadf -d file", state)
+        self.lines = Chunks(path, "a sadf -d file", state)
+        self.bulk = bulk
         self.values = _Values()
         self.runs: dict[str, _Run] = {}
         self.header: list[str] | None = None
@@ -991,22 +1136,91 @@ class _SadfParser:
 
     def events(self, options: ImportOptions, warn: WarnFn) -> Iterator[Event]:
         last = 1
-        for n, line in self.lines:
-            last = n
-            s = line.strip()
-            if not s:
-                continue
-            if s.startswith("#"):
-                self._header(s, n)
-                continue
-            run = self._row(s, n)
-            if run is not None and len(run.disk.rows) >= CHUNK_ROWS:
-                yield from run.send()
+        for first, chunk in self.lines:
+            for line, part, is_header in _sadf_parts(chunk, first):
+                last = line + part.count(b"\n") - part.endswith(b"\n")
+                if not is_header and self.bulk and self._bulk(part):
+                    run = self.runs[self._bulk_host]
+                else:
+                    run = None
+                    for n, text in self.lines.lines(part, line):
+                        yield from self._line(n, text)
+                if run is not None and run.disk.pending >= CHUNK_ROWS:
+                    yield from run.send()
         if not self.runs:
             raise ParseError("no sadf -d rows in the file", last)
         for run in self.runs.values():
             run.other.update(self.other)
             yield from run.finish(warn, options, self.values, self.lines.encoding, len(self.runs) > 1)
+
+    def _line(self, n: int, line: str) -> Iterator[Event]:
+        s = line.strip()
+        if not s:
+            return
+        if s.startswith("#"):
+            self._header(s, n)
+            return
+        run = self._row(s, n)
+        if run is not None and run.disk.pending >= CHUNK_ROWS:
+            yield from run.send()
+
+    _bulk_host = ""
+
+    def _bulk(self, part: bytes) -> bool:
+        """The device rows ``part`` (whole lines, no header) stored in bulk, as :meth:`_row` would store them line by
+        line; False (nothing changed) when any of them needs the line path: not plain (:func:`parsers.bulk.plain_rows`),
+        not the disk report, ``sadf -dh``, a special record, several hosts, a value or stamp that is no plain one, a
+        time going back, a device twice in one sample."""
+        header = self.header
+        if self.section != "disk" or self.horizontal or header is None:
+            return False
+        text = part.rstrip(b"\n")
+        nl = plain_rows(text)
+        if nl is None:
+            return False
+        nrows = nl.size + 1
+        raw = read_fields(text, 3 + len(header), nrows, ";", check_count=True)
+        if raw is None or raw.null_count().pipe(lambda c: c.sum_horizontal().item()) or \
+                raw.get_column("c1").eq("-1").any():
+            return False
+        hosts = raw.get_column("c0").unique()
+        if hosts.len() != 1:
+            return False
+        host = hosts.item()
+        plan = _plan(header)
+        nums = plain_numbers(raw, [("c1", "interval", 1.0)] + [(f"c{3 + i}", VALUE_COLUMNS[col], factor)
+                                                                 for i, col, factor, _unit, _name in plan])
+        if nums is None:
+            return False
+        stamps = raw.get_column("c2")
+        change = np.flatnonzero(stamps.ne(stamps.shift(1)).fill_null(True).to_numpy())
+        try:
+            read = [self._time(stamp, 0) for stamp in stamps.gather(change).to_list()]
+        except ParseError:
+            return False
+        run = self.runs.get(host)
+        series = run.disk if run is not None else _Series()
+        rows = _bulk_rows(series, [t for t, _o in read], change, nrows, raw.get_column("c3"))
+        if rows is None:
+            return False
+        if run is None:
+            info = RunInfo(kind=KIND.id, host=host or None, file_date=read[0][0].date(), meta={"layout": "sadf -d"})
+            run = self.runs[host] = _Run(host or "sar", info, path=self.path)
+        self._bulk_host = host
+        run.offsets.update(o for _t, o in read)
+        noted = self.noted is not None and self.noted[0] is run and self.noted[1] is header
+        self.noted = (run, header)
+        run.disk_columns = run.disk_columns or header
+        if not noted:
+            run.note_columns(run.disk, header, LINUX_DISK, skip=("DEV",))
+        layers = {d: run.number_layer(d) for d in rows.get_column("device").unique(maintain_order=True).to_list()}
+        values = nums.select([pl.col(c) for c in VALUE_COLUMNS if c in nums.columns])
+        frame = pl.concat([rows, values], how="horizontal").with_columns(
+            pl.col("device").replace_strict(layers, return_dtype=pl.String).alias("layer"))
+        _commit_bulk(run.disk, rows, frame)
+        stated = nums.get_column("interval")
+        run.disk.stated.extend(stated.filter(stated != 0).to_list())
+        return True
 
     def _header(self, s: str, n: int) -> None:
         if not SADF_HEADER.match(s):
@@ -1084,6 +1298,56 @@ class _SadfParser:
         if stated:
             series.stated.append(stated)
         return run
+
+
+def _bulk_rows(series: _Series, times: list[datetime], change: np.ndarray, nrows: int, devices: pl.Series
+               ) -> pl.DataFrame | None:
+    """The key columns (sample_idx, ts, t_s, device, since_boot) of rows read in bulk, their times ``times[k]`` from
+    row ``change[k]`` on, numbered on from ``series`` as :meth:`_Series.add` numbers rows; None (``series``
+    unchanged) when the time goes back or a device is twice in one sample: the line path says where."""
+    cur, sample, t0 = series.cur, series.sample, series.t0
+    samples, seconds = [], []
+    for t in times:
+        if cur is None or t != cur:
+            if cur is not None and t < cur:
+                return None
+            sample += 1
+            cur = t
+            t0 = t0 or t
+        samples.append(sample)
+        seconds.append((t - t0).total_seconds() if t0 is not None else 0.0)
+    counts = np.diff(np.append(change, nrows))
+    frame = pl.DataFrame({
+        "sample_idx": np.repeat(np.asarray(samples, dtype=np.int64), counts),
+        "ts": np.repeat(np.array(times, dtype="datetime64[us]"), counts),
+        "t_s": np.repeat(np.asarray(seconds, dtype=np.float64), counts),
+        "device": devices, "since_boot": np.zeros(nrows, dtype=bool)}).cast(_SCHEMA_KEYS)
+    if frame.select(pl.struct("sample_idx", "device").is_duplicated().any()).item():
+        return None
+    if samples[0] == series.sample and not series.seen.isdisjoint(
+            frame.filter(pl.col("sample_idx") == series.sample).get_column("device").to_list()):
+        return None
+    return frame
+
+
+def _commit_bulk(series: _Series, rows: pl.DataFrame, frame: pl.DataFrame) -> None:
+    """Adds rows checked by :func:`_bulk_rows` (``rows``: their keys; ``frame``: their stored columns) to
+    ``series`` as :meth:`_Series.add` would one by one."""
+    firsts = rows.select("sample_idx", "ts").unique("sample_idx", keep="first", maintain_order=True)
+    last = int(firsts.get_column("sample_idx")[-1])
+    for sample, ts in firsts.iter_rows():
+        if sample > series.sample:
+            series.sample, series.cur = sample, ts
+            series.times.append(ts)
+            series.bases.append(series.banner)
+            series.seen = set()
+            if series.t0 is None:
+                series.t0 = ts
+    devices = rows.get_column("device")
+    series.seen.update(devices.filter(rows.get_column("sample_idx") == last).to_list())
+    series.devices.update(devices.unique().to_list())
+    missing = [pl.lit(None, _SCHEMA[c]).alias(c) for c in _NAMES if c not in frame.columns]
+    series.add_frame(frame.with_columns(missing).select(_NAMES).cast(_SCHEMA))
 
 
 def _sadf_time(stamp: str, n: int) -> tuple[datetime, str | None]:
