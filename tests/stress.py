@@ -304,6 +304,10 @@ RELIABILITY_CATEGORIES = [
      ["tests/test_received_workspaces.py", "-k", "not_a_workspace or write_ahead or truncated"]),
     ("a received workspace's values checked like its structure (versions, kinds, NaN, steps, names with line "
      "breaks)", ["tests/test_received_workspaces.py", "-k", "never_stores or window_does_not or line_break"]),
+    ("parameters and sizes that never end (100,000 runs, 10,000 questions, 5,013 runs selected: the report covers "
+     "the busiest and counts the others; the window's queries do not grow with them)",
+     ["tests/reports/test_report_many_runs.py", "tests/reports/test_report_big_workspace.py",
+      "tests/ui/test_ui_many_runs.py"]),
     ("queries without bounds: cancel, time limit, memory limit, a window closed mid-load",
      ["tests/test_sql_read_only.py", "tests/ui/test_window_close.py", "-k",
       "never_ends or time_limit or memory_limit or too_big or closing"]),
@@ -312,6 +316,9 @@ RELIABILITY_CATEGORIES = [
     ("bad values named, never stored as truth (negative counts, 1e308 rates, a JSON key twice, -x and -d mixed)",
      ["tests/test_bad_values.py", "tests/parsers/test_iostat_json_stream.py", "tests/parsers/test_iostat_variants.py",
       "-k", "negative or beyond or twice or layout_switch"]),
+    ("bad values named, never stored as truth: missing is not zero (a disk missing mid-run is a gap, named; hot-plug "
+     "and -z files said; old workspaces corrected on open)",
+     ["tests/analysis/test_whole_disk_gaps.py", "tests/ui/test_ui_whole_disk_gaps.py"]),
 ]
 
 
