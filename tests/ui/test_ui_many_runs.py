@@ -236,3 +236,32 @@ def test_the_report_dialog_says_what_a_report_of_many_runs_covers(qtbot, tmp_pat
         window.report_dialog.close()
     finally:
         dispose_window(qtbot, window)
+
+
+def test_opening_the_window_reads_each_run_once_and_fills_the_run_list_once(qtbot, tmp_path, monkeypatch):
+    """Opening the window on a workspace of many runs: the run list is filled once, and each run's row is read
+    (made a run) once -- for the list; the runs waiting for an interval are read by themselves, not by making every
+    run (before: every run twice; 5,013 runs blocked the window's opening 11.7 s, 1.3 s of it making each run a
+    second time for the list of runs waiting for an interval)."""
+    from app.run import Run
+    from app.ui.main_window import MainWindow
+
+    n = 60
+    path = many_runs_workspace(tmp_path / "ws.duckdb", n)
+    made = []
+    from_row = Run.from_row.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(Run, "from_row", classmethod(lambda cls, row: made.append(row["run_id"])
+                                                     or from_row(cls, row)))
+    window = MainWindow(path, QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    try:
+        window.resize(1366, 768)
+        window.show()
+        qtbot.waitExposed(window)
+        settled(qtbot, window)
+        assert len(window.browser._run_items()) == n
+        assert len(made) == n, f"{len(made)} runs made for {n} runs"
+        assert sorted(made) == list(range(1, n + 1))
+        assert window.browser.fills == 1
+    finally:
+        dispose_window(qtbot, window)
