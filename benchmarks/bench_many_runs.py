@@ -18,7 +18,7 @@ Then the same for a workspace of one run and many questions (``--questions``): t
 answers the first questions: bounded however many are asked).
 
     QT_QPA_PLATFORM=offscreen python benchmarks/bench_many_runs.py [--runs 1000 5013 100000] [--questions 10000]
-        [--root DIR] [--no-window]
+        [--root DIR] [--no-window | --open-only]
 """
 
 from __future__ import annotations
@@ -88,8 +88,10 @@ def click(title):
     i = [bar.tabText(k).replace("&", "") for k in range(bar.count())].index(title)
     QTest.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(i).center())
 step("open", lambda: None, built)
-step("select all", select_all)
-for title in json.loads(sys.argv[5]):
+steps = json.loads(sys.argv[5])
+if steps:
+    step("select all", select_all)
+for title in steps:
     step(title, lambda title=title: click(title))
 win.plot.shutdown()
 sys.stdout.flush()
@@ -113,16 +115,16 @@ def build_questions(path: Path, n: int) -> None:
     _util().many_questions_workspace(path, n, trace=TRACE, interval_s=None)
 
 
-def measure(root: Path, ws: Path, limit: float) -> list[dict]:
+def measure(root: Path, ws: Path, limit: float, steps: list[str]) -> list[dict]:
     import json
 
     with tempfile.TemporaryDirectory(prefix="stormscope-bench-") as tmp:
         env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
         cmd = [sys.executable, "-c", CHILD, str(root), str(ws), str(Path(tmp) / "settings.ini"), str(limit),
-               json.dumps(STEPS[1:])]
+               json.dumps(steps)]
         out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=limit * 8 + 120)
     rows = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
-    if out.returncode != 0 and len(rows) < len(STEPS) + 1:
+    if out.returncode != 0 and len(rows) < len(steps) + 2:
         sys.exit(f"the window failed ({out.returncode}):\n{out.stderr[-3000:]}")
     return rows
 
@@ -138,9 +140,9 @@ def report(root: Path, ws: Path, out: Path, limit: float, *extra: str) -> str:
     return f"{time.perf_counter() - t:.1f} s"
 
 
-def window(root: Path, ws: Path, limit: float) -> None:
+def window(root: Path, ws: Path, limit: float, open_only: bool = False) -> None:
     print(f"  {'step':14} {'wall s':>8} {'longest stall ms':>17} {'in frames':>10}")
-    for r in measure(root, ws, limit):
+    for r in measure(root, ws, limit, [] if open_only else STEPS[1:]):
         note = "" if r["done"] else f"  (stopped after {limit:g} s, still working)"
         print(f"  {r['step']:14} {r['wall']:8.1f} {r['stall'] * 1000:17.0f} {r['stall'] / FRAME_S:10.1f}{note}",
               flush=True)
@@ -153,6 +155,7 @@ def main() -> None:
     ap.add_argument("--root", type=Path, default=ROOT, help="the StormScope checkout to measure")
     ap.add_argument("--limit", type=float, default=600.0, help="seconds after which a step is stopped")
     ap.add_argument("--no-window", action="store_true", help="the reports only")
+    ap.add_argument("--open-only", action="store_true", help="the window's opening only: no other step, no report")
     args = ap.parse_args()
     sys.path.insert(0, str(args.root))
     print(f"code measured: {args.root}; yardstick: a frame at 60 Hz = {FRAME_S * 1000:.1f} ms")
@@ -162,7 +165,9 @@ def main() -> None:
             build(ws, n)
             print(f"\n{n:,} runs")
             if not args.no_window:
-                window(args.root, ws, args.limit)
+                window(args.root, ws, args.limit, args.open_only)
+            if args.open_only:
+                continue
             out = Path(tmp) / "r.pdf"
             one = report(args.root, ws, out, args.limit, "--runs", "1", "--anonymise")
             print(f"  report of one run, anonymised: {one}", flush=True)
@@ -174,7 +179,9 @@ def main() -> None:
             build_questions(ws, n)
             print(f"\n{n:,} questions (on one run)")
             if not args.no_window:
-                window(args.root, ws, args.limit)
+                window(args.root, ws, args.limit, args.open_only)
+            if args.open_only:
+                continue
             print(f"  report: {report(args.root, ws, Path(tmp) / 'r.pdf', args.limit)}", flush=True)
 
 

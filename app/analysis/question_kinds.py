@@ -61,6 +61,17 @@ UNIT_WORDS = {"IOPS": "IOPS", "kB/s": "kB/s", "s": "s", "I/Os": "I/Os", "ms": "m
               "ms (estimate)": "ms"}
 
 
+_PARAM_NAMES: dict[type, frozenset[str]] = {}
+
+
+def _param_names(cls: type) -> frozenset[str]:
+    """A question kind's parameters (its fields): asked once per kind, not per stored question read."""
+    known = _PARAM_NAMES.get(cls)
+    if known is None:
+        known = _PARAM_NAMES[cls] = frozenset(f.name for f in fields(cls))
+    return known
+
+
 class QuestionError(ValueError):
     """A question's parameter is wrong (``field`` = its key), or the question or a run it names does not exist
     (``missing``)."""
@@ -174,7 +185,7 @@ class Question:
     def from_params(cls, params: dict[str, Any]) -> Question:
         if not isinstance(params, dict):
             raise QuestionError(f"parameters must be an object, not {params!r}")
-        known = {f.name for f in fields(cls)}
+        known = _param_names(cls)
         unknown = sorted(set(params) - known)
         if unknown:
             raise QuestionError(f"a {cls.KIND.replace('_', ' ')} question has no parameter {unknown[0]!r} "

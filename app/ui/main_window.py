@@ -418,7 +418,7 @@ class MainWindow(ImportingWindow):
     def _waiting_runs(self) -> list[Run]:
         """The runs over time that have neither time stamps nor an interval: the list under the import list, and
         the count the import's summary gives."""
-        return [r for r in self.ws.runs() if has(r.kind, TIME_SERIES) and not r.interval_s]
+        return [r for r in self.ws.runs_without_interval() if has(r.kind, TIME_SERIES)]
 
     def _show_waiting(self) -> None:
         """Runs without time stamps or interval, each with a field to set it, under the import list."""

@@ -13,6 +13,8 @@ that holds its evidence.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -55,6 +57,7 @@ PENDING = "…"  # an answer still being computed
 # verdict -> colour (light theme, dark theme)
 VERDICT_COLOURS = {"met": ("#1b7f3b", "#6fcf8a"), "held": ("#1b7f3b", "#6fcf8a"),
                    "not met": ("#b00020", "#ff8080"), "not held": ("#b00020", "#ff8080")}
+ROWS_AT_ONCE = 300  # rows made (or answers shown) at a time: ~30 ms of the window's thread; the rest in chunks
 UNDO_MS = 20000  # how long the Undo button of a deletion stays in the status bar
 EMPTY_TEXT = ("No questions yet. On the Overlay, Histograms or Sizing tab, click Add to report (or Report ▸ Add to "
               "report) to put the question you are looking at into the report.")
@@ -76,6 +79,13 @@ class QuestionsPanel(QWidget):
         self._generation = 0
         self._jobs: list[JobThread] = []
         self._filling = False
+        # the rows are made in chunks (_fill): how many are made, how many show their answer, of which refresh
+        self._filled = 0
+        self._answers_shown = 0
+        self._answers_gen = -1  # the computation (self._generation) whose answers the rows show
+        self._answer_error: Exception | None = None
+        self._fill_gen = 0
+        self._names_now: dict[int, str] = {}
         self._shut = False
         self._deleted: tuple[StoredQuestion, str] | None = None  # the last deletion (question, heading) for Undo
 
@@ -179,24 +189,22 @@ class QuestionsPanel(QWidget):
         keep = select_id if select_id is not None else current.question_id if current else None
         self.questions = list_questions(self.ws)
         names = self._names()
+        self._fill_gen += 1
+        self._filled, self._answers_shown, self._answers_gen, self._names_now = 0, 0, -1, names
         self._filling = True
         self.table.blockSignals(True)
         try:
-            self.table.setRowCount(len(self.questions))
-            for row, sq in enumerate(self.questions):
-                self._set(row, COL_NUM, str(sq.position), align=Qt.AlignmentFlag.AlignRight)
-                title = self._set(row, COL_TITLE, sq.heading(names), editable=True)
-                title.setToolTip(sq.heading(names) + ("" if sq.title else "\n(generated title: F2 or double-click "
-                                                                           "to give it your own)"))
-                self._set(row, COL_VERDICT, PENDING)
-                self._set(row, COL_FIGURE, "")
-            self.table.clearSelection()
+            self.table.clearContents()  # the rows not made yet must not show the last list's items (the rows stay:
+            self.table.setRowCount(len(self.questions))  # a title being committed is not taken from under its editor)
             ids = [sq.question_id for sq in self.questions]
+            self._fill(max(ROWS_AT_ONCE, ids.index(keep) + 1 if keep in ids else 0))
+            self.table.clearSelection()
             if keep in ids:
                 self.table.selectRow(ids.index(keep))
         finally:
             self.table.blockSignals(False)
             self._filling = False
+        self._more_later()
         self._buttons()
         n = len(self.questions)
         self.empty.setVisible(n == 0)
@@ -208,15 +216,88 @@ class QuestionsPanel(QWidget):
         """The runs' names as the panel shows them (in titles, messages): names from files, escaped."""
         return {rid: shown(n) for rid, n in run_names(self.ws).items()}
 
-    def _set(self, row: int, col: int, text: str, editable: bool = False,
-             align: Qt.AlignmentFlag | None = None) -> QTableWidgetItem:
-        item = QTableWidgetItem(text)
+    def _fill(self, most: int) -> None:
+        """Make the next ``most`` rows' items (title, pending answer), then show the answers known for rows made
+        before they came, up to ``most`` of them: rows are made in chunks (:meth:`_more_later`), so a workspace of
+        10,000 questions opens without making 40,000 items at once."""
+        end = min(len(self.questions), self._filled + most)
+        with self._unfitted():
+            self._fill_rows(end, most)
+
+    @contextmanager
+    def _unfitted(self) -> Iterator[None]:
+        """The columns fitted to their contents held at their width meanwhile: in a shown table such a column is
+        fitted again at each item set (10 ms each at 10,000 rows); fitted once after."""
+        head = self.table.horizontalHeader()
+        fit = QHeaderView.ResizeMode.ResizeToContents
+        fitted = [c for c in (COL_NUM, COL_VERDICT) if head.sectionResizeMode(c) == fit]
+        for c in fitted:
+            head.setSectionResizeMode(c, QHeaderView.ResizeMode.Fixed)
+        try:
+            yield
+        finally:
+            for c in fitted:
+                head.setSectionResizeMode(c, fit)
+
+    def _fill_rows(self, end: int, most: int) -> None:
+        if end > self._filled:
+            names = self._names_now
+            flags, title_flags = self._flags()  # (asked once: each enum "|" costs as much as an item)
+            right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+            for row in range(self._filled, end):
+                sq = self.questions[row]
+                self._put(row, COL_NUM, str(sq.position), flags).setTextAlignment(right)
+                heading = sq.heading(names)
+                title = self._put(row, COL_TITLE, heading, title_flags)
+                title.setToolTip(heading + ("" if sq.title else "\n(generated title: F2 or double-click to give it "
+                                                                "your own)"))
+                self._put(row, COL_VERDICT, PENDING, flags)
+                self._put(row, COL_FIGURE, "", flags)
+            self._filled = end
+        if self._answers_gen == self._generation:
+            self._show_answers(min(self._filled, self._answers_shown + most))
+
+    def _more_later(self) -> None:
+        """The rows not made yet, and the answers not shown yet: the next chunk once the window has painted and
+        answered clicks (a zero timer: after the events waiting)."""
+        if self._shut or (self._filled >= len(self.questions) and (
+                self._answers_gen != self._generation or self._answers_shown >= self._filled)):
+            return
+        gen = self._fill_gen
+        QTimer.singleShot(0, self, lambda: self._next_chunk(gen))
+
+    def _next_chunk(self, gen: int) -> None:
+        if gen != self._fill_gen or self._shut:  # a newer refresh makes its own rows
+            return
+        self._filling = True
+        blocked = self.table.blockSignals(True)
+        try:
+            self._fill(ROWS_AT_ONCE)
+        finally:
+            self.table.blockSignals(blocked)
+            self._filling = False
+        self._more_later()
+
+    def ensure_rows(self, rows: int) -> None:
+        """The first ``rows`` rows made now (a row about to be edited or chosen that the chunks have not reached)."""
+        if self._filled >= min(rows, len(self.questions)):
+            return
+        self._filling = True
+        blocked = self.table.blockSignals(True)
+        try:
+            self._fill(rows - self._filled)
+        finally:
+            self.table.blockSignals(blocked)
+            self._filling = False
+
+    def _flags(self) -> tuple[Qt.ItemFlag, Qt.ItemFlag]:
+        """A row's cells' flags, and its title's (editable unless the workspace is read-only)."""
         flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if editable and not self.read_only:
-            flags |= Qt.ItemFlag.ItemIsEditable
+        return flags, flags if self.read_only else flags | Qt.ItemFlag.ItemIsEditable
+
+    def _put(self, row: int, col: int, text: str, flags: Qt.ItemFlag) -> QTableWidgetItem:
+        item = QTableWidgetItem(text)
         item.setFlags(flags)
-        if align is not None:
-            item.setTextAlignment(align | Qt.AlignmentFlag.AlignVCenter)
         self.table.setItem(row, col, item)
         return item
 
@@ -249,36 +330,45 @@ class QuestionsPanel(QWidget):
     def _answered(self, result: Any, gen: int) -> None:
         if gen != self._generation or self._shut:
             return
-        if isinstance(result, Exception):  # a failure of the computation itself (not "cannot answer"): said
-            for row in range(self.table.rowCount()):
-                cell(self.table, row, COL_VERDICT).setText("–")
-                cell(self.table, row, COL_FIGURE).setText(shown(f"The answers could not be computed: {result}",
-                                                                2000))
-            return
-        self.answers = result
-        dark = theme.current() == "dark"
-        self.table.blockSignals(True)
+        # a failure of the computation itself (not "cannot answer"): said on every row
+        self.answers = {} if isinstance(result, Exception) else result
+        self._answer_error = result if isinstance(result, Exception) else None
+        self._answers_gen, self._answers_shown = gen, 0
+        blocked = self.table.blockSignals(True)
         try:
-            for row, sq in enumerate(self.questions):
-                a = result.get(sq.question_id)
-                if a is None:
-                    continue
-                verdict = cell(self.table, row, COL_VERDICT)
-                verdict.setText(a.verdict)
-                colours = VERDICT_COLOURS.get(a.verdict)
-                if colours:
-                    verdict.setForeground(QColor(colours[1 if dark else 0]))
-                font = verdict.font()
-                font.setBold(a.verdict != "information")
-                verdict.setFont(font)
-                figure = cell(self.table, row, COL_FIGURE)
-                figure.setText(shown(a.number if a.error is None else f"cannot be answered: {a.error}", 2000))
-                tip = [shown(x, 2000) for x in (a.number, str(a.reason)) if x]
-                tip += [f"• {shown(n, 2000)}" for n in a.notes]
-                for col in (COL_VERDICT, COL_FIGURE):
-                    cell(self.table, row, col).setToolTip("\n".join(tip))
+            with self._unfitted():
+                self._show_answers(min(self._filled, ROWS_AT_ONCE))
         finally:
-            self.table.blockSignals(False)
+            self.table.blockSignals(blocked)
+        self._more_later()
+
+    def _show_answers(self, upto: int) -> None:
+        """The answers of the rows from the first not shown yet to ``upto`` (made rows)."""
+        dark = theme.current() == "dark"
+        for row in range(self._answers_shown, upto):
+            if self._answer_error is not None:
+                cell(self.table, row, COL_VERDICT).setText("–")
+                cell(self.table, row, COL_FIGURE).setText(shown(
+                    f"The answers could not be computed: {self._answer_error}", 2000))
+                continue
+            a = self.answers.get(self.questions[row].question_id)
+            if a is None:
+                continue
+            verdict = cell(self.table, row, COL_VERDICT)
+            verdict.setText(a.verdict)
+            colours = VERDICT_COLOURS.get(a.verdict)
+            if colours:
+                verdict.setForeground(QColor(colours[1 if dark else 0]))
+            font = verdict.font()
+            font.setBold(a.verdict != "information")
+            verdict.setFont(font)
+            figure = cell(self.table, row, COL_FIGURE)
+            figure.setText(shown(a.number if a.error is None else f"cannot be answered: {a.error}", 2000))
+            tip = [shown(x, 2000) for x in (a.number, str(a.reason)) if x]
+            tip += [f"• {shown(n, 2000)}" for n in a.notes]
+            for col in (COL_VERDICT, COL_FIGURE):
+                cell(self.table, row, col).setToolTip("\n".join(tip))
+        self._answers_shown = max(self._answers_shown, upto)
 
     def recolour(self) -> None:
         """The answers' colours in the theme now in force (the dark theme's reds and greens are lighter: "not held"
@@ -383,6 +473,7 @@ class QuestionsPanel(QWidget):
     def edit_title(self, row: int) -> None:
         """Open the title of row ``row`` for editing (double-click, F2, Rename…)."""
         if 0 <= row < self.table.rowCount():
+            self.ensure_rows(row + 1)
             item = cell(self.table, row, COL_TITLE)
             self.table.setCurrentItem(item)
             self.table.editItem(item)
@@ -418,6 +509,7 @@ class QuestionsPanel(QWidget):
         self._deleted = (sq, heading)
         self.refresh()
         if self.questions:  # the next question is chosen for the keys, without leaving the tab the user is on
+            self.ensure_rows(min(row, len(self.questions) - 1) + 1)
             self._filling = True
             try:
                 self.table.selectRow(min(row, len(self.questions) - 1))
