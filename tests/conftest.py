@@ -62,6 +62,7 @@ SLOW = (
     "tests/test_import_integrity.py::test_escape_sequences_and_bidi_controls_in_a_host_name_never_reach_the_terminal",
     # the whole corpus imported again for the answers given after import (50 s on a quiet machine)
     "tests/analysis/test_series_sums.py::test_answers_given_after_import_recompute_the_sums",
+    "tests/analysis/test_series_sums.py::test_the_written_out_rounding_is_duckdbs_round_to_12_decimals",
     # workspaces of thousands of runs and questions: the scaling of the window and the report
     "tests/ui/test_ui_many_runs.py",
     "tests/reports/test_report_big_workspace.py",

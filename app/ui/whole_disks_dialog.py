@@ -5,6 +5,7 @@ choice is stored on the run (Workspace.set_whole_disks) and named in the report'
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -22,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.analysis.series import list_devices
 from app.safe_text import shown
-from app.series_sums import DeviceChoice, device_roles, rules_choice, run_devices
+from app.series_sums import DeviceChoice, device_roles, device_rules, rules_choice, run_devices
 from app.workspace import Workspace
 
 COLUMNS = ["Device", "What it is", "StormScope's rules"]
@@ -30,6 +31,11 @@ EXPLAIN = ("Every whole-disk figure of this run — the charts, the storm, the c
            "report — sums the ticked devices. StormScope ticks the physical disks and leaves out partitions, volumes, "
            "stacked devices (device-mapper, md, bcache …) and totals, so that no I/O is counted twice. Change it "
            "when you know the host better; a choice that would count some I/O twice is refused, with why.")
+
+
+def _natural(name: str) -> list[object]:
+    """Sort key of a device name with its numbers as numbers (sda2 before sda10)."""
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name)]
 
 
 def _text(words: str) -> QTableWidgetItem:
@@ -50,10 +56,12 @@ class WholeDisksDialog(QDialog):
         self.run_id = run_id
         run = ws.run(run_id)
         self.setWindowTitle(f"Whole disks of {shown(run.name, 60) if run else f'run {run_id}'}")
-        devices = run_devices(ws.con, run_id)
+        devices = sorted(run_devices(ws.con, run_id), key=lambda d: _natural(d[0]))  # sda2 before sda10
         self.rules_choice: DeviceChoice = rules_choice(ws.con, run_id)
         now = list_devices(ws, run_id)
         roles = device_roles(devices)
+        proven = device_rules(ws.con, run_id).stacked
+        roles.update({d: "stacked device (by its figures)" for d in proven if d in roles})
         lay = QVBoxLayout(self)
         text = QLabel(EXPLAIN)
         text.setWordWrap(True)
