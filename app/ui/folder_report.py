@@ -178,18 +178,7 @@ class FolderAnswersDialog(QDialog):
                        f"first ({sample}). They are kept read {ORDER_NAMES[orders[0]]} until you say:")
         intro.setWordWrap(True)
         lay.addWidget(intro)
-        # the files in a list of their own that scrolls: the choice below it stays on the screen, however many
-        text = QLabel("\n".join(lines))
-        text.setTextFormat(Qt.TextFormat.PlainText)
-        text.setWordWrap(True)
-        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        files = QScrollArea()
-        files.setWidget(text)
-        files.setWidgetResizable(True)
-        files.setFrameShape(QFrame.Shape.StyledPanel)
-        screen = self.screen().availableGeometry() if self.screen() is not None else None
-        tallest = int(screen.height() * 0.3) if screen is not None and screen.height() > 0 else 240
-        files.setMaximumHeight(max(80, min(tallest, text.sizeHint().height() + 8)))
+        files = self._file_list(lines, wrap=True)
         self.date_files = files
         lay.addWidget(files)
         self.date_choice = QButtonGroup(box)
@@ -200,6 +189,22 @@ class FolderAnswersDialog(QDialog):
             self.date_choice.addButton(b, i)
             lay.addWidget(b)
         return box
+
+    def _file_list(self, lines: list[str], wrap: bool) -> QScrollArea:
+        """The files of a question in a box of their own that scrolls (at most 30 % of the screen): the choice below
+        it stays on the screen, however many files the drop has."""
+        text = QLabel("\n".join(lines))
+        text.setTextFormat(Qt.TextFormat.PlainText)
+        text.setWordWrap(wrap)
+        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        files = QScrollArea()
+        files.setWidget(text)
+        files.setWidgetResizable(True)
+        files.setFrameShape(QFrame.Shape.StyledPanel)
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        tallest = int(screen.height() * 0.3) if screen is not None and screen.height() > 0 else 240
+        files.setMaximumHeight(max(80, min(tallest, text.sizeHint().height() + 8)))
+        return files
 
     def _placed_group(self, placed: list[Any]) -> QGroupBox:
         """One question for every perfmon log whose counter names StormScope does not know: each file with what its
@@ -216,16 +221,7 @@ class FolderAnswersDialog(QDialog):
         for q in placed:
             lines.append(f"{shown(q.file)}:")
             lines += [f"    {shown(k, 120)}  →  {shown(v, 120)}" for k, v in q.names]
-        text = QLabel("\n".join(lines))
-        text.setTextFormat(Qt.TextFormat.PlainText)
-        text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        files = QScrollArea()
-        files.setWidget(text)
-        files.setWidgetResizable(True)
-        files.setFrameShape(QFrame.Shape.StyledPanel)
-        screen = self.screen().availableGeometry() if self.screen() is not None else None
-        tallest = int(screen.height() * 0.3) if screen is not None and screen.height() > 0 else 240
-        files.setMaximumHeight(max(80, min(tallest, text.sizeHint().height() + 8)))
+        files = self._file_list(lines, wrap=False)
         self.placed_files = files
         lay.addWidget(files)
         self.placed_choice = QButtonGroup(box)
