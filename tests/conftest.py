@@ -291,6 +291,24 @@ def run_menu(qtbot, window, rid: int, click: str | None = None) -> list[tuple[st
     return seen
 
 
+def save_report_text(qtbot, dialog, monkeypatch, folder) -> str:
+    """Click Save in the Export report dialog, answer the file dialog with ``folder``/r.pdf, wait for the PDF and
+    return its text as pdftotext reads it (words joined by single spaces)."""
+    import subprocess
+
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
+
+    out = Path(folder) / "r.pdf"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "PDF (*.pdf)"))
+    qtbot.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save),
+                     Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Wrote r.pdf" in dialog.status.text(), timeout=60000)
+    dialog.job.wait()
+    return " ".join(subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True,
+                                   check=True).stdout.split())
+
+
 def write_report(qtbot, dialog, path) -> None:
     """Write the report dialog's PDF to ``path`` and wait for it: a PDF, and the dialog says it wrote it."""
     job = dialog._export(str(path))

@@ -12,7 +12,7 @@ from app.ui.table_model import PAGE, PENDING, LazyQueryModel, Source  # noqa: E4
 from app.ui.workers import ImportThread  # noqa: E402
 from app.workspace import Workspace  # noqa: E402
 from parsers.base import ImportOptions  # noqa: E402
-from tests.conftest import GOOD, SAMPLES, drop_paths, grid_shown, write_report  # noqa: E402
+from tests.conftest import GOOD, SAMPLES, drop_paths, grid_shown, save_report_text, write_report  # noqa: E402
 
 
 @pytest.fixture
@@ -342,10 +342,8 @@ def test_with_questions_the_sections_ticked_in_the_report_dialog_follow_the_answ
                                                                                       monkeypatch):
     """Review finding: with a question in the workspace every ticked section but four was silently left out of the
     PDF. Now the dialog ticks what a report of answers holds, and a section the user ticks follows the answers."""
-    import subprocess
 
     from PySide6.QtCore import QPoint
-    from PySide6.QtWidgets import QDialogButtonBox, QFileDialog
 
     from app.analysis import questions as Q
     from app.importer import import_file
@@ -365,14 +363,7 @@ def test_with_questions_the_sections_ticked_in_the_report_dialog_follow_the_answ
     box = dlg.sections["overlay"]
     qtbot.mouseClick(box, Qt.MouseButton.LeftButton, pos=QPoint(8, box.height() // 2))  # tick I/O over time
     assert dlg.sections["overlay"].isChecked()
-    out = tmp_path / "r.pdf"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "PDF (*.pdf)"))
-    qtbot.mouseClick(dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save),
-                     Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "Wrote r.pdf" in dlg.status.text(), timeout=60000)
-    dlg.job.wait()
-    text = " ".join(subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True,
-                                   check=True).stdout.split())
+    text = save_report_text(qtbot, dlg, monkeypatch, tmp_path)
     answers, overlay, appendix = text.index("Answers"), text.index("I/O over time"), text.rindex("Appendix")
     assert answers < overlay < appendix
     dlg.close()

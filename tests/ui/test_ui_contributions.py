@@ -8,10 +8,7 @@ replay and Load limit tabs: after File ▸ Open workspace… they still read the
 
 from __future__ import annotations
 
-import subprocess
-
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QVBoxLayout, QWidget
 
 from app.importer import import_file
 from app.ui.views import VIEW_TABS, ViewTab
@@ -19,7 +16,7 @@ from app.workspace import Workspace
 from parsers.base import ImportOptions
 from reports.builders import SECTION_BUILDERS, section
 from reports.content import Section
-from tests.conftest import SAMPLES, dispose_window, open_window
+from tests.conftest import SAMPLES, dispose_window, open_window, save_report_text
 
 
 class ProbeView(QWidget):
@@ -103,14 +100,7 @@ def test_a_report_section_declared_in_a_test_is_a_tick_box_of_export_report_and_
         titles = [c.text() for c in dlg.sections.values()]
         assert titles[-3:] == ["Cross-check: fio against iostat", "Probe findings", "Appendix: sources and methods"]
         assert dlg.sections["probe"].isChecked()  # a report without questions: every section
-        out = tmp_path / "r.pdf"
-        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), "PDF (*.pdf)"))
-        qtbot.mouseClick(dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Save),
-                         Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: "Wrote r.pdf" in dlg.status.text(), timeout=60000)
-        dlg.job.wait()
-        text = " ".join(subprocess.run(["pdftotext", str(out), "-"], capture_output=True, text=True,
-                                       check=True).stdout.split())
+        text = save_report_text(qtbot, dlg, monkeypatch, tmp_path)
         assert "Probe findings 1 run(s) probed." in text
     finally:
         SECTION_BUILDERS.remove("probe")
